@@ -1,0 +1,5 @@
+package occurrence
+
+// Predicate is a parsed, validated GBIF predicate. (Placeholder: the predicate
+// work replaces this file.)
+type Predicate struct{}

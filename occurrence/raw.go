@@ -1,0 +1,31 @@
+package occurrence
+
+// Well-known row types and term namespaces.
+const (
+	NSDwC                 = "http://rs.tdwg.org/dwc/terms/"
+	NSDC                  = "http://purl.org/dc/terms/"
+	NSGBIF                = "http://rs.gbif.org/terms/1.0/"
+	RowTypeOccurrence     = "http://rs.tdwg.org/dwc/terms/Occurrence"
+	RowTypeEvent          = "http://rs.tdwg.org/dwc/terms/Event"
+	RowTypeMultimedia     = "http://rs.gbif.org/terms/1.0/Multimedia"
+	RowTypeAudubon        = "http://rs.tdwg.org/ac/terms/Multimedia"
+	RowTypeIdentification = "http://rs.tdwg.org/dwc/terms/Identification"
+	RowTypeMeasurement    = "http://rs.tdwg.org/dwc/terms/MeasurementOrFact"
+)
+
+// Terms is one source row: term URI (for example
+// "http://rs.tdwg.org/dwc/terms/country") -> verbatim value. Empty values are
+// omitted.
+type Terms map[string]string
+
+// RawRecord is one source occurrence before interpretation: its core row and
+// the rows of every extension that point at it, grouped by row type URI.
+// Readers of DwC-A and ABCD both produce it; Interpret turns it into a stored
+// record.
+type RawRecord struct {
+	Core       Terms
+	Extensions map[string][]Terms
+	// Source locates the record for error messages ("occurrence.txt:17",
+	// "response.00003.xml unit 12").
+	Source string
+}

@@ -1,0 +1,85 @@
+package occurrence
+
+import (
+	"context"
+
+	"github.com/apache/arrow-go/v18/arrow"
+)
+
+// ColumnStats summarizes one column of a split. Min and Max are int64 for
+// integer and timestamp columns, float64 for floats, bool for booleans and string
+// for strings; they are only meaningful when HasMinMax is set.
+type ColumnStats struct {
+	HasMinMax bool
+	Min, Max  any
+	NullCount int64
+	Rows      int64
+	// Values is the complete set of distinct non-null values of a string column
+	// when the backend knows it (a Parquet dictionary), else nil.
+	Values []string
+}
+
+// Stats gives the statistics a backend knows about a split. A missing column
+// (ok == false) means nothing is known and no pruning may happen on it.
+type Stats interface {
+	ColumnStats(column string) (s ColumnStats, ok bool)
+}
+
+// Split is an independently scannable part of a table (a Parquet row group, an
+// HBase region). Splits are ordered: scanning them in Index order and
+// concatenating gives the table's deterministic order.
+type Split struct {
+	Index int
+	Rows  int64
+	// Stats is nil when the backend has no statistics for the split.
+	Stats Stats
+	// Ref is backend-specific and opaque to callers.
+	Ref any
+}
+
+// ScanRequest says which rows and columns a scan returns.
+type ScanRequest struct {
+	// Predicate selects rows; nil selects all rows.
+	Predicate *Predicate
+	// Columns are materialized for matching rows, in this order; nil means all.
+	Columns []string
+	// BatchSize caps the rows per emitted batch; 0 means DefaultBatchSize.
+	BatchSize int
+}
+
+// DefaultBatchSize is the number of rows per Arrow batch a scan emits at most.
+const DefaultBatchSize = 8192
+
+// ScanStats counts what a split scan did.
+type ScanStats struct {
+	SplitsPruned int
+	RowsScanned  int64 // rows whose predicate columns were read
+	RowsMatched  int64
+	BytesRead    int64
+}
+
+// Add accumulates o into s.
+func (s *ScanStats) Add(o ScanStats) {
+	s.SplitsPruned += o.SplitsPruned
+	s.RowsScanned += o.RowsScanned
+	s.RowsMatched += o.RowsMatched
+	s.BytesRead += o.BytesRead
+}
+
+// Snapshot is an immutable view of a table: the splits it consisted of when it
+// was taken. Scans of a snapshot's splits are unaffected by later ingests.
+type Snapshot struct {
+	ID     string
+	Splits []Split
+}
+
+// Table is the occurrence table as a backend provides it.
+type Table interface {
+	// Snapshot returns the table's current splits.
+	Snapshot(ctx context.Context) (Snapshot, error)
+	// ScanSplit scans one split of a snapshot and calls emit with batches of
+	// matching rows, in the split's row order. Batches are released by the
+	// backend after emit returns; emit must Retain what it keeps. A backend may
+	// skip a split whose statistics rule out a match (counted in SplitsPruned).
+	ScanSplit(ctx context.Context, split Split, req ScanRequest, emit func(arrow.RecordBatch) error) (ScanStats, error)
+}
