@@ -1,5 +1,91 @@
-// Command downloader ingests, counts and exports occurrence data and serves
-// GBIF-compatible download jobs.
+// Command downloader ingests, counts and exports occurrence data, converts ABCD
+// to Darwin Core and serves GBIF-compatible download jobs.
+//
+// main.go stays tiny: it dispatches to one file per subcommand.
 package main
 
-func main() {}
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"sort"
+	"syscall"
+)
+
+// Env is what a subcommand may touch of the outside world.
+type Env struct {
+	Stdout, Stderr io.Writer
+	Stdin          io.Reader
+	Logger         *slog.Logger
+}
+
+// command is one subcommand.
+type command struct {
+	summary string
+	run     func(ctx context.Context, args []string, env *Env) error
+}
+
+// commands registers every subcommand; each lives in its own file.
+var commands = map[string]command{}
+
+func register(name, summary string, run func(ctx context.Context, args []string, env *Env) error) {
+	commands[name] = command{summary: summary, run: run}
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	env := &Env{Stdout: os.Stdout, Stderr: os.Stderr, Stdin: os.Stdin,
+		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))}
+	os.Exit(run(ctx, os.Args[1:], env))
+}
+
+// run executes a command line and returns the process exit code.
+func run(ctx context.Context, args []string, env *Env) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(env.Stderr)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	cmd, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(env.Stderr, "downloader: unknown command %q\n", args[0])
+		usage(env.Stderr)
+		return 2
+	}
+	if err := cmd.run(ctx, args[1:], env); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		fmt.Fprintf(env.Stderr, "downloader %s: %v\n", args[0], err)
+		return 1
+	}
+	return 0
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: downloader <command> [flags]\n\ncommands:")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
+	}
+	fmt.Fprintln(w, "\nRun 'downloader <command> -h' for the flags of a command.")
+}
+
+// newFlagSet returns a flag set that reports errors instead of exiting.
+func newFlagSet(name string, env *Env) *flag.FlagSet {
+	fs := flag.NewFlagSet("downloader "+name, flag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	return fs
+}
