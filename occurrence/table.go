@@ -2,6 +2,7 @@ package occurrence
 
 import (
 	"context"
+	"errors"
 
 	"github.com/apache/arrow-go/v18/arrow"
 )
@@ -83,3 +84,6 @@ type Table interface {
 	// skip a split whose statistics rule out a match (counted in SplitsPruned).
 	ScanSplit(ctx context.Context, split Split, req ScanRequest, emit func(arrow.RecordBatch) error) (ScanStats, error)
 }
+
+// ErrUnknownColumn is returned for a column name the schema does not have.
+var ErrUnknownColumn = errors.New("unknown column")

@@ -1,0 +1,136 @@
+package occurrence
+
+import (
+	"math"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// Value is one cell of a Record. Which field is meaningful depends on the
+// column's Kind: S for strings, I for integers and timestamps (ms), F for
+// floats, B for booleans. Valid is false for null.
+type Value struct {
+	S     string
+	I     int64
+	F     float64
+	B     bool
+	Valid bool
+}
+
+// Record is one interpreted occurrence, a Value per column of Columns. It is
+// meant to be reused: Reset clears it for the next record.
+type Record struct {
+	vals []Value
+}
+
+// NewRecord returns an empty record.
+func NewRecord() *Record { return &Record{vals: make([]Value, len(Columns))} }
+
+// Reset clears every value.
+func (r *Record) Reset() { clear(r.vals) }
+
+// Get returns the value of column index i (see ColumnIndex).
+func (r *Record) Get(i int) Value { return r.vals[i] }
+
+// SetString sets a string column; an empty string stays null.
+func (r *Record) SetString(i int, s string) {
+	if s == "" {
+		r.vals[i] = Value{}
+		return
+	}
+	r.vals[i] = Value{S: s, Valid: true}
+}
+
+// SetInt sets an integer column.
+func (r *Record) SetInt(i int, v int64) { r.vals[i] = Value{I: v, Valid: true} }
+
+// SetFloat sets a float column; NaN and infinities stay null.
+func (r *Record) SetFloat(i int, v float64) {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		r.vals[i] = Value{}
+		return
+	}
+	r.vals[i] = Value{F: v, Valid: true}
+}
+
+// SetBool sets a boolean column.
+func (r *Record) SetBool(i int, v bool) { r.vals[i] = Value{B: v, Valid: true} }
+
+// SetTime sets a timestamp column.
+func (r *Record) SetTime(i int, t time.Time) { r.vals[i] = Value{I: t.UnixMilli(), Valid: true} }
+
+// Clear makes a column null.
+func (r *Record) Clear(i int) { r.vals[i] = Value{} }
+
+// ColumnIndex returns the index of a column in Columns, or -1.
+func ColumnIndex(name string) int {
+	if i, ok := columnIndex[name]; ok {
+		return i
+	}
+	return -1
+}
+
+func mustIndex(name string) int {
+	i := ColumnIndex(name)
+	if i < 0 {
+		panic("occurrence: no column " + name)
+	}
+	return i
+}
+
+// Builder accumulates records into Arrow record batches of the full schema.
+type Builder struct {
+	b *array.RecordBuilder
+	n int
+}
+
+// NewBuilder returns a builder allocating from mem (nil: the Go allocator).
+func NewBuilder(mem memory.Allocator) *Builder {
+	if mem == nil {
+		mem = memory.NewGoAllocator()
+	}
+	return &Builder{b: array.NewRecordBuilder(mem, Schema())}
+}
+
+// Len is the number of records appended since the last NewBatch.
+func (b *Builder) Len() int { return b.n }
+
+// Append adds one record.
+func (b *Builder) Append(r *Record) {
+	for i, c := range Columns {
+		v := r.vals[i]
+		fb := b.b.Field(i)
+		if !v.Valid {
+			fb.AppendNull()
+			continue
+		}
+		switch c.Kind {
+		case KindInt32:
+			fb.(*array.Int32Builder).Append(int32(v.I))
+		case KindInt64:
+			fb.(*array.Int64Builder).Append(v.I)
+		case KindFloat64:
+			fb.(*array.Float64Builder).Append(v.F)
+		case KindBool:
+			fb.(*array.BooleanBuilder).Append(v.B)
+		case KindTimestamp:
+			fb.(*array.TimestampBuilder).Append(arrow.Timestamp(v.I))
+		default:
+			fb.(*array.StringBuilder).Append(v.S)
+		}
+	}
+	b.n++
+}
+
+// NewBatch returns the records appended so far as a batch and starts a new
+// one. The caller releases the batch.
+func (b *Builder) NewBatch() arrow.RecordBatch {
+	b.n = 0
+	return b.b.NewRecordBatch()
+}
+
+// Release frees the builder's buffers.
+func (b *Builder) Release() { b.b.Release() }
