@@ -1,0 +1,203 @@
+package pzip
+
+import (
+	"bytes"
+	"hash/crc32"
+
+	"github.com/klauspost/compress/flate"
+)
+
+// finalBlock is an empty fixed-Huffman deflate block with BFINAL set. It ends
+// a stream made of sync-flushed chunks.
+var finalBlock = []byte{0x03, 0x00}
+
+// job is one chunk travelling to a worker and back. Jobs are recycled, so
+// memory stays at jobsMax x (input + output buffers).
+type job struct {
+	in   []byte
+	out  bytes.Buffer
+	crc  uint32
+	err  error
+	done chan struct{}
+}
+
+// work deflates chunks until the jobs channel closes.
+func (zw *Writer) work() {
+	defer zw.workers.Done()
+	var fw *flate.Writer
+	for j := range zw.jobs {
+		j.out.Reset()
+		if fw == nil {
+			fw, j.err = flate.NewWriter(&j.out, zw.opts.Level)
+		} else {
+			fw.Reset(&j.out)
+		}
+		if j.err == nil {
+			_, j.err = fw.Write(j.in)
+		}
+		if j.err == nil {
+			j.err = fw.Flush() // sync flush: byte aligned, no final block
+		}
+		j.crc = crc32.ChecksumIEEE(j.in)
+		j.done <- struct{}{}
+	}
+}
+
+// entryWriter receives an entry's data. Deflated data is cut into chunks sent
+// to the workers; finished chunks are written in order by the caller's
+// goroutine, so the underlying writer is never used concurrently.
+type entryWriter struct {
+	zw      *Writer
+	e       *entry
+	fill    *job   // chunk being filled
+	pending []*job // chunks at the workers, in order
+}
+
+func (ew *entryWriter) Write(p []byte) (int, error) {
+	zw := ew.zw
+	if zw.cur != ew {
+		if zw.err != nil {
+			return 0, zw.err
+		}
+		return 0, ErrEntryOpen
+	}
+	if zw.err != nil {
+		return 0, zw.err
+	}
+	if ew.e.method == Store {
+		return ew.writeStored(p)
+	}
+	n := len(p)
+	for len(p) > 0 {
+		if ew.fill == nil {
+			j, err := ew.acquire()
+			if err != nil {
+				return n - len(p), zw.fail(err)
+			}
+			ew.fill = j
+		}
+		k := min(len(p), zw.opts.ChunkSize-len(ew.fill.in))
+		ew.fill.in = append(ew.fill.in, p[:k]...)
+		p = p[k:]
+		if len(ew.fill.in) == zw.opts.ChunkSize {
+			if err := ew.dispatch(); err != nil {
+				return n - len(p), zw.fail(err)
+			}
+		}
+	}
+	return n, nil
+}
+
+func (ew *entryWriter) writeStored(p []byte) (int, error) {
+	n, err := ew.zw.bw.Write(p)
+	ew.e.crc = crc32.Update(ew.e.crc, crc32.IEEETable, p[:n])
+	ew.e.size += uint64(n)
+	ew.e.compressed += uint64(n)
+	if err != nil {
+		return n, ew.zw.fail(err)
+	}
+	return n, nil
+}
+
+// acquire returns an empty job, recycling the oldest pending one when the
+// in-flight limit is reached.
+func (ew *entryWriter) acquire() (*job, error) {
+	zw := ew.zw
+	if k := len(zw.free); k > 0 {
+		j := zw.free[k-1]
+		zw.free = zw.free[:k-1]
+		j.in = j.in[:0]
+		return j, nil
+	}
+	if zw.jobsNew < zw.jobsMax {
+		zw.jobsNew++
+		return &job{in: make([]byte, 0, zw.opts.ChunkSize), done: make(chan struct{}, 1)}, nil
+	}
+	if err := ew.writeHead(); err != nil {
+		return nil, err
+	}
+	return ew.acquire()
+}
+
+// dispatch hands the filled chunk to a worker and writes out any chunks that
+// are already done.
+func (ew *entryWriter) dispatch() error {
+	j := ew.fill
+	ew.fill = nil
+	ew.zw.jobs <- j
+	ew.pending = append(ew.pending, j)
+	for len(ew.pending) > 0 {
+		select {
+		case <-ew.pending[0].done:
+			if err := ew.emit(); err != nil {
+				return err
+			}
+		default:
+			return nil
+		}
+	}
+	return nil
+}
+
+// writeHead waits for the oldest pending chunk and writes it.
+func (ew *entryWriter) writeHead() error {
+	<-ew.pending[0].done
+	return ew.emit()
+}
+
+// emit writes the oldest pending chunk, whose done signal was received,
+// folds its CRC and sizes into the entry and recycles it.
+func (ew *entryWriter) emit() error {
+	j := ew.pending[0]
+	ew.pending = ew.pending[1:]
+	defer func() { ew.zw.free = append(ew.zw.free, j) }()
+	if j.err != nil {
+		return j.err
+	}
+	if _, err := ew.zw.bw.Write(j.out.Bytes()); err != nil {
+		return err
+	}
+	e := ew.e
+	e.crc = crc32Combine(e.crc, j.crc, int64(len(j.in)))
+	e.size += uint64(len(j.in))
+	e.compressed += uint64(j.out.Len())
+	return nil
+}
+
+// finish flushes the last chunk, waits for all chunks, ends the deflate
+// stream and writes the data descriptor.
+func (ew *entryWriter) finish() error {
+	if ew.e.method == Deflate {
+		if ew.fill != nil && len(ew.fill.in) > 0 {
+			if err := ew.dispatch(); err != nil {
+				ew.drain()
+				return err
+			}
+		} else if ew.fill != nil {
+			ew.zw.free = append(ew.zw.free, ew.fill)
+			ew.fill = nil
+		}
+		for len(ew.pending) > 0 {
+			if err := ew.writeHead(); err != nil {
+				ew.drain()
+				return err
+			}
+		}
+		if _, err := ew.zw.bw.Write(finalBlock); err != nil {
+			return err
+		}
+		ew.e.compressed += uint64(len(finalBlock))
+	}
+	_, err := ew.zw.bw.Write(ew.e.descriptor())
+	return err
+}
+
+// drain waits for chunks still at the workers after an error, so none is
+// left writing into a recycled buffer.
+func (ew *entryWriter) drain() {
+	for _, j := range ew.pending {
+		<-j.done
+		ew.zw.free = append(ew.zw.free, j)
+	}
+	ew.pending = nil
+}

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs the third-party archive readers the dwca export tests verify against:
+# Info-ZIP unzip, 7-Zip (p7zip-full), Python zipfile + python-dwca-reader,
+# DuckDB and pyarrow (SIMPLE_PARQUET), and GBIF's Java dwca-io (Maven Central,
+# cached in ~/.m2). Idempotent: re-running only checks what is there.
+set -euo pipefail
+here="$(cd "$(dirname "$0")/../.." && pwd)"
+
+need_apt=()
+command -v unzip >/dev/null || need_apt+=(unzip)
+command -v 7z >/dev/null || need_apt+=(p7zip-full)
+command -v mvn >/dev/null || need_apt+=(maven)
+command -v java >/dev/null || need_apt+=(default-jdk-headless)
+command -v python3 >/dev/null || need_apt+=(python3 python3-pip)
+if ((${#need_apt[@]})); then
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -q
+	apt-get install -y -q "${need_apt[@]}"
+fi
+
+py_pins=(python-dwca-reader==0.17.1 duckdb==1.5.6 pyarrow==26.0.1)
+if ! python3 - <<'PY' 2>/dev/null; then
+import importlib.metadata as m
+want = {"python-dwca-reader": "0.17.1", "duckdb": "1.5.6", "pyarrow": "26.0.1"}
+for k, v in want.items():
+    assert m.version(k) == v, k
+PY
+	python3 -m pip install -q "${py_pins[@]}" ||
+		python3 -m pip install -q --break-system-packages "${py_pins[@]}"
+fi
+
+# GBIF dwca-io: build the tiny reader program (fetches from Maven Central once).
+(cd "$here/dwca/testdata/java" && mvn -q -B package -DskipTests)
