@@ -71,7 +71,8 @@ func (o Options) withDefaults() (Options, error) {
 type FileHeader struct {
 	Name     string
 	Modified time.Time // zero means the Writer's creation time
-	Method   uint16    // Deflate (default when zero) or Store
+	// Stored writes the data uncompressed (method 0) instead of deflated.
+	Stored bool
 	// Zip64 announces a zip64 entry in the local header, for entries the
 	// caller expects to exceed 4 GiB and wants streaming readers to handle.
 	// Without it, 8-byte descriptor sizes are used only when needed.
@@ -143,12 +144,9 @@ func (zw *Writer) CreateHeader(fh *FileHeader) (io.Writer, error) {
 	if zw.names[fh.Name] {
 		return nil, fmt.Errorf("%w: duplicate name %q", ErrName, fh.Name)
 	}
-	method := fh.Method
-	if method != Store {
-		method = Deflate
-	}
-	if fh.Method != 0 && fh.Method != Deflate && fh.Method != Store {
-		return nil, fmt.Errorf("pzip: entry %q: unsupported method %d", fh.Name, fh.Method)
+	method := Deflate
+	if fh.Stored {
+		method = Store
 	}
 	mod := fh.Modified
 	if mod.IsZero() {

@@ -29,7 +29,7 @@ func sample(rng *rand.Rand, n int) []byte {
 type testEntry struct {
 	name   string
 	data   []byte
-	method uint16
+	stored bool
 }
 
 func writeArchive(t testing.TB, w io.Writer, opts Options, entries []testEntry, writeSize int) {
@@ -40,7 +40,7 @@ func writeArchive(t testing.TB, w io.Writer, opts Options, entries []testEntry, 
 	}
 	mod := time.Date(2024, 3, 5, 10, 20, 30, 0, time.UTC)
 	for _, e := range entries {
-		ew, err := zw.CreateHeader(&FileHeader{Name: e.name, Method: e.method, Modified: mod})
+		ew, err := zw.CreateHeader(&FileHeader{Name: e.name, Stored: e.stored, Modified: mod})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -70,6 +70,16 @@ func checkArchive(t testing.TB, data []byte, entries []testEntry) {
 		if f.Name != entries[i].name {
 			t.Fatalf("entry %d named %q, want %q", i, f.Name, entries[i].name)
 		}
+		wantMethod := zip.Deflate
+		if entries[i].stored {
+			wantMethod = zip.Store
+		}
+		if f.Method != wantMethod {
+			t.Errorf("%s: method %d, want %d", f.Name, f.Method, wantMethod)
+		}
+		if len(entries[i].data) > 10_000 && !entries[i].stored && f.CompressedSize64*2 > f.UncompressedSize64 {
+			t.Errorf("%s: %d bytes compressed to %d", f.Name, f.UncompressedSize64, f.CompressedSize64)
+		}
 		if f.Modified.Unix() != time.Date(2024, 3, 5, 10, 20, 30, 0, time.UTC).Unix() {
 			t.Errorf("%s: modified %v", f.Name, f.Modified)
 		}
@@ -96,7 +106,7 @@ func TestRoundTrip(t *testing.T) {
 		{name: "dataset/ærø 𝔊.xml", data: sample(rng, 10_000)},
 		{name: "exact.txt", data: sample(rng, 3*minChunkSize)},
 		{name: "big.txt", data: sample(rng, 5_000_000)},
-		{name: "stored.bin", data: sample(rng, 70_000), method: Store},
+		{name: "stored.bin", data: sample(rng, 70_000), stored: true},
 		{name: "last.txt", data: sample(rng, minChunkSize+1)},
 	}
 	for _, workers := range []int{1, 2, 4} {
@@ -189,7 +199,7 @@ func TestThirdPartyReaders(t *testing.T) {
 		{name: "empty.txt"},
 		{name: "occurrence.txt", data: sample(rng, 3_000_000)},
 		{name: "dataset/ærø.xml", data: sample(rng, 2000)},
-		{name: "stored.bin", data: sample(rng, 5000), method: Store},
+		{name: "stored.bin", data: sample(rng, 5000), stored: true},
 	}
 	path := filepath.Join(t.TempDir(), "a.zip")
 	f, err := os.Create(path)
