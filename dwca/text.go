@@ -1,0 +1,147 @@
+package dwca
+
+import (
+	"bufio"
+	"io"
+	"unicode/utf8"
+)
+
+// TextWriter writes the data files of a download the way GBIF does and
+// python-dwca-reader, R and spreadsheet tools read them: UTF-8, tab separated,
+// no quote character, "\n" line ends. Characters that would break a row apart
+// (see CleanValue) become a space. TextWriter buffers; call Flush at the end.
+// It does not own the underlying writer.
+type TextWriter struct {
+	w   *bufio.Writer
+	err error
+}
+
+// NewTextWriter returns a TextWriter on w.
+func NewTextWriter(w io.Writer) *TextWriter {
+	return &TextWriter{w: bufio.NewWriterSize(w, 64<<10)}
+}
+
+// WriteHeader writes the header row (the term names).
+func (t *TextWriter) WriteHeader(names []string) error { return t.WriteRow(names) }
+
+// WriteRow writes one row. Values are cleaned with the rules of CleanValue
+// without allocating when nothing needs replacing.
+func (t *TextWriter) WriteRow(values []string) error {
+	if t.err != nil {
+		return t.err
+	}
+	w := t.w
+	for i, v := range values {
+		if i > 0 {
+			w.WriteByte('\t')
+		}
+		if needsCleaning(v) {
+			writeCleaned(w, v)
+		} else {
+			w.WriteString(v)
+		}
+	}
+	t.err = w.WriteByte('\n')
+	return t.err
+}
+
+// Flush writes buffered data to the underlying writer.
+func (t *TextWriter) Flush() error {
+	if t.err != nil {
+		return t.err
+	}
+	t.err = t.w.Flush()
+	return t.err
+}
+
+// Error returns the first error met while writing, if any.
+func (t *TextWriter) Error() error { return t.err }
+
+// CleanValue applies the DwC-A download text rules to one value: tab, CR, LF,
+// U+000B, U+000C, U+0085, U+2028, U+2029 and NUL become a space; invalid UTF-8
+// bytes become U+FFFD. Values needing no change are returned as they are.
+func CleanValue(s string) string {
+	if !needsCleaning(s) {
+		return s
+	}
+	b := make([]byte, 0, len(s)+8)
+	for i, r := range s {
+		if r == utf8.RuneError {
+			if _, size := utf8.DecodeRuneInString(s[i:]); size == 1 {
+				b = utf8.AppendRune(b, utf8.RuneError)
+				continue
+			}
+		}
+		if isBreaking(r) {
+			b = append(b, ' ')
+		} else {
+			b = utf8.AppendRune(b, r)
+		}
+	}
+	return string(b)
+}
+
+// badByte marks the ASCII bytes replaced by a space; bytes >= 0x80 need a
+// closer look (U+0085, U+2028, U+2029, invalid UTF-8).
+var badByte = [256]bool{0: true, '\t': true, '\n': true, '\v': true, '\f': true, '\r': true}
+
+func init() {
+	for c := 0x80; c < 0x100; c++ {
+		badByte[c] = false
+	}
+}
+
+// needsCleaning reports whether s holds a character CleanValue replaces. The
+// ASCII scan is a table lookup per byte; only strings with non-ASCII bytes
+// are decoded.
+func needsCleaning(s string) bool {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 {
+			if badByte[c] {
+				return true
+			}
+		} else if c >= 0x80 {
+			ascii = false
+		}
+	}
+	if ascii {
+		return false
+	}
+	for i, r := range s {
+		switch r {
+		case 0x85, 0x2028, 0x2029:
+			return true
+		case utf8.RuneError:
+			if _, size := utf8.DecodeRuneInString(s[i:]); size == 1 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func isBreaking(r rune) bool {
+	switch r {
+	case 0, '\t', '\n', '\v', '\f', '\r', 0x85, 0x2028, 0x2029:
+		return true
+	}
+	return false
+}
+
+func writeCleaned(w *bufio.Writer, s string) {
+	for i, r := range s {
+		if r == utf8.RuneError {
+			if _, size := utf8.DecodeRuneInString(s[i:]); size == 1 {
+				w.WriteRune(utf8.RuneError)
+				continue
+			}
+		}
+		if isBreaking(r) {
+			w.WriteByte(' ')
+		} else {
+			w.WriteRune(r)
+		}
+	}
+}
