@@ -3,6 +3,7 @@ package pzip
 import (
 	"bytes"
 	"hash/crc32"
+	"io"
 
 	"github.com/klauspost/compress/flate"
 )
@@ -49,20 +50,19 @@ func (zw *Writer) work() {
 type entryWriter struct {
 	zw      *Writer
 	e       *entry
-	fill    *job   // chunk being filled
-	pending []*job // chunks at the workers, in order
+	out     io.Writer // zw.bw, or a spool's temporary writer
+	spool   *Spool    // set for spooled data
+	fill    *job      // chunk being filled
+	pending []*job    // chunks at the workers, in order
 }
 
 func (ew *entryWriter) Write(p []byte) (int, error) {
 	zw := ew.zw
-	if zw.cur != ew {
-		if zw.err != nil {
-			return 0, zw.err
-		}
-		return 0, ErrEntryOpen
-	}
 	if zw.err != nil {
 		return 0, zw.err
+	}
+	if ew.spool == nil && zw.cur != ew || ew.spool != nil && ew.spool.done {
+		return 0, ErrEntryOpen
 	}
 	if ew.e.method == Store {
 		return ew.writeStored(p)
@@ -89,7 +89,7 @@ func (ew *entryWriter) Write(p []byte) (int, error) {
 }
 
 func (ew *entryWriter) writeStored(p []byte) (int, error) {
-	n, err := ew.zw.bw.Write(p)
+	n, err := ew.out.Write(p)
 	ew.e.crc = crc32.Update(ew.e.crc, crc32.IEEETable, p[:n])
 	ew.e.size += uint64(n)
 	ew.e.compressed += uint64(n)
@@ -109,7 +109,10 @@ func (ew *entryWriter) acquire() (*job, error) {
 		j.in = j.in[:0]
 		return j, nil
 	}
-	if zw.jobsNew < zw.jobsMax {
+	// A writer with nothing in flight may always get a job, so several open
+	// spools never wait on each other; total jobs stay below jobsMax plus
+	// the number of open writers.
+	if zw.jobsNew < zw.jobsMax || len(ew.pending) == 0 {
 		zw.jobsNew++
 		return &job{in: make([]byte, 0, zw.opts.ChunkSize), done: make(chan struct{}, 1)}, nil
 	}
@@ -154,7 +157,7 @@ func (ew *entryWriter) emit() error {
 	if j.err != nil {
 		return j.err
 	}
-	if _, err := ew.zw.bw.Write(j.out.Bytes()); err != nil {
+	if _, err := ew.out.Write(j.out.Bytes()); err != nil {
 		return err
 	}
 	e := ew.e
@@ -167,6 +170,16 @@ func (ew *entryWriter) emit() error {
 // finish flushes the last chunk, waits for all chunks, ends the deflate
 // stream and writes the data descriptor.
 func (ew *entryWriter) finish() error {
+	if err := ew.finishData(); err != nil {
+		return err
+	}
+	_, err := ew.out.Write(ew.e.descriptor())
+	return err
+}
+
+// finishData flushes the last chunk, waits for all chunks and ends the
+// deflate stream.
+func (ew *entryWriter) finishData() error {
 	if ew.e.method == Deflate {
 		if ew.fill != nil && len(ew.fill.in) > 0 {
 			if err := ew.dispatch(); err != nil {
@@ -183,13 +196,12 @@ func (ew *entryWriter) finish() error {
 				return err
 			}
 		}
-		if _, err := ew.zw.bw.Write(finalBlock); err != nil {
+		if _, err := ew.out.Write(finalBlock); err != nil {
 			return err
 		}
 		ew.e.compressed += uint64(len(finalBlock))
 	}
-	_, err := ew.zw.bw.Write(ew.e.descriptor())
-	return err
+	return nil
 }
 
 // drain waits for chunks still at the workers after an error, so none is

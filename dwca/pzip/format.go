@@ -80,29 +80,38 @@ type entry struct {
 	compressed, size uint64
 	offset           uint64
 	zip64Local       bool // local header carried a zip64 extra
+	known            bool // CRC and sizes are in the local header (no descriptor)
 }
 
 func (e *entry) needsZip64() bool {
 	return e.size >= max32 || e.compressed >= max32 || e.offset >= max32 || e.zip64Local
 }
 
-// localHeader encodes the local file header. CRC and sizes are zero: they
-// follow the data in a descriptor. With zip64Local the header carries a zip64
-// extra (zero sizes) so that readers expect 8-byte descriptor sizes.
+// localHeader encodes the local file header. Unless the entry is known, CRC
+// and sizes are zero: they follow the data in a descriptor. With zip64Local
+// the header carries a zip64 extra (zero sizes when unknown) so that readers
+// expect 8-byte descriptor sizes.
 func (e *entry) localHeader() []byte {
 	date, tm := dosTime(e.modified)
 	version := uint16(versionDefault)
 	var extra buf
-	var size32 uint32
+	var crc, size32, comp32 uint32
+	if e.known {
+		crc, size32, comp32 = e.crc, uint32(e.size), uint32(e.compressed)
+	}
 	if e.zip64Local {
 		version = versionZip64
-		size32 = max32
-		extra = extra.u16(extraZip64).u16(16).u64(0).u64(0)
+		size32, comp32 = max32, max32
+		var size, comp uint64
+		if e.known {
+			size, comp = e.size, e.compressed
+		}
+		extra = extra.u16(extraZip64).u16(16).u64(size).u64(comp)
 	}
 	extra = timestampExtra(extra, e.modified)
 	b := make(buf, 0, lenLocal+len(e.name)+len(extra))
 	b = b.u32(sigLocal).u16(version).u16(e.flags).u16(e.method).u16(tm).u16(date)
-	b = b.u32(0).u32(size32).u32(size32)
+	b = b.u32(crc).u32(comp32).u32(size32)
 	b = b.u16(uint16(len(e.name))).u16(uint16(len(extra)))
 	b = append(b, e.name...)
 	return append(b, extra...)

@@ -135,6 +135,25 @@ func (zw *Writer) Create(name string) (io.Writer, error) {
 
 // CreateHeader adds an entry described by fh.
 func (zw *Writer) CreateHeader(fh *FileHeader) (io.Writer, error) {
+	method := Deflate
+	if fh.Stored {
+		method = Store
+	}
+	e, err := zw.startEntry(fh, method)
+	if err != nil {
+		return nil, err
+	}
+	e.zip64Local = fh.Zip64
+	if _, err := zw.bw.Write(e.localHeader()); err != nil {
+		return nil, zw.fail(err)
+	}
+	zw.cur = &entryWriter{zw: zw, e: e, out: zw.bw}
+	return zw.cur, nil
+}
+
+// startEntry finishes the open entry, checks the name and returns the new
+// entry's record, positioned at the current offset.
+func (zw *Writer) startEntry(fh *FileHeader, method uint16) (*entry, error) {
 	if err := zw.finishEntry(); err != nil {
 		return nil, err
 	}
@@ -144,31 +163,22 @@ func (zw *Writer) CreateHeader(fh *FileHeader) (io.Writer, error) {
 	if zw.names[fh.Name] {
 		return nil, fmt.Errorf("%w: duplicate name %q", ErrName, fh.Name)
 	}
-	method := Deflate
-	if fh.Stored {
-		method = Store
-	}
+	zw.names[fh.Name] = true
 	mod := fh.Modified
 	if mod.IsZero() {
 		mod = zw.created
 	}
 	e := &entry{
-		name:       fh.Name,
-		method:     method,
-		flags:      flagDescriptor,
-		modified:   mod,
-		offset:     uint64(zw.Written()),
-		zip64Local: fh.Zip64,
+		name:     fh.Name,
+		method:   method,
+		flags:    flagDescriptor,
+		modified: mod,
+		offset:   uint64(zw.Written()),
 	}
 	if !isASCII(fh.Name) {
 		e.flags |= flagUTF8
 	}
-	if _, err := zw.bw.Write(e.localHeader()); err != nil {
-		return nil, zw.fail(err)
-	}
-	zw.names[fh.Name] = true
-	zw.cur = &entryWriter{zw: zw, e: e}
-	return zw.cur, nil
+	return e, nil
 }
 
 // Close finishes the open entry, writes the central directory and stops the
