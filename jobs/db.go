@@ -1,0 +1,133 @@
+package jobs
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/riverdriver/riversqlite"
+	"github.com/riverqueue/river/rivermigrate"
+	_ "modernc.org/sqlite" // the embedded default database
+
+	"github.com/biodiversity-downloads/downloader/migrations"
+)
+
+// ErrBadDSN reports a database address that is neither sqlite:FILE nor postgres://.
+var ErrBadDSN = errors.New("bad database address")
+
+// DB is the job service's database: SQLite (embedded default) or PostgreSQL.
+type DB struct {
+	SQL     *sql.DB
+	Dialect migrations.Dialect
+	pool    *pgxpool.Pool // PostgreSQL only; River's pgx driver uses it
+}
+
+// OpenDB opens "sqlite:FILE" or a "postgres://" / "postgresql://" URL. It
+// does not migrate; call Migrate.
+func OpenDB(ctx context.Context, dsn string) (*DB, error) {
+	switch {
+	case strings.HasPrefix(dsn, "sqlite:"):
+		file := strings.TrimPrefix(strings.TrimPrefix(dsn, "sqlite:"), "//")
+		if file == "" {
+			return nil, fmt.Errorf("%w: %q: sqlite: needs a file name", ErrBadDSN, dsn)
+		}
+		// Immediate transactions and a busy timeout let several processes
+		// share the file; one connection per process is what River's SQLite
+		// driver asks for.
+		conn := "file:" + file + "?_pragma=busy_timeout(20000)&_pragma=journal_mode(WAL)" +
+			"&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+		db, err := sql.Open("sqlite", conn)
+		if err != nil {
+			return nil, fmt.Errorf("open %s: %w", file, err)
+		}
+		db.SetMaxOpenConns(1)
+		if err := db.PingContext(ctx); err != nil {
+			_ = db.Close()
+			return nil, fmt.Errorf("open %s: %w", file, err)
+		}
+		return &DB{SQL: db, Dialect: migrations.SQLite}, nil
+	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):
+		pool, err := pgxpool.New(ctx, dsn)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrBadDSN, err)
+		}
+		if err := pool.Ping(ctx); err != nil {
+			pool.Close()
+			return nil, fmt.Errorf("connect to postgres: %w", err)
+		}
+		return &DB{SQL: stdlib.OpenDBFromPool(pool), Dialect: migrations.Postgres, pool: pool}, nil
+	}
+	return nil, fmt.Errorf("%w: %q (want sqlite:FILE or postgres://...)", ErrBadDSN, dsn)
+}
+
+// Close closes the database.
+func (db *DB) Close() error {
+	err := db.SQL.Close()
+	if db.pool != nil {
+		db.pool.Close()
+	}
+	return err
+}
+
+// Migrate applies the service's migrations and River's own.
+func (db *DB) Migrate(ctx context.Context, logger *slog.Logger) error {
+	if _, err := migrations.Apply(ctx, db.SQL, db.Dialect, logger); err != nil {
+		return err
+	}
+	if db.Dialect == migrations.Postgres {
+		return db.migrateRiverPostgres(ctx, logger)
+	}
+	m, err := rivermigrate.New(riversqlite.New(db.SQL), &rivermigrate.Config{Logger: logger})
+	if err != nil {
+		return err
+	}
+	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
+		return fmt.Errorf("river migrations: %w", err)
+	}
+	return nil
+}
+
+// migrateRiverPostgres runs River's migrations under the same advisory lock
+// as ours, so processes starting together do not race.
+func (db *DB) migrateRiverPostgres(ctx context.Context, logger *slog.Logger) error {
+	m, err := rivermigrate.New(riverpgxv5.New(db.pool), &rivermigrate.Config{Logger: logger})
+	if err != nil {
+		return err
+	}
+	return pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(7301554212)"); err != nil {
+			return err
+		}
+		if _, err := m.MigrateTx(ctx, tx, rivermigrate.DirectionUp, nil); err != nil {
+			return fmt.Errorf("river migrations: %w", err)
+		}
+		return nil
+	})
+}
+
+// q rewrites ? placeholders to $n for PostgreSQL. Queries in this package
+// never contain a literal question mark.
+func (db *DB) q(query string) string {
+	if db.Dialect != migrations.Postgres {
+		return query
+	}
+	var b strings.Builder
+	n := 0
+	for _, r := range query {
+		if r == '?' {
+			n++
+			b.WriteString("$" + strconv.Itoa(n))
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}

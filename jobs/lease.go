@@ -1,0 +1,91 @@
+package jobs
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+)
+
+// A worker leases a download before exporting it and renews the lease with
+// every heartbeat. A second run of the same job (River rescues jobs whose
+// worker vanished) can only claim the download once the lease has expired,
+// so two workers never export the same download at the same time.
+
+// claim takes the lease of an active download and marks it RUNNING.
+func (db *DB) claim(ctx context.Context, key, owner string, lease time.Duration) (bool, error) {
+	now := time.Now()
+	res, err := db.SQL.ExecContext(ctx, db.q(`UPDATE downloads SET status = ?, lease_owner = ?, lease_until = ?,
+		attempts = attempts + 1, modified = ?
+		WHERE key = ? AND status IN (?, ?, ?) AND (lease_owner = '' OR lease_until < ? OR lease_owner = ?)`),
+		StatusRunning, owner, now.Add(lease).UnixMilli(), now.UnixMilli(),
+		key, StatusPreparing, StatusRunning, StatusSuspended, now.UnixMilli(), owner)
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n > 0, err
+}
+
+// renew extends the lease and saves progress; it returns the download's
+// status and whether owner still holds the lease.
+func (db *DB) renew(ctx context.Context, key, owner string, lease time.Duration, p Progress) (Status, bool, error) {
+	now := time.Now()
+	_, err := db.SQL.ExecContext(ctx, db.q(`UPDATE downloads SET lease_until = ?, records_scanned = ?,
+		records_written = ?, bytes_written = ? WHERE key = ? AND lease_owner = ? AND status = ?`),
+		now.Add(lease).UnixMilli(), p.RecordsScanned, p.RecordsWritten, p.BytesWritten, key, owner, StatusRunning)
+	if err != nil {
+		return "", false, err
+	}
+	var st Status
+	var holder string
+	err = db.SQL.QueryRowContext(ctx, db.q("SELECT status, lease_owner FROM downloads WHERE key = ?"), key).Scan(&st, &holder)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", false, nil
+	}
+	return st, holder == owner, err
+}
+
+// release gives the lease up and sets status (when still RUNNING).
+func (db *DB) release(ctx context.Context, key, owner string, to Status, errText string) (bool, error) {
+	res, err := db.SQL.ExecContext(ctx, db.q(`UPDATE downloads SET status = ?, error = ?, lease_owner = '',
+		lease_until = 0, modified = ? WHERE key = ? AND lease_owner = ? AND status = ?`),
+		to, errText, time.Now().UnixMilli(), key, owner, StatusRunning)
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n > 0, err
+}
+
+// succeed records a finished export and its datasets in one transaction.
+func (db *DB) succeed(ctx context.Context, key, owner, object string, r ExportResult) (bool, error) {
+	tx, err := db.SQL.BeginTx(ctx, nil)
+	if err != nil {
+		return false, err
+	}
+	defer func() { _ = tx.Rollback() }()
+	res, err := tx.ExecContext(ctx, db.q(`UPDATE downloads SET status = ?, modified = ?, size = ?, total_records = ?,
+		number_datasets = ?, license = ?, table_snapshot = ?, object_name = ?, sha256 = ?, records_written = ?,
+		bytes_written = ?, error = '', lease_owner = '', lease_until = 0
+		WHERE key = ? AND lease_owner = ? AND status = ?`),
+		StatusSucceeded, time.Now().UnixMilli(), r.Bytes, r.Records, len(r.Datasets), r.License, r.Snapshot,
+		object, r.SHA256, r.Records, r.Bytes, key, owner, StatusRunning)
+	if err != nil {
+		return false, err
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return false, err
+	}
+	if _, err := tx.ExecContext(ctx, db.q("DELETE FROM download_datasets WHERE download_key = ?"), key); err != nil {
+		return false, err
+	}
+	for _, d := range r.Datasets {
+		if _, err := tx.ExecContext(ctx, db.q(`INSERT INTO download_datasets
+			(download_key, dataset_key, title, record_count, license, citation) VALUES (?, ?, ?, ?, ?, ?)`),
+			key, d.DatasetKey, d.DatasetTitle, d.NumberRecords, d.License, d.Citation); err != nil {
+			return false, err
+		}
+	}
+	return true, tx.Commit()
+}

@@ -1,0 +1,129 @@
+package jobs
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+)
+
+type maintenanceWorker struct {
+	river.WorkerDefaults[maintenanceArgs]
+	s *Service
+}
+
+// Work erases expired archives, sweeps abandoned uploads and reconciles
+// downloads with their River jobs.
+func (w *maintenanceWorker) Work(ctx context.Context, job *river.Job[maintenanceArgs]) error {
+	erased, err := w.s.EraseExpired(ctx, time.Now())
+	if err != nil {
+		return err
+	}
+	if err := w.s.store.Sweep(ctx, time.Now().Add(-24*time.Hour)); err != nil {
+		return fmt.Errorf("sweep storage: %w", err)
+	}
+	fixed, err := w.s.Reconcile(ctx, time.Now().Add(-time.Minute))
+	if err != nil {
+		return err
+	}
+	w.s.logger.InfoContext(ctx, "maintenance", "erased", erased, "reconciled", fixed)
+	return nil
+}
+
+// EraseExpired deletes the archives of SUCCEEDED downloads whose eraseAfter
+// is before now and marks them FILE_ERASED. It returns how many it erased.
+func (s *Service) EraseExpired(ctx context.Context, now time.Time) (int, error) {
+	rows, err := s.db.SQL.QueryContext(ctx, s.db.q(
+		"SELECT key, object_name FROM downloads WHERE status = ? AND erase_after < ? ORDER BY erase_after LIMIT 1000"),
+		StatusSucceeded, now.UnixMilli())
+	if err != nil {
+		return 0, err
+	}
+	type victim struct{ key, name string }
+	var vs []victim
+	for rows.Next() {
+		var v victim
+		if err := rows.Scan(&v.key, &v.name); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		vs = append(vs, v)
+	}
+	rows.Close()
+	n := 0
+	for _, v := range vs {
+		// Status first: once FILE_ERASED nobody is sent to the file.
+		ok, err := s.db.setStatus(ctx, v.key, StatusFileErased, "", StatusSucceeded)
+		if err != nil {
+			return n, err
+		}
+		if !ok {
+			continue
+		}
+		if err := s.store.Delete(ctx, v.name); err != nil {
+			return n, fmt.Errorf("erase %s: %w", v.key, err)
+		}
+		n++
+	}
+	return n, rows.Err()
+}
+
+// Reconcile repairs downloads whose queue state disagrees with their row:
+// PREPARING downloads created before olderThan without a job are queued
+// (a crash between insert and enqueue), and active downloads whose job River
+// gave up on (discarded after too many crashed attempts, or cancelled) are
+// marked KILLED.
+func (s *Service) Reconcile(ctx context.Context, olderThan time.Time) (int, error) {
+	rows, err := s.db.SQL.QueryContext(ctx, s.db.q(
+		`SELECT key, river_job_id FROM downloads WHERE status IN (?, ?, ?) AND created < ?
+		AND lease_until < ?`), StatusPreparing, StatusRunning, StatusSuspended, olderThan.UnixMilli(), time.Now().UnixMilli())
+	if err != nil {
+		return 0, err
+	}
+	type active struct {
+		key string
+		job int64
+	}
+	var as []active
+	for rows.Next() {
+		var a active
+		if err := rows.Scan(&a.key, &a.job); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		as = append(as, a)
+	}
+	rows.Close()
+	n := 0
+	for _, a := range as {
+		fixed, err := s.reconcileOne(ctx, a.key, a.job)
+		if err != nil {
+			return n, err
+		}
+		if fixed {
+			n++
+		}
+	}
+	return n, nil
+}
+
+func (s *Service) reconcileOne(ctx context.Context, key string, job int64) (bool, error) {
+	if job == 0 {
+		return true, s.enqueue(ctx, key)
+	}
+	st, err := s.jobState(ctx, job)
+	if err != nil {
+		return false, err
+	}
+	switch st {
+	case "":
+		return true, s.enqueue(ctx, key)
+	case rivertype.JobStateDiscarded, rivertype.JobStateCancelled, rivertype.JobStateCompleted:
+		_, err := s.db.setStatus(ctx, key, StatusKilled, "the export job stopped without finishing (worker lost)",
+			StatusPreparing, StatusRunning, StatusSuspended)
+		return err == nil, err
+	}
+	return false, nil
+}

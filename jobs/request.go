@@ -1,0 +1,125 @@
+package jobs
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/mail"
+	"slices"
+	"strings"
+)
+
+// Property names GBIF's download request deserializer accepts, aliases
+// included (GBIF accepted snake_case and singular spellings for a while).
+var (
+	notificationAliases = []string{"notificationAddresses", "notificationAddress",
+		"notification_addresses", "notification_address"}
+	sendNotificationAliases = []string{"sendNotification", "send_notification"}
+	knownProperties         = append(append([]string{"predicate", "creator", "format", "type",
+		"verbatimExtensions", "description", "machineDescription", "created"},
+		notificationAliases...), sendNotificationAliases...)
+)
+
+// DecodeRequest reads a GBIF download request body. Unknown properties are
+// rejected, as GBIF does; format defaults to DWCA and type to OCCURRENCE.
+// The predicate is kept as given; Submit validates it.
+func DecodeRequest(body []byte) (Request, error) {
+	var fields map[string]json.RawMessage
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	if err := dec.Decode(&fields); err != nil {
+		return Request{}, fmt.Errorf("%w: request body is not a JSON object: %v", ErrInvalidRequest, err)
+	}
+	if dec.More() {
+		return Request{}, fmt.Errorf("%w: request body has data after the JSON object", ErrInvalidRequest)
+	}
+	for name := range fields {
+		if !slices.Contains(knownProperties, name) {
+			return Request{}, fmt.Errorf("%w: unknown JSON property '%s'", ErrInvalidRequest, name)
+		}
+	}
+	r := Request{Format: "DWCA", Type: "OCCURRENCE", Predicate: fields["predicate"]}
+	if err := decodeStrings(fields, &r); err != nil {
+		return Request{}, err
+	}
+	for _, name := range notificationAliases {
+		var addrs []string
+		if err := decodeField(fields, name, &addrs); err != nil {
+			return Request{}, err
+		}
+		r.NotificationAddresses = append(r.NotificationAddresses, addrs...)
+	}
+	for _, name := range sendNotificationAliases {
+		var b bool
+		if err := decodeField(fields, name, &b); err != nil {
+			return Request{}, err
+		}
+		r.SendNotification = r.SendNotification || b
+	}
+	if err := decodeField(fields, "verbatimExtensions", &r.VerbatimExtensions); err != nil {
+		return Request{}, err
+	}
+	if md, ok := fields["machineDescription"]; ok && string(md) != "null" {
+		r.MachineDescription = md
+	}
+	return r, r.validate()
+}
+
+func decodeStrings(fields map[string]json.RawMessage, r *Request) error {
+	for name, dst := range map[string]*string{"creator": &r.Creator, "format": &r.Format,
+		"type": &r.Type, "description": &r.Description} {
+		if err := decodeField(fields, name, dst); err != nil {
+			return err
+		}
+	}
+	r.Format = strings.ToUpper(strings.TrimSpace(r.Format))
+	r.Type = strings.ToUpper(strings.TrimSpace(r.Type))
+	return nil
+}
+
+func decodeField(fields map[string]json.RawMessage, name string, dst any) error {
+	raw, ok := fields[name]
+	if !ok || string(raw) == "null" {
+		return nil
+	}
+	if err := json.Unmarshal(raw, dst); err != nil {
+		return fmt.Errorf("%w: property '%s': %v", ErrInvalidRequest, name, err)
+	}
+	return nil
+}
+
+// validate checks what does not depend on the caller or the table.
+func (r *Request) validate() error {
+	if r.Format == "" {
+		r.Format = "DWCA"
+	}
+	if !slices.Contains(Formats, r.Format) {
+		return fmt.Errorf("%w: format %q (want one of %s)", ErrUnknownFormat, r.Format, strings.Join(Formats, ", "))
+	}
+	if r.Type == "" {
+		r.Type = "OCCURRENCE"
+	}
+	if r.Type != "OCCURRENCE" {
+		return fmt.Errorf("%w: type %q: only OCCURRENCE downloads are served", ErrInvalidRequest, r.Type)
+	}
+	if len(r.VerbatimExtensions) > 0 {
+		return fmt.Errorf("%w: verbatimExtensions: extension downloads are not served", ErrInvalidRequest)
+	}
+	seen := map[string]bool{}
+	var addrs []string
+	for _, a := range r.NotificationAddresses {
+		p, err := mail.ParseAddress(a)
+		if err != nil {
+			return fmt.Errorf("%w: notification address %q: %v", ErrInvalidRequest, a, err)
+		}
+		if !seen[p.Address] {
+			seen[p.Address] = true
+			addrs = append(addrs, p.Address)
+		}
+	}
+	r.NotificationAddresses = addrs
+	if len(r.Description) > 10_000 {
+		return fmt.Errorf("%w: description longer than 10000 characters", ErrInvalidRequest)
+	}
+	return nil
+}

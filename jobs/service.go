@@ -1,0 +1,421 @@
+package jobs
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"time"
+)
+
+// Role says what a process does: serve the API, run exports, or both.
+type Role string
+
+// The roles of `downloader serve`.
+const (
+	RoleAPI    Role = "api"
+	RoleWorker Role = "worker"
+	RoleAll    Role = "all"
+)
+
+// Config holds the service's settings; zero fields take the defaults in
+// (*Config).withDefaults.
+type Config struct {
+	Role Role
+	// MaxRunningPerUser caps a user's PREPARING/RUNNING/SUSPENDED downloads.
+	MaxRunningPerUser int
+	// EraseAfter is how long an archive is kept (six months by default).
+	EraseAfter time.Duration
+	// DedupeWindow is how far back an identical request returns the old key.
+	DedupeWindow time.Duration
+	// RetryAfter is the hint given with ErrTooManyDownloads.
+	RetryAfter time.Duration
+	// Workers is how many exports one worker process runs at once.
+	Workers int
+	// MaxAttempts is how often River tries an export before it FAILS.
+	MaxAttempts int
+	// Lease is how long a worker's claim on a download lasts without a
+	// heartbeat; a killed worker's download is taken over after it expires.
+	Lease time.Duration
+	// RescueAfter is River's RescueStuckJobsAfter: how long a job whose worker
+	// vanished waits before it runs again. Longer exports keep their lease by
+	// heartbeat, so a rescued duplicate of a live export only snoozes.
+	RescueAfter time.Duration
+	// Heartbeat is how often a running export saves progress and checks for
+	// cancellation (cancel takes effect within this interval).
+	Heartbeat time.Duration
+	// MaintenanceInterval is how often erase, sweep and reconciliation run.
+	MaintenanceInterval time.Duration
+	// FetchPollInterval is how often idle workers poll for new jobs.
+	FetchPollInterval time.Duration
+	// PublicURL is the API's base URL as clients see it (for links in mail).
+	PublicURL string
+}
+
+func (c Config) withDefaults() Config {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d == 0 {
+			*d = v
+		}
+	}
+	if c.Role == "" {
+		c.Role = RoleAll
+	}
+	if c.MaxRunningPerUser == 0 {
+		c.MaxRunningPerUser = 3
+	}
+	if c.Workers == 0 {
+		c.Workers = 2
+	}
+	if c.MaxAttempts == 0 {
+		c.MaxAttempts = 5
+	}
+	def(&c.EraseAfter, 183*24*time.Hour)
+	def(&c.DedupeWindow, 48*time.Hour)
+	def(&c.RetryAfter, time.Minute)
+	def(&c.Lease, time.Minute)
+	def(&c.RescueAfter, 5*time.Minute)
+	def(&c.Heartbeat, 500*time.Millisecond)
+	def(&c.MaintenanceInterval, time.Hour)
+	def(&c.FetchPollInterval, time.Second)
+	return c
+}
+
+// Service is the download job service.
+type Service struct {
+	db      *DB
+	engine  Engine
+	store   Storage
+	mailer  *Mailer
+	cfg     Config
+	logger  *slog.Logger
+	started time.Time
+	queue   queue
+}
+
+// New returns a Service; call Start to run its queue.
+func New(db *DB, engine Engine, store Storage, mailer *Mailer, cfg Config, logger *slog.Logger) (*Service, error) {
+	cfg = cfg.withDefaults()
+	if cfg.RescueAfter <= cfg.Lease {
+		return nil, fmt.Errorf("jobs: rescue interval %s must exceed the lease %s", cfg.RescueAfter, cfg.Lease)
+	}
+	s := &Service{db: db, engine: engine, store: store, mailer: mailer, cfg: cfg, logger: logger, started: time.Now()}
+	q, err := newQueue(s)
+	if err != nil {
+		return nil, err
+	}
+	s.queue = q
+	return s, nil
+}
+
+// Config returns the effective configuration.
+func (s *Service) Config() Config { return s.cfg }
+
+// Submit validates and records a download request by caller and queues it.
+// An identical request (same user, format and predicate) made within the
+// dedupe window returns the earlier key unless that one failed, was
+// cancelled, killed or erased.
+func (s *Service) Submit(ctx context.Context, caller User, req Request) (key string, err error) {
+	if err := req.validate(); err != nil {
+		return "", err
+	}
+	if req.Creator == "" {
+		req.Creator = caller.Name
+	}
+	if req.Creator != caller.Name && !caller.Admin {
+		return "", fmt.Errorf("%w: creator %q is not the authenticated user %q", ErrForbidden, req.Creator, caller.Name)
+	}
+	if s.engine == nil {
+		return "", ErrEngineUnavailable
+	}
+	pred, err := s.engine.CheckPredicate(req.Predicate)
+	if err != nil {
+		return "", err
+	}
+	req.Predicate = pred
+	if req.VerbatimExtensions == nil {
+		req.VerbatimExtensions = []string{}
+	}
+	if req.SendNotification && len(req.NotificationAddresses) == 0 {
+		if u, err := s.db.GetUser(ctx, req.Creator); err == nil && u.Email != "" {
+			req.NotificationAddresses = []string{u.Email}
+		}
+	}
+	key, fresh, err := s.insert(ctx, req)
+	if err != nil || !fresh {
+		return key, err
+	}
+	if err := s.enqueue(ctx, key); err != nil {
+		// The maintenance job enqueues PREPARING downloads that lack a job.
+		s.logger.ErrorContext(ctx, "enqueue download", "key", key, "err", err)
+	}
+	return key, nil
+}
+
+func dedupeHash(creator, format string, predicate json.RawMessage) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00%s", creator, format, predicate)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// insert records the download in one transaction with the limit and dedupe
+// checks; fresh is false when an earlier identical download was returned.
+func (s *Service) insert(ctx context.Context, req Request) (key string, fresh bool, err error) {
+	hash := dedupeHash(req.Creator, req.Format, req.Predicate)
+	tx, err := s.db.SQL.BeginTx(ctx, nil)
+	if err != nil {
+		return "", false, err
+	}
+	defer func() { _ = tx.Rollback() }()
+	if err := s.db.lockUser(ctx, tx, req.Creator); err != nil {
+		return "", false, err
+	}
+	now := time.Now().UTC()
+	if old, ok, err := s.db.findDuplicate(ctx, tx, hash, now.Add(-s.cfg.DedupeWindow)); err != nil || ok {
+		return old, false, err
+	}
+	n, err := s.db.countActive(ctx, tx, req.Creator)
+	if err != nil {
+		return "", false, err
+	}
+	if n >= s.cfg.MaxRunningPerUser {
+		return "", false, fmt.Errorf("%w: %s has %d downloads running (limit %d)", ErrTooManyDownloads, req.Creator, n, s.cfg.MaxRunningPerUser)
+	}
+	key, err = s.db.nextKey(ctx, tx, s.started)
+	if err != nil {
+		return "", false, err
+	}
+	r := row{Creator: req.Creator}
+	r.Key, r.Status, r.Request = key, StatusPreparing, req
+	r.Created, r.Modified, r.EraseAfter = Time{now}, Time{now}, Time{now.Add(s.cfg.EraseAfter)}
+	if len(req.Predicate) > 0 && string(req.Predicate) != "null" {
+		r.Predicate.String, r.Predicate.Valid = string(req.Predicate), true
+	}
+	if err := s.db.insertDownload(ctx, tx, r, hash); err != nil {
+		return "", false, fmt.Errorf("record download: %w", err)
+	}
+	return key, true, tx.Commit()
+}
+
+// Get returns a download; callers other than its creator and admins (caller
+// nil for anonymous) see it redacted.
+func (s *Service) Get(ctx context.Context, caller *User, key string) (Download, error) {
+	r, err := s.db.getDownload(ctx, s.db.SQL, key)
+	if err != nil {
+		return Download{}, err
+	}
+	if !mayManage(caller, r.Creator) {
+		r.Redact()
+	}
+	return r.Download, nil
+}
+
+func mayManage(caller *User, creator string) bool {
+	return caller != nil && (caller.Admin || caller.Name == creator)
+}
+
+// List pages through user's downloads, newest first, optionally filtered by
+// status. Only the user and admins may list.
+func (s *Service) List(ctx context.Context, caller User, user string, statuses []Status, limit, offset int) (Page[Download], error) {
+	if !mayManage(&caller, user) {
+		return Page[Download]{}, fmt.Errorf("%w: %s may not list the downloads of %s", ErrForbidden, caller.Name, user)
+	}
+	for _, st := range statuses {
+		if !st.Valid() {
+			return Page[Download]{}, fmt.Errorf("%w: status %q", ErrInvalidRequest, st)
+		}
+	}
+	limit, offset = clampPage(limit, offset)
+	rows, total, err := s.db.listDownloads(ctx, user, statuses, limit, offset)
+	if err != nil {
+		return Page[Download]{}, err
+	}
+	p := Page[Download]{Offset: offset, Limit: limit, Count: total, Results: []Download{}}
+	for _, r := range rows {
+		p.Results = append(p.Results, r.Download)
+	}
+	p.EndOfRecords = int64(offset+len(rows)) >= total
+	return p, nil
+}
+
+func clampPage(limit, offset int) (int, int) {
+	if limit <= 0 {
+		limit = 20
+	}
+	if limit > 1000 {
+		limit = 1000
+	}
+	if offset < 0 {
+		offset = 0
+	}
+	return limit, offset
+}
+
+// Cancel stops a download that has not finished. The running export sees
+// the CANCELLED status at its next heartbeat and stops.
+func (s *Service) Cancel(ctx context.Context, caller User, key string) error {
+	r, err := s.db.getDownload(ctx, s.db.SQL, key)
+	if err != nil {
+		return err
+	}
+	if !mayManage(&caller, r.Creator) {
+		return fmt.Errorf("%w: %s may not cancel download %s", ErrForbidden, caller.Name, key)
+	}
+	ok, err := s.db.setStatus(ctx, key, StatusCancelled, "", StatusPreparing, StatusRunning, StatusSuspended)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("%w: download %s is %s", ErrNotCancellable, key, r.Status)
+	}
+	if id, err := s.db.riverJob(ctx, key); err == nil && id != 0 {
+		if err := s.queue.Cancel(ctx, id); err != nil {
+			s.logger.WarnContext(ctx, "cancel river job", "key", key, "job", id, "err", err)
+		}
+	}
+	return nil
+}
+
+// Postpone moves eraseAfter to until (zero: the default period from now).
+// It never brings the date forward.
+func (s *Service) Postpone(ctx context.Context, caller User, key string, until time.Time) (Download, error) {
+	r, err := s.db.getDownload(ctx, s.db.SQL, key)
+	if err != nil {
+		return Download{}, err
+	}
+	if !mayManage(&caller, r.Creator) {
+		return Download{}, fmt.Errorf("%w: %s may not change download %s", ErrForbidden, caller.Name, key)
+	}
+	if r.Status == StatusFileErased {
+		return Download{}, fmt.Errorf("%w: download %s", ErrErased, key)
+	}
+	if until.IsZero() {
+		until = time.Now().Add(s.cfg.EraseAfter)
+	}
+	if until.After(time.Now().Add(5 * s.cfg.EraseAfter)) {
+		return Download{}, fmt.Errorf("%w: eraseAfter %s is too far away", ErrInvalidRequest, until.Format(time.RFC3339))
+	}
+	if until.After(r.EraseAfter.Time) {
+		if err := s.db.postpone(ctx, key, until); err != nil {
+			return Download{}, err
+		}
+	}
+	return s.Get(ctx, &caller, key)
+}
+
+// Datasets pages through a download's constituent datasets and their counts.
+func (s *Service) Datasets(ctx context.Context, key string, limit, offset int) (Page[DatasetUsage], error) {
+	if _, err := s.db.getDownload(ctx, s.db.SQL, key); err != nil {
+		return Page[DatasetUsage]{}, err
+	}
+	limit, offset = clampPage(limit, offset)
+	res, total, err := s.db.datasets(ctx, key, limit, offset)
+	if err != nil {
+		return Page[DatasetUsage]{}, err
+	}
+	if res == nil {
+		res = []DatasetUsage{}
+	}
+	return Page[DatasetUsage]{Offset: offset, Limit: limit, Count: total, Results: res,
+		EndOfRecords: int64(offset+len(res)) >= total}, nil
+}
+
+// Citation returns the text to cite a download with.
+func (s *Service) Citation(ctx context.Context, key, link string) (string, error) {
+	r, err := s.db.getDownload(ctx, s.db.SQL, key)
+	if err != nil {
+		return "", err
+	}
+	if r.Status != StatusSucceeded && r.Status != StatusFileErased {
+		return "", fmt.Errorf("%w: download %s is %s", ErrNotReady, key, r.Status)
+	}
+	return fmt.Sprintf("Occurrence download %s (%s), %d records from %d datasets. %s\n",
+		key, r.Created.Format("2 January 2006"), r.TotalRecords, r.NumberDatasets, link), nil
+}
+
+// File returns the archive of a SUCCEEDED download.
+func (s *Service) File(ctx context.Context, key string) (Object, error) {
+	r, err := s.db.getDownload(ctx, s.db.SQL, key)
+	if err != nil {
+		return Object{}, err
+	}
+	switch r.Status {
+	case StatusSucceeded:
+		return s.store.Open(ctx, r.ObjectName)
+	case StatusFileErased:
+		return Object{}, fmt.Errorf("%w: download %s", ErrErased, key)
+	}
+	return Object{}, fmt.Errorf("%w: download %s is %s", ErrNotReady, key, r.Status)
+}
+
+// Estimate is a count with the archive size it would make.
+type Estimate struct {
+	Count                     int64  `json:"count"`
+	EstimatedUncompressedSize int64  `json:"estimatedUncompressedSize"`
+	EstimatedCompressedSize   int64  `json:"estimatedCompressedSize"`
+	Format                    string `json:"format"`
+}
+
+// Default bytes per record, measured on the bundled samples; replaced by the
+// observed average once downloads in a format have succeeded.
+var (
+	defaultCompressedBytesPerRecord = map[string]float64{"DWCA": 420, "SIMPLE_CSV": 90, "SPECIES_LIST": 2, "SIMPLE_PARQUET": 110}
+	compressionRatio                = map[string]float64{"DWCA": 7, "SIMPLE_CSV": 5, "SPECIES_LIST": 4, "SIMPLE_PARQUET": 1.6}
+)
+
+// Count counts the records of a predicate and estimates the archive size.
+func (s *Service) Count(ctx context.Context, format string, predicate json.RawMessage) (Estimate, error) {
+	if s.engine == nil {
+		return Estimate{}, ErrEngineUnavailable
+	}
+	if format == "" {
+		format = "DWCA"
+	}
+	if _, ok := compressionRatio[format]; !ok {
+		return Estimate{}, fmt.Errorf("%w: format %q", ErrUnknownFormat, format)
+	}
+	pred, err := s.engine.CheckPredicate(predicate)
+	if err != nil {
+		return Estimate{}, err
+	}
+	n, err := s.engine.Count(ctx, pred)
+	if err != nil {
+		return Estimate{}, err
+	}
+	per, err := s.db.averageBytesPerRecord(ctx, format)
+	if err != nil || per == 0 {
+		per = defaultCompressedBytesPerRecord[format]
+	}
+	comp := int64(per * float64(n))
+	return Estimate{Count: n, EstimatedCompressedSize: comp, Format: format,
+		EstimatedUncompressedSize: int64(float64(comp) * compressionRatio[format])}, nil
+}
+
+// PredicateFromQuery converts portal search parameters to predicate JSON.
+func (s *Service) PredicateFromQuery(params url.Values) (json.RawMessage, error) {
+	if s.engine == nil {
+		return nil, ErrEngineUnavailable
+	}
+	return s.engine.PredicateFromQuery(params)
+}
+
+// PollInterval suggests how long a client should wait before asking for the
+// status of d again.
+func (s *Service) PollInterval(d Download) time.Duration {
+	switch d.Status {
+	case StatusPreparing:
+		return 2 * time.Second
+	case StatusRunning, StatusSuspended:
+		if time.Since(d.Created.Time) < time.Minute {
+			return 2 * time.Second
+		}
+		return 10 * time.Second
+	}
+	return 0
+}
+
+// IsFinal reports whether a status will not change except to FILE_ERASED.
+func IsFinal(s Status) bool { return !s.Active() }

@@ -1,0 +1,200 @@
+package jobs
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/biodiversity-downloads/downloader/migrations"
+)
+
+// querier is what *sql.DB and *sql.Tx share.
+type querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+const downloadColumns = `key, creator, status, format, predicate, request, created, modified, erase_after,
+	size, total_records, number_datasets, license, table_snapshot, object_name, sha256,
+	records_scanned, records_written, bytes_written, error`
+
+// row is a download as stored.
+type row struct {
+	Download
+	Creator   string
+	Predicate sql.NullString
+}
+
+func scanDownload(s interface{ Scan(...any) error }) (row, error) {
+	var r row
+	var req string
+	var created, modified, erase int64
+	var p Progress
+	err := s.Scan(&r.Key, &r.Creator, &r.Status, &r.Request.Format, &r.Predicate, &req, &created, &modified, &erase,
+		&r.Size, &r.TotalRecords, &r.NumberDatasets, &r.License, &r.TableSnapshot, &r.ObjectName, &r.SHA256,
+		&p.RecordsScanned, &p.RecordsWritten, &p.BytesWritten, &r.Error)
+	if err != nil {
+		return row{}, err
+	}
+	if err := json.Unmarshal([]byte(req), &r.Request); err != nil {
+		return row{}, fmt.Errorf("download %s: stored request: %w", r.Key, err)
+	}
+	r.Created, r.Modified, r.EraseAfter = fromMillis(created), fromMillis(modified), fromMillis(erase)
+	if r.Status != StatusPreparing {
+		r.Progress = &p
+	}
+	return r, nil
+}
+
+func (db *DB) getDownload(ctx context.Context, q querier, key string) (row, error) {
+	r, err := scanDownload(q.QueryRowContext(ctx, db.q("SELECT "+downloadColumns+" FROM downloads WHERE key = ?"), key))
+	if errors.Is(err, sql.ErrNoRows) {
+		return row{}, fmt.Errorf("%w: download %s", ErrNotFound, key)
+	}
+	return r, err
+}
+
+func (db *DB) insertDownload(ctx context.Context, q querier, r row, dedupe string) error {
+	req, err := json.Marshal(r.Request)
+	if err != nil {
+		return err
+	}
+	_, err = q.ExecContext(ctx, db.q(`INSERT INTO downloads
+		(key, creator, status, format, predicate, request, dedupe_hash, created, modified, erase_after)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+		r.Key, r.Creator, r.Status, r.Request.Format, r.Predicate, string(req), dedupe,
+		r.Created.UnixMilli(), r.Modified.UnixMilli(), r.EraseAfter.UnixMilli())
+	return err
+}
+
+// lockUser serializes submissions of one user on PostgreSQL; SQLite's
+// immediate transactions already serialize every writer.
+func (db *DB) lockUser(ctx context.Context, tx *sql.Tx, user string) error {
+	if db.Dialect != migrations.Postgres {
+		return nil
+	}
+	_, err := tx.ExecContext(ctx, "SELECT name FROM users WHERE name = $1 FOR UPDATE", user)
+	return err
+}
+
+func (db *DB) findDuplicate(ctx context.Context, q querier, hash string, since time.Time) (string, bool, error) {
+	var key string
+	err := q.QueryRowContext(ctx, db.q(`SELECT key FROM downloads WHERE dedupe_hash = ? AND created >= ?
+		AND status NOT IN (?, ?, ?, ?) ORDER BY created DESC LIMIT 1`),
+		hash, since.UnixMilli(), StatusFailed, StatusCancelled, StatusKilled, StatusFileErased).Scan(&key)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", false, nil
+	}
+	return key, err == nil, err
+}
+
+func (db *DB) countActive(ctx context.Context, q querier, user string) (int, error) {
+	var n int
+	err := q.QueryRowContext(ctx, db.q(`SELECT count(*) FROM downloads WHERE creator = ? AND status IN (?, ?, ?)`),
+		user, StatusPreparing, StatusRunning, StatusSuspended).Scan(&n)
+	return n, err
+}
+
+func (db *DB) listDownloads(ctx context.Context, user string, statuses []Status, limit, offset int) ([]row, int64, error) {
+	where := "creator = ?"
+	args := []any{user}
+	if len(statuses) > 0 {
+		where += " AND status IN (?" + strings.Repeat(", ?", len(statuses)-1) + ")"
+		for _, s := range statuses {
+			args = append(args, s)
+		}
+	}
+	var total int64
+	if err := db.SQL.QueryRowContext(ctx, db.q("SELECT count(*) FROM downloads WHERE "+where), args...).Scan(&total); err != nil {
+		return nil, 0, err
+	}
+	rows, err := db.SQL.QueryContext(ctx, db.q("SELECT "+downloadColumns+" FROM downloads WHERE "+where+
+		" ORDER BY created DESC, key DESC LIMIT ? OFFSET ?"), append(args, limit, offset)...)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	var out []row
+	for rows.Next() {
+		r, err := scanDownload(rows)
+		if err != nil {
+			return nil, 0, err
+		}
+		out = append(out, r)
+	}
+	return out, total, rows.Err()
+}
+
+// setStatus moves key to status if its current status is one of from.
+// It reports whether the row changed.
+func (db *DB) setStatus(ctx context.Context, key string, to Status, errText string, from ...Status) (bool, error) {
+	args := []any{to, time.Now().UnixMilli(), errText, key}
+	for _, s := range from {
+		args = append(args, s)
+	}
+	res, err := db.SQL.ExecContext(ctx, db.q(`UPDATE downloads SET status = ?, modified = ?, error = ?
+		WHERE key = ? AND status IN (?`+strings.Repeat(", ?", len(from)-1)+`)`), args...)
+	if err != nil {
+		return false, fmt.Errorf("download %s -> %s: %w", key, to, err)
+	}
+	n, err := res.RowsAffected()
+	return n > 0, err
+}
+
+func (db *DB) setRiverJob(ctx context.Context, key string, id int64) error {
+	_, err := db.SQL.ExecContext(ctx, db.q("UPDATE downloads SET river_job_id = ? WHERE key = ?"), id, key)
+	return err
+}
+
+func (db *DB) riverJob(ctx context.Context, key string) (int64, error) {
+	var id int64
+	err := db.SQL.QueryRowContext(ctx, db.q("SELECT river_job_id FROM downloads WHERE key = ?"), key).Scan(&id)
+	return id, err
+}
+
+func (db *DB) postpone(ctx context.Context, key string, until time.Time) error {
+	_, err := db.SQL.ExecContext(ctx, db.q("UPDATE downloads SET erase_after = ?, modified = ? WHERE key = ?"),
+		until.UnixMilli(), time.Now().UnixMilli(), key)
+	return err
+}
+
+func (db *DB) datasets(ctx context.Context, key string, limit, offset int) ([]DatasetUsage, int64, error) {
+	var total int64
+	if err := db.SQL.QueryRowContext(ctx, db.q("SELECT count(*) FROM download_datasets WHERE download_key = ?"), key).
+		Scan(&total); err != nil {
+		return nil, 0, err
+	}
+	rows, err := db.SQL.QueryContext(ctx, db.q(`SELECT dataset_key, title, record_count, license, citation
+		FROM download_datasets WHERE download_key = ? ORDER BY record_count DESC, dataset_key LIMIT ? OFFSET ?`),
+		key, limit, offset)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	var out []DatasetUsage
+	for rows.Next() {
+		u := DatasetUsage{DownloadKey: key}
+		if err := rows.Scan(&u.DatasetKey, &u.DatasetTitle, &u.NumberRecords, &u.License, &u.Citation); err != nil {
+			return nil, 0, err
+		}
+		out = append(out, u)
+	}
+	return out, total, rows.Err()
+}
+
+// averageBytesPerRecord returns the mean archive bytes per record of recent
+// successful downloads in format, or 0 when there are none.
+func (db *DB) averageBytesPerRecord(ctx context.Context, format string) (float64, error) {
+	var size, recs sql.NullInt64
+	err := db.SQL.QueryRowContext(ctx, db.q(`SELECT sum(size), sum(total_records) FROM downloads
+		WHERE format = ? AND status = ? AND total_records > 0`), format, StatusSucceeded).Scan(&size, &recs)
+	if err != nil || !recs.Valid || recs.Int64 == 0 {
+		return 0, err
+	}
+	return float64(size.Int64) / float64(recs.Int64), nil
+}

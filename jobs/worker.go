@@ -1,0 +1,221 @@
+package jobs
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"sync/atomic"
+	"time"
+
+	"github.com/riverqueue/river"
+)
+
+// Why an export's context was cancelled from inside the service.
+var (
+	errCancelledByUser = errors.New("download cancelled")
+	errLeaseLost       = errors.New("lease on download lost to another worker")
+)
+
+type exportWorker struct {
+	river.WorkerDefaults[exportArgs]
+	s *Service
+}
+
+// Work exports one download. It is idempotent: a download that already
+// reached a final state is left alone, and a download leased by a live worker
+// elsewhere is snoozed until that lease runs out.
+func (w *exportWorker) Work(ctx context.Context, job *river.Job[exportArgs]) error {
+	s := w.s
+	key := job.Args.Key
+	owner := fmt.Sprintf("%s/%d", s.queue.ID(), job.ID)
+	claimed, err := s.db.claim(ctx, key, owner, s.cfg.Lease)
+	if err != nil {
+		return err
+	}
+	if !claimed {
+		r, err := s.db.getDownload(ctx, s.db.SQL, key)
+		if errors.Is(err, ErrNotFound) || (err == nil && !r.Status.Active()) {
+			return nil
+		}
+		return river.JobSnooze(s.cfg.Lease)
+	}
+	s.logger.InfoContext(ctx, "export started", "key", key, "attempt", job.Attempt)
+	res, name, err := s.runExport(ctx, key, owner)
+	if err == nil {
+		return s.finish(ctx, key, owner, name, res)
+	}
+	return s.exportFailed(ctx, job, owner, err)
+}
+
+// runExport streams the archive into storage and commits it only when the
+// export succeeded and the lease is still held.
+func (s *Service) runExport(ctx context.Context, key, owner string) (ExportResult, string, error) {
+	r, err := s.db.getDownload(ctx, s.db.SQL, key)
+	if err != nil {
+		return ExportResult{}, "", err
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var prog atomicProgress
+	beat := make(chan struct{})
+	go func() {
+		defer close(beat)
+		s.heartbeat(ctx, key, owner, &prog, cancel)
+	}()
+	defer func() { cancel(nil); <-beat }()
+
+	// A name per attempt: a run that lost its download to another worker
+	// can delete its own archive without touching the other one.
+	name := fmt.Sprintf("%s-%x.zip", key, time.Now().UnixNano())
+	up, err := s.store.Create(ctx, name)
+	if err != nil {
+		return ExportResult{}, "", err
+	}
+	defer func() { _ = up.Abort(context.WithoutCancel(ctx)) }()
+	h := sha256.New()
+	cw := &countingWriter{w: io.MultiWriter(up, h), n: &prog.bytes}
+	res, err := s.engine.Export(ctx, ExportRequest{Key: key, Format: r.Request.Format, Predicate: r.Request.Predicate,
+		Description: r.Request.Description, Created: r.Created.Time}, cw, prog.store)
+	if cause := context.Cause(ctx); err == nil && cause != nil {
+		err = cause
+	}
+	if err != nil {
+		if cause := context.Cause(ctx); cause != nil && !errors.Is(err, cause) {
+			err = fmt.Errorf("%w (%v)", cause, err)
+		}
+		return ExportResult{}, "", err
+	}
+	if err := up.Commit(ctx); err != nil {
+		return ExportResult{}, "", err
+	}
+	fillResult(&res, cw.count(), h)
+	return res, name, nil
+}
+
+func fillResult(res *ExportResult, n int64, h hash.Hash) {
+	res.Bytes = n
+	res.SHA256 = hex.EncodeToString(h.Sum(nil))
+	if res.Datasets == nil {
+		res.Datasets = []DatasetUsage{}
+	}
+}
+
+// heartbeat saves progress, renews the lease and watches for cancellation
+// until ctx ends.
+func (s *Service) heartbeat(ctx context.Context, key, owner string, p *atomicProgress, cancel context.CancelCauseFunc) {
+	t := time.NewTicker(s.cfg.Heartbeat)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		st, held, err := s.db.renew(ctx, key, owner, s.cfg.Lease, p.load())
+		switch {
+		case err != nil:
+			if ctx.Err() == nil {
+				s.logger.WarnContext(ctx, "heartbeat", "key", key, "err", err)
+			}
+		case st == StatusCancelled:
+			cancel(errCancelledByUser)
+			return
+		case !held:
+			cancel(errLeaseLost)
+			return
+		}
+	}
+}
+
+// exportFailed decides what an interrupted or failed export becomes.
+func (s *Service) exportFailed(ctx context.Context, job *river.Job[exportArgs], owner string, err error) error {
+	key := job.Args.Key
+	bg := context.WithoutCancel(ctx)
+	switch {
+	case errors.Is(err, errCancelledByUser):
+		s.logger.InfoContext(ctx, "export cancelled", "key", key)
+		return river.JobCancel(err)
+	case errors.Is(err, errLeaseLost):
+		s.logger.WarnContext(ctx, "export taken over by another worker", "key", key)
+		return nil
+	case ctx.Err() != nil:
+		// Shutdown (or a River cancel): SUSPENDED, resumed at the next start.
+		if r, gerr := s.db.getDownload(bg, s.db.SQL, key); gerr == nil && r.Status == StatusCancelled {
+			return river.JobCancel(err)
+		}
+		if _, serr := s.db.release(bg, key, owner, StatusSuspended, ""); serr != nil {
+			s.logger.ErrorContext(bg, "suspend", "key", key, "err", serr)
+		}
+		s.logger.InfoContext(bg, "export suspended", "key", key)
+		return river.JobSnooze(0)
+	}
+	var perm *PermanentError
+	if errors.As(err, &perm) || job.Attempt >= job.MaxAttempts {
+		s.logger.ErrorContext(ctx, "export failed", "key", key, "attempt", job.Attempt, "err", err)
+		if _, serr := s.db.release(bg, key, owner, StatusFailed, err.Error()); serr != nil {
+			return serr
+		}
+		s.notifyLater(bg, key)
+		return river.JobCancel(err)
+	}
+	s.logger.WarnContext(ctx, "export attempt failed; will retry", "key", key, "attempt", job.Attempt, "err", err)
+	if _, serr := s.db.release(bg, key, owner, StatusRunning, err.Error()); serr != nil {
+		s.logger.ErrorContext(bg, "release", "key", key, "err", serr)
+	}
+	return err
+}
+
+// finish records a successful export; if the download was cancelled (or
+// taken over) meanwhile, the new archive is deleted instead.
+func (s *Service) finish(ctx context.Context, key, owner, name string, res ExportResult) error {
+	bg := context.WithoutCancel(ctx)
+	ok, err := s.db.succeed(bg, key, owner, name, res)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		s.logger.InfoContext(ctx, "export finished after cancel or takeover; discarding", "key", key)
+		return s.store.Delete(bg, name)
+	}
+	s.logger.InfoContext(ctx, "export succeeded", "key", key, "records", res.Records, "bytes", res.Bytes)
+	s.notifyLater(bg, key)
+	return nil
+}
+
+func (s *Service) notifyLater(ctx context.Context, key string) {
+	if s.mailer == nil {
+		return
+	}
+	if _, err := s.queue.Insert(ctx, notifyArgs{Key: key}, &river.InsertOpts{
+		UniqueOpts: river.UniqueOpts{ByArgs: true}}); err != nil {
+		s.logger.ErrorContext(ctx, "queue notification", "key", key, "err", err)
+	}
+}
+
+type atomicProgress struct{ scanned, written, bytes atomic.Int64 }
+
+func (p *atomicProgress) store(v Progress) {
+	p.scanned.Store(v.RecordsScanned)
+	p.written.Store(v.RecordsWritten)
+}
+
+func (p *atomicProgress) load() Progress {
+	return Progress{RecordsScanned: p.scanned.Load(), RecordsWritten: p.written.Load(), BytesWritten: p.bytes.Load()}
+}
+
+type countingWriter struct {
+	w io.Writer
+	n *atomic.Int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+func (c *countingWriter) count() int64 { return c.n.Load() }
