@@ -1,0 +1,96 @@
+package abcd
+
+import (
+	"strings"
+
+	"github.com/biodiversity-downloads/downloader/dwca"
+	"github.com/biodiversity-downloads/downloader/occurrence"
+)
+
+// File names of a converted archive.
+const (
+	CoreFile = "occurrence.txt"
+	EMLFile  = "eml.xml"
+)
+
+// ExtensionFiles names the data file of each extension row type.
+var ExtensionFiles = map[string]string{
+	occurrence.RowTypeIdentification: "identification.txt",
+	occurrence.RowTypeMultimedia:     "multimedia.txt",
+	occurrence.RowTypeMeasurement:    "measurementorfact.txt",
+}
+
+// ArchiveMeta is the meta.xml of a converted archive: the occurrence core
+// (column 0, occurrenceID, is the id) and the given extensions (column 0 is
+// the core id, then the extension's terms). Files are UTF-8, tab separated,
+// unquoted, one header line.
+func ArchiveMeta(extensions []string) *dwca.Meta {
+	m := &dwca.Meta{Core: fileSpec(occurrence.RowTypeOccurrence, CoreFile, CoreTerms, 0), Metadata: EMLFile}
+	for _, rt := range extensions {
+		m.Extensions = append(m.Extensions, fileSpec(rt, ExtensionFiles[rt], ExtensionTerms[rt], 1))
+	}
+	return m
+}
+
+func fileSpec(rowType, file string, terms []string, first int) dwca.FileSpec {
+	s := dwca.FileSpec{RowType: rowType, Files: []string{file}, Encoding: "UTF-8",
+		FieldsTerminatedBy: "\t", LinesTerminatedBy: "\n", FieldsEnclosedBy: "",
+		IgnoreHeaderLines: 1, IDIndex: 0}
+	for i, t := range terms {
+		s.Fields = append(s.Fields, dwca.Field{Index: first + i, Term: t})
+	}
+	return s
+}
+
+// CoreHeader and ExtensionHeader are the header rows (short term names).
+func CoreHeader() []string { return shortNames(CoreTerms) }
+
+// ExtensionHeader is the header row of an extension file.
+func ExtensionHeader(rowType string) []string {
+	return append([]string{"coreid"}, shortNames(ExtensionTerms[rowType])...)
+}
+
+func shortNames(terms []string) []string {
+	out := make([]string, len(terms))
+	for i, t := range terms {
+		out[i] = t[strings.LastIndexAny(t, "/#")+1:]
+	}
+	return out
+}
+
+// RecordID is the archive row id of a record: its occurrenceID, else its
+// Source (never empty for records from a Reader).
+func RecordID(rec occurrence.RawRecord) string {
+	if id := rec.Core[dwc+"occurrenceID"]; id != "" {
+		return id
+	}
+	return rec.Source
+}
+
+// CoreRow fills buf (reused when large enough) with the core columns.
+func CoreRow(rec occurrence.RawRecord, buf []string) []string {
+	buf = fill(buf, len(CoreTerms))
+	for i, t := range CoreTerms {
+		buf[i] = rec.Core[t]
+	}
+	buf[0] = RecordID(rec)
+	return buf
+}
+
+// ExtensionRow fills buf with one extension row: the core id then the terms.
+func ExtensionRow(id, rowType string, row occurrence.Terms, buf []string) []string {
+	terms := ExtensionTerms[rowType]
+	buf = fill(buf, len(terms)+1)
+	buf[0] = id
+	for i, t := range terms {
+		buf[i+1] = row[t]
+	}
+	return buf
+}
+
+func fill(buf []string, n int) []string {
+	if cap(buf) < n {
+		return make([]string, n)
+	}
+	return buf[:n]
+}

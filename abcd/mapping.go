@@ -1,0 +1,107 @@
+package abcd
+
+import (
+	"strings"
+
+	"github.com/beevik/etree"
+
+	"github.com/biodiversity-downloads/downloader/occurrence"
+)
+
+// mapUnit maps one Unit subtree to a raw record (see the table in doc.go).
+func mapUnit(u *etree.Element, ds *DatasetMeta) occurrence.RawRecord {
+	t := terms{}
+	mapIdentity(t, u)
+	mapUnitFacts(t, u)
+	if ds != nil {
+		t.set(dwc+"datasetName", ds.Title)
+		t.set(dwc+"datasetID", ds.GUID)
+		t.set(dc+"license", ds.License())
+	}
+	if g := child(u, "Gathering"); g != nil {
+		mapEvent(t, g)
+		mapPlace(t, g)
+		mapStratigraphy(t, g, u)
+	}
+	mapTypes(t, u)
+	ext := map[string][]occurrence.Terms{}
+	core, others := pickIdentifications(all(u, "Identifications", "Identification"))
+	if core != nil {
+		for k, v := range mapIdentification(core) {
+			t.set(k, v)
+		}
+	}
+	for _, id := range others {
+		ext[occurrence.RowTypeIdentification] = append(ext[occurrence.RowTypeIdentification], occurrence.Terms(mapIdentification(id)))
+	}
+	if rows := multimediaRows(u); len(rows) > 0 {
+		ext[occurrence.RowTypeMultimedia] = rows
+	}
+	if rows := measurementRows(u); len(rows) > 0 {
+		ext[occurrence.RowTypeMeasurement] = rows
+	}
+	if len(ext) == 0 {
+		ext = nil
+	}
+	return occurrence.RawRecord{Core: occurrence.Terms(t), Extensions: ext}
+}
+
+// mapIdentity sets the triplet and occurrenceID.
+func mapIdentity(t terms, u *etree.Element) {
+	inst, coll, id := text(u, "SourceInstitutionID"), text(u, "SourceID"), text(u, "UnitID")
+	t.set(dwc+"institutionCode", inst)
+	t.set(dwc+"collectionCode", coll)
+	t.set(dwc+"catalogNumber", id)
+	occID := text(u, "UnitGUID")
+	if occID == "" && (inst != "" || coll != "" || id != "") {
+		occID = "urn:catalog:" + inst + ":" + coll + ":" + id
+	}
+	t.set(dwc+"occurrenceID", occID)
+}
+
+// mapUnitFacts sets the unit-level terms outside identification and gathering.
+func mapUnitFacts(t terms, u *etree.Element) {
+	rb := text(u, "RecordBasis")
+	t.set(dwc+"basisOfRecord", rb)
+	if strings.EqualFold(rb, "AbsenceObservation") {
+		t.set(dwc+"occurrenceStatus", "absent")
+	}
+	t.set(dc+"modified", text(u, "DateLastEdited"))
+	t.set(dwc+"recordNumber", text(u, "CollectorsFieldNumber"))
+	t.set(dwc+"occurrenceRemarks", text(u, "Notes"))
+	t.set(dwc+"sex", text(u, "Sex"))
+	t.set(dc+"references", text(u, "RecordURI"))
+	t.set(dwc+"associatedSequences", joinValues(texts(u, "Sequences", "Sequence", "ID-in-Database")))
+	t.set(dwc+"associatedReferences", joinValues(texts(u, "UnitReferences", "UnitReference", "TitleCitation")))
+	t.set(dwc+"lifeStage", joinValues(texts(u, "ZoologicalUnit", "PhasesOrStages", "PhaseOrStage")))
+	preps := []string{text(u, "KindOfUnit")}
+	for _, p := range append(all(u, "SpecimenUnit", "Preparations", "Preparation"), all(u, "SpecimenUnit", "Preparations", "preparation")...) {
+		preps = append(preps, firstText(p, []string{"PreparationType"}, []string{"preparationType"}))
+	}
+	t.set(dwc+"preparations", joinValues(preps))
+	var assoc []string
+	for _, a := range all(u, "Associations", "UnitAssociation") {
+		ref := strings.Join([]string{text(a, "SourceInstitutionCode"), text(a, "SourceName"), text(a, "UnitID")}, ":")
+		if ref == "::" {
+			continue
+		}
+		if typ := text(a, "AssociationType"); typ != "" {
+			ref = typ + ": urn:catalog:" + ref
+		} else {
+			ref = "urn:catalog:" + ref
+		}
+		assoc = append(assoc, ref)
+	}
+	t.set(dwc+"associatedOccurrences", joinValues(assoc))
+}
+
+// mapTypes sets typeStatus and typifiedName from all type designations.
+func mapTypes(t terms, u *etree.Element) {
+	var status, names []string
+	for _, d := range all(u, "SpecimenUnit", "NomenclaturalTypeDesignations", "NomenclaturalTypeDesignation") {
+		status = append(status, text(d, "TypeStatus"))
+		names = append(names, text(d, "TypifiedName", "FullScientificNameString"))
+	}
+	t.set(dwc+"typeStatus", joinValues(status))
+	t.set(gbif+"typifiedName", joinValues(names))
+}

@@ -1,0 +1,83 @@
+package abcd
+
+import (
+	"strings"
+
+	"github.com/beevik/etree"
+
+	"github.com/biodiversity-downloads/downloader/occurrence"
+)
+
+// multimediaRows maps Unit/MultiMediaObjects/MultiMediaObject to GBIF
+// Multimedia rows. dc:type is derived from the MIME type's top level only
+// (image -> StillImage, audio -> Sound, video -> MovingImage); a IIIF
+// manifest (application/json) keeps an empty type for the interpreter.
+func multimediaRows(u *etree.Element) []occurrence.Terms {
+	var rows []occurrence.Terms
+	for _, m := range all(u, "MultiMediaObjects", "MultiMediaObject") {
+		t := terms{}
+		format := text(m, "Format")
+		t.set(dc+"identifier", text(m, "FileURI"))
+		t.set(dc+"references", text(m, "ProductURI"))
+		t.set(dc+"format", format)
+		t.set(dc+"type", mediaType(format))
+		t.set(dc+"title", text(m, "Context"))
+		t.set(dc+"description", text(m, "Comment"))
+		t.set(dc+"created", text(m, "CreatedDate"))
+		t.set(dc+"creator", text(m, "Creator"))
+		lic := child(m, "IPR", "Licenses", "License")
+		t.set(dc+"license", firstText(lic, []string{"URI"}, []string{"Text"}))
+		t.set(dc+"rightsHolder", text(m, "IPR", "Copyrights", "Copyright", "Text"))
+		if len(t) > 0 {
+			rows = append(rows, occurrence.Terms(t))
+		}
+	}
+	return rows
+}
+
+func mediaType(format string) string {
+	top, _, _ := strings.Cut(strings.ToLower(format), "/")
+	switch top {
+	case "image":
+		return "StillImage"
+	case "audio":
+		return "Sound"
+	case "video":
+		return "MovingImage"
+	}
+	return ""
+}
+
+// measurementRows maps Unit/MeasurementsOrFacts/MeasurementOrFact to
+// MeasurementOrFact rows: a range LowerValue-UpperValue is one value "L-U";
+// a text-only fact becomes the value with no type.
+func measurementRows(u *etree.Element) []occurrence.Terms {
+	var rows []occurrence.Terms
+	for _, m := range all(u, "MeasurementsOrFacts", "MeasurementOrFact") {
+		t := terms{}
+		a := child(m, "MeasurementOrFactAtomised")
+		val := text(a, "LowerValue")
+		if up := text(a, "UpperValue"); up != "" && up != val {
+			if val != "" {
+				val += "-" + up
+			} else {
+				val = up
+			}
+		}
+		if val == "" {
+			val = text(m, "MeasurementOrFactText")
+		}
+		t.set(dwc+"measurementType", text(a, "Parameter"))
+		t.set(dwc+"measurementValue", val)
+		t.set(dwc+"measurementAccuracy", text(a, "Accuracy"))
+		t.set(dwc+"measurementUnit", text(a, "UnitOfMeasurement"))
+		t.set(dwc+"measurementDeterminedBy", text(a, "MeasuredBy"))
+		t.set(dwc+"measurementDeterminedDate", text(a, "MeasurementDateTime"))
+		t.set(dwc+"measurementMethod", text(a, "Method"))
+		t.set(dwc+"measurementRemarks", text(m, "Notes"))
+		if len(t) > 0 {
+			rows = append(rows, occurrence.Terms(t))
+		}
+	}
+	return rows
+}

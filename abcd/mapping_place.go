@@ -1,0 +1,260 @@
+package abcd
+
+import (
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/beevik/etree"
+)
+
+// dateValue is the ISO interval Begin/End of an ABCD DateTime element: Begin
+// alone when End is missing or equal, End alone when Begin is missing, and
+// DateText when neither is given. Values stay verbatim.
+func dateValue(dt *etree.Element) string {
+	b, e := text(dt, "ISODateTimeBegin"), text(dt, "ISODateTimeEnd")
+	switch {
+	case b != "" && e != "" && b != e:
+		return b + "/" + e
+	case b != "":
+		return b
+	case e != "":
+		return e
+	}
+	return text(dt, "DateText")
+}
+
+func mapEvent(t terms, g *etree.Element) {
+	dt := child(g, "DateTime")
+	t.set(dwc+"eventDate", dateValue(dt))
+	t.set(dwc+"verbatimEventDate", text(dt, "DateText"))
+	tb, te := text(dt, "TimeOfDayBegin"), text(dt, "TimeOfDayEnd")
+	if tb != "" && te != "" && tb != te {
+		tb += "/" + te
+	} else if tb == "" {
+		tb = te
+	}
+	t.set(dwc+"eventTime", tb)
+	t.set(dwc+"startDayOfYear", text(dt, "DayNumberBegin"))
+	t.set(dwc+"endDayOfYear", text(dt, "DayNumberEnd"))
+	t.set(dwc+"fieldNumber", text(g, "Code"))
+	t.set(dwc+"samplingProtocol", text(g, "Method"))
+	t.set(dwc+"habitat", firstText(g, []string{"Biotope", "Text"}, []string{"Biotope", "Name"}))
+	t.set(dwc+"eventRemarks", text(g, "Notes"))
+	mapAgents(t, g)
+}
+
+type agent struct {
+	name    string
+	ids     []string
+	primary bool
+	order   int
+}
+
+// mapAgents sets recordedBy from the gathering agents: primary collectors
+// first, then by the sequence attribute, then in document order; names joined
+// " | ". GatheringAgentsText is used only when no agent carries a name.
+func mapAgents(t terms, g *etree.Element) {
+	var agents []agent
+	for i, ga := range all(g, "Agents", "GatheringAgent") {
+		a := agent{
+			name:    firstText(ga, []string{"Person", "FullName"}, []string{"AgentText"}, []string{"Organisation", "Name", "Representation", "Text"}),
+			ids:     append(texts(ga, "ResourceURIs", "ResourceURI"), texts(ga, "Person", "ResourceURIs", "ResourceURI")...),
+			primary: isTrue(attr(ga, "primarycollector")),
+			order:   1<<30 + i,
+		}
+		if n, err := strconv.Atoi(attr(ga, "sequence")); err == nil {
+			a.order = n
+		}
+		agents = append(agents, a)
+	}
+	sort.SliceStable(agents, func(i, j int) bool {
+		if agents[i].primary != agents[j].primary {
+			return agents[i].primary
+		}
+		return agents[i].order < agents[j].order
+	})
+	var names, ids []string
+	for _, a := range agents {
+		names = append(names, a.name)
+		ids = append(ids, a.ids...)
+	}
+	by := joinValues(names)
+	if by == "" {
+		by = text(g, "Agents", "GatheringAgentsText")
+	}
+	t.set(dwc+"recordedBy", by)
+	t.set(dwc+"recordedByID", joinValues(ids))
+}
+
+// areaTerm maps a lower-cased NamedArea/AreaClass to a Darwin Core term.
+var areaTerm = map[string]string{
+	"continent": "continent", "ocean": "waterBody", "sea": "waterBody", "water body": "waterBody",
+	"waterbody": "waterBody", "island group": "islandGroup", "archipelago": "islandGroup",
+	"islandgroup": "islandGroup", "island": "island", "state": "stateProvince",
+	"province": "stateProvince", "state/province": "stateProvince", "stateprovince": "stateProvince",
+	"state or province": "stateProvince", "region": "stateProvince", "county": "county",
+	"district": "county", "municipality": "municipality", "community": "municipality",
+}
+
+func mapPlace(t terms, g *etree.Element) {
+	t.set(dwc+"locality", text(g, "LocalityText"))
+	t.set(dwc+"locationRemarks", text(g, "AreaDetail"))
+	country := firstText(g, []string{"Country", "NameDerived"}, []string{"Country", "Name"})
+	t.set(dwc+"country", country)
+	t.set(dwc+"countryCode", firstText(g, []string{"Country", "ISO3166Code"}))
+	t.setDefault(dwc+"countryCode", country)
+	var areas []string
+	for _, a := range all(g, "NamedAreas", "NamedArea") {
+		name := text(a, "AreaName")
+		areas = append(areas, name)
+		if term, ok := areaTerm[strings.ToLower(text(a, "AreaClass"))]; ok {
+			t.setDefault(dwc+term, name)
+		}
+	}
+	t.set(dwc+"higherGeography", joinValues(areas))
+	mapCoordinates(t, g)
+	mapRange(t, child(g, "Altitude"), "Elevation", "minimumElevationInMeters", "maximumElevationInMeters")
+	mapRange(t, child(g, "Depth"), "Depth", "minimumDepthInMeters", "maximumDepthInMeters")
+	mapRange(t, child(g, "Height"), "", "minimumDistanceAboveSurfaceInMeters", "maximumDistanceAboveSurfaceInMeters")
+}
+
+// mapCoordinates uses the first coordinate set that has both latitude and
+// longitude (else the first set).
+func mapCoordinates(t terms, g *etree.Element) {
+	sets := all(g, "SiteCoordinateSets", "SiteCoordinates")
+	if len(sets) == 0 {
+		return
+	}
+	sc := sets[0]
+	for _, s := range sets {
+		if text(s, "CoordinatesLatLong", "LatitudeDecimal") != "" && text(s, "CoordinatesLatLong", "LongitudeDecimal") != "" {
+			sc = s
+			break
+		}
+	}
+	ll := child(sc, "CoordinatesLatLong")
+	t.set(dwc+"decimalLatitude", text(ll, "LatitudeDecimal"))
+	t.set(dwc+"decimalLongitude", text(ll, "LongitudeDecimal"))
+	t.set(dwc+"geodeticDatum", firstText(sc, []string{"CoordinatesLatLong", "SpatialDatum"}, []string{"CoordinatesUTM", "UTMDatum"}))
+	t.set(dwc+"coordinateUncertaintyInMeters", text(ll, "CoordinateErrorDistanceInMeters"))
+	t.set(dwc+"georeferenceRemarks", text(ll, "AccuracyStatement"))
+	t.set(dwc+"verbatimCoordinates", firstText(sc, []string{"CoordinatesLatLong", "CoordinatesText"}, []string{"CoordinatesUTM", "UTMText"}))
+	t.set(dwc+"georeferenceProtocol", text(sc, "CoordinateMethod"))
+}
+
+// mapRange maps an ABCD MeasurementOrFact range (Altitude, Depth, Height):
+// LowerValue/UpperValue in metres (feet and kilometres converted) to the
+// minimum/maximum terms, the text form to verbatim<kind>; a text such as
+// "0-1,5" or "100 m" is parsed when there is no atomised value.
+func mapRange(t terms, m *etree.Element, verbatim, minTerm, maxTerm string) {
+	if m == nil {
+		return
+	}
+	txt := text(m, "MeasurementOrFactText")
+	at := child(m, "MeasurementOrFactAtomised")
+	lo, hi, unit := text(at, "LowerValue"), text(at, "UpperValue"), text(at, "UnitOfMeasurement")
+	if verbatim != "" {
+		v := txt
+		if v == "" && unit != "" && !isMetres(unit) && lo != "" {
+			v = lo
+			if hi != "" {
+				v += "-" + hi
+			}
+			v += " " + unit
+		}
+		t.set(dwc+"verbatim"+verbatim, v)
+	}
+	if lo == "" && hi == "" && txt != "" {
+		lo, hi, unit = parseRangeText(txt)
+	}
+	f := metreFactor(unit)
+	if f == 0 {
+		return
+	}
+	t.set(dwc+minTerm, scaled(lo, f))
+	t.set(dwc+maxTerm, scaled(hi, f))
+}
+
+func isMetres(u string) bool { return metreFactor(u) == 1 }
+
+func metreFactor(u string) float64 {
+	switch strings.ToLower(strings.TrimSuffix(strings.TrimSpace(u), ".")) {
+	case "", "m", "meter", "meters", "metre", "metres", "mt", "mtr", "msl", "m a.s.l", "m asl":
+		return 1
+	case "ft", "feet", "foot":
+		return 0.3048
+	case "km":
+		return 1000
+	}
+	return 0
+}
+
+func scaled(v string, f float64) string {
+	if v == "" || f == 1 {
+		return v
+	}
+	n, err := strconv.ParseFloat(strings.ReplaceAll(v, ",", "."), 64)
+	if err != nil {
+		return ""
+	}
+	return strconv.FormatFloat(round2(n*f), 'f', -1, 64)
+}
+
+func round2(x float64) float64 {
+	if x < 0 {
+		return -round2(-x)
+	}
+	return float64(int64(x*100+0.5)) / 100
+}
+
+var rangeText = regexp.MustCompile(`^\s*(-?\d+(?:[.,]\d+)?)\s*(?:(?:-|–|to)\s*(-?\d+(?:[.,]\d+)?))?\s*([a-zA-Z.]*)\s*$`)
+
+// parseRangeText reads "114", "0-1,5", "100 - 200 m", "300ft".
+func parseRangeText(s string) (lo, hi, unit string) {
+	m := rangeText.FindStringSubmatch(s)
+	if m == nil {
+		return "", "", "?"
+	}
+	return strings.ReplaceAll(m[1], ",", "."), strings.ReplaceAll(m[2], ",", "."), m[3]
+}
+
+// chronoTerms maps an EFG chronostratigraphic division to the Darwin Core
+// earliest/latest term pair.
+var chronoTerms = map[string][2]string{
+	"eonothem": {"earliestEonOrLowestEonothem", "latestEonOrHighestEonothem"},
+	"eon":      {"earliestEonOrLowestEonothem", "latestEonOrHighestEonothem"},
+	"erathem":  {"earliestEraOrLowestErathem", "latestEraOrHighestErathem"},
+	"era":      {"earliestEraOrLowestErathem", "latestEraOrHighestErathem"},
+	"system":   {"earliestPeriodOrLowestSystem", "latestPeriodOrHighestSystem"},
+	"period":   {"earliestPeriodOrLowestSystem", "latestPeriodOrHighestSystem"},
+	"series":   {"earliestEpochOrLowestSeries", "latestEpochOrHighestSeries"},
+	"epoch":    {"earliestEpochOrLowestSeries", "latestEpochOrHighestSeries"},
+	"stage":    {"earliestAgeOrLowestStage", "latestAgeOrHighestStage"},
+	"age":      {"earliestAgeOrLowestStage", "latestAgeOrHighestStage"},
+}
+
+var lithoTerms = map[string]string{"group": "group", "formation": "formation", "member": "member", "bed": "bed"}
+
+// mapStratigraphy maps EFG stratigraphic attributions (UnitExtension) and the
+// ABCD Gathering/Stratigraphy lithostratigraphic terms.
+func mapStratigraphy(t terms, g, u *etree.Element) {
+	det := child(u, "UnitExtension", "EarthScienceSpecimen", "UnitStratigraphicDetermination")
+	for _, a := range all(det, "ChronostratigraphicAttributions", "ChronostratigraphicAttribution") {
+		pair, ok := chronoTerms[strings.ToLower(text(a, "ChronoStratigraphicDivision"))]
+		name := text(a, "ChronostratigraphicName")
+		if ok && name != "" {
+			t.setDefault(dwc+pair[0], name)
+			t.setDefault(dwc+pair[1], name)
+		}
+	}
+	for _, a := range all(det, "LithostratigraphicAttributions", "LithostratigraphicAttribution") {
+		for _, c := range a.ChildElements() {
+			if term, ok := lithoTerms[strings.ToLower(c.Tag)]; ok {
+				t.setDefault(dwc+term, clean(c.Text()))
+			}
+		}
+	}
+	t.set(dwc+"lithostratigraphicTerms", joinValues(texts(g, "Stratigraphy", "LithostratigraphicTerms", "LithostratigraphicTerm", "Term")))
+}

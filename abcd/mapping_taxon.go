@@ -1,0 +1,135 @@
+package abcd
+
+import (
+	"strings"
+
+	"github.com/beevik/etree"
+)
+
+// pickIdentifications chooses the identification for the core record: the
+// first with PreferredFlag true/1/yes/y (any case), else the first one. The
+// others go to the Identification extension, in document order.
+func pickIdentifications(ids []*etree.Element) (core *etree.Element, others []*etree.Element) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	pick := 0
+	for i, id := range ids {
+		if isTrue(text(id, "PreferredFlag")) {
+			pick = i
+			break
+		}
+	}
+	for i, id := range ids {
+		if i != pick {
+			others = append(others, id)
+		}
+	}
+	return ids[pick], others
+}
+
+func isTrue(s string) bool {
+	switch strings.ToLower(s) {
+	case "1", "true", "yes", "y":
+		return true
+	}
+	return false
+}
+
+// rankTerm maps Latin and English higher-taxon rank names (any case) to the
+// Darwin Core term.
+var rankTerm = map[string]string{
+	"regnum": "kingdom", "kingdom": "kingdom",
+	"phylum": "phylum", "divisio": "phylum", "division": "phylum",
+	"classis": "class", "class": "class",
+	"ordo": "order", "order": "order",
+	"familia": "family", "family": "family",
+	"genus": "genus",
+}
+
+// mapIdentification maps one Identification.
+func mapIdentification(id *etree.Element) terms {
+	t := terms{}
+	ids := child(id, "Identifiers")
+	by := text(ids, "IdentifiersText")
+	if by == "" {
+		var names []string
+		for _, p := range all(ids, "Identifier") {
+			names = append(names, firstText(p, []string{"PersonName", "FullName"}, []string{"Organisation", "Name", "Representation", "Text"}))
+		}
+		by = joinValues(names)
+	}
+	t.set(dwc+"identifiedBy", by)
+	t.set(dwc+"identifiedByID", joinValues(texts(ids, "Identifier", "ResourceURIs", "ResourceURI")))
+	t.set(dwc+"dateIdentified", dateValue(child(id, "Date")))
+	t.set(dwc+"identificationRemarks", text(id, "Notes"))
+	t.set(dwc+"identificationVerificationStatus", text(id, "VerificationLevel"))
+	t.set(dwc+"identificationReferences", joinValues(texts(id, "References", "Reference", "TitleCitation")))
+	res := child(id, "Result")
+	if ti := child(res, "TaxonIdentified"); ti != nil {
+		mapTaxon(t, ti)
+	} else if mr := mineralRock(res); mr != nil {
+		t.set(dwc+"scientificName", firstText(mr, []string{"ClassifiedName", "FullScientificNameString"}, []string{"VarietalNameString"}))
+		t.set(dwc+"higherClassification", joinValues(texts(mr, "MineralRockGroup", "MineralRockGroupName")))
+	}
+	return t
+}
+
+// mineralRock finds an EFG MineralRockIdentified in Result/Extension.
+func mineralRock(res *etree.Element) *etree.Element {
+	if mr := child(res, "Extension", "MineralRockIdentified"); mr != nil {
+		return mr
+	}
+	return child(res, "MineralRockIdentified")
+}
+
+func mapTaxon(t terms, ti *etree.Element) {
+	sn := child(ti, "ScientificName")
+	t.set(dwc+"scientificName", text(sn, "FullScientificNameString"))
+	t.set(dwc+"scientificNameID", joinValues(texts(sn, "ResourceURIs", "ResourceURI")))
+	t.set(dwc+"identificationQualifier", text(sn, "IdentificationQualifier"))
+	t.set(dwc+"taxonRemarks", text(ti, "NameComments"))
+	t.set(dwc+"nomenclaturalCode", text(ti, "Code"))
+	var names []string
+	for _, h := range all(ti, "HigherTaxa", "HigherTaxon") {
+		name := text(h, "HigherTaxonName")
+		names = append(names, name)
+		if term, ok := rankTerm[strings.ToLower(text(h, "HigherTaxonRank"))]; ok {
+			t.setDefault(dwc+term, name)
+		}
+	}
+	t.set(dwc+"higherClassification", joinValues(names))
+	if na := child(sn, "NameAtomised"); na != nil {
+		for _, c := range na.ChildElements() {
+			mapAtomised(t, c)
+			break
+		}
+	}
+}
+
+// nomenclaturalCodes names the code behind each NameAtomised kind.
+var nomenclaturalCodes = map[string]string{"Botanical": "ICN", "Zoological": "ICZN", "Bacterial": "ICNP", "Viral": "ICTV"}
+
+func mapAtomised(t terms, a *etree.Element) {
+	if g := text(a, "GenusOrMonomial"); g != "" {
+		t[dwc+"genus"] = g // the atomised name beats a "genus" higher taxon
+	}
+	t.set(dwc+"subgenus", text(a, "Subgenus"))
+	t.set(dwc+"specificEpithet", firstText(a, []string{"FirstEpithet"}, []string{"SpeciesEpithet"}))
+	t.set(dwc+"infraspecificEpithet", firstText(a, []string{"InfraspecificEpithet"}, []string{"SubspeciesEpithet"}))
+	t.set(dwc+"taxonRank", text(a, "Rank"))
+	t.setDefault(dwc+"nomenclaturalCode", nomenclaturalCodes[a.Tag])
+	var paren, author string
+	switch a.Tag {
+	case "Botanical":
+		paren, author = text(a, "AuthorTeamParenthesis"), text(a, "AuthorTeam")
+	case "Zoological":
+		paren, author = text(a, "AuthorTeamParenthesisAndYear"), text(a, "AuthorTeamOriginalAndYear")
+	case "Bacterial":
+		paren, author = text(a, "ParentheticalAuthorTeamAndYear"), text(a, "AuthorTeamAndYear")
+	}
+	if paren != "" {
+		author = strings.TrimSpace("(" + paren + ") " + author)
+	}
+	t.set(dwc+"scientificNameAuthorship", author)
+}

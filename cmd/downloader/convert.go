@@ -1,0 +1,239 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/biodiversity-downloads/downloader/abcd"
+	"github.com/biodiversity-downloads/downloader/dwca"
+	"github.com/biodiversity-downloads/downloader/dwca/pzip"
+	"github.com/biodiversity-downloads/downloader/occurrence"
+)
+
+func init() {
+	register("convert", "convert ABCD documents, archives or BioCASe endpoints to a Darwin Core Archive", runConvert)
+}
+
+// convertConfig is the parsed command line of convert.
+type convertConfig struct {
+	from    string
+	out     string
+	dataset string
+	workers int
+	level   int
+	inputs  []string
+}
+
+// parseConvert accepts flags before, between and after the inputs.
+func parseConvert(args []string, env *Env) (convertConfig, error) {
+	var c convertConfig
+	fs := newFlagSet("convert", env)
+	fs.StringVar(&c.from, "from", "", "input format: abcd")
+	fs.StringVar(&c.out, "o", "", "output Darwin Core Archive (zip)")
+	fs.StringVar(&c.dataset, "dataset", "", "dataset title to harvest from a BioCASe endpoint")
+	fs.IntVar(&c.workers, "workers", 0, "documents parsed in parallel (0: one per CPU)")
+	fs.IntVar(&c.level, "level", 0, "deflate level 1..9 (0: default)")
+	fs.Usage = func() {
+		fmt.Fprintln(env.Stderr, "usage: downloader convert --from abcd INPUT... -o OUT.zip\n\nINPUT is an ABCD document, an ABCD archive (zip, .abcda) or\nbiocase+https://host/path/pywrapper.cgi?dsa=NAME\n\nflags:")
+		fs.PrintDefaults()
+	}
+	for {
+		if err := fs.Parse(args); err != nil {
+			return c, err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		c.inputs = append(c.inputs, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	switch {
+	case c.from != "abcd":
+		return c, fmt.Errorf("--from %q: only abcd is supported", c.from)
+	case c.out == "":
+		return c, errors.New("-o OUT.zip is required")
+	case len(c.inputs) == 0:
+		return c, errors.New("no input given")
+	}
+	return c, nil
+}
+
+func runConvert(ctx context.Context, args []string, env *Env) error {
+	c, err := parseConvert(args, env)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	src, err := abcd.OpenSources(ctx, c.inputs, abcd.SourceOptions{Workers: c.workers, Dataset: c.dataset, Logger: env.Logger})
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	n, err := writeConverted(ctx, src, c)
+	if err != nil {
+		return err
+	}
+	st := src.Stats()
+	secs := time.Since(start).Seconds()
+	fmt.Fprintf(env.Stdout, "converted %d units from %d documents (%d failed, %d dropped by the provider) to %s in %.1fs (%.0f units/s)\n",
+		n, st.Documents, st.FailedDocuments, st.Dropped, c.out, secs, float64(n)/secs)
+	problems := src.Problems()
+	for _, p := range problems {
+		fmt.Fprintf(env.Stderr, "failed: %v (%d units kept)\n", p.Err, p.Kept)
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("%d of %d documents failed; %s holds the others", len(problems), st.Documents, c.out)
+	}
+	return nil
+}
+
+// writeConverted writes the archive to a temporary file beside c.out and
+// renames it into place only when complete.
+func writeConverted(ctx context.Context, src *abcd.Source, c convertConfig) (int, error) {
+	dir := filepath.Dir(c.out)
+	tmp, err := os.CreateTemp(dir, ".convert-*.zip")
+	if err != nil {
+		return 0, err
+	}
+	defer os.Remove(tmp.Name()) // no-op after the rename
+	n, err := writeArchive(ctx, src, tmp, dir, c.level)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return n, err
+	}
+	return n, os.Rename(tmp.Name(), c.out)
+}
+
+// spool is an extension file collected on disk while the core streams.
+type spool struct {
+	f    *os.File
+	bw   *bufio.Writer
+	tw   *dwca.TextWriter
+	rows int
+}
+
+func writeArchive(ctx context.Context, src *abcd.Source, out io.Writer, dir string, level int) (int, error) {
+	zw, err := pzip.NewWriter(out, pzip.Options{Level: level})
+	if err != nil {
+		return 0, err
+	}
+	spools := map[string]*spool{}
+	defer func() {
+		for _, s := range spools {
+			s.f.Close()
+			os.Remove(s.f.Name())
+		}
+	}()
+	for _, rt := range abcd.ExtensionOrder {
+		f, err := os.CreateTemp(dir, ".convert-ext-*.txt")
+		if err != nil {
+			return 0, err
+		}
+		bw := bufio.NewWriterSize(f, 256<<10)
+		s := &spool{f: f, bw: bw, tw: dwca.NewTextWriter(bw)}
+		s.tw.WriteHeader(abcd.ExtensionHeader(rt))
+		spools[rt] = s
+	}
+	core, err := zw.Create(abcd.CoreFile)
+	if err != nil {
+		return 0, err
+	}
+	n, err := writeRows(ctx, src, dwca.NewTextWriter(core), spools)
+	if err != nil {
+		return n, err
+	}
+	var present []string
+	for _, rt := range abcd.ExtensionOrder {
+		s := spools[rt]
+		if s.rows == 0 {
+			continue
+		}
+		present = append(present, rt)
+		if err := copySpool(zw, abcd.ExtensionFiles[rt], s); err != nil {
+			return n, err
+		}
+	}
+	if err := writeEntry(zw, "meta.xml", abcd.ArchiveMeta(present).WriteXML); err != nil {
+		return n, err
+	}
+	meta := src.Dataset()
+	if err := writeEntry(zw, abcd.EMLFile, func(w io.Writer) error { return abcd.WriteEML(w, meta) }); err != nil {
+		return n, err
+	}
+	return n, zw.Close()
+}
+
+// writeRows streams every record: the core row into the zip, extension rows
+// into their spools.
+func writeRows(ctx context.Context, src *abcd.Source, core *dwca.TextWriter, spools map[string]*spool) (int, error) {
+	if err := core.WriteHeader(abcd.CoreHeader()); err != nil {
+		return 0, err
+	}
+	var row []string
+	n := 0
+	for {
+		rec, err := src.Next(ctx)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return n, err
+		}
+		row = abcd.CoreRow(rec, row)
+		if err := core.WriteRow(row); err != nil {
+			return n, err
+		}
+		id := row[0]
+		for rt, rows := range rec.Extensions {
+			s := spools[rt]
+			if s == nil {
+				continue
+			}
+			for _, r := range rows {
+				row = abcd.ExtensionRow(id, rt, r, row)
+				if err := s.tw.WriteRow(row); err != nil {
+					return n, err
+				}
+				s.rows++
+			}
+		}
+		n++
+	}
+	return n, core.Flush()
+}
+
+func copySpool(zw *pzip.Writer, name string, s *spool) error {
+	if err := s.tw.Flush(); err != nil {
+		return err
+	}
+	if err := s.bw.Flush(); err != nil {
+		return err
+	}
+	if _, err := s.f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	w, err := zw.Create(name)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(w, s.f)
+	return err
+}
+
+func writeEntry(zw *pzip.Writer, name string, write func(io.Writer) error) error {
+	w, err := zw.Create(name)
+	if err != nil {
+		return err
+	}
+	return write(w)
+}
+
+var _ = occurrence.RowTypeOccurrence
