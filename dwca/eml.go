@@ -1,0 +1,140 @@
+package dwca
+
+import (
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+)
+
+// DatasetInfo is what ingest needs from a dataset's EML document.
+type DatasetInfo struct {
+	Title string
+	// License is the licence as the document gives it: the URL of
+	// intellectualRights' ulink or licensed/url when there is one, else the
+	// rights text. Normalizing it is up to the caller.
+	License string
+	// Citation is GBIF's additionalMetadata citation text, if any.
+	Citation string
+	// DatasetKey is the first UUID among the alternateIdentifiers, else the
+	// UUID of packageId (without a "/v1.2" version suffix), else packageId.
+	DatasetKey string
+}
+
+var uuidRE = regexp.MustCompile(`(?i)^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+
+// emlReader collects DatasetInfo while walking an EML document.
+type emlReader struct {
+	path      []string
+	text      strings.Builder
+	info      DatasetInfo
+	packageID string
+	altIDs    []string
+	rightsURL string
+	rights    string
+}
+
+// ReadDatasetInfo reads the title, licence, citation and dataset key from an
+// EML document. Element names are matched without namespaces. Malformed XML
+// gives an error with its line.
+func ReadDatasetInfo(r io.Reader) (DatasetInfo, error) {
+	dec := xml.NewDecoder(r)
+	dec.CharsetReader = charsetReader
+	e := &emlReader{}
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			var se *xml.SyntaxError
+			if errors.As(err, &se) {
+				return DatasetInfo{}, fmt.Errorf("dwca: EML line %d: %s", se.Line, se.Msg)
+			}
+			return DatasetInfo{}, fmt.Errorf("dwca: EML: %w", err)
+		}
+		e.token(tok)
+	}
+	if len(e.path) == 0 && e.packageID == "" && e.info.Title == "" {
+		if e.info == (DatasetInfo{}) {
+			return DatasetInfo{}, errors.New("dwca: EML: empty document")
+		}
+	}
+	return e.result(), nil
+}
+
+func (e *emlReader) token(tok xml.Token) {
+	switch t := tok.(type) {
+	case xml.StartElement:
+		name := t.Name.Local
+		e.path = append(e.path, name)
+		e.text.Reset()
+		if name == "eml" {
+			e.packageID = strings.TrimSpace(attr(t, "packageId"))
+		}
+		if name == "ulink" && e.under("intellectualRights") && e.rightsURL == "" {
+			e.rightsURL = strings.TrimSpace(attr(t, "url"))
+		}
+	case xml.CharData:
+		e.text.Write(t)
+	case xml.EndElement:
+		e.end(strings.Join(strings.Fields(e.text.String()), " "))
+		if len(e.path) > 0 {
+			e.path = e.path[:len(e.path)-1]
+		}
+	}
+}
+
+func (e *emlReader) end(text string) {
+	p := strings.Join(e.path, "/")
+	switch {
+	case strings.HasSuffix(p, "eml/dataset/title") && e.info.Title == "":
+		e.info.Title = text
+	case strings.HasSuffix(p, "eml/dataset/alternateIdentifier"):
+		e.altIDs = append(e.altIDs, text)
+	case strings.HasSuffix(p, "dataset/licensed/url") && e.rightsURL == "":
+		e.rightsURL = text
+	case e.under("intellectualRights") && text != "":
+		if e.rights != "" {
+			e.rights += " "
+		}
+		e.rights += text
+	case strings.HasSuffix(p, "additionalMetadata/metadata/gbif/citation") && e.info.Citation == "":
+		e.info.Citation = text
+	}
+	e.text.Reset()
+}
+
+func (e *emlReader) under(name string) bool {
+	for _, p := range e.path {
+		if p == name {
+			return true
+		}
+	}
+	return false
+}
+
+func (e *emlReader) result() DatasetInfo {
+	info := e.info
+	info.License = e.rightsURL
+	if info.License == "" {
+		info.License = e.rights
+	}
+	for _, id := range e.altIDs {
+		if uuidRE.MatchString(id) {
+			info.DatasetKey = strings.ToLower(id)
+			break
+		}
+	}
+	if info.DatasetKey == "" && e.packageID != "" {
+		base, _, _ := strings.Cut(e.packageID, "/")
+		if uuidRE.MatchString(base) {
+			info.DatasetKey = strings.ToLower(base)
+		} else {
+			info.DatasetKey = e.packageID
+		}
+	}
+	return info
+}

@@ -1,0 +1,263 @@
+package dwca
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/biodiversity-downloads/downloader/occurrence"
+)
+
+// RowError is a broken row: the caller may count it and call Next again to
+// continue with the following row.
+type RowError struct {
+	File string
+	Line int
+	Err  error
+}
+
+func (e *RowError) Error() string {
+	return fmt.Sprintf("%s line %d: %v", e.File, e.Line, e.Err)
+}
+
+func (e *RowError) Unwrap() error { return e.Err }
+
+// Row is one data row of a file, read through its FileSpec.
+type Row struct {
+	spec  *FileSpec
+	cells []string
+	file  string
+	line  int
+}
+
+// File is the archive-relative name of the row's data file.
+func (r Row) File() string { return r.file }
+
+// Line is the 1-based line of the file where the row starts.
+func (r Row) Line() int { return r.line }
+
+// Source locates the row as "file:line".
+func (r Row) Source() string { return fmt.Sprintf("%s:%d", r.file, r.line) }
+
+// Cells are the row's raw columns.
+func (r Row) Cells() []string { return r.cells }
+
+// ID returns the core id or extension coreid of the row ("" if none).
+func (r Row) ID() string {
+	if r.spec.IDIndex < 0 || r.spec.IDIndex >= len(r.cells) {
+		return ""
+	}
+	v := r.cells[r.spec.IDIndex]
+	if isNull(v) {
+		return ""
+	}
+	return v
+}
+
+// Value returns the value of the spec's field i: the cell, or the field's
+// default when the cell is missing (short row) or empty. As in GBIF's dwca-io
+// a cell holding only whitespace, "NULL" or "\N" counts as empty. Nothing else
+// is trimmed.
+func (r Row) Value(i int) string {
+	f := &r.spec.Fields[i]
+	if f.Index < 0 || f.Index >= len(r.cells) {
+		return f.Default
+	}
+	v := r.cells[f.Index]
+	if isNull(v) {
+		return f.Default
+	}
+	return v
+}
+
+// Get returns the value of the field mapped to term ("" if none).
+func (r Row) Get(term string) string {
+	if i := r.spec.FieldIndex(term); i >= 0 {
+		return r.Value(i)
+	}
+	return ""
+}
+
+// Terms returns the row's non-empty values by term URI.
+func (r Row) Terms() occurrence.Terms {
+	t := make(occurrence.Terms, len(r.spec.Fields))
+	r.AddTerms(t)
+	return t
+}
+
+// AddTerms adds the row's non-empty values to t, replacing existing ones.
+func (r Row) AddTerms(t occurrence.Terms) {
+	for i := range r.spec.Fields {
+		if v := r.Value(i); v != "" {
+			t[r.spec.Fields[i].Term] = v
+		}
+	}
+}
+
+// isNull reports whether a cell stands for no value: empty or whitespace
+// only, or the literal NULL or \N (any case, surrounded by whitespace).
+func isNull(v string) bool {
+	if v == "" {
+		return true
+	}
+	if len(v) > 16 {
+		return false
+	}
+	t := strings.TrimSpace(v)
+	return t == "" || t == `\N` || strings.EqualFold(t, "null")
+}
+
+// opener opens an archive-relative file.
+type opener interface {
+	openFile(name string) (io.ReadCloser, error)
+}
+
+// RowReader streams the rows of the data files of one FileSpec. Memory does not
+// grow with the file: one row is held at a time.
+type RowReader struct {
+	ctx    context.Context
+	spec   *FileSpec
+	src    opener
+	files  []string
+	file   string
+	rc     io.ReadCloser
+	sc     *scanner
+	header []string
+	line   int
+	n      int
+}
+
+// newRowReader returns a reader of the files of spec.
+func newRowReader(ctx context.Context, src opener, spec *FileSpec) *RowReader {
+	s := *spec
+	return &RowReader{ctx: ctx, spec: &s, src: src, files: append([]string(nil), spec.Files...)}
+}
+
+// Spec is the FileSpec the reader reads through.
+func (rr *RowReader) Spec() *FileSpec { return rr.spec }
+
+// File is the file of the row last returned.
+func (rr *RowReader) File() string { return rr.file }
+
+// Line is the line of the row (or broken row) last returned.
+func (rr *RowReader) Line() int { return rr.line }
+
+// Header returns the cells of the last header line of the current file, if
+// the spec declares header lines.
+func (rr *RowReader) Header() []string { return rr.header }
+
+// Next returns the next row, io.EOF after the last one, or a *RowError for a
+// broken row (call Next again to go on). Other errors end the reading.
+func (rr *RowReader) Next() (Row, error) {
+	rr.n++
+	if rr.n%1024 == 0 {
+		if err := rr.ctx.Err(); err != nil {
+			return Row{}, err
+		}
+	}
+	for {
+		if rr.sc == nil {
+			if len(rr.files) == 0 {
+				return Row{}, io.EOF
+			}
+			if err := rr.openNext(); err != nil {
+				return Row{}, err
+			}
+		}
+		line, err := rr.sc.next()
+		if err == io.EOF {
+			rr.closeFile()
+			continue
+		}
+		rr.line = line
+		if err != nil {
+			if errors.Is(err, ErrUnclosedQuote) || errors.Is(err, ErrInvalidUTF8) {
+				return Row{}, &RowError{File: rr.file, Line: line, Err: err}
+			}
+			if errors.Is(err, ErrRowTooLong) {
+				return Row{}, &RowError{File: rr.file, Line: rr.sc.line, Err: err}
+			}
+			return Row{}, fmt.Errorf("dwca: read %s line %d: %w", rr.file, rr.sc.line, err)
+		}
+		cells := rr.sc.cells()
+		if err := rr.checkWidth(cells); err != nil {
+			return Row{}, &RowError{File: rr.file, Line: line, Err: err}
+		}
+		return Row{spec: rr.spec, cells: cells, file: rr.file, line: line}, nil
+	}
+}
+
+// checkWidth rejects rows with more non-empty cells than the header has
+// columns: their values are shifted (an unquoted separator inside a value).
+// Short rows are fine: missing cells are empty, as dwca-io and
+// python-dwca-reader read them.
+func (rr *RowReader) checkWidth(cells []string) error {
+	if len(rr.header) == 0 || len(cells) <= len(rr.header) {
+		return nil
+	}
+	for _, c := range cells[len(rr.header):] {
+		if c != "" {
+			return fmt.Errorf("%w: %d columns, header has %d", ErrTooManyColumns, len(cells), len(rr.header))
+		}
+	}
+	return nil
+}
+
+func (rr *RowReader) openNext() error {
+	rr.file, rr.files = rr.files[0], rr.files[1:]
+	rc, err := rr.src.openFile(rr.file)
+	if err != nil {
+		return err
+	}
+	r, err := prepareText(rc, rr.spec.Encoding)
+	if err != nil {
+		rc.Close()
+		return fmt.Errorf("dwca: %s: %w", rr.file, err)
+	}
+	rr.rc, rr.sc, rr.header = rc, newScanner(r, rr.spec), nil
+	for i := 0; i < rr.spec.IgnoreHeaderLines; i++ {
+		if _, err := rr.sc.next(); err != nil {
+			if err == io.EOF {
+				break
+			}
+			if !errors.Is(err, ErrInvalidUTF8) && !errors.Is(err, ErrUnclosedQuote) {
+				return fmt.Errorf("dwca: read header of %s: %w", rr.file, err)
+			}
+		}
+		rr.header = rr.sc.cells()
+	}
+	return nil
+}
+
+// prepareText drops a byte-order mark and decodes non-UTF-8 encodings. A
+// UTF-16 BOM wins over a declared UTF-8 encoding.
+func prepareText(r io.Reader, enc string) (io.Reader, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	head, _ := br.Peek(3)
+	switch {
+	case bytes.HasPrefix(head, []byte("\xEF\xBB\xBF")):
+		br.Discard(3)
+		return br, nil
+	case bytes.HasPrefix(head, []byte("\xFF\xFE")), bytes.HasPrefix(head, []byte("\xFE\xFF")):
+		return decodeReader(br, "utf-16")
+	}
+	return decodeReader(br, enc)
+}
+
+func (rr *RowReader) closeFile() {
+	if rr.rc != nil {
+		rr.rc.Close()
+	}
+	rr.rc, rr.sc = nil, nil
+}
+
+// Close releases the open file. It is safe to call more than once.
+func (rr *RowReader) Close() error {
+	rr.closeFile()
+	rr.files = nil
+	return nil
+}

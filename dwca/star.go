@@ -1,0 +1,351 @@
+package dwca
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+
+	"github.com/biodiversity-downloads/downloader/occurrence"
+)
+
+// Star join: how extension rows meet their core row with bounded memory.
+//
+// Records first tries to hold every extension in memory, keyed by coreid,
+// under Options.JoinBudget (an estimate of the bytes of the rows kept). When
+// that works the core is streamed once and each core row picks up its rows:
+// no temporary files, no ordering requirements.
+//
+// An extension that does not fit is joined on disk with external sorts
+// (star_sort.go), which needs neither the extension nor the core to be sorted:
+//  1. its rows are sorted by (coreid, row number) into temporary run files;
+//  2. the core rows are sorted by (id, row number) the same way;
+//  3. a merge of the sorted core with the sorted extensions joins them, and
+//     each joined record is sorted once more by its core row number;
+//  4. reading that last sort yields the records in core-file order, and the
+//     in-memory extensions are added on the way.
+// Memory stays within a few budgets plus the rows of one core record; disk
+// use is about twice the size of the data. All temporary files live in
+// Options.TempDir and are removed by Close.
+//
+// An Event core with an Occurrence extension yields one record per occurrence
+// row, the event's terms merged under the occurrence's (occurrence values
+// win), as GBIF interprets sample-based data.
+
+// BrokenRows counts the rows that could not be read; Rows lists the first
+// ones (Options.MaxBrokenListed).
+type BrokenRows struct {
+	Count int
+	Rows  []*RowError
+}
+
+// extRow is an extension row kept for a join.
+type extRow struct {
+	terms  occurrence.Terms
+	source string
+}
+
+// extJoin is the state of one extension in a join.
+type extJoin struct {
+	spec    *FileSpec
+	mem     map[string][]extRow // in-memory rows by coreid, not yet claimed
+	claimed map[string][]extRow // in-memory rows a core row has taken
+	sorter  *extSorter          // on-disk rows (mem == nil)
+	iter    *sortIter
+	isOccur bool // the Occurrence extension of an Event core
+}
+
+// StarReader yields the occurrence records of an archive in core-file order.
+type StarReader struct {
+	ctx     context.Context
+	a       *Archive
+	log     *slog.Logger
+	exts    []*extJoin
+	event   bool
+	core    *RowReader // memory mode: the streamed core
+	records *extSorter // disk mode: joined records by core row number
+	recIter *sortIter
+	queue   []occurrence.RawRecord
+	broken  BrokenRows
+	orphans int
+	sorters []*extSorter
+}
+
+// Records reads the archive's occurrence records: an Occurrence core (with
+// its extensions), or an Event core with an Occurrence extension. Other
+// cores (a Taxon checklist, ...) give ErrNotOccurrenceData.
+func (a *Archive) Records(ctx context.Context) (*StarReader, error) {
+	core := &a.Meta.Core
+	s := &StarReader{ctx: ctx, a: a, log: a.opts.Logger}
+	switch core.RowType {
+	case occurrence.RowTypeOccurrence:
+	case occurrence.RowTypeEvent:
+		s.event = true
+	default:
+		return nil, fmt.Errorf("dwca: %s: %w: the core row type is %s", a.Path, ErrNotOccurrenceData, core.RowType)
+	}
+	occExt := false
+	for i := range a.Meta.Extensions {
+		spec := &a.Meta.Extensions[i]
+		if spec.IDIndex < 0 || core.IDIndex < 0 {
+			s.log.Warn("extension cannot be linked to the core: no id/coreid column",
+				"archive", a.Path, "rowType", spec.RowType)
+			continue
+		}
+		ej := &extJoin{spec: spec, isOccur: s.event && spec.RowType == occurrence.RowTypeOccurrence && !occExt}
+		occExt = occExt || ej.isOccur
+		s.exts = append(s.exts, ej)
+	}
+	if s.event && !occExt {
+		return nil, fmt.Errorf("dwca: %s: %w: Event core without an Occurrence extension", a.Path, ErrNotOccurrenceData)
+	}
+	if err := s.prepare(); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// prepare loads the extensions that fit into memory and runs the disk join
+// for the others.
+func (s *StarReader) prepare() error {
+	budget := s.a.opts.JoinBudget
+	var disk []*extJoin
+	for _, ej := range s.exts {
+		used, fits, err := s.loadMem(ej, budget)
+		if err != nil {
+			return err
+		}
+		if fits {
+			budget -= used
+			continue
+		}
+		disk = append(disk, ej)
+	}
+	if len(disk) == 0 {
+		rr, err := s.a.Rows(s.ctx, s.a.Meta.Core)
+		s.core = rr
+		return err
+	}
+	return s.diskJoin(disk)
+}
+
+// loadMem reads an extension into memory unless it takes more than budget bytes.
+func (s *StarReader) loadMem(ej *extJoin, budget int64) (used int64, fits bool, err error) {
+	rr, err := s.a.Rows(s.ctx, *ej.spec)
+	if err != nil {
+		return 0, false, err
+	}
+	defer rr.Close()
+	mem := map[string][]extRow{}
+	for {
+		row, err := rr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			if s.brokenRow(err) {
+				continue
+			}
+			return 0, false, err
+		}
+		id := row.ID()
+		if id == "" {
+			s.orphans++
+			continue
+		}
+		r := extRow{terms: row.Terms(), source: row.Source()}
+		used += int64(len(id)+len(r.source)) + 64
+		for k, v := range r.terms {
+			used += int64(len(k)+len(v)) + 32
+		}
+		if used > budget {
+			s.log.Info("extension joined on disk", "file", ej.spec.Files, "budget", budget)
+			return 0, false, nil
+		}
+		mem[id] = append(mem[id], r)
+	}
+	ej.mem = mem
+	return used, true, nil
+}
+
+// brokenRow counts a *RowError and reports whether err was one.
+func (s *StarReader) brokenRow(err error) bool {
+	var re *RowError
+	if !errors.As(err, &re) {
+		return false
+	}
+	s.broken.Count++
+	if len(s.broken.Rows) < s.a.opts.MaxBrokenListed {
+		s.broken.Rows = append(s.broken.Rows, re)
+	}
+	s.log.Debug("broken row", "file", re.File, "line", re.Line, "err", re.Err)
+	return true
+}
+
+// Broken returns the broken rows met so far (core and extensions).
+func (s *StarReader) Broken() BrokenRows { return s.broken }
+
+// Orphans is the number of extension rows whose coreid matched no core row
+// (known once all records have been read) or that had no coreid.
+func (s *StarReader) Orphans() int {
+	n := s.orphans
+	for _, ej := range s.exts {
+		for _, rows := range ej.mem {
+			n += len(rows)
+		}
+	}
+	return n
+}
+
+// Next returns the next record, io.EOF after the last.
+func (s *StarReader) Next() (occurrence.RawRecord, error) {
+	for len(s.queue) == 0 {
+		if err := s.ctx.Err(); err != nil {
+			return occurrence.RawRecord{}, err
+		}
+		if err := s.fill(); err != nil {
+			return occurrence.RawRecord{}, err
+		}
+	}
+	r := s.queue[0]
+	s.queue[0] = occurrence.RawRecord{}
+	s.queue = s.queue[1:]
+	return r, nil
+}
+
+// fill reads the next core record into the queue (none for an event
+// without occurrences).
+func (s *StarReader) fill() error {
+	if s.core != nil {
+		for {
+			row, err := s.core.Next()
+			if err != nil {
+				if s.brokenRow(err) {
+					continue
+				}
+				return err
+			}
+			s.emit(row.ID(), row.Terms(), row.Source(), nil)
+			return nil
+		}
+	}
+	it, ok, err := s.recIter.next()
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return io.EOF
+	}
+	d := decoder{b: it.val}
+	id, source, terms := d.string(), d.string(), d.terms()
+	ext := map[*extJoin][]extRow{}
+	for n := d.uvarint(); n > 0 && d.err == nil; n-- {
+		ej := s.exts[d.uvarint()]
+		for m := d.uvarint(); m > 0 && d.err == nil; m-- {
+			src := d.string()
+			ext[ej] = append(ext[ej], extRow{terms: d.terms(), source: src})
+		}
+	}
+	if d.err != nil {
+		return d.err
+	}
+	s.emit(id, terms, source, ext)
+	return nil
+}
+
+// emit builds the record(s) of one core row from its terms, the disk-joined
+// extension rows and the in-memory ones.
+func (s *StarReader) emit(id string, core occurrence.Terms, source string, disk map[*extJoin][]extRow) {
+	byType := map[string][]occurrence.Terms{}
+	var occ []extRow
+	for _, ej := range s.exts {
+		rows := disk[ej]
+		if ej.mem != nil && id != "" {
+			rows = ej.mem[id]
+			if rows == nil {
+				rows = ej.claimed[id] // a repeated core id
+			}
+			s.claim(ej, id, rows)
+		}
+		if ej.isOccur {
+			occ = rows
+			continue
+		}
+		for _, r := range rows {
+			byType[ej.spec.RowType] = append(byType[ej.spec.RowType], r.terms)
+		}
+	}
+	if !s.event {
+		s.queue = append(s.queue, occurrence.RawRecord{Core: core, Extensions: nonEmpty(byType), Source: source})
+		return
+	}
+	for _, o := range occ {
+		merged := make(occurrence.Terms, len(core)+len(o.terms))
+		for k, v := range core {
+			merged[k] = v
+		}
+		for k, v := range o.terms {
+			merged[k] = v
+		}
+		s.queue = append(s.queue, occurrence.RawRecord{
+			Core: merged, Extensions: nonEmpty(forOccurrence(byType, o.terms)), Source: o.source})
+	}
+}
+
+// claim moves the rows of id out of the in-memory map so that Orphans can
+// count what was never claimed; repeated core ids find them in claimed.
+func (s *StarReader) claim(ej *extJoin, id string, rows []extRow) {
+	if rows == nil {
+		return
+	}
+	delete(ej.mem, id)
+	if ej.claimed == nil {
+		ej.claimed = map[string][]extRow{}
+	}
+	ej.claimed[id] = rows
+}
+
+// forOccurrence keeps the event's extension rows that belong to occurrence o:
+// rows without an occurrenceID, or with o's.
+func forOccurrence(byType map[string][]occurrence.Terms, o occurrence.Terms) map[string][]occurrence.Terms {
+	occID := o[occurrence.NSDwC+"occurrenceID"]
+	out := map[string][]occurrence.Terms{}
+	for rt, rows := range byType {
+		for _, r := range rows {
+			if id, ok := r[occurrence.NSDwC+"occurrenceID"]; ok && occID != "" && id != occID {
+				continue
+			}
+			out[rt] = append(out[rt], r)
+		}
+	}
+	return out
+}
+
+func nonEmpty(m map[string][]occurrence.Terms) map[string][]occurrence.Terms {
+	if len(m) == 0 {
+		return nil
+	}
+	return m
+}
+
+// Close removes temporary files and closes open files.
+func (s *StarReader) Close() error {
+	if s.core != nil {
+		s.core.Close()
+	}
+	if s.recIter != nil {
+		s.recIter.close()
+	}
+	for _, ej := range s.exts {
+		if ej.iter != nil {
+			ej.iter.close()
+		}
+	}
+	for _, so := range s.sorters {
+		so.close()
+	}
+	s.sorters = nil
+	return nil
+}

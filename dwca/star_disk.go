@@ -1,0 +1,215 @@
+package dwca
+
+import (
+	"encoding/binary"
+	"io"
+)
+
+// diskJoin joins the extensions in disk with the core through external sorts
+// (see the comment at the top of star.go) and leaves s.recIter reading the
+// joined records in core-file order.
+func (s *StarReader) diskJoin(disk []*extJoin) error {
+	per := s.a.opts.JoinBudget / int64(len(disk)+2)
+	for _, ej := range disk {
+		ej.sorter = s.newSorter(per)
+		if err := s.sortExtension(ej); err != nil {
+			return err
+		}
+		it, err := ej.sorter.iter()
+		if err != nil {
+			return err
+		}
+		ej.iter = it
+	}
+	coreSorter := s.newSorter(per)
+	s.records = s.newSorter(per)
+	if err := s.sortCore(coreSorter); err != nil {
+		return err
+	}
+	coreIter, err := coreSorter.iter()
+	if err != nil {
+		return err
+	}
+	defer coreIter.close()
+	if err := s.mergeJoin(coreIter, disk); err != nil {
+		return err
+	}
+	for _, ej := range disk {
+		// rows after the last core id are orphans too
+		for {
+			_, ok, err := ej.iter.next()
+			if err != nil {
+				return err
+			}
+			if !ok {
+				break
+			}
+			s.orphans++
+		}
+		ej.iter.close()
+		ej.sorter.close()
+	}
+	coreSorter.close()
+	s.recIter, err = s.records.iter()
+	return err
+}
+
+func (s *StarReader) newSorter(budget int64) *extSorter {
+	so := newExtSorter(s.a.opts.TempDir, budget)
+	s.sorters = append(s.sorters, so)
+	return so
+}
+
+// sortExtension feeds an extension's rows to its sorter keyed by coreid.
+func (s *StarReader) sortExtension(ej *extJoin) error {
+	rr, err := s.a.Rows(s.ctx, *ej.spec)
+	if err != nil {
+		return err
+	}
+	defer rr.Close()
+	var seq uint64
+	for {
+		row, err := rr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			if s.brokenRow(err) {
+				continue
+			}
+			return err
+		}
+		id := row.ID()
+		if id == "" {
+			s.orphans++
+			continue
+		}
+		val := appendString(nil, row.Source())
+		val = encodeTerms(val, row.Terms())
+		seq++
+		if err := ej.sorter.add(id, seq, val); err != nil {
+			return err
+		}
+	}
+}
+
+// sortCore feeds the core rows to the sorter keyed by id. Rows without an id
+// cannot be joined: they go straight to the record sorter.
+func (s *StarReader) sortCore(so *extSorter) error {
+	rr, err := s.a.Rows(s.ctx, s.a.Meta.Core)
+	if err != nil {
+		return err
+	}
+	defer rr.Close()
+	var pos uint64
+	for {
+		row, err := rr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			if s.brokenRow(err) {
+				continue
+			}
+			return err
+		}
+		pos++
+		id := row.ID()
+		val := appendString(nil, row.Source())
+		val = encodeTerms(val, row.Terms())
+		if id == "" {
+			rec := appendString(nil, "")
+			rec = append(rec, val...)
+			if err := s.records.add("", pos, binary.AppendUvarint(rec, 0)); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := so.add(id, pos, val); err != nil {
+			return err
+		}
+	}
+}
+
+// mergeJoin walks the core sorted by id together with the sorted extensions
+// and adds each joined record to s.records keyed by its core row number.
+func (s *StarReader) mergeJoin(core *sortIter, disk []*extJoin) error {
+	lastID := ""
+	var group [][]byte // encoded rows of lastID per disk extension
+	for {
+		c, ok, err := core.next()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return nil
+		}
+		if c.key != lastID || group == nil {
+			if group, err = s.collect(c.key, disk); err != nil {
+				return err
+			}
+			lastID = c.key
+		}
+		rec := appendString(nil, c.key)
+		rec = append(rec, c.val...)
+		n := 0
+		for _, g := range group {
+			if g != nil {
+				n++
+			}
+		}
+		rec = binary.AppendUvarint(rec, uint64(n))
+		for i, g := range group {
+			if g != nil {
+				rec = binary.AppendUvarint(rec, uint64(s.extIndex(disk[i])))
+				rec = append(rec, g...)
+			}
+		}
+		if err := s.records.add("", c.seq, rec); err != nil {
+			return err
+		}
+	}
+}
+
+// collect takes the rows of id from every sorted extension, counting rows of
+// smaller ids (no core row has them) as orphans. Each group is encoded as a
+// row count followed by the rows; nil when the extension has none.
+func (s *StarReader) collect(id string, disk []*extJoin) ([][]byte, error) {
+	group := make([][]byte, len(disk))
+	for i, ej := range disk {
+		var rows [][]byte
+		for {
+			x, ok, err := ej.iter.peek()
+			if err != nil {
+				return nil, err
+			}
+			if !ok || x.key > id {
+				break
+			}
+			ej.iter.next()
+			if x.key < id {
+				s.orphans++
+				continue
+			}
+			rows = append(rows, x.val)
+		}
+		if len(rows) == 0 {
+			continue
+		}
+		g := binary.AppendUvarint(nil, uint64(len(rows)))
+		for _, r := range rows {
+			g = append(g, r...)
+		}
+		group[i] = g
+	}
+	return group, nil
+}
+
+func (s *StarReader) extIndex(ej *extJoin) int {
+	for i, e := range s.exts {
+		if e == ej {
+			return i
+		}
+	}
+	return -1
+}

@@ -1,0 +1,290 @@
+package dwca
+
+import (
+	"bufio"
+	"container/heap"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+
+	"github.com/biodiversity-downloads/downloader/occurrence"
+)
+
+// sortItem is one entry of an external sort, ordered by (key, seq).
+type sortItem struct {
+	key string
+	seq uint64
+	val []byte
+}
+
+func itemLess(a, b *sortItem) bool {
+	if a.key != b.key {
+		return a.key < b.key
+	}
+	return a.seq < b.seq
+}
+
+// extSorter sorts items with bounded memory: items are collected up to the
+// byte budget, sorted and written to a temporary run file; reading merges the
+// runs (k-way, with a heap). Nothing is written when everything fits.
+type extSorter struct {
+	dir    string
+	budget int64
+	buf    []sortItem
+	size   int64
+	runs   []string
+}
+
+func newExtSorter(dir string, budget int64) *extSorter {
+	return &extSorter{dir: dir, budget: max(budget, 1<<20)}
+}
+
+func (s *extSorter) add(key string, seq uint64, val []byte) error {
+	s.buf = append(s.buf, sortItem{key, seq, val})
+	s.size += int64(len(key)+len(val)) + 48
+	if s.size >= s.budget {
+		return s.spill()
+	}
+	return nil
+}
+
+func (s *extSorter) sortBuf() {
+	sort.Slice(s.buf, func(i, j int) bool { return itemLess(&s.buf[i], &s.buf[j]) })
+}
+
+func (s *extSorter) spill() error {
+	s.sortBuf()
+	f, err := os.CreateTemp(s.dir, "dwca-join-*.run")
+	if err != nil {
+		return fmt.Errorf("dwca: join spill: %w", err)
+	}
+	s.runs = append(s.runs, f.Name())
+	w := bufio.NewWriterSize(f, 256<<10)
+	var tmp [binary.MaxVarintLen64]byte
+	for i := range s.buf {
+		it := &s.buf[i]
+		w.Write(binary.AppendUvarint(tmp[:0], uint64(len(it.key))))
+		w.WriteString(it.key)
+		w.Write(binary.AppendUvarint(tmp[:0], it.seq))
+		w.Write(binary.AppendUvarint(tmp[:0], uint64(len(it.val))))
+		w.Write(it.val)
+	}
+	err = w.Flush()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("dwca: join spill: %w", err)
+	}
+	s.buf, s.size = s.buf[:0], 0
+	return nil
+}
+
+// spilled reports whether the sorter wrote run files.
+func (s *extSorter) spilled() bool { return len(s.runs) > 0 }
+
+// iter returns the items in order. The sorter must not be added to afterwards.
+func (s *extSorter) iter() (*sortIter, error) {
+	if len(s.runs) == 0 {
+		s.sortBuf()
+		return &sortIter{mem: s.buf}, nil
+	}
+	if len(s.buf) > 0 {
+		if err := s.spill(); err != nil {
+			return nil, err
+		}
+	}
+	it := &sortIter{}
+	for _, name := range s.runs {
+		f, err := os.Open(name)
+		if err != nil {
+			it.close()
+			return nil, fmt.Errorf("dwca: join merge: %w", err)
+		}
+		r := &runReader{f: f, br: bufio.NewReaderSize(f, 64<<10)}
+		it.files = append(it.files, f)
+		if err := r.advance(); err != nil {
+			if err == io.EOF {
+				continue
+			}
+			it.close()
+			return nil, err
+		}
+		it.h = append(it.h, r)
+	}
+	heap.Init(&it.h)
+	return it, nil
+}
+
+// close removes the run files.
+func (s *extSorter) close() {
+	for _, n := range s.runs {
+		os.Remove(n)
+	}
+	s.runs, s.buf = nil, nil
+}
+
+type runReader struct {
+	f   *os.File
+	br  *bufio.Reader
+	cur sortItem
+}
+
+func (r *runReader) advance() error {
+	klen, err := binary.ReadUvarint(r.br)
+	if err != nil {
+		return err // io.EOF at a clean end
+	}
+	key := make([]byte, klen)
+	if _, err := io.ReadFull(r.br, key); err != nil {
+		return corrupt(err)
+	}
+	seq, err := binary.ReadUvarint(r.br)
+	if err != nil {
+		return corrupt(err)
+	}
+	vlen, err := binary.ReadUvarint(r.br)
+	if err != nil {
+		return corrupt(err)
+	}
+	val := make([]byte, vlen)
+	if _, err := io.ReadFull(r.br, val); err != nil {
+		return corrupt(err)
+	}
+	r.cur = sortItem{string(key), seq, val}
+	return nil
+}
+
+func corrupt(err error) error {
+	if errors.Is(err, io.EOF) {
+		err = io.ErrUnexpectedEOF
+	}
+	return fmt.Errorf("dwca: join run file: %w", err)
+}
+
+type runHeap []*runReader
+
+func (h runHeap) Len() int           { return len(h) }
+func (h runHeap) Less(i, j int) bool { return itemLess(&h[i].cur, &h[j].cur) }
+func (h runHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *runHeap) Push(x any)        { *h = append(*h, x.(*runReader)) }
+func (h *runHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// sortIter yields sorted items from memory or merged runs.
+type sortIter struct {
+	mem    []sortItem
+	h      runHeap
+	files  []*os.File
+	peeked *sortItem
+}
+
+// next returns the next item; ok is false at the end.
+func (it *sortIter) next() (sortItem, bool, error) {
+	if it.peeked != nil {
+		p := *it.peeked
+		it.peeked = nil
+		return p, true, nil
+	}
+	if it.files == nil {
+		if len(it.mem) == 0 {
+			return sortItem{}, false, nil
+		}
+		x := it.mem[0]
+		it.mem[0] = sortItem{}
+		it.mem = it.mem[1:]
+		return x, true, nil
+	}
+	if len(it.h) == 0 {
+		return sortItem{}, false, nil
+	}
+	r := it.h[0]
+	x := r.cur
+	if err := r.advance(); err != nil {
+		if err != io.EOF {
+			return sortItem{}, false, err
+		}
+		heap.Pop(&it.h)
+	} else {
+		heap.Fix(&it.h, 0)
+	}
+	return x, true, nil
+}
+
+// peek returns the next item without consuming it.
+func (it *sortIter) peek() (sortItem, bool, error) {
+	x, ok, err := it.next()
+	if ok {
+		it.peeked = &x
+	}
+	return x, ok, err
+}
+
+func (it *sortIter) close() {
+	for _, f := range it.files {
+		f.Close()
+	}
+	it.files, it.h, it.mem = nil, nil, nil
+}
+
+// encodeTerms appends t to b: count, then length-prefixed keys and values.
+func encodeTerms(b []byte, t occurrence.Terms) []byte {
+	b = binary.AppendUvarint(b, uint64(len(t)))
+	for k, v := range t {
+		b = appendString(b, k)
+		b = appendString(b, v)
+	}
+	return b
+}
+
+func appendString(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+// decoder reads what encodeTerms and appendString wrote.
+type decoder struct {
+	b   []byte
+	err error
+}
+
+func (d *decoder) uvarint() uint64 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.err = errors.New("dwca: join: corrupt record")
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *decoder) string() string {
+	n := d.uvarint()
+	if d.err != nil || n > uint64(len(d.b)) {
+		d.err = errors.New("dwca: join: corrupt record")
+		return ""
+	}
+	s := string(d.b[:n])
+	d.b = d.b[n:]
+	return s
+}
+
+func (d *decoder) terms() occurrence.Terms {
+	n := d.uvarint()
+	t := make(occurrence.Terms, min(n, 256))
+	for i := uint64(0); i < n && d.err == nil; i++ {
+		k := d.string()
+		t[k] = d.string()
+	}
+	return t
+}
