@@ -54,6 +54,7 @@ type scanner struct {
 	arena   []byte
 	ends    []int
 	inQuote bool
+	stray   bool      // a quote inside a quoted value was not followed by a separator
 	lines   []rawLine // raw lines of a row spanning several lines
 }
 
@@ -170,7 +171,7 @@ func (s *scanner) next() (line int, err error) {
 // row parses a row starting with physical line l, reading further lines while
 // a quoted value spans line breaks.
 func (s *scanner) row(first rawLine) error {
-	s.arena, s.ends, s.inQuote, s.lines = s.arena[:0], s.ends[:0], false, s.lines[:0]
+	s.arena, s.ends, s.inQuote, s.stray, s.lines = s.arena[:0], s.ends[:0], false, false, s.lines[:0]
 	s.parseLine(first.b)
 	if !s.inQuote {
 		return s.checkUTF8()
@@ -183,10 +184,7 @@ func (s *scanner) row(first rawLine) error {
 			if err == nil {
 				s.lines = append(s.lines, rawLine{b: bytes.Clone(l.b), line: l.line})
 			}
-			// Give the lines after the first back: the opening quote was
-			// probably a stray one, the rows after it may well be fine.
-			s.pending = append(append([]rawLine(nil), s.lines[1:]...), s.pending...)
-			return ErrUnclosedQuote
+			return s.unclosed()
 		}
 		if err != nil {
 			return err
@@ -195,8 +193,21 @@ func (s *scanner) row(first rawLine) error {
 		size += len(l.b) + 1
 		s.arena = append(s.arena, '\n')
 		s.parseLine(l.b)
+		if s.stray {
+			// The value "closed" with a quote not followed by a separator: the
+			// quote that opened it on the first line was not meant as one.
+			return s.unclosed()
+		}
 	}
 	return s.checkUTF8()
+}
+
+// unclosed gives the lines after the first back, so that the rows after a
+// stray opening quote are read again, and reports the first line as broken.
+func (s *scanner) unclosed() error {
+	s.pending = append(append([]rawLine(nil), s.lines[1:]...), s.pending...)
+	s.inQuote = false
+	return ErrUnclosedQuote
 }
 
 func (s *scanner) checkUTF8() error {
@@ -265,6 +276,7 @@ func (s *scanner) quoted(b []byte, i int) int {
 		}
 		// A stray quote inside a quoted value ("a"b,): keep it and read the
 		// rest of the value unquoted up to the next separator.
+		s.stray = true
 		s.arena = append(s.arena, s.quote...)
 		j := bytes.Index(b[i:], s.sep)
 		if j < 0 {

@@ -39,7 +39,7 @@ type extSorter struct {
 }
 
 func newExtSorter(dir string, budget int64) *extSorter {
-	return &extSorter{dir: dir, budget: max(budget, 1<<20)}
+	return &extSorter{dir: dir, budget: max(budget, 16<<10)}
 }
 
 func (s *extSorter) add(key string, seq uint64, val []byte) error {
