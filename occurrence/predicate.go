@@ -1,5 +1,235 @@
 package occurrence
 
-// Predicate is a parsed, validated GBIF predicate. (Placeholder: the predicate
-// work replaces this file.)
-type Predicate struct{}
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync/atomic"
+)
+
+// Predicate types, spelled as in GBIF's predicate JSON.
+const (
+	TypeAnd                 = "and"
+	TypeOr                  = "or"
+	TypeNot                 = "not"
+	TypeEquals              = "equals"
+	TypeIn                  = "in"
+	TypeLessThan            = "lessThan"
+	TypeLessThanOrEquals    = "lessThanOrEquals"
+	TypeGreaterThan         = "greaterThan"
+	TypeGreaterThanOrEquals = "greaterThanOrEquals"
+	TypeLike                = "like"
+	TypeIsNull              = "isNull"
+	TypeIsNotNull           = "isNotNull"
+	TypeWithin              = "within"
+	TypeGeoDistance         = "geoDistance"
+	TypeRange               = "range"
+)
+
+var predicateTypes = []string{
+	TypeAnd, TypeOr, TypeNot, TypeEquals, TypeIn, TypeLessThan, TypeLessThanOrEquals,
+	TypeGreaterThan, TypeGreaterThanOrEquals, TypeLike, TypeIsNull, TypeIsNotNull,
+	TypeWithin, TypeGeoDistance, TypeRange,
+}
+
+// Predicate is one node of a GBIF occurrence predicate: a parsed, validated
+// tree built by ParsePredicateJSON or ParseQuery. A nil *Predicate matches every
+// record.
+//
+// Semantics (GBIF's, with the choices GBIF leaves open written down):
+//   - Keys are GBIF search-parameter names (see SearchKeys); TAXON_KEY matches a
+//     record whose taxonKey, acceptedTaxonKey or any of kingdomKey..speciesKey is
+//     the value.
+//   - Text equals/in/like are case-insensitive unless MatchCase is true
+//     (GBIF's default matchCase=false). Codes (COUNTRY, DATASET_KEY, LICENSE,
+//     vocabulary keys) are normalized when parsed and compared exactly. like
+//     takes "*" (any run) and "?" (one character).
+//   - Numeric and date keys take a single value or a range "a,b" ("*" for an
+//     open end) in equals/in. A record's eventDate is an interval
+//     [eventDateStart, eventDateEnd]; it matches a date or range only when the
+//     whole interval lies within it (GBIF's rule since 2023), so "2000-05"
+//     matches 2000-05-11 and 2000-05-01/2000-05-31 but not 2000-04-30/2000-05-02.
+//     lessThan/lessThanOrEquals compare the interval's end, greaterThan and
+//     greaterThanOrEquals its start. A null eventDateEnd means the start.
+//   - not is the boolean complement: not(COUNTRY=DK) includes records without a
+//     country. A null never equals or compares to anything.
+//   - within/geoDistance never match a record without both coordinates.
+type Predicate struct {
+	Type       string
+	Key        string   // canonical search parameter (COUNTRY); simple predicates
+	Value      string   // equals, comparisons, like
+	Values     []string // in
+	MatchCase  *bool    // text comparisons; nil means false
+	Predicates []*Predicate
+	Predicate  *Predicate // not
+	Parameter  string     // isNull, isNotNull
+	Geometry   string     // within: WKT POLYGON or MULTIPOLYGON
+	Latitude   float64    // geoDistance
+	Longitude  float64    // geoDistance
+	Distance   string     // geoDistance: "10km", "500m", "1.5mi"
+	Range      *RangeValue
+
+	c atomic.Pointer[compiled]
+}
+
+// RangeValue bounds a range predicate: one of Gte/Gt and one of Lte/Lt.
+type RangeValue struct {
+	Gte, Gt, Lte, Lt string
+}
+
+// Limits bound a predicate's size. Zero fields take GBIF's defaults.
+type Limits struct {
+	MaxValues        int // expanded values (in-values, equals, ranges...)
+	MaxPolygonPoints int // points of all within geometries
+}
+
+// DefaultLimits returns GBIF's limits: 101,000 values and 5,000 polygon points.
+func DefaultLimits() Limits { return Limits{MaxValues: 101000, MaxPolygonPoints: 5000} }
+
+func (l Limits) withDefaults() Limits {
+	d := DefaultLimits()
+	if l.MaxValues <= 0 {
+		l.MaxValues = d.MaxValues
+	}
+	if l.MaxPolygonPoints <= 0 {
+		l.MaxPolygonPoints = d.MaxPolygonPoints
+	}
+	return l
+}
+
+// Error kinds of predicate parsing.
+var (
+	// ErrInvalidPredicate marks a predicate that is malformed or names an unknown
+	// key or a value the key cannot take.
+	ErrInvalidPredicate = errors.New("invalid predicate")
+	// ErrPredicateTooComplex marks a predicate over the configured Limits.
+	ErrPredicateTooComplex = errors.New("predicate too complex")
+)
+
+// PredicateError says where a predicate is wrong and why. errors.Is(err,
+// ErrInvalidPredicate) or ErrPredicateTooComplex tells the kind.
+type PredicateError struct {
+	Path   string // JSON path (predicates[2].value) or query parameter
+	Key    string
+	Value  string
+	Reason string
+	Err    error // ErrInvalidPredicate or ErrPredicateTooComplex
+}
+
+func (e *PredicateError) Error() string {
+	var b strings.Builder
+	if e.Err != nil {
+		b.WriteString(e.Err.Error())
+	} else {
+		b.WriteString(ErrInvalidPredicate.Error())
+	}
+	if e.Path != "" {
+		fmt.Fprintf(&b, " at %s", e.Path)
+	}
+	if e.Key != "" {
+		fmt.Fprintf(&b, ": key %s", e.Key)
+	}
+	if e.Value != "" {
+		v := e.Value
+		if len(v) > 120 {
+			v = v[:117] + "..."
+		}
+		fmt.Fprintf(&b, " value %q", v)
+	}
+	fmt.Fprintf(&b, ": %s", e.Reason)
+	return b.String()
+}
+
+func (e *PredicateError) Unwrap() error {
+	if e.Err == nil {
+		return ErrInvalidPredicate
+	}
+	return e.Err
+}
+
+// Columns returns the columns the predicate reads, sorted and unique.
+func (p *Predicate) Columns() []string {
+	if p == nil {
+		return nil
+	}
+	set := map[string]struct{}{}
+	p.walk(func(n *Predicate) {
+		if c := n.comp(); c != nil && c.spec != nil {
+			for _, col := range c.spec.cols {
+				set[col] = struct{}{}
+			}
+		}
+		if n.Type == TypeWithin || n.Type == TypeGeoDistance {
+			set[ColDecimalLatitude] = struct{}{}
+			set[ColDecimalLongitude] = struct{}{}
+		}
+	})
+	out := make([]string, 0, len(set))
+	for c := range set {
+		out = append(out, c)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Complexity returns the number of expanded values and of polygon points.
+func (p *Predicate) Complexity() (values, points int) {
+	if p == nil {
+		return 0, 0
+	}
+	p.walk(func(n *Predicate) {
+		switch n.Type {
+		case TypeAnd, TypeOr, TypeNot:
+		case TypeIn:
+			values += len(n.Values)
+		case TypeWithin:
+			values++
+			if c := n.comp(); c != nil && c.geom != nil {
+				points += c.geom.points
+			}
+		default:
+			values++
+		}
+	})
+	return values, points
+}
+
+func (p *Predicate) walk(f func(*Predicate)) {
+	f(p)
+	for _, c := range p.Predicates {
+		c.walk(f)
+	}
+	if p.Predicate != nil {
+		p.Predicate.walk(f)
+	}
+}
+
+// Validate checks a Predicate built in code (not by a parser) and prepares it
+// for evaluation. Parsed predicates are already valid.
+func (p *Predicate) Validate(lim Limits) error {
+	if p == nil {
+		return nil
+	}
+	return validateTree(p, lim.withDefaults())
+}
+
+// comp returns the compiled form of a leaf, compiling a hand-built predicate
+// on first use (panicking if it is invalid: call Validate first).
+func (p *Predicate) comp() *compiled {
+	if c := p.c.Load(); c != nil {
+		return c
+	}
+	switch p.Type {
+	case TypeAnd, TypeOr, TypeNot:
+		return nil
+	}
+	c, err := compileLeaf(p, "", DefaultLimits())
+	if err != nil {
+		panic("occurrence: predicate used without Validate: " + err.Error())
+	}
+	p.c.Store(c)
+	return c
+}
+
+func (p *Predicate) matchCase() bool { return p.MatchCase != nil && *p.MatchCase }

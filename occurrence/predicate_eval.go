@@ -1,0 +1,327 @@
+package occurrence
+
+import (
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
+)
+
+// Eval sets sel[i] to whether row i of batch matches; sel must have at least
+// batch.NumRows() elements. The batch must hold the predicate's Columns(),
+// found by name. Evaluation runs column at a time: each simple predicate loops
+// over one typed array, and "and" only evaluates rows still selected.
+func (p *Predicate) Eval(batch arrow.RecordBatch, sel []bool) {
+	n := int(batch.NumRows())
+	sel = sel[:n]
+	if p == nil {
+		for i := range sel {
+			sel[i] = true
+		}
+		return
+	}
+	ev := &evaluator{batch: batch, n: n}
+	p.eval(ev, sel, nil)
+}
+
+type evaluator struct {
+	batch arrow.RecordBatch
+	n     int
+	buf   []byte
+}
+
+func (ev *evaluator) column(name string) arrow.Array {
+	idx := ev.batch.Schema().FieldIndices(name)
+	if len(idx) == 0 {
+		panic(fmt.Sprintf("occurrence: predicate column %q missing from the batch", name))
+	}
+	return ev.batch.Column(idx[0])
+}
+
+// eval writes out[i] = mask[i] && matches(i); a nil mask selects every row.
+// out and mask may be the same slice.
+func (p *Predicate) eval(ev *evaluator, out, mask []bool) {
+	switch p.Type {
+	case TypeAnd:
+		p.Predicates[0].eval(ev, out, mask)
+		for _, c := range p.Predicates[1:] {
+			c.eval(ev, out, out)
+		}
+	case TypeOr:
+		if mask != nil {
+			mask = append([]bool(nil), mask...) // out may alias mask
+		}
+		p.Predicates[0].eval(ev, out, mask)
+		rest := make([]bool, ev.n)
+		tmp := make([]bool, ev.n)
+		for _, c := range p.Predicates[1:] {
+			for i := range rest {
+				rest[i] = !out[i] && (mask == nil || mask[i])
+			}
+			c.eval(ev, tmp, rest)
+			for i, t := range tmp {
+				out[i] = out[i] || t
+			}
+		}
+	case TypeNot:
+		tmp := make([]bool, ev.n)
+		p.Predicate.eval(ev, tmp, mask)
+		for i, t := range tmp {
+			out[i] = !t && (mask == nil || mask[i])
+		}
+	default:
+		p.comp().eval(ev, out, mask)
+	}
+}
+
+func (c *compiled) eval(ev *evaluator, out, mask []bool) {
+	switch c.op {
+	case TypeWithin, TypeGeoDistance:
+		c.evalGeo(ev, out, mask)
+		return
+	case TypeIsNull, TypeIsNotNull:
+		arr := ev.column(c.spec.cols[0])
+		want := c.op == TypeIsNotNull
+		for i := range out {
+			out[i] = (mask == nil || mask[i]) && arr.IsValid(i) == want
+		}
+		return
+	}
+	if c.spec.kind == vDate {
+		evalDate(ev.column(ColEventDateStart), ev.column(ColEventDateEnd), c.ivs, out, mask)
+		return
+	}
+	if len(c.spec.cols) > 1 && mask != nil {
+		mask = append([]bool(nil), mask...) // out may alias mask
+	}
+	for k, col := range c.spec.cols {
+		or := k > 0 // further columns only add matches
+		c.evalColumn(ev, ev.column(col), out, mask, or)
+	}
+}
+
+// evalColumn evaluates one column. With or set it only sets out[i] for rows
+// that mask selects and out does not yet hold.
+func (c *compiled) evalColumn(ev *evaluator, arr arrow.Array, out, mask []bool, or bool) {
+	switch a := arr.(type) {
+	case *array.Int32:
+		evalInt(a.Int32Values(), a, c, out, mask, or)
+	case *array.Int64:
+		evalInt(a.Int64Values(), a, c, out, mask, or)
+	case *array.Timestamp:
+		evalInt(a.TimestampValues(), a, c, out, mask, or)
+	case *array.Float64:
+		evalFloat(a.Float64Values(), a, c, out, mask, or)
+	case *array.Boolean:
+		evalBool(a, c, out, mask, or)
+	case *array.String:
+		evalString(a, c, ev, out, mask, or)
+	case *array.Dictionary:
+		evalDict(a, c, ev, out, mask, or)
+	default:
+		if s, ok := arr.(stringValuer); ok {
+			evalStringValuer(s, c, ev, out, mask, or)
+			return
+		}
+		panic(fmt.Sprintf("occurrence: predicate on %s cannot read a %s column", c.spec.name, arr.DataType()))
+	}
+}
+
+type stringValuer interface {
+	arrow.Array
+	Value(i int) string
+}
+
+// active reports whether row i must be evaluated: selected by mask and, when
+// adding matches of a further column (or), not matched yet.
+func active(out, mask []bool, or bool, i int) bool {
+	if or {
+		return !out[i] && (mask == nil || mask[i])
+	}
+	return mask == nil || mask[i]
+}
+
+func valid(bitmap []byte, off, i int) bool {
+	return bitmap == nil || bitutil.BitIsSet(bitmap, off+i)
+}
+
+func evalInt[T ~int32 | ~int64](vals []T, arr arrow.Array, c *compiled, out, mask []bool, or bool) {
+	bm, off := arr.NullBitmapBytes(), arr.Data().Offset()
+	if arr.NullN() == 0 {
+		bm = nil
+	}
+	ivs, set := c.ivs, c.iset
+	for i, v := range vals {
+		if !active(out, mask, or, i) {
+			if !or {
+				out[i] = false
+			}
+			continue
+		}
+		m := false
+		if valid(bm, off, i) {
+			x := int64(v)
+			if set != nil {
+				_, m = set[x]
+			} else {
+				for _, iv := range ivs {
+					if x >= iv.lo.i && x <= iv.hi.i {
+						m = true
+						break
+					}
+				}
+			}
+		}
+		out[i] = m
+	}
+}
+
+func evalFloat(vals []float64, arr arrow.Array, c *compiled, out, mask []bool, or bool) {
+	bm, off := arr.NullBitmapBytes(), arr.Data().Offset()
+	if arr.NullN() == 0 {
+		bm = nil
+	}
+	ivs := c.ivs
+	for i, x := range vals {
+		if !active(out, mask, or, i) {
+			if !or {
+				out[i] = false
+			}
+			continue
+		}
+		m := false
+		if valid(bm, off, i) {
+			for _, iv := range ivs {
+				if x >= iv.lo.f && x <= iv.hi.f {
+					m = true
+					break
+				}
+			}
+		}
+		out[i] = m
+	}
+}
+
+// evalDate matches eventDate intervals: start >= lo and end <= hi, a null
+// end meaning the start.
+func evalDate(startArr, endArr arrow.Array, ivs []interval, out, mask []bool) {
+	sa, ok1 := startArr.(*array.Timestamp)
+	ea, ok2 := endArr.(*array.Timestamp)
+	if !ok1 || !ok2 {
+		panic(fmt.Sprintf("occurrence: eventDate columns must be timestamps, got %s and %s", startArr.DataType(), endArr.DataType()))
+	}
+	sv, evs := sa.TimestampValues(), ea.TimestampValues()
+	for i := range out {
+		if (mask != nil && !mask[i]) || sa.IsNull(i) {
+			out[i] = false
+			continue
+		}
+		s, e := int64(sv[i]), int64(sv[i])
+		if ea.IsValid(i) {
+			e = int64(evs[i])
+		}
+		m := false
+		for _, iv := range ivs {
+			if s >= iv.lo.i && e <= iv.hi.i {
+				m = true
+				break
+			}
+		}
+		out[i] = m
+	}
+}
+
+func evalBool(a *array.Boolean, c *compiled, out, mask []bool, or bool) {
+	wantT, wantF := false, false
+	for _, b := range c.bools {
+		wantT, wantF = wantT || b, wantF || !b
+	}
+	for i := range out {
+		if !active(out, mask, or, i) {
+			if !or {
+				out[i] = false
+			}
+			continue
+		}
+		if a.IsNull(i) {
+			out[i] = false
+			continue
+		}
+		v := a.Value(i)
+		out[i] = (v && wantT) || (!v && wantF)
+	}
+}
+
+func evalString(a *array.String, c *compiled, ev *evaluator, out, mask []bool, or bool) {
+	m := c.sm
+	hasNulls := a.NullN() > 0
+	for i := range out {
+		if !active(out, mask, or, i) {
+			if !or {
+				out[i] = false
+			}
+			continue
+		}
+		if hasNulls && a.IsNull(i) {
+			out[i] = false
+			continue
+		}
+		out[i] = m.match(a.Value(i), &ev.buf)
+	}
+}
+
+func evalStringValuer(a stringValuer, c *compiled, ev *evaluator, out, mask []bool, or bool) {
+	for i := range out {
+		if !active(out, mask, or, i) {
+			if !or {
+				out[i] = false
+			}
+			continue
+		}
+		out[i] = a.IsValid(i) && c.sm.match(a.Value(i), &ev.buf)
+	}
+}
+
+// evalDict matches each dictionary entry once, then maps the row indices.
+func evalDict(a *array.Dictionary, c *compiled, ev *evaluator, out, mask []bool, or bool) {
+	dict := a.Dictionary()
+	dm := make([]bool, dict.Len())
+	c.evalColumn(ev, dict, dm, nil, false)
+	for i := range out {
+		if !active(out, mask, or, i) {
+			if !or {
+				out[i] = false
+			}
+			continue
+		}
+		out[i] = a.IsValid(i) && dm[a.GetValueIndex(i)]
+	}
+}
+
+func (c *compiled) evalGeo(ev *evaluator, out, mask []bool) {
+	latA, ok1 := ev.column(ColDecimalLatitude).(*array.Float64)
+	lonA, ok2 := ev.column(ColDecimalLongitude).(*array.Float64)
+	if !ok1 || !ok2 {
+		panic("occurrence: decimalLatitude/decimalLongitude must be float64 columns")
+	}
+	lats, lons := latA.Float64Values(), lonA.Float64Values()
+	nulls := latA.NullN() > 0 || lonA.NullN() > 0
+	var parity []bool
+	if c.geom != nil {
+		parity = make([]bool, c.geom.maxRings())
+	}
+	for i := range out {
+		if (mask != nil && !mask[i]) || (nulls && (latA.IsNull(i) || lonA.IsNull(i))) {
+			out[i] = false
+			continue
+		}
+		lat, lon := lats[i], lons[i]
+		if c.geom != nil {
+			out[i] = c.geom.containsFast(lat, lon, parity)
+		} else {
+			d := lat - c.circle.lat
+			out[i] = d <= c.circle.latDeg && d >= -c.circle.latDeg && c.circle.contains(lat, lon)
+		}
+	}
+}

@@ -1,0 +1,197 @@
+package occurrence
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// semanticRows are hand-made records whose expected matches are written out
+// in TestPredicateSemantics.
+func semanticRows() []row {
+	return []row{
+		0: {ColCountryCode: "DK", ColYear: int64(2000), ColTaxonKey: int64(5), ColKingdomKey: int64(1),
+			ColDecimalLatitude: 55.7, ColDecimalLongitude: 12.6, ColRecordedBy: "Smith, J. | Doe, A.",
+			ColIssue: "ZERO_COORDINATE;RECORDED_DATE_INVALID", ColScientificName: "Puma concolor",
+			ColEventDateStart: day("2000-05-11"), ColEventDateEnd: day("2000-05-11").Add(24*time.Hour - time.Millisecond),
+			ColLicense: LicenseCCBY, ColBasisOfRecord: BasisPreservedSpecimen, ColHasCoordinate: true},
+		1: {ColCountryCode: "SE", ColYear: int64(1810), ColTaxonKey: int64(7), ColAcceptedTaxonKey: int64(5),
+			ColDecimalLatitude: -17.8, ColDecimalLongitude: 178.1, ColRecordedBy: "doe, a.",
+			ColTypeStatus: "PARATYPE; HOLOTYPE", ColScientificName: "PUMA CONCOLOR",
+			ColEventDateStart: day("2000-04-30"), ColEventDateEnd: day("2000-05-02"),
+			ColLicense: LicenseCC0, ColHasCoordinate: true},
+		2: {ColYear: int64(2010), ColGenusKey: int64(5), ColScientificName: "Pumas",
+			ColEventDateStart: day("2000-05-01"), ColLicense: LicenseUnspecified, ColHasCoordinate: false},
+		3: {ColCountryCode: "FJ", ColDecimalLatitude: -17.8, ColDecimalLongitude: -179.5,
+			ColEventDateStart: day("1999-01-01"), ColEventDateEnd: day("2001-12-31"), ColMediaType: "Sound;StillImage"},
+	}
+}
+
+func TestPredicateSemantics(t *testing.T) {
+	rows := semanticRows()
+	batch := buildBatch(t, allColumns(), rows)
+	defer batch.Release()
+	cases := []struct {
+		name, js string
+		want     []int
+	}{
+		{"equals country upper-cases", `{"type":"equals","key":"country","value":"dk"}`, []int{0}},
+		{"in", `{"type":"in","key":"COUNTRY","values":["DK","FJ"]}`, []int{0, 3}},
+		{"not includes nulls", `{"type":"not","predicate":{"type":"equals","key":"COUNTRY","value":"DK"}}`, []int{1, 2, 3}},
+		{"taxon key any rank", `{"type":"equals","key":"TAXON_KEY","value":"5"}`, []int{0, 1, 2}},
+		{"kingdom key only", `{"type":"equals","key":"KINGDOM_KEY","value":"1"}`, []int{0}},
+		{"year range", `{"type":"equals","key":"YEAR","value":"1900,2005"}`, []int{0}},
+		{"year open start", `{"type":"equals","key":"YEAR","value":"*,1810"}`, []int{1}},
+		{"year range predicate", `{"type":"range","key":"YEAR","value":{"gt":"1810","lte":"2010"}}`, []int{0, 2}},
+		{"year lessThan", `{"type":"lessThan","key":"YEAR","value":"2000"}`, []int{1}},
+		{"year gte", `{"type":"greaterThanOrEquals","key":"YEAR","value":"2000"}`, []int{0, 2}},
+		{"isNull year", `{"type":"isNull","parameter":"YEAR"}`, []int{3}},
+		{"isNotNull country", `{"type":"isNotNull","parameter":"COUNTRY"}`, []int{0, 1, 3}},
+		{"event date month within", `{"type":"equals","key":"EVENT_DATE","value":"2000-05"}`, []int{0, 2}},
+		{"event date year", `{"type":"equals","key":"EVENT_DATE","value":"2000"}`, []int{0, 1, 2}},
+		{"event date range", `{"type":"equals","key":"EVENT_DATE","value":"1999,2001"}`, []int{0, 1, 2, 3}},
+		{"event date lessThan end", `{"type":"lessThan","key":"EVENT_DATE","value":"2000-05-02"}`, []int{2}},
+		{"event date gt start", `{"type":"greaterThan","key":"EVENT_DATE","value":"2000-04"}`, []int{0, 2}},
+		{"recordedBy part", `{"type":"equals","key":"RECORDED_BY","value":"DOE, A."}`, []int{0, 1}},
+		{"recordedBy whole", `{"type":"equals","key":"RECORDED_BY","value":"smith, j. | doe, a."}`, []int{0}},
+		{"recordedBy matchCase", `{"type":"equals","key":"RECORDED_BY","value":"doe, a.","matchCase":true}`, []int{1}},
+		{"issue element", `{"type":"equals","key":"ISSUE","value":"recorded_date_invalid"}`, []int{0}},
+		{"type status element", `{"type":"equals","key":"TYPE_STATUS","value":"Holotype"}`, []int{1}},
+		{"media type", `{"type":"equals","key":"MEDIA_TYPE","value":"STILL_IMAGE"}`, []int{3}},
+		{"name case-insensitive", `{"type":"equals","key":"SCIENTIFIC_NAME","value":"puma concolor"}`, []int{0, 1}},
+		{"name like", `{"type":"like","key":"SCIENTIFIC_NAME","value":"puma*"}`, []int{0, 1, 2}},
+		{"name like ?", `{"type":"like","key":"SCIENTIFIC_NAME","value":"Pum?s","matchCase":true}`, []int{2}},
+		{"licence enum", `{"type":"equals","key":"LICENSE","value":"CC_BY_4_0"}`, []int{0}},
+		{"licence unspecified", `{"type":"equals","key":"LICENSE","value":"UNSPECIFIED"}`, []int{2}},
+		{"basis", `{"type":"equals","key":"BASIS_OF_RECORD","value":"preserved_specimen"}`, []int{0}},
+		{"hasCoordinate false", `{"type":"equals","key":"HAS_COORDINATE","value":"false"}`, []int{2}},
+		{"polygon", `{"type":"within","geometry":"POLYGON((10 50, 20 50, 20 60, 10 60, 10 50))"}`, []int{0}},
+		{"polygon hole", `{"type":"within","geometry":"POLYGON((10 50, 20 50, 20 60, 10 60, 10 50), (12 55, 12 56, 13 56, 13 55, 12 55))"}`, nil},
+		{"anti-meridian polygon", `{"type":"within","geometry":"POLYGON((175 -20, -178 -20, -178 -15, 175 -15, 175 -20))"}`, []int{1, 3}},
+		{"geoDistance", `{"type":"geoDistance","latitude":"55.68","longitude":"12.57","distance":"10km"}`, []int{0}},
+		{"geoDistance across 180", `{"type":"geoDistance","latitude":-17.8,"longitude":180,"distance":"250km"}`, []int{1, 3}},
+		{"and/or", `{"type":"and","predicates":[{"type":"or","predicates":[{"type":"equals","key":"COUNTRY","value":"SE"},{"type":"isNull","parameter":"COUNTRY"}]},{"type":"equals","key":"TAXON_KEY","value":"5"}]}`, []int{1, 2}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := mustParse(t, c.js)
+			got := matchingRows(t, p, batch)
+			if !slices.Equal(got, c.want) {
+				t.Errorf("%s matched rows %v, want %v", c.js, got, c.want)
+			}
+		})
+	}
+}
+
+func TestNilPredicateMatchesAll(t *testing.T) {
+	batch := buildBatch(t, allColumns(), semanticRows())
+	defer batch.Release()
+	var p *Predicate
+	if got := matchingRows(t, p, batch); len(got) != 4 {
+		t.Fatalf("nil predicate matched %v", got)
+	}
+	if !p.MayMatch(mapStats{}) || p.Columns() != nil || p.Describe() != "All records" {
+		t.Fatal("nil predicate must match everything")
+	}
+	if b, _ := p.MarshalJSON(); string(b) != "null" {
+		t.Fatalf("nil marshals to %s", b)
+	}
+}
+
+// TestEvalAgreesWithMatchRow compares the vectorized and scalar evaluators
+// on random batches and random predicates.
+func TestEvalAgreesWithMatchRow(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	cols := allColumns()
+	matchedSome, missedSome := 0, 0
+	for round := 0; round < 20; round++ {
+		batch := buildBatch(t, cols, randomRows(rng, 300))
+		for k := 0; k < 40; k++ {
+			p := mustParse(t, randomPredicate(t, rng, 3))
+			n := len(matchingRows(t, p, batch))
+			if n > 0 {
+				matchedSome++
+			}
+			if n < 300 {
+				missedSome++
+			}
+		}
+		for _, js := range leafPredicates {
+			matchingRows(t, mustParse(t, js), batch)
+		}
+		batch.Release()
+	}
+	if matchedSome < 100 || missedSome < 100 {
+		t.Fatalf("random predicates are degenerate: %d matched some, %d missed some", matchedSome, missedSome)
+	}
+}
+
+// TestEvalSlicedAndDictionary checks offsets of sliced arrays and dictionary
+// encoded strings.
+func TestEvalSlicedAndDictionary(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	batch := buildBatch(t, allColumns(), randomRows(rng, 500))
+	defer batch.Release()
+	sliced := batch.NewSlice(37, 412)
+	defer sliced.Release()
+	for _, js := range leafPredicates {
+		p := mustParse(t, js)
+		full := make([]bool, batch.NumRows())
+		p.Eval(batch, full)
+		part := make([]bool, sliced.NumRows())
+		p.Eval(sliced, part)
+		if !slices.Equal(full[37:412], part) {
+			t.Fatalf("%s: sliced batch disagrees", js)
+		}
+		matchingRows(t, p, sliced)
+	}
+
+	// Dictionary-encode countryCode and compare.
+	idx := batch.Schema().FieldIndices(ColCountryCode)[0]
+	mem := memory.NewGoAllocator()
+	db := array.NewDictionaryBuilder(mem, &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}).(*array.BinaryDictionaryBuilder)
+	defer db.Release()
+	src := batch.Column(idx).(*array.String)
+	for i := 0; i < src.Len(); i++ {
+		if src.IsNull(i) {
+			db.AppendNull()
+		} else if err := db.AppendString(src.Value(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dict := db.NewArray()
+	defer dict.Release()
+	fields := slices.Clone(batch.Schema().Fields())
+	fields[idx].Type = dict.DataType()
+	cols := slices.Clone(batch.Columns())
+	cols[idx] = dict
+	db2 := array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, batch.NumRows())
+	defer db2.Release()
+	for _, js := range []string{`{"type":"in","key":"COUNTRY","values":["DK","SE"]}`, `{"type":"like","key":"COUNTRY","value":"?k"}`, `{"type":"isNull","parameter":"COUNTRY"}`} {
+		p := mustParse(t, js)
+		a, b := make([]bool, batch.NumRows()), make([]bool, batch.NumRows())
+		p.Eval(batch, a)
+		p.Eval(db2, b)
+		if !slices.Equal(a, b) {
+			t.Fatalf("%s: dictionary column disagrees", js)
+		}
+		matchingRows(t, p, db2)
+	}
+}
+
+func TestColumns(t *testing.T) {
+	p := mustParse(t, `{"type":"and","predicates":[{"type":"equals","key":"COUNTRY","value":"DK"},{"type":"equals","key":"EVENT_DATE","value":"2000"},{"type":"within","geometry":"POLYGON((0 0, 1 0, 1 1, 0 1, 0 0))"},{"type":"equals","key":"COUNTRY","value":"SE"}]}`)
+	want := []string{ColCountryCode, ColDecimalLatitude, ColDecimalLongitude, ColEventDateEnd, ColEventDateStart}
+	if got := p.Columns(); !slices.Equal(got, want) {
+		t.Fatalf("Columns = %v, want %v", got, want)
+	}
+	tk := mustParse(t, `{"type":"equals","key":"TAXON_KEY","value":"1"}`).Columns()
+	if len(tk) != len(taxonKeyColumns) {
+		t.Fatalf("TAXON_KEY columns %v", tk)
+	}
+}

@@ -1,0 +1,205 @@
+package occurrence
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// valueKind says how a search key's values are parsed and compared.
+type valueKind int
+
+const (
+	vText  valueKind = iota // free text; case-insensitive unless matchCase
+	vExact                  // normalized code (country, UUID, vocabulary); exact
+	vMulti                  // ";"-joined vocabulary values; any element matches
+	vPiped                  // people: whole value or any "|"-separated part
+	vInt                    // int32/int64 column(s)
+	vFloat                  // float64 column
+	vBool                   // boolean column
+	vDate                   // eventDate: interval in eventDateStart/eventDateEnd
+	vTime                   // single timestamp column
+)
+
+func (k valueKind) numeric() bool { return k == vInt || k == vFloat || k == vDate || k == vTime }
+func (k valueKind) text() bool    { return k == vText || k == vExact || k == vMulti || k == vPiped }
+
+// keySpec describes one GBIF search parameter.
+type keySpec struct {
+	name  string   // canonical GBIF name, e.g. TAXON_KEY
+	label string   // human words for Describe
+	cols  []string // columns read; a row matches when any column matches
+	kind  valueKind
+	// norm validates and normalizes one value of a vText/vExact/vMulti key.
+	norm     func(string) (string, error)
+	min, max float64 // accepted numeric range when min < max
+}
+
+var keySpecs = map[string]*keySpec{}
+
+// keyAliases maps looseKey(name) and looseKey(camelCase) to the canonical name.
+var keyAliases = map[string]string{}
+
+func addKey(s *keySpec, aliases ...string) {
+	keySpecs[s.name] = s
+	keyAliases[looseKey(s.name)] = s.name
+	for _, a := range aliases {
+		keyAliases[looseKey(a)] = s.name
+	}
+}
+
+// taxonKeyColumns are the columns TAXON_KEY matches: the record's own taxon,
+// its accepted taxon and every higher rank.
+var taxonKeyColumns = []string{
+	ColTaxonKey, ColAcceptedTaxonKey, ColKingdomKey, ColPhylumKey, ColClassKey,
+	ColOrderKey, ColFamilyKey, ColGenusKey, ColSpeciesKey,
+}
+
+func init() {
+	text := func(name, label, col string, aliases ...string) {
+		addKey(&keySpec{name: name, label: label, cols: []string{col}, kind: vText}, aliases...)
+	}
+	intKey := func(name, label string, cols []string, lo, hi float64, aliases ...string) {
+		addKey(&keySpec{name: name, label: label, cols: cols, kind: vInt, min: lo, max: hi}, aliases...)
+	}
+	floatKey := func(name, label, col string, lo, hi float64) {
+		addKey(&keySpec{name: name, label: label, cols: []string{col}, kind: vFloat, min: lo, max: hi})
+	}
+	vocab := func(name, label, col string, kind valueKind, v *vocabulary) {
+		addKey(&keySpec{name: name, label: label, cols: []string{col}, kind: kind, norm: vocabNorm(v)})
+	}
+
+	intKey("TAXON_KEY", "Taxon key", taxonKeyColumns, 0, 0)
+	intKey("ACCEPTED_TAXON_KEY", "Accepted taxon key", []string{ColAcceptedTaxonKey}, 0, 0)
+	intKey("KINGDOM_KEY", "Kingdom key", []string{ColKingdomKey}, 0, 0)
+	intKey("PHYLUM_KEY", "Phylum key", []string{ColPhylumKey}, 0, 0)
+	intKey("CLASS_KEY", "Class key", []string{ColClassKey}, 0, 0)
+	intKey("ORDER_KEY", "Order key", []string{ColOrderKey}, 0, 0)
+	intKey("FAMILY_KEY", "Family key", []string{ColFamilyKey}, 0, 0)
+	intKey("GENUS_KEY", "Genus key", []string{ColGenusKey}, 0, 0)
+	intKey("SPECIES_KEY", "Species key", []string{ColSpeciesKey}, 0, 0)
+	intKey("GBIF_ID", "GBIF ID", []string{ColGBIFID}, 0, 0, "gbifID")
+	intKey("YEAR", "Year", []string{ColYear}, 0, 0)
+	intKey("MONTH", "Month", []string{ColMonth}, 1, 12)
+	intKey("DAY", "Day", []string{ColDay}, 1, 31)
+	intKey("INDIVIDUAL_COUNT", "Individual count", []string{ColIndividualCount}, 0, 0)
+
+	floatKey("DECIMAL_LATITUDE", "Latitude", ColDecimalLatitude, -90, 90)
+	floatKey("DECIMAL_LONGITUDE", "Longitude", ColDecimalLongitude, -180, 180)
+	floatKey("ELEVATION", "Elevation", ColElevation, 0, 0)
+	floatKey("DEPTH", "Depth", ColDepth, 0, 0)
+	floatKey("COORDINATE_UNCERTAINTY_IN_METERS", "Coordinate uncertainty in meters", ColCoordinateUncertaintyInMeters, 0, 0)
+
+	addKey(&keySpec{name: "EVENT_DATE", label: "Event date", cols: []string{ColEventDateStart, ColEventDateEnd}, kind: vDate})
+	addKey(&keySpec{name: "LAST_INTERPRETED", label: "Last interpreted", cols: []string{ColLastInterpreted}, kind: vTime})
+	addKey(&keySpec{name: "HAS_COORDINATE", label: "Has coordinate", cols: []string{ColHasCoordinate}, kind: vBool})
+	addKey(&keySpec{name: "HAS_GEOSPATIAL_ISSUE", label: "Has geospatial issue", cols: []string{ColHasGeospatialIssue}, kind: vBool}, "hasGeospatialIssues")
+
+	addKey(&keySpec{name: "COUNTRY", label: "Country", cols: []string{ColCountryCode}, kind: vExact, norm: normCountry}, "countryCode")
+	addKey(&keySpec{name: "DATASET_KEY", label: "Dataset", cols: []string{ColDatasetKey}, kind: vExact, norm: normUUID})
+	addKey(&keySpec{name: "PUBLISHING_ORG", label: "Publisher", cols: []string{ColPublishingOrgKey}, kind: vExact, norm: normUUID}, "publishingOrgKey")
+	addKey(&keySpec{name: "LICENSE", label: "Licence", cols: []string{ColLicense}, kind: vExact, norm: normLicense})
+	vocab("BASIS_OF_RECORD", "Basis of record", ColBasisOfRecord, vExact, vocabBasisOfRecord)
+	vocab("OCCURRENCE_STATUS", "Occurrence status", ColOccurrenceStatus, vExact, vocabOccurrenceStatus)
+	vocab("TYPE_STATUS", "Type status", ColTypeStatus, vMulti, vocabTypeStatus)
+	vocab("MEDIA_TYPE", "Media type", ColMediaType, vMulti, vocabMediaType)
+	vocab("ISSUE", "Issue", ColIssue, vMulti, vocabIssue)
+
+	text("SCIENTIFIC_NAME", "Scientific name", ColScientificName)
+	text("VERBATIM_SCIENTIFIC_NAME", "Verbatim scientific name", ColVerbatimScientificName)
+	text("TAXON_RANK", "Taxon rank", ColTaxonRank)
+	text("DATASET_NAME", "Dataset name", ColDatasetName)
+	text("INSTITUTION_CODE", "Institution code", ColInstitutionCode)
+	text("COLLECTION_CODE", "Collection code", ColCollectionCode)
+	text("CATALOG_NUMBER", "Catalog number", ColCatalogNumber)
+	text("RECORD_NUMBER", "Record number", ColRecordNumber)
+	text("OCCURRENCE_ID", "Occurrence ID", ColOccurrenceID)
+	text("STATE_PROVINCE", "State/province", ColStateProvince)
+	text("LOCALITY", "Locality", ColLocality)
+	text("ESTABLISHMENT_MEANS", "Establishment means", ColEstablishmentMeans)
+	addKey(&keySpec{name: "RECORDED_BY", label: "Recorded by", cols: []string{ColRecordedBy}, kind: vPiped})
+	addKey(&keySpec{name: "IDENTIFIED_BY", label: "Identified by", cols: []string{ColIdentifiedBy}, kind: vPiped})
+}
+
+// lookupKey resolves a search-parameter name in any accepted spelling
+// (TAXON_KEY, taxonKey, taxon_key, case-insensitive).
+func lookupKey(name string) (*keySpec, bool) {
+	c, ok := keyAliases[looseKey(name)]
+	if !ok {
+		return nil, false
+	}
+	return keySpecs[c], true
+}
+
+// SearchKeys returns the canonical names of the accepted search parameters.
+func SearchKeys() []string {
+	out := make([]string, 0, len(keySpecs))
+	for k := range keySpecs {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func vocabNorm(v *vocabulary) func(string) (string, error) {
+	return func(s string) (string, error) {
+		c, ok := v.lookup(s)
+		if !ok {
+			return "", fmt.Errorf("not a GBIF %s value (one of %s)", v.name, listSome(v.values, 12))
+		}
+		return c, nil
+	}
+}
+
+func listSome(vals []string, n int) string {
+	if len(vals) <= n {
+		return strings.Join(vals, ", ")
+	}
+	return strings.Join(vals[:n], ", ") + ", ..."
+}
+
+func normCountry(s string) (string, error) {
+	s = strings.TrimSpace(s)
+	if len(s) != 2 || !isASCIILetter(s[0]) || !isASCIILetter(s[1]) {
+		return "", fmt.Errorf("not an ISO 3166-1 alpha-2 country code")
+	}
+	return strings.ToUpper(s), nil
+}
+
+func isASCIILetter(c byte) bool { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') }
+
+var uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+
+func normUUID(s string) (string, error) {
+	s = strings.TrimSpace(s)
+	if !uuidRE.MatchString(s) {
+		return "", fmt.Errorf("not a UUID")
+	}
+	return strings.ToLower(s), nil
+}
+
+// normLicense accepts GBIF's License enum names (CC_BY_4_0) and the licence
+// URIs themselves, and returns the stored value.
+func normLicense(s string) (string, error) {
+	s = strings.TrimSpace(s)
+	if v, ok := LicenseValues[strings.ToUpper(s)]; ok {
+		return v, nil
+	}
+	for _, v := range LicenseValues {
+		if strings.EqualFold(strings.TrimSuffix(s, "/"), v) {
+			return v, nil
+		}
+	}
+	return "", fmt.Errorf("not a GBIF licence (one of CC0_1_0, CC_BY_4_0, CC_BY_NC_4_0, UNSPECIFIED)")
+}
+
+// licenseName returns the enum name of a stored licence value for Describe.
+func licenseName(v string) string {
+	for k, u := range LicenseValues {
+		if u == v {
+			return k
+		}
+	}
+	return v
+}

@@ -1,0 +1,218 @@
+package occurrence
+
+import (
+	"math"
+	"strings"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// interval is an inclusive span of matching values; for date keys a record
+// matches when start >= lo and end <= hi.
+type interval struct{ lo, hi num }
+
+// prepareEval builds the vectorized forms of a compiled simple predicate.
+func (c *compiled) prepareEval() {
+	k := c.spec.kind
+	switch {
+	case k.text():
+		c.sm = newStrMatcher(c)
+	case k.numeric():
+		c.buildIntervals()
+	}
+}
+
+func (c *compiled) buildIntervals() {
+	fl := c.spec.kind == vFloat
+	prev := func(v num) (num, bool) {
+		if fl {
+			return num{f: math.Nextafter(v.f, math.Inf(-1))}, true
+		}
+		return num{i: v.i - 1}, v.i != math.MinInt64
+	}
+	next := func(v num) (num, bool) {
+		if fl {
+			return num{f: math.Nextafter(v.f, math.Inf(1))}, true
+		}
+		return num{i: v.i + 1}, v.i != math.MaxInt64
+	}
+	lo, hi := minNum(c.spec), maxNum(c.spec)
+	add := func(a, b num, ok bool) {
+		if ok {
+			c.ivs = append(c.ivs, interval{a, b})
+		}
+	}
+	switch c.op {
+	case TypeEquals, TypeIn:
+		for _, e := range c.exts {
+			add(e.lo, e.hi, true)
+		}
+	case TypeLessThan:
+		p, ok := prev(c.exts[0].lo)
+		add(lo, p, ok)
+	case TypeLessThanOrEquals:
+		add(lo, c.exts[0].hi, true)
+	case TypeGreaterThan:
+		n, ok := next(c.exts[0].hi)
+		add(n, hi, ok)
+	case TypeGreaterThanOrEquals:
+		add(c.exts[0].lo, hi, true)
+	case TypeRange:
+		a, b, ok1, ok2 := c.lower.v, c.upper.v, true, true
+		if !c.lower.inclusive {
+			a, ok1 = next(a)
+		}
+		if !c.upper.inclusive {
+			b, ok2 = prev(b)
+		}
+		add(a, b, ok1 && ok2)
+	}
+	if c.spec.kind == vInt && len(c.ivs) > 8 {
+		set := make(map[int64]struct{}, len(c.ivs))
+		for _, iv := range c.ivs {
+			if iv.lo.i != iv.hi.i {
+				return
+			}
+			set[iv.lo.i] = struct{}{}
+		}
+		c.iset = set
+	}
+}
+
+// strMatcher matches text values for Eval, MayMatch's dictionaries and the
+// like patterns.
+type strMatcher struct {
+	fold bool
+	like bool
+	sep  byte // 0, ';' (any element) or '|' (whole value or any part)
+	vals []string
+	set  map[string]struct{}
+}
+
+func newStrMatcher(c *compiled) *strMatcher {
+	m := &strMatcher{fold: c.fold, like: c.op == TypeLike, vals: c.strs}
+	switch c.spec.kind {
+	case vMulti:
+		m.sep = ';'
+	case vPiped:
+		m.sep = '|'
+	}
+	if !m.like && len(m.vals) > 8 {
+		m.set = make(map[string]struct{}, len(m.vals))
+		for _, v := range m.vals {
+			m.set[v] = struct{}{}
+		}
+	}
+	return m
+}
+
+// match reports whether stored value s matches; buf is scratch space.
+func (m *strMatcher) match(s string, buf *[]byte) bool {
+	if m.fold {
+		s = foldInto(s, buf)
+	}
+	if m.sep == 0 {
+		return m.matchOne(s)
+	}
+	if m.sep == '|' && m.matchOne(s) {
+		return true
+	}
+	for {
+		i := strings.IndexByte(s, m.sep)
+		part := s
+		if i >= 0 {
+			part = s[:i]
+		}
+		if m.matchOne(strings.TrimSpace(part)) {
+			return true
+		}
+		if i < 0 {
+			return false
+		}
+		s = s[i+1:]
+	}
+}
+
+func (m *strMatcher) matchOne(s string) bool {
+	if m.like {
+		for _, p := range m.vals {
+			if globMatch(p, s) {
+				return true
+			}
+		}
+		return false
+	}
+	if m.set != nil {
+		_, ok := m.set[s]
+		return ok
+	}
+	for _, v := range m.vals {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// foldInto lower-cases s like foldString, without allocating for ASCII.
+func foldInto(s string, buf *[]byte) string {
+	upper := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			return foldString(s)
+		}
+		if c >= 'A' && c <= 'Z' {
+			upper = true
+		}
+	}
+	if !upper {
+		return s
+	}
+	b := append((*buf)[:0], s...)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	*buf = b
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+// globMatch matches s against a pattern where '*' is any run and '?' one
+// character (rune).
+func globMatch(p, s string) bool {
+	px, sx := 0, 0
+	starP, starS := -1, 0
+	for sx < len(s) {
+		if px < len(p) {
+			switch p[px] {
+			case '*':
+				starP, starS = px, sx
+				px++
+				continue
+			case '?':
+				_, n := utf8.DecodeRuneInString(s[sx:])
+				px++
+				sx += n
+				continue
+			default:
+				if p[px] == s[sx] {
+					px++
+					sx++
+					continue
+				}
+			}
+		}
+		if starP < 0 {
+			return false
+		}
+		_, n := utf8.DecodeRuneInString(s[starS:])
+		starS += n
+		px, sx = starP+1, starS
+	}
+	for px < len(p) && p[px] == '*' {
+		px++
+	}
+	return px == len(p)
+}

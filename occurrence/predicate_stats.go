@@ -1,0 +1,323 @@
+package occurrence
+
+import (
+	"math"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+)
+
+// MayMatch reports whether a split with these statistics may hold a matching
+// row. It returns false only when the statistics prove that no row matches
+// (min/max, null counts, complete dictionaries); missing statistics never
+// prune. A nil predicate or nil Stats always may match.
+func (p *Predicate) MayMatch(s Stats) bool {
+	if p == nil || s == nil {
+		return true
+	}
+	return p.may(s)
+}
+
+func (p *Predicate) may(s Stats) bool {
+	switch p.Type {
+	case TypeAnd:
+		for _, c := range p.Predicates {
+			if !c.may(s) {
+				return false
+			}
+		}
+		return true
+	case TypeOr:
+		for _, c := range p.Predicates {
+			if c.may(s) {
+				return true
+			}
+		}
+		return false
+	case TypeNot:
+		return !p.Predicate.all(s)
+	}
+	return p.comp().may(s)
+}
+
+// all reports whether the statistics prove that every row matches.
+func (p *Predicate) all(s Stats) bool {
+	switch p.Type {
+	case TypeAnd:
+		for _, c := range p.Predicates {
+			if !c.all(s) {
+				return false
+			}
+		}
+		return true
+	case TypeOr:
+		for _, c := range p.Predicates {
+			if c.all(s) {
+				return true
+			}
+		}
+		return false
+	case TypeNot:
+		return !p.Predicate.may(s)
+	}
+	return p.comp().all(s)
+}
+
+func allNull(cs ColumnStats) bool  { return cs.Rows > 0 && cs.NullCount >= cs.Rows }
+func noNulls(cs ColumnStats) bool  { return cs.NullCount == 0 }
+func (c *compiled) fl() bool       { return c.spec != nil && c.spec.kind == vFloat }
+func (c *compiled) isDate() bool   { return c.spec != nil && c.spec.kind == vDate }
+func (c *compiled) single() string { return c.spec.cols[0] }
+
+func (c *compiled) may(s Stats) bool {
+	switch c.op {
+	case TypeWithin, TypeGeoDistance:
+		return c.mayGeo(s)
+	case TypeIsNull:
+		cs, ok := s.ColumnStats(c.single())
+		return !ok || !noNulls(cs)
+	case TypeIsNotNull:
+		cs, ok := s.ColumnStats(c.single())
+		return !ok || !allNull(cs)
+	}
+	if c.isDate() {
+		return c.mayDate(s)
+	}
+	for _, col := range c.spec.cols {
+		cs, ok := s.ColumnStats(col)
+		if !ok || c.mayColumn(cs) {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *compiled) mayColumn(cs ColumnStats) bool {
+	if allNull(cs) {
+		return false
+	}
+	k := c.spec.kind
+	switch {
+	case k.text():
+		if cs.Values != nil {
+			var buf []byte
+			for _, v := range cs.Values {
+				if c.sm.match(v, &buf) {
+					return true
+				}
+			}
+			return false
+		}
+		if c.fold || c.sm.like || c.sm.sep != 0 || !cs.HasMinMax {
+			return true
+		}
+		lo, ok1 := cs.Min.(string)
+		hi, ok2 := cs.Max.(string)
+		if !ok1 || !ok2 {
+			return true
+		}
+		for _, v := range c.strs {
+			if v >= lo && v <= hi {
+				return true
+			}
+		}
+		return false
+	case k == vBool:
+		lo, ok1 := cs.Min.(bool)
+		hi, ok2 := cs.Max.(bool)
+		if !cs.HasMinMax || !ok1 || !ok2 {
+			return true
+		}
+		for _, b := range c.bools {
+			if (b && hi) || (!b && !lo) {
+				return true
+			}
+		}
+		return false
+	}
+	lo, hi, ok := c.statRange(cs)
+	if !ok {
+		return true
+	}
+	for _, iv := range c.ivs {
+		if c.fl() && iv.lo.f <= hi.f && iv.hi.f >= lo.f {
+			return true
+		}
+		if !c.fl() && iv.lo.i <= hi.i && iv.hi.i >= lo.i {
+			return true
+		}
+	}
+	return false
+}
+
+// statRange converts a column's min/max to the key's number domain.
+func (c *compiled) statRange(cs ColumnStats) (lo, hi num, ok bool) {
+	if !cs.HasMinMax {
+		return lo, hi, false
+	}
+	if c.fl() {
+		a, ok1 := toFloat(cs.Min)
+		b, ok2 := toFloat(cs.Max)
+		return num{f: a}, num{f: b}, ok1 && ok2 && !math.IsNaN(a) && !math.IsNaN(b)
+	}
+	a, ok1 := toInt(cs.Min)
+	b, ok2 := toInt(cs.Max)
+	return num{i: a}, num{i: b}, ok1 && ok2
+}
+
+func toInt(v any) (int64, bool) {
+	switch x := v.(type) {
+	case int64:
+		return x, true
+	case int32:
+		return int64(x), true
+	case int:
+		return int64(x), true
+	case arrow.Timestamp:
+		return int64(x), true
+	case time.Time:
+		return x.UnixMilli(), true
+	}
+	return 0, false
+}
+
+func toFloat(v any) (float64, bool) {
+	switch x := v.(type) {
+	case float64:
+		return x, true
+	case float32:
+		return float64(x), true
+	case int64:
+		return float64(x), true
+	case int32:
+		return float64(x), true
+	}
+	return 0, false
+}
+
+// mayDate: some row needs start >= lo and effective end <= hi, where the
+// effective end is the start when the end is null.
+func (c *compiled) mayDate(s Stats) bool {
+	ss, ok := s.ColumnStats(ColEventDateStart)
+	if !ok {
+		return true
+	}
+	if allNull(ss) {
+		return false
+	}
+	_, sMax, okS := c.statRange(ss)
+	es, okE := s.ColumnStats(ColEventDateEnd)
+	endMin, haveEnd := num{}, false
+	if okE {
+		if eMin, _, ok := c.statRange(es); ok {
+			endMin, haveEnd = eMin, true
+			if es.NullCount > 0 { // null ends take the start's value
+				sMin, _, ok := c.statRange(ss)
+				if !ok {
+					haveEnd = false
+				} else if sMin.i < endMin.i {
+					endMin = sMin
+				}
+			}
+		} else if allNull(es) {
+			if sMin, _, ok := c.statRange(ss); ok {
+				endMin, haveEnd = sMin, true
+			}
+		}
+	}
+	for _, iv := range c.ivs {
+		if okS && sMax.i < iv.lo.i {
+			continue
+		}
+		if haveEnd && endMin.i > iv.hi.i {
+			continue
+		}
+		return true
+	}
+	return false
+}
+
+func (c *compiled) mayGeo(s Stats) bool {
+	la, ok1 := s.ColumnStats(ColDecimalLatitude)
+	lo, ok2 := s.ColumnStats(ColDecimalLongitude)
+	if (ok1 && allNull(la)) || (ok2 && allNull(lo)) {
+		return false
+	}
+	latMin, latMax, okLat := floatRange(la, ok1)
+	lonMin, lonMax, okLon := floatRange(lo, ok2)
+	if c.circle != nil {
+		return !okLat || (latMax >= c.circle.lat-c.circle.latDeg && latMin <= c.circle.lat+c.circle.latDeg)
+	}
+	g := c.geom
+	if okLat && (latMax < g.minY || latMin > g.maxY) {
+		return false
+	}
+	if !okLon {
+		return true
+	}
+	for _, shift := range [3]float64{0, 360, -360} {
+		// a longitude x is tested as x+shift against the polygon's extent
+		if lonMax+shift >= g.minX-bboxSlack && lonMin+shift <= g.maxX+bboxSlack {
+			return true
+		}
+	}
+	return false
+}
+
+func floatRange(cs ColumnStats, ok bool) (lo, hi float64, good bool) {
+	if !ok || !cs.HasMinMax {
+		return 0, 0, false
+	}
+	a, ok1 := toFloat(cs.Min)
+	b, ok2 := toFloat(cs.Max)
+	return a, b, ok1 && ok2 && !math.IsNaN(a) && !math.IsNaN(b)
+}
+
+// all reports whether the statistics prove every row matches (used under
+// not). It is conservative: only single-column keys without nulls.
+func (c *compiled) all(s Stats) bool {
+	if c.spec == nil {
+		return false
+	}
+	cs, ok := s.ColumnStats(c.single())
+	if !ok {
+		return false
+	}
+	switch c.op {
+	case TypeIsNull:
+		return allNull(cs)
+	case TypeIsNotNull:
+		return cs.Rows > 0 && noNulls(cs)
+	}
+	if len(c.spec.cols) != 1 || !noNulls(cs) || cs.Rows == 0 {
+		return false
+	}
+	k := c.spec.kind
+	switch {
+	case k.text():
+		if cs.Values == nil || len(cs.Values) == 0 {
+			return false
+		}
+		var buf []byte
+		for _, v := range cs.Values {
+			if !c.sm.match(v, &buf) {
+				return false
+			}
+		}
+		return true
+	case k == vInt || k == vFloat || k == vTime:
+		lo, hi, ok := c.statRange(cs)
+		if !ok {
+			return false
+		}
+		for _, iv := range c.ivs {
+			if c.fl() && iv.lo.f <= lo.f && hi.f <= iv.hi.f {
+				return true
+			}
+			if !c.fl() && iv.lo.i <= lo.i && hi.i <= iv.hi.i {
+				return true
+			}
+		}
+	}
+	return false
+}
