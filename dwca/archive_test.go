@@ -16,7 +16,8 @@ import (
 // csv module reading each data file with the dialect its meta.xml declares
 // (rows after the header lines, blank lines not counted), and agree with
 // python-dwca-reader 0.17.1 where that reader can open the archive (it cannot
-// open the three dwca-io archives: their files sit in a root folder). The lone
+// open the three dwca-io archives as zips: their files sit in a root folder;
+// unpacked, it reads two of them). The lone
 // CSV file has 4 lines (`unzip -p ... | wc -l`): a header and 3 rows.
 type sample struct {
 	file    string
@@ -24,29 +25,32 @@ type sample struct {
 	rows    map[string]int
 	records int  // occurrence records, -1 when not occurrence data
 	pyDir   bool // python-dwca-reader needs the archive unpacked
+	// pyRejects: python-dwca-reader 0.17.1 cannot read it (a <coreid/>
+	// without index makes it raise a TypeError)
+	pyRejects bool
 }
 
 var samples = []sample{
 	{"dissco-dwca-kew-gbif-media.zip", occurrence.RowTypeOccurrence,
-		map[string]int{"occurrence.txt": 19, "identification.txt": 167663, "image.txt": 19}, 19, false},
+		map[string]int{"occurrence.txt": 19, "identification.txt": 167663, "image.txt": 19}, 19, false, false},
 	{"dissco-dwca-lux-associated-media.zip", occurrence.RowTypeOccurrence,
-		map[string]int{"occurrence.txt": 20}, 20, false},
+		map[string]int{"occurrence.txt": 20}, 20, false, false},
 	{"dwca-io-archive-occ.zip", occurrence.RowTypeOccurrence,
-		map[string]int{"DarwinCore.txt": 1534}, 1534, true},
+		map[string]int{"DarwinCore.txt": 1534}, 1534, true, false},
 	{"dwca-io-archive-tax.zip", RowTypeTaxon,
-		map[string]int{"DarwinCore.txt": 3248, "VernacularName.txt": 1057}, -1, true},
+		map[string]int{"DarwinCore.txt": 3248, "VernacularName.txt": 1057}, -1, true, false},
 	{"dwca-io-nullCoreID.zip", RowTypeTaxon,
-		map[string]int{"DarwinCore.txt": 3248, "VernacularName.txt": 1057}, -1, true},
+		map[string]int{"DarwinCore.txt": 3248, "VernacularName.txt": 1057}, -1, true, true},
 	{"gbif-validator-Archive.zip", occurrence.RowTypeOccurrence,
-		map[string]int{"occurrence.txt": 19}, 19, false},
+		map[string]int{"occurrence.txt": 19}, 19, false, false},
 	{"pydwca-dwca-2extensions.zip", RowTypeTaxon,
-		map[string]int{"taxon.txt": 4, "description.txt": 3, "vernacularname.txt": 4}, -1, false},
+		map[string]int{"taxon.txt": 4, "description.txt": 3, "vernacularname.txt": 4}, -1, false, false},
 	{"pydwca-dwca-simple-csv-eml.zip", occurrence.RowTypeOccurrence,
-		map[string]int{"0008333-160118175350007.csv": 3}, 3, false},
+		map[string]int{"0008333-160118175350007.csv": 3}, 3, false, false},
 	{"pydwca-dwca-simple-test-archive-enclosed.zip", occurrence.RowTypeOccurrence,
-		map[string]int{"occurrence.txt": 2}, 2, false},
+		map[string]int{"occurrence.txt": 2}, 2, false, false},
 	{"pydwca-dwca-utf8-eol-test.zip", occurrence.RowTypeOccurrence,
-		map[string]int{"occurrence.txt": 1}, 1, false},
+		map[string]int{"occurrence.txt": 1}, 1, false, false},
 }
 
 func openSample(t testing.TB, name string) *Archive {
