@@ -211,6 +211,25 @@ func (zw *Writer) Close() error {
 	return nil
 }
 
+// Abort stops the workers without finishing the archive: nothing more is
+// written and what was written is not a valid zip. Use it when an archive is
+// abandoned; Close after Abort returns ErrClosed.
+func (zw *Writer) Abort() {
+	if zw.closed {
+		return
+	}
+	if zw.cur != nil {
+		zw.cur.drain()
+		zw.cur = nil
+	}
+	zw.closed = true
+	close(zw.jobs)
+	zw.workers.Wait()
+	if zw.err == nil {
+		zw.err = ErrClosed
+	}
+}
+
 // fail records the first error; the archive is unusable afterwards.
 func (zw *Writer) fail(err error) error {
 	if zw.err == nil {

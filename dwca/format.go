@@ -1,0 +1,276 @@
+package dwca
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/biodiversity-downloads/downloader/dwca/pzip"
+	"github.com/biodiversity-downloads/downloader/occurrence"
+)
+
+// Format is a download format, named as GBIF names them.
+type Format string
+
+// Download formats.
+const (
+	FormatDWCA          Format = "DWCA"
+	FormatSimpleCSV     Format = "SIMPLE_CSV"
+	FormatSpeciesList   Format = "SPECIES_LIST"
+	FormatSimpleParquet Format = "SIMPLE_PARQUET"
+)
+
+// Formats lists the supported formats.
+var Formats = []Format{FormatDWCA, FormatSimpleCSV, FormatSpeciesList, FormatSimpleParquet}
+
+// ErrFormat marks an unknown format or a bad field choice.
+var ErrFormat = errors.New("dwca: bad download format")
+
+// ParseFormat accepts a format name in any case.
+func ParseFormat(s string) (Format, error) {
+	for _, f := range Formats {
+		if strings.EqualFold(s, string(f)) {
+			return f, nil
+		}
+	}
+	return "", fmt.Errorf("%w: %q (want one of DWCA, SIMPLE_CSV, SPECIES_LIST, SIMPLE_PARQUET)", ErrFormat, s)
+}
+
+// ExportSpec says what a download contains.
+type ExportSpec struct {
+	Format Format
+	// Key is the download key (GBIF style "0001005-130906152512535"); it names
+	// the SIMPLE_CSV entry and appears in metadata.xml. Empty: "occurrence".
+	Key string
+	// Fields chooses the columns of SIMPLE_CSV and SIMPLE_PARQUET: interpreted
+	// column names or verbatim terms (a name such as "habitat" or a term
+	// URI). Nil means GBIF's defaults.
+	Fields []string
+	// Predicate is the query; nil means all records.
+	Predicate *occurrence.Predicate
+	// Snapshot is the table snapshot the download ran on (for the EML).
+	Snapshot string
+	// Created stamps entries and metadata; zero means now.
+	Created time.Time
+}
+
+// ExportOptions tune an export.
+type ExportOptions struct {
+	Zip pzip.Options
+	// Datasets describes the constituent datasets; nil leaves citations,
+	// rights and dataset/ EML with only what the records carry.
+	Datasets DatasetSource
+	// TempDir holds DWCA's spooled verbatim/multimedia data ("" = os.TempDir).
+	TempDir string
+	// ParquetPartBytes rolls SIMPLE_PARQUET over to a new part after about
+	// this many bytes; 0 means 256 MiB.
+	ParquetPartBytes int64
+	Logger           *slog.Logger
+}
+
+// DatasetSource gives the metadata of constituent datasets. The embedded
+// store implements it.
+type DatasetSource interface {
+	// DatasetInfo describes a dataset (title, licence, citation, as read
+	// from its EML by ReadDatasetInfo); an unknown key returns ErrNoDataset.
+	DatasetInfo(ctx context.Context, key string) (DatasetInfo, error)
+	// DatasetEML returns the dataset's EML document as ingested; ErrNoDataset
+	// when there is none.
+	DatasetEML(ctx context.Context, key string) (io.ReadCloser, error)
+}
+
+// VerbatimTermSource is optionally implemented by a DatasetSource that knows
+// every verbatim term present in the table; DWCA's verbatim.txt then has a
+// column for each of them after the Darwin Core terms.
+type VerbatimTermSource interface {
+	VerbatimTerms(ctx context.Context) ([]string, error)
+}
+
+// ErrNoDataset is returned by a DatasetSource for an unknown dataset or
+// missing EML.
+var ErrNoDataset = errors.New("dwca: dataset unknown")
+
+// ExportResult describes a finished download.
+type ExportResult struct {
+	Format  Format
+	Records int64
+	// Datasets counts records per datasetKey (citations and usages).
+	Datasets map[string]int64
+	// License is the most restrictive recognized licence of the constituent
+	// datasets (a CC legal-code URI), "" when none is recognized.
+	License string
+	// UnknownLicense lists datasets whose licence is not recognized; they are
+	// reported, never counted as CC0.
+	UnknownLicense []string
+	// DroppedVerbatimTerms counts values of verbatim terms that verbatim.txt
+	// has no column for (DWCA; see VerbatimTermSource).
+	DroppedVerbatimTerms map[string]int64
+	Bytes                int64
+	SHA256               string
+}
+
+// formatWriter is one download format.
+type formatWriter interface {
+	// columns are the interpreted columns the scan must materialize.
+	columns() []string
+	write(b *batch) error
+	// finish writes the remaining entries.
+	finish(ctx context.Context, x *Export) error
+	// abort releases temporary resources after a failure.
+	abort()
+}
+
+// Export writes one download archive. Create it with NewExport, feed it the
+// scan's batches with Write and finish with Close.
+type Export struct {
+	spec    ExportSpec
+	opts    ExportOptions
+	zw      *pzip.Writer
+	out     *hashWriter
+	fw      formatWriter
+	acct    accounting
+	cols    []string
+	closed  bool
+	created time.Time
+}
+
+// NewExport starts a download archive of spec.Format written to w. It does
+// not close w.
+func NewExport(ctx context.Context, w io.Writer, spec ExportSpec, opts ExportOptions) (*Export, error) {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	f, err := ParseFormat(string(spec.Format))
+	if err != nil {
+		return nil, err
+	}
+	spec.Format = f
+	if spec.Key == "" {
+		spec.Key = "occurrence"
+	}
+	if err := checkKey(spec.Key); err != nil {
+		return nil, err
+	}
+	created := spec.Created
+	if created.IsZero() {
+		created = time.Now().UTC()
+	}
+	x := &Export{spec: spec, opts: opts, out: &hashWriter{w: w, h: sha256.New()}, created: created}
+	zw, err := pzip.NewWriter(x.out, opts.Zip)
+	if err != nil {
+		return nil, err
+	}
+	x.zw = zw
+	switch spec.Format {
+	case FormatDWCA:
+		x.fw, err = newDWCAWriter(ctx, x)
+	case FormatSimpleCSV:
+		x.fw, err = newSimpleCSV(x)
+	case FormatSpeciesList:
+		x.fw, err = newSpeciesList(x)
+	case FormatSimpleParquet:
+		x.fw, err = newSimpleParquet(x)
+	}
+	if err != nil {
+		if x.fw != nil {
+			x.fw.abort()
+		}
+		zw.Abort()
+		return nil, err
+	}
+	x.cols = withAccounting(x.fw.columns())
+	x.acct.init()
+	return x, nil
+}
+
+// checkKey rejects a key that cannot name a zip entry.
+func checkKey(k string) error {
+	if strings.ContainsAny(k, "/\\\x00") || k == "." || k == ".." {
+		return fmt.Errorf("%w: download key %q cannot name a file", ErrFormat, k)
+	}
+	return nil
+}
+
+// Columns returns the interpreted columns the scan must deliver, in order.
+func (x *Export) Columns() []string { return x.cols }
+
+// Written returns the archive bytes produced so far.
+func (x *Export) Written() int64 { return x.zw.Written() }
+
+// Write adds a batch of matching records; its schema must hold Columns().
+func (x *Export) Write(ctx context.Context, rec arrow.RecordBatch) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	b, err := newBatch(rec)
+	if err != nil {
+		return err
+	}
+	x.acct.add(b)
+	return x.fw.write(b)
+}
+
+// Close writes the remaining entries and the zip directory and returns what
+// the download holds.
+func (x *Export) Close(ctx context.Context) (ExportResult, error) {
+	if x.closed {
+		return ExportResult{}, errors.New("dwca: export already closed")
+	}
+	x.closed = true
+	if err := x.fw.finish(ctx, x); err != nil {
+		x.fw.abort()
+		x.zw.Abort()
+		return ExportResult{}, err
+	}
+	x.fw.abort() // releases temporary files
+	if err := x.zw.Close(); err != nil {
+		return ExportResult{}, err
+	}
+	res := x.acct.result(ctx, x.opts.Datasets)
+	res.Format = x.spec.Format
+	if d, ok := x.fw.(*dwcaWriter); ok {
+		res.DroppedVerbatimTerms = d.dropped
+	}
+	res.Bytes = x.out.n
+	res.SHA256 = hex.EncodeToString(x.out.h.Sum(nil))
+	return res, nil
+}
+
+// Abort releases resources of an export that will not be closed; what was
+// written to w is not a valid archive.
+func (x *Export) Abort() {
+	if x.closed {
+		return
+	}
+	x.closed = true
+	x.fw.abort()
+	x.zw.Abort()
+}
+
+// create adds a deflated entry stamped with the download's creation time.
+func (x *Export) create(name string) (io.Writer, error) {
+	return x.zw.CreateHeader(&pzip.FileHeader{Name: name, Modified: x.created})
+}
+
+// hashWriter counts and hashes the archive on its way out.
+type hashWriter struct {
+	w io.Writer
+	h hash.Hash
+	n int64
+}
+
+func (hw *hashWriter) Write(p []byte) (int, error) {
+	n, err := hw.w.Write(p)
+	hw.h.Write(p[:n])
+	hw.n += int64(n)
+	return n, err
+}

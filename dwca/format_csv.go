@@ -1,0 +1,192 @@
+package dwca
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/biodiversity-downloads/downloader/occurrence"
+)
+
+// SimpleCSVColumns are GBIF's SIMPLE_CSV columns in GBIF's order.
+var SimpleCSVColumns = []string{
+	"gbifID", "datasetKey", "occurrenceID", "kingdom", "phylum", "class", "order", "family",
+	"genus", "species", "infraspecificEpithet", "taxonRank", "scientificName",
+	"verbatimScientificName", "verbatimScientificNameAuthorship", "countryCode", "locality",
+	"stateProvince", "occurrenceStatus", "individualCount", "publishingOrgKey", "decimalLatitude",
+	"decimalLongitude", "coordinateUncertaintyInMeters", "coordinatePrecision", "elevation",
+	"elevationAccuracy", "depth", "depthAccuracy", "eventDate", "day", "month", "year", "taxonKey",
+	"speciesKey", "basisOfRecord", "institutionCode", "collectionCode", "catalogNumber",
+	"recordNumber", "identifiedBy", "dateIdentified", "license", "rightsHolder", "recordedBy",
+	"typeStatus", "establishmentMeans", "lastInterpreted", "mediaType", "issue",
+}
+
+// field is one output column: an interpreted column or a verbatim term.
+type field struct {
+	header   string // name in the header row
+	column   string // interpreted column, or "" for a verbatim term
+	term     string // term URI (meta.xml, verbatim lookup)
+	verbatim string // occurrence.VerbatimKey(term) for verbatim fields
+}
+
+// jsonColumns hold nested data and cannot be chosen as fields.
+var jsonColumns = map[string]bool{
+	occurrence.ColVerbatim: true, occurrence.ColMultimedia: true, occurrence.ColExtensions: true,
+}
+
+// resolveFields maps chosen names onto fields: an interpreted column by its
+// name (exact, else ignoring case), else a Darwin Core / Dublin Core / GBIF
+// term name, prefixed name or URI read from the verbatim record.
+func resolveFields(names []string) ([]field, error) {
+	out := make([]field, 0, len(names))
+	seen := map[string]bool{}
+	for _, raw := range names {
+		name := strings.TrimSpace(raw)
+		if name == "" {
+			return nil, fmt.Errorf("%w: empty field name in %q", ErrFormat, strings.Join(names, ","))
+		}
+		f, err := resolveField(name)
+		if err != nil {
+			return nil, err
+		}
+		id := f.column + "|" + f.term
+		if seen[id] {
+			return nil, fmt.Errorf("%w: field %q chosen twice", ErrFormat, name)
+		}
+		seen[id] = true
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+func resolveField(name string) (field, error) {
+	if c, _, ok := occurrence.ColumnByName(name); ok && !jsonColumns[name] {
+		return field{header: c.Name, column: c.Name, term: c.Term}, nil
+	}
+	for _, c := range occurrence.Columns {
+		if strings.EqualFold(c.Name, name) && !jsonColumns[c.Name] {
+			return field{header: c.Name, column: c.Name, term: c.Term}, nil
+		}
+	}
+	term := TermForName(name)
+	if !strings.Contains(term, "://") {
+		return field{}, fmt.Errorf("%w: field %q is neither an interpreted column nor a known term (use a term URI for others)", ErrFormat, name)
+	}
+	return field{header: name, term: term, verbatim: occurrence.VerbatimKey(term)}, nil
+}
+
+// fieldColumns returns the interpreted columns fields need, adding the
+// verbatim column when a verbatim term is chosen.
+func fieldColumns(fields []field) []string {
+	var cols []string
+	verb := false
+	for _, f := range fields {
+		if f.column != "" {
+			cols = append(cols, f.column)
+		} else {
+			verb = true
+		}
+	}
+	if verb {
+		cols = append(cols, occurrence.ColVerbatim)
+	}
+	return cols
+}
+
+// tableWriter writes rows of chosen fields through a TextWriter.
+type tableWriter struct {
+	fields []field
+	tw     *TextWriter
+	verb   *verbatimRow // nil without verbatim fields
+	vpos   []int        // field -> verbatim value index, -1 for columns
+	rb     rowBuilder
+	fns    []cellFn
+}
+
+func newTableWriter(fields []field) *tableWriter {
+	t := &tableWriter{fields: fields, vpos: make([]int, len(fields))}
+	var keys []string
+	for i, f := range fields {
+		t.vpos[i] = -1
+		if f.column == "" {
+			t.vpos[i] = len(keys)
+			keys = append(keys, f.verbatim)
+		}
+	}
+	if len(keys) > 0 {
+		t.verb = newVerbatimRow(keys)
+	}
+	return t
+}
+
+func (t *tableWriter) header() []string {
+	h := make([]string, len(t.fields))
+	for i, f := range t.fields {
+		h[i] = f.header
+	}
+	return h
+}
+
+// writeBatch writes every row of b.
+func (t *tableWriter) writeBatch(b *batch) error {
+	t.fns = t.fns[:0]
+	for _, f := range t.fields {
+		var fn cellFn
+		if f.column != "" {
+			var err error
+			if fn, err = cellFor(b.col(f.column)); err != nil {
+				return fmt.Errorf("column %s: %w", f.column, err)
+			}
+		}
+		t.fns = append(t.fns, fn)
+	}
+	verb := b.col(occurrence.ColVerbatim)
+	for i := 0; i < b.n; i++ {
+		if t.verb != nil {
+			t.verb.parse(str(verb, i))
+		}
+		t.rb.reset()
+		for j, fn := range t.fns {
+			if fn != nil {
+				t.rb.add(fn, i)
+			} else {
+				t.rb.addString(t.verb.values[t.vpos[j]])
+			}
+		}
+		if err := t.tw.WriteRow(t.rb.row()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// simpleCSV is GBIF's SIMPLE_CSV: one tab-separated <key>.csv entry.
+type simpleCSV struct {
+	x *Export
+	t *tableWriter
+}
+
+func newSimpleCSV(x *Export) (formatWriter, error) {
+	names := x.spec.Fields
+	if names == nil {
+		names = SimpleCSVColumns
+	}
+	fields, err := resolveFields(names)
+	if err != nil {
+		return nil, err
+	}
+	w, err := x.create(x.spec.Key + ".csv")
+	if err != nil {
+		return nil, err
+	}
+	s := &simpleCSV{x: x, t: newTableWriter(fields)}
+	s.t.tw = NewTextWriter(w)
+	return s, s.t.tw.WriteHeader(s.t.header())
+}
+
+func (s *simpleCSV) columns() []string    { return fieldColumns(s.t.fields) }
+func (s *simpleCSV) write(b *batch) error { return s.t.writeBatch(b) }
+func (s *simpleCSV) abort()               {}
+func (s *simpleCSV) finish(context.Context, *Export) error {
+	return s.t.tw.Flush()
+}

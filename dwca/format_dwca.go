@@ -1,0 +1,332 @@
+package dwca
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/biodiversity-downloads/downloader/dwca/pzip"
+	"github.com/biodiversity-downloads/downloader/occurrence"
+)
+
+// MultimediaColumns are the columns of GBIF's multimedia.txt after gbifID;
+// the multimedia column stores rows keyed by these names.
+var MultimediaColumns = []string{
+	"type", "format", "identifier", "references", "title", "description", "source", "audience",
+	"created", "creator", "contributor", "publisher", "license", "rightsHolder",
+}
+
+// dwcaWriter is GBIF's DWCA download. occurrence.txt is written straight
+// into the archive while verbatim.txt and multimedia.txt are deflated by the
+// same workers into temporary files (pzip spools) and copied in at the end.
+//
+// verbatim.txt has a fixed header, since a stream cannot know the union of
+// terms before its first row: gbifID, the Dublin Core terms, the Darwin Core
+// terms, then any further terms the DatasetSource lists (VerbatimTermSource).
+// Values of terms without a column are counted in
+// ExportResult.DroppedVerbatimTerms and logged.
+type dwcaWriter struct {
+	x        *Export
+	occ      *tableWriter
+	verb     *spoolFile
+	media    *spoolFile
+	verbCols []string // terms of verbatim.txt after gbifID
+	vrow     *verbatimRow
+	rb       rowBuilder
+	dropped  map[string]int64
+}
+
+// spoolFile is a pzip spool over a temporary file, written as text.
+type spoolFile struct {
+	f  *os.File
+	sp *pzip.Spool
+	tw *TextWriter
+}
+
+func newSpoolFile(x *Export, pattern string) (*spoolFile, error) {
+	f, err := os.CreateTemp(x.opts.TempDir, pattern)
+	if err != nil {
+		return nil, fmt.Errorf("dwca: spool: %w", err)
+	}
+	sp, err := x.zw.NewSpool(f, false)
+	if err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, err
+	}
+	return &spoolFile{f: f, sp: sp, tw: NewTextWriter(sp)}, nil
+}
+
+// copyInto closes the spool and adds it to the archive as name.
+func (s *spoolFile) copyInto(x *Export, name string) error {
+	if err := s.tw.Flush(); err != nil {
+		return err
+	}
+	if err := s.sp.Close(); err != nil {
+		return err
+	}
+	if _, err := s.f.Seek(0, io.SeekStart); err != nil {
+		return fmt.Errorf("dwca: spool %s: %w", name, err)
+	}
+	return x.zw.CreateSpooled(&pzip.FileHeader{Name: name, Modified: x.created}, s.sp, s.f)
+}
+
+func (s *spoolFile) remove() {
+	if s != nil && s.f != nil {
+		s.f.Close()
+		os.Remove(s.f.Name())
+		s.f = nil
+	}
+}
+
+// occurrenceFields are the interpreted columns of occurrence.txt: every
+// column with a term, gbifID first.
+func occurrenceFields() []field {
+	var fs []field
+	for _, c := range occurrence.Columns {
+		if c.Term != "" {
+			fs = append(fs, field{header: c.Name, column: c.Name, term: c.Term})
+		}
+	}
+	return fs
+}
+
+// verbatimTerms returns the fixed verbatim.txt terms plus extra ones.
+func verbatimTerms(extra []string) []string {
+	var terms []string
+	seen := map[string]bool{}
+	add := func(t string) {
+		if !seen[t] {
+			seen[t] = true
+			terms = append(terms, t)
+		}
+	}
+	for _, n := range strings.Fields(dcTerms) {
+		add(occurrence.NSDC + n)
+	}
+	for _, n := range strings.Fields(dwcTerms) {
+		add(occurrence.NSDwC + n)
+	}
+	extra = append([]string(nil), extra...)
+	sort.Strings(extra)
+	for _, t := range extra {
+		add(CanonicalTerm(t))
+	}
+	return terms
+}
+
+// headerNames gives each term its simple name, or its verbatim key where
+// two terms share a simple name.
+func headerNames(terms []string) []string {
+	count := map[string]int{}
+	for _, t := range terms {
+		count[occurrence.SimpleName(t)]++
+	}
+	out := make([]string, len(terms))
+	for i, t := range terms {
+		out[i] = occurrence.SimpleName(t)
+		if count[out[i]] > 1 {
+			out[i] = occurrence.VerbatimKey(t)
+		}
+	}
+	return out
+}
+
+func newDWCAWriter(ctx context.Context, x *Export) (formatWriter, error) {
+	var extra []string
+	if vs, ok := x.opts.Datasets.(VerbatimTermSource); ok {
+		var err error
+		if extra, err = vs.VerbatimTerms(ctx); err != nil {
+			return nil, fmt.Errorf("dwca: verbatim terms: %w", err)
+		}
+	}
+	d := &dwcaWriter{x: x, occ: newTableWriter(occurrenceFields()), verbCols: verbatimTerms(extra), dropped: map[string]int64{}}
+	keys := make([]string, len(d.verbCols))
+	for i, t := range d.verbCols {
+		keys[i] = occurrence.VerbatimKey(t)
+	}
+	d.vrow = newVerbatimRow(keys)
+	d.vrow.unknown = func(k string) { d.dropped[k]++ }
+	w, err := x.create("occurrence.txt")
+	if err != nil {
+		return nil, err
+	}
+	d.occ.tw = NewTextWriter(w)
+	if err := d.occ.tw.WriteHeader(d.occ.header()); err != nil {
+		return nil, err
+	}
+	if d.verb, err = newSpoolFile(x, "dwca-verbatim-*"); err != nil {
+		return nil, err
+	}
+	if d.media, err = newSpoolFile(x, "dwca-multimedia-*"); err != nil {
+		d.abort()
+		return nil, err
+	}
+	d.verb.tw.WriteHeader(append([]string{occurrence.ColGBIFID}, headerNames(d.verbCols)...))
+	d.media.tw.WriteHeader(append([]string{occurrence.ColGBIFID}, MultimediaColumns...))
+	return d, nil
+}
+
+func (d *dwcaWriter) columns() []string {
+	return append(fieldColumns(d.occ.fields), occurrence.ColVerbatim, occurrence.ColMultimedia)
+}
+
+func (d *dwcaWriter) write(b *batch) error {
+	if err := d.occ.writeBatch(b); err != nil {
+		return err
+	}
+	id, err := cellFor(b.col(occurrence.ColGBIFID))
+	if err != nil {
+		return err
+	}
+	verb, media := b.col(occurrence.ColVerbatim), b.col(occurrence.ColMultimedia)
+	for i := 0; i < b.n; i++ {
+		d.vrow.parse(str(verb, i))
+		d.rb.reset()
+		d.rb.add(id, i)
+		for _, v := range d.vrow.values {
+			d.rb.addString(v)
+		}
+		if err := d.verb.tw.WriteRow(d.rb.row()); err != nil {
+			return err
+		}
+		if m := str(media, i); m != "" {
+			if err := d.writeMedia(id, i, m); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// writeMedia writes the multimedia rows of one record.
+func (d *dwcaWriter) writeMedia(id cellFn, i int, js string) error {
+	var err error
+	gjson.Parse(js).ForEach(func(_, row gjson.Result) bool {
+		d.rb.reset()
+		d.rb.add(id, i)
+		for _, c := range MultimediaColumns {
+			d.rb.addString(row.Get(c).String())
+		}
+		err = d.media.tw.WriteRow(d.rb.row())
+		return err == nil
+	})
+	return err
+}
+
+func (d *dwcaWriter) abort() {
+	d.verb.remove()
+	d.media.remove()
+}
+
+func (d *dwcaWriter) finish(ctx context.Context, x *Export) error {
+	if err := d.occ.tw.Flush(); err != nil {
+		return err
+	}
+	if err := d.verb.copyInto(x, "verbatim.txt"); err != nil {
+		return err
+	}
+	if err := d.media.copyInto(x, "multimedia.txt"); err != nil {
+		return err
+	}
+	if len(d.dropped) > 0 {
+		x.opts.Logger.Warn("verbatim terms without a column in verbatim.txt", "terms", len(d.dropped))
+	}
+	if err := d.writeMeta(x); err != nil {
+		return err
+	}
+	res := x.acct.result(ctx, x.opts.Datasets)
+	infos := datasetInfos(ctx, x.opts.Datasets, x.acct.datasetKeys())
+	if err := writeEntry(x, "metadata.xml", func(w io.Writer) error {
+		return writeDownloadEML(w, x, res, len(infos))
+	}); err != nil {
+		return err
+	}
+	if err := d.writeDatasetEML(ctx, x); err != nil {
+		return err
+	}
+	if err := writeEntry(x, "citations.txt", func(w io.Writer) error { return writeCitations(w, x, res, infos) }); err != nil {
+		return err
+	}
+	return writeEntry(x, "rights.txt", func(w io.Writer) error { return writeRights(w, res, infos, &x.acct) })
+}
+
+// writeEntry adds one small entry produced by fn.
+func writeEntry(x *Export, name string, fn func(io.Writer) error) error {
+	w, err := x.create(name)
+	if err != nil {
+		return err
+	}
+	if err := fn(w); err != nil {
+		return fmt.Errorf("dwca: write %s: %w", name, err)
+	}
+	return nil
+}
+
+// textSpec is a FileSpec for a download text file.
+func textSpec(rowType, file string, terms []string) FileSpec {
+	s := FileSpec{
+		RowType: rowType, Files: []string{file}, Encoding: "UTF-8", FieldsTerminatedBy: "\t",
+		LinesTerminatedBy: "\n", FieldsEnclosedBy: "", IgnoreHeaderLines: 1, IDIndex: 0,
+	}
+	for i, t := range terms {
+		s.Fields = append(s.Fields, Field{Index: i, Term: t})
+	}
+	return s
+}
+
+func (d *dwcaWriter) writeMeta(x *Export) error {
+	occTerms := make([]string, len(d.occ.fields))
+	for i, f := range d.occ.fields {
+		occTerms[i] = f.term
+	}
+	gbifID := occurrence.NSGBIF + "gbifID"
+	mediaTerms := []string{gbifID}
+	for _, c := range MultimediaColumns {
+		mediaTerms = append(mediaTerms, occurrence.NSDC+c)
+	}
+	m := Meta{
+		Core: textSpec(occurrence.RowTypeOccurrence, "occurrence.txt", occTerms),
+		Extensions: []FileSpec{
+			textSpec(occurrence.RowTypeOccurrence, "verbatim.txt", append([]string{gbifID}, d.verbCols...)),
+			textSpec(occurrence.RowTypeMultimedia, "multimedia.txt", mediaTerms),
+		},
+		Metadata: "metadata.xml",
+	}
+	return writeEntry(x, "meta.xml", m.WriteXML)
+}
+
+// writeDatasetEML copies each constituent dataset's EML as ingested.
+func (d *dwcaWriter) writeDatasetEML(ctx context.Context, x *Export) error {
+	src := x.opts.Datasets
+	if src == nil {
+		return nil
+	}
+	for _, key := range x.acct.datasetKeys() {
+		if key == "" || checkKey(key) != nil {
+			continue
+		}
+		rc, err := src.DatasetEML(ctx, key)
+		if errors.Is(err, ErrNoDataset) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("dwca: EML of dataset %s: %w", key, err)
+		}
+		err = writeEntry(x, "dataset/"+key+".xml", func(w io.Writer) error {
+			_, err := io.Copy(w, rc)
+			return err
+		})
+		rc.Close()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

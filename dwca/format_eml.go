@@ -1,0 +1,152 @@
+package dwca
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/biodiversity-downloads/downloader/occurrence"
+)
+
+// datasetInfos describes each dataset, falling back to its key as title when
+// the source does not know it.
+func datasetInfos(ctx context.Context, src DatasetSource, keys []string) []DatasetInfo {
+	out := make([]DatasetInfo, 0, len(keys))
+	for _, k := range keys {
+		info := DatasetInfo{DatasetKey: k}
+		if src != nil {
+			if i, err := src.DatasetInfo(ctx, k); err == nil {
+				info = i
+				info.DatasetKey = k
+			}
+		}
+		if info.Title == "" {
+			info.Title = "Dataset " + k
+			if k == "" {
+				info.Title = "Records without a dataset key"
+			}
+		}
+		out = append(out, info)
+	}
+	return out
+}
+
+// describer is implemented by predicates that can put themselves in words.
+type describer interface{ Describe() string }
+
+// queryWords is the predicate in human-readable words.
+func queryWords(p *occurrence.Predicate) string {
+	if p == nil {
+		return "all records"
+	}
+	if d, ok := any(p).(describer); ok {
+		if s := d.Describe(); s != "" {
+			return s
+		}
+	}
+	return "a query"
+}
+
+// downloadTitle names the download.
+func downloadTitle(x *Export) string { return "Occurrence download " + x.spec.Key }
+
+// downloadCitation is how the download asks to be cited.
+func downloadCitation(x *Export) string {
+	return downloadTitle(x) + " (" + x.created.Format("2 January 2006") + ")"
+}
+
+// writeDownloadEML writes metadata.xml: an EML 2.1.1 document describing the
+// download itself.
+func writeDownloadEML(w io.Writer, x *Export, res ExportResult, datasets int) error {
+	bw := bufio.NewWriter(w)
+	e := escapeAttr
+	summary := fmt.Sprintf("A dataset containing %s from %s.", plural64(res.Records, "record", "records"),
+		plural(datasets, "dataset", "datasets"))
+	query := "Records matching: " + queryWords(x.spec.Predicate) + "."
+	lic := licenceWords(res)
+	fmt.Fprintf(bw, `<?xml version="1.0" encoding="UTF-8"?>
+<eml:eml xmlns:eml="eml://ecoinformatics.org/eml-2.1.1" xmlns:dc="http://purl.org/dc/terms/" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:schemaLocation="eml://ecoinformatics.org/eml-2.1.1 http://rs.gbif.org/schema/eml-gbif-profile/1.1/eml.xsd" packageId="%s" system="http://gbif.org" scope="system" xml:lang="en">
+  <dataset>
+    <alternateIdentifier>%s</alternateIdentifier>
+    <title xml:lang="en">%s</title>
+    <creator><organizationName>Occurrence download service</organizationName></creator>
+    <metadataProvider><organizationName>Occurrence download service</organizationName></metadataProvider>
+    <pubDate>%s</pubDate>
+    <language>eng</language>
+    <abstract>
+      <para>%s</para>
+      <para>%s</para>
+    </abstract>
+    <intellectualRights>
+      <para>%s</para>
+    </intellectualRights>
+    <methods>
+      <methodStep><description><para>%s</para></description></methodStep>
+      <methodStep><description><para>Table snapshot: %s. Format: %s.</para></description></methodStep>
+    </methods>
+  </dataset>
+  <additionalMetadata>
+    <metadata>
+      <gbif>
+        <dateStamp>%s</dateStamp>
+        <citation>%s</citation>
+      </gbif>
+    </metadata>
+  </additionalMetadata>
+</eml:eml>
+`, e(x.spec.Key), e(x.spec.Key), e(downloadTitle(x)), x.created.Format("2006-01-02"),
+		e(summary), e(query), e("This work is licensed under "+lic+"."), e(query),
+		e(orNone(x.spec.Snapshot)), e(string(x.spec.Format)), formatTime(x.created), e(downloadCitation(x)))
+	return bw.Flush()
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "not recorded"
+	}
+	return s
+}
+
+func plural64(n int64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.FormatInt(n, 10) + " " + many
+}
+
+// writeCitations writes citations.txt: the download's citation, then each
+// dataset's citation with its record count.
+func writeCitations(w io.Writer, x *Export, res ExportResult, infos []DatasetInfo) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "When using this dataset please use the following citation and pay attention to the rights documented in rights.txt:\n%s\n\n", downloadCitation(x))
+	fmt.Fprintf(bw, "The data included in this download are provided by the following %s:\n\n", plural(len(infos), "dataset", "datasets"))
+	for _, in := range infos {
+		c := in.Citation
+		if c == "" {
+			c = in.Title + ". Dataset " + in.DatasetKey + "."
+		}
+		fmt.Fprintf(bw, "%s (%s)\n", CleanValue(c), plural64(res.Datasets[in.DatasetKey], "record", "records"))
+	}
+	return bw.Flush()
+}
+
+// writeRights writes rights.txt: the licence of each dataset.
+func writeRights(w io.Writer, res ExportResult, infos []DatasetInfo, acct *accounting) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "Licence of this download (the most restrictive of its datasets): %s\n\n", licenceWords(res))
+	for _, in := range infos {
+		lic := in.License
+		if lic == "" {
+			if d := acct.datasets[in.DatasetKey]; d != nil && !d.unknown {
+				lic = licenceURI[d.maxLic]
+			}
+		}
+		if lic == "" || rankLicence(lic) == licUnknown {
+			lic = orNone(lic) + " (not a recognized licence)"
+		}
+		fmt.Fprintf(bw, "Dataset: %s\nKey: %s\nRights as supplied: %s\n\n", CleanValue(in.Title), in.DatasetKey, CleanValue(lic))
+	}
+	return bw.Flush()
+}

@@ -1,0 +1,238 @@
+package dwca
+
+import (
+	"archive/zip"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/biodiversity-downloads/downloader/occurrence"
+)
+
+// tricky holds values that the text rules must flatten: tabs, line breaks
+// of every kind, quotes, NUL, non-BMP characters and XML specials.
+var tricky = []string{
+	"Puma concolor (Linnaeus, 1771)",
+	"tab\there",
+	"new\nline and\r\ncrlf",
+	`"quoted" 'single' \backslash`,
+	"vt\vff\fnel\u0085ls\u2028ps\u2029nul\x00end",
+	"non-BMP 𝔊𝔅𝔌𝔉 🦉 and ørsted",
+	"<xml> & ampersand;",
+	"", // null
+}
+
+// testDataset describes a synthetic dataset for the tests.
+type testDataset struct {
+	key     string
+	license string
+	records int
+}
+
+var testDatasets = []testDataset{
+	{"7ddf754f-d193-4cc9-b351-99906754a03b", occurrence.LicenseCCBY, 7},
+	{"a1b2c3d4-0000-4000-8000-000000000001", occurrence.LicenseCC0, 5},
+	{"a1b2c3d4-0000-4000-8000-000000000002", occurrence.LicenseCCBYNC, 3},
+	{"a1b2c3d4-0000-4000-8000-000000000003", occurrence.LicenseUnspecified, 2},
+}
+
+// testRecords builds the records of testDatasets as Arrow batches of the full
+// schema, batchRows rows each. Record n carries tricky[n%len(tricky)] in its
+// locality, verbatim locality and multimedia title.
+func testRecords(t testing.TB, batchRows int) []arrow.RecordBatch {
+	t.Helper()
+	b := occurrence.NewBuilder(nil)
+	defer b.Release()
+	r := occurrence.NewRecord()
+	var out []arrow.RecordBatch
+	n := 0
+	idx := occurrence.ColumnIndex
+	for _, ds := range testDatasets {
+		for j := 0; j < ds.records; j++ {
+			r.Reset()
+			v := tricky[n%len(tricky)]
+			r.SetInt(idx(occurrence.ColGBIFID), int64(1000+n))
+			r.SetString(idx(occurrence.ColDatasetKey), ds.key)
+			r.SetString(idx(occurrence.ColLicense), ds.license)
+			r.SetString(idx(occurrence.ColBasisOfRecord), "HUMAN_OBSERVATION")
+			r.SetString(idx(occurrence.ColKingdom), "Animalia")
+			sp := []string{"Puma concolor", "Strix aluco", "Bufo bufo"}[n%3]
+			r.SetString(idx(occurrence.ColScientificName), sp)
+			r.SetInt(idx(occurrence.ColTaxonKey), int64(2435099+n%3))
+			r.SetString(idx(occurrence.ColTaxonRank), "SPECIES")
+			r.SetString(idx(occurrence.ColLocality), v)
+			r.SetString(idx(occurrence.ColCountryCode), "DK")
+			r.SetFloat(idx(occurrence.ColDecimalLatitude), 55.5+float64(n)/1000)
+			r.SetFloat(idx(occurrence.ColDecimalLongitude), 0.000001*float64(n+1))
+			r.SetFloat(idx(occurrence.ColElevation), 1e21)
+			r.SetBool(idx(occurrence.ColHasCoordinate), true)
+			r.SetInt(idx(occurrence.ColYear), 2020)
+			r.SetString(idx(occurrence.ColTypeStatus), "HOLOTYPE;PARATYPE")
+			r.SetTime(idx(occurrence.ColLastInterpreted), time.Date(2024, 1, 2, 3, 4, 5, 6e6, time.UTC))
+			verb := map[string]string{"locality": v, "scientificName": sp, "habitat": "forest\tedge",
+				"dcterms:modified": "2020-01-01", "http://example.org/terms/custom": "x"}
+			for k, val := range verb {
+				if val == "" {
+					delete(verb, k)
+				}
+			}
+			js, _ := json.Marshal(verb)
+			r.SetString(idx(occurrence.ColVerbatim), string(js))
+			if n%2 == 0 {
+				media := []map[string]string{{"type": "StillImage", "identifier": fmt.Sprintf("https://img.example.org/%d.jpg", n), "title": v}}
+				if n%4 == 0 {
+					media = append(media, map[string]string{"type": "Sound", "format": "audio/mpeg", "identifier": "https://snd.example.org/x.mp3"})
+				}
+				js, _ := json.Marshal(media)
+				r.SetString(idx(occurrence.ColMultimedia), string(js))
+			}
+			b.Append(r)
+			n++
+			if b.Len() == batchRows {
+				out = append(out, b.NewBatch())
+			}
+		}
+	}
+	if b.Len() > 0 {
+		out = append(out, b.NewBatch())
+	}
+	return out
+}
+
+func testRecordCount() int {
+	n := 0
+	for _, d := range testDatasets {
+		n += d.records
+	}
+	return n
+}
+
+// memDatasets is an in-memory DatasetSource: the caller's dataset metadata
+// for a download, as the embedded store would give it.
+type memDatasets map[string]struct {
+	info DatasetInfo
+	eml  string
+}
+
+func (m memDatasets) DatasetInfo(_ context.Context, key string) (DatasetInfo, error) {
+	d, ok := m[key]
+	if !ok {
+		return DatasetInfo{}, ErrNoDataset
+	}
+	return d.info, nil
+}
+
+func (m memDatasets) DatasetEML(_ context.Context, key string) (io.ReadCloser, error) {
+	d, ok := m[key]
+	if !ok || d.eml == "" {
+		return nil, ErrNoDataset
+	}
+	return io.NopCloser(strings.NewReader(d.eml)), nil
+}
+
+func testSource() memDatasets {
+	m := memDatasets{}
+	for i, d := range testDatasets[:3] {
+		lic := d.license
+		if i == 0 {
+			lic = "Creative Commons Attribution (CC-BY) 4.0"
+		}
+		m[d.key] = struct {
+			info DatasetInfo
+			eml  string
+		}{
+			DatasetInfo{Title: fmt.Sprintf("Dataset %d & <friends>", i), License: lic},
+			fmt.Sprintf(`<?xml version="1.0" encoding="UTF-8"?><eml:eml xmlns:eml="eml://ecoinformatics.org/eml-2.1.1" packageId="%s"><dataset><title>Dataset %d</title></dataset></eml:eml>`, d.key, i),
+		}
+	}
+	return m
+}
+
+// export runs one export over the test records and returns the archive.
+func export(t testing.TB, spec ExportSpec, src DatasetSource) ([]byte, ExportResult) {
+	t.Helper()
+	var buf bytes.Buffer
+	ctx := context.Background()
+	spec.Created = time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC)
+	x, err := NewExport(ctx, &buf, spec, ExportOptions{Datasets: src, TempDir: t.TempDir(), ParquetPartBytes: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rec := range testRecords(t, 4) {
+		if err := x.Write(ctx, rec); err != nil {
+			t.Fatal(err)
+		}
+		rec.Release()
+	}
+	res, err := x.Close(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Bytes != int64(buf.Len()) {
+		t.Fatalf("result says %d bytes, archive has %d", res.Bytes, buf.Len())
+	}
+	return buf.Bytes(), res
+}
+
+// entries reads every entry of an archive.
+func entries(t testing.TB, data []byte) (names []string, content map[string]string) {
+	t.Helper()
+	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	content = map[string]string{}
+	for _, f := range zr.File {
+		rc, err := f.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(rc)
+		rc.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", f.Name, err)
+		}
+		names = append(names, f.Name)
+		content[f.Name] = string(b)
+	}
+	return names, content
+}
+
+// table splits a text file into rows of cells, checking the file rules.
+func table(t testing.TB, name, text string) [][]string {
+	t.Helper()
+	if !strings.HasSuffix(text, "\n") {
+		t.Fatalf("%s does not end with a newline", name)
+	}
+	if strings.Contains(text, "\r") {
+		t.Fatalf("%s contains CR", name)
+	}
+	var rows [][]string
+	for _, line := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+		rows = append(rows, strings.Split(line, "\t"))
+	}
+	for i, r := range rows {
+		if len(r) != len(rows[0]) {
+			t.Fatalf("%s line %d has %d cells, header %d", name, i+1, len(r), len(rows[0]))
+		}
+	}
+	return rows
+}
+
+func column(t testing.TB, rows [][]string, name string) int {
+	t.Helper()
+	for i, h := range rows[0] {
+		if h == name {
+			return i
+		}
+	}
+	t.Fatalf("no column %s in %v", name, rows[0])
+	return -1
+}

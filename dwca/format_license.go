@@ -1,0 +1,178 @@
+package dwca
+
+import (
+	"context"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/biodiversity-downloads/downloader/occurrence"
+)
+
+// licenceRank orders licences from least to most restrictive; 0 is unknown.
+type licenceRank int
+
+const (
+	licUnknown licenceRank = iota
+	licCC0
+	licCCBY
+	licCCBYNC
+)
+
+var licenceURI = map[licenceRank]string{
+	licCC0:    occurrence.LicenseCC0,
+	licCCBY:   occurrence.LicenseCCBY,
+	licCCBYNC: occurrence.LicenseCCBYNC,
+}
+
+var licenceTitle = map[licenceRank]string{
+	licUnknown: "unspecified",
+	licCC0:     "CC0 1.0",
+	licCCBY:    "CC BY 4.0",
+	licCCBYNC:  "CC BY-NC 4.0",
+}
+
+// rankLicence recognizes a licence given as a URI, a GBIF enum name or
+// words. Anything else, "unspecified" included, is unknown.
+func rankLicence(s string) licenceRank {
+	l := strings.ToLower(strings.TrimSpace(s))
+	switch {
+	case l == "" || l == occurrence.LicenseUnspecified:
+		return licUnknown
+	case strings.Contains(l, "by-nc") || strings.Contains(l, "by_nc") || strings.Contains(l, "noncommercial") ||
+		strings.Contains(l, "non-commercial"):
+		return licCCBYNC
+	case strings.Contains(l, "publicdomain/zero") || strings.Contains(l, "cc0") || strings.Contains(l, "cc-zero") ||
+		strings.Contains(l, "public domain"):
+		return licCC0
+	case strings.Contains(l, "/licenses/by/") || strings.Contains(l, "cc-by") || strings.Contains(l, "cc_by") ||
+		strings.Contains(l, "cc by") || strings.Contains(l, "attribution"):
+		return licCCBY
+	}
+	return licUnknown
+}
+
+// datasetAcct is what the records say about one dataset.
+type datasetAcct struct {
+	records int64
+	maxLic  licenceRank
+	unknown bool // some record carries no recognized licence
+}
+
+// accounting counts records per dataset and the licences they carry.
+type accounting struct {
+	records  int64
+	datasets map[string]*datasetAcct
+	// lastKey/last cache the previous row's dataset: records come grouped.
+	lastKey string
+	last    *datasetAcct
+}
+
+func (a *accounting) init() { a.datasets = map[string]*datasetAcct{} }
+
+// withAccounting makes sure the scan delivers the columns accounting needs.
+func withAccounting(cols []string) []string {
+	out := append([]string(nil), cols...)
+	for _, need := range []string{occurrence.ColDatasetKey, occurrence.ColLicense} {
+		found := false
+		for _, c := range out {
+			found = found || c == need
+		}
+		if !found {
+			out = append(out, need)
+		}
+	}
+	return out
+}
+
+func (a *accounting) add(b *batch) {
+	keys, lics := b.col(occurrence.ColDatasetKey), b.col(occurrence.ColLicense)
+	a.records += int64(b.n)
+	var lastLic string
+	lastRank := licUnknown
+	for i := 0; i < b.n; i++ {
+		k := str(keys, i)
+		if a.last == nil || k != a.lastKey {
+			d := a.datasets[k]
+			if d == nil {
+				d = &datasetAcct{}
+				a.datasets[strings.Clone(k)] = d
+			}
+			a.lastKey, a.last = strings.Clone(k), d
+		}
+		d := a.last
+		d.records++
+		l := str(lics, i)
+		if l != lastLic || i == 0 {
+			lastLic, lastRank = l, rankLicence(l)
+		}
+		if lastRank == licUnknown {
+			d.unknown = true
+		}
+		d.maxLic = max(d.maxLic, lastRank)
+	}
+}
+
+// datasetKeys returns the datasets in key order.
+func (a *accounting) datasetKeys() []string {
+	keys := make([]string, 0, len(a.datasets))
+	for k := range a.datasets {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// datasetLicence is the licence a dataset declares when its source knows
+// it, else the most restrictive of its records' licences when all of them
+// are recognized.
+func (a *accounting) datasetLicence(ctx context.Context, src DatasetSource, key string) licenceRank {
+	if src != nil {
+		if info, err := src.DatasetInfo(ctx, key); err == nil {
+			if r := rankLicence(info.License); r != licUnknown {
+				return r
+			}
+		}
+	}
+	d := a.datasets[key]
+	if d == nil || d.unknown {
+		return licUnknown
+	}
+	return d.maxLic
+}
+
+// result fills the counts and the download licence.
+func (a *accounting) result(ctx context.Context, src DatasetSource) ExportResult {
+	res := ExportResult{Records: a.records, Datasets: make(map[string]int64, len(a.datasets))}
+	top := licUnknown
+	for _, k := range a.datasetKeys() {
+		res.Datasets[k] = a.datasets[k].records
+		r := a.datasetLicence(ctx, src, k)
+		if r == licUnknown {
+			res.UnknownLicense = append(res.UnknownLicense, k)
+		}
+		top = max(top, r)
+	}
+	res.License = licenceURI[top]
+	return res
+}
+
+// licenceWords returns the download licence in words, naming unknown ones.
+func licenceWords(res ExportResult) string {
+	words := licenceTitle[rankLicence(res.License)]
+	if res.License == "" {
+		words = "no recognized licence"
+	}
+	if len(res.UnknownLicense) > 0 {
+		words += "; " + plural(len(res.UnknownLicense), "dataset has", "datasets have") +
+			" no recognized licence (" + strings.Join(res.UnknownLicense, ", ") + ")"
+	}
+	return words
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}

@@ -1,0 +1,150 @@
+package dwca
+
+import (
+	"context"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/biodiversity-downloads/downloader/occurrence"
+)
+
+// SpeciesListColumns are GBIF's SPECIES_LIST columns. acceptedScientificName,
+// taxonomicStatus and iucnRedListCategory stay empty: the table has no
+// taxonomy backbone to fill them.
+var SpeciesListColumns = []string{
+	"taxonKey", "scientificName", "acceptedTaxonKey", "acceptedScientificName",
+	"numberOfOccurrences", "taxonRank", "taxonomicStatus", "kingdom", "kingdomKey", "phylum",
+	"phylumKey", "class", "classKey", "order", "orderKey", "family", "familyKey", "genus",
+	"genusKey", "species", "speciesKey", "iucnRedListCategory",
+}
+
+// speciesSource maps SPECIES_LIST columns to table columns; absent ones are
+// empty.
+var speciesSource = map[string]string{
+	"taxonKey": occurrence.ColTaxonKey, "scientificName": occurrence.ColScientificName,
+	"acceptedTaxonKey": occurrence.ColAcceptedTaxonKey, "taxonRank": occurrence.ColTaxonRank,
+	"kingdom": occurrence.ColKingdom, "kingdomKey": occurrence.ColKingdomKey,
+	"phylum": occurrence.ColPhylum, "phylumKey": occurrence.ColPhylumKey,
+	"class": occurrence.ColClass, "classKey": occurrence.ColClassKey,
+	"order": occurrence.ColOrder, "orderKey": occurrence.ColOrderKey,
+	"family": occurrence.ColFamily, "familyKey": occurrence.ColFamilyKey,
+	"genus": occurrence.ColGenus, "genusKey": occurrence.ColGenusKey,
+	"species": occurrence.ColSpecies, "speciesKey": occurrence.ColSpeciesKey,
+}
+
+// taxonRow is one taxon of the list: its first-seen values and its count.
+type taxonRow struct {
+	values []string // SpeciesListColumns, count column empty
+	count  int64
+}
+
+// speciesList is GBIF's SPECIES_LIST: one <key>.csv entry with a row per
+// taxon. Taxa are counted in memory (bounded by the number of distinct taxa)
+// and written at the end, most occurrences first.
+type speciesList struct {
+	x     *Export
+	taxa  map[string]*taxonRow
+	cols  []string // table columns read, in speciesSource order
+	rb    rowBuilder
+	fns   []cellFn
+	keyFn cellFn
+}
+
+func newSpeciesList(x *Export) (formatWriter, error) {
+	s := &speciesList{x: x, taxa: map[string]*taxonRow{}}
+	for _, c := range SpeciesListColumns {
+		if src, ok := speciesSource[c]; ok {
+			s.cols = append(s.cols, src)
+		}
+	}
+	return s, nil
+}
+
+func (s *speciesList) columns() []string { return s.cols }
+func (s *speciesList) abort()            {}
+
+// taxonID groups rows: the taxonKey when the table has one, else the name,
+// rank and classification.
+func (s *speciesList) taxonID(b *batch, i int, key arrow.Array) string {
+	if k, ok := key.(*array.Int64); ok && k.IsValid(i) {
+		return "k" + strconv.FormatInt(k.Value(i), 10)
+	}
+	var sb strings.Builder
+	sb.WriteByte('n')
+	for _, c := range []string{occurrence.ColScientificName, occurrence.ColTaxonRank, occurrence.ColKingdom,
+		occurrence.ColPhylum, occurrence.ColClass, occurrence.ColOrder, occurrence.ColFamily,
+		occurrence.ColGenus, occurrence.ColSpecies} {
+		sb.WriteString(str(b.col(c), i))
+		sb.WriteByte(0)
+	}
+	return sb.String()
+}
+
+func (s *speciesList) write(b *batch) error {
+	s.fns = s.fns[:0]
+	for _, c := range SpeciesListColumns {
+		src, ok := speciesSource[c]
+		var fn cellFn
+		if ok {
+			var err error
+			if fn, err = cellFor(b.col(src)); err != nil {
+				return err
+			}
+		}
+		s.fns = append(s.fns, fn)
+	}
+	key := b.col(occurrence.ColTaxonKey)
+	for i := 0; i < b.n; i++ {
+		id := s.taxonID(b, i, key)
+		t := s.taxa[id]
+		if t == nil {
+			t = &taxonRow{values: make([]string, len(SpeciesListColumns))}
+			for j, fn := range s.fns {
+				if fn != nil {
+					t.values[j] = string(fn(nil, i))
+				}
+			}
+			s.taxa[id] = t
+		}
+		t.count++
+	}
+	return nil
+}
+
+func (s *speciesList) finish(_ context.Context, x *Export) error {
+	rows := make([]*taxonRow, 0, len(s.taxa))
+	for _, t := range s.taxa {
+		rows = append(rows, t)
+	}
+	sort.Slice(rows, func(i, j int) bool {
+		a, b := rows[i], rows[j]
+		if a.count != b.count {
+			return a.count > b.count
+		}
+		for k := range a.values {
+			if a.values[k] != b.values[k] {
+				return a.values[k] < b.values[k]
+			}
+		}
+		return false
+	})
+	w, err := x.create(x.spec.Key + ".csv")
+	if err != nil {
+		return err
+	}
+	tw := NewTextWriter(w)
+	tw.WriteHeader(SpeciesListColumns)
+	countAt := slices.Index(SpeciesListColumns, "numberOfOccurrences")
+	for _, t := range rows {
+		t.values[countAt] = strconv.FormatInt(t.count, 10)
+		if err := tw.WriteRow(t.values); err != nil {
+			return err
+		}
+	}
+	return tw.Flush()
+}
