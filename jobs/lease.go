@@ -89,3 +89,10 @@ func (db *DB) succeed(ctx context.Context, key, owner, object string, r ExportRe
 	}
 	return true, tx.Commit()
 }
+
+// dropLease gives up owner's lease whatever the status (after a cancel).
+func (db *DB) dropLease(ctx context.Context, key, owner string) error {
+	_, err := db.SQL.ExecContext(ctx, db.q(`UPDATE downloads SET lease_owner = '', lease_until = 0
+		WHERE key = ? AND lease_owner = ?`), key, owner)
+	return err
+}

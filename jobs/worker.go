@@ -138,6 +138,9 @@ func (s *Service) exportFailed(ctx context.Context, job *river.Job[exportArgs], 
 	switch {
 	case errors.Is(err, errCancelledByUser):
 		s.logger.InfoContext(ctx, "export cancelled", "key", key)
+		if derr := s.db.dropLease(bg, key, owner); derr != nil {
+			s.logger.ErrorContext(bg, "drop lease", "key", key, "err", derr)
+		}
 		return river.JobCancel(err)
 	case errors.Is(err, errLeaseLost):
 		s.logger.WarnContext(ctx, "export taken over by another worker", "key", key)
@@ -145,6 +148,7 @@ func (s *Service) exportFailed(ctx context.Context, job *river.Job[exportArgs], 
 	case ctx.Err() != nil:
 		// Shutdown (or a River cancel): SUSPENDED, resumed at the next start.
 		if r, gerr := s.db.getDownload(bg, s.db.SQL, key); gerr == nil && r.Status == StatusCancelled {
+			_ = s.db.dropLease(bg, key, owner)
 			return river.JobCancel(err)
 		}
 		if _, serr := s.db.release(bg, key, owner, StatusSuspended, ""); serr != nil {

@@ -1,0 +1,199 @@
+// Package tableexport is the job service's Engine backed by an occurrence
+// table and the dwca download formats: predicates are parsed by the
+// occurrence package, counts and exports scan the table in parallel, and the
+// archive is written by dwca.Export.
+package tableexport
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/url"
+	"sync/atomic"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/biodiversity-downloads/downloader/dwca"
+	"github.com/biodiversity-downloads/downloader/jobs"
+	"github.com/biodiversity-downloads/downloader/occurrence"
+)
+
+// Catalog is optionally implemented by a table that knows its datasets
+// (the embedded store does): titles, licences and EML for citations.
+type Catalog interface {
+	Dataset(ctx context.Context, key string) (occurrence.DatasetInfo, error)
+	DatasetEML(ctx context.Context, key string) (io.ReadCloser, error)
+}
+
+// Config tunes the engine.
+type Config struct {
+	Limits occurrence.Limits
+	// Workers scanning splits at once; 0 means GOMAXPROCS.
+	Workers int
+	// TempDir for DWCA's spooled files ("" = os.TempDir()).
+	TempDir string
+}
+
+// Engine implements jobs.Engine over an occurrence table.
+type Engine struct {
+	table  occurrence.Table
+	cfg    Config
+	logger *slog.Logger
+}
+
+var _ jobs.Engine = (*Engine)(nil)
+
+// New returns an Engine reading t.
+func New(t occurrence.Table, cfg Config, logger *slog.Logger) *Engine {
+	if cfg.Limits == (occurrence.Limits{}) {
+		cfg.Limits = occurrence.DefaultLimits()
+	}
+	return &Engine{table: t, cfg: cfg, logger: logger}
+}
+
+// predicateErr maps the occurrence package's error kinds to the job
+// service's.
+func predicateErr(err error) error {
+	if errors.Is(err, occurrence.ErrPredicateTooComplex) {
+		return fmt.Errorf("%w: %w", jobs.ErrPredicateTooLarge, err)
+	}
+	return fmt.Errorf("%w: %w", jobs.ErrInvalidRequest, err)
+}
+
+func canonical(p *occurrence.Predicate) (json.RawMessage, error) {
+	if p == nil {
+		return json.RawMessage("null"), nil
+	}
+	return p.MarshalJSON()
+}
+
+func (e *Engine) parse(raw json.RawMessage) (*occurrence.Predicate, error) {
+	if len(raw) == 0 {
+		return nil, nil
+	}
+	p, err := occurrence.ParsePredicateJSON(raw, e.cfg.Limits)
+	if err != nil {
+		return nil, predicateErr(err)
+	}
+	return p, nil
+}
+
+// CheckPredicate validates predicate JSON and returns its canonical form.
+func (e *Engine) CheckPredicate(raw json.RawMessage) (json.RawMessage, error) {
+	p, err := e.parse(raw)
+	if err != nil {
+		return nil, err
+	}
+	return canonical(p)
+}
+
+// PredicateFromQuery converts portal search parameters.
+func (e *Engine) PredicateFromQuery(params url.Values) (json.RawMessage, error) {
+	p, err := occurrence.ParseQuery(params, e.cfg.Limits)
+	if err != nil {
+		return nil, predicateErr(err)
+	}
+	return canonical(p)
+}
+
+// Count counts the matching records of the current snapshot.
+func (e *Engine) Count(ctx context.Context, predicate json.RawMessage) (int64, error) {
+	p, err := e.parse(predicate)
+	if err != nil {
+		return 0, err
+	}
+	snap, err := e.table.Snapshot(ctx)
+	if err != nil {
+		return 0, err
+	}
+	n, _, err := occurrence.Count(ctx, e.table, snap, p, occurrence.ScanOptions{Workers: e.cfg.Workers})
+	return n, err
+}
+
+// Export writes the archive of req to w.
+func (e *Engine) Export(ctx context.Context, req jobs.ExportRequest, w io.Writer, progress func(jobs.Progress)) (jobs.ExportResult, error) {
+	p, err := e.parse(req.Predicate)
+	if err != nil {
+		return jobs.ExportResult{}, &jobs.PermanentError{Err: err}
+	}
+	format, err := dwca.ParseFormat(req.Format)
+	if err != nil {
+		return jobs.ExportResult{}, &jobs.PermanentError{Err: err}
+	}
+	snap, err := e.table.Snapshot(ctx)
+	if err != nil {
+		return jobs.ExportResult{}, err
+	}
+	var src dwca.DatasetSource
+	if c, ok := e.table.(Catalog); ok {
+		src = catalogSource{c}
+	}
+	x, err := dwca.NewExport(ctx, w, dwca.ExportSpec{Format: format, Key: req.Key, Predicate: p,
+		Snapshot: snap.ID, Created: req.Created}, dwca.ExportOptions{Datasets: src, TempDir: e.cfg.TempDir, Logger: e.logger})
+	if err != nil {
+		return jobs.ExportResult{}, &jobs.PermanentError{Err: err}
+	}
+	var scanned, written atomic.Int64
+	opts := occurrence.ScanOptions{Workers: e.cfg.Workers, Progress: func(s occurrence.ScanStats) {
+		scanned.Store(s.RowsScanned)
+		progress(jobs.Progress{RecordsScanned: s.RowsScanned, RecordsWritten: written.Load()})
+	}}
+	_, err = occurrence.Scan(ctx, e.table, snap, occurrence.ScanRequest{Predicate: p, Columns: x.Columns()}, opts,
+		func(b arrow.RecordBatch) error {
+			if err := x.Write(ctx, b); err != nil {
+				return err
+			}
+			progress(jobs.Progress{RecordsScanned: scanned.Load(), RecordsWritten: written.Add(b.NumRows())})
+			return nil
+		})
+	if err != nil {
+		x.Abort()
+		return jobs.ExportResult{}, err
+	}
+	res, err := x.Close(ctx)
+	if err != nil {
+		return jobs.ExportResult{}, err
+	}
+	return e.result(ctx, res, snap.ID, src), nil
+}
+
+// result converts dwca's result, describing each dataset when it can.
+func (e *Engine) result(ctx context.Context, res dwca.ExportResult, snapshot string, src dwca.DatasetSource) jobs.ExportResult {
+	out := jobs.ExportResult{Records: res.Records, License: res.License, Bytes: res.Bytes, SHA256: res.SHA256,
+		Snapshot: snapshot, Datasets: make([]jobs.DatasetUsage, 0, len(res.Datasets))}
+	if out.License == "" && len(res.UnknownLicense) > 0 {
+		out.License = "UNSPECIFIED"
+	}
+	for key, n := range res.Datasets {
+		u := jobs.DatasetUsage{DatasetKey: key, NumberRecords: n}
+		if src != nil {
+			if info, err := src.DatasetInfo(ctx, key); err == nil {
+				u.DatasetTitle, u.License, u.Citation = info.Title, info.License, info.Citation
+			}
+		}
+		out.Datasets = append(out.Datasets, u)
+	}
+	return out
+}
+
+// catalogSource adapts a Catalog to dwca.DatasetSource.
+type catalogSource struct{ c Catalog }
+
+func (s catalogSource) DatasetInfo(ctx context.Context, key string) (dwca.DatasetInfo, error) {
+	d, err := s.c.Dataset(ctx, key)
+	if err != nil {
+		return dwca.DatasetInfo{}, fmt.Errorf("%w: %w", dwca.ErrNoDataset, err)
+	}
+	return dwca.DatasetInfo{Title: d.Title, License: d.License, Citation: d.Citation}, nil
+}
+
+func (s catalogSource) DatasetEML(ctx context.Context, key string) (io.ReadCloser, error) {
+	r, err := s.c.DatasetEML(ctx, key)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", dwca.ErrNoDataset, err)
+	}
+	return r, nil
+}

@@ -1,0 +1,376 @@
+package web
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/biodiversity-downloads/downloader/jobs"
+)
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func writeText(w http.ResponseWriter, code int, s string) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.WriteHeader(code)
+	_, _ = io.WriteString(w, s)
+}
+
+// readBody reads a capped request body.
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	return io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
+}
+
+// created answers a new (or deduplicated) download with its key as text.
+func (s *Server) created(w http.ResponseWriter, r *http.Request, key string) {
+	w.Header().Set("Location", s.baseURL(r)+"/v1/occurrence/download/"+key)
+	writeText(w, http.StatusCreated, key)
+}
+
+// postRequest: POST /v1/occurrence/download/request with GBIF's JSON body.
+func (s *Server) postRequest(w http.ResponseWriter, r *http.Request) {
+	u, err := s.mustCaller(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	body, err := s.readBody(w, r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	req, err := jobs.DecodeRequest(body)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	key, err := s.svc.Submit(r.Context(), u, req)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.created(w, r, key)
+}
+
+// Query parameters of the GET download shortcuts that are not search
+// parameters.
+var (
+	addressParams = []string{"notification_address", "notificationAddress", "notificationAddresses",
+		"notification_addresses"}
+	requestParams = append([]string{"format", "send_notification", "sendNotification", "description"},
+		addressParams...)
+)
+
+// requestFromQuery builds a download request from portal search parameters.
+func (s *Server) requestFromQuery(q url.Values) (jobs.Request, error) {
+	search := url.Values{}
+	for k, v := range q {
+		search[k] = v
+	}
+	for _, p := range requestParams {
+		delete(search, p)
+	}
+	req := jobs.Request{Format: strings.ToUpper(q.Get("format")), Type: "OCCURRENCE", Description: q.Get("description")}
+	for _, p := range addressParams {
+		for _, v := range q[p] {
+			req.NotificationAddresses = append(req.NotificationAddresses, strings.Split(v, ",")...)
+		}
+	}
+	req.SendNotification = len(req.NotificationAddresses) > 0
+	for _, p := range []string{"send_notification", "sendNotification"} {
+		if v := q.Get(p); v != "" {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return jobs.Request{}, fmt.Errorf("%w: %s=%q is not true or false", jobs.ErrInvalidRequest, p, v)
+			}
+			req.SendNotification = b
+		}
+	}
+	pred, err := s.svc.PredicateFromQuery(search)
+	if err != nil {
+		return jobs.Request{}, err
+	}
+	req.Predicate = pred
+	return req, nil
+}
+
+// getRequest: GET /v1/occurrence/download/request?format=F&<search params>.
+func (s *Server) getRequest(w http.ResponseWriter, r *http.Request) {
+	u, err := s.mustCaller(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	req, err := s.requestFromQuery(r.URL.Query())
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	key, err := s.svc.Submit(r.Context(), u, req)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.created(w, r, key)
+}
+
+// getPredicate: GET /v1/occurrence/download/request/predicate converts
+// search parameters to the request a client would POST.
+func (s *Server) getPredicate(w http.ResponseWriter, r *http.Request) {
+	req, err := s.requestFromQuery(r.URL.Query())
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if req.Format == "" {
+		req.Format = "DWCA"
+	}
+	req.VerbatimExtensions = []string{}
+	writeJSON(w, http.StatusOK, req)
+}
+
+// getStatus: GET /v1/occurrence/download/{key}.
+func (s *Server) getStatus(w http.ResponseWriter, r *http.Request) {
+	u, err := s.caller(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	d, err := s.svc.Get(r.Context(), u, r.PathValue("key"))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.present(r, &d)
+	if wait := s.svc.PollInterval(d); wait > 0 {
+		secs := strconv.Itoa(int(wait / time.Second))
+		w.Header().Set("Cache-Control", "private, max-age="+secs)
+		w.Header().Set("Retry-After", secs)
+	} else {
+		w.Header().Set("Cache-Control", "private, max-age=60")
+	}
+	writeJSON(w, http.StatusOK, d)
+}
+
+// present fills what depends on the HTTP side (the link).
+func (s *Server) present(r *http.Request, d *jobs.Download) {
+	if d.Status == jobs.StatusSucceeded || d.Status == jobs.StatusFileErased {
+		d.DownloadLink = s.baseURL(r) + "/v1/occurrence/download/request/" + d.Key + ".zip"
+	}
+}
+
+// listUser: GET /v1/occurrence/download/user/{user}.
+func (s *Server) listUser(w http.ResponseWriter, r *http.Request) {
+	u, err := s.mustCaller(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	q := r.URL.Query()
+	limit, offset, err := paging(q)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	var statuses []jobs.Status
+	for _, v := range q["status"] {
+		for _, st := range strings.Split(v, ",") {
+			statuses = append(statuses, jobs.Status(strings.ToUpper(strings.TrimSpace(st))))
+		}
+	}
+	p, err := s.svc.List(r.Context(), u, r.PathValue("user"), statuses, limit, offset)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	for i := range p.Results {
+		s.present(r, &p.Results[i])
+	}
+	writeJSON(w, http.StatusOK, p)
+}
+
+func paging(q url.Values) (limit, offset int, err error) {
+	for name, dst := range map[string]*int{"limit": &limit, "offset": &offset} {
+		if v := q.Get(name); v != "" {
+			n, perr := strconv.Atoi(v)
+			if perr != nil || n < 0 {
+				return 0, 0, fmt.Errorf("%w: %s=%q is not a non-negative integer", jobs.ErrInvalidRequest, name, v)
+			}
+			*dst = n
+		}
+	}
+	return limit, offset, nil
+}
+
+// cancel: DELETE /v1/occurrence/download/request/{key}.
+func (s *Server) cancel(w http.ResponseWriter, r *http.Request) {
+	u, err := s.mustCaller(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if err := s.svc.Cancel(r.Context(), u, r.PathValue("key")); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// postpone: PUT /v1/occurrence/download/{key} with {"eraseAfter": ...}
+// (or an empty body for the default period from now).
+func (s *Server) postpone(w http.ResponseWriter, r *http.Request) {
+	u, err := s.mustCaller(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	body, err := s.readBody(w, r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	var in struct {
+		Key        string    `json:"key"`
+		EraseAfter jobs.Time `json:"eraseAfter"`
+	}
+	if len(bytes.TrimSpace(body)) > 0 {
+		dec := json.NewDecoder(bytes.NewReader(body))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&in); err != nil {
+			s.fail(w, r, fmt.Errorf("%w: body: %v (want {\"eraseAfter\": \"2030-01-01T00:00:00.000+00:00\"})", jobs.ErrInvalidRequest, err))
+			return
+		}
+	}
+	key := r.PathValue("key")
+	if in.Key != "" && in.Key != key {
+		s.fail(w, r, fmt.Errorf("%w: body key %q differs from path key %q", jobs.ErrInvalidRequest, in.Key, key))
+		return
+	}
+	d, err := s.svc.Postpone(r.Context(), u, key, in.EraseAfter.Time)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.present(r, &d)
+	writeJSON(w, http.StatusOK, d)
+}
+
+// getSub: GET /v1/occurrence/download/{key}/datasets and .../citation.
+func (s *Server) getSub(w http.ResponseWriter, r *http.Request) {
+	key := r.PathValue("key")
+	switch r.PathValue("sub") {
+	case "datasets":
+		limit, offset, err := paging(r.URL.Query())
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		p, err := s.svc.Datasets(r.Context(), key, limit, offset)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, p)
+	case "citation":
+		c, err := s.svc.Citation(r.Context(), key, s.baseURL(r)+"/v1/occurrence/download/"+key)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		writeText(w, http.StatusOK, c)
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+// getFile: GET /v1/occurrence/download/request/{key}.zip streams the archive
+// (Range requests work) or redirects to the storage's URL.
+func (s *Server) getFile(w http.ResponseWriter, r *http.Request) {
+	key, ok := strings.CutSuffix(r.PathValue("file"), ".zip")
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	obj, err := s.svc.File(r.Context(), key)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if obj.URL != "" {
+		http.Redirect(w, r, obj.URL, http.StatusFound)
+		return
+	}
+	defer obj.Content.Close()
+	w.Header().Set("Content-Type", "application/zip")
+	w.Header().Set("Content-Disposition", `attachment; filename="`+key+`.zip"`)
+	http.ServeContent(w, r, key+".zip", obj.ModTime, obj.Content)
+}
+
+// count: GET /v1/occurrence/search/count?<search params>[&format=F].
+func (s *Server) count(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	format := strings.ToUpper(q.Get("format"))
+	q.Del("format")
+	pred, err := s.svc.PredicateFromQuery(q)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.writeEstimate(w, r, format, pred)
+}
+
+// countPredicate: POST /v1/occurrence/search/predicate with a predicate, or
+// {"predicate": ..., "format": ...}.
+func (s *Server) countPredicate(w http.ResponseWriter, r *http.Request) {
+	body, err := s.readBody(w, r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	var probe map[string]json.RawMessage
+	if err := json.Unmarshal(body, &probe); err != nil {
+		s.fail(w, r, fmt.Errorf("%w: body is not a JSON object: %v", jobs.ErrInvalidRequest, err))
+		return
+	}
+	pred, format := json.RawMessage(body), ""
+	if p, ok := probe["predicate"]; ok {
+		for k := range probe {
+			if k != "predicate" && k != "format" {
+				s.fail(w, r, fmt.Errorf("%w: unknown JSON property '%s'", jobs.ErrInvalidRequest, k))
+				return
+			}
+		}
+		pred = p
+		if f, ok := probe["format"]; ok {
+			if err := json.Unmarshal(f, &format); err != nil {
+				s.fail(w, r, fmt.Errorf("%w: format: %v", jobs.ErrInvalidRequest, err))
+				return
+			}
+		}
+	}
+	s.writeEstimate(w, r, strings.ToUpper(format), pred)
+}
+
+func (s *Server) writeEstimate(w http.ResponseWriter, r *http.Request, format string, pred json.RawMessage) {
+	est, err := s.svc.Count(r.Context(), format, pred)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, est)
+}
+
+func (s *Server) openAPI(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(openAPIDoc)
+}

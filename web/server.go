@@ -1,0 +1,173 @@
+// Package web serves the GBIF-compatible download REST API under /v1 and its
+// OpenAPI document. Handlers translate HTTP to calls of the jobs service and
+// its errors back to HTTP statuses; the rules themselves live in jobs.
+package web
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/biodiversity-downloads/downloader/jobs"
+)
+
+//go:embed openapi.json
+var openAPIDoc []byte
+
+// Config holds the API's settings.
+type Config struct {
+	// MaxBodyBytes caps request bodies (1 MiB by default).
+	MaxBodyBytes int64
+	// PublicURL is the base URL clients use; empty means the request's own
+	// scheme and host.
+	PublicURL string
+}
+
+// Server is the REST API.
+type Server struct {
+	svc    *jobs.Service
+	auth   *jobs.Authenticator
+	cfg    Config
+	logger *slog.Logger
+	mux    *http.ServeMux
+}
+
+// route is one registered pattern and the OpenAPI operations it serves.
+type route struct {
+	method, pattern string
+	// docs are the OpenAPI paths (under the same method) this pattern serves.
+	docs    []string
+	handler http.HandlerFunc
+}
+
+// New returns the API server.
+func New(svc *jobs.Service, auth *jobs.Authenticator, cfg Config, logger *slog.Logger) *Server {
+	if cfg.MaxBodyBytes == 0 {
+		cfg.MaxBodyBytes = 1 << 20
+	}
+	s := &Server{svc: svc, auth: auth, cfg: cfg, logger: logger, mux: http.NewServeMux()}
+	for _, r := range s.routes() {
+		s.mux.HandleFunc(r.method+" "+r.pattern, r.handler)
+	}
+	return s
+}
+
+func (s *Server) routes() []route {
+	const dl = "/v1/occurrence/download"
+	return []route{
+		{"POST", dl + "/request", nil, s.postRequest},
+		{"GET", dl + "/request", nil, s.getRequest},
+		{"GET", dl + "/request/predicate", nil, s.getPredicate},
+		{"GET", dl + "/request/{file}", []string{dl + "/request/{key}.zip"}, s.getFile},
+		{"DELETE", dl + "/request/{key}", nil, s.cancel},
+		{"GET", dl + "/user/{user}", nil, s.listUser},
+		{"GET", dl + "/{key}", nil, s.getStatus},
+		{"PUT", dl + "/{key}", nil, s.postpone},
+		// One pattern for both sub-resources: a separate {key}/datasets would
+		// overlap request/{file} in Go's ServeMux.
+		{"GET", dl + "/{key}/{sub}", []string{dl + "/{key}/datasets", dl + "/{key}/citation"}, s.getSub},
+		{"GET", "/v1/occurrence/search/count", nil, s.count},
+		{"POST", "/v1/occurrence/search/predicate", nil, s.countPredicate},
+		{"GET", "/v1/openapi.json", nil, s.openAPI},
+	}
+}
+
+// ServeHTTP serves the API.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	s.mux.ServeHTTP(w, r)
+}
+
+// caller returns the authenticated user, nil for an anonymous request, or
+// an error for bad credentials.
+func (s *Server) caller(r *http.Request) (*jobs.User, error) {
+	if r.Header.Get("Authorization") == "" {
+		return nil, nil
+	}
+	name, pass, ok := r.BasicAuth()
+	if !ok {
+		return nil, fmt.Errorf("%w: only HTTP Basic authentication is supported", jobs.ErrUnauthorized)
+	}
+	u, err := s.auth.Check(r.Context(), name, pass)
+	if err != nil {
+		return nil, err
+	}
+	return &u, nil
+}
+
+// mustCaller is caller for endpoints that need a user.
+func (s *Server) mustCaller(r *http.Request) (jobs.User, error) {
+	u, err := s.caller(r)
+	if err != nil {
+		return jobs.User{}, err
+	}
+	if u == nil {
+		return jobs.User{}, fmt.Errorf("%w: this endpoint needs HTTP Basic authentication", jobs.ErrUnauthorized)
+	}
+	return *u, nil
+}
+
+// fail writes err as a plain-text message with the status its kind maps to.
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
+	code := statusOf(err)
+	switch code {
+	case http.StatusUnauthorized:
+		w.Header().Set("WWW-Authenticate", `Basic realm="downloads", charset="UTF-8"`)
+	case http.StatusTooManyRequests:
+		w.Header().Set("Retry-After", strconv.Itoa(int(s.svc.Config().RetryAfter/time.Second)))
+	case http.StatusInternalServerError:
+		s.logger.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+	}
+	msg := err.Error()
+	if code == http.StatusInternalServerError {
+		msg = "internal error"
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.WriteHeader(code)
+	_, _ = fmt.Fprintln(w, msg)
+}
+
+func statusOf(err error) int {
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig), errors.Is(err, jobs.ErrPredicateTooLarge):
+		return http.StatusRequestEntityTooLarge
+	case errors.Is(err, jobs.ErrInvalidRequest), errors.Is(err, jobs.ErrUnknownFormat):
+		return http.StatusBadRequest
+	case errors.Is(err, jobs.ErrUnauthorized):
+		return http.StatusUnauthorized
+	case errors.Is(err, jobs.ErrForbidden):
+		return http.StatusForbidden
+	case errors.Is(err, jobs.ErrNotFound), errors.Is(err, jobs.ErrNotReady):
+		return http.StatusNotFound
+	case errors.Is(err, jobs.ErrErased):
+		return http.StatusGone
+	case errors.Is(err, jobs.ErrNotCancellable):
+		return http.StatusConflict
+	case errors.Is(err, jobs.ErrTooManyDownloads):
+		return http.StatusTooManyRequests
+	case errors.Is(err, jobs.ErrEngineUnavailable):
+		return http.StatusServiceUnavailable
+	case errors.Is(err, context.Canceled):
+		return 499
+	}
+	return http.StatusInternalServerError
+}
+
+// baseURL is the public base URL for links.
+func (s *Server) baseURL(r *http.Request) string {
+	if s.cfg.PublicURL != "" {
+		return strings.TrimRight(s.cfg.PublicURL, "/")
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
+}
