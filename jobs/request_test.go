@@ -1,0 +1,106 @@
+package jobs
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestDecodeRequestAliases(t *testing.T) {
+	for _, body := range []string{
+		`{"notificationAddresses":["a@example.org"],"sendNotification":true}`,
+		`{"notificationAddress":["a@example.org"],"send_notification":true}`,
+		`{"notification_address":["a@example.org"],"sendNotification":true}`,
+		`{"notification_addresses":["A <a@example.org>"],"send_notification":true}`,
+	} {
+		r, err := DecodeRequest([]byte(body))
+		if err != nil {
+			t.Fatalf("%s: %v", body, err)
+		}
+		if !r.SendNotification || len(r.NotificationAddresses) != 1 || r.NotificationAddresses[0] != "a@example.org" {
+			t.Errorf("%s: got %+v", body, r)
+		}
+		if r.Format != "DWCA" || r.Type != "OCCURRENCE" {
+			t.Errorf("%s: defaults %q %q", body, r.Format, r.Type)
+		}
+	}
+}
+
+func TestDecodeRequestFields(t *testing.T) {
+	r, err := DecodeRequest([]byte(`{"creator":"alice","format":"simple_csv","predicate":{"type":"equals","key":"YEAR","value":"2000"},
+		"description":"d","machineDescription":{"portal":1},"created":"2020-01-01","verbatimExtensions":null}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Creator != "alice" || r.Format != "SIMPLE_CSV" || r.Description != "d" || string(r.MachineDescription) != `{"portal":1}` {
+		t.Fatalf("%+v", r)
+	}
+	var p map[string]string
+	if err := json.Unmarshal(r.Predicate, &p); err != nil || p["key"] != "YEAR" {
+		t.Fatalf("predicate %s", r.Predicate)
+	}
+}
+
+func TestDecodeRequestRejects(t *testing.T) {
+	for body, want := range map[string]string{
+		`{"predicate":null,"foo":1}`:                  "unknown JSON property 'foo'",
+		`{"format":"XLS"}`:                            `"XLS"`,
+		`{"type":"EVENT"}`:                            `"EVENT"`,
+		`{"verbatimExtensions":["x"]}`:                "verbatimExtensions",
+		`{"notificationAddresses":"a@example.org"}`:   "notificationAddresses",
+		`{"notification_address":["nobody"]}`:         `"nobody"`,
+		`{"sendNotification":"yes"}`:                  "sendNotification",
+		`{} {}`:                                       "after the JSON object",
+		`nope`:                                        "not a JSON object",
+		`{"description":"` + strings.Repeat("x", 10_001) + `"}`: "description",
+	} {
+		_, err := DecodeRequest([]byte(body))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%.60s: error %v, want it to mention %s", body, err, want)
+		}
+		if err != nil && !errors.Is(err, ErrInvalidRequest) && !errors.Is(err, ErrUnknownFormat) {
+			t.Errorf("%.60s: error kind %v", body, err)
+		}
+	}
+}
+
+// FuzzDecodeRequest checks that any body either decodes to a request that
+// re-encodes and decodes to the same request, or is rejected as invalid.
+func FuzzDecodeRequest(f *testing.F) {
+	for _, s := range []string{
+		`{"creator":"userName","notificationAddresses":["userEmail@example.org"],"sendNotification":true,"format":"SIMPLE_CSV",
+		  "predicate":{"type":"and","predicates":[{"type":"equals","key":"COUNTRY","value":"FR"},{"type":"equals","key":"YEAR","value":"2017"}]}}`,
+		`{"notification_address":["a@b.c"],"send_notification":"true"}`,
+		`{"predicate":null}`, `{}`, `[]`, `{"format":"DWCA","machineDescription":{"x":[1,2]}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		r, err := DecodeRequest(body)
+		if err != nil {
+			if !errors.Is(err, ErrInvalidRequest) && !errors.Is(err, ErrUnknownFormat) {
+				t.Fatalf("error of unknown kind: %v", err)
+			}
+			return
+		}
+		again, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var fields map[string]json.RawMessage
+		if err := json.Unmarshal(again, &fields); err != nil {
+			t.Fatal(err)
+		}
+		delete(fields, "predicate") // kept verbatim; validated by the engine
+		b, _ := json.Marshal(fields)
+		r2, err := DecodeRequest(b)
+		if err != nil {
+			t.Fatalf("re-decoding %s: %v", b, err)
+		}
+		if r2.Format != r.Format || r2.SendNotification != r.SendNotification ||
+			strings.Join(r2.NotificationAddresses, ",") != strings.Join(r.NotificationAddresses, ",") {
+			t.Fatalf("round trip changed %+v to %+v", r, r2)
+		}
+	})
+}
