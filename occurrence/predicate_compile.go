@@ -298,7 +298,13 @@ func (c *compiled) compileRange(p *Predicate, path string) error {
 	} else {
 		c.upper, err = parse("lt", r.Lt, false)
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	if less(c.spec, c.upper.v, c.lower.v) {
+		return ptErr(vpath, c.spec.name, "", "range start is after its end")
+	}
+	return nil
 }
 
 // parseExtent parses a number or date value, or a range "a,b" unless single.

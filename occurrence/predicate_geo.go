@@ -263,6 +263,22 @@ func (g *geometry) validate() error {
 	g.minX, g.maxX, g.minY, g.maxY = math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
 	var all []*ring
 	for pi := range g.polys {
+		all = append(all, &g.polys[pi].shell)
+		for hi := range g.polys[pi].holes {
+			all = append(all, &g.polys[pi].holes[hi])
+		}
+	}
+	for i, a := range all {
+		if selfIntersects(a) {
+			return fmt.Errorf("ring %d intersects itself", i+1)
+		}
+		for _, b := range all[i+1:] {
+			if ringsIntersect(a, b) {
+				return fmt.Errorf("rings intersect each other")
+			}
+		}
+	}
+	for pi := range g.polys {
 		p := &g.polys[pi]
 		if a := p.shell.signedArea(); a == 0 {
 			return fmt.Errorf("polygon %d has zero area", pi+1)
@@ -282,20 +298,6 @@ func (g *geometry) validate() error {
 		}
 		g.minX, g.maxX = math.Min(g.minX, p.shell.minX), math.Max(g.maxX, p.shell.maxX)
 		g.minY, g.maxY = math.Min(g.minY, p.shell.minY), math.Max(g.maxY, p.shell.maxY)
-		all = append(all, &p.shell)
-		for hi := range p.holes {
-			all = append(all, &p.holes[hi])
-		}
-	}
-	for i, a := range all {
-		if selfIntersects(a) {
-			return fmt.Errorf("ring %d intersects itself", i+1)
-		}
-		for _, b := range all[i+1:] {
-			if ringsIntersect(a, b) {
-				return fmt.Errorf("rings intersect each other")
-			}
-		}
 	}
 	for i := range g.polys {
 		for j := range g.polys {
