@@ -33,7 +33,10 @@ func testClient(t *testing.T) *Client {
 
 type testWriter struct{ t *testing.T }
 
-func (w testWriter) Write(p []byte) (int, error) { w.t.Log(string(bytes.TrimRight(p, "\n"))); return len(p), nil }
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Log(string(bytes.TrimRight(p, "\n")))
+	return len(p), nil
+}
 
 // testTable creates a fresh table dropped when the test ends.
 func testTable(t *testing.T, c *Client, splits [][]byte) string {

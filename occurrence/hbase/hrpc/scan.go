@@ -43,6 +43,9 @@ type ScanOptions struct {
 	// CacheBlocks lets the scan fill the block cache; leave it false for
 	// full scans so they do not churn the cache for everyone else.
 	CacheBlocks bool
+	// LoadColumnFamiliesOnDemand lets the server read the families a filter
+	// tests first and the others only for rows that pass.
+	LoadColumnFamiliesOnDemand bool
 }
 
 func (o *ScanOptions) scanPB(start []byte, inclusive bool) (*pb.Scan, error) {
@@ -58,6 +61,9 @@ func (o *ScanOptions) scanPB(start []byte, inclusive bool) (*pb.Scan, error) {
 		StartRow: start, IncludeStartRow: proto.Bool(inclusive), StopRow: o.Stop,
 		CacheBlocks: proto.Bool(o.CacheBlocks), Caching: proto.Uint32(uint32(caching)),
 		MaxResultSize: proto.Uint64(maxSize), MaxVersions: proto.Uint32(1),
+	}
+	if o.LoadColumnFamiliesOnDemand {
+		s.LoadColumnFamiliesOnDemand = proto.Bool(true)
 	}
 	for _, c := range o.Columns {
 		s.Column = append(s.Column, &pb.Column{Family: c.Family, Qualifier: c.Qualifiers})

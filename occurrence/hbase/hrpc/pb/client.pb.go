@@ -949,24 +949,25 @@ func (x *MutateResponse) GetProcessed() bool {
 }
 
 type Scan struct {
-	state               protoimpl.MessageState `protogen:"open.v1"`
-	Column              []*Column              `protobuf:"bytes,1,rep,name=column" json:"column,omitempty"`
-	StartRow            []byte                 `protobuf:"bytes,3,opt,name=start_row,json=startRow" json:"start_row,omitempty"`
-	StopRow             []byte                 `protobuf:"bytes,4,opt,name=stop_row,json=stopRow" json:"stop_row,omitempty"`
-	Filter              *Filter                `protobuf:"bytes,5,opt,name=filter" json:"filter,omitempty"`
-	TimeRange           *TimeRange             `protobuf:"bytes,6,opt,name=time_range,json=timeRange" json:"time_range,omitempty"`
-	MaxVersions         *uint32                `protobuf:"varint,7,opt,name=max_versions,json=maxVersions,def=1" json:"max_versions,omitempty"`
-	CacheBlocks         *bool                  `protobuf:"varint,8,opt,name=cache_blocks,json=cacheBlocks,def=1" json:"cache_blocks,omitempty"`
-	BatchSize           *uint32                `protobuf:"varint,9,opt,name=batch_size,json=batchSize" json:"batch_size,omitempty"`
-	MaxResultSize       *uint64                `protobuf:"varint,10,opt,name=max_result_size,json=maxResultSize" json:"max_result_size,omitempty"`
-	Reversed            *bool                  `protobuf:"varint,15,opt,name=reversed,def=0" json:"reversed,omitempty"`
-	Caching             *uint32                `protobuf:"varint,17,opt,name=caching" json:"caching,omitempty"`
-	AllowPartialResults *bool                  `protobuf:"varint,18,opt,name=allow_partial_results,json=allowPartialResults" json:"allow_partial_results,omitempty"`
-	IncludeStartRow     *bool                  `protobuf:"varint,21,opt,name=include_start_row,json=includeStartRow,def=1" json:"include_start_row,omitempty"`
-	IncludeStopRow      *bool                  `protobuf:"varint,22,opt,name=include_stop_row,json=includeStopRow,def=0" json:"include_stop_row,omitempty"`
-	ReadType            *Scan_ReadType         `protobuf:"varint,23,opt,name=readType,enum=hrpc.pb.Scan_ReadType,def=0" json:"readType,omitempty"`
-	unknownFields       protoimpl.UnknownFields
-	sizeCache           protoimpl.SizeCache
+	state                      protoimpl.MessageState `protogen:"open.v1"`
+	Column                     []*Column              `protobuf:"bytes,1,rep,name=column" json:"column,omitempty"`
+	StartRow                   []byte                 `protobuf:"bytes,3,opt,name=start_row,json=startRow" json:"start_row,omitempty"`
+	StopRow                    []byte                 `protobuf:"bytes,4,opt,name=stop_row,json=stopRow" json:"stop_row,omitempty"`
+	Filter                     *Filter                `protobuf:"bytes,5,opt,name=filter" json:"filter,omitempty"`
+	TimeRange                  *TimeRange             `protobuf:"bytes,6,opt,name=time_range,json=timeRange" json:"time_range,omitempty"`
+	MaxVersions                *uint32                `protobuf:"varint,7,opt,name=max_versions,json=maxVersions,def=1" json:"max_versions,omitempty"`
+	CacheBlocks                *bool                  `protobuf:"varint,8,opt,name=cache_blocks,json=cacheBlocks,def=1" json:"cache_blocks,omitempty"`
+	BatchSize                  *uint32                `protobuf:"varint,9,opt,name=batch_size,json=batchSize" json:"batch_size,omitempty"`
+	MaxResultSize              *uint64                `protobuf:"varint,10,opt,name=max_result_size,json=maxResultSize" json:"max_result_size,omitempty"`
+	LoadColumnFamiliesOnDemand *bool                  `protobuf:"varint,13,opt,name=load_column_families_on_demand,json=loadColumnFamiliesOnDemand" json:"load_column_families_on_demand,omitempty"`
+	Reversed                   *bool                  `protobuf:"varint,15,opt,name=reversed,def=0" json:"reversed,omitempty"`
+	Caching                    *uint32                `protobuf:"varint,17,opt,name=caching" json:"caching,omitempty"`
+	AllowPartialResults        *bool                  `protobuf:"varint,18,opt,name=allow_partial_results,json=allowPartialResults" json:"allow_partial_results,omitempty"`
+	IncludeStartRow            *bool                  `protobuf:"varint,21,opt,name=include_start_row,json=includeStartRow,def=1" json:"include_start_row,omitempty"`
+	IncludeStopRow             *bool                  `protobuf:"varint,22,opt,name=include_stop_row,json=includeStopRow,def=0" json:"include_stop_row,omitempty"`
+	ReadType                   *Scan_ReadType         `protobuf:"varint,23,opt,name=readType,enum=hrpc.pb.Scan_ReadType,def=0" json:"readType,omitempty"`
+	unknownFields              protoimpl.UnknownFields
+	sizeCache                  protoimpl.SizeCache
 }
 
 // Default values for Scan fields.
@@ -1070,6 +1071,13 @@ func (x *Scan) GetMaxResultSize() uint64 {
 		return *x.MaxResultSize
 	}
 	return 0
+}
+
+func (x *Scan) GetLoadColumnFamiliesOnDemand() bool {
+	if x != nil && x.LoadColumnFamiliesOnDemand != nil {
+		return *x.LoadColumnFamiliesOnDemand
+	}
+	return false
 }
 
 func (x *Scan) GetReversed() bool {
@@ -1910,7 +1918,7 @@ const file_client_proto_rawDesc = "" +
 	"\bmutation\x18\x02 \x02(\v2\x16.hrpc.pb.MutationProtoR\bmutation\"W\n" +
 	"\x0eMutateResponse\x12'\n" +
 	"\x06result\x18\x01 \x01(\v2\x0f.hrpc.pb.ResultR\x06result\x12\x1c\n" +
-	"\tprocessed\x18\x02 \x01(\bR\tprocessed\"\x9a\x05\n" +
+	"\tprocessed\x18\x02 \x01(\bR\tprocessed\"\xde\x05\n" +
 	"\x04Scan\x12'\n" +
 	"\x06column\x18\x01 \x03(\v2\x0f.hrpc.pb.ColumnR\x06column\x12\x1b\n" +
 	"\tstart_row\x18\x03 \x01(\fR\bstartRow\x12\x19\n" +
@@ -1923,7 +1931,8 @@ const file_client_proto_rawDesc = "" +
 	"\n" +
 	"batch_size\x18\t \x01(\rR\tbatchSize\x12&\n" +
 	"\x0fmax_result_size\x18\n" +
-	" \x01(\x04R\rmaxResultSize\x12!\n" +
+	" \x01(\x04R\rmaxResultSize\x12B\n" +
+	"\x1eload_column_families_on_demand\x18\r \x01(\bR\x1aloadColumnFamiliesOnDemand\x12!\n" +
 	"\breversed\x18\x0f \x01(\b:\x05falseR\breversed\x12\x18\n" +
 	"\acaching\x18\x11 \x01(\rR\acaching\x122\n" +
 	"\x15allow_partial_results\x18\x12 \x01(\bR\x13allowPartialResults\x120\n" +

@@ -1,0 +1,216 @@
+package hbase
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/biodiversity-downloads/downloader/occurrence"
+	"github.com/biodiversity-downloads/downloader/occurrence/hbase/hrpc"
+)
+
+var allNames = func() []string {
+	out := make([]string, len(occurrence.Columns))
+	for i, c := range occurrence.Columns {
+		out[i] = c.Name
+	}
+	return out
+}()
+
+// ScanSplit scans one salt bucket. The predicate goes to the region servers
+// as a filter where it maps onto the filter cells (a superset of the
+// matches); rows are then re-checked with the exact predicate unless the
+// filter was exact, and only the requested columns of matching rows are
+// decoded. Rows of generations outside the snapshot are skipped.
+func (s *Store) ScanSplit(ctx context.Context, split occurrence.Split, req occurrence.ScanRequest, emit func(arrow.RecordBatch) error) (occurrence.ScanStats, error) {
+	ref, ok := split.Ref.(splitRef)
+	if !ok || ref.bucket < 0 || ref.bucket >= s.buckets {
+		return occurrence.ScanStats{}, fmt.Errorf("hbase %s: split %d is not from this table's snapshot", s.table, split.Index)
+	}
+	names := req.Columns
+	if names == nil {
+		names = allNames
+	}
+	for _, n := range names {
+		if _, _, ok := occurrence.ColumnByName(n); !ok {
+			return occurrence.ScanStats{}, fmt.Errorf("%w: %s", occurrence.ErrUnknownColumn, n)
+		}
+	}
+	sc := &splitScan{s: s, ref: ref, pred: req.Predicate, names: names, emit: emit, batch: req.BatchSize}
+	if sc.batch <= 0 {
+		sc.batch = occurrence.DefaultBatchSize
+	}
+	opts := sc.plan()
+	hs, err := s.c.Scan(ctx, s.table, opts, sc.rows)
+	if err == nil {
+		err = sc.flush()
+	}
+	sc.stats.BytesRead = hs.Bytes
+	if err != nil {
+		return sc.stats, fmt.Errorf("hbase %s split %d: %w", s.table, split.Index, err)
+	}
+	return sc.stats, nil
+}
+
+type splitScan struct {
+	s     *Store
+	ref   splitRef
+	pred  *occurrence.Predicate
+	names []string
+	emit  func(arrow.RecordBatch) error
+	batch int
+
+	recheck  bool // evaluate pred client-side
+	keysOnly bool // no record needed: count rows
+	pending  [][]byte
+	keyRows  int
+	stats    occurrence.ScanStats
+}
+
+// plan chooses the HBase scan: which families, which filter.
+func (sc *splitScan) plan() hrpc.ScanOptions {
+	b := byte(sc.ref.bucket)
+	opts := hrpc.ScanOptions{Start: []byte{b}, Stop: []byte{b + 1}, Caching: sc.s.cfg.Caching,
+		MaxResultSize: sc.s.cfg.MaxResultSize}
+	var pd pushed
+	havePD := false
+	if sc.pred != nil && !sc.s.cfg.NoPushdown {
+		pd, havePD = pushdown(sc.pred)
+	}
+	sc.recheck = sc.pred != nil && !(havePD && pd.exact)
+	sc.keysOnly = len(sc.names) == 0 && !sc.recheck
+	switch {
+	case havePD && sc.keysOnly:
+		opts.Columns = []hrpc.Column{{Family: famFilter}}
+		opts.Filter = pd.filter
+	case havePD:
+		opts.Filter = pd.filter
+		opts.LoadColumnFamiliesOnDemand = true
+	case sc.keysOnly:
+		opts.Columns = []hrpc.Column{{Family: famRecord}}
+		opts.Filter = hrpc.FilterList{Filters: []hrpc.Filter{hrpc.FirstKeyOnlyFilter{}, hrpc.KeyOnlyFilter{}}}
+	default:
+		opts.Columns = []hrpc.Column{{Family: famRecord}}
+	}
+	return opts
+}
+
+// rows receives a scan response's rows.
+func (sc *splitScan) rows(rows []hrpc.Row) error {
+	for _, r := range rows {
+		if len(r.Key) != keyLen || int(r.Key[0]) != sc.ref.bucket {
+			continue
+		}
+		if _, ok := sc.ref.live[string(r.Key[1:genEnd])]; !ok {
+			continue // another generation than the snapshot's
+		}
+		sc.stats.RowsScanned++
+		if sc.keysOnly {
+			sc.keyRows++
+			if sc.keyRows >= sc.batch {
+				if err := sc.flush(); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		rec := recordCell(r)
+		if rec == nil {
+			return fmt.Errorf("%w: row %x has no record cell", ErrCorruptRecord, r.Key)
+		}
+		sc.pending = append(sc.pending, rec)
+		if len(sc.pending) >= sc.batch {
+			if err := sc.flush(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func recordCell(r hrpc.Row) []byte {
+	for _, c := range r.Cells {
+		if bytes.Equal(c.Family, famRecord) && len(c.Qualifier) == 0 {
+			return c.Value
+		}
+	}
+	return nil
+}
+
+// flush evaluates and emits the pending rows.
+func (sc *splitScan) flush() error {
+	if sc.keysOnly {
+		n := sc.keyRows
+		sc.keyRows = 0
+		return sc.emitEmpty(n)
+	}
+	recs := sc.pending
+	sc.pending = sc.pending[:0]
+	if len(recs) == 0 {
+		return nil
+	}
+	sel := make([]bool, len(recs))
+	m := len(recs)
+	if sc.recheck {
+		pb, err := decodeBatch(sc.pred.Columns(), recs, nil)
+		if err != nil {
+			return err
+		}
+		sc.pred.Eval(pb, sel)
+		pb.Release()
+		m = 0
+		for _, ok := range sel {
+			if ok {
+				m++
+			}
+		}
+	} else {
+		for i := range sel {
+			sel[i] = true
+		}
+	}
+	if m == 0 {
+		return nil
+	}
+	if len(sc.names) == 0 {
+		return sc.emitEmpty(m)
+	}
+	out, err := decodeBatch(sc.names, recs, sel)
+	if err != nil {
+		return err
+	}
+	defer out.Release()
+	sc.stats.RowsMatched += int64(m)
+	return sc.emit(out)
+}
+
+func (sc *splitScan) emitEmpty(n int) error {
+	if n == 0 {
+		return nil
+	}
+	sc.stats.RowsMatched += int64(n)
+	b := array.NewRecordBatch(arrow.NewSchema(nil, nil), nil, int64(n))
+	defer b.Release()
+	return sc.emit(b)
+}
+
+// decodeBatch decodes the named columns of the selected records (all when
+// sel is nil) into a batch.
+func decodeBatch(names []string, recs [][]byte, sel []bool) (arrow.RecordBatch, error) {
+	rb := array.NewRecordBuilder(memory.DefaultAllocator, occurrence.SchemaOf(names))
+	defer rb.Release()
+	sink := newColumnSink(rb.Fields(), names)
+	for i, rec := range recs {
+		if sel != nil && !sel[i] {
+			continue
+		}
+		if err := sink.decodeInto(rec); err != nil {
+			return nil, err
+		}
+	}
+	return rb.NewRecordBatch(), nil
+}

@@ -1,0 +1,72 @@
+package hbase
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/biodiversity-downloads/downloader/occurrence"
+	"github.com/biodiversity-downloads/downloader/occurrence/occurrencetest"
+)
+
+// hbaseMaster returns the master address of the HBase started by
+// scripts/hbase/start.sh (HBASE_MASTER); the test skips without it, or fails
+// under CI.
+func hbaseMaster(t testing.TB) string {
+	t.Helper()
+	m := os.Getenv("HBASE_MASTER")
+	if m == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("HBASE_MASTER is not set: run scripts/hbase/start.sh and source its env file")
+		}
+		t.Skip("HBASE_MASTER not set (start HBase with scripts/hbase/start.sh)")
+	}
+	return m
+}
+
+// newStore creates a fresh table that is dropped when the test ends.
+func newStore(t testing.TB, cfg Config) *Store {
+	t.Helper()
+	cfg.Master = hbaseMaster(t)
+	if cfg.Table == "" {
+		cfg.Table = fmt.Sprintf("occ_test_%d", time.Now().UnixNano()%1e12)
+	}
+	s, err := OpenConfig(context.Background(), cfg, slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := s.Drop(context.Background()); err != nil {
+			t.Errorf("drop %s: %v", s.Table(), err)
+		}
+		s.Close()
+	})
+	return s
+}
+
+type writerAdapter struct{ *DatasetWriter }
+
+func backend(s *Store) occurrencetest.Backend {
+	return occurrencetest.Backend{Table: s, Begin: func(ctx context.Context, info occurrence.DatasetInfo) (occurrencetest.Writer, error) {
+		w, err := s.BeginDataset(ctx, info)
+		if err != nil {
+			return nil, err
+		}
+		return w, nil
+	}}
+}
+
+func TestConformance(t *testing.T) {
+	occurrencetest.Run(t, func(t *testing.T) occurrencetest.Backend {
+		return backend(newStore(t, Config{Buckets: 8}))
+	})
+}
+
+func TestConformanceNoPushdown(t *testing.T) {
+	occurrencetest.Run(t, func(t *testing.T) occurrencetest.Backend {
+		return backend(newStore(t, Config{Buckets: 4, NoPushdown: true}))
+	})
+}

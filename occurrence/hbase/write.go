@@ -1,0 +1,256 @@
+package hbase
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/biodiversity-downloads/downloader/occurrence"
+	"github.com/biodiversity-downloads/downloader/occurrence/hbase/hrpc"
+)
+
+var colGBIFID = occurrence.ColumnIndex(occurrence.ColGBIFID)
+
+// DatasetWriter writes a new generation of one dataset with batched puts.
+// Nothing it writes is visible until Commit flips the dataset's generation
+// (one atomic row write); Abort, a failure or a crash leave the previous
+// generation in place, and the next writer deletes the orphaned rows.
+type DatasetWriter struct {
+	s       *Store
+	info    occurrence.DatasetInfo
+	gen     uint64
+	dsHash  uint32
+	muts    []*hrpc.Mutation
+	counts  []int64
+	records int64
+	eml     []byte
+	done    bool
+}
+
+// BeginDataset starts replacing (or adding) the dataset info.Key.
+func (s *Store) BeginDataset(ctx context.Context, info occurrence.DatasetInfo) (*DatasetWriter, error) {
+	if info.Key == "" {
+		return nil, errors.New("begin dataset: empty dataset key")
+	}
+	st, err := s.readState(ctx, info.Key)
+	if err != nil {
+		return nil, fmt.Errorf("begin dataset %s: %w", info.Key, err)
+	}
+	if st == nil {
+		st = &datasetState{}
+	}
+	gen := uint64(time.Now().UnixNano())
+	st.Pending = append(st.Pending, genMark{Gen: gen, At: time.Now().UTC()})
+	if err := s.writeState(ctx, info.Key, st); err != nil {
+		return nil, fmt.Errorf("begin dataset %s: %w", info.Key, err)
+	}
+	return &DatasetWriter{s: s, info: info, gen: gen, dsHash: datasetHash(info.Key),
+		counts: make([]int64, s.buckets)}, nil
+}
+
+// Append adds one interpreted record; it needs a gbifID.
+func (w *DatasetWriter) Append(r *occurrence.Record) error {
+	if w.done {
+		return errors.New("dataset writer already finished")
+	}
+	id := r.Get(colGBIFID)
+	if !id.Valid {
+		return fmt.Errorf("dataset %s record %d: no gbifID", w.info.Key, w.records+int64(len(w.muts))+1)
+	}
+	b := salt(id.I, w.s.buckets)
+	m := &hrpc.Mutation{Row: rowKey(make([]byte, 0, keyLen), b, w.dsHash, w.gen, id.I)}
+	m.Cells = append(m.Cells, hrpc.Cell{Family: famRecord, Value: encodeRecord(nil, r)})
+	for _, fc := range filterCells {
+		if v := r.Get(fc.col); v.Valid {
+			m.Cells = append(m.Cells, hrpc.Cell{Family: famFilter, Qualifier: fc.qual, Value: encodeFilterValue(fc.col, v)})
+		}
+	}
+	if t := taxaValue(r); t != nil {
+		m.Cells = append(m.Cells, hrpc.Cell{Family: famFilter, Qualifier: qualTaxa, Value: t})
+	}
+	w.muts = append(w.muts, m)
+	w.counts[b]++
+	if len(w.muts) >= w.s.cfg.WriteBatch {
+		// Append has no context (the ingest Writer contract); the client's
+		// operation timeout bounds the write.
+		return w.flush(context.Background())
+	}
+	return nil
+}
+
+func (w *DatasetWriter) flush(ctx context.Context) error {
+	if len(w.muts) == 0 {
+		return nil
+	}
+	if err := w.s.c.Apply(ctx, w.s.table, w.muts); err != nil {
+		return fmt.Errorf("dataset %s: write %d records: %w", w.info.Key, len(w.muts), err)
+	}
+	w.records += int64(len(w.muts))
+	w.muts = w.muts[:0]
+	return nil
+}
+
+// SetEML keeps the dataset's EML document (stored at Commit).
+func (w *DatasetWriter) SetEML(r io.Reader) error {
+	b, err := io.ReadAll(io.LimitReader(r, 8<<20+1))
+	if err != nil {
+		return err
+	}
+	if len(b) > 8<<20 {
+		return fmt.Errorf("dataset %s: EML larger than 8 MiB", w.info.Key)
+	}
+	w.eml = b
+	return nil
+}
+
+// Records returns the number of records appended.
+func (w *DatasetWriter) Records() int64 { return w.records + int64(len(w.muts)) }
+
+// Commit writes what is buffered, then makes the new generation the
+// dataset's current one and returns the new snapshot's id.
+func (w *DatasetWriter) Commit(ctx context.Context) (string, error) {
+	if w.done {
+		return "", errors.New("dataset writer already finished")
+	}
+	if err := w.flush(ctx); err != nil {
+		w.Abort()
+		return "", err
+	}
+	s := w.s
+	st, err := s.readState(ctx, w.info.Key)
+	if err != nil {
+		w.Abort()
+		return "", fmt.Errorf("commit dataset %s: %w", w.info.Key, err)
+	}
+	if st == nil {
+		st = &datasetState{}
+	}
+	now := time.Now().UTC()
+	if st.Gen != 0 {
+		st.Retired = append(st.Retired, genMark{Gen: st.Gen, At: now})
+	}
+	st.Pending = dropGen(st.Pending, w.gen)
+	info := w.info
+	info.Records, info.Ingested, info.HasEML = w.records, now, w.eml != nil
+	st.Info, st.Gen, st.Counts = info, w.gen, w.counts
+	var extra []hrpc.Cell
+	if w.eml != nil {
+		extra = append(extra, hrpc.Cell{Family: famMeta, Qualifier: qualEML, Value: w.eml})
+	}
+	if err := s.writeState(ctx, w.info.Key, st, extra...); err != nil {
+		w.Abort()
+		return "", fmt.Errorf("commit dataset %s: %w", w.info.Key, err)
+	}
+	w.done = true
+	s.collect(ctx, w.info.Key)
+	snap, err := s.Snapshot(ctx)
+	if err != nil {
+		return "", err
+	}
+	return snap.ID, nil
+}
+
+// Abort discards what was written; the table keeps the previous generation.
+func (w *DatasetWriter) Abort() {
+	if w.done {
+		return
+	}
+	w.done = true
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	s := w.s
+	if err := s.deleteGeneration(ctx, w.dsHash, w.gen); err != nil {
+		s.log.Warn("hbase: abort dataset: rows left for the next writer", "dataset", w.info.Key, "err", err)
+		return
+	}
+	if st, err := s.readState(ctx, w.info.Key); err == nil && st != nil {
+		st.Pending = dropGen(st.Pending, w.gen)
+		_ = s.writeState(ctx, w.info.Key, st)
+	}
+}
+
+func dropGen(marks []genMark, gen uint64) []genMark {
+	out := marks[:0]
+	for _, m := range marks {
+		if m.Gen != gen {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// collect deletes the rows of the dataset's generations that no snapshot
+// needs any more: replaced ones older than KeepFor, uncommitted ones older
+// than AbandonAfter. Failures are logged and retried by the next writer.
+func (s *Store) collect(ctx context.Context, key string) {
+	st, err := s.readState(ctx, key)
+	if err != nil || st == nil {
+		return
+	}
+	now := time.Now()
+	var gone []uint64
+	for _, m := range st.Retired {
+		if now.Sub(m.At) >= s.cfg.KeepFor {
+			gone = append(gone, m.Gen)
+		}
+	}
+	for _, m := range st.Pending {
+		if now.Sub(m.At) >= s.cfg.AbandonAfter {
+			gone = append(gone, m.Gen)
+		}
+	}
+	if len(gone) == 0 {
+		return
+	}
+	h := datasetHash(key)
+	var deleted []uint64
+	for _, g := range gone {
+		if err := s.deleteGeneration(ctx, h, g); err != nil {
+			s.log.Warn("hbase: delete old generation", "dataset", key, "gen", g, "err", err)
+			continue
+		}
+		deleted = append(deleted, g)
+	}
+	st, err = s.readState(ctx, key)
+	if err != nil || st == nil {
+		return
+	}
+	for _, g := range deleted {
+		st.Retired = dropGen(st.Retired, g)
+		st.Pending = dropGen(st.Pending, g)
+	}
+	if err := s.writeState(ctx, key, st); err != nil {
+		s.log.Warn("hbase: record deleted generations", "dataset", key, "err", err)
+	}
+}
+
+// deleteGeneration deletes every row of one dataset generation: one key
+// range per bucket, keys only.
+func (s *Store) deleteGeneration(ctx context.Context, dsHash uint32, gen uint64) error {
+	for b := 0; b < s.buckets; b++ {
+		p := genPrefix(byte(b), dsHash, gen)
+		opts := hrpc.ScanOptions{Start: p, Stop: prefixEnd(p), Columns: []hrpc.Column{{Family: famRecord}},
+			Filter: hrpc.FilterList{Filters: []hrpc.Filter{hrpc.FirstKeyOnlyFilter{}, hrpc.KeyOnlyFilter{}}}}
+		var muts []*hrpc.Mutation
+		_, err := s.c.Scan(ctx, s.table, opts, func(rows []hrpc.Row) error {
+			for _, r := range rows {
+				muts = append(muts, &hrpc.Mutation{Row: r.Key, Delete: true})
+			}
+			if len(muts) >= s.cfg.WriteBatch {
+				err := s.c.Apply(ctx, s.table, muts)
+				muts = muts[:0]
+				return err
+			}
+			return nil
+		})
+		if err == nil && len(muts) > 0 {
+			err = s.c.Apply(ctx, s.table, muts)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
