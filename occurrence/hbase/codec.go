@@ -64,7 +64,7 @@ func encodeRecord(dst []byte, r *occurrence.Record) []byte {
 // columnSink receives decoded values of the columns a decoder materializes.
 type columnSink struct {
 	slots []array.Builder // by column index; nil when not wanted
-	last  int                  // highest wanted column index
+	last  int             // highest wanted column index
 }
 
 func newColumnSink(builders []array.Builder, names []string) *columnSink {

@@ -101,8 +101,8 @@ var (
 	filterCells = []filterCell{fCountry, fDataset, fBasis, fLicense, fStatus, fPublisher, fYear, fMonth,
 		fHasCoord, fGeoIssue, fLatitude, fLongitude}
 	// qualTaxa holds ";k;p;c;o;f;g;s;t;a;" (every taxon key of the record).
-	qualTaxa   = []byte("t")
-	taxaCols   = func() []int {
+	qualTaxa = []byte("t")
+	taxaCols = func() []int {
 		var out []int
 		for _, n := range []string{occurrence.ColKingdomKey, occurrence.ColPhylumKey, occurrence.ColClassKey,
 			occurrence.ColOrderKey, occurrence.ColFamilyKey, occurrence.ColGenusKey, occurrence.ColSpeciesKey,
