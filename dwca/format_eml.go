@@ -143,8 +143,11 @@ func writeRights(w io.Writer, res ExportResult, infos []DatasetInfo, acct *accou
 				lic = licenceURI[d.maxLic]
 			}
 		}
-		if lic == "" || rankLicence(lic) == licUnknown {
-			lic = orNone(lic) + " (not a recognized licence)"
+		if lic == "" {
+			lic = occurrence.LicenseUnspecified
+		}
+		if rankLicence(lic) == licUnknown {
+			lic += " (not a recognized licence)"
 		}
 		fmt.Fprintf(bw, "Dataset: %s\nKey: %s\nRights as supplied: %s\n\n", CleanValue(in.Title), in.DatasetKey, CleanValue(lic))
 	}

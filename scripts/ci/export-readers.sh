@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # Installs the third-party archive readers the dwca export tests verify against:
 # Info-ZIP unzip, 7-Zip (p7zip-full), Python zipfile + python-dwca-reader,
-# DuckDB and pyarrow (SIMPLE_PARQUET), and GBIF's Java dwca-io (Maven Central,
-# cached in ~/.m2). Idempotent: re-running only checks what is there.
+# DuckDB and pyarrow (SIMPLE_CSV / SIMPLE_PARQUET). Idempotent: re-running only
+# checks what is there.
+#
+# GBIF's Java org.gbif:dwca-io is not on Maven Central (GBIF publishes it to
+# its own repository, which this project's machines cannot reach), so it is
+# not installed here.
 set -euo pipefail
-here="$(cd "$(dirname "$0")/../.." && pwd)"
 
 need_apt=()
 command -v unzip >/dev/null || need_apt+=(unzip)
 command -v 7z >/dev/null || need_apt+=(p7zip-full)
-command -v mvn >/dev/null || need_apt+=(maven)
-command -v java >/dev/null || need_apt+=(default-jdk-headless)
 command -v python3 >/dev/null || need_apt+=(python3 python3-pip)
 if ((${#need_apt[@]})); then
 	export DEBIAN_FRONTEND=noninteractive
@@ -28,6 +29,3 @@ PY
 	python3 -m pip install -q "${py_pins[@]}" ||
 		python3 -m pip install -q --break-system-packages "${py_pins[@]}"
 fi
-
-# GBIF dwca-io: build the tiny reader program (fetches from Maven Central once).
-(cd "$here/dwca/testdata/java" && mvn -q -B package -DskipTests)

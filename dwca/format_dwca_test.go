@@ -1,0 +1,122 @@
+package dwca
+
+import (
+	"encoding/xml"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/biodiversity-downloads/downloader/occurrence"
+)
+
+func TestDWCA(t *testing.T) {
+	data, res := export(t, ExportSpec{Format: FormatDWCA, Key: "0000001-240506070809000", Snapshot: "snap-1"}, testSource())
+	names, content := entries(t, data)
+	want := []string{"occurrence.txt", "verbatim.txt", "multimedia.txt", "meta.xml", "metadata.xml"}
+	for _, d := range testDatasets[:3] { // the fourth has no EML
+		want = append(want, "dataset/"+d.key+".xml")
+	}
+	want = append(want, "citations.txt", "rights.txt")
+	if !slices.Equal(names, want) {
+		t.Fatalf("entries\n%v\nwant\n%v", names, want)
+	}
+	n := testRecordCount()
+
+	occ := table(t, "occurrence.txt", content["occurrence.txt"])
+	if occ[0][0] != "gbifID" || len(occ)-1 != n {
+		t.Fatalf("occurrence.txt: header starts %q, %d rows", occ[0][0], len(occ)-1)
+	}
+	for _, h := range occ[0] {
+		if h == occurrence.ColVerbatim || h == occurrence.ColMultimedia || h == occurrence.ColEventDateStart {
+			t.Errorf("internal column %s in occurrence.txt", h)
+		}
+	}
+	verb := table(t, "verbatim.txt", content["verbatim.txt"])
+	if len(verb)-1 != n {
+		t.Fatalf("verbatim.txt: %d rows", len(verb)-1)
+	}
+	hab, loc, mod := column(t, verb, "habitat"), column(t, verb, "locality"), column(t, verb, "modified")
+	for i, r := range verb[1:] {
+		if r[0] != fmt.Sprint(1000+i) || r[hab] != "forest edge" || r[mod] != "2020-01-01" || r[loc] != CleanValue(tricky[i%len(tricky)]) {
+			t.Errorf("verbatim row %d: id %s habitat %q modified %q locality %q", i, r[0], r[hab], r[mod], r[loc])
+		}
+	}
+	if res.DroppedVerbatimTerms["http://example.org/terms/custom"] != int64(n) {
+		t.Errorf("dropped terms %v", res.DroppedVerbatimTerms)
+	}
+	media := table(t, "multimedia.txt", content["multimedia.txt"])
+	wantMedia := 0
+	for i := 0; i < n; i += 2 {
+		wantMedia++
+		if i%4 == 0 {
+			wantMedia++
+		}
+	}
+	if !slices.Equal(media[0], append([]string{"gbifID"}, MultimediaColumns...)) || len(media)-1 != wantMedia {
+		t.Fatalf("multimedia.txt: header %v, %d rows, want %d", media[0], len(media)-1, wantMedia)
+	}
+	if r := media[1]; r[0] != "1000" || r[1] != "StillImage" || r[3] != "https://img.example.org/0.jpg" || r[5] != CleanValue(tricky[0]) {
+		t.Errorf("multimedia row %q", r)
+	}
+
+	m, err := ParseMeta(strings.NewReader(content["meta.xml"]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Metadata != "metadata.xml" || m.Core.IDIndex != 0 || m.Core.FieldsEnclosedBy != "" || m.Core.FieldsTerminatedBy != "\t" ||
+		m.Core.IgnoreHeaderLines != 1 || len(m.Core.Fields) != len(occ[0]) || len(m.Extensions) != 2 {
+		t.Fatalf("meta.xml: %+v", m)
+	}
+	if m.Extensions[0].Files[0] != "verbatim.txt" || len(m.Extensions[0].Fields) != len(verb[0]) || m.Extensions[1].RowType != occurrence.RowTypeMultimedia {
+		t.Errorf("extensions %+v", m.Extensions)
+	}
+	for _, attr := range []string{`fieldsEnclosedBy=""`, `ignoreHeaderLines="1"`, `encoding="UTF-8"`, `linesTerminatedBy="\n"`, `fieldsTerminatedBy="\t"`} {
+		if strings.Count(content["meta.xml"], attr) < 3 {
+			t.Errorf("meta.xml lacks %s on every file", attr)
+		}
+	}
+
+	eml := content["metadata.xml"]
+	if err := xml.Unmarshal([]byte(eml), new(struct{})); err != nil {
+		t.Fatalf("metadata.xml is not XML: %v", err)
+	}
+	for _, s := range []string{fmt.Sprintf("%d records from 4 datasets", n), "0000001-240506070809000", "CC BY-NC 4.0", "snap-1",
+		testDatasets[3].key, "Records matching: all records."} {
+		if !strings.Contains(eml, s) {
+			t.Errorf("metadata.xml lacks %q", s)
+		}
+	}
+	if !strings.HasPrefix(content["dataset/"+testDatasets[0].key+".xml"], "<?xml") {
+		t.Errorf("dataset EML not copied")
+	}
+	cit := content["citations.txt"]
+	if !strings.Contains(cit, "Dataset 0 & <friends>. Dataset "+testDatasets[0].key+". (7 records)") || !strings.Contains(cit, "(2 records)") {
+		t.Errorf("citations.txt:\n%s", cit)
+	}
+	rights := content["rights.txt"]
+	if !strings.Contains(rights, "Creative Commons Attribution (CC-BY) 4.0") || !strings.Contains(rights, "unspecified (not a recognized licence)") {
+		t.Errorf("rights.txt:\n%s", rights)
+	}
+}
+
+func TestDWCAEmpty(t *testing.T) {
+	for _, f := range Formats {
+		var buf strings.Builder
+		x, err := NewExport(t.Context(), &buf, ExportSpec{Format: f}, ExportOptions{TempDir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := x.Close(t.Context())
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		if res.Records != 0 || res.License != "" || len(res.Datasets) != 0 {
+			t.Errorf("%s: %+v", f, res)
+		}
+		names, _ := entries(t, []byte(buf.String()))
+		if len(names) == 0 {
+			t.Errorf("%s: empty archive has no entries", f)
+		}
+	}
+}

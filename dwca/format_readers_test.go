@@ -1,0 +1,161 @@
+package dwca
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/biodiversity-downloads/downloader/dwca/internal/readers"
+	"github.com/biodiversity-downloads/downloader/occurrence"
+)
+
+// Every format of a sample download read back by readers nobody here wrote:
+// Info-ZIP unzip, 7-Zip, Python zipfile, python-dwca-reader, DuckDB and
+// pyarrow. scripts/ci/export-readers.sh installs them.
+
+func writeExport(t *testing.T, spec ExportSpec) string {
+	t.Helper()
+	data, _ := export(t, spec, testSource())
+	path := filepath.Join(t.TempDir(), strings.ToLower(string(spec.Format))+".zip")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+const pyDwCAReader = `
+import sys, json
+from dwca.read import DwCAReader
+out = {"core": 0, "ext": {}, "files": {}, "loc": [], "ids": []}
+with DwCAReader(sys.argv[1]) as d:
+    for row in d:
+        out["core"] += 1
+        out["ids"].append(row.id)
+        out["loc"].append(row.data.get("http://rs.tdwg.org/dwc/terms/locality", ""))
+        for e in row.extensions:
+            out["ext"][e.rowtype] = out["ext"].get(e.rowtype, 0) + 1
+    for f in d.extension_files:
+        n = 0
+        for line in f:
+            n += 1
+        out["files"][f.file_descriptor.file_location] = n
+    out["metadata"] = d.metadata is not None
+print(json.dumps(out))
+`
+
+func TestReadersDWCA(t *testing.T) {
+	path := writeExport(t, ExportSpec{Format: FormatDWCA, Key: "0000002-240506070809000"})
+	n := testRecordCount()
+	if got := readers.Verify(t, path, time.Minute); got != 10 {
+		t.Errorf("python zipfile saw %d entries", got)
+	}
+	readers.RequirePython(t, "dwca")
+	var out struct {
+		Core     int
+		Ext      map[string]int
+		Files    map[string]int
+		Loc, IDs []string
+		Metadata bool
+	}
+	if err := json.Unmarshal([]byte(readers.Python(t, time.Minute, pyDwCAReader, path)), &out); err != nil {
+		t.Fatal(err)
+	}
+	wantMedia := 0
+	for i := 0; i < n; i += 2 {
+		wantMedia += 1 + btoi(i%4 == 0)
+	}
+	if out.Core != n || out.Ext[occurrence.RowTypeOccurrence] != n || out.Ext[occurrence.RowTypeMultimedia] != wantMedia {
+		t.Fatalf("python-dwca-reader: core %d ext %v, want %d / %d / %d", out.Core, out.Ext, n, n, wantMedia)
+	}
+	if out.Files["verbatim.txt"] != n || out.Files["multimedia.txt"] != wantMedia || !out.Metadata {
+		t.Fatalf("python-dwca-reader extension files %v metadata %v", out.Files, out.Metadata)
+	}
+	for i := range n {
+		if out.IDs[i] != strconv.Itoa(1000+i) || out.Loc[i] != CleanValue(tricky[i%len(tricky)]) {
+			t.Errorf("row %d: id %q locality %q, want %q", i, out.IDs[i], out.Loc[i], CleanValue(tricky[i%len(tricky)]))
+		}
+	}
+}
+
+const pyCSV = `
+import sys, csv, json
+csv.field_size_limit(1 << 30)
+with open(sys.argv[1], newline="", encoding="utf-8") as f:
+    rows = list(csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE, lineterminator="\n"))
+print(json.dumps({"header": rows[0], "rows": rows[1:]}))
+`
+
+func TestReadersSimpleCSVAndSpeciesList(t *testing.T) {
+	for _, f := range []Format{FormatSimpleCSV, FormatSpeciesList} {
+		path := writeExport(t, ExportSpec{Format: f, Key: "k"})
+		if got := readers.Verify(t, path, time.Minute); got != 1 {
+			t.Errorf("%s: %d entries", f, got)
+		}
+		dir := t.TempDir()
+		readers.Run(t, time.Minute, "unzip", "-q", path, "-d", dir)
+		var out struct {
+			Header []string
+			Rows   [][]string
+		}
+		if err := json.Unmarshal([]byte(readers.Python(t, time.Minute, pyCSV, filepath.Join(dir, "k.csv"))), &out); err != nil {
+			t.Fatal(err)
+		}
+		wantRows, wantCols := testRecordCount(), 50
+		if f == FormatSpeciesList {
+			wantRows, wantCols = 3, len(SpeciesListColumns)
+		}
+		if len(out.Header) != wantCols || len(out.Rows) != wantRows {
+			t.Fatalf("%s: python csv sees %d columns, %d rows", f, len(out.Header), len(out.Rows))
+		}
+		for i, r := range out.Rows {
+			if len(r) != wantCols {
+				t.Fatalf("%s row %d: %d cells", f, i, len(r))
+			}
+			if f == FormatSimpleCSV && r[16] != CleanValue(tricky[i%len(tricky)]) {
+				t.Errorf("row %d locality %q", i, r[16])
+			}
+		}
+		readers.RequirePython(t, "duckdb")
+		got := readers.Python(t, time.Minute, `
+import sys, duckdb
+print(duckdb.sql("SELECT count(*) FROM read_csv(?, delim='\t', quote='', escape='', header=true, all_varchar=true)", params=[sys.argv[1]]).fetchone()[0])
+`, filepath.Join(dir, "k.csv"))
+		if strings.TrimSpace(got) != strconv.Itoa(wantRows) {
+			t.Errorf("%s: duckdb counts %s rows, want %d", f, got, wantRows)
+		}
+	}
+}
+
+func TestReadersSimpleParquet(t *testing.T) {
+	path := writeExport(t, ExportSpec{Format: FormatSimpleParquet})
+	readers.Verify(t, path, time.Minute)
+	readers.RequirePython(t, "duckdb", "pyarrow")
+	dir := t.TempDir()
+	readers.Run(t, time.Minute, "unzip", "-q", path, "-d", dir)
+	glob := filepath.Join(dir, "occurrence.parquet", "*.parquet")
+	got := readers.Python(t, time.Minute, `
+import sys, duckdb, pyarrow.dataset as ds
+n = duckdb.sql("SELECT count(*), count(DISTINCT gbifID), max(decimalLatitude) FROM read_parquet(?)", params=[sys.argv[1]]).fetchone()
+t = ds.dataset(sys.argv[2], format="parquet").to_table()
+print(n[0], n[1], n[2], t.num_rows, t.column("locality")[5].as_py())
+`, glob, filepath.Join(dir, "occurrence.parquet"))
+	f := strings.Fields(got)
+	n := strconv.Itoa(testRecordCount())
+	if len(f) < 4 || f[0] != n || f[1] != n || f[3] != n {
+		t.Fatalf("duckdb/pyarrow: %q, want %s rows", got, n)
+	}
+	if !strings.Contains(got, "🦉") {
+		t.Errorf("non-BMP value lost in Parquet: %q", got)
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
