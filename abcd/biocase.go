@@ -1,7 +1,6 @@
 package abcd
 
 import (
-	"bytes"
 	"context"
 	"encoding/xml"
 	"errors"
@@ -146,14 +145,14 @@ func (h *Harvester) Inventory(ctx context.Context, endpoint string) (*Inventory,
 	if root == nil || root.Tag != "inventory" {
 		return nil, &ParseError{Op: "inventory", Path: u, Err: fmt.Errorf("%w: not a dataset inventory", ErrProtocol)}
 	}
-	inv := &Inventory{ServiceURL: text(root, "service_url")}
-	for _, d := range all(root, "datasets", "dataset") {
-		ds := InventoryDataset{Title: text(d, "title"), ID: text(d, "id")}
-		for _, a := range all(d, "archives", "archive") {
-			size, _ := strconv.ParseInt(attr(a, "filesize"), 10, 64)
-			n, _ := strconv.Atoi(attr(a, "rcount"))
-			ds.Archives = append(ds.Archives, InventoryArchive{URL: clean(a.Text()), Namespace: attr(a, "namespace"),
-				RowType: attr(a, "rowType"), Size: size, Records: n, Modified: attr(a, "modified")})
+	inv := &Inventory{ServiceURL: etreeText(root.SelectElement("service_url"))}
+	for _, d := range root.FindElements("datasets/dataset") {
+		ds := InventoryDataset{Title: etreeText(d.SelectElement("title")), ID: etreeText(d.SelectElement("id"))}
+		for _, a := range d.FindElements("archives/archive") {
+			size, _ := strconv.ParseInt(a.SelectAttrValue("filesize", ""), 10, 64)
+			n, _ := strconv.Atoi(a.SelectAttrValue("rcount", ""))
+			ds.Archives = append(ds.Archives, InventoryArchive{URL: etreeText(a), Namespace: a.SelectAttrValue("namespace", ""),
+				RowType: a.SelectAttrValue("rowType", ""), Size: size, Records: n, Modified: a.SelectAttrValue("modified", "")})
 		}
 		inv.Datasets = append(inv.Datasets, ds)
 	}
@@ -171,8 +170,12 @@ func (h *Harvester) Capabilities(ctx context.Context, endpoint string) (*Capabil
 		return nil, &ParseError{Op: "capabilities", Path: endpoint, Err: fmt.Errorf("%w: not a protocol response", ErrProtocol)}
 	}
 	c := &Capabilities{}
-	for _, s := range all(root, "content", "capabilities", "SupportedSchemas") {
-		c.Schemas = append(c.Schemas, SupportedSchema{Namespace: attr(s, "namespace"), Concepts: texts(s, "Concept")})
+	for _, s := range root.FindElements("content/capabilities/SupportedSchemas") {
+		sc := SupportedSchema{Namespace: s.SelectAttrValue("namespace", "")}
+		for _, c := range s.SelectElements("Concept") {
+			sc.Concepts = append(sc.Concepts, etreeText(c))
+		}
+		c.Schemas = append(c.Schemas, sc)
 	}
 	return c, nil
 }
@@ -181,16 +184,22 @@ func (h *Harvester) Capabilities(ctx context.Context, endpoint string) (*Capabil
 func (h *Harvester) smallDocument(ctx context.Context, u string) (*etree.Document, error) {
 	var doc *etree.Document
 	err := h.do(ctx, u, func(body io.Reader) error {
-		g := newGuardReader(io.LimitReader(body, maxSmallDocument), maxSmallDocument)
 		d := etree.NewDocument()
 		d.ReadSettings.CharsetReader = charsetReader
-		if _, err := d.ReadFrom(g); err != nil {
+		if _, err := d.ReadFrom(io.LimitReader(body, maxSmallDocument)); err != nil {
 			return &ParseError{Op: "read", Path: u, Err: fmt.Errorf("%w: %v", ErrSyntax, err)}
 		}
 		doc = d
 		return nil
 	})
 	return doc, err
+}
+
+func etreeText(e *etree.Element) string {
+	if e == nil {
+		return ""
+	}
+	return clean(e.Text())
 }
 
 // searchRequest builds a BioCASe search request for one page.
@@ -412,5 +421,3 @@ func redact(u string) string {
 	}
 	return u
 }
-
-var _ = bytes.NewReader

@@ -3,7 +3,6 @@ package abcd
 import (
 	"strings"
 
-	"github.com/biodiversity-downloads/downloader/dwca"
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
 
@@ -18,28 +17,6 @@ var ExtensionFiles = map[string]string{
 	occurrence.RowTypeIdentification: "identification.txt",
 	occurrence.RowTypeMultimedia:     "multimedia.txt",
 	occurrence.RowTypeMeasurement:    "measurementorfact.txt",
-}
-
-// ArchiveMeta is the meta.xml of a converted archive: the occurrence core
-// (column 0, occurrenceID, is the id) and the given extensions (column 0 is
-// the core id, then the extension's terms). Files are UTF-8, tab separated,
-// unquoted, one header line.
-func ArchiveMeta(extensions []string) *dwca.Meta {
-	m := &dwca.Meta{Core: fileSpec(occurrence.RowTypeOccurrence, CoreFile, CoreTerms, 0), Metadata: EMLFile}
-	for _, rt := range extensions {
-		m.Extensions = append(m.Extensions, fileSpec(rt, ExtensionFiles[rt], ExtensionTerms[rt], 1))
-	}
-	return m
-}
-
-func fileSpec(rowType, file string, terms []string, first int) dwca.FileSpec {
-	s := dwca.FileSpec{RowType: rowType, Files: []string{file}, Encoding: "UTF-8",
-		FieldsTerminatedBy: "\t", LinesTerminatedBy: "\n", FieldsEnclosedBy: "",
-		IgnoreHeaderLines: 1, IDIndex: 0}
-	for i, t := range terms {
-		s.Fields = append(s.Fields, dwca.Field{Index: first + i, Term: t})
-	}
-	return s
 }
 
 // CoreHeader and ExtensionHeader are the header rows (short term names).

@@ -3,14 +3,13 @@ package abcd
 import (
 	"strings"
 
-	"github.com/beevik/etree"
 
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
 
 // mapUnit maps one Unit subtree to a raw record (see the table in doc.go).
-func mapUnit(u *etree.Element, ds *DatasetMeta) occurrence.RawRecord {
-	t := terms{}
+func mapUnit(u *node, ds *DatasetMeta) occurrence.RawRecord {
+	t := make(terms, 64)
 	mapIdentity(t, u)
 	mapUnitFacts(t, u)
 	if ds != nil {
@@ -47,7 +46,7 @@ func mapUnit(u *etree.Element, ds *DatasetMeta) occurrence.RawRecord {
 }
 
 // mapIdentity sets the triplet and occurrenceID.
-func mapIdentity(t terms, u *etree.Element) {
+func mapIdentity(t terms, u *node) {
 	inst, coll, id := text(u, "SourceInstitutionID"), text(u, "SourceID"), text(u, "UnitID")
 	t.set(dwc+"institutionCode", inst)
 	t.set(dwc+"collectionCode", coll)
@@ -60,7 +59,7 @@ func mapIdentity(t terms, u *etree.Element) {
 }
 
 // mapUnitFacts sets the unit-level terms outside identification and gathering.
-func mapUnitFacts(t terms, u *etree.Element) {
+func mapUnitFacts(t terms, u *node) {
 	rb := text(u, "RecordBasis")
 	t.set(dwc+"basisOfRecord", rb)
 	if strings.EqualFold(rb, "AbsenceObservation") {
@@ -96,7 +95,7 @@ func mapUnitFacts(t terms, u *etree.Element) {
 }
 
 // mapTypes sets typeStatus and typifiedName from all type designations.
-func mapTypes(t terms, u *etree.Element) {
+func mapTypes(t terms, u *node) {
 	var status, names []string
 	for _, d := range all(u, "SpecimenUnit", "NomenclaturalTypeDesignations", "NomenclaturalTypeDesignation") {
 		status = append(status, text(d, "TypeStatus"))

@@ -3,7 +3,6 @@ package abcd
 import (
 	"strings"
 
-	"github.com/beevik/etree"
 
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
@@ -12,7 +11,7 @@ import (
 // Multimedia rows. dc:type is derived from the MIME type's top level only
 // (image -> StillImage, audio -> Sound, video -> MovingImage); a IIIF
 // manifest (application/json) keeps an empty type for the interpreter.
-func multimediaRows(u *etree.Element) []occurrence.Terms {
+func multimediaRows(u *node) []occurrence.Terms {
 	var rows []occurrence.Terms
 	for _, m := range all(u, "MultiMediaObjects", "MultiMediaObject") {
 		t := terms{}
@@ -51,7 +50,7 @@ func mediaType(format string) string {
 // measurementRows maps Unit/MeasurementsOrFacts/MeasurementOrFact to
 // MeasurementOrFact rows: a range LowerValue-UpperValue is one value "L-U";
 // a text-only fact becomes the value with no type.
-func measurementRows(u *etree.Element) []occurrence.Terms {
+func measurementRows(u *node) []occurrence.Terms {
 	var rows []occurrence.Terms
 	for _, m := range all(u, "MeasurementsOrFacts", "MeasurementOrFact") {
 		t := terms{}

@@ -6,13 +6,12 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/beevik/etree"
 )
 
 // dateValue is the ISO interval Begin/End of an ABCD DateTime element: Begin
 // alone when End is missing or equal, End alone when Begin is missing, and
 // DateText when neither is given. Values stay verbatim.
-func dateValue(dt *etree.Element) string {
+func dateValue(dt *node) string {
 	b, e := text(dt, "ISODateTimeBegin"), text(dt, "ISODateTimeEnd")
 	switch {
 	case b != "" && e != "" && b != e:
@@ -25,7 +24,7 @@ func dateValue(dt *etree.Element) string {
 	return text(dt, "DateText")
 }
 
-func mapEvent(t terms, g *etree.Element) {
+func mapEvent(t terms, g *node) {
 	dt := child(g, "DateTime")
 	t.set(dwc+"eventDate", dateValue(dt))
 	t.set(dwc+"verbatimEventDate", text(dt, "DateText"))
@@ -55,7 +54,7 @@ type agent struct {
 // mapAgents sets recordedBy from the gathering agents: primary collectors
 // first, then by the sequence attribute, then in document order; names joined
 // " | ". GatheringAgentsText is used only when no agent carries a name.
-func mapAgents(t terms, g *etree.Element) {
+func mapAgents(t terms, g *node) {
 	var agents []agent
 	for i, ga := range all(g, "Agents", "GatheringAgent") {
 		a := agent{
@@ -98,7 +97,7 @@ var areaTerm = map[string]string{
 	"district": "county", "municipality": "municipality", "community": "municipality",
 }
 
-func mapPlace(t terms, g *etree.Element) {
+func mapPlace(t terms, g *node) {
 	t.set(dwc+"locality", text(g, "LocalityText"))
 	t.set(dwc+"locationRemarks", text(g, "AreaDetail"))
 	country := firstText(g, []string{"Country", "NameDerived"}, []string{"Country", "Name"})
@@ -122,7 +121,7 @@ func mapPlace(t terms, g *etree.Element) {
 
 // mapCoordinates uses the first coordinate set that has both latitude and
 // longitude (else the first set).
-func mapCoordinates(t terms, g *etree.Element) {
+func mapCoordinates(t terms, g *node) {
 	sets := all(g, "SiteCoordinateSets", "SiteCoordinates")
 	if len(sets) == 0 {
 		return
@@ -148,7 +147,7 @@ func mapCoordinates(t terms, g *etree.Element) {
 // LowerValue/UpperValue in metres (feet and kilometres converted) to the
 // minimum/maximum terms, the text form to verbatim<kind>; a text such as
 // "0-1,5" or "100 m" is parsed when there is no atomised value.
-func mapRange(t terms, m *etree.Element, verbatim, minTerm, maxTerm string) {
+func mapRange(t terms, m *node, verbatim, minTerm, maxTerm string) {
 	if m == nil {
 		return
 	}
@@ -239,7 +238,7 @@ var lithoTerms = map[string]string{"group": "group", "formation": "formation", "
 
 // mapStratigraphy maps EFG stratigraphic attributions (UnitExtension) and the
 // ABCD Gathering/Stratigraphy lithostratigraphic terms.
-func mapStratigraphy(t terms, g, u *etree.Element) {
+func mapStratigraphy(t terms, g, u *node) {
 	det := child(u, "UnitExtension", "EarthScienceSpecimen", "UnitStratigraphicDetermination")
 	for _, a := range all(det, "ChronostratigraphicAttributions", "ChronostratigraphicAttribution") {
 		pair, ok := chronoTerms[strings.ToLower(text(a, "ChronoStratigraphicDivision"))]
@@ -250,9 +249,9 @@ func mapStratigraphy(t terms, g, u *etree.Element) {
 		}
 	}
 	for _, a := range all(det, "LithostratigraphicAttributions", "LithostratigraphicAttribution") {
-		for _, c := range a.ChildElements() {
-			if term, ok := lithoTerms[strings.ToLower(c.Tag)]; ok {
-				t.setDefault(dwc+term, clean(c.Text()))
+		for _, c := range a.children() {
+			if term, ok := lithoTerms[strings.ToLower(c.tag)]; ok {
+				t.setDefault(dwc+term, c.value())
 			}
 		}
 	}

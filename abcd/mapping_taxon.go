@@ -3,13 +3,12 @@ package abcd
 import (
 	"strings"
 
-	"github.com/beevik/etree"
 )
 
 // pickIdentifications chooses the identification for the core record: the
 // first with PreferredFlag true/1/yes/y (any case), else the first one. The
 // others go to the Identification extension, in document order.
-func pickIdentifications(ids []*etree.Element) (core *etree.Element, others []*etree.Element) {
+func pickIdentifications(ids []*node) (core *node, others []*node) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
@@ -48,8 +47,8 @@ var rankTerm = map[string]string{
 }
 
 // mapIdentification maps one Identification.
-func mapIdentification(id *etree.Element) terms {
-	t := terms{}
+func mapIdentification(id *node) terms {
+	t := make(terms, 16)
 	ids := child(id, "Identifiers")
 	by := text(ids, "IdentifiersText")
 	if by == "" {
@@ -76,14 +75,14 @@ func mapIdentification(id *etree.Element) terms {
 }
 
 // mineralRock finds an EFG MineralRockIdentified in Result/Extension.
-func mineralRock(res *etree.Element) *etree.Element {
+func mineralRock(res *node) *node {
 	if mr := child(res, "Extension", "MineralRockIdentified"); mr != nil {
 		return mr
 	}
 	return child(res, "MineralRockIdentified")
 }
 
-func mapTaxon(t terms, ti *etree.Element) {
+func mapTaxon(t terms, ti *node) {
 	sn := child(ti, "ScientificName")
 	t.set(dwc+"scientificName", text(sn, "FullScientificNameString"))
 	t.set(dwc+"scientificNameID", joinValues(texts(sn, "ResourceURIs", "ResourceURI")))
@@ -100,7 +99,7 @@ func mapTaxon(t terms, ti *etree.Element) {
 	}
 	t.set(dwc+"higherClassification", joinValues(names))
 	if na := child(sn, "NameAtomised"); na != nil {
-		for _, c := range na.ChildElements() {
+		for _, c := range na.children() {
 			mapAtomised(t, c)
 			break
 		}
@@ -110,7 +109,7 @@ func mapTaxon(t terms, ti *etree.Element) {
 // nomenclaturalCodes names the code behind each NameAtomised kind.
 var nomenclaturalCodes = map[string]string{"Botanical": "ICN", "Zoological": "ICZN", "Bacterial": "ICNP", "Viral": "ICTV"}
 
-func mapAtomised(t terms, a *etree.Element) {
+func mapAtomised(t terms, a *node) {
 	if g := text(a, "GenusOrMonomial"); g != "" {
 		t[dwc+"genus"] = g // the atomised name beats a "genus" higher taxon
 	}
@@ -118,9 +117,9 @@ func mapAtomised(t terms, a *etree.Element) {
 	t.set(dwc+"specificEpithet", firstText(a, []string{"FirstEpithet"}, []string{"SpeciesEpithet"}))
 	t.set(dwc+"infraspecificEpithet", firstText(a, []string{"InfraspecificEpithet"}, []string{"SubspeciesEpithet"}))
 	t.set(dwc+"taxonRank", text(a, "Rank"))
-	t.setDefault(dwc+"nomenclaturalCode", nomenclaturalCodes[a.Tag])
+	t.setDefault(dwc+"nomenclaturalCode", nomenclaturalCodes[a.tag])
 	var paren, author string
-	switch a.Tag {
+	switch a.tag {
 	case "Botanical":
 		paren, author = text(a, "AuthorTeamParenthesis"), text(a, "AuthorTeam")
 	case "Zoological":

@@ -3,7 +3,6 @@ package abcd
 import (
 	"strings"
 
-	"github.com/beevik/etree"
 )
 
 // DatasetMeta is the dataset description of an ABCD DataSet, the source of
@@ -49,7 +48,7 @@ func (m DatasetMeta) License() string {
 }
 
 // parseMetadata reads the DataSet-level elements (everything before Units).
-func parseMetadata(ds *etree.Element) DatasetMeta {
+func parseMetadata(ds *node) DatasetMeta {
 	md := child(ds, "Metadata")
 	rep := child(md, "Description", "Representation")
 	m := DatasetMeta{
@@ -100,7 +99,7 @@ func parseMetadata(ds *etree.Element) DatasetMeta {
 	return m
 }
 
-func contacts(es []*etree.Element) []Party {
+func contacts(es []*node) []Party {
 	var out []Party
 	for _, c := range es {
 		out = append(out, Party{Person: text(c, "Name"), Email: text(c, "Email"), Phone: text(c, "Phone"), Address: text(c, "Address")})

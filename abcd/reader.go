@@ -2,13 +2,11 @@ package abcd
 
 import (
 	"context"
-	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
 	"strconv"
-
-	"github.com/beevik/etree"
+	"strings"
 
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
@@ -60,19 +58,22 @@ type Diagnostic struct {
 // Reader streams the units of one ABCD document (ABCD 2.06, 2.1, a bare
 // DataSets root or a BioCASe protocol response) as Darwin Core raw records.
 // Memory is bounded by one unit: the document is cut into Unit subtrees with
-// encoding/xml tokens and each subtree is mapped with etree.
+// a token stream and each subtree is mapped from a reusable node arena.
 type Reader struct {
 	name  string
 	opts  Options
-	g     *guardReader
-	dec   *xml.Decoder
-	stack []xml.Name
+	src   io.Reader
+	lex   *lexer
+	stack []qname
 
 	rootSeen bool
 	done     bool
 	err      error
 
-	ds       *etree.Element // DataSet-level elements collected before Units
+	ds       tree // DataSet-level elements collected before Units
+	inDS     bool // inside a DataSet whose metadata is still being collected
+	unit     tree
+	small    tree // header and diagnostics elements
 	dsMeta   DatasetMeta    // metadata of the current DataSet
 	meta     DatasetMeta    // metadata of the first DataSet
 	metaSeen bool
@@ -83,9 +84,7 @@ type Reader struct {
 // NewReader returns a Reader over r; name locates errors ("file.xml",
 // "archive.zip!response.00001.xml").
 func NewReader(r io.Reader, name string, opts Options) *Reader {
-	opts = opts.withDefaults()
-	g := newGuardReader(r, opts.MaxTokenBytes)
-	return &Reader{name: name, opts: opts, g: g, dec: newDecoder(g)}
+	return &Reader{name: name, opts: opts.withDefaults(), src: r}
 }
 
 // Dataset is the metadata of the document's (first) DataSet. It is complete
@@ -108,104 +107,117 @@ func (r *Reader) Next(ctx context.Context) (occurrence.RawRecord, error) {
 	if err := ctx.Err(); err != nil {
 		return occurrence.RawRecord{}, err
 	}
-	rec, err := r.next()
+	rec, err := r.guardedNext()
 	if err != nil {
 		r.err = err
 	}
 	return rec, err
 }
 
+// guardedNext turns a panic in the lexer (third-party code fed untrusted
+// input) into a located error instead of crashing the process.
+func (r *Reader) guardedNext() (rec occurrence.RawRecord, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = r.fail(fmt.Errorf("%w: parser failure: %v", ErrSyntax, p))
+		}
+	}()
+	if r.lex == nil {
+		lex, err := newLexer(r.src, r.opts.MaxTokenBytes)
+		if err != nil {
+			return rec, &ParseError{Op: "read", Path: r.name, Line: 1, Err: err}
+		}
+		r.lex = lex
+	}
+	return r.next()
+}
+
 func (r *Reader) next() (occurrence.RawRecord, error) {
 	for {
-		tok, err := r.token()
+		kind, err := r.token()
 		if err != nil {
 			return occurrence.RawRecord{}, err
 		}
-		switch t := tok.(type) {
-		case xml.StartElement:
-			unit, err := r.start(t)
+		switch kind {
+		case tokStart:
+			unit, err := r.start()
 			if err != nil {
 				return occurrence.RawRecord{}, err
 			}
 			if unit != nil {
 				r.units++
 				rec := mapUnit(unit, &r.dsMeta)
-				rec.Source = fmt.Sprintf("%s unit %d", r.name, r.units)
+				rec.Source = r.name + " unit " + strconv.Itoa(r.units)
 				return rec, nil
 			}
-		case xml.EndElement:
-			if err := r.end(t); err != nil {
-				return occurrence.RawRecord{}, err
-			}
+		case tokEnd:
+			r.end()
 		}
 	}
 }
 
-// token returns the next token, checking the document-level rules; io.EOF
-// only at a proper end of document.
-func (r *Reader) token() (xml.Token, error) {
-	r.g.mark()
-	tok, err := r.dec.RawToken()
-	if err == io.EOF {
+// token returns the next token kind, checking the document-level rules
+// (one root, matching end tags, no text outside the root, nesting depth);
+// io.EOF only at a proper end of document.
+func (r *Reader) token() (int, error) {
+	l := r.lex
+	var open qname
+	if len(r.stack) > 0 {
+		open = r.stack[len(r.stack)-1]
+	}
+	if err := l.next(open); err != nil {
+		if errors.Is(err, errTokenCap) {
+			return 0, r.fail(fmt.Errorf("%w: a single text node or tag exceeds %d bytes", ErrTooLarge, r.opts.MaxTokenBytes))
+		}
+		return 0, r.fail(err)
+	}
+	switch l.kind {
+	case tokEOF:
 		if !r.rootSeen {
-			return nil, r.fail(fmt.Errorf("%w: no root element", ErrSyntax))
+			return 0, r.fail(fmt.Errorf("%w: no root element", ErrSyntax))
 		}
 		if len(r.stack) > 0 {
-			return nil, r.fail(fmt.Errorf("%w: unexpected end of document inside <%s>", ErrSyntax, r.stack[len(r.stack)-1].Local))
+			return 0, r.fail(fmt.Errorf("%w: unexpected end of document inside <%s>", ErrSyntax, r.stack[len(r.stack)-1]))
 		}
-		return nil, io.EOF
-	}
-	if err != nil {
-		return nil, r.decodeError(err)
-	}
-	switch t := tok.(type) {
-	case xml.Directive:
-		if declaresEntities(t) {
-			return nil, r.fail(fmt.Errorf("%w: the DOCTYPE declares entities", ErrEntity))
-		}
-	case xml.StartElement:
+		return 0, io.EOF
+	case tokStart:
 		if len(r.stack) >= r.opts.MaxDepth {
-			return nil, r.fail(fmt.Errorf("%w: elements nested deeper than %d", ErrTooLarge, r.opts.MaxDepth))
+			return 0, r.fail(fmt.Errorf("%w: elements nested deeper than %d", ErrTooLarge, r.opts.MaxDepth))
 		}
 		if !r.rootSeen {
 			r.rootSeen = true
 		} else if len(r.stack) == 0 {
-			return nil, r.fail(fmt.Errorf("%w: second root element <%s>", ErrSyntax, t.Name.Local))
+			return 0, r.fail(fmt.Errorf("%w: second root element <%s>", ErrSyntax, l.name))
 		}
-		r.stack = append(r.stack, t.Name)
-	case xml.EndElement:
-		if len(r.stack) == 0 || r.stack[len(r.stack)-1] != t.Name {
-			return nil, r.fail(fmt.Errorf("%w: unexpected </%s>", ErrSyntax, fullName(t.Name)))
+		r.stack = append(r.stack, l.name)
+	case tokEnd:
+		if l.name.local == "" && len(r.stack) > 0 { // end of a self-closing tag
+			l.name = r.stack[len(r.stack)-1]
+		}
+		if len(r.stack) == 0 || r.stack[len(r.stack)-1] != l.name {
+			return 0, r.fail(fmt.Errorf("%w: unexpected </%s>", ErrSyntax, l.name))
 		}
 		r.stack = r.stack[:len(r.stack)-1]
-	case xml.CharData:
-		if len(r.stack) == 0 && !isSpace(t) {
-			return nil, r.fail(fmt.Errorf("%w: text outside the root element", ErrSyntax))
+	case tokText:
+		if len(r.stack) == 0 && !isSpace(l.text) {
+			return 0, r.fail(fmt.Errorf("%w: text outside the root element", ErrSyntax))
 		}
 	}
-	return tok, nil
-}
-
-func (r *Reader) decodeError(err error) error {
-	if errors.Is(err, errTokenCap) {
-		return r.fail(fmt.Errorf("%w: a single text node or tag exceeds %d bytes", ErrTooLarge, r.opts.MaxTokenBytes))
-	}
-	var se *xml.SyntaxError
-	if errors.As(err, &se) {
-		return &ParseError{Op: "read", Path: r.name, Line: se.Line, Unit: r.unitContext(), Err: fmt.Errorf("%w: %s", ErrSyntax, se.Msg)}
-	}
-	return r.fail(err)
+	return l.kind, nil
 }
 
 func (r *Reader) fail(err error) error {
-	line, _ := r.dec.InputPos()
+	line := 0
+	if r.lex != nil {
+		line = r.lex.line
+	}
 	return &ParseError{Op: "read", Path: r.name, Line: line, Unit: r.unitContext(), Err: err}
 }
 
 // unitContext is the number of the unit being read when an error occurs.
 func (r *Reader) unitContext() int {
 	for _, n := range r.stack {
-		if n.Local == "Unit" {
+		if n.local == "Unit" {
 			return r.units + 1
 		}
 	}
@@ -216,85 +228,91 @@ func (r *Reader) parent() string {
 	if len(r.stack) < 2 {
 		return ""
 	}
-	return r.stack[len(r.stack)-2].Local
+	return r.stack[len(r.stack)-2].local
 }
 
 // start handles an element start; it returns a Unit subtree when one was read.
-func (r *Reader) start(t xml.StartElement) (*etree.Element, error) {
+func (r *Reader) start() (*node, error) {
+	name := r.lex.name.local
 	if len(r.stack) == 1 {
-		switch t.Name.Local {
+		switch name {
 		case "response":
 			r.proto.IsResponse = true
 		case "DataSets":
 		default:
-			return nil, r.fail(fmt.Errorf("%w: root element <%s>, want <DataSets> or a BioCASe <response>", ErrWrongRoot, fullName(t.Name)))
+			return nil, r.fail(fmt.Errorf("%w: root element <%s>, want <DataSets> or a BioCASe <response>", ErrWrongRoot, r.lex.name))
 		}
 		return nil, nil
 	}
 	parent := r.parent()
 	switch {
-	case t.Name.Local == "DataSet" && parent == "DataSets":
-		r.ds = etree.NewElement("DataSet")
+	case name == "DataSet" && parent == "DataSets":
+		r.ds.reset()
+		r.ds.add(-1, qname{local: "DataSet"}, nil)
+		r.inDS = true
 		r.dsMeta = DatasetMeta{}
-	case parent == "DataSet" && r.ds != nil:
-		if t.Name.Local == "Units" {
+	case parent == "DataSet":
+		if name == "Units" {
 			r.finishMetadata()
 			return nil, nil
 		}
-		return nil, r.subtree(t, r.ds)
-	case t.Name.Local == "Unit" && parent == "Units":
-		if r.ds == nil {
-			return nil, r.fail(fmt.Errorf("%w: <Unit> outside a DataSet", ErrWrongRoot))
+		if !r.inDS { // metadata already finished: skip
+			return nil, r.skip()
 		}
-		u := etree.NewElement("Unit")
-		return u, r.fill(u, t)
-	case t.Name.Local == "content" && parent == "response":
-		r.readContentAttrs(t)
-	case (t.Name.Local == "type" || t.Name.Local == "source") && parent == "header":
-		e := etree.NewElement(t.Name.Local)
-		if err := r.fill(e, t); err != nil {
+		return nil, r.fill(&r.ds, 0)
+	case name == "Unit" && parent == "Units":
+		r.unit.reset()
+		if err := r.fill(&r.unit, -1); err != nil {
 			return nil, err
 		}
-		if t.Name.Local == "type" {
-			r.proto.Type = clean(e.Text())
+		return r.unit.root(), nil
+	case name == "content" && parent == "response":
+		r.readContentAttrs()
+	case (name == "type" || name == "source") && parent == "header":
+		r.small.reset()
+		if err := r.fill(&r.small, -1); err != nil {
+			return nil, err
+		}
+		if name == "type" {
+			r.proto.Type = r.small.root().value()
 		} else {
-			r.proto.Source = clean(e.Text())
+			r.proto.Source = r.small.root().value()
 		}
-	case t.Name.Local == "diagnostic" && parent == "diagnostics":
-		e := etree.NewElement("diagnostic")
-		if err := r.fill(e, t); err != nil {
+	case name == "diagnostic" && parent == "diagnostics":
+		r.small.reset()
+		if err := r.fill(&r.small, -1); err != nil {
 			return nil, err
 		}
-		r.proto.Diagnostics = append(r.proto.Diagnostics, Diagnostic{Severity: attr(e, "severity"), Text: clean(e.Text())})
+		e := r.small.root()
+		r.proto.Diagnostics = append(r.proto.Diagnostics, Diagnostic{Severity: attr(e, "severity"), Text: e.value()})
 	}
 	return nil, nil
 }
 
-func (r *Reader) end(t xml.EndElement) error {
-	if t.Name.Local == "DataSet" && r.ds != nil && len(r.stack) >= 1 && r.stack[len(r.stack)-1].Local == "DataSets" {
+// end handles an element end (the stack is already popped).
+func (r *Reader) end() {
+	if r.lex.name.local == "DataSet" && len(r.stack) >= 1 && r.stack[len(r.stack)-1].local == "DataSets" {
 		r.finishMetadata()
-		r.ds = nil
 	}
-	return nil
 }
 
 func (r *Reader) finishMetadata() {
-	if r.ds == nil || r.ds.Tag == "" {
+	if !r.inDS {
 		return
 	}
-	r.dsMeta = parseMetadata(r.ds)
+	r.dsMeta = parseMetadata(r.ds.root())
 	if !r.metaSeen {
 		r.meta = r.dsMeta
 		r.metaSeen = true
 	}
-	r.ds.Tag = "" // mark done; later DataSet children are ignored
+	r.inDS = false // later DataSet children are ignored
 }
 
-func (r *Reader) readContentAttrs(t xml.StartElement) {
+func (r *Reader) readContentAttrs() {
 	r.proto.HasContent = true
-	for _, a := range t.Attr {
-		n, _ := strconv.Atoi(a.Value)
-		switch a.Name.Local {
+	for _, a := range r.lex.attrs {
+		n, _ := strconv.Atoi(strings.TrimSpace(a.value))
+		switch a.name.local {
 		case "recordStart":
 			r.proto.RecordStart = n
 		case "recordCount":
@@ -305,15 +323,6 @@ func (r *Reader) readContentAttrs(t xml.StartElement) {
 			r.proto.TotalSearchHits = n
 		}
 	}
-}
-
-// subtree reads the element started by t into a new child of parent.
-func (r *Reader) subtree(t xml.StartElement, parent *etree.Element) error {
-	if parent.Tag == "" { // metadata already finished: skip
-		return r.skip()
-	}
-	e := parent.CreateElement(t.Name.Local)
-	return r.fill(e, t)
 }
 
 // skip consumes tokens up to the end of the element just started.
@@ -334,48 +343,36 @@ func (r *Reader) eofInside(err error) error {
 	return err
 }
 
-// fill copies the attributes of t into e and reads the element content up to
-// its end tag into e, enforcing the unit size cap.
-func (r *Reader) fill(e *etree.Element, t xml.StartElement) error {
-	e.Space = t.Name.Space
-	addAttrs(e, t.Attr)
+// fill reads the element just started, with its content up to the end
+// tag, into t under parent (-1: as the root), enforcing the unit size cap.
+func (r *Reader) fill(t *tree, parent int32) error {
+	l := r.lex
+	top := l.name.local
+	cur := t.add(parent, l.name, l.attrs)
 	depth := len(r.stack)
-	begin := r.g.n
-	cur := e
+	begin := l.cr.n
 	for len(r.stack) >= depth {
-		tok, err := r.token()
+		kind, err := r.token()
 		if err != nil {
 			return r.eofInside(err)
 		}
-		if r.g.n-begin > r.opts.MaxUnitBytes {
-			return r.fail(fmt.Errorf("%w: <%s> exceeds %d bytes", ErrTooLarge, t.Name.Local, r.opts.MaxUnitBytes))
+		if l.cr.n-begin > r.opts.MaxUnitBytes {
+			return r.fail(fmt.Errorf("%w: <%s> exceeds %d bytes", ErrTooLarge, top, r.opts.MaxUnitBytes))
 		}
-		switch x := tok.(type) {
-		case xml.StartElement:
-			c := cur.CreateElement(x.Name.Local)
-			c.Space = x.Name.Space
-			addAttrs(c, x.Attr)
-			cur = c
-		case xml.EndElement:
-			if p := cur.Parent(); p != nil && cur != e {
-				cur = p
+		switch kind {
+		case tokStart:
+			cur = t.add(cur, l.name, l.attrs)
+		case tokEnd:
+			if len(r.stack) >= depth {
+				cur = t.nodes[cur].parent
 			}
-		case xml.CharData:
-			if !isSpace(x) {
-				cur.CreateText(string(x))
+		case tokText:
+			if !isSpace(l.text) {
+				t.addText(cur, string(l.text))
 			}
 		}
 	}
 	return nil
-}
-
-func addAttrs(e *etree.Element, attrs []xml.Attr) {
-	for _, a := range attrs {
-		if a.Name.Space == "xmlns" || (a.Name.Space == "" && a.Name.Local == "xmlns") {
-			continue
-		}
-		e.Attr = append(e.Attr, etree.Attr{Space: a.Name.Space, Key: a.Name.Local, Value: a.Value})
-	}
 }
 
 func isSpace(b []byte) bool {
@@ -385,11 +382,4 @@ func isSpace(b []byte) bool {
 		}
 	}
 	return true
-}
-
-func fullName(n xml.Name) string {
-	if n.Space == "" {
-		return n.Local
-	}
-	return n.Space + ":" + n.Local
 }

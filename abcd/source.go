@@ -301,7 +301,7 @@ func (s *Source) take(m docMsg) {
 		}
 		s.stats.FailedDocuments++
 		s.problems = append(s.problems, DocumentError{Document: m.name, Kept: m.units, Err: m.err})
-		s.opts.Logger.Warn("ABCD document failed", "document", m.name, "kept_units", m.units, "err", m.err)
+		s.opts.Logger.Debug("ABCD document failed", "document", m.name, "kept_units", m.units, "err", m.err)
 		return
 	}
 	s.batch = m.records

@@ -1,16 +1,90 @@
 package abcd
 
-import (
-	"strings"
+import "strings"
 
-	"github.com/beevik/etree"
-)
+// tree holds one Unit (or the DataSet metadata) as a compact arena of nodes
+// that is reused from unit to unit, so reading a unit allocates little more
+// than its text. Elements are matched by local name: the namespace prefix
+// (abcd:, abcd21:, efg:, abcd3:, none, or one never declared) is ignored
+// everywhere.
+type tree struct {
+	nodes []node
+	attrs []lexAttr
+}
 
-// Element access by local name: the namespace prefix (abcd:, abcd21:, efg:,
-// abcd3:, none, or one never declared) is ignored everywhere.
+// node is one element. Children are linked by index into tree.nodes; a
+// *node stays valid until the tree is reset for the next unit.
+type node struct {
+	t      *tree
+	tag    string
+	prefix string
+	text   string
+	a0, a1 int32 // attributes: t.attrs[a0:a1]
+	first  int32 // first child, -1 if none
+	last   int32
+	next   int32 // next sibling, -1 if none
+	parent int32
+}
+
+func (t *tree) reset() {
+	t.nodes = t.nodes[:0]
+	t.attrs = t.attrs[:0]
+}
+
+// add appends an element under parent (-1 for the root) and returns its index.
+func (t *tree) add(parent int32, name qname, attrs []lexAttr) int32 {
+	a0 := int32(len(t.attrs))
+	for _, a := range attrs {
+		if a.name.prefix == "xmlns" || (a.name.prefix == "" && a.name.local == "xmlns") {
+			continue
+		}
+		t.attrs = append(t.attrs, a)
+	}
+	i := int32(len(t.nodes))
+	t.nodes = append(t.nodes, node{t: t, tag: name.local, prefix: name.prefix, a0: a0, a1: int32(len(t.attrs)), first: -1, last: -1, next: -1, parent: parent})
+	if parent >= 0 {
+		p := &t.nodes[parent]
+		if p.last >= 0 {
+			t.nodes[p.last].next = i
+		} else {
+			p.first = i
+		}
+		p.last = i
+	}
+	return i
+}
+
+func (t *tree) addText(i int32, s string) {
+	n := &t.nodes[i]
+	if n.text == "" {
+		n.text = s
+	} else {
+		n.text += s
+	}
+}
+
+// root is the first node, nil for an empty tree.
+func (t *tree) root() *node {
+	if len(t.nodes) == 0 {
+		return nil
+	}
+	return &t.nodes[0]
+}
+
+// children are the child elements of e in document order.
+func (e *node) children() []*node {
+	var out []*node
+	for i := e.first; i >= 0; i = e.t.nodes[i].next {
+		out = append(out, &e.t.nodes[i])
+	}
+	return out
+}
+
+// value is the cleaned text directly inside e.
+func (e *node) value() string { return clean(e.text) }
 
 // child follows path from e, taking the first matching child at each step.
-func child(e *etree.Element, path ...string) *etree.Element {
+func child(e *node, path ...string) *node {
 	for _, name := range path {
 		if e == nil {
 			return nil
@@ -20,9 +94,9 @@ func child(e *etree.Element, path ...string) *etree.Element {
 	return e
 }
 
-func firstChild(e *etree.Element, name string) *etree.Element {
-	for _, t := range e.Child {
-		if c, ok := t.(*etree.Element); ok && c.Tag == name {
+func firstChild(e *node, name string) *node {
+	for i := e.first; i >= 0; i = e.t.nodes[i].next {
+		if c := &e.t.nodes[i]; c.tag == name {
 			return c
 		}
 	}
@@ -31,16 +105,16 @@ func firstChild(e *etree.Element, name string) *etree.Element {
 
 // all returns every element reached by path from e, in document order (all
 // branches, like the XPath e/a/b/c).
-func all(e *etree.Element, path ...string) []*etree.Element {
+func all(e *node, path ...string) []*node {
 	if e == nil {
 		return nil
 	}
-	cur := []*etree.Element{e}
+	cur := []*node{e}
 	for _, name := range path {
-		var next []*etree.Element
+		var next []*node
 		for _, p := range cur {
-			for _, t := range p.Child {
-				if c, ok := t.(*etree.Element); ok && c.Tag == name {
+			for i := p.first; i >= 0; i = p.t.nodes[i].next {
+				if c := &p.t.nodes[i]; c.tag == name {
 					next = append(next, c)
 				}
 			}
@@ -54,19 +128,19 @@ func all(e *etree.Element, path ...string) []*etree.Element {
 }
 
 // text is the cleaned text of the element at path (first match), "" if absent.
-func text(e *etree.Element, path ...string) string {
+func text(e *node, path ...string) string {
 	c := child(e, path...)
 	if c == nil {
 		return ""
 	}
-	return clean(c.Text())
+	return c.value()
 }
 
 // texts are the non-empty cleaned texts of all elements at path.
-func texts(e *etree.Element, path ...string) []string {
+func texts(e *node, path ...string) []string {
 	var out []string
 	for _, c := range all(e, path...) {
-		if s := clean(c.Text()); s != "" {
+		if s := c.value(); s != "" {
 			out = append(out, s)
 		}
 	}
@@ -74,7 +148,7 @@ func texts(e *etree.Element, path ...string) []string {
 }
 
 // firstText returns the first non-empty text among alternative paths.
-func firstText(e *etree.Element, paths ...[]string) string {
+func firstText(e *node, paths ...[]string) string {
 	for _, p := range paths {
 		if s := text(e, p...); s != "" {
 			return s
@@ -84,13 +158,13 @@ func firstText(e *etree.Element, paths ...[]string) string {
 }
 
 // attr is an attribute value by local name, "" if absent.
-func attr(e *etree.Element, name string) string {
+func attr(e *node, name string) string {
 	if e == nil {
 		return ""
 	}
-	for _, a := range e.Attr {
-		if a.Key == name {
-			return strings.TrimSpace(a.Value)
+	for _, a := range e.t.attrs[e.a0:e.a1] {
+		if a.name.local == name {
+			return strings.TrimSpace(a.value)
 		}
 	}
 	return ""

@@ -20,6 +20,9 @@ func init() {
 	register("convert", "convert ABCD documents, archives or BioCASe endpoints to a Darwin Core Archive", runConvert)
 }
 
+// maxListedFailures caps the failed documents listed on stderr.
+const maxListedFailures = 20
+
 // convertConfig is the parsed command line of convert.
 type convertConfig struct {
 	from    string
@@ -84,7 +87,11 @@ func runConvert(ctx context.Context, args []string, env *Env) error {
 	fmt.Fprintf(env.Stdout, "converted %d units from %d documents (%d failed, %d dropped by the provider) to %s in %.1fs (%.0f units/s)\n",
 		n, st.Documents, st.FailedDocuments, st.Dropped, c.out, secs, float64(n)/secs)
 	problems := src.Problems()
-	for _, p := range problems {
+	for i, p := range problems {
+		if i == maxListedFailures {
+			fmt.Fprintf(env.Stderr, "... and %d more failed documents\n", len(problems)-i)
+			break
+		}
 		fmt.Fprintf(env.Stderr, "failed: %v (%d units kept)\n", p.Err, p.Kept)
 	}
 	if len(problems) > 0 {
@@ -161,7 +168,7 @@ func writeArchive(ctx context.Context, src *abcd.Source, out io.Writer, dir stri
 			return n, err
 		}
 	}
-	if err := writeEntry(zw, "meta.xml", abcd.ArchiveMeta(present).WriteXML); err != nil {
+	if err := writeEntry(zw, "meta.xml", archiveMeta(present).WriteXML); err != nil {
 		return n, err
 	}
 	meta := src.Dataset()
@@ -236,4 +243,24 @@ func writeEntry(zw *pzip.Writer, name string, write func(io.Writer) error) error
 	return write(w)
 }
 
-var _ = occurrence.RowTypeOccurrence
+// archiveMeta is the meta.xml of a converted archive: the occurrence core
+// (column 0, occurrenceID, is the id) and the given extensions (column 0 is
+// the core id, then the extension's terms). Files are UTF-8, tab separated,
+// unquoted, one header line.
+func archiveMeta(extensions []string) *dwca.Meta {
+	m := &dwca.Meta{Core: convertSpec(occurrence.RowTypeOccurrence, abcd.CoreFile, abcd.CoreTerms, 0), Metadata: abcd.EMLFile}
+	for _, rt := range extensions {
+		m.Extensions = append(m.Extensions, convertSpec(rt, abcd.ExtensionFiles[rt], abcd.ExtensionTerms[rt], 1))
+	}
+	return m
+}
+
+func convertSpec(rowType, file string, terms []string, first int) dwca.FileSpec {
+	s := dwca.FileSpec{RowType: rowType, Files: []string{file}, Encoding: "UTF-8",
+		FieldsTerminatedBy: "\t", LinesTerminatedBy: "\n", FieldsEnclosedBy: "",
+		IgnoreHeaderLines: 1, IDIndex: 0}
+	for i, t := range terms {
+		s.Fields = append(s.Fields, dwca.Field{Index: first + i, Term: t})
+	}
+	return s
+}
