@@ -32,6 +32,7 @@ type compiled struct {
 	sm   *strMatcher
 	ivs  []interval // inclusive intervals of matching values (vInt/vFloat/vDate/vTime)
 	iset map[int64]struct{}
+	bits *bitSet
 }
 
 // num is a numeric value: i for integer and timestamp keys, f for floats.

@@ -26,9 +26,10 @@ func (p *Predicate) Eval(batch arrow.RecordBatch, sel []bool) {
 }
 
 type evaluator struct {
-	batch arrow.RecordBatch
-	n     int
-	buf   []byte
+	batch   arrow.RecordBatch
+	n       int
+	buf     []byte
+	scratch []bool
 }
 
 func (ev *evaluator) column(name string) arrow.Array {
@@ -106,13 +107,13 @@ func (c *compiled) eval(ev *evaluator, out, mask []bool) {
 func (c *compiled) evalColumn(ev *evaluator, arr arrow.Array, out, mask []bool, or bool) {
 	switch a := arr.(type) {
 	case *array.Int32:
-		evalInt(a.Int32Values(), a, c, out, mask, or)
+		evalInt(a.Int32Values(), a, c, out, mask, or, ev)
 	case *array.Int64:
-		evalInt(a.Int64Values(), a, c, out, mask, or)
+		evalInt(a.Int64Values(), a, c, out, mask, or, ev)
 	case *array.Timestamp:
-		evalInt(a.TimestampValues(), a, c, out, mask, or)
+		evalInt(a.TimestampValues(), a, c, out, mask, or, ev)
 	case *array.Float64:
-		evalFloat(a.Float64Values(), a, c, out, mask, or)
+		evalFloat(a.Float64Values(), a, c, out, mask, or, ev)
 	case *array.Boolean:
 		evalBool(a, c, out, mask, or)
 	case *array.String:
@@ -146,61 +147,102 @@ func valid(bitmap []byte, off, i int) bool {
 	return bitmap == nil || bitutil.BitIsSet(bitmap, off+i)
 }
 
-func evalInt[T ~int32 | ~int64](vals []T, arr arrow.Array, c *compiled, out, mask []bool, or bool) {
-	bm, off := arr.NullBitmapBytes(), arr.Data().Offset()
-	if arr.NullN() == 0 {
-		bm = nil
-	}
-	ivs, set := c.ivs, c.iset
-	for i, v := range vals {
-		if !active(out, mask, or, i) {
-			if !or {
-				out[i] = false
-			}
-			continue
+// evalInt and evalFloat run a tight loop over every row into a scratch
+// slice (cheaper than branching on the mask), then merge nulls, mask and or.
+func evalInt[T ~int32 | ~int64](vals []T, arr arrow.Array, c *compiled, out, mask []bool, or bool, ev *evaluator) {
+	m := ev.target(out, mask, or)
+	switch {
+	case c.bits != nil:
+		bs := c.bits
+		for i, v := range vals {
+			m[i] = bs.has(int64(v))
 		}
-		m := false
-		if valid(bm, off, i) {
+	case c.iset != nil:
+		for i, v := range vals {
+			_, m[i] = c.iset[int64(v)]
+		}
+	case len(c.ivs) == 1:
+		lo, hi := c.ivs[0].lo.i, c.ivs[0].hi.i
+		for i, v := range vals {
 			x := int64(v)
-			if set != nil {
-				_, m = set[x]
-			} else {
-				for _, iv := range ivs {
-					if x >= iv.lo.i && x <= iv.hi.i {
-						m = true
-						break
-					}
-				}
-			}
+			m[i] = x >= lo && x <= hi
 		}
-		out[i] = m
+	default:
+		for i, v := range vals {
+			x, hit := int64(v), false
+			for _, iv := range c.ivs {
+				hit = hit || (x >= iv.lo.i && x <= iv.hi.i)
+			}
+			m[i] = hit
+		}
+	}
+	ev.merge(arr, m, out, mask, or)
+}
+
+func evalFloat(vals []float64, arr arrow.Array, c *compiled, out, mask []bool, or bool, ev *evaluator) {
+	m := ev.target(out, mask, or)
+	if len(c.ivs) == 1 {
+		lo, hi := c.ivs[0].lo.f, c.ivs[0].hi.f
+		for i, x := range vals {
+			m[i] = x >= lo && x <= hi
+		}
+	} else {
+		for i, x := range vals {
+			hit := false
+			for _, iv := range c.ivs {
+				hit = hit || (x >= iv.lo.f && x <= iv.hi.f)
+			}
+			m[i] = hit
+		}
+	}
+	ev.merge(arr, m, out, mask, or)
+}
+
+// target returns where a kernel writes its raw matches: out itself when no
+// mask or or-merge applies, else scratch space.
+func (ev *evaluator) target(out, mask []bool, or bool) []bool {
+	if mask == nil && !or {
+		return out
+	}
+	if cap(ev.scratch) < len(out) {
+		ev.scratch = make([]bool, len(out))
+	}
+	return ev.scratch[:len(out)]
+}
+
+// merge clears null rows in m, then combines m into out under mask and or.
+func (ev *evaluator) merge(arr arrow.Array, m, out, mask []bool, or bool) {
+	if arr.NullN() > 0 {
+		bm, off := arr.NullBitmapBytes(), arr.Data().Offset()
+		for i := range m {
+			m[i] = m[i] && bitutil.BitIsSet(bm, off+i)
+		}
+	}
+	switch {
+	case or && mask != nil:
+		for i := range out {
+			out[i] = out[i] || (m[i] && mask[i])
+		}
+	case or:
+		for i := range out {
+			out[i] = out[i] || m[i]
+		}
+	case mask != nil:
+		for i := range out {
+			out[i] = m[i] && mask[i]
+		}
 	}
 }
 
-func evalFloat(vals []float64, arr arrow.Array, c *compiled, out, mask []bool, or bool) {
-	bm, off := arr.NullBitmapBytes(), arr.Data().Offset()
-	if arr.NullN() == 0 {
-		bm = nil
-	}
-	ivs := c.ivs
-	for i, x := range vals {
-		if !active(out, mask, or, i) {
-			if !or {
-				out[i] = false
-			}
-			continue
-		}
-		m := false
-		if valid(bm, off, i) {
-			for _, iv := range ivs {
-				if x >= iv.lo.f && x <= iv.hi.f {
-					m = true
-					break
-				}
-			}
-		}
-		out[i] = m
-	}
+// bitSet holds integer values in [min, min+64*len(words)).
+type bitSet struct {
+	min   int64
+	words []uint64
+}
+
+func (b *bitSet) has(x int64) bool {
+	d := uint64(x - b.min)
+	return d < uint64(len(b.words))*64 && b.words[d>>6]&(1<<(d&63)) != 0
 }
 
 // evalDate matches eventDate intervals: start >= lo and end <= hi, a null
@@ -256,6 +298,10 @@ func evalBool(a *array.Boolean, c *compiled, out, mask []bool, or bool) {
 func evalString(a *array.String, c *compiled, ev *evaluator, out, mask []bool, or bool) {
 	m := c.sm
 	hasNulls := a.NullN() > 0
+	if m.exact() && len(m.vals) <= 4 {
+		evalStringExact(a, m.vals, out, mask, or, hasNulls)
+		return
+	}
 	for i := range out {
 		if !active(out, mask, or, i) {
 			if !or {
@@ -268,6 +314,30 @@ func evalString(a *array.String, c *compiled, ev *evaluator, out, mask []bool, o
 			continue
 		}
 		out[i] = m.match(a.Value(i), &ev.buf)
+	}
+}
+
+// evalStringExact compares each value with a few exact strings inline.
+func evalStringExact(a *array.String, vals []string, out, mask []bool, or, hasNulls bool) {
+	for i := range out {
+		if !active(out, mask, or, i) {
+			if !or {
+				out[i] = false
+			}
+			continue
+		}
+		if hasNulls && a.IsNull(i) {
+			out[i] = false
+			continue
+		}
+		s, hit := a.Value(i), false
+		for _, v := range vals {
+			if s == v {
+				hit = true
+				break
+			}
+		}
+		out[i] = hit
 	}
 }
 

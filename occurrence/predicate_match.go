@@ -67,15 +67,33 @@ func (c *compiled) buildIntervals() {
 		}
 		add(a, b, ok1 && ok2)
 	}
-	if c.spec.kind == vInt && len(c.ivs) > 8 {
-		set := make(map[int64]struct{}, len(c.ivs))
-		for _, iv := range c.ivs {
-			if iv.lo.i != iv.hi.i {
-				return
-			}
-			set[iv.lo.i] = struct{}{}
+	if c.spec.kind == vInt && len(c.ivs) > 4 {
+		c.buildSet()
+	}
+}
+
+// buildSet turns many single integer values into a bit set when their span
+// is small enough (taxon keys), else a hash set.
+func (c *compiled) buildSet() {
+	lo, hi := c.ivs[0].lo.i, c.ivs[0].lo.i
+	for _, iv := range c.ivs {
+		if iv.lo.i != iv.hi.i {
+			return
 		}
-		c.iset = set
+		lo, hi = min(lo, iv.lo.i), max(hi, iv.lo.i)
+	}
+	if span := uint64(hi - lo); hi-lo >= 0 && span < 1<<26 && span/64 <= uint64(64*len(c.ivs)+1024) {
+		bs := &bitSet{min: lo, words: make([]uint64, span/64+1)}
+		for _, iv := range c.ivs {
+			d := uint64(iv.lo.i - lo)
+			bs.words[d>>6] |= 1 << (d & 63)
+		}
+		c.bits = bs
+		return
+	}
+	c.iset = make(map[int64]struct{}, len(c.ivs))
+	for _, iv := range c.ivs {
+		c.iset[iv.lo.i] = struct{}{}
 	}
 }
 
@@ -88,6 +106,9 @@ type strMatcher struct {
 	vals []string
 	set  map[string]struct{}
 }
+
+// exact reports plain exact comparison: no folding, elements or patterns.
+func (m *strMatcher) exact() bool { return !m.fold && !m.like && m.sep == 0 && m.set == nil }
 
 func newStrMatcher(c *compiled) *strMatcher {
 	m := &strMatcher{fold: c.fold, like: c.op == TypeLike, vals: c.strs}
