@@ -1,0 +1,246 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/biodiversity-downloads/downloader/dwca"
+	"github.com/biodiversity-downloads/downloader/dwca/pzip"
+	"github.com/biodiversity-downloads/downloader/occurrence"
+)
+
+func init() {
+	register("export", "write a download archive (DWCA, SIMPLE_CSV, SPECIES_LIST, SIMPLE_PARQUET) of matching records", runExport)
+}
+
+// exportConfig is the export command's flags.
+type exportConfig struct {
+	table, query, predicate, format, fields, out, key, tmp, progress string
+	workers, zipWorkers, level, chunkKiB                             int
+}
+
+func parseExportFlags(args []string, env *Env) (exportConfig, error) {
+	var c exportConfig
+	fs := newFlagSet("export", env)
+	fs.StringVar(&c.table, "table", "", "occurrence table: a directory or hbase://host:port/name")
+	fs.StringVar(&c.query, "query", "", "portal query string, e.g. 'country=DK&year=2000,2010'")
+	fs.StringVar(&c.predicate, "predicate", "", "file with GBIF predicate JSON ('-' for stdin)")
+	fs.StringVar(&c.format, "format", "DWCA", "DWCA, SIMPLE_CSV, SPECIES_LIST or SIMPLE_PARQUET")
+	fs.StringVar(&c.fields, "fields", "", "SIMPLE_CSV/SIMPLE_PARQUET columns, comma separated: interpreted columns or verbatim terms")
+	fs.StringVar(&c.out, "o", "", "output zip file ('-' for stdout)")
+	fs.StringVar(&c.key, "key", "", "download key (names the SIMPLE_CSV entry; default: occurrence)")
+	fs.StringVar(&c.tmp, "tmp", "", "directory for DWCA's temporary files (default: the system's)")
+	fs.StringVar(&c.progress, "progress", "auto", "progress bar on stderr: auto (when a terminal), always, never")
+	fs.IntVar(&c.workers, "workers", 0, "splits scanned in parallel (0: one per CPU)")
+	fs.IntVar(&c.zipWorkers, "zip-workers", 0, "goroutines deflating chunks (0: one per CPU)")
+	fs.IntVar(&c.level, "level", pzip.DefaultLevel, "deflate level 1..9")
+	fs.IntVar(&c.chunkKiB, "chunk", pzip.DefaultChunkSize>>10, "deflate chunk size in KiB")
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected arguments %v", fs.Args())
+	}
+	if c.out == "" {
+		return c, errors.New("no output: give -o FILE or -o - for stdout")
+	}
+	switch c.progress {
+	case "auto", "always", "never":
+	default:
+		return c, fmt.Errorf("--progress %q: want auto, always or never", c.progress)
+	}
+	return c, nil
+}
+
+func runExport(ctx context.Context, args []string, env *Env) error {
+	c, err := parseExportFlags(args, env)
+	if err != nil {
+		return err
+	}
+	format, err := dwca.ParseFormat(c.format)
+	if err != nil {
+		return err
+	}
+	pred, err := loadPredicate(c.query, c.predicate, env)
+	if err != nil {
+		return err
+	}
+	t, err := openTable(ctx, c.table, env.Logger)
+	if err != nil {
+		return err
+	}
+	defer t.Close()
+	snap, err := t.Snapshot(ctx)
+	if err != nil {
+		return err
+	}
+	sink, err := openSink(c.out, env)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	res, err := exportTo(ctx, sink, t, snap, c, format, pred, env)
+	if err != nil {
+		sink.abort()
+		return err
+	}
+	if err := sink.commit(); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stderr, "exported %d records from %d datasets as %s to %s: %d bytes in %.2fs, licence %s, sha256 %s\n",
+		res.Records, len(res.Datasets), res.Format, c.out, res.Bytes, time.Since(start).Seconds(), licenceName(res), res.SHA256)
+	return nil
+}
+
+// exportTo scans the snapshot into an archive written to sink.
+func exportTo(ctx context.Context, sink *sink, t table, snap occurrence.Snapshot, c exportConfig, format dwca.Format,
+	pred *occurrence.Predicate, env *Env) (dwca.ExportResult, error) {
+	var fields []string
+	if c.fields != "" {
+		fields = strings.Split(c.fields, ",")
+	}
+	src := &tableDatasets{t: t}
+	x, err := dwca.NewExport(ctx, sink.w, dwca.ExportSpec{Format: format, Key: c.key, Fields: fields, Predicate: pred, Snapshot: snap.ID},
+		dwca.ExportOptions{Zip: pzip.Options{Workers: c.zipWorkers, Level: c.level, ChunkSize: c.chunkKiB << 10},
+			Datasets: src, TempDir: c.tmp, Logger: env.Logger})
+	if err != nil {
+		return dwca.ExportResult{}, err
+	}
+	bar := newProgressBar(env.Stderr, c.progress, snap)
+	var matched int64
+	opts := occurrence.ScanOptions{Workers: c.workers, Progress: func(s occurrence.ScanStats) {
+		bar.scanned(s)
+	}}
+	_, err = occurrence.Scan(ctx, t, snap, occurrence.ScanRequest{Predicate: pred, Columns: x.Columns()}, opts,
+		func(b arrow.RecordBatch) error {
+			if err := x.Write(ctx, b); err != nil {
+				return err
+			}
+			matched += b.NumRows()
+			bar.update(matched, x.Written())
+			return nil
+		})
+	if err != nil {
+		x.Abort()
+		bar.done()
+		return dwca.ExportResult{}, err
+	}
+	res, err := x.Close(ctx)
+	bar.done()
+	if err != nil {
+		return res, err
+	}
+	return res, sink.flush()
+}
+
+func licenceName(res dwca.ExportResult) string {
+	l := res.License
+	if l == "" {
+		l = "unspecified"
+	}
+	if len(res.UnknownLicense) > 0 {
+		l += fmt.Sprintf(" (%d datasets without a recognized licence)", len(res.UnknownLicense))
+	}
+	return l
+}
+
+// sink is the archive's destination: stdout, or a file written under a
+// temporary name and renamed into place only when the archive is complete.
+type sink struct {
+	w    *bufio.Writer
+	f    *os.File
+	path string
+}
+
+func openSink(out string, env *Env) (*sink, error) {
+	if out == "-" {
+		return &sink{w: bufio.NewWriterSize(env.Stdout, 1<<20)}, nil
+	}
+	f, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".*.part")
+	if err != nil {
+		return nil, fmt.Errorf("output %s: %w", out, err)
+	}
+	return &sink{w: bufio.NewWriterSize(f, 1<<20), f: f, path: out}, nil
+}
+
+func (s *sink) flush() error { return s.w.Flush() }
+
+func (s *sink) commit() error {
+	if s.f == nil {
+		return s.w.Flush()
+	}
+	if err := s.f.Sync(); err != nil {
+		s.abort()
+		return fmt.Errorf("output %s: %w", s.path, err)
+	}
+	if err := s.f.Close(); err != nil {
+		os.Remove(s.f.Name())
+		return fmt.Errorf("output %s: %w", s.path, err)
+	}
+	if err := os.Rename(s.f.Name(), s.path); err != nil {
+		os.Remove(s.f.Name())
+		return fmt.Errorf("output %s: %w", s.path, err)
+	}
+	return nil
+}
+
+func (s *sink) abort() {
+	if s.f != nil {
+		s.f.Close()
+		os.Remove(s.f.Name())
+	}
+}
+
+// tableDatasets serves the table's dataset descriptions to the download
+// formats, reading the table's dataset list once.
+type tableDatasets struct {
+	t     table
+	infos map[string]occurrence.DatasetInfo
+	err   error
+}
+
+func (d *tableDatasets) load(ctx context.Context) error {
+	if d.infos != nil || d.err != nil {
+		return d.err
+	}
+	list, err := d.t.Datasets(ctx)
+	if err != nil {
+		d.err = err
+		return err
+	}
+	d.infos = make(map[string]occurrence.DatasetInfo, len(list))
+	for _, i := range list {
+		d.infos[i.Key] = i
+	}
+	return nil
+}
+
+func (d *tableDatasets) DatasetInfo(ctx context.Context, key string) (dwca.DatasetInfo, error) {
+	if err := d.load(ctx); err != nil {
+		return dwca.DatasetInfo{}, err
+	}
+	i, ok := d.infos[key]
+	if !ok {
+		return dwca.DatasetInfo{}, fmt.Errorf("%w: %s", dwca.ErrNoDataset, key)
+	}
+	return dwca.DatasetInfo{Title: i.Title, License: i.License, Citation: i.Citation, DatasetKey: i.Key}, nil
+}
+
+func (d *tableDatasets) DatasetEML(ctx context.Context, key string) (io.ReadCloser, error) {
+	if err := d.load(ctx); err != nil {
+		return nil, err
+	}
+	if i, ok := d.infos[key]; !ok || !i.HasEML {
+		return nil, fmt.Errorf("%w: no EML for %s", dwca.ErrNoDataset, key)
+	}
+	return d.t.DatasetEML(ctx, key)
+}
