@@ -143,8 +143,16 @@ func active(out, mask []bool, or bool, i int) bool {
 	return mask == nil || mask[i]
 }
 
-func valid(bitmap []byte, off, i int) bool {
-	return bitmap == nil || bitutil.BitIsSet(bitmap, off+i)
+// skip reports that row i is not evaluated, clearing out[i] unless an
+// or-merge keeps its earlier value.
+func skip(out, mask []bool, or bool, i int) bool {
+	if active(out, mask, or, i) {
+		return false
+	}
+	if !or {
+		out[i] = false
+	}
+	return true
 }
 
 // evalInt and evalFloat run a tight loop over every row into a scratch
@@ -280,10 +288,7 @@ func evalBool(a *array.Boolean, c *compiled, out, mask []bool, or bool) {
 		wantT, wantF = wantT || b, wantF || !b
 	}
 	for i := range out {
-		if !active(out, mask, or, i) {
-			if !or {
-				out[i] = false
-			}
+		if skip(out, mask, or, i) {
 			continue
 		}
 		if a.IsNull(i) {
@@ -303,10 +308,7 @@ func evalString(a *array.String, c *compiled, ev *evaluator, out, mask []bool, o
 		return
 	}
 	for i := range out {
-		if !active(out, mask, or, i) {
-			if !or {
-				out[i] = false
-			}
+		if skip(out, mask, or, i) {
 			continue
 		}
 		if hasNulls && a.IsNull(i) {
@@ -320,10 +322,7 @@ func evalString(a *array.String, c *compiled, ev *evaluator, out, mask []bool, o
 // evalStringExact compares each value with a few exact strings inline.
 func evalStringExact(a *array.String, vals []string, out, mask []bool, or, hasNulls bool) {
 	for i := range out {
-		if !active(out, mask, or, i) {
-			if !or {
-				out[i] = false
-			}
+		if skip(out, mask, or, i) {
 			continue
 		}
 		if hasNulls && a.IsNull(i) {
@@ -343,10 +342,7 @@ func evalStringExact(a *array.String, vals []string, out, mask []bool, or, hasNu
 
 func evalStringValuer(a stringValuer, c *compiled, ev *evaluator, out, mask []bool, or bool) {
 	for i := range out {
-		if !active(out, mask, or, i) {
-			if !or {
-				out[i] = false
-			}
+		if skip(out, mask, or, i) {
 			continue
 		}
 		out[i] = a.IsValid(i) && c.sm.match(a.Value(i), &ev.buf)
@@ -359,10 +355,7 @@ func evalDict(a *array.Dictionary, c *compiled, ev *evaluator, out, mask []bool,
 	dm := make([]bool, dict.Len())
 	c.evalColumn(ev, dict, dm, nil, false)
 	for i := range out {
-		if !active(out, mask, or, i) {
-			if !or {
-				out[i] = false
-			}
+		if skip(out, mask, or, i) {
 			continue
 		}
 		out[i] = a.IsValid(i) && dm[a.GetValueIndex(i)]
