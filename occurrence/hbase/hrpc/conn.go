@@ -34,6 +34,10 @@ const (
 	maxFrame = 256 << 20
 )
 
+// frameTap, when set (by tests only, before any connection), sees every
+// response frame.
+var frameTap func(frame []byte)
+
 // preamble opens every connection: magic "HBas", RPC version 0, auth SIMPLE.
 var preamble = []byte{'H', 'B', 'a', 's', 0, 80}
 
@@ -256,6 +260,9 @@ func (c *Conn) readLoop() {
 		if _, err := io.ReadFull(br, frame); err != nil {
 			c.fail(fmt.Errorf("%w: %s: read: %w", ErrConnection, c.addr, err))
 			return
+		}
+		if frameTap != nil {
+			frameTap(frame)
 		}
 		r, err := DecodeResponse(frame)
 		if err != nil {
