@@ -3,6 +3,7 @@ package occurrence
 import (
 	"fmt"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -268,15 +269,8 @@ func (g *geometry) validate() error {
 			all = append(all, &g.polys[pi].holes[hi])
 		}
 	}
-	for i, a := range all {
-		if selfIntersects(a) {
-			return fmt.Errorf("ring %d intersects itself", i+1)
-		}
-		for _, b := range all[i+1:] {
-			if ringsIntersect(a, b) {
-				return fmt.Errorf("rings intersect each other")
-			}
-		}
+	if err := checkIntersections(all); err != nil {
+		return err
 	}
 	for pi := range g.polys {
 		p := &g.polys[pi]
@@ -310,24 +304,6 @@ func (g *geometry) validate() error {
 	return nil
 }
 
-func selfIntersects(r *ring) bool {
-	n := len(r.xs) - 1 // segments
-	for i := 0; i < n; i++ {
-		for j := i + 1; j < n; j++ {
-			if j == i+1 || (i == 0 && j == n-1) {
-				if collinearOverlap(r, i, j) {
-					return true
-				}
-				continue // adjacent segments share a point
-			}
-			if segmentsIntersect(r.xs[i], r.ys[i], r.xs[i+1], r.ys[i+1], r.xs[j], r.ys[j], r.xs[j+1], r.ys[j+1]) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // collinearOverlap reports adjacent segments that fold back onto each other.
 func collinearOverlap(r *ring, i, j int) bool {
 	ax, ay, bx, by := r.xs[i], r.ys[i], r.xs[i+1], r.ys[i+1]
@@ -348,18 +324,51 @@ func collinearOverlap(r *ring, i, j int) bool {
 	return (p1x-sx)*(p2x-sx)+(p1y-sy)*(p2y-sy) > 0
 }
 
-func ringsIntersect(a, b *ring) bool {
-	if a.maxX < b.minX || b.maxX < a.minX || a.maxY < b.minY || b.maxY < a.minY {
-		return false
+// segment is one edge of a ring, for the intersection sweep.
+type segment struct {
+	ring, i    int
+	minY, maxY float64
+}
+
+// checkIntersections rejects rings that cross themselves or each other. A
+// sweep over edges sorted by lower latitude only pairs edges whose latitude
+// spans overlap.
+func checkIntersections(rings []*ring) error {
+	var segs []segment
+	for ri, r := range rings {
+		for i := 0; i+1 < len(r.xs); i++ {
+			segs = append(segs, segment{ri, i, math.Min(r.ys[i], r.ys[i+1]), math.Max(r.ys[i], r.ys[i+1])})
+		}
 	}
-	for i := 0; i+1 < len(a.xs); i++ {
-		for j := 0; j+1 < len(b.xs); j++ {
-			if segmentsIntersect(a.xs[i], a.ys[i], a.xs[i+1], a.ys[i+1], b.xs[j], b.ys[j], b.xs[j+1], b.ys[j+1]) {
-				return true
+	sort.Slice(segs, func(a, b int) bool { return segs[a].minY < segs[b].minY })
+	for a := range segs {
+		sa := segs[a]
+		ra := rings[sa.ring]
+		for b := a + 1; b < len(segs) && segs[b].minY <= sa.maxY; b++ {
+			sb := segs[b]
+			rb := rings[sb.ring]
+			i, j := sa.i, sb.i
+			if sa.ring == sb.ring {
+				n := len(ra.xs) - 1
+				if i > j {
+					i, j = j, i
+				}
+				if j == i+1 || (i == 0 && j == n-1) {
+					if collinearOverlap(ra, i, j) {
+						return fmt.Errorf("ring %d intersects itself", sa.ring+1)
+					}
+					continue // adjacent edges share a point
+				}
+			}
+			if segmentsIntersect(ra.xs[sa.i], ra.ys[sa.i], ra.xs[sa.i+1], ra.ys[sa.i+1], rb.xs[sb.i], rb.ys[sb.i], rb.xs[sb.i+1], rb.ys[sb.i+1]) {
+				if sa.ring == sb.ring {
+					return fmt.Errorf("ring %d intersects itself", sa.ring+1)
+				}
+				return fmt.Errorf("rings %d and %d intersect each other", min(sa.ring, sb.ring)+1, max(sa.ring, sb.ring)+1)
 			}
 		}
 	}
-	return false
+	return nil
 }
 
 func orient(ax, ay, bx, by, cx, cy float64) int {
