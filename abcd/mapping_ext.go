@@ -3,7 +3,6 @@ package abcd
 import (
 	"strings"
 
-
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
 

@@ -5,7 +5,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-
 )
 
 // dateValue is the ISO interval Begin/End of an ABCD DateTime element: Begin
@@ -144,9 +143,11 @@ func mapCoordinates(t terms, g *node) {
 }
 
 // mapRange maps an ABCD MeasurementOrFact range (Altitude, Depth, Height):
-// LowerValue/UpperValue in metres (feet and kilometres converted) to the
-// minimum/maximum terms, the text form to verbatim<kind>; a text such as
-// "0-1,5" or "100 m" is parsed when there is no atomised value.
+// LowerValue/UpperValue in metres (feet and kilometres converted; a unit
+// written into the value, "1700 m", is understood) to the minimum/maximum
+// terms; the text form, or an atomised value that is not plain metres, to
+// verbatim<kind>. A text such as "0-1,5" or "100 m" is parsed when there is
+// no atomised value. Values that are not numbers stay only verbatim.
 func mapRange(t terms, m *node, verbatim, minTerm, maxTerm string) {
 	if m == nil {
 		return
@@ -154,26 +155,70 @@ func mapRange(t terms, m *node, verbatim, minTerm, maxTerm string) {
 	txt := text(m, "MeasurementOrFactText")
 	at := child(m, "MeasurementOrFactAtomised")
 	lo, hi, unit := text(at, "LowerValue"), text(at, "UpperValue"), text(at, "UnitOfMeasurement")
-	if verbatim != "" {
-		v := txt
-		if v == "" && unit != "" && !isMetres(unit) && lo != "" {
-			v = lo
-			if hi != "" {
-				v += "-" + hi
+	var min, max string
+	ok := true
+	raw := lo
+	if hi == "" { // a range written into LowerValue: "2600-3000"
+		if l, h, u := parseRangeText(lo); h != "" {
+			lo, hi = l, h
+			if u != "" {
+				unit = u
 			}
-			v += " " + unit
 		}
-		t.set(dwc+"verbatim"+verbatim, v)
 	}
-	if lo == "" && hi == "" && txt != "" {
-		lo, hi, unit = parseRangeText(txt)
+	if lo != "" || hi != "" {
+		min, ok = metres(lo, unit)
+		if hi != "" {
+			var ok2 bool
+			max, ok2 = metres(hi, unit)
+			ok = ok && ok2
+		}
+		if txt == "" && (!ok || !isMetres(unit) || raw != lo) {
+			txt = raw
+			if raw == lo && hi != "" {
+				txt += "-" + hi
+			}
+			if unit != "" && raw == lo {
+				txt += " " + unit
+			}
+		}
+	} else if txt != "" {
+		l, h, u := parseRangeText(txt)
+		min, ok = metres(l, u)
+		if h != "" {
+			max, _ = metres(h, u)
+		}
 	}
+	if verbatim != "" {
+		t.set(dwc+"verbatim"+verbatim, txt)
+	}
+	if ok {
+		t.set(dwc+minTerm, min)
+		t.set(dwc+maxTerm, max)
+	}
+}
+
+// metres converts a value (optionally with its own unit) to metres.
+func metres(v, unit string) (string, bool) {
+	if v == "" {
+		return "", true
+	}
+	num := strings.ReplaceAll(v, ",", ".")
+	if m := rangeText.FindStringSubmatch(v); m != nil && m[2] == "" {
+		num = strings.ReplaceAll(m[1], ",", ".")
+		if m[3] != "" {
+			unit = m[3]
+		}
+	}
+	n, err := strconv.ParseFloat(num, 64)
 	f := metreFactor(unit)
-	if f == 0 {
-		return
+	if err != nil || f == 0 {
+		return "", false
 	}
-	t.set(dwc+minTerm, scaled(lo, f))
-	t.set(dwc+maxTerm, scaled(hi, f))
+	if f == 1 {
+		return num, true
+	}
+	return strconv.FormatFloat(round2(n*f), 'f', -1, 64), true
 }
 
 func isMetres(u string) bool { return metreFactor(u) == 1 }
@@ -188,17 +233,6 @@ func metreFactor(u string) float64 {
 		return 1000
 	}
 	return 0
-}
-
-func scaled(v string, f float64) string {
-	if v == "" || f == 1 {
-		return v
-	}
-	n, err := strconv.ParseFloat(strings.ReplaceAll(v, ",", "."), 64)
-	if err != nil {
-		return ""
-	}
-	return strconv.FormatFloat(round2(n*f), 'f', -1, 64)
 }
 
 func round2(x float64) float64 {

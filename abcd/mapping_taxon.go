@@ -2,7 +2,6 @@ package abcd
 
 import (
 	"strings"
-
 )
 
 // pickIdentifications chooses the identification for the core record: the

@@ -2,7 +2,6 @@ package abcd
 
 import (
 	"strings"
-
 )
 
 // DatasetMeta is the dataset description of an ABCD DataSet, the source of

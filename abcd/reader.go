@@ -73,9 +73,9 @@ type Reader struct {
 	ds       tree // DataSet-level elements collected before Units
 	inDS     bool // inside a DataSet whose metadata is still being collected
 	unit     tree
-	small    tree // header and diagnostics elements
-	dsMeta   DatasetMeta    // metadata of the current DataSet
-	meta     DatasetMeta    // metadata of the first DataSet
+	small    tree        // header and diagnostics elements
+	dsMeta   DatasetMeta // metadata of the current DataSet
+	meta     DatasetMeta // metadata of the first DataSet
 	metaSeen bool
 	proto    ProtocolInfo
 	units    int

@@ -1,0 +1,164 @@
+// Package abcd reads ABCD 2.06 and 2.1 documents (bare DataSets roots and
+// BioCASe protocol responses, EFG extensions, ABCD 3.0 elements mixed into
+// 2.06), ABCD archives (BioCASe zips of response.NNNNN.xml, GBIF .abcda) and
+// BioCASe endpoints, and maps every Unit to a Darwin Core raw record
+// (occurrence.RawRecord: core terms plus Identification, Multimedia and
+// MeasurementOrFact extension rows). The dataset metadata becomes EML.
+//
+// # Reading
+//
+// A document is cut into one Unit at a time by a streaming lexer
+// (github.com/orisano/gosax cuts markup and text; this package checks
+// names, attributes, entities, nesting and UTF-8 and counts lines) and the
+// unit is built into a node arena reused for the next unit, so memory is
+// bounded by one unit whatever the document size. Elements are matched by
+// local name: abcd:, abcd21:, a default namespace and prefixes that were
+// never declared all work. Refused with a *ParseError naming the document,
+// line and unit: malformed XML (ErrSyntax), a root other than DataSets or a
+// BioCASe response (ErrWrongRoot), a DOCTYPE declaring entities (ErrEntity;
+// only the five predefined entities and character references are known), a
+// text node or tag over Options.MaxTokenBytes or a unit over
+// Options.MaxUnitBytes (ErrTooLarge; a 2 GB element is stopped after the
+// cap, not buffered). Problems inside a unit (bad dates, coordinates out of
+// range, an unknown record basis) are not errors: values pass through
+// verbatim and the interpretation layer flags them.
+//
+// Text values are trimmed and line breaks with their indentation fold into
+// one space. Lists are joined with " | " (the Darwin Core recommendation,
+// and what GBIF does for recordedBy), dropping exact duplicates.
+//
+// # Mapping (paths relative to DataSets/DataSet/Units/Unit)
+//
+// G = what GBIF's ABCD indexing does, K = the BioCASe "DarwinCore Creator"
+// Kettle job; the chosen rule and why.
+//
+//	ABCD                                        Darwin Core                 rule (why)
+//	UnitGUID                                    occurrenceID                as is; else "urn:catalog:INST:COLL:UNITID" from the triplet
+//	                                                                        (one record per unit, so the GUID is always safe to use; G uses
+//	                                                                        the triplet when a unit yields several records)
+//	UnitID / SourceInstitutionID / SourceID     catalogNumber / institutionCode / collectionCode   as is (G, K)
+//	RecordBasis                                 basisOfRecord               verbatim (Living, RockSpecimen, "Type specimen" are mapped by the
+//	                                                                        interpreter, which knows the vocabulary); AbsenceObservation also
+//	                                                                        sets occurrenceStatus=absent (K)
+//	DateLastEdited                              dcterms:modified            as is
+//	CollectorsFieldNumber; Gathering/Code       recordNumber; fieldNumber   as is
+//	Notes; Sex; RecordURI                       occurrenceRemarks; sex; dcterms:references
+//	KindOfUnit + SpecimenUnit/Preparations/     preparations                all joined (G takes KindOfUnit; 2.1 spells preparationType in
+//	  Preparation/PreparationType                                           lower case, both accepted)
+//	Sequences/Sequence/ID-in-Database           associatedSequences         joined
+//	UnitReferences/UnitReference/TitleCitation  associatedReferences        joined
+//	ZoologicalUnit/PhasesOrStages/PhaseOrStage  lifeStage                   joined
+//	Associations/UnitAssociation                associatedOccurrences       "TYPE: urn:catalog:INST:SOURCE:UNITID", joined
+//	Gathering/Agents/GatheringAgent             recordedBy                  Person/FullName, else AgentText, else Organisation name; agents
+//	                                                                        with primarycollector=true first, then by the sequence attribute,
+//	                                                                        then document order; joined " | " (G). GatheringAgentsText only
+//	                                                                        when no agent has a name (it usually repeats them; K takes the
+//	                                                                        first kind present)
+//	GatheringAgent/(Person/)ResourceURIs/       recordedByID                all URIs of all agents in the same order, joined (G; ABCD 3.0
+//	  ResourceURI                                                           elements inside 2.06 documents)
+//	Gathering/DateTime/ISODateTimeBegin, End    eventDate                   ISO interval "Begin/End"; Begin alone when End is missing or equal;
+//	                                                                        End alone; else DateText (G falls back to End and DateText but
+//	                                                                        drops End; K keeps only Begin). Verbatim: "31.12.1978" stays as is
+//	Gathering/DateTime/DateText                 verbatimEventDate           as is
+//	TimeOfDayBegin[/End]; DayNumberBegin, End   eventTime; startDayOfYear, endDayOfYear
+//	Gathering/Method; Biotope/Text (else Name)  samplingProtocol; habitat
+//	Gathering/Notes                             eventRemarks
+//	Gathering/LocalityText; AreaDetail          locality; locationRemarks   (TDWG would say verbatimLocality; G and K say locality)
+//	Gathering/Country/NameDerived, else Name    country
+//	Gathering/Country/ISO3166Code, else the     countryCode                 verbatim ("BRD" stays); the interpreter derives a code from a name
+//	  country name
+//	Gathering/NamedAreas/NamedArea              continent, waterBody, islandGroup, island, stateProvince, county, municipality
+//	                                                                        by lower-cased AreaClass (Latin/English synonyms: ocean, sea,
+//	                                                                        archipelago, province, region, district...), first wins;
+//	                                                                        all AreaNames joined -> higherGeography (K)
+//	.../SiteCoordinates/CoordinatesLatLong/     decimalLatitude, decimalLongitude   the first SiteCoordinates with both (K); verbatim
+//	  LatitudeDecimal, LongitudeDecimal
+//	.../SpatialDatum, else CoordinatesUTM/      geodeticDatum               verbatim ("4326" is interpreted downstream)
+//	  UTMDatum
+//	.../CoordinateErrorDistanceInMeters         coordinateUncertaintyInMeters
+//	.../AccuracyStatement                       georeferenceRemarks         free text ("GoogleEarth"); K puts it into coordinatePrecision,
+//	                                                                        which must be a number
+//	.../CoordinatesText, else UTMText;          verbatimCoordinates; georeferenceProtocol
+//	  SiteCoordinates/CoordinateMethod
+//	Gathering/GML                               (not mapped)                GML is not WKT; G copies it into footprintWKT, which then fails
+//	Gathering/Altitude | Depth | Height         minimum/maximumElevationInMeters, minimum/maximumDepthInMeters,
+//	  MeasurementOrFactAtomised/LowerValue,       minimum/maximumDistanceAboveSurfaceInMeters
+//	  UpperValue, UnitOfMeasurement                                         metres as is, feet and km converted, other units left out;
+//	                                                                        a text such as "0-1,5" or "100 m" is parsed when no atomised
+//	                                                                        value exists; MeasurementOrFactText -> verbatimElevation /
+//	                                                                        verbatimDepth
+//	Identifications/Identification              core + Identification extension   ONE record per unit: the first with PreferredFlag
+//	                                                                        true/1/yes/y (any case) goes to the core, else the first
+//	                                                                        identification; all others, in document order, become
+//	                                                                        Identification extension rows (K's rule; G emits one record per
+//	                                                                        identification when none is flagged, duplicating specimens; K
+//	                                                                        leaves the core empty when none is flagged)
+//	.../Result/TaxonIdentified/ScientificName/  scientificName, scientificNameID   FullScientificNameString; ResourceURIs joined
+//	  FullScientificNameString; ResourceURIs
+//	.../ScientificName/NameAtomised/(Botanical| genus, subgenus, specificEpithet, infraspecificEpithet, taxonRank,
+//	  Zoological|Bacterial|Viral)                 scientificNameAuthorship, nomenclaturalCode
+//	                                                                        GenusOrMonomial; FirstEpithet or SpeciesEpithet; Infraspecific-
+//	                                                                        or SubspeciesEpithet; Rank; "(parenthetical) author" from the
+//	                                                                        code's author elements; code = TaxonIdentified/Code, else ICN,
+//	                                                                        ICZN, ICNP or ICTV from the atomised kind
+//	.../HigherTaxa/HigherTaxon                  kingdom, phylum, class, order, family, genus   by HigherTaxonRank in Latin or English,
+//	                                                                        any case (regnum, divisio/division -> phylum, classis, ordo,
+//	                                                                        familia); all names joined -> higherClassification. K never
+//	                                                                        fills phylum; we do
+//	.../ScientificName/IdentificationQualifier; identificationQualifier; taxonRemarks
+//	  TaxonIdentified/NameComments
+//	.../Result/Extension/MineralRockIdentified  scientificName; higherClassification   EFG: ClassifiedName/FullScientificNameString
+//	                                                                        (else VarietalNameString); MineralRockGroup/MineralRockGroupName
+//	Identification/Identifiers/IdentifiersText, identifiedBy                joined person (or organisation) names
+//	  else Identifier/PersonName/FullName
+//	Identifier/ResourceURIs/ResourceURI         identifiedByID              joined
+//	Identification/Date                         dateIdentified              same interval rule as eventDate
+//	Identification/Notes; VerificationLevel;    identificationRemarks; identificationVerificationStatus; identificationReferences
+//	  References/Reference/TitleCitation
+//	SpecimenUnit/NomenclaturalTypeDesignations/ typeStatus; gbif:typifiedName   all designations, joined in the same order (G keeps
+//	  .../TypeStatus; TypifiedName/FullScientificNameString                 the first, K joins with "; ")
+//	UnitExtension/EarthScienceSpecimen/         earliest/latest{Eon,Era,Period,Epoch,Age}... by ChronoStratigraphicDivision
+//	  UnitStratigraphicDetermination/             (System -> Period, Series -> Epoch, ...); Lithostratigraphic
+//	  Chrono-/LithostratigraphicAttributions      group/formation/member/bed
+//	Gathering/Stratigraphy/LithostratigraphicTerms  lithostratigraphicTerms     joined
+//	MultiMediaObjects/MultiMediaObject          Multimedia extension (GBIF)  identifier=FileURI, references=ProductURI, format=Format,
+//	                                                                        type from the MIME top level (image -> StillImage, audio -> Sound,
+//	                                                                        video -> MovingImage; a IIIF manifest stays untyped),
+//	                                                                        title=Context, description=Comment, created=CreatedDate,
+//	                                                                        creator=Creator, license=IPR/Licenses/License/URI else Text,
+//	                                                                        rightsHolder=IPR/Copyrights/Copyright/Text
+//	MeasurementsOrFacts/MeasurementOrFact       MeasurementOrFact extension  type=Parameter, value=LowerValue or "Lower-Upper",
+//	  /MeasurementOrFactAtomised                                            accuracy, unit, determinedBy=MeasuredBy,
+//	                                                                        determinedDate=MeasurementDateTime, method; a text-only
+//	                                                                        fact becomes the value with no type; Notes -> remarks
+//	DataSet/Metadata/Description/Representation/Title  datasetName (every record) and EML title
+//	DataSet/DatasetGUID                         datasetID (every record) and EML alternateIdentifier
+//	DataSet/Metadata/IPRStatements/Licenses/    dcterms:license (every record) and EML intellectualRights: URI, else a Text that is
+//	  License/URI, Text                                                     a URL, else the Text (misspelt URIs pass through)
+//
+// # Dataset metadata and EML
+//
+// DatasetMeta holds the DataSet-level elements; WriteEML writes EML 2.1.1
+// (GBIF profile): title, alternateIdentifier (DatasetGUID), creator (each
+// Owner: organisation, person, address, e-mail, URL), metadataProvider
+// (TechnicalContacts), pubDate (RevisionData/DateModified), abstract
+// (Details), intellectualRights (licence text, copyrights, IPR declarations,
+// terms of use, disclaimers, licence URI as a ulink), distribution URL
+// (Representation/URI), contact (ContentContacts), and
+// additionalMetadata/gbif citation and resourceLogoUrl.
+//
+// # Archives, sources and BioCASe
+//
+// OpenArchive lists *.xml and *.response entries in name order and refuses
+// ../ or absolute entry names and entries or archives that inflate past
+// ArchiveOptions.MaxRatio times their compressed size (ErrUnsafeArchive),
+// counting real bytes since declared sizes can lie. OpenSource reads a
+// document, an archive or a biocase+http(s) endpoint with documents parsed
+// in parallel and records handed out in document order; a broken document
+// is listed in Problems and counted while the others are still read (a
+// document of up to SourceOptions.BatchSize units contributes nothing when
+// broken). Harvester speaks the BioCASe protocol (inventory, capabilities,
+// paged search with both paging conventions, retries with backoff, a
+// polite request rate) and OpenSource prefers a provider's ready-made ABCD
+// archive when the inventory lists one.
+package abcd
