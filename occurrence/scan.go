@@ -45,28 +45,19 @@ func Scan(ctx context.Context, t Table, snap Snapshot, req ScanRequest, opts Sca
 	for i := range results {
 		results[i] = &splitResult{batches: make(chan arrow.RecordBatch, 2)}
 	}
-	// tickets bounds how far workers may run ahead of the consumer.
-	tickets := make(chan int, len(snap.Splits))
-	for i := range snap.Splits {
-		tickets <- i
-	}
-	close(tickets)
-	var wg sync.WaitGroup
+	// A dispatcher hands splits to the workers strictly in Index order, each
+	// after taking a slot that the consumer gives back once it has drained
+	// that split: the splits in flight are always the next few the consumer
+	// needs, so workers never run more than Workers splits ahead.
 	sem := make(chan struct{}, workers)
+	jobs := make(chan int)
+	go dispatch(ctx, results, sem, jobs)
+	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := range tickets {
-				select {
-				case sem <- struct{}{}:
-				case <-ctx.Done():
-					r := results[i]
-					r.err = ctx.Err()
-					close(r.batches)
-					continue
-				}
-				results[i].held = true
+			for i := range jobs {
 				scanOne(ctx, t, snap.Splits[i], req, results[i])
 			}
 		}()
@@ -105,6 +96,34 @@ func Scan(ctx context.Context, t Table, snap Snapshot, req ScanRequest, opts Sca
 	return total, nil
 }
 
+// dispatch sends split indices to the workers in order; once ctx is done it
+// closes the remaining splits with the context's error.
+func dispatch(ctx context.Context, results []*splitResult, sem chan struct{}, jobs chan<- int) {
+	defer close(jobs)
+	for i, r := range results {
+		select {
+		case sem <- struct{}{}:
+			r.held = true
+		case <-ctx.Done():
+			cancelFrom(ctx, results[i:])
+			return
+		}
+		select {
+		case jobs <- i:
+		case <-ctx.Done():
+			cancelFrom(ctx, results[i:])
+			return
+		}
+	}
+}
+
+func cancelFrom(ctx context.Context, rest []*splitResult) {
+	for _, r := range rest {
+		r.err = ctx.Err()
+		close(r.batches)
+	}
+}
+
 func scanOne(ctx context.Context, t Table, s Split, req ScanRequest, r *splitResult) {
 	defer close(r.batches)
 	r.stats, r.err = t.ScanSplit(ctx, s, req, func(b arrow.RecordBatch) error {
@@ -123,6 +142,12 @@ func scanOne(ctx context.Context, t Table, s Split, req ScanRequest, r *splitRes
 // predicate's columns.
 func Count(ctx context.Context, t Table, snap Snapshot, pred *Predicate, opts ScanOptions) (int64, ScanStats, error) {
 	var n int64
+	if pred == nil {
+		for _, s := range snap.Splits {
+			n += s.Rows
+		}
+		return n, ScanStats{RowsScanned: n, RowsMatched: n}, nil
+	}
 	req := ScanRequest{Predicate: pred, Columns: []string{}}
 	stats, err := Scan(ctx, t, snap, req, opts, func(b arrow.RecordBatch) error {
 		n += b.NumRows()

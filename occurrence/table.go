@@ -3,6 +3,7 @@ package occurrence
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 )
@@ -87,3 +88,16 @@ type Table interface {
 
 // ErrUnknownColumn is returned for a column name the schema does not have.
 var ErrUnknownColumn = errors.New("unknown column")
+
+// DatasetInfo describes a constituent dataset of a table: what downloads need
+// for citations, rights and the dataset/ folder of an archive.
+type DatasetInfo struct {
+	Key      string    `json:"key"`
+	Title    string    `json:"title,omitempty"`
+	License  string    `json:"license,omitempty"` // normalized (see NormalizeLicense) or as given
+	Citation string    `json:"citation,omitempty"`
+	Source   string    `json:"source,omitempty"`
+	Records  int64     `json:"records"`
+	Ingested time.Time `json:"ingested"`
+	HasEML   bool      `json:"hasEML,omitempty"`
+}

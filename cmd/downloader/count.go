@@ -1,0 +1,62 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/biodiversity-downloads/downloader/occurrence"
+)
+
+func init() {
+	register("count", "print the number of records matching a query", runCount)
+}
+
+func runCount(ctx context.Context, args []string, env *Env) error {
+	fs := newFlagSet("count", env)
+	tableSpec := fs.String("table", "", "occurrence table: a directory or hbase://host:port/name")
+	query := fs.String("query", "", "portal query string, e.g. 'country=DK&year=2000,2010'")
+	predFile := fs.String("predicate", "", "file with GBIF predicate JSON ('-' for stdin)")
+	workers := fs.Int("workers", 0, "splits scanned in parallel (0: one per CPU)")
+	verbose := fs.Bool("v", false, "report splits pruned, rows scanned and time on stderr")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %v", fs.Args())
+	}
+	pred, err := loadPredicate(*query, *predFile, env)
+	if err != nil {
+		return err
+	}
+	t, err := openTable(ctx, *tableSpec, env.Logger)
+	if err != nil {
+		return err
+	}
+	defer t.Close()
+	start := time.Now()
+	snap, err := t.Snapshot(ctx)
+	if err != nil {
+		return err
+	}
+	n, st, err := occurrence.Count(ctx, t, snap, pred, occurrence.ScanOptions{Workers: *workers})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(env.Stdout, n)
+	if *verbose {
+		reportScan(env.Stderr, snap, st, time.Since(start))
+	}
+	return nil
+}
+
+func reportScan(w io.Writer, snap occurrence.Snapshot, st occurrence.ScanStats, d time.Duration) {
+	var rows int64
+	for _, s := range snap.Splits {
+		rows += s.Rows
+	}
+	fmt.Fprintf(w, "snapshot %s: %d splits (%d pruned), %d rows, %d scanned, %d matched in %.3fs (%.1fM rows/s)\n",
+		snap.ID, len(snap.Splits), st.SplitsPruned, rows, st.RowsScanned, st.RowsMatched,
+		d.Seconds(), float64(rows)/d.Seconds()/1e6)
+}

@@ -1,0 +1,270 @@
+// Package ingest loads a source (a Darwin Core Archive, an ABCD document or
+// archive, a BioCASe endpoint) into an occurrence table: it reads raw records,
+// interprets them in parallel and hands them, in source order, to a dataset
+// writer that publishes them atomically.
+package ingest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"runtime"
+	"sync"
+
+	"github.com/biodiversity-downloads/downloader/occurrence"
+)
+
+// Writer receives one dataset's records; nothing is visible before Commit.
+type Writer interface {
+	Append(r *occurrence.Record) error
+	SetEML(r io.Reader) error
+	Commit(ctx context.Context) (snapshot string, err error)
+	Abort()
+}
+
+// Target starts replacing one dataset of a table.
+type Target func(ctx context.Context, info occurrence.DatasetInfo) (Writer, error)
+
+// Source is an opened input: its dataset and its records.
+type Source interface {
+	// Dataset describes the source's dataset; the key may be empty.
+	Dataset() SourceDataset
+	// Next returns the next raw record, io.EOF at the end, or a *RowError
+	// for a broken record the caller may skip.
+	Next(ctx context.Context) (occurrence.RawRecord, error)
+	Close() error
+}
+
+// SourceDataset is what a source says about its dataset.
+type SourceDataset struct {
+	Key      string
+	Title    string
+	License  string
+	Citation string
+	// EML opens the dataset's metadata document; nil when it has none.
+	EML func() (io.ReadCloser, error)
+}
+
+// RowError is a record that could not be read; ingestion skips it and counts it.
+type RowError struct {
+	Where string // "occurrence.txt:17", "response.00002.xml unit 5"
+	Err   error
+}
+
+func (e *RowError) Error() string { return e.Where + ": " + e.Err.Error() }
+func (e *RowError) Unwrap() error { return e.Err }
+
+// Options tunes an ingest.
+type Options struct {
+	// DatasetKey overrides the key the source gives (or that is derived).
+	DatasetKey string
+	// Workers interpret records in parallel; 0 means GOMAXPROCS.
+	Workers int
+	// MaxProblems is how many broken-row messages Result keeps (default 100).
+	MaxProblems int
+	Logger      *slog.Logger
+}
+
+// Result reports one ingest.
+type Result struct {
+	DatasetKey string
+	Title      string
+	Records    int64
+	BrokenRows int64
+	Problems   []string // "file:line: what", the first MaxProblems
+	Snapshot   string
+	// Issues counts records per interpretation issue.
+	Issues map[string]int64
+}
+
+// Load ingests src into the table behind target.
+func Load(ctx context.Context, target Target, src Source, opts Options) (Result, error) {
+	if opts.Workers <= 0 {
+		opts.Workers = runtime.GOMAXPROCS(0)
+	}
+	if opts.MaxProblems <= 0 {
+		opts.MaxProblems = 100
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	sd := src.Dataset()
+	key := opts.DatasetKey
+	if key == "" {
+		key = sd.Key
+	}
+	if key == "" {
+		return Result{}, errors.New("ingest: the source names no dataset key; give one")
+	}
+	license := sd.License
+	if l, ok := occurrence.NormalizeLicense(sd.License); ok {
+		license = l
+	}
+	info := occurrence.DatasetInfo{Key: key, Title: sd.Title, License: license, Citation: sd.Citation}
+	w, err := target(ctx, info)
+	if err != nil {
+		return Result{}, err
+	}
+	res := Result{DatasetKey: key, Title: sd.Title, Issues: map[string]int64{}}
+	if err := copyEML(w, sd); err != nil {
+		w.Abort()
+		return res, err
+	}
+	dctx := occurrence.DatasetContext{Key: key, Title: sd.Title, License: sd.License}
+	if err := pipeline(ctx, src, w, dctx, opts, &res); err != nil {
+		w.Abort()
+		return res, err
+	}
+	if res.Records == 0 {
+		w.Abort()
+		return res, fmt.Errorf("ingest %s: %w", key, ErrNoRecords)
+	}
+	snap, err := w.Commit(ctx)
+	if err != nil {
+		return res, err
+	}
+	res.Snapshot = snap
+	return res, nil
+}
+
+// ErrNoRecords means a source held no readable occurrence record; the table
+// is left unchanged rather than emptying the dataset.
+var ErrNoRecords = errors.New("no occurrence records")
+
+func copyEML(w Writer, sd SourceDataset) error {
+	if sd.EML == nil {
+		return nil
+	}
+	r, err := sd.EML()
+	if err != nil {
+		return nil // metadata is optional; the dataset is still ingested
+	}
+	defer r.Close()
+	return w.SetEML(r)
+}
+
+// chunk is a run of consecutive records travelling through the pipeline.
+type chunk struct {
+	seq  int
+	raw  []occurrence.RawRecord
+	recs []*occurrence.Record
+	done chan struct{}
+}
+
+const chunkSize = 256
+
+// pipeline reads on one goroutine, interprets on opts.Workers goroutines and
+// appends on the calling goroutine in source order.
+func pipeline(ctx context.Context, src Source, w Writer, dctx occurrence.DatasetContext, opts Options, res *Result) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ordered := make(chan *chunk, opts.Workers*2)
+	work := make(chan *chunk, opts.Workers*2)
+	var readErr error
+	go func() {
+		defer close(ordered)
+		defer close(work)
+		readErr = readChunks(ctx, src, ordered, work, res, opts)
+	}()
+	var wg sync.WaitGroup
+	for i := 0; i < opts.Workers; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for c := range work {
+				for j, raw := range c.raw {
+					occurrence.Interpret(raw, dctx, c.recs[j])
+				}
+				close(c.done)
+			}
+		}()
+	}
+	defer wg.Wait()
+	var err error
+	for c := range ordered {
+		<-c.done
+		if err == nil {
+			err = ctx.Err()
+		}
+		if err != nil {
+			continue
+		}
+		for _, r := range c.recs[:len(c.raw)] {
+			if err = w.Append(r); err != nil {
+				cancel()
+				break
+			}
+			res.Records++
+			countIssues(r, res.Issues)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if readErr != nil {
+		return readErr
+	}
+	return ctx.Err()
+}
+
+func readChunks(ctx context.Context, src Source, ordered, work chan<- *chunk, res *Result, opts Options) error {
+	for seq := 0; ; seq++ {
+		c := &chunk{seq: seq, done: make(chan struct{}), raw: make([]occurrence.RawRecord, 0, chunkSize)}
+		var eof bool
+		for len(c.raw) < chunkSize {
+			raw, err := src.Next(ctx)
+			if err == io.EOF {
+				eof = true
+				break
+			}
+			var re *RowError
+			if errors.As(err, &re) {
+				res.BrokenRows++
+				if len(res.Problems) < opts.MaxProblems {
+					res.Problems = append(res.Problems, re.Error())
+				}
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			c.raw = append(c.raw, raw)
+		}
+		c.recs = make([]*occurrence.Record, len(c.raw))
+		for i := range c.recs {
+			c.recs[i] = occurrence.NewRecord()
+		}
+		select {
+		case ordered <- c:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		select {
+		case work <- c:
+		case <-ctx.Done():
+			close(c.done)
+			return ctx.Err()
+		}
+		if eof {
+			return nil
+		}
+	}
+}
+
+var issueCol = occurrence.ColumnIndex(occurrence.ColIssue)
+
+func countIssues(r *occurrence.Record, into map[string]int64) {
+	v := r.Get(issueCol)
+	if !v.Valid {
+		return
+	}
+	start := 0
+	for i := 0; i <= len(v.S); i++ {
+		if i == len(v.S) || v.S[i] == ';' {
+			into[v.S[start:i]]++
+			start = i + 1
+		}
+	}
+}

@@ -1,0 +1,435 @@
+package occurrence
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// DatasetContext is what interpretation knows about the record's dataset.
+type DatasetContext struct {
+	Key              string
+	Title            string
+	License          string // the dataset's licence as given (URI or text)
+	PublishingOrgKey string
+	// Now stamps lastInterpreted and bounds plausible dates; zero means
+	// time.Now().
+	Now time.Time
+}
+
+// column indices used by interpretation.
+var (
+	iGBIFID           = mustIndex(ColGBIFID)
+	iDatasetKey       = mustIndex(ColDatasetKey)
+	iDatasetName      = mustIndex(ColDatasetName)
+	iPublishingOrgKey = mustIndex(ColPublishingOrgKey)
+	iOccurrenceID     = mustIndex(ColOccurrenceID)
+	iBasisOfRecord    = mustIndex(ColBasisOfRecord)
+	iOccStatus        = mustIndex(ColOccurrenceStatus)
+	iTaxonRank        = mustIndex(ColTaxonRank)
+	iScientificName   = mustIndex(ColScientificName)
+	iVerbatimSciName  = mustIndex(ColVerbatimScientificName)
+	iVerbatimAuthor   = mustIndex(ColVerbatimScientificNameAuthorship)
+	iSpecies          = mustIndex(ColSpecies)
+	iGenus            = mustIndex(ColGenus)
+	iCountryCode      = mustIndex(ColCountryCode)
+	iLat              = mustIndex(ColDecimalLatitude)
+	iLon              = mustIndex(ColDecimalLongitude)
+	iUncertainty      = mustIndex(ColCoordinateUncertaintyInMeters)
+	iPrecision        = mustIndex(ColCoordinatePrecision)
+	iHasCoordinate    = mustIndex(ColHasCoordinate)
+	iHasGeoIssue      = mustIndex(ColHasGeospatialIssue)
+	iEventDate        = mustIndex(ColEventDate)
+	iEventStart       = mustIndex(ColEventDateStart)
+	iEventEnd         = mustIndex(ColEventDateEnd)
+	iYear             = mustIndex(ColYear)
+	iMonth            = mustIndex(ColMonth)
+	iDay              = mustIndex(ColDay)
+	iElevation        = mustIndex(ColElevation)
+	iElevationAcc     = mustIndex(ColElevationAccuracy)
+	iDepth            = mustIndex(ColDepth)
+	iDepthAcc         = mustIndex(ColDepthAccuracy)
+	iDateIdentified   = mustIndex(ColDateIdentified)
+	iTypeStatus       = mustIndex(ColTypeStatus)
+	iLicense          = mustIndex(ColLicense)
+	iIndividualCount  = mustIndex(ColIndividualCount)
+	iMediaType        = mustIndex(ColMediaType)
+	iIssue            = mustIndex(ColIssue)
+	iLastInterpreted  = mustIndex(ColLastInterpreted)
+	iVerbatim         = mustIndex(ColVerbatim)
+	iMultimedia       = mustIndex(ColMultimedia)
+	iExtensions       = mustIndex(ColExtensions)
+)
+
+// copied are the columns taken from a Darwin Core term of the same name
+// unchanged (after trimming).
+var copied = []struct {
+	col  int
+	term string
+}{
+	{mustIndex(ColInstitutionCode), NSDwC + "institutionCode"},
+	{mustIndex(ColCollectionCode), NSDwC + "collectionCode"},
+	{mustIndex(ColCatalogNumber), NSDwC + "catalogNumber"},
+	{mustIndex(ColRecordNumber), NSDwC + "recordNumber"},
+	{mustIndex(ColKingdom), NSDwC + "kingdom"},
+	{mustIndex(ColPhylum), NSDwC + "phylum"},
+	{mustIndex(ColClass), NSDwC + "class"},
+	{mustIndex(ColOrder), NSDwC + "order"},
+	{mustIndex(ColFamily), NSDwC + "family"},
+	{iGenus, NSDwC + "genus"},
+	{mustIndex(ColInfraspecificEpithet), NSDwC + "infraspecificEpithet"},
+	{mustIndex(ColStateProvince), NSDwC + "stateProvince"},
+	{mustIndex(ColLocality), NSDwC + "locality"},
+	{mustIndex(ColRecordedBy), NSDwC + "recordedBy"},
+	{mustIndex(ColIdentifiedBy), NSDwC + "identifiedBy"},
+	{mustIndex(ColRightsHolder), NSDC + "rightsHolder"},
+	{mustIndex(ColEstablishmentMeans), NSDwC + "establishmentMeans"},
+}
+
+// gbifKeys are GBIF backbone keys a source may carry (GBIF downloads do).
+var gbifKeys = []struct {
+	col  int
+	term string
+}{
+	{mustIndex(ColTaxonKey), NSGBIF + "taxonKey"},
+	{mustIndex(ColAcceptedTaxonKey), NSGBIF + "acceptedTaxonKey"},
+	{mustIndex(ColKingdomKey), NSGBIF + "kingdomKey"},
+	{mustIndex(ColPhylumKey), NSGBIF + "phylumKey"},
+	{mustIndex(ColClassKey), NSGBIF + "classKey"},
+	{mustIndex(ColOrderKey), NSGBIF + "orderKey"},
+	{mustIndex(ColFamilyKey), NSGBIF + "familyKey"},
+	{mustIndex(ColGenusKey), NSGBIF + "genusKey"},
+	{mustIndex(ColSpeciesKey), NSGBIF + "speciesKey"},
+}
+
+// interpreter carries one record's state through the interpretation steps.
+type interpreter struct {
+	t      Terms
+	r      *Record
+	ds     DatasetContext
+	issues map[string]struct{}
+}
+
+func (in *interpreter) get(term string) string { return strings.TrimSpace(in.t[NSDwC+term]) }
+func (in *interpreter) flag(issue string)      { in.issues[issue] = struct{}{} }
+
+// Interpret turns one raw record into an interpreted one the way GBIF does for
+// the fields this table keeps, flagging what it could not interpret as issues
+// instead of failing. rec is reset first.
+func Interpret(raw RawRecord, ds DatasetContext, rec *Record) {
+	rec.Reset()
+	if ds.Now.IsZero() {
+		ds.Now = time.Now()
+	}
+	core := raw.Core
+	if core == nil {
+		core = Terms{}
+	}
+	in := &interpreter{t: core, r: rec, ds: ds, issues: map[string]struct{}{}}
+	for _, c := range copied {
+		rec.SetString(c.col, strings.TrimSpace(core[c.term]))
+	}
+	for _, k := range gbifKeys {
+		if v, err := strconv.ParseInt(strings.TrimSpace(core[k.term]), 10, 64); err == nil {
+			rec.SetInt(k.col, v)
+		}
+	}
+	in.identity()
+	in.basisOfRecord()
+	in.taxonomy()
+	in.location()
+	in.dates()
+	in.measurements()
+	in.typeStatus()
+	in.license()
+	in.media(raw.Extensions)
+	in.verbatim(raw)
+	rec.SetTime(iLastInterpreted, ds.Now)
+	in.finishIssues()
+}
+
+func (in *interpreter) identity() {
+	r, ds := in.r, in.ds
+	r.SetString(iDatasetKey, ds.Key)
+	r.SetString(iPublishingOrgKey, firstNonEmpty(in.t[NSGBIF+"publishingOrgKey"], ds.PublishingOrgKey))
+	r.SetString(iDatasetName, firstNonEmpty(in.get("datasetName"), ds.Title))
+	occID := in.get("occurrenceID")
+	r.SetString(iOccurrenceID, occID)
+	if id, err := strconv.ParseInt(strings.TrimSpace(in.t[NSGBIF+"gbifID"]), 10, 64); err == nil && id > 0 {
+		r.SetInt(iGBIFID, id)
+		return
+	}
+	r.SetInt(iGBIFID, StableID(ds.Key, in.identityKey(occID)))
+}
+
+// identityKey is what makes a record the same record across ingests: its
+// occurrenceID, else its catalogue triplet, else its whole content.
+func (in *interpreter) identityKey(occID string) string {
+	if occID != "" {
+		return "occurrenceID:" + occID
+	}
+	if cat := in.get("catalogNumber"); cat != "" {
+		return "triplet:" + in.get("institutionCode") + "\x00" + in.get("collectionCode") + "\x00" + cat
+	}
+	keys := make([]string, 0, len(in.t))
+	for k := range in.t {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	b.WriteString("content:")
+	for _, k := range keys {
+		b.WriteString(k)
+		b.WriteByte(0)
+		b.WriteString(in.t[k])
+		b.WriteByte(0)
+	}
+	return b.String()
+}
+
+// StableID derives a record's gbifID from its dataset and identity: the same
+// record ingested again gets the same id. It is a positive 63-bit number.
+func StableID(datasetKey, identity string) int64 {
+	h := sha256.New()
+	h.Write([]byte(datasetKey))
+	h.Write([]byte{0})
+	h.Write([]byte(identity))
+	var sum [sha256.Size]byte
+	h.Sum(sum[:0])
+	id := int64(binary.BigEndian.Uint64(sum[:8]) &^ (1 << 63))
+	if id == 0 {
+		id = 1
+	}
+	return id
+}
+
+func firstNonEmpty(vals ...string) string {
+	for _, v := range vals {
+		if v = strings.TrimSpace(v); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// basisSynonyms maps normalized (upper-case, letters only) source values to
+// GBIF's BasisOfRecord.
+var basisSynonyms = map[string]string{
+	"PRESERVEDSPECIMEN": BasisPreservedSpecimen, "SPECIMEN": BasisPreservedSpecimen,
+	"HERBARIUMSHEET": BasisPreservedSpecimen, "TYPESPECIMEN": BasisPreservedSpecimen,
+	"DRIEDSPECIMEN": BasisPreservedSpecimen, "PRESERVED": BasisPreservedSpecimen,
+	"FOSSILSPECIMEN": BasisFossilSpecimen, "FOSSILESPECIMEN": BasisFossilSpecimen, "FOSSIL": BasisFossilSpecimen,
+	"LIVINGSPECIMEN": BasisLivingSpecimen, "LIVING": BasisLivingSpecimen, "CULTURE": BasisLivingSpecimen,
+	"OBSERVATION": BasisObservation, "HUMANOBSERVATION": BasisHumanObservation,
+	"FIELDOBSERVATION": BasisHumanObservation, "MACHINEOBSERVATION": BasisMachineObservation,
+	"MATERIALSAMPLE": BasisMaterialSample, "SAMPLE": BasisMaterialSample, "DNASAMPLE": BasisMaterialSample,
+	"LITERATURE": BasisMaterialCitation, "MATERIALCITATION": BasisMaterialCitation,
+	"OCCURRENCE": BasisOccurrence, "ABSENCEOBSERVATION": BasisHumanObservation,
+}
+
+func (in *interpreter) basisOfRecord() {
+	v := in.get("basisOfRecord")
+	var key strings.Builder
+	for _, c := range strings.ToUpper(v) {
+		if c >= 'A' && c <= 'Z' {
+			key.WriteRune(c)
+		}
+	}
+	b, ok := basisSynonyms[key.String()]
+	if !ok {
+		b = BasisOccurrence
+		in.flag(IssueBasisOfRecordInvalid)
+	}
+	in.r.SetString(iBasisOfRecord, b)
+	status := strings.ToUpper(in.get("occurrenceStatus"))
+	switch {
+	case status == "PRESENT" || status == "ABSENT":
+	case status != "":
+		in.flag(IssueOccurrenceStatusUnparsable)
+		status = "PRESENT"
+	case key.String() == "ABSENCEOBSERVATION":
+		status = "ABSENT"
+	default:
+		status = "PRESENT"
+	}
+	if ic := in.get("individualCount"); ic != "" {
+		n, err := strconv.Atoi(ic)
+		if err != nil || n < 0 {
+			in.flag(IssueIndividualCountInvalid)
+		} else {
+			in.r.SetInt(iIndividualCount, int64(n))
+			if n == 0 && in.get("occurrenceStatus") == "" {
+				status = "ABSENT"
+			}
+		}
+	}
+	in.r.SetString(iOccStatus, status)
+}
+
+func (in *interpreter) taxonomy() {
+	r := in.r
+	sci := in.get("scientificName")
+	author := in.get("scientificNameAuthorship")
+	genus, epithet, infra := in.get("genus"), in.get("specificEpithet"), in.get("infraspecificEpithet")
+	r.SetString(iVerbatimSciName, sci)
+	r.SetString(iVerbatimAuthor, author)
+	if sci == "" && genus != "" {
+		sci = strings.TrimSpace(strings.Join([]string{genus, epithet, infra, author}, " "))
+		sci = strings.Join(strings.Fields(sci), " ")
+	}
+	r.SetString(iScientificName, sci)
+	rank := strings.ToUpper(strings.ReplaceAll(in.get("taxonRank"), " ", "_"))
+	r.SetString(iTaxonRank, rank)
+	switch {
+	case genus != "" && epithet != "":
+		r.SetString(iSpecies, genus+" "+epithet)
+	case rank == "SPECIES" || rank == "SUBSPECIES" || rank == "VARIETY" || rank == "FORM" || rank == "" && infra == "":
+		if f := strings.Fields(sci); len(f) >= 2 && isCapitalized(f[0]) && isLowerWord(f[1]) {
+			r.SetString(iSpecies, f[0]+" "+f[1])
+			if genus == "" {
+				r.SetString(iGenus, f[0])
+			}
+		}
+	}
+}
+
+func isCapitalized(s string) bool {
+	return s != "" && s[0] >= 'A' && s[0] <= 'Z' && isLowerWord(s[1:])
+}
+
+func isLowerWord(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+func (in *interpreter) location() {
+	r := in.r
+	if cc := in.get("countryCode"); cc != "" {
+		if code, ok := CountryCode(cc); ok {
+			r.SetString(iCountryCode, code)
+		} else {
+			in.flag(IssueCountryInvalid)
+		}
+	}
+	if name := in.get("country"); name != "" {
+		code, ok := CountryCode(name)
+		switch {
+		case !ok && r.Get(iCountryCode).Valid:
+		case !ok:
+			in.flag(IssueCountryInvalid)
+		case !r.Get(iCountryCode).Valid:
+			r.SetString(iCountryCode, code)
+			in.flag(IssueCountryDerivedFromName)
+		case r.Get(iCountryCode).S != code:
+			in.flag(IssueCountryMismatch)
+		}
+	}
+	in.coordinates()
+}
+
+func (in *interpreter) coordinates() {
+	r := in.r
+	latS, lonS := in.get("decimalLatitude"), in.get("decimalLongitude")
+	if latS == "" && lonS == "" {
+		latS, lonS = in.get("verbatimLatitude"), in.get("verbatimLongitude")
+	}
+	if u := in.get("coordinateUncertaintyInMeters"); u != "" {
+		v, ok := parseMeters(u)
+		if ok && v > 0 && v < 5_000_000 {
+			r.SetFloat(iUncertainty, v)
+		} else {
+			in.flag(IssueCoordinateUncertaintyInvalid)
+		}
+	}
+	if p := in.get("coordinatePrecision"); p != "" {
+		if v, err := parseNumber(p); err == nil && v >= 0 && v <= 1 {
+			r.SetFloat(iPrecision, v)
+		}
+	}
+	r.SetBool(iHasCoordinate, false)
+	r.SetBool(iHasGeoIssue, false)
+	if latS == "" || lonS == "" {
+		if latS != "" || lonS != "" {
+			in.flag(IssueCoordinateInvalid)
+		}
+		return
+	}
+	lat, err1 := parseCoordinate(latS)
+	lon, err2 := parseCoordinate(lonS)
+	switch {
+	case err1 != nil || err2 != nil:
+		in.flag(IssueCoordinateInvalid)
+		return
+	case lat < -90 || lat > 90 || lon < -180 || lon > 180:
+		if lon >= -90 && lon <= 90 && lat >= -180 && lat <= 180 && (lat < -90 || lat > 90) {
+			in.flag(IssuePresumedSwappedCoordinate)
+			lat, lon = lon, lat
+		} else {
+			in.flag(IssueCoordinateOutOfRange)
+			return
+		}
+	}
+	if lat == 0 && lon == 0 {
+		in.flag(IssueZeroCoordinate)
+	}
+	if in.get("geodeticDatum") == "" {
+		in.flag(IssueGeodeticDatumAssumedWGS84)
+	}
+	r.SetFloat(iLat, lat)
+	r.SetFloat(iLon, lon)
+	r.SetBool(iHasCoordinate, true)
+}
+
+// parseNumber accepts a decimal comma as well as a point.
+func parseNumber(s string) (float64, error) {
+	s = strings.TrimSpace(s)
+	if strings.Count(s, ",") == 1 && !strings.Contains(s, ".") {
+		s = strings.Replace(s, ",", ".", 1)
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err == nil && (math.IsNaN(v) || math.IsInf(v, 0)) {
+		return 0, strconv.ErrSyntax
+	}
+	return v, err
+}
+
+// parseCoordinate accepts decimal degrees, with an optional hemisphere letter
+// (N/S/E/W) and degree sign.
+func parseCoordinate(s string) (float64, error) {
+	s = strings.TrimSpace(strings.ReplaceAll(s, "°", ""))
+	sign := 1.0
+	if n := len(s); n > 1 {
+		switch s[n-1] {
+		case 'S', 's', 'W', 'w':
+			sign, s = -1, strings.TrimSpace(s[:n-1])
+		case 'N', 'n', 'E', 'e':
+			s = strings.TrimSpace(s[:n-1])
+		}
+	}
+	v, err := parseNumber(s)
+	return sign * v, err
+}
+
+// parseMeters accepts "25", "25 m", "25m", "25.5 metres".
+func parseMeters(s string) (float64, bool) {
+	s = strings.ToLower(strings.TrimSpace(s))
+	for _, suffix := range []string{"meters", "metres", "meter", "metre", "m"} {
+		if t, ok := strings.CutSuffix(s, suffix); ok {
+			s = strings.TrimSpace(t)
+			break
+		}
+	}
+	v, err := parseNumber(s)
+	return v, err == nil
+}

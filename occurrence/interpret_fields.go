@@ -1,0 +1,301 @@
+package occurrence
+
+import (
+	"encoding/json"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+func (in *interpreter) dates() {
+	r := in.r
+	y, m, d := atoiOK(in.get("year")), atoiOK(in.get("month")), atoiOK(in.get("day"))
+	ev := in.get("eventDate")
+	var dr DateRange
+	ok := false
+	if ev != "" {
+		if dr, ok = ParseDateRange(ev); !ok {
+			in.flag(IssueRecordedDateInvalid)
+		}
+	}
+	if !ok && y.ok {
+		text := strconv.Itoa(y.v)
+		if m.ok {
+			text += "-" + twoDigits(m.v)
+			if d.ok {
+				text += "-" + twoDigits(d.v)
+			}
+		}
+		if dr, ok = ParseDateRange(text); !ok {
+			in.flag(IssueRecordedDateInvalid)
+		}
+	} else if ok && y.ok && (dr.Start.Year() != y.v || m.ok && int(dr.Start.Month()) != m.v && dr.Start.Month() == dr.End.Month()) {
+		in.flag(IssueRecordedDateMismatch)
+	}
+	if !ok {
+		return
+	}
+	if dr.Start.Year() < 1600 || dr.Start.After(in.ds.Now) {
+		in.flag(IssueRecordedDateUnlikely)
+	}
+	r.SetString(iEventDate, dr.Text)
+	r.SetTime(iEventStart, dr.Start)
+	r.SetTime(iEventEnd, dr.End)
+	s, e := dr.Start, dr.End
+	if s.Year() == e.Year() {
+		r.SetInt(iYear, int64(s.Year()))
+		if s.Month() == e.Month() {
+			r.SetInt(iMonth, int64(s.Month()))
+			if s.Day() == e.Day() {
+				r.SetInt(iDay, int64(s.Day()))
+			}
+		}
+	}
+	if di := in.get("dateIdentified"); di != "" {
+		if dd, ok := ParseDateRange(di); ok {
+			r.SetString(iDateIdentified, dd.Text)
+		} else {
+			r.SetString(iDateIdentified, di)
+			in.flag(IssueIdentifiedDateInvalid)
+		}
+	}
+}
+
+type optInt struct {
+	v  int
+	ok bool
+}
+
+func atoiOK(s string) optInt {
+	v, err := strconv.Atoi(strings.TrimSpace(s))
+	return optInt{v, err == nil}
+}
+
+func twoDigits(v int) string {
+	if v < 10 && v >= 0 {
+		return "0" + strconv.Itoa(v)
+	}
+	return strconv.Itoa(v)
+}
+
+// measurements interprets elevation and depth ranges as GBIF does: the value
+// is the middle of the range and the accuracy half its width.
+func (in *interpreter) measurements() {
+	in.meterRange("minimumElevationInMeters", "maximumElevationInMeters", iElevation, iElevationAcc,
+		IssueElevationNonNumeric, IssueElevationMinMaxSwapped)
+	in.meterRange("minimumDepthInMeters", "maximumDepthInMeters", iDepth, iDepthAcc,
+		IssueDepthNonNumeric, IssueDepthMinMaxSwapped)
+}
+
+func (in *interpreter) meterRange(minTerm, maxTerm string, col, accCol int, nonNumeric, swapped string) {
+	minS, maxS := in.get(minTerm), in.get(maxTerm)
+	if minS == "" && maxS == "" {
+		return
+	}
+	lo, okLo := parseMeters(minS)
+	hi, okHi := parseMeters(maxS)
+	switch {
+	case minS != "" && !okLo || maxS != "" && !okHi:
+		in.flag(nonNumeric)
+		return
+	case minS == "":
+		lo = hi
+	case maxS == "":
+		hi = lo
+	}
+	if lo > hi {
+		lo, hi = hi, lo
+		in.flag(swapped)
+	}
+	in.r.SetFloat(col, (lo+hi)/2)
+	in.r.SetFloat(accCol, (hi-lo)/2)
+}
+
+func (in *interpreter) typeStatus() {
+	raw := in.get("typeStatus")
+	if raw == "" {
+		return
+	}
+	var out []string
+	for _, part := range strings.FieldsFunc(raw, func(r rune) bool { return r == '|' || r == ';' || r == ',' }) {
+		word := strings.ToUpper(strings.TrimSpace(part))
+		if f := strings.Fields(word); len(f) > 0 {
+			word = f[0]
+		}
+		word = strings.Trim(word, ".:")
+		if v, ok := vocabTypeStatus.lookup(word); ok {
+			out = appendUnique(out, v)
+		} else {
+			in.flag(IssueTypeStatusInvalid)
+		}
+	}
+	in.r.SetString(iTypeStatus, strings.Join(out, ";"))
+}
+
+func appendUnique(list []string, v string) []string {
+	for _, x := range list {
+		if x == v {
+			return list
+		}
+	}
+	return append(list, v)
+}
+
+// NormalizeLicense maps a licence URI or text to one of the stored licence
+// values; ok is false when it names no licence GBIF supports.
+func NormalizeLicense(s string) (string, bool) {
+	l := strings.ToLower(strings.TrimSpace(s))
+	l = strings.ReplaceAll(l, "licences", "licenses")
+	compact := strings.NewReplacer(" ", "", "-", "", "_", "", ".", "").Replace(l)
+	switch {
+	case l == "":
+		return LicenseUnspecified, false
+	case strings.Contains(l, "publicdomain/zero") || strings.Contains(compact, "cc0") ||
+		strings.Contains(l, "public domain"):
+		return LicenseCC0, true
+	case strings.Contains(l, "licenses/by-nc/") || strings.Contains(compact, "ccbync") ||
+		strings.Contains(l, "attribution-noncommercial") || strings.Contains(l, "attribution non-commercial"):
+		if strings.Contains(l, "nd") && strings.Contains(compact, "ncnd") || strings.Contains(compact, "ncsa") {
+			return LicenseUnspecified, false
+		}
+		return LicenseCCBYNC, true
+	case strings.Contains(l, "licenses/by/") || compact == "ccby" || strings.HasPrefix(compact, "ccby40") ||
+		strings.HasPrefix(compact, "ccby4") || strings.Contains(l, "attribution 4.0") ||
+		strings.Contains(compact, "creativecommonsattribution40"):
+		return LicenseCCBY, true
+	}
+	return LicenseUnspecified, false
+}
+
+func (in *interpreter) license() {
+	for _, v := range []string{in.t[NSDC+"license"], in.ds.License} {
+		if v == "" {
+			continue
+		}
+		if l, ok := NormalizeLicense(v); ok {
+			in.r.SetString(iLicense, l)
+			return
+		}
+	}
+	in.r.SetString(iLicense, LicenseUnspecified)
+}
+
+// multimediaTerms maps extension terms onto GBIF Multimedia simple names.
+var multimediaTerms = map[string]string{
+	NSDC + "type": "type", "http://purl.org/dc/elements/1.1/type": "type",
+	NSDC + "format": "format", "http://purl.org/dc/elements/1.1/format": "format",
+	NSDC + "identifier": "identifier", "http://rs.tdwg.org/ac/terms/accessURI": "identifier",
+	NSDC + "references": "references", "http://rs.tdwg.org/ac/terms/furtherInformationURL": "references",
+	NSDC + "title": "title", NSDC + "description": "description",
+	"http://rs.tdwg.org/ac/terms/caption": "description", NSDC + "source": "source",
+	NSDC + "audience": "audience", NSDC + "created": "created",
+	"http://ns.adobe.com/xap/1.0/CreateDate": "created", NSDC + "creator": "creator",
+	"http://purl.org/dc/elements/1.1/creator": "creator", NSDC + "contributor": "contributor",
+	NSDC + "publisher": "publisher", NSDC + "license": "license",
+	"http://ns.adobe.com/xap/1.0/rights/UsageTerms": "license", NSDC + "rightsHolder": "rightsHolder",
+	"http://ns.adobe.com/xap/1.0/rights/Owner": "rightsHolder",
+}
+
+// mediaTypeOf returns GBIF's MediaType for a multimedia row.
+func mediaTypeOf(m map[string]string) string {
+	t := strings.ToLower(m["type"])
+	f := strings.ToLower(m["format"])
+	switch {
+	case strings.Contains(t, "sound") || strings.HasPrefix(f, "audio/"):
+		return "Sound"
+	case strings.Contains(t, "moving") || strings.Contains(t, "video") || strings.HasPrefix(f, "video/"):
+		return "MovingImage"
+	case strings.Contains(t, "interactive") || f == "application/json" || strings.Contains(f, "html"):
+		return "InteractiveResource"
+	case strings.Contains(t, "image") || strings.HasPrefix(f, "image/") || t == "" && f == "":
+		return "StillImage"
+	}
+	return "StillImage"
+}
+
+func (in *interpreter) media(ext map[string][]Terms) {
+	var rows []map[string]string
+	for _, rt := range []string{RowTypeMultimedia, RowTypeAudubon, "http://rs.gbif.org/terms/1.0/Image"} {
+		for _, t := range ext[rt] {
+			m := map[string]string{}
+			for term, v := range t {
+				if name, ok := multimediaTerms[term]; ok && strings.TrimSpace(v) != "" {
+					m[name] = strings.TrimSpace(v)
+				}
+			}
+			if len(m) > 0 {
+				rows = append(rows, m)
+			}
+		}
+	}
+	for _, u := range strings.FieldsFunc(in.get("associatedMedia"), func(r rune) bool { return r == '|' || r == ';' || r == ' ' || r == ',' }) {
+		if strings.HasPrefix(u, "http://") || strings.HasPrefix(u, "https://") {
+			rows = append(rows, map[string]string{"identifier": u})
+		} else {
+			in.flag(IssueMultimediaURIInvalid)
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	var types []string
+	for _, m := range rows {
+		mt := mediaTypeOf(m)
+		m["type"] = mt
+		types = appendUnique(types, mt)
+	}
+	sort.Strings(types)
+	in.r.SetString(iMediaType, strings.Join(types, ";"))
+	data, _ := json.Marshal(rows)
+	in.r.SetString(iMultimedia, string(data))
+}
+
+func (in *interpreter) verbatim(raw RawRecord) {
+	v := make(map[string]string, len(raw.Core))
+	for term, val := range raw.Core {
+		if val != "" {
+			v[VerbatimKey(term)] = val
+		}
+	}
+	data, _ := json.Marshal(v)
+	in.r.SetString(iVerbatim, string(data))
+	others := map[string][]map[string]string{}
+	for rt, rows := range raw.Extensions {
+		switch rt {
+		case RowTypeMultimedia, RowTypeAudubon, "http://rs.gbif.org/terms/1.0/Image":
+			continue
+		}
+		for _, t := range rows {
+			m := make(map[string]string, len(t))
+			for term, val := range t {
+				if val != "" {
+					m[VerbatimKey(term)] = val
+				}
+			}
+			others[rt] = append(others[rt], m)
+		}
+	}
+	if len(others) > 0 {
+		data, _ := json.Marshal(others)
+		in.r.SetString(iExtensions, string(data))
+	}
+}
+
+func (in *interpreter) finishIssues() {
+	geo := false
+	for _, g := range GeospatialIssues {
+		if _, ok := in.issues[g]; ok {
+			geo = true
+		}
+	}
+	in.r.SetBool(iHasGeoIssue, geo)
+	if len(in.issues) == 0 {
+		return
+	}
+	list := make([]string, 0, len(in.issues))
+	for k := range in.issues {
+		list = append(list, k)
+	}
+	sort.Strings(list)
+	in.r.SetString(iIssue, strings.Join(list, ";"))
+}

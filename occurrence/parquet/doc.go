@@ -1,0 +1,24 @@
+// Package parquet is the embedded occurrence table: a directory of Parquet
+// files partitioned by dataset, described by a manifest.
+//
+// Layout of a table directory:
+//
+//	manifest.json                    the current snapshot (replaced atomically)
+//	manifests/<snapshot>.json        recent snapshots, kept for running scans
+//	data/<datasetKey>/<generation>/  part-NNNNN.parquet files and eml.xml
+//	.lock                            serializes writers across processes
+//
+// Every ingest of a dataset writes a new generation directory, then publishes
+// a new manifest that points at it by renaming a fully written and synced file
+// over manifest.json. Readers only ever follow a manifest, so they see either
+// the whole old dataset or the whole new one; a crash or an error before the
+// rename leaves the previous snapshot untouched (the orphaned generation is
+// removed by the next writer).
+//
+// Splits are Parquet row groups. The manifest carries per-row-group
+// statistics (min, max, null count and, for low-cardinality string columns,
+// the complete value set) so a scan prunes row groups without opening files.
+// A scan reads the predicate's columns first, evaluates the predicate
+// vectorized, and decodes the other requested columns only for row ranges that
+// hold matches.
+package parquet

@@ -1,0 +1,216 @@
+package parquet
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/biodiversity-downloads/downloader/occurrence"
+)
+
+const (
+	manifestName   = "manifest.json"
+	manifestsDir   = "manifests"
+	dataDir        = "data"
+	lockName       = ".lock"
+	emlName        = "eml.xml"
+	manifestFormat = 1
+)
+
+// manifest is one snapshot of the table.
+type manifest struct {
+	Format   int                      `json:"format"`
+	Snapshot int64                    `json:"snapshot"`
+	Created  time.Time                `json:"created"`
+	Datasets map[string]*datasetEntry `json:"datasets"`
+}
+
+// datasetEntry is one dataset partition.
+type datasetEntry struct {
+	occurrence.DatasetInfo
+	Generation string      `json:"generation"`
+	Files      []fileEntry `json:"files"`
+}
+
+type fileEntry struct {
+	Path      string          `json:"path"` // relative to the table directory
+	Rows      int64           `json:"rows"`
+	Bytes     int64           `json:"bytes"`
+	RowGroups []rowGroupEntry `json:"rowGroups"`
+}
+
+type rowGroupEntry struct {
+	Rows  int64               `json:"rows"`
+	Stats map[string]colStats `json:"stats,omitempty"`
+}
+
+// colStats is the JSON form of occurrence.ColumnStats. Min and Max are kept as
+// json.Number or string or bool so that int64 values survive exactly.
+type colStats struct {
+	Nulls  int64    `json:"nulls"`
+	Min    any      `json:"min,omitempty"`
+	Max    any      `json:"max,omitempty"`
+	Values []string `json:"values,omitempty"`
+	// Exact is set when Values is the complete set of distinct values.
+	Exact bool `json:"exact,omitempty"`
+}
+
+// sortedKeys returns the dataset keys in scan order.
+func (m *manifest) sortedKeys() []string {
+	keys := make([]string, 0, len(m.Datasets))
+	for k := range m.Datasets {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// readManifest loads the current manifest; a missing one is an empty table.
+func readManifest(dir string) (*manifest, error) {
+	data, err := os.ReadFile(filepath.Join(dir, manifestName))
+	if errors.Is(err, fs.ErrNotExist) {
+		return &manifest{Format: manifestFormat, Datasets: map[string]*datasetEntry{}}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read manifest: %w", err)
+	}
+	return decodeManifest(data, filepath.Join(dir, manifestName))
+}
+
+func decodeManifest(data []byte, path string) (*manifest, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var m manifest
+	if err := dec.Decode(&m); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrCorruptManifest, path, err)
+	}
+	if m.Format != manifestFormat {
+		return nil, fmt.Errorf("%w: %s: format %d, want %d", ErrCorruptManifest, path, m.Format, manifestFormat)
+	}
+	if m.Datasets == nil {
+		m.Datasets = map[string]*datasetEntry{}
+	}
+	return &m, nil
+}
+
+// writeManifest publishes m atomically: a synced temporary file renamed over
+// manifest.json, and a copy under manifests/ for snapshot history.
+func writeManifest(dir string, m *manifest) error {
+	data, err := json.MarshalIndent(m, "", " ")
+	if err != nil {
+		return err
+	}
+	hist := filepath.Join(dir, manifestsDir, fmt.Sprintf("%012d.json", m.Snapshot))
+	if err := writeFileSync(hist, data); err != nil {
+		return err
+	}
+	tmp := filepath.Join(dir, manifestName+".tmp")
+	if err := writeFileSync(tmp, data); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, filepath.Join(dir, manifestName)); err != nil {
+		return fmt.Errorf("publish manifest: %w", err)
+	}
+	return syncDir(dir)
+}
+
+func writeFileSync(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+// toColumnStats converts the stored statistics of column c.
+func (s colStats) toColumnStats(c occurrence.Column, rows int64) occurrence.ColumnStats {
+	cs := occurrence.ColumnStats{NullCount: s.Nulls, Rows: rows}
+	if s.Exact {
+		cs.Values = s.Values
+		if cs.Values == nil {
+			cs.Values = []string{}
+		}
+	}
+	if s.Min == nil || s.Max == nil {
+		return cs
+	}
+	min, ok1 := statValue(c.Kind, s.Min)
+	max, ok2 := statValue(c.Kind, s.Max)
+	if ok1 && ok2 {
+		cs.HasMinMax, cs.Min, cs.Max = true, min, max
+	}
+	return cs
+}
+
+func statValue(k occurrence.Kind, v any) (any, bool) {
+	switch k {
+	case occurrence.KindInt32, occurrence.KindInt64, occurrence.KindTimestamp:
+		switch n := v.(type) {
+		case json.Number:
+			i, err := strconv.ParseInt(string(n), 10, 64)
+			return i, err == nil
+		case int64:
+			return n, true
+		}
+	case occurrence.KindFloat64:
+		switch n := v.(type) {
+		case json.Number:
+			f, err := strconv.ParseFloat(string(n), 64)
+			return f, err == nil
+		case float64:
+			return n, true
+		}
+	case occurrence.KindBool:
+		b, ok := v.(bool)
+		return b, ok
+	default:
+		s, ok := v.(string)
+		return s, ok
+	}
+	return nil, false
+}
+
+// splitStats implements occurrence.Stats for one row group.
+type splitStats struct {
+	rows  int64
+	stats map[string]colStats
+}
+
+func (s splitStats) ColumnStats(name string) (occurrence.ColumnStats, bool) {
+	st, ok := s.stats[name]
+	if !ok {
+		return occurrence.ColumnStats{}, false
+	}
+	c, _, ok := occurrence.ColumnByName(name)
+	if !ok {
+		return occurrence.ColumnStats{}, false
+	}
+	return st.toColumnStats(c, s.rows), true
+}

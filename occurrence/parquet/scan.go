@@ -1,0 +1,338 @@
+package parquet
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/metadata"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"github.com/biodiversity-downloads/downloader/occurrence"
+)
+
+// openFile is a Parquet file shared by concurrent split scans: os.File.ReadAt
+// is safe for concurrent use and the footer is parsed once.
+type openFile struct {
+	f  *os.File
+	md *metadata.FileMetaData
+}
+
+func (o *openFile) close() error { return o.f.Close() }
+
+func (s *Store) file(rel string) (*openFile, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if o, ok := s.files[rel]; ok {
+		return o, nil
+	}
+	f, err := os.Open(filepath.Join(s.dir, rel))
+	if err != nil {
+		return nil, fmt.Errorf("open split file: %w", err)
+	}
+	rdr, err := file.NewParquetReader(f)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("read %s: %w", rel, err)
+	}
+	o := &openFile{f: f, md: rdr.MetaData()}
+	s.files[rel] = o
+	return o, nil
+}
+
+func (o *openFile) reader() (*pqarrow.FileReader, error) {
+	rdr, err := file.NewParquetReader(o.f, file.WithMetadata(o.md))
+	if err != nil {
+		return nil, err
+	}
+	return pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{BatchSize: occurrence.DefaultBatchSize}, memory.DefaultAllocator)
+}
+
+// ScanSplit scans one row group: statistics pruning, then the predicate's
+// columns, then the remaining requested columns only where rows matched.
+func (s *Store) ScanSplit(ctx context.Context, split occurrence.Split, req occurrence.ScanRequest, emit func(arrow.RecordBatch) error) (occurrence.ScanStats, error) {
+	var st occurrence.ScanStats
+	ref, ok := split.Ref.(splitRef)
+	if !ok {
+		return st, fmt.Errorf("parquet: split %d is not from this store", split.Index)
+	}
+	if req.Predicate != nil && split.Stats != nil && !req.Predicate.MayMatch(split.Stats) {
+		st.SplitsPruned = 1
+		return st, nil
+	}
+	cols := req.Columns
+	if cols == nil {
+		cols = allColumnNames()
+	}
+	o, err := s.file(ref.path)
+	if err != nil {
+		return st, err
+	}
+	fr, err := o.reader()
+	if err != nil {
+		return st, fmt.Errorf("read %s: %w", ref.path, err)
+	}
+	sc := &splitScan{ctx: ctx, fr: fr, rg: ref.rowGroup, rows: split.Rows, req: req, cols: cols, emit: emit, stats: &st, path: ref.path}
+	if req.BatchSize <= 0 || req.BatchSize > occurrence.DefaultBatchSize {
+		sc.batch = occurrence.DefaultBatchSize
+	} else {
+		sc.batch = req.BatchSize
+	}
+	if err := sc.run(); err != nil {
+		return st, err
+	}
+	return st, nil
+}
+
+var allNames = func() []string {
+	out := make([]string, len(occurrence.Columns))
+	for i, c := range occurrence.Columns {
+		out[i] = c.Name
+	}
+	return out
+}()
+
+func allColumnNames() []string { return allNames }
+
+// splitScan is the state of one row group scan.
+type splitScan struct {
+	ctx   context.Context
+	fr    *pqarrow.FileReader
+	rg    int
+	rows  int64
+	batch int
+	req   occurrence.ScanRequest
+	cols  []string
+	emit  func(arrow.RecordBatch) error
+	stats *occurrence.ScanStats
+	path  string
+}
+
+func (sc *splitScan) run() error {
+	if sc.req.Predicate == nil {
+		sc.stats.RowsScanned = sc.rows
+		sc.stats.RowsMatched = sc.rows
+		if len(sc.cols) == 0 {
+			return sc.emitCounts(sc.rows)
+		}
+		return sc.readAll()
+	}
+	return sc.filtered()
+}
+
+// emitCounts emits column-less batches that carry only row counts.
+func (sc *splitScan) emitCounts(n int64) error {
+	schema := arrow.NewSchema(nil, nil)
+	for n > 0 {
+		k := min(n, int64(sc.batch))
+		b := array.NewRecordBatch(schema, nil, k)
+		err := sc.emit(b)
+		b.Release()
+		if err != nil {
+			return err
+		}
+		n -= k
+	}
+	return nil
+}
+
+func (sc *splitScan) recordReader(names []string) (pqarrow.RecordReader, error) {
+	idx, err := columnIndices(names)
+	if err != nil {
+		return nil, err
+	}
+	rr, err := sc.fr.GetRecordReader(sc.ctx, idx, []int{sc.rg})
+	if err != nil {
+		return nil, fmt.Errorf("read %s row group %d: %w", sc.path, sc.rg, err)
+	}
+	return rr, nil
+}
+
+func (sc *splitScan) readAll() error {
+	rr, err := sc.recordReader(sc.cols)
+	if err != nil {
+		return err
+	}
+	defer rr.Release()
+	schema := occurrence.SchemaOf(sc.cols)
+	for rr.Next() {
+		if err := sc.ctx.Err(); err != nil {
+			return err
+		}
+		b := rr.RecordBatch()
+		out := array.NewRecordBatch(schema, reorder(b, sc.cols), b.NumRows())
+		err := sc.emit(out)
+		out.Release()
+		if err != nil {
+			return err
+		}
+	}
+	return rr.Err()
+}
+
+// reorder returns b's columns in the order of names.
+func reorder(b arrow.RecordBatch, names []string) []arrow.Array {
+	out := make([]arrow.Array, len(names))
+	for i, n := range names {
+		out[i] = b.Column(b.Schema().FieldIndices(n)[0])
+	}
+	return out
+}
+
+// filtered evaluates the predicate batch by batch and materializes the other
+// requested columns only for batches with matches, seeking past the rest.
+func (sc *splitScan) filtered() error {
+	pred := sc.req.Predicate
+	predCols := pred.Columns()
+	inPred := make(map[string]bool, len(predCols))
+	for _, c := range predCols {
+		inPred[c] = true
+	}
+	var rest []string
+	for _, c := range sc.cols {
+		if !inPred[c] {
+			rest = append(rest, c)
+		}
+	}
+	var prr pqarrow.RecordReader
+	if len(predCols) > 0 {
+		var err error
+		if prr, err = sc.recordReader(predCols); err != nil {
+			return err
+		}
+		defer prr.Release()
+	}
+	vals := &lazyReader{sc: sc, names: rest}
+	defer vals.release()
+	sel := make([]bool, sc.batch)
+	outSchema := occurrence.SchemaOf(sc.cols)
+	var pos int64
+	for pos < sc.rows {
+		if err := sc.ctx.Err(); err != nil {
+			return err
+		}
+		var pb arrow.RecordBatch
+		n := min(int64(sc.batch), sc.rows-pos)
+		if prr != nil {
+			if !prr.Next() {
+				if err := prr.Err(); err != nil {
+					return fmt.Errorf("read %s: %w", sc.path, err)
+				}
+				return fmt.Errorf("read %s: row group %d ended at row %d of %d", sc.path, sc.rg, pos, sc.rows)
+			}
+			pb = prr.RecordBatch()
+			n = pb.NumRows()
+		} else {
+			pb = array.NewRecordBatch(arrow.NewSchema(nil, nil), nil, n)
+		}
+		sel = sel[:n]
+		clear(sel)
+		pred.Eval(pb, sel)
+		m := countTrue(sel)
+		sc.stats.RowsScanned += n
+		sc.stats.RowsMatched += int64(m)
+		var err error
+		if m > 0 {
+			err = sc.emitMatches(pb, vals, pos, sel, m, outSchema)
+		}
+		if prr == nil {
+			pb.Release()
+		}
+		if err != nil {
+			return err
+		}
+		pos += n
+	}
+	return nil
+}
+
+func (sc *splitScan) emitMatches(pb arrow.RecordBatch, vals *lazyReader, pos int64, sel []bool, m int, schema *arrow.Schema) error {
+	if len(sc.cols) == 0 {
+		return sc.emitCounts(int64(m))
+	}
+	var vb arrow.RecordBatch
+	if len(vals.names) > 0 {
+		var err error
+		if vb, err = vals.at(pos, int64(len(sel))); err != nil {
+			return err
+		}
+	}
+	arrs := make([]arrow.Array, len(sc.cols))
+	defer func() {
+		for _, a := range arrs {
+			if a != nil {
+				a.Release()
+			}
+		}
+	}()
+	for i, name := range sc.cols {
+		src := pb
+		if idx := pb.Schema().FieldIndices(name); len(idx) == 0 {
+			src = vb
+		}
+		col := src.Column(src.Schema().FieldIndices(name)[0])
+		arrs[i] = takeSelected(col, sel, m)
+	}
+	out := array.NewRecordBatch(schema, arrs, int64(m))
+	defer out.Release()
+	return sc.emit(out)
+}
+
+func countTrue(sel []bool) int {
+	n := 0
+	for _, b := range sel {
+		if b {
+			n++
+		}
+	}
+	return n
+}
+
+// lazyReader reads the non-predicate columns in step with the predicate
+// reader, opening on first use and seeking over batches without matches
+// (the page index lets the reader skip whole pages).
+type lazyReader struct {
+	sc    *splitScan
+	names []string
+	rr    pqarrow.RecordReader
+	next  int64 // row the reader delivers next
+}
+
+func (l *lazyReader) at(pos, n int64) (arrow.RecordBatch, error) {
+	if l.rr == nil {
+		rr, err := l.sc.recordReader(l.names)
+		if err != nil {
+			return nil, err
+		}
+		l.rr = rr
+	}
+	if pos != l.next {
+		if err := l.rr.SeekToRow(pos); err != nil {
+			return nil, fmt.Errorf("seek %s row %d: %w", l.sc.path, pos, err)
+		}
+		l.next = pos
+	}
+	if !l.rr.Next() {
+		if err := l.rr.Err(); err != nil {
+			return nil, fmt.Errorf("read %s: %w", l.sc.path, err)
+		}
+		return nil, fmt.Errorf("read %s: no rows at %d", l.sc.path, pos)
+	}
+	b := l.rr.RecordBatch()
+	if b.NumRows() != n {
+		return nil, fmt.Errorf("read %s: value batch of %d rows at %d, predicate batch has %d", l.sc.path, b.NumRows(), pos, n)
+	}
+	l.next = pos + n
+	return b, nil
+}
+
+func (l *lazyReader) release() {
+	if l.rr != nil {
+		l.rr.Release()
+	}
+}

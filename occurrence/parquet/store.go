@@ -1,0 +1,251 @@
+package parquet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/biodiversity-downloads/downloader/occurrence"
+)
+
+// Errors of the embedded store.
+var (
+	ErrCorruptManifest = errors.New("corrupt table manifest")
+	ErrNoDataset       = errors.New("no such dataset")
+)
+
+// Config tunes a Store. Zero values take the defaults.
+type Config struct {
+	// RowGroupRows is the number of rows per Parquet row group (= split).
+	RowGroupRows int
+	// FileRowGroups is the number of row groups per Parquet file.
+	FileRowGroups int
+	// KeepSnapshots is how many old snapshots stay readable for scans that
+	// started before an ingest; older files are removed by the next writer.
+	KeepSnapshots int
+	// KeepFor is the minimum age of a snapshot before its files may be removed.
+	KeepFor time.Duration
+}
+
+func (c Config) withDefaults() Config {
+	if c.RowGroupRows <= 0 {
+		c.RowGroupRows = 64 * 1024
+	}
+	if c.FileRowGroups <= 0 {
+		c.FileRowGroups = 16
+	}
+	if c.KeepSnapshots <= 0 {
+		c.KeepSnapshots = 5
+	}
+	if c.KeepFor == 0 {
+		c.KeepFor = time.Hour
+	}
+	return c
+}
+
+// Store is an embedded occurrence table in a directory.
+type Store struct {
+	dir    string
+	cfg    Config
+	logger *slog.Logger
+
+	mu    sync.Mutex
+	files map[string]*openFile // open Parquet readers by relative path
+}
+
+var _ occurrence.Table = (*Store)(nil)
+
+// Open opens (creating if needed) the table in dir.
+func Open(dir string, cfg Config, logger *slog.Logger) (*Store, error) {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, dataDir), 0o755); err != nil {
+		return nil, fmt.Errorf("open table %s: %w", dir, err)
+	}
+	if _, err := readManifest(dir); err != nil {
+		return nil, fmt.Errorf("open table %s: %w", dir, err)
+	}
+	return &Store{dir: dir, cfg: cfg.withDefaults(), logger: logger, files: map[string]*openFile{}}, nil
+}
+
+// Dir is the table's directory.
+func (s *Store) Dir() string { return s.dir }
+
+// Close releases open files.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var errs []error
+	for k, f := range s.files {
+		errs = append(errs, f.close())
+		delete(s.files, k)
+	}
+	return errors.Join(errs...)
+}
+
+// splitRef locates a row group.
+type splitRef struct {
+	path     string
+	rowGroup int
+	dataset  string
+}
+
+// Snapshot returns the current splits: datasets in key order, then files,
+// then row groups.
+func (s *Store) Snapshot(ctx context.Context) (occurrence.Snapshot, error) {
+	m, err := readManifest(s.dir)
+	if err != nil {
+		return occurrence.Snapshot{}, err
+	}
+	return snapshotOf(m), nil
+}
+
+func snapshotOf(m *manifest) occurrence.Snapshot {
+	snap := occurrence.Snapshot{ID: strconv.FormatInt(m.Snapshot, 10)}
+	for _, key := range m.sortedKeys() {
+		ds := m.Datasets[key]
+		for _, f := range ds.Files {
+			for rg, g := range f.RowGroups {
+				snap.Splits = append(snap.Splits, occurrence.Split{
+					Index: len(snap.Splits),
+					Rows:  g.Rows,
+					Stats: splitStats{rows: g.Rows, stats: g.Stats},
+					Ref:   splitRef{path: f.Path, rowGroup: rg, dataset: key},
+				})
+			}
+		}
+	}
+	return snap
+}
+
+// Datasets lists the table's datasets in key order.
+func (s *Store) Datasets(ctx context.Context) ([]occurrence.DatasetInfo, error) {
+	m, err := readManifest(s.dir)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]occurrence.DatasetInfo, 0, len(m.Datasets))
+	for _, k := range m.sortedKeys() {
+		out = append(out, m.Datasets[k].DatasetInfo)
+	}
+	return out, nil
+}
+
+// Dataset returns one dataset's description.
+func (s *Store) Dataset(ctx context.Context, key string) (occurrence.DatasetInfo, error) {
+	m, err := readManifest(s.dir)
+	if err != nil {
+		return occurrence.DatasetInfo{}, err
+	}
+	ds, ok := m.Datasets[key]
+	if !ok {
+		return occurrence.DatasetInfo{}, fmt.Errorf("%w: %s", ErrNoDataset, key)
+	}
+	return ds.DatasetInfo, nil
+}
+
+// DatasetEML opens the EML document kept from the dataset's source.
+func (s *Store) DatasetEML(ctx context.Context, key string) (io.ReadCloser, error) {
+	m, err := readManifest(s.dir)
+	if err != nil {
+		return nil, err
+	}
+	ds, ok := m.Datasets[key]
+	if !ok {
+		return nil, fmt.Errorf("%w: %s", ErrNoDataset, key)
+	}
+	if !ds.HasEML {
+		return nil, fmt.Errorf("%w: dataset %s has no EML", ErrNoDataset, key)
+	}
+	return os.Open(filepath.Join(s.dir, generationDir(key, ds.Generation), emlName))
+}
+
+// DeleteDataset removes a dataset from the table (a new snapshot without it).
+func (s *Store) DeleteDataset(ctx context.Context, key string) error {
+	return s.update(ctx, func(m *manifest) error {
+		if _, ok := m.Datasets[key]; !ok {
+			return fmt.Errorf("%w: %s", ErrNoDataset, key)
+		}
+		delete(m.Datasets, key)
+		return nil
+	})
+}
+
+// update runs fn on the current manifest under the writer lock and publishes
+// the result as the next snapshot.
+func (s *Store) update(ctx context.Context, fn func(*manifest) error) error {
+	unlock, err := s.lock(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	m, err := readManifest(s.dir)
+	if err != nil {
+		return err
+	}
+	if err := fn(m); err != nil {
+		return err
+	}
+	m.Snapshot++
+	m.Created = time.Now().UTC()
+	if err := writeManifest(s.dir, m); err != nil {
+		return err
+	}
+	s.collect()
+	return nil
+}
+
+// lock takes the table's writer lock (an flock, so it also excludes other
+// processes), waiting until ctx is done.
+func (s *Store) lock(ctx context.Context) (func(), error) {
+	f, err := os.OpenFile(filepath.Join(s.dir, lockName), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return func() {
+				syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+				f.Close()
+			}, nil
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			f.Close()
+			return nil, fmt.Errorf("lock table: %w", err)
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+func generationDir(key, gen string) string {
+	return filepath.Join(dataDir, safeName(key), gen)
+}
+
+// safeName makes a dataset key usable as one path element.
+func safeName(key string) string {
+	b := []byte(key)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+			b[i] = '_'
+		}
+	}
+	if len(b) == 0 || b[0] == '.' {
+		return "_" + string(b)
+	}
+	return string(b)
+}

@@ -1,0 +1,193 @@
+package parquet
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/biodiversity-downloads/downloader/occurrence"
+	"github.com/biodiversity-downloads/downloader/occurrence/occurrencetest"
+)
+
+func openTest(t *testing.T, cfg Config) *Store {
+	t.Helper()
+	s, err := Open(t.TempDir(), cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func backend(s *Store) occurrencetest.Backend {
+	return occurrencetest.Backend{Table: s, Begin: func(ctx context.Context, info occurrence.DatasetInfo) (occurrencetest.Writer, error) {
+		return s.BeginDataset(ctx, info)
+	}}
+}
+
+// TestConformance runs the scan contract suite with small row groups so that
+// every dataset spans several splits and files.
+func TestConformance(t *testing.T) {
+	occurrencetest.Run(t, func(t *testing.T) occurrencetest.Backend {
+		return backend(openTest(t, Config{RowGroupRows: 1000, FileRowGroups: 3}))
+	})
+}
+
+func TestPruningSkipsRowGroups(t *testing.T) {
+	s := openTest(t, Config{RowGroupRows: 500})
+	occurrencetest.Load(t, backend(s), 20000, 8)
+	ctx := context.Background()
+	snap, err := s.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Generated datasets are dominated by one country each, and a country code
+	// column has few distinct values per row group: dictionaries prune.
+	pred, err := occurrence.ParsePredicateJSON([]byte(`{"type":"equals","key":"COUNTRY","value":"KE"}`), occurrence.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, st, err := occurrence.Count(ctx, s, snap, pred, occurrence.ScanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.SplitsPruned == 0 {
+		t.Fatalf("no row group pruned of %d", len(snap.Splits))
+	}
+	t.Logf("pruned %d of %d row groups, scanned %d rows", st.SplitsPruned, len(snap.Splits), st.RowsScanned)
+}
+
+func TestReplaceDatasetIsAtomic(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t, Config{RowGroupRows: 100})
+	g := occurrencetest.NewGenerator(1, 100)
+	plan := g.Datasets(1000, 1)
+	write := func(n int) *DatasetWriter {
+		w, err := s.BeginDataset(ctx, plan[0].Info)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := occurrence.NewRecord()
+		for i := 0; i < n; i++ {
+			g.Fill(rec, &plan[0], i)
+			if err := w.Append(rec); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return w
+	}
+	count := func() int64 {
+		snap, err := s.Snapshot(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, _, err := occurrence.Count(ctx, s, snap, nil, occurrence.ScanOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if _, err := write(1000).Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(); n != 1000 {
+		t.Fatalf("count %d after first ingest", n)
+	}
+	// A second ingest in progress is invisible, and aborting it changes nothing.
+	w := write(300)
+	if n := count(); n != 1000 {
+		t.Fatalf("count %d while a replacement is being written", n)
+	}
+	w.Abort()
+	if n := count(); n != 1000 {
+		t.Fatalf("count %d after an aborted replacement", n)
+	}
+	// A crash mid-write (simulated: the writer is never finished) leaves the
+	// snapshot intact; its files are collected once its lock is gone.
+	crashed := write(250)
+	crashedDir := crashed.dir
+	crashed.marker.Close() // the process died: its flock is released
+	if _, err := write(400).Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(); n != 400 {
+		t.Fatalf("count %d after replacement, want 400", n)
+	}
+	if _, err := os.Stat(crashedDir); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("crashed ingest's files still there: %v", err)
+	}
+	// A reader holding the old snapshot still reads it after the replacement.
+	old, err := s.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := write(50).Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	n, _, err := occurrence.Count(ctx, s, old, mustPred(t, `{"type":"isNotNull","parameter":"COUNTRY"}`), occurrence.ScanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 400 {
+		t.Fatalf("old snapshot counts %d, want 400", n)
+	}
+}
+
+func mustPred(t *testing.T, js string) *occurrence.Predicate {
+	t.Helper()
+	p, err := occurrence.ParsePredicateJSON([]byte(js), occurrence.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestCorruptManifestIsReported(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, manifestName), []byte("{not json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Open(dir, Config{}, nil)
+	if !errors.Is(err, ErrCorruptManifest) || !strings.Contains(err.Error(), manifestName) {
+		t.Fatalf("got %v, want ErrCorruptManifest naming the file", err)
+	}
+}
+
+func TestDatasetsAndEML(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t, Config{})
+	w, err := s.BeginDataset(ctx, occurrence.DatasetInfo{Key: "d1", Title: "One", License: occurrence.LicenseCCBY})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.SetEML(strings.NewReader("<eml/>")); err != nil {
+		t.Fatal(err)
+	}
+	rec := occurrence.NewRecord()
+	rec.SetInt(occurrence.ColumnIndex(occurrence.ColGBIFID), 7)
+	rec.SetString(occurrence.ColumnIndex(occurrence.ColDatasetKey), "d1")
+	if err := w.Append(rec); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ds, err := s.Datasets(ctx)
+	if err != nil || len(ds) != 1 || ds[0].Records != 1 || ds[0].Title != "One" || !ds[0].HasEML {
+		t.Fatalf("datasets %+v, %v", ds, err)
+	}
+	r, err := s.DatasetEML(ctx, "d1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if err := s.DeleteDataset(ctx, "d1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Dataset(ctx, "d1"); !errors.Is(err, ErrNoDataset) {
+		t.Fatalf("deleted dataset: %v", err)
+	}
+}

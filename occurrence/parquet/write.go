@@ -1,0 +1,249 @@
+package parquet
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"github.com/biodiversity-downloads/downloader/occurrence"
+)
+
+// DatasetWriter writes a new generation of one dataset. Nothing it writes is
+// visible until Commit; Abort (or a crash) leaves the table as it was.
+type DatasetWriter struct {
+	s       *Store
+	info    occurrence.DatasetInfo
+	gen     string
+	dir     string // absolute generation directory
+	marker  *os.File
+	builder *occurrence.Builder
+	files   []fileEntry
+
+	curPath string
+	fw      *pqarrow.FileWriter
+	curRGs  []rowGroupEntry
+	records int64
+	done    bool
+}
+
+// BeginDataset starts replacing (or adding) the dataset info.Key.
+func (s *Store) BeginDataset(ctx context.Context, info occurrence.DatasetInfo) (*DatasetWriter, error) {
+	if info.Key == "" {
+		return nil, errors.New("begin dataset: empty dataset key")
+	}
+	var rnd [6]byte
+	if _, err := rand.Read(rnd[:]); err != nil {
+		return nil, err
+	}
+	gen := time.Now().UTC().Format("20060102T150405") + "-" + hex.EncodeToString(rnd[:])
+	dir := filepath.Join(s.dir, generationDir(info.Key, gen))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("begin dataset %s: %w", info.Key, err)
+	}
+	marker, err := os.Create(filepath.Join(dir, writingMarker))
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(marker.Fd()), syscall.LOCK_EX); err != nil {
+		marker.Close()
+		return nil, err
+	}
+	return &DatasetWriter{s: s, info: info, gen: gen, dir: dir, marker: marker,
+		builder: occurrence.NewBuilder(nil)}, nil
+}
+
+// Append adds one interpreted record.
+func (w *DatasetWriter) Append(r *occurrence.Record) error {
+	w.builder.Append(r)
+	if w.builder.Len() >= w.s.cfg.RowGroupRows {
+		return w.flushRowGroup()
+	}
+	return nil
+}
+
+// SetEML stores the dataset's EML document alongside its data.
+func (w *DatasetWriter) SetEML(r io.Reader) error {
+	f, err := os.Create(filepath.Join(w.dir, emlName))
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, r); err != nil {
+		f.Close()
+		return fmt.Errorf("store EML of %s: %w", w.info.Key, err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	w.info.HasEML = true
+	return f.Close()
+}
+
+// Records is the number of records appended so far.
+func (w *DatasetWriter) Records() int64 { return w.records + int64(w.builder.Len()) }
+
+func writerProps() *parquet.WriterProperties {
+	return parquet.NewWriterProperties(
+		parquet.WithCompression(compress.Codecs.Snappy),
+		parquet.WithDictionaryDefault(true),
+		parquet.WithDataPageSize(256*1024),
+		parquet.WithMaxRowGroupLength(1<<30),
+		parquet.WithStats(true),
+		parquet.WithPageIndexEnabled(true),
+		parquet.WithCreatedBy("downloader"),
+	)
+}
+
+// flushRowGroup writes the buffered records as one row group.
+func (w *DatasetWriter) flushRowGroup() error {
+	if w.builder.Len() == 0 {
+		return nil
+	}
+	batch := w.builder.NewBatch()
+	defer batch.Release()
+	if w.fw == nil {
+		if err := w.openFile(); err != nil {
+			return err
+		}
+	}
+	if err := w.fw.Write(batch); err != nil {
+		return fmt.Errorf("write %s: %w", w.curPath, err)
+	}
+	w.curRGs = append(w.curRGs, rowGroupEntry{Rows: batch.NumRows(), Stats: computeStats(batch)})
+	w.records += batch.NumRows()
+	if len(w.curRGs) >= w.s.cfg.FileRowGroups {
+		return w.closeFile()
+	}
+	return nil
+}
+
+func (w *DatasetWriter) openFile() error {
+	name := fmt.Sprintf("part-%05d.parquet", len(w.files))
+	f, err := os.Create(filepath.Join(w.dir, name))
+	if err != nil {
+		return err
+	}
+	fw, err := pqarrow.NewFileWriter(occurrence.Schema(), syncFile{f}, writerProps(),
+		pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+	if err != nil {
+		f.Close()
+		return err
+	}
+	w.fw = fw
+	w.curPath = filepath.Join(generationDir(w.info.Key, w.gen), name)
+	return nil
+}
+
+func (w *DatasetWriter) closeFile() error {
+	if w.fw == nil {
+		return nil
+	}
+	// FileWriter.Close writes the footer and closes the file, which syncs it
+	// first (syncFile).
+	if err := w.fw.Close(); err != nil {
+		return fmt.Errorf("close %s: %w", w.curPath, err)
+	}
+	st, err := os.Stat(filepath.Join(w.s.dir, w.curPath))
+	if err != nil {
+		return err
+	}
+	var rows int64
+	for _, g := range w.curRGs {
+		rows += g.Rows
+	}
+	w.files = append(w.files, fileEntry{Path: w.curPath, Rows: rows, Bytes: st.Size(), RowGroups: w.curRGs})
+	w.fw, w.curRGs = nil, nil
+	return nil
+}
+
+// Commit publishes the new generation as the dataset's partition in a new
+// snapshot and returns that snapshot's id.
+func (w *DatasetWriter) Commit(ctx context.Context) (string, error) {
+	if w.done {
+		return "", errors.New("dataset writer already finished")
+	}
+	if err := w.flushRowGroup(); err != nil {
+		w.Abort()
+		return "", err
+	}
+	if err := w.closeFile(); err != nil {
+		w.Abort()
+		return "", err
+	}
+	if err := syncDir(w.dir); err != nil {
+		w.Abort()
+		return "", err
+	}
+	w.info.Records = w.records
+	w.info.Ingested = time.Now().UTC()
+	var snap int64
+	err := w.s.update(ctx, func(m *manifest) error {
+		m.Datasets[w.info.Key] = &datasetEntry{DatasetInfo: w.info, Generation: w.gen, Files: w.files}
+		snap = m.Snapshot + 1
+		return nil
+	})
+	if err != nil {
+		w.Abort()
+		return "", fmt.Errorf("commit dataset %s: %w", w.info.Key, err)
+	}
+	w.finish(false)
+	return fmt.Sprint(snap), nil
+}
+
+// Abort discards everything written; the table is unchanged.
+func (w *DatasetWriter) Abort() {
+	if w.done {
+		return
+	}
+	if w.fw != nil {
+		w.fw.Close()
+	}
+	w.finish(true)
+}
+
+func (w *DatasetWriter) finish(remove bool) {
+	w.done = true
+	w.builder.Release()
+	os.Remove(filepath.Join(w.dir, writingMarker))
+	syscall.Flock(int(w.marker.Fd()), syscall.LOCK_UN)
+	w.marker.Close()
+	if remove {
+		os.RemoveAll(w.dir)
+	}
+}
+
+// columnIndices maps column names to their positions in the stored schema.
+func columnIndices(names []string) ([]int, error) {
+	out := make([]int, len(names))
+	for i, n := range names {
+		idx := occurrence.ColumnIndex(n)
+		if idx < 0 {
+			return nil, fmt.Errorf("%w: %q", occurrence.ErrUnknownColumn, n)
+		}
+		out[i] = idx
+	}
+	return out, nil
+}
+
+// syncFile makes Close durable: the data reaches the disk before the file is
+// closed, so a published manifest never points at a torn file.
+type syncFile struct{ *os.File }
+
+func (f syncFile) Close() error {
+	if err := f.File.Sync(); err != nil {
+		f.File.Close()
+		return err
+	}
+	return f.File.Close()
+}
