@@ -200,6 +200,7 @@ func (r *Reader) token() (int, error) {
 		r.stack = r.stack[:len(r.stack)-1]
 	case tokText:
 		if len(r.stack) == 0 && !isSpace(l.text) {
+			l.line += strings.Count(string(l.text[:len(l.text)-len(strings.TrimLeft(string(l.text), " \t\r\n"))]), "\n")
 			return 0, r.fail(fmt.Errorf("%w: text outside the root element", ErrSyntax))
 		}
 	}
