@@ -96,10 +96,9 @@ func fieldColumns(fields []field) []string {
 // tableWriter writes rows of chosen fields through a TextWriter.
 type tableWriter struct {
 	fields []field
-	tw     *TextWriter
+	rw     *rowWriter
 	verb   *verbatimRow // nil without verbatim fields
 	vpos   []int        // field -> verbatim value index, -1 for columns
-	rb     rowBuilder
 	fns    []cellFn
 }
 
@@ -145,15 +144,14 @@ func (t *tableWriter) writeBatch(b *batch) error {
 		if t.verb != nil {
 			t.verb.parse(str(verb, i))
 		}
-		t.rb.reset()
 		for j, fn := range t.fns {
 			if fn != nil {
-				t.rb.add(fn, i)
+				t.rw.cell(fn, i)
 			} else {
-				t.rb.addString(t.verb.values[t.vpos[j]])
+				t.rw.str(t.verb.values[t.vpos[j]])
 			}
 		}
-		if err := t.tw.WriteRow(t.rb.row()); err != nil {
+		if err := t.rw.end(); err != nil {
 			return err
 		}
 	}
@@ -180,13 +178,13 @@ func newSimpleCSV(x *Export) (formatWriter, error) {
 		return nil, err
 	}
 	s := &simpleCSV{x: x, t: newTableWriter(fields)}
-	s.t.tw = NewTextWriter(w)
-	return s, s.t.tw.WriteHeader(s.t.header())
+	s.t.rw = newRowWriter(w)
+	return s, s.t.rw.row(s.t.header())
 }
 
 func (s *simpleCSV) columns() []string    { return fieldColumns(s.t.fields) }
 func (s *simpleCSV) write(b *batch) error { return s.t.writeBatch(b) }
 func (s *simpleCSV) abort()               {}
 func (s *simpleCSV) finish(context.Context, *Export) error {
-	return s.t.tw.Flush()
+	return s.t.rw.flush()
 }

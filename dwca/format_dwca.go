@@ -38,7 +38,6 @@ type dwcaWriter struct {
 	media    *spoolFile
 	verbCols []string // terms of verbatim.txt after gbifID
 	vrow     *verbatimRow
-	rb       rowBuilder
 	dropped  map[string]int64
 }
 
@@ -46,7 +45,7 @@ type dwcaWriter struct {
 type spoolFile struct {
 	f  *os.File
 	sp *pzip.Spool
-	tw *TextWriter
+	rw *rowWriter
 }
 
 func newSpoolFile(x *Export, pattern string) (*spoolFile, error) {
@@ -60,12 +59,12 @@ func newSpoolFile(x *Export, pattern string) (*spoolFile, error) {
 		os.Remove(f.Name())
 		return nil, err
 	}
-	return &spoolFile{f: f, sp: sp, tw: NewTextWriter(sp)}, nil
+	return &spoolFile{f: f, sp: sp, rw: newRowWriter(sp)}, nil
 }
 
 // copyInto closes the spool and adds it to the archive as name.
 func (s *spoolFile) copyInto(x *Export, name string) error {
-	if err := s.tw.Flush(); err != nil {
+	if err := s.rw.flush(); err != nil {
 		return err
 	}
 	if err := s.sp.Close(); err != nil {
@@ -157,8 +156,8 @@ func newDWCAWriter(ctx context.Context, x *Export) (formatWriter, error) {
 	if err != nil {
 		return nil, err
 	}
-	d.occ.tw = NewTextWriter(w)
-	if err := d.occ.tw.WriteHeader(d.occ.header()); err != nil {
+	d.occ.rw = newRowWriter(w)
+	if err := d.occ.rw.row(d.occ.header()); err != nil {
 		return nil, err
 	}
 	if d.verb, err = newSpoolFile(x, "dwca-verbatim-*"); err != nil {
@@ -168,8 +167,8 @@ func newDWCAWriter(ctx context.Context, x *Export) (formatWriter, error) {
 		d.abort()
 		return nil, err
 	}
-	d.verb.tw.WriteHeader(append([]string{occurrence.ColGBIFID}, headerNames(d.verbCols)...))
-	d.media.tw.WriteHeader(append([]string{occurrence.ColGBIFID}, MultimediaColumns...))
+	d.verb.rw.row(append([]string{occurrence.ColGBIFID}, headerNames(d.verbCols)...))
+	d.media.rw.row(append([]string{occurrence.ColGBIFID}, MultimediaColumns...))
 	return d, nil
 }
 
@@ -188,12 +187,11 @@ func (d *dwcaWriter) write(b *batch) error {
 	verb, media := b.col(occurrence.ColVerbatim), b.col(occurrence.ColMultimedia)
 	for i := 0; i < b.n; i++ {
 		d.vrow.parse(str(verb, i))
-		d.rb.reset()
-		d.rb.add(id, i)
+		d.verb.rw.cell(id, i)
 		for _, v := range d.vrow.values {
-			d.rb.addString(v)
+			d.verb.rw.str(v)
 		}
-		if err := d.verb.tw.WriteRow(d.rb.row()); err != nil {
+		if err := d.verb.rw.end(); err != nil {
 			return err
 		}
 		if m := str(media, i); m != "" {
@@ -209,12 +207,11 @@ func (d *dwcaWriter) write(b *batch) error {
 func (d *dwcaWriter) writeMedia(id cellFn, i int, js string) error {
 	var err error
 	gjson.Parse(js).ForEach(func(_, row gjson.Result) bool {
-		d.rb.reset()
-		d.rb.add(id, i)
+		d.media.rw.cell(id, i)
 		for _, c := range MultimediaColumns {
-			d.rb.addString(row.Get(c).String())
+			d.media.rw.str(row.Get(c).String())
 		}
-		err = d.media.tw.WriteRow(d.rb.row())
+		err = d.media.rw.end()
 		return err == nil
 	})
 	return err
@@ -226,7 +223,7 @@ func (d *dwcaWriter) abort() {
 }
 
 func (d *dwcaWriter) finish(ctx context.Context, x *Export) error {
-	if err := d.occ.tw.Flush(); err != nil {
+	if err := d.occ.rw.flush(); err != nil {
 		return err
 	}
 	if err := d.verb.copyInto(x, "verbatim.txt"); err != nil {

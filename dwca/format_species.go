@@ -50,7 +50,6 @@ type speciesList struct {
 	x     *Export
 	taxa  map[string]*taxonRow
 	cols  []string // table columns read, in speciesSource order
-	rb    rowBuilder
 	fns   []cellFn
 	keyFn cellFn
 }

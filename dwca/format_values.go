@@ -1,10 +1,11 @@
 package dwca
 
 import (
+	"encoding/binary"
 	"fmt"
+	"io"
 	"strconv"
 	"time"
-	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -136,45 +137,98 @@ func appendFloat(dst []byte, v float64) []byte {
 // formatTime is timeLayout for one value.
 func formatTime(t time.Time) string { return t.UTC().Format(timeLayout) }
 
-// rowBuilder turns one row's cells into the []string TextWriter.WriteRow
-// takes, without allocating: cells are appended to one buffer and viewed as
-// strings that are valid until the next build.
-type rowBuilder struct {
+// rowWriter writes text rows the way TextWriter does (tab separated, "\n"
+// ends, the CleanValue rules applied to every cell) but builds them in one
+// buffer handed to w in large writes: a download's hot path. Cells that are
+// printable ASCII, nearly all of them, are checked eight bytes at a time and
+// copied once.
+type rowWriter struct {
+	w     io.Writer
 	buf   []byte
-	ends  []int
-	cells []string
+	cells int // cells in the current row
+	err   error
 }
 
-func (r *rowBuilder) reset() {
-	r.buf = r.buf[:0]
-	r.ends = r.ends[:0]
+const rowFlushBytes = 256 << 10
+
+func newRowWriter(w io.Writer) *rowWriter {
+	return &rowWriter{w: w, buf: make([]byte, 0, rowFlushBytes+64<<10)}
 }
 
-// add appends one cell.
-func (r *rowBuilder) add(f cellFn, i int) {
-	r.buf = f(r.buf, i)
-	r.ends = append(r.ends, len(r.buf))
-}
-
-// addString appends one cell from a string.
-func (r *rowBuilder) addString(s string) {
-	r.buf = append(r.buf, s...)
-	r.ends = append(r.ends, len(r.buf))
-}
-
-// row returns the cells added since reset.
-func (r *rowBuilder) row() []string {
-	r.cells = r.cells[:0]
-	start := 0
-	for _, end := range r.ends {
-		if end == start {
-			r.cells = append(r.cells, "")
-		} else {
-			r.cells = append(r.cells, unsafe.String(&r.buf[start], end-start))
-		}
-		start = end
+func (r *rowWriter) sep() {
+	if r.cells > 0 {
+		r.buf = append(r.buf, '\t')
 	}
-	return r.cells
+	r.cells++
+}
+
+// cell appends row i of a formatted column.
+func (r *rowWriter) cell(f cellFn, i int) {
+	r.sep()
+	start := len(r.buf)
+	r.buf = f(r.buf, i)
+	if !plainASCII(r.buf[start:]) {
+		if v := string(r.buf[start:]); needsCleaning(v) {
+			r.buf = append(r.buf[:start], CleanValue(v)...)
+		}
+	}
+}
+
+// str appends one value.
+func (r *rowWriter) str(s string) {
+	r.sep()
+	if plainASCII([]byte(s)) || !needsCleaning(s) {
+		r.buf = append(r.buf, s...)
+	} else {
+		r.buf = append(r.buf, CleanValue(s)...)
+	}
+}
+
+// row writes a whole row of values.
+func (r *rowWriter) row(values []string) error {
+	for _, v := range values {
+		r.str(v)
+	}
+	return r.end()
+}
+
+// end finishes the row, writing the buffer out when it is large.
+func (r *rowWriter) end() error {
+	r.buf = append(r.buf, '\n')
+	r.cells = 0
+	if len(r.buf) >= rowFlushBytes {
+		return r.flush()
+	}
+	return r.err
+}
+
+// flush writes buffered rows to w.
+func (r *rowWriter) flush() error {
+	if r.err == nil && len(r.buf) > 0 {
+		_, r.err = r.w.Write(r.buf)
+	}
+	r.buf = r.buf[:0]
+	return r.err
+}
+
+// plainASCII reports whether b holds only bytes 0x20..0x7f, eight at a time:
+// (x - 0x20..) | x has a high bit set exactly where some byte is below 0x20
+// (borrow) or at least 0x80.
+func plainASCII(b []byte) bool {
+	const lo, hi = 0x2020202020202020, 0x8080808080808080
+	for len(b) >= 8 {
+		x := binary.LittleEndian.Uint64(b)
+		if ((x-lo)|x)&hi != 0 {
+			return false
+		}
+		b = b[8:]
+	}
+	for _, c := range b {
+		if c < 0x20 || c >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // verbatimRow extracts chosen keys of a verbatim JSON object
