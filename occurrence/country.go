@@ -28,9 +28,10 @@ var countryIndex = sync.OnceValue(func() map[string]string {
 			m[normName(en.Name(r))] = code
 			if tag, err := language.Compose(language.Und, r); err == nil {
 				base, _ := tag.Base()
-				local := display.Regions(language.Make(base.String())).Name(r)
-				if local != "" {
-					m[normName(local)] = code
+				if namer := display.Regions(language.Make(base.String())); namer != nil {
+					if local := namer.Name(r); local != "" {
+						m[normName(local)] = code
+					}
 				}
 			}
 		}

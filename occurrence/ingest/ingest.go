@@ -121,6 +121,15 @@ func Load(ctx context.Context, target Target, src Source, opts Options) (Result,
 		w.Abort()
 		return res, fmt.Errorf("ingest %s: %w", key, ErrNoRecords)
 	}
+	if b, ok := src.(interface{ Broken() (int64, []string) }); ok {
+		n, list := b.Broken()
+		res.BrokenRows += n
+		for _, p := range list {
+			if len(res.Problems) < opts.MaxProblems {
+				res.Problems = append(res.Problems, p)
+			}
+		}
+	}
 	snap, err := w.Commit(ctx)
 	if err != nil {
 		return res, err

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sort"
+	"time"
+
+	"github.com/biodiversity-downloads/downloader/occurrence"
+	"github.com/biodiversity-downloads/downloader/occurrence/ingest"
+)
+
+func init() {
+	register("ingest", "load DwC-A, ABCD or BioCASe sources into an occurrence table", runIngest)
+}
+
+func runIngest(ctx context.Context, args []string, env *Env) error {
+	fs := newFlagSet("ingest", env)
+	tableSpec := fs.String("table", "", "occurrence table: a directory or hbase://host:port/name")
+	key := fs.String("dataset-key", "", "dataset key to store the source under (default: from its metadata, else derived from its name)")
+	dataset := fs.String("dataset", "", "dataset title to harvest from a BioCASe endpoint serving several")
+	tmp := fs.String("tmp", "", "directory for downloads and spill files (default: the system's)")
+	timeout := fs.Duration("http-timeout", 10*time.Minute, "timeout of one HTTP download")
+	fs.Usage = func() {
+		fmt.Fprintln(env.Stderr, "usage: downloader ingest --table DIR SOURCE...\n\nSOURCE is a DwC-A zip, an unpacked archive folder, a lone CSV, an http(s) URL of a DwC-A,\nan ABCD document or archive (.xml, .zip, .abcda), or biocase+https://host/pywrapper.cgi?dsa=NAME.\nEach source replaces its dataset atomically.")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return errors.New("no source given")
+	}
+	if *key != "" && fs.NArg() > 1 {
+		return errors.New("--dataset-key names one dataset: give one source")
+	}
+	t, err := openTable(ctx, *tableSpec, env.Logger)
+	if err != nil {
+		return err
+	}
+	defer t.Close()
+	opts := ingest.OpenOptions{HTTPClient: &http.Client{Timeout: *timeout}, TempDir: *tmp, Dataset: *dataset, Logger: env.Logger}
+	var failed []string
+	for _, src := range fs.Args() {
+		if err := ingestOne(ctx, t, src, *key, opts, env); err != nil {
+			fmt.Fprintf(env.Stderr, "%s: %v\n", src, err)
+			failed = append(failed, src)
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("%d of %d sources failed; the table keeps their previous data", len(failed), fs.NArg())
+	}
+	return nil
+}
+
+func ingestOne(ctx context.Context, t table, src, key string, opts ingest.OpenOptions, env *Env) error {
+	start := time.Now()
+	s, err := ingest.Open(ctx, src, opts)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	res, err := ingest.Load(ctx, func(ctx context.Context, info occurrence.DatasetInfo) (ingest.Writer, error) {
+		return t.Begin(ctx, info)
+	}, s, ingest.Options{DatasetKey: key, Logger: env.Logger})
+	printProblems(env, src, res)
+	if err != nil {
+		return err
+	}
+	d := time.Since(start)
+	fmt.Fprintf(env.Stdout, "%s: dataset %s (%q): %d records, %d broken rows skipped, snapshot %s, %.1fs (%.0f records/s)\n",
+		src, res.DatasetKey, res.Title, res.Records, res.BrokenRows, res.Snapshot, d.Seconds(), float64(res.Records)/d.Seconds())
+	printIssues(env, res.Issues)
+	return nil
+}
+
+func printProblems(env *Env, src string, res ingest.Result) {
+	for i, p := range res.Problems {
+		if i == 10 {
+			fmt.Fprintf(env.Stderr, "%s: ... %d more broken rows\n", src, res.BrokenRows-10)
+			break
+		}
+		fmt.Fprintf(env.Stderr, "%s: skipped %s\n", src, p)
+	}
+}
+
+func printIssues(env *Env, issues map[string]int64) {
+	names := make([]string, 0, len(issues))
+	for k := range issues {
+		names = append(names, k)
+	}
+	sort.Slice(names, func(i, j int) bool { return issues[names[i]] > issues[names[j]] })
+	for _, n := range names {
+		fmt.Fprintf(env.Stdout, "  issue %-40s %d records\n", n, issues[n])
+	}
+}

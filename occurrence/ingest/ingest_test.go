@@ -1,0 +1,208 @@
+package ingest
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/biodiversity-downloads/downloader/dwca"
+	"github.com/biodiversity-downloads/downloader/occurrence"
+	"github.com/biodiversity-downloads/downloader/occurrence/parquet"
+)
+
+// The samples are the dwca and abcd packages' copies of ../shared/data (see
+// their testdata/SOURCES.md). Record counts: the core rows of each archive,
+// counted independently in dwca/archive_test.go, and the units of each ABCD
+// document (grep -c '<abcd:Unit>' and the like, checked in abcd's tests).
+var dwcaSamples = []struct {
+	file    string
+	records int64 // -1: not occurrence data
+}{
+	{"dissco-dwca-kew-gbif-media.zip", 19},
+	{"dissco-dwca-lux-associated-media.zip", 20},
+	{"dwca-io-archive-occ.zip", 1534},
+	{"dwca-io-archive-tax.zip", -1},
+	{"dwca-io-nullCoreID.zip", -1},
+	{"gbif-validator-Archive.zip", 19},
+	{"pydwca-dwca-2extensions.zip", -1},
+	{"pydwca-dwca-simple-csv-eml.zip", 3},
+	{"pydwca-dwca-simple-test-archive-enclosed.zip", 2},
+	{"pydwca-dwca-utf8-eol-test.zip", 1},
+}
+
+func openStore(t *testing.T) *parquet.Store {
+	t.Helper()
+	s, err := parquet.Open(t.TempDir(), parquet.Config{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func target(s *parquet.Store) Target {
+	return func(ctx context.Context, info occurrence.DatasetInfo) (Writer, error) {
+		return s.BeginDataset(ctx, info)
+	}
+}
+
+func load(t *testing.T, s *parquet.Store, src string, opts Options) (Result, error) {
+	t.Helper()
+	ctx := context.Background()
+	source, err := Open(ctx, src, OpenOptions{})
+	if err != nil {
+		return Result{}, err
+	}
+	defer source.Close()
+	return Load(ctx, target(s), source, opts)
+}
+
+func count(t *testing.T, s *parquet.Store, js string) int64 {
+	t.Helper()
+	ctx := context.Background()
+	var pred *occurrence.Predicate
+	if js != "" {
+		var err error
+		if pred, err = occurrence.ParsePredicateJSON([]byte(js), occurrence.DefaultLimits()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	snap, err := s.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, _, err := occurrence.Count(ctx, s, snap, pred, occurrence.ScanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func TestIngestDwCASamples(t *testing.T) {
+	s := openStore(t)
+	var total int64
+	for _, sm := range dwcaSamples {
+		res, err := load(t, s, filepath.Join("..", "..", "dwca", "testdata", sm.file), Options{})
+		if sm.records < 0 {
+			if !errors.Is(err, dwca.ErrNotOccurrenceData) || !strings.Contains(err.Error(), "Taxon") {
+				t.Errorf("%s: got %v, want a not-occurrence-data error naming the Taxon core", sm.file, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", sm.file, err)
+		}
+		if res.Records != sm.records || res.BrokenRows != 0 {
+			t.Errorf("%s: %d records, %d broken; want %d, 0", sm.file, res.Records, res.BrokenRows, sm.records)
+		}
+		total += sm.records
+	}
+	if n := count(t, s, ""); n != total {
+		t.Fatalf("table holds %d records, ingested %d", n, total)
+	}
+	// The same archive ingested again replaces its dataset, with the same ids.
+	before := ids(t, s)
+	if _, err := load(t, s, filepath.Join("..", "..", "dwca", "testdata", "dwca-io-archive-occ.zip"), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, s, ""); n != total {
+		t.Fatalf("re-ingest: table holds %d, want %d", n, total)
+	}
+	after := ids(t, s)
+	if len(before) != len(after) {
+		t.Fatalf("ids %d before, %d after re-ingest", len(before), len(after))
+	}
+	for id := range before {
+		if !after[id] {
+			t.Fatalf("gbifID %d not stable across re-ingest", id)
+		}
+	}
+}
+
+func ids(t *testing.T, s *parquet.Store) map[int64]bool {
+	ctx := context.Background()
+	snap, err := s.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[int64]bool{}
+	_, err = occurrence.Scan(ctx, s, snap, occurrence.ScanRequest{Columns: []string{occurrence.ColGBIFID}}, occurrence.ScanOptions{}, func(b arrow.RecordBatch) error {
+		col := b.Column(0).(*array.Int64)
+		for i := 0; i < col.Len(); i++ {
+			if out[col.Value(i)] {
+				return errors.New("duplicate gbifID")
+			}
+			out[col.Value(i)] = true
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestIngestABCDSamples(t *testing.T) {
+	s := openStore(t)
+	want := map[string]int64{
+		"dissco-biocase-206-with-media.xml":                         100,
+		"dissco-biocase-biologia.xml":                               100,
+		"gbif-crawler-complete_results.xml":                         322,
+		"gbif-pipelines-7ef15372-1387-11e2-bb2e-00145eb45e9a.abcda": 20,
+		"cdmlib-MultipleIdentificationsPreferredFlag.xml":           1,
+	}
+	for file, n := range want {
+		res, err := load(t, s, filepath.Join("..", "..", "abcd", "testdata", file), Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		if res.Records != n {
+			t.Errorf("%s: %d records, want %d", file, res.Records, n)
+		}
+	}
+	// Biologia's records all have coordinates (datum "4326") in Sardinia; no
+	// other sample has coordinates there.
+	if n := count(t, s, `{"type":"within","geometry":"POLYGON((7.5 38.5,10.5 38.5,10.5 41.5,7.5 41.5,7.5 38.5))"}`); n != 100 {
+		t.Errorf("%d records in Sardinia, want the 100 of biologia", n)
+	}
+}
+
+// TestBrokenArchiveLeavesTableUntouched ingests an archive, then a corrupt
+// replacement of the same dataset: the error names the file and the first
+// version stays whole.
+func TestBrokenArchiveLeavesTableUntouched(t *testing.T) {
+	s := openStore(t)
+	dir := t.TempDir()
+	write := func(name, content string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	meta := `<?xml version="1.0"?><archive xmlns="http://rs.tdwg.org/dwc/text/"><core encoding="UTF-8" fieldsTerminatedBy="\t" linesTerminatedBy="\n" fieldsEnclosedBy="" ignoreHeaderLines="1" rowType="http://rs.tdwg.org/dwc/terms/Occurrence"><files><location>occurrence.txt</location></files><id index="0"/><field index="0" term="http://rs.tdwg.org/dwc/terms/occurrenceID"/><field index="1" term="http://rs.tdwg.org/dwc/terms/country"/><field index="2" term="http://rs.tdwg.org/dwc/terms/eventDate"/></core></archive>`
+	write("meta.xml", meta)
+	write("occurrence.txt", "id\tcountry\teventDate\no1\tDenmark\t2001-05-03\no2\tSweden\tnot a date\n")
+	if _, err := load(t, s, dir, Options{DatasetKey: "ds"}); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, s, `{"type":"equals","key":"COUNTRY","value":"DK"}`); n != 1 {
+		t.Fatalf("country derived from name: %d DK records", n)
+	}
+	if n := count(t, s, `{"type":"equals","key":"ISSUE","value":"RECORDED_DATE_INVALID"}`); n != 1 {
+		t.Fatalf("%d records flagged RECORDED_DATE_INVALID, want 1", n)
+	}
+	// Now the data file is gone: the archive is broken.
+	os.Remove(filepath.Join(dir, "occurrence.txt"))
+	_, err := load(t, s, dir, Options{DatasetKey: "ds"})
+	if err == nil || !strings.Contains(err.Error(), "occurrence.txt") {
+		t.Fatalf("broken archive: %v, want an error naming occurrence.txt", err)
+	}
+	if n := count(t, s, ""); n != 2 {
+		t.Fatalf("after a failed ingest the table holds %d records, want the previous 2", n)
+	}
+}

@@ -1,0 +1,284 @@
+package ingest
+
+import (
+	"archive/zip"
+	"bytes"
+	"context"
+	"crypto/sha1"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/biodiversity-downloads/downloader/abcd"
+	"github.com/biodiversity-downloads/downloader/dwca"
+	"github.com/biodiversity-downloads/downloader/occurrence"
+)
+
+// OpenOptions tune how sources are opened.
+type OpenOptions struct {
+	HTTPClient *http.Client
+	TempDir    string
+	// Dataset picks a dataset by title at a BioCASe endpoint serving several.
+	Dataset string
+	Logger  *slog.Logger
+}
+
+// Open opens a source by its name: a DwC-A zip, an unpacked archive folder,
+// a lone CSV/TSV file, an http(s) URL of a DwC-A, an ABCD document (.xml,
+// .response), an ABCD archive (zip of ABCD documents, .abcda), or a BioCASe
+// endpoint "biocase+https://host/pywrapper.cgi?dsa=NAME".
+func Open(ctx context.Context, src string, opts OpenOptions) (Source, error) {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.HTTPClient == nil {
+		opts.HTTPClient = http.DefaultClient
+	}
+	kind, err := sniff(src)
+	if err != nil {
+		return nil, err
+	}
+	if kind == kindABCD {
+		return openABCD(ctx, src, opts)
+	}
+	dopts := dwca.Options{Logger: opts.Logger, TempDir: opts.TempDir}
+	var a *dwca.Archive
+	if strings.HasPrefix(src, "http://") || strings.HasPrefix(src, "https://") {
+		a, err = dopts.OpenURL(ctx, opts.HTTPClient, src)
+	} else {
+		a, err = dopts.Open(ctx, src)
+	}
+	if err != nil {
+		return nil, err
+	}
+	sr, err := a.Records(ctx)
+	if err != nil {
+		a.Close()
+		return nil, err
+	}
+	return newDwCASource(src, a, sr), nil
+}
+
+type sourceKind int
+
+const (
+	kindDwCA sourceKind = iota
+	kindABCD
+)
+
+// sniff tells ABCD inputs from Darwin Core Archives.
+func sniff(src string) (sourceKind, error) {
+	if strings.HasPrefix(src, "biocase+") {
+		return kindABCD, nil
+	}
+	if strings.HasPrefix(src, "http://") || strings.HasPrefix(src, "https://") {
+		return kindDwCA, nil
+	}
+	st, err := os.Stat(src)
+	if err != nil {
+		return 0, fmt.Errorf("source %s: %w", src, err)
+	}
+	if st.IsDir() {
+		return kindDwCA, nil
+	}
+	switch strings.ToLower(filepath.Ext(src)) {
+	case ".xml", ".response", ".abcda":
+		return kindABCD, nil
+	case ".zip":
+		return sniffZip(src)
+	}
+	return kindDwCA, nil
+}
+
+// sniffZip calls a zip an ABCD archive when it holds XML documents and no
+// meta.xml or delimited text file.
+func sniffZip(src string) (sourceKind, error) {
+	zr, err := zip.OpenReader(src)
+	if err != nil {
+		return kindDwCA, nil // let the archive reader report what is wrong
+	}
+	defer zr.Close()
+	xmls := 0
+	for _, f := range zr.File {
+		name := strings.ToLower(path.Base(f.Name))
+		switch {
+		case strings.HasPrefix(f.Name, "__MACOSX/") || strings.HasPrefix(name, "."):
+		case name == "meta.xml" || strings.HasSuffix(name, ".txt") || strings.HasSuffix(name, ".csv") || strings.HasSuffix(name, ".tsv"):
+			return kindDwCA, nil
+		case strings.HasSuffix(name, ".xml") || strings.HasSuffix(name, ".response"):
+			if name != "eml.xml" && name != "metadata.xml" {
+				xmls++
+			}
+		}
+	}
+	if xmls > 0 {
+		return kindABCD, nil
+	}
+	return kindDwCA, nil
+}
+
+// derivedKey makes a UUID-shaped dataset key from a name (a name-based,
+// SHA-1 UUID, version 5) for sources that carry no key of their own.
+func derivedKey(name string) string {
+	sum := sha1.Sum([]byte("downloader dataset:" + name))
+	sum[6] = sum[6]&0x0f | 0x50
+	sum[8] = sum[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", sum[0:4], sum[4:6], sum[6:8], sum[8:10], sum[10:16])
+}
+
+// usableKey accepts identifiers that work as dataset keys in paths and URLs
+// (a UUID, a short token); a DOI, a URL or a long text is hashed instead.
+func usableKey(k string) bool {
+	if len(k) > 64 {
+		return false
+	}
+	for _, c := range k {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+// sourceName is a source's name without directories and extension.
+func sourceName(src string) string {
+	base := filepath.Base(strings.TrimRight(src, "/"))
+	return strings.TrimSuffix(base, filepath.Ext(base))
+}
+
+// dwcaSource adapts a Darwin Core Archive.
+type dwcaSource struct {
+	a  *dwca.Archive
+	sr *dwca.StarReader
+	ds SourceDataset
+}
+
+func newDwCASource(src string, a *dwca.Archive, sr *dwca.StarReader) *dwcaSource {
+	s := &dwcaSource{a: a, sr: sr}
+	s.ds.Title = sourceName(src)
+	if r, err := a.EML(); err == nil {
+		data, rerr := io.ReadAll(io.LimitReader(r, 64<<20))
+		r.Close()
+		if rerr == nil {
+			if info, err := dwca.ReadDatasetInfo(bytes.NewReader(data)); err == nil {
+				s.ds.Key, s.ds.License, s.ds.Citation = info.DatasetKey, info.License, info.Citation
+				if info.Title != "" {
+					s.ds.Title = info.Title
+				}
+			}
+			s.ds.EML = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }
+		}
+	}
+	if s.ds.Key == "" || !usableKey(s.ds.Key) {
+		s.ds.Key = derivedKey(firstNonEmpty(s.ds.Key, s.ds.Title+"|"+sourceName(src)))
+	}
+	return s
+}
+
+func (s *dwcaSource) Dataset() SourceDataset { return s.ds }
+
+func (s *dwcaSource) Next(ctx context.Context) (occurrence.RawRecord, error) {
+	return s.sr.Next()
+}
+
+// Broken reports the rows the archive reader skipped.
+func (s *dwcaSource) Broken() (int64, []string) {
+	b := s.sr.Broken()
+	list := make([]string, 0, len(b.Rows))
+	for _, r := range b.Rows {
+		list = append(list, r.Error())
+	}
+	return int64(b.Count), list
+}
+
+func (s *dwcaSource) Close() error {
+	err := s.sr.Close()
+	if cerr := s.a.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// abcdSource adapts ABCD documents, archives and BioCASe endpoints. The
+// dataset's metadata arrives with the first document, so Open reads ahead
+// one record.
+type abcdSource struct {
+	s       *abcd.Source
+	src     string
+	peeked  *occurrence.RawRecord
+	peekErr error
+}
+
+func openABCD(ctx context.Context, src string, opts OpenOptions) (*abcdSource, error) {
+	s, err := abcd.OpenSource(ctx, src, abcd.SourceOptions{Dataset: opts.Dataset, TempDir: opts.TempDir, Logger: opts.Logger})
+	if err != nil {
+		return nil, err
+	}
+	a := &abcdSource{s: s, src: src}
+	r, err := s.Next(ctx)
+	if err != nil {
+		a.peekErr = err
+	} else {
+		a.peeked = &r
+	}
+	return a, nil
+}
+
+func (a *abcdSource) Dataset() SourceDataset {
+	m := a.s.Dataset()
+	ds := SourceDataset{Key: m.GUID, Title: m.Title, License: firstNonEmpty(m.LicenseURI, m.LicenseText), Citation: m.Citation}
+	if ds.Title == "" {
+		ds.Title = sourceName(a.src)
+	}
+	if ds.Key == "" || !usableKey(ds.Key) {
+		ds.Key = derivedKey(firstNonEmpty(m.GUID, ds.Title+"|"+sourceName(a.src)))
+	}
+	ds.EML = func() (io.ReadCloser, error) {
+		var buf bytes.Buffer
+		if err := abcd.WriteEML(&buf, m); err != nil {
+			return nil, err
+		}
+		return io.NopCloser(&buf), nil
+	}
+	return ds
+}
+
+func firstNonEmpty(vals ...string) string {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+func (a *abcdSource) Next(ctx context.Context) (occurrence.RawRecord, error) {
+	if a.peeked != nil {
+		r := *a.peeked
+		a.peeked = nil
+		return r, nil
+	}
+	if a.peekErr != nil {
+		err := a.peekErr
+		a.peekErr = nil
+		return occurrence.RawRecord{}, err
+	}
+	return a.s.Next(ctx)
+}
+
+// Broken reports the documents that failed while others were read.
+func (a *abcdSource) Broken() (int64, []string) {
+	probs := a.s.Problems()
+	list := make([]string, 0, len(probs))
+	for _, p := range probs {
+		list = append(list, p.Error())
+	}
+	return int64(a.s.Stats().FailedDocuments), list
+}
+
+func (a *abcdSource) Close() error { return a.s.Close() }
