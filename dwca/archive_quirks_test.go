@@ -312,3 +312,16 @@ func TestOpenURL(t *testing.T) {
 		t.Errorf("missing URL: %v", err)
 	}
 }
+
+func TestUnsafeLocationInFolder(t *testing.T) {
+	parent := t.TempDir()
+	os.WriteFile(filepath.Join(parent, "secret.txt"), []byte("x"), 0o644)
+	dir := filepath.Join(parent, "archive")
+	os.Mkdir(dir, 0o755)
+	meta := strings.Replace(strings.Replace(fixtureMeta, "sub/media.csv", "../secret.txt", 1), "occ.txt", "o.txt", 1)
+	os.WriteFile(filepath.Join(dir, "meta.xml"), []byte(meta), 0o644)
+	os.WriteFile(filepath.Join(dir, "o.txt"), []byte("id\n"), 0o644)
+	if _, err := Open(context.Background(), dir); !errors.Is(err, ErrUnsafePath) {
+		t.Errorf("%v, want ErrUnsafePath", err)
+	}
+}

@@ -85,18 +85,6 @@ func (s *FileSpec) FieldIndex(term string) int {
 	return -1
 }
 
-// Columns returns the number of columns the field mapping refers to: one more
-// than the largest column index of the id and the fields.
-func (s *FileSpec) Columns() int {
-	n := s.IDIndex + 1
-	for _, f := range s.Fields {
-		if f.Index+1 > n {
-			n = f.Index + 1
-		}
-	}
-	return n
-}
-
 // newFileSpec returns a FileSpec with the TDWG defaults.
 func newFileSpec() FileSpec {
 	return FileSpec{

@@ -118,10 +118,27 @@ func writeSpec(bw *bufio.Writer, elem, idElem string, s *FileSpec) {
 }
 
 // escapeSeparator writes control characters as the backslash escapes readers
-// decode (\t, \n, \r) and XML-escapes the rest.
+// decode (\t, \n, \r, \uXXXX) and XML-escapes the rest, so that ParseMeta
+// reads back exactly s.
 func escapeSeparator(s string) string {
-	r := strings.NewReplacer("\\", `\\`, "\t", `\t`, "\n", `\n`, "\r", `\r`, "\f", `\f`, "\v", `\v`)
-	return escapeAttr(r.Replace(s))
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r < 0x20 || r == 0xFFFE || r == 0xFFFF || (r >= 0xD800 && r <= 0xDFFF):
+			fmt.Fprintf(&b, `\u%04X`, r)
+		default:
+			b.WriteString(escapeAttr(string(r)))
+		}
+	}
+	return b.String()
 }
 
 // escapeAttr escapes text for an XML attribute value or element content.

@@ -236,7 +236,7 @@ func (rr *RowReader) openNext() error {
 // prepareText drops a byte-order mark and decodes non-UTF-8 encodings. A
 // UTF-16 BOM wins over a declared UTF-8 encoding.
 func prepareText(r io.Reader, enc string) (io.Reader, error) {
-	br := bufio.NewReaderSize(r, 64<<10)
+	br := bufio.NewReaderSize(r, scanBufSize) // the scanner reuses it
 	head, _ := br.Peek(3)
 	switch {
 	case bytes.HasPrefix(head, []byte("\xEF\xBB\xBF")):

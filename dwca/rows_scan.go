@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"unicode/utf8"
 )
@@ -20,6 +19,9 @@ var (
 // MaxRowBytes caps the bytes of one row (all lines of a row with quoted line
 // breaks). A quote that is never closed would otherwise swallow the file.
 const MaxRowBytes = 8 << 20
+
+// scanBufSize is the read buffer of a data file.
+const scanBufSize = 256 << 10
 
 // lineMode says how physical lines end.
 type lineMode int
@@ -59,7 +61,7 @@ type scanner struct {
 }
 
 func newScanner(r io.Reader, spec *FileSpec) *scanner {
-	br := bufio.NewReaderSize(r, 256<<10)
+	br := bufio.NewReaderSize(r, scanBufSize)
 	s := &scanner{br: br, sep: []byte(spec.FieldsTerminatedBy), quote: []byte(spec.FieldsEnclosedBy),
 		utf8: isUTF8(spec.Encoding)}
 	switch spec.LinesTerminatedBy {
@@ -116,6 +118,9 @@ func (s *scanner) physLine() (rawLine, error) {
 		}
 		if err == io.EOF {
 			s.eof = true
+			if s.mode == modeLF && len(b) > 0 && b[len(b)-1] == '\r' {
+				b = b[:len(b)-1] // a last line ending in a lone CR
+			}
 			if len(b) == 0 {
 				return rawLine{}, io.EOF
 			}
@@ -300,9 +305,4 @@ func (s *scanner) cells() []string {
 		start = end
 	}
 	return out
-}
-
-// String describes the scanner's dialect for error messages.
-func (s *scanner) String() string {
-	return fmt.Sprintf("sep=%q quote=%q", s.sep, s.quote)
 }
