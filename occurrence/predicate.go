@@ -205,8 +205,10 @@ func (p *Predicate) walk(f func(*Predicate)) {
 	}
 }
 
-// Validate checks a Predicate built in code (not by a parser) and prepares it
-// for evaluation. Parsed predicates are already valid.
+// Validate checks a Predicate built in code (not by a parser), normalizes its
+// keys and values in place and prepares it for evaluation; call it before
+// sharing the predicate. Parsed predicates are already valid. An unvalidated
+// predicate is compiled on first use and panics there if it is invalid.
 func (p *Predicate) Validate(lim Limits) error {
 	if p == nil {
 		return nil
@@ -224,12 +226,16 @@ func (p *Predicate) comp() *compiled {
 	case TypeAnd, TypeOr, TypeNot:
 		return nil
 	}
-	c, err := compileLeaf(p, "", DefaultLimits())
+	// Compile a copy so that concurrent first uses never write to p.
+	cp := &Predicate{Type: p.Type, Key: p.Key, Value: p.Value, Values: append([]string(nil), p.Values...),
+		MatchCase: p.MatchCase, Parameter: p.Parameter, Geometry: p.Geometry, Latitude: p.Latitude,
+		Longitude: p.Longitude, Distance: p.Distance, Range: p.Range}
+	c, err := compileLeaf(cp, "", DefaultLimits())
 	if err != nil {
 		panic("occurrence: predicate used without Validate: " + err.Error())
 	}
-	p.c.Store(c)
-	return c
+	p.c.CompareAndSwap(nil, c)
+	return p.c.Load()
 }
 
 func (p *Predicate) matchCase() bool { return p.MatchCase != nil && *p.MatchCase }

@@ -166,7 +166,7 @@ func unknownKey(path, key string) *PredicateError {
 	if key == "" {
 		return ptErr(path, "", "", "missing search parameter")
 	}
-	return ptErr(path, key, "", "unknown search parameter")
+	return ptErr(path, key, "", "unknown search parameter (supported: %s)", strings.Join(SearchKeys(), ", "))
 }
 
 func (c *compiled) compileValues(p *Predicate, path string) error {

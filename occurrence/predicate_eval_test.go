@@ -1,6 +1,7 @@
 package occurrence
 
 import (
+	"errors"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -193,5 +194,51 @@ func TestColumns(t *testing.T) {
 	tk := mustParse(t, `{"type":"equals","key":"TAXON_KEY","value":"1"}`).Columns()
 	if len(tk) != len(taxonKeyColumns) {
 		t.Fatalf("TAXON_KEY columns %v", tk)
+	}
+}
+
+// TestEvalConcurrent shares one predicate between goroutines, parsed and
+// built by hand (compiled on first use); run with -race.
+func TestEvalConcurrent(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	batch := buildBatch(t, allColumns(), randomRows(rng, 256))
+	defer batch.Release()
+	parsed := mustParse(t, randomPredicate(t, rng, 4))
+	hand := &Predicate{Type: TypeAnd, Predicates: []*Predicate{
+		{Type: TypeIn, Key: "country", Values: []string{"dk", "se"}},
+		{Type: TypeNot, Predicate: &Predicate{Type: TypeEquals, Key: "YEAR", Value: "1990,2000"}},
+	}}
+	for _, p := range []*Predicate{parsed, hand} {
+		want := make([]bool, batch.NumRows())
+		done := make(chan []bool)
+		for g := 0; g < 4; g++ {
+			go func() {
+				sel := make([]bool, batch.NumRows())
+				p.Eval(batch, sel)
+				done <- sel
+			}()
+		}
+		for g := 0; g < 4; g++ {
+			got := <-done
+			if g == 0 {
+				copy(want, got)
+			} else if !slices.Equal(got, want) {
+				t.Fatalf("%s: concurrent Eval results differ", p)
+			}
+		}
+		matchingRows(t, p, batch)
+		if len(matchingRows(t, p, batch)) == 0 && p == hand {
+			t.Fatal("hand-built predicate matched nothing")
+		}
+	}
+	if hand.Predicates[0].Key != "country" {
+		t.Fatal("lazy compilation must not rewrite a hand-built predicate")
+	}
+	if err := hand.Validate(Limits{}); err != nil || hand.Predicates[0].Key != "COUNTRY" {
+		t.Fatalf("Validate: %v, key %q", err, hand.Predicates[0].Key)
+	}
+	bad := &Predicate{Type: TypeEquals, Key: "NOPE", Value: "1"}
+	if err := bad.Validate(Limits{}); !errors.Is(err, ErrInvalidPredicate) {
+		t.Fatalf("Validate of an unknown key: %v", err)
 	}
 }
