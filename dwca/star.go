@@ -139,20 +139,26 @@ func (s *StarReader) loadMem(ej *extJoin, budget int64) (used int64, fits bool, 
 	}
 	defer rr.Close()
 	mem := map[string][]extRow{}
+	// broken rows and rows without coreid count only if the extension stays
+	// in memory: the disk join reads the file again and counts them then.
+	var broken []error
+	noID := 0
 	for {
 		row, err := rr.Next()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			if s.brokenRow(err) {
+			var re *RowError
+			if errors.As(err, &re) {
+				broken = append(broken, err)
 				continue
 			}
 			return 0, false, err
 		}
 		id := row.ID()
 		if id == "" {
-			s.orphans++
+			noID++
 			continue
 		}
 		r := extRow{terms: row.Terms(), source: row.Source()}
@@ -166,6 +172,10 @@ func (s *StarReader) loadMem(ej *extJoin, budget int64) (used int64, fits bool, 
 		}
 		mem[id] = append(mem[id], r)
 	}
+	for _, err := range broken {
+		s.brokenRow(err)
+	}
+	s.orphans += noID
 	ej.mem = mem
 	return used, true, nil
 }

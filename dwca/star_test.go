@@ -118,9 +118,12 @@ func unsortedArchive(t testing.TB, n, k, orphans int) string {
 	}
 	rng.Shuffle(len(rows), func(i, j int) { rows[i], rows[j] = rows[j], rows[i] })
 	ext.WriteString("coreid\tmedia\n")
+	// first, one broken row (invalid UTF-8) and one row without a coreid
+	ext.WriteString("id1\tbad \xff\n\tno core id\n")
 	for _, r := range rows {
 		fmt.Fprintf(&ext, "%s\t%s\n", r.id, r.v)
 	}
+
 	meta := strings.NewReplacer(`fieldsTerminatedBy=","`, `fieldsTerminatedBy="\t" ignoreHeaderLines="1"`,
 		`ignoreHeaderLines="0"`, "", `<coreid index="1"/>`, `<coreid index="0"/>`,
 		`<field index="0" term="http://purl.org/dc/terms/identifier"/>`,
@@ -155,8 +158,11 @@ func TestUnsortedExtensionJoinMemoryAndDisk(t *testing.T) {
 			}
 			recs = append(recs, r)
 		}
-		if sr.Orphans() != orphans {
-			t.Errorf("budget %d: %d orphans, want %d", budget, sr.Orphans(), orphans)
+		if sr.Orphans() != orphans+1 {
+			t.Errorf("budget %d: %d orphans, want %d", budget, sr.Orphans(), orphans+1)
+		}
+		if b := sr.Broken(); b.Count != 1 || b.Rows[0].File != "sub/media.csv" {
+			t.Errorf("budget %d: broken rows %+v, want the one invalid UTF-8 row once", budget, b)
 		}
 		sr.Close()
 		a.Close()
