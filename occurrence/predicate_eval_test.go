@@ -242,3 +242,43 @@ func TestEvalConcurrent(t *testing.T) {
 		t.Fatalf("Validate of an unknown key: %v", err)
 	}
 }
+
+// TestPolygonIndexAgrees compares Eval's banded point-in-polygon test with
+// the full even-odd scan on random points, vertices and edge midpoints.
+func TestPolygonIndexAgrees(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	for _, js := range []string{circlePolygon(500),
+		`{"type":"within","geometry":"POLYGON((-10 30, 40 30, 40 70, -10 70, -10 30), (0 40, 0 60, 20 60, 20 40, 0 40))"}`,
+		`{"type":"within","geometry":"MULTIPOLYGON(((170 -30, 190 -30, 190 0, 170 0, 170 -30)), ((-100 20, -80 20, -80 50, -100 50, -100 20)))"}`,
+		`{"type":"within","geometry":"POLYGON((0 0, 10 0, 10 10, 5 3, 0 10, 0 0))"}`} {
+		g := mustParse(t, js).comp().geom
+		parity := make([]bool, g.maxRings())
+		var pts [][2]float64
+		for i := 0; i < 20000; i++ {
+			pts = append(pts, [2]float64{g.minY - 1 + rng.Float64()*(g.maxY-g.minY+2), g.minX - 1 + rng.Float64()*(g.maxX-g.minX+2)})
+		}
+		for _, p := range g.polys {
+			for i := 0; i+1 < len(p.shell.xs); i++ {
+				pts = append(pts, [2]float64{p.shell.ys[i], p.shell.xs[i]},
+					[2]float64{(p.shell.ys[i] + p.shell.ys[i+1]) / 2, (p.shell.xs[i] + p.shell.xs[i+1]) / 2})
+			}
+		}
+		in := 0
+		for _, p := range pts {
+			lon := p[1]
+			if lon > 180 {
+				lon -= 360
+			}
+			a, b := g.containsFast(p[0], lon, parity), g.containsSimple(p[0], lon)
+			if a != b {
+				t.Fatalf("%s: point %v: banded %v, full scan %v", js, p, a, b)
+			}
+			if a {
+				in++
+			}
+		}
+		if in == 0 || in == len(pts) {
+			t.Fatalf("%s: degenerate test, %d of %d inside", js, in, len(pts))
+		}
+	}
+}
