@@ -325,3 +325,27 @@ func TestUnsafeLocationInFolder(t *testing.T) {
 		t.Errorf("%v, want ErrUnsafePath", err)
 	}
 }
+
+func TestEncodings(t *testing.T) {
+	meta := strings.Replace(fixtureMeta, `<core fieldsTerminatedBy`, `<core encoding="ISO-8859-1" fieldsTerminatedBy`, 1)
+	meta = strings.Replace(meta, "sub/media.csv", "m.csv", 1)
+	utf16 := []byte{0xFF, 0xFE} // UTF-16LE with BOM, though meta.xml says UTF-8
+	for _, r := range "x,o1\n" {
+		utf16 = append(utf16, byte(r), 0)
+	}
+	dir := writeDir(t, map[string]string{"meta.xml": meta,
+		"occ.txt": "id\tname\tcountry\no1\tK\xf8benhavn\t\xc5land\n", "m.csv": string(utf16)})
+	a, err := Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	recs, _ := allRecords(t, a)
+	if len(recs) != 1 || recs[0].Core[occurrence.NSDwC+"scientificName"] != "København" ||
+		recs[0].Core[occurrence.NSDwC+"country"] != "Åland" {
+		t.Fatalf("ISO-8859-1 not decoded: %+v", recs)
+	}
+	if m := recs[0].Extensions[occurrence.RowTypeMultimedia]; len(m) != 1 || m[0][occurrence.NSDC+"identifier"] != "x" {
+		t.Errorf("UTF-16 extension not decoded: %+v", m)
+	}
+}
