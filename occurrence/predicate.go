@@ -55,6 +55,10 @@ var predicateTypes = []string{
 //   - not is the boolean complement: not(COUNTRY=DK) includes records without a
 //     country. A null never equals or compares to anything.
 //   - within/geoDistance never match a record without both coordinates.
+//   - isNull/isNotNull test the key's first column: taxonKey for TAXON_KEY,
+//     eventDateStart for EVENT_DATE.
+//   - Concurrency: a parsed predicate is immutable and safe for concurrent
+//     Eval, MatchRow and MayMatch.
 type Predicate struct {
 	Type       string
 	Key        string   // canonical search parameter (COUNTRY); simple predicates
