@@ -136,6 +136,11 @@ func TestExportMatchesCount(t *testing.T) {
 			}
 		}
 	}
+	// --progress always draws the bar even without a terminal.
+	_, stderr := runCmd(t, "export", "--table", table, "--format", "SIMPLE_CSV", "--progress", "always", "-o", filepath.Join(dir, "p.zip"))
+	if !strings.Contains(stderr, "\r100.0% scanned 600/600, matched 600") || !strings.Contains(stderr, "ETA") {
+		t.Errorf("progress bar: %q", stderr)
+	}
 	// stdout output is the same archive the file output is.
 	var out, errb bytes.Buffer
 	env := &Env{Stdout: &out, Stderr: &errb, Logger: slog.New(slog.DiscardHandler)}
