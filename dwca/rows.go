@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/biodiversity-downloads/downloader/occurrence"
@@ -41,7 +42,7 @@ func (r Row) File() string { return r.file }
 func (r Row) Line() int { return r.line }
 
 // Source locates the row as "file:line".
-func (r Row) Source() string { return fmt.Sprintf("%s:%d", r.file, r.line) }
+func (r Row) Source() string { return r.file + ":" + strconv.Itoa(r.line) }
 
 // Cells are the row's raw columns.
 func (r Row) Cells() []string { return r.cells }

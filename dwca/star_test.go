@@ -301,3 +301,29 @@ func TestReadDatasetInfo(t *testing.T) {
 		t.Errorf("malformed EML: %v", err)
 	}
 }
+
+// BenchmarkStarJoin joins 20,000 core rows with 40,000 shuffled extension
+// rows in memory and, with a 256 KiB budget, on disk (external sort).
+func BenchmarkStarJoin(b *testing.B) {
+	dir := unsortedArchive(b, 20000, 2, 1000)
+	for _, bc := range []struct {
+		name   string
+		budget int64
+	}{{"memory", DefaultJoinBudget}, {"disk", 256 << 10}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				a, err := Options{JoinBudget: bc.budget, TempDir: b.TempDir()}.Open(context.Background(), dir)
+				if err != nil {
+					b.Fatal(err)
+				}
+				recs, _ := allRecords(b, a)
+				if len(recs) != 20000 {
+					b.Fatalf("%d records", len(recs))
+				}
+				a.Close()
+			}
+			b.ReportMetric(float64(20000*b.N)/b.Elapsed().Seconds(), "records/s")
+		})
+	}
+}
