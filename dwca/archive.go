@@ -124,8 +124,9 @@ func (a *Archive) load(ctx context.Context) error {
 	a.root = commonRoot(names)
 	a.names = make(map[string]string, len(names))
 	for _, n := range names {
-		rel := strings.TrimPrefix(n, a.root)
-		a.names[strings.ToLower(rel)] = rel
+		if rel, ok := strings.CutPrefix(n, a.root); ok {
+			a.names[strings.ToLower(rel)] = rel
+		}
 	}
 	if metaName, ok := a.names["meta.xml"]; ok {
 		rc, err := a.openFile(metaName)
@@ -260,13 +261,22 @@ func visibleFiles(fsys fs.FS) ([]string, error) {
 	return names, nil
 }
 
-// commonRoot returns "dir/" when meta.xml is not at the top but every visible
-// file sits in one folder (archives zipped with their folder), else "".
+// commonRoot returns the folder to read the archive from: "" when meta.xml
+// is at the top, the folder of the only meta.xml when there is exactly one
+// deeper down, else "dir/" when every visible file sits in one folder
+// (archives zipped with their folder), else "".
 func commonRoot(names []string) string {
+	var metas []string
 	for _, n := range names {
-		if strings.EqualFold(n, "meta.xml") {
-			return ""
+		if strings.EqualFold(path.Base(n), "meta.xml") {
+			if strings.EqualFold(n, "meta.xml") {
+				return ""
+			}
+			metas = append(metas, n)
 		}
+	}
+	if len(metas) == 1 {
+		return path.Dir(metas[0]) + "/"
 	}
 	root := ""
 	for _, n := range names {

@@ -349,3 +349,20 @@ func TestEncodings(t *testing.T) {
 		t.Errorf("UTF-16 extension not decoded: %+v", m)
 	}
 }
+
+func TestMetaInNestedFolder(t *testing.T) {
+	meta := strings.Replace(fixtureMeta, "sub/media.csv", "occ.txt", 1)
+	p := writeZip(t, []string{"README.txt", "export/v1/meta.xml", "export/v1/occ.txt"}, map[string]string{
+		"README.txt": "not data", "export/v1/meta.xml": meta, "export/v1/occ.txt": "id\tname\no1\tx\n"})
+	a, err := Open(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if got := strings.Join(a.Files(), ","); got != "meta.xml,occ.txt" {
+		t.Errorf("files %s", got)
+	}
+	if n := countRows(t, a, a.Meta.Core); n != 1 {
+		t.Errorf("%d rows", n)
+	}
+}
