@@ -51,6 +51,8 @@ type lexer struct {
 	after  int // line after the current token
 	names  map[string]string
 	cache  [256]string // direct-mapped front of names
+	qcache [256]qname  // names already validated, by full name
+	qfull  [256]string
 	kind   int
 	name   qname
 	attrs  []lexAttr
@@ -236,11 +238,23 @@ func (l *lexer) end(b []byte, want qname) error {
 	return nil
 }
 
-// qname validates and interns a name.
+// qname validates and interns a name; names seen before skip validation.
 func (l *lexer) qname(b []byte) (qname, error) {
 	if len(b) == 0 {
 		return qname{}, fmt.Errorf("%w: missing name", ErrSyntax)
 	}
+	slot := (len(b)*31 + int(b[0])*7 + int(b[len(b)-1])*13 + int(b[len(b)/2])) & 255
+	if l.qfull[slot] == string(b) {
+		return l.qcache[slot], nil
+	}
+	q, err := l.parseName(b)
+	if err == nil {
+		l.qfull[slot], l.qcache[slot] = string(b), q
+	}
+	return q, err
+}
+
+func (l *lexer) parseName(b []byte) (qname, error) {
 	if c := b[0]; c == '-' || c == '.' || (c >= '0' && c <= '9') || c == ':' {
 		return qname{}, fmt.Errorf("%w: invalid name %q", ErrSyntax, b)
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"time"
 
 	"github.com/biodiversity-downloads/downloader/abcd"
@@ -71,6 +72,11 @@ func runConvert(ctx context.Context, args []string, env *Env) error {
 	c, err := parseConvert(args, env)
 	if err != nil {
 		return err
+	}
+	if os.Getenv("GOGC") == "" {
+		// The live heap is a few units per worker; collecting less often
+		// saves ~10% CPU for a few tens of MB.
+		debug.SetGCPercent(400)
 	}
 	start := time.Now()
 	src, err := abcd.OpenSources(ctx, c.inputs, abcd.SourceOptions{Workers: c.workers, Dataset: c.dataset, Logger: env.Logger})
