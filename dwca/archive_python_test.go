@@ -8,8 +8,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"testing"
 	"time"
+
+	"github.com/biodiversity-downloads/downloader/occurrence"
 )
 
 // PythonDwCAReaderVersion is the python-dwca-reader release the cross-check
@@ -134,4 +137,78 @@ func unpack(t *testing.T, a *Archive) string {
 		f.Close()
 	}
 	return dir
+}
+
+// pyValues prints the core rows python-dwca-reader reads, as JSON lists of
+// the values of the given terms, and the number of extension rows.
+const pyValues = `
+import sys, json
+from dwca.read import DwCAReader
+terms = sys.argv[2:]
+with DwCAReader(sys.argv[1]) as d:
+    rows = [[r.data.get(t, "") for t in terms] for r in d.core_file.iter_rows()]
+    ext = sum(1 for e in d.extension_files for _ in e.iter_rows())
+print(json.dumps({"rows": rows, "ext": ext}))
+`
+
+// TestPythonReadsWrittenArchive writes an archive with Meta.WriteXML and
+// TextWriter (what the download formats use) and reads it back with
+// python-dwca-reader: values come back as CleanValue made them.
+func TestPythonReadsWrittenArchive(t *testing.T) {
+	requirePythonModule(t, "dwca.read")
+	sci := occurrence.NSDwC + "scientificName"
+	loc := occurrence.NSDwC + "locality"
+	meta := &Meta{Metadata: "metadata.xml",
+		Core: FileSpec{RowType: occurrence.RowTypeOccurrence, Files: []string{"occurrence.txt"},
+			Encoding: "UTF-8", FieldsTerminatedBy: "\t", LinesTerminatedBy: "\n", IgnoreHeaderLines: 1, IDIndex: 0,
+			Fields: []Field{{Index: 0, Term: occurrence.NSGBIF + "gbifID"}, {Index: 1, Term: sci}, {Index: 2, Term: loc}}},
+		Extensions: []FileSpec{{RowType: occurrence.RowTypeMultimedia, Files: []string{"multimedia.txt"},
+			Encoding: "UTF-8", FieldsTerminatedBy: "\t", LinesTerminatedBy: "\n", IgnoreHeaderLines: 1, IDIndex: 0,
+			Fields: []Field{{Index: 1, Term: occurrence.NSDC + "identifier"}}}},
+	}
+	rows := [][]string{
+		{"1", "Puma concolor", "Tab\there, newline\nthere"},
+		{"2", `"Quoted" & 'single'`, "non-BMP 𝔘, NEL\u0085, LS\u2028, VT\v"},
+		{"3", "", "\\N backslash"},
+	}
+	var metaBuf, occ, media bytes.Buffer
+	if err := meta.WriteXML(&metaBuf); err != nil {
+		t.Fatal(err)
+	}
+	w := NewTextWriter(&occ)
+	w.WriteHeader([]string{"gbifID", "scientificName", "locality"})
+	for _, r := range rows {
+		w.WriteRow(r)
+	}
+	w.Flush()
+	mw := NewTextWriter(&media)
+	mw.WriteHeader([]string{"gbifID", "identifier"})
+	mw.WriteRow([]string{"1", "http://x/1.jpg"})
+	mw.WriteRow([]string{"2", "http://x/2.jpg"})
+	mw.Flush()
+	p := writeZip(t, []string{"meta.xml", "occurrence.txt", "multimedia.txt", "metadata.xml"}, map[string]string{
+		"meta.xml": metaBuf.String(), "occurrence.txt": occ.String(), "multimedia.txt": media.String(),
+		"metadata.xml": "<eml:eml xmlns:eml=\"eml://ecoinformatics.org/eml-2.1.1\"><dataset><title>t</title></dataset></eml:eml>"})
+	cmd := exec.Command("python3", "-c", pyValues, p, sci, loc)
+	cmd.Dir = t.TempDir()
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("python-dwca-reader: %v\n%s", err, out)
+	}
+	var res struct {
+		Rows [][]string
+		Ext  int
+	}
+	if err := json.Unmarshal(out, &res); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if len(res.Rows) != len(rows) || res.Ext != 2 {
+		t.Fatalf("python-dwca-reader read %d rows and %d extension rows: %s", len(res.Rows), res.Ext, out)
+	}
+	for i, r := range rows {
+		want := []string{CleanValue(r[1]), CleanValue(r[2])}
+		if !reflect.DeepEqual(res.Rows[i], want) {
+			t.Errorf("row %d: python-dwca-reader read %q, want %q", i, res.Rows[i], want)
+		}
+	}
 }
