@@ -181,9 +181,8 @@ func (c *compiled) compileValues(p *Predicate, path string) error {
 			return ptErr(joinPath(path, "type"), spec.name, "", "like only applies to text parameters")
 		}
 	}
-	if p.MatchCase != nil && !spec.kind.text() {
-		return ptErr(joinPath(path, "matchCase"), spec.name, "", "matchCase only applies to text parameters")
-	}
+	// matchCase is accepted on every key (GBIF writes "matchCase":false into
+	// stored predicates) and only changes text comparisons.
 	// Free text and like patterns compare case-insensitively unless matchCase;
 	// codes are normalized and compared exactly.
 	c.fold = (spec.kind == vText || spec.kind == vPiped || p.Type == TypeLike) && !p.matchCase()

@@ -50,11 +50,11 @@ var typeNames = func() map[string]string {
 // fieldsByType lists the JSON fields each predicate type takes besides "type".
 var fieldsByType = map[string][]string{
 	TypeAnd: {"predicates"}, TypeOr: {"predicates"}, TypeNot: {"predicate"},
-	TypeEquals: {"key", "value", "matchCase"}, TypeLike: {"key", "value", "matchCase"},
-	TypeLessThan: {"key", "value"}, TypeLessThanOrEquals: {"key", "value"},
-	TypeGreaterThan: {"key", "value"}, TypeGreaterThanOrEquals: {"key", "value"},
-	TypeIn: {"key", "values", "matchCase"}, TypeRange: {"key", "value"},
-	TypeIsNull: {"parameter"}, TypeIsNotNull: {"parameter"},
+	TypeEquals: {"key", "value", "matchCase", "checklistKey"}, TypeLike: {"key", "value", "matchCase", "checklistKey"},
+	TypeLessThan: {"key", "value", "matchCase", "checklistKey"}, TypeLessThanOrEquals: {"key", "value", "matchCase", "checklistKey"},
+	TypeGreaterThan: {"key", "value", "matchCase", "checklistKey"}, TypeGreaterThanOrEquals: {"key", "value", "matchCase", "checklistKey"},
+	TypeIn: {"key", "values", "matchCase", "checklistKey"}, TypeRange: {"key", "value"},
+	TypeIsNull: {"parameter", "checklistKey"}, TypeIsNotNull: {"parameter", "checklistKey"},
 	TypeWithin: {"geometry"}, TypeGeoDistance: {"latitude", "longitude", "distance"},
 }
 
@@ -84,6 +84,10 @@ func predicateFromJSON(raw any, path string) (*Predicate, error) {
 			continue
 		}
 		return nil, ptErr(joinPath(path, f), "", "", "field %q is not part of a %s predicate (fields: %s)", f, typ, strings.Join(allowed, ", "))
+	}
+	if ck, ok := obj["checklistKey"]; ok && ck != nil {
+		// GBIF's experimental choice of taxonomy: this table has one.
+		return nil, ptErr(joinPath(path, "checklistKey"), "", fmt.Sprint(ck), "checklistKey is not supported: taxon keys are those of the ingested records")
 	}
 	p := &Predicate{Type: typ}
 	var err error

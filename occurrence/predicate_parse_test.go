@@ -25,6 +25,8 @@ func TestParsePredicateJSONNormalizes(t *testing.T) {
 		{`{"type":"like","key":"CATALOG_NUMBER","value":"PAPS5-560*","matchCase":true}`, `{"type":"like","key":"CATALOG_NUMBER","value":"PAPS5-560*","matchCase":true}`},
 		{`{"type":"not","predicate":{"type":"within","geometry":"POLYGON((0 0, 1 0, 1 1, 0 1, 0 0))"}}`, `{"type":"not","predicate":{"type":"within","geometry":"POLYGON((0 0, 1 0, 1 1, 0 1, 0 0))"}}`},
 		{`null`, `null`},
+		// as GBIF stores them: matchCase on every simple predicate
+		{`{"type":"equals","key":"TAXON_KEY","value":"212","matchCase":false,"checklistKey":null}`, `{"type":"equals","key":"TAXON_KEY","value":"212","matchCase":false}`},
 	}
 	for _, c := range cases {
 		p, err := ParsePredicateJSON([]byte(c.in), Limits{})
@@ -98,7 +100,7 @@ func TestParsePredicateJSONRejects(t *testing.T) {
 		{`{"type":"lessThan","key":"YEAR","value":"1990,2000"}`, false, []string{"YEAR", "range is only allowed"}},
 		{`{"type":"lessThan","key":"COUNTRY","value":"DK"}`, false, []string{"COUNTRY", "lessThan only applies"}},
 		{`{"type":"like","key":"YEAR","value":"19*"}`, false, []string{"YEAR", "like only applies"}},
-		{`{"type":"equals","key":"YEAR","value":"2000","matchCase":true}`, false, []string{"matchCase"}},
+		{`{"type":"equals","key":"TAXON_KEY","value":"212","checklistKey":"7ddf754f-d193-4cc9-b351-99906754a03b"}`, false, []string{"checklistKey", "not supported"}},
 		{`{"type":"equals","key":"HAS_COORDINATE","value":"yes"}`, false, []string{"HAS_COORDINATE", "yes", "true or false"}},
 		{`{"type":"equals","key":"COUNTRY","value":""}`, false, []string{"COUNTRY", "empty"}},
 		{`{"type":"equals","key":"COUNTRY"}`, false, []string{"value", "missing"}},
