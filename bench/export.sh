@@ -20,7 +20,7 @@ sizes=("$@")
 fields=gbifID,datasetKey,occurrenceID,scientificName,countryCode,locality,decimalLatitude,decimalLongitude,eventDate,year,basisOfRecord,recordedBy
 
 (cd "$root" && go build -o "$work/bin/downloader" ./cmd/downloader && go build -o "$work/bin/floor" ./bench/floor &&
-	go build -o "$work/bin/exportgen" ./bench/exportgen)
+	go build -o "$work/bin/gen" ./bench/gen)
 dl="$work/bin/downloader"
 python3 -c 'import duckdb' || { echo "bench/export.sh: python3 duckdb missing (scripts/ci/export-readers.sh)" >&2; exit 1; }
 
@@ -54,11 +54,7 @@ for n in "${sizes[@]}"; do
 	table="$work/t$n"
 	if [[ ! -f "$table/.bench-done" ]]; then
 		rm -rf "$table"
-		if "$dl" 2>&1 | grep -q '^  gen '; then
-			"$dl" gen --table "$table" --records "$n" >&2
-		else
-			"$work/bin/exportgen" -table "$table" -records "$n" >&2
-		fi
+		"$work/bin/gen" -table "$table" -records "$n" >&2
 		touch "$table/.bench-done"
 	fi
 	glob="$table/data/*/*/*.parquet"
