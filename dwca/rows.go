@@ -180,6 +180,7 @@ func (rr *RowReader) Next() (Row, error) {
 				return Row{}, &RowError{File: rr.file, Line: line, Err: err}
 			}
 			if errors.Is(err, ErrRowTooLong) {
+				rr.line = rr.sc.line
 				return Row{}, &RowError{File: rr.file, Line: rr.sc.line, Err: err}
 			}
 			return Row{}, fmt.Errorf("dwca: read %s line %d: %w", rr.file, rr.sc.line, err)

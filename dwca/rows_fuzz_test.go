@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"reflect"
 	"strings"
@@ -169,4 +170,30 @@ func FuzzTextRoundTrip(f *testing.F) {
 			t.Fatalf("more than one row: %v", err)
 		}
 	})
+}
+
+func TestOverlongLineSkipped(t *testing.T) {
+	spec := newFileSpec()
+	spec.FieldsTerminatedBy, spec.FieldsEnclosedBy = "\t", ""
+	data := "a\tb\n" + strings.Repeat("x", 600<<10) + "\nc\td\n"
+	s := newScanner(strings.NewReader(data), &spec)
+	s.maxRow = 100 << 10
+	var got []string
+	for {
+		line, err := s.next()
+		if err == io.EOF {
+			break
+		}
+		if errors.Is(err, ErrRowTooLong) {
+			got = append(got, fmt.Sprintf("too long@%d", s.line))
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, fmt.Sprintf("%s@%d", strings.Join(s.cells(), ","), line))
+	}
+	if want := "a,b@1 too long@2 c,d@3"; strings.Join(got, " ") != want {
+		t.Errorf("got %q, want %q", strings.Join(got, " "), want)
+	}
 }

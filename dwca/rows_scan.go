@@ -47,6 +47,7 @@ type scanner struct {
 	sep     []byte
 	quote   []byte
 	utf8    bool
+	maxRow  int       // MaxRowBytes, smaller in tests
 	line    int       // physical lines read from br
 	pending []rawLine // lines pushed back after an unclosed quote
 	acc     []byte    // accumulator for lines longer than the buffer
@@ -63,7 +64,7 @@ type scanner struct {
 func newScanner(r io.Reader, spec *FileSpec) *scanner {
 	br := bufio.NewReaderSize(r, scanBufSize)
 	s := &scanner{br: br, sep: []byte(spec.FieldsTerminatedBy), quote: []byte(spec.FieldsEnclosedBy),
-		utf8: isUTF8(spec.Encoding)}
+		utf8: isUTF8(spec.Encoding), maxRow: MaxRowBytes}
 	switch spec.LinesTerminatedBy {
 	case "\n", "\r\n", "\r":
 		s.mode = detectLineMode(br)
@@ -105,8 +106,8 @@ func (s *scanner) physLine() (rawLine, error) {
 	for {
 		chunk, err := s.br.ReadSlice(delim)
 		if err == bufio.ErrBufferFull {
-			if len(s.acc)+len(chunk) > MaxRowBytes {
-				return rawLine{}, ErrRowTooLong
+			if len(s.acc)+len(chunk) > s.maxRow {
+				return rawLine{}, s.skipLine(delim)
 			}
 			s.acc = append(s.acc, chunk...)
 			continue
@@ -139,6 +140,24 @@ func (s *scanner) physLine() (rawLine, error) {
 		}
 		s.line++
 		return rawLine{b: s.trimTerm(b), line: s.line}, nil
+	}
+}
+
+// skipLine discards the rest of an overlong line and reports it.
+func (s *scanner) skipLine(delim byte) error {
+	s.acc = s.acc[:0]
+	for {
+		_, err := s.br.ReadSlice(delim)
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err == io.EOF {
+			s.eof = true
+		} else if err != nil {
+			return err
+		}
+		s.line++
+		return ErrRowTooLong
 	}
 }
 
@@ -185,7 +204,7 @@ func (s *scanner) row(first rawLine) error {
 	size := len(first.b)
 	for s.inQuote {
 		l, err := s.physLine()
-		if err == io.EOF || (err == nil && size+len(l.b) > MaxRowBytes) {
+		if err == io.EOF || (err == nil && size+len(l.b) > s.maxRow) {
 			if err == nil {
 				s.lines = append(s.lines, rawLine{b: bytes.Clone(l.b), line: l.line})
 			}
