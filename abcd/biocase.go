@@ -225,7 +225,7 @@ func searchRequest(dataset string, start, limit int) string {
 // recordDropped < totalSearchHits (an exact total, or start+count+dropped+1
 // from providers that do not count) and stops on an empty page.
 func (h *Harvester) Harvest(ctx context.Context, endpoint, dataset string, emit func(occurrence.RawRecord) error) (HarvestStats, error) {
-	return h.harvestPages(ctx, endpoint, dataset, func(recs []occurrence.RawRecord, _ ProtocolInfo) error {
+	return h.harvestPages(ctx, endpoint, dataset, func(recs []occurrence.RawRecord, _ ProtocolInfo, _ DatasetMeta) error {
 		for _, r := range recs {
 			if err := emit(r); err != nil {
 				return err
@@ -235,7 +235,7 @@ func (h *Harvester) Harvest(ctx context.Context, endpoint, dataset string, emit 
 	})
 }
 
-func (h *Harvester) harvestPages(ctx context.Context, endpoint, dataset string, page func([]occurrence.RawRecord, ProtocolInfo) error) (HarvestStats, error) {
+func (h *Harvester) harvestPages(ctx context.Context, endpoint, dataset string, page func([]occurrence.RawRecord, ProtocolInfo, DatasetMeta) error) (HarvestStats, error) {
 	var st HarvestStats
 	limit := h.Limit
 	if limit <= 0 {
@@ -264,7 +264,7 @@ func (h *Harvester) harvestPages(ctx context.Context, endpoint, dataset string, 
 		st.Records += len(recs)
 		st.Dropped += info.RecordDropped
 		st.TotalSearchHits = info.TotalSearchHits
-		if err := page(recs, info); err != nil {
+		if err := page(recs, info, meta); err != nil {
 			return st, err
 		}
 		next := info.RecordStart + info.RecordCount + info.RecordDropped

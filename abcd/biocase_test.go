@@ -369,6 +369,9 @@ func TestSourceHarvestsByPaging(t *testing.T) {
 	defer src.Close()
 	var recs []occurrence.RawRecord
 	for {
+		if len(recs) == 1 && src.Dataset().Title != "Pontaurus" {
+			t.Errorf("dataset metadata not available after the first record: %+v", src.Dataset())
+		}
 		r, err := src.Next(ctx)
 		if err == io.EOF {
 			break

@@ -46,8 +46,8 @@ func (s *Source) resolveBioCASe(ctx context.Context, endpoint string) ([]documen
 		}
 	}
 	return []document{{name: endpoint, stream: func(ctx context.Context, send func(docMsg) bool) {
-		st, err := h.harvestPages(ctx, endpoint, dataset, func(recs []occurrence.RawRecord, p ProtocolInfo) error {
-			if !send(docMsg{name: endpoint, records: recs, proto: ProtocolInfo{}, meta: DatasetMeta{}}) {
+		st, err := h.harvestPages(ctx, endpoint, dataset, func(recs []occurrence.RawRecord, _ ProtocolInfo, meta DatasetMeta) error {
+			if !send(docMsg{name: endpoint, records: recs, meta: meta}) {
 				return ctx.Err()
 			}
 			return nil
