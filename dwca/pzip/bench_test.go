@@ -5,7 +5,9 @@ import (
 	"io"
 	"math/rand/v2"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/klauspost/compress/flate"
 )
@@ -22,6 +24,7 @@ var benchData = sync.OnceValue(func() []byte {
 func BenchmarkPzip(b *testing.B) {
 	data := benchData()
 	b.SetBytes(int64(len(data)))
+	defer cpuMetric(b)()
 	for b.Loop() {
 		zw, _ := NewWriter(io.Discard, Options{Workers: 2, Level: 5})
 		w, _ := zw.Create("occurrence.txt")
@@ -37,6 +40,7 @@ func BenchmarkPzip(b *testing.B) {
 func BenchmarkArchiveZipKlauspost(b *testing.B) {
 	data := benchData()
 	b.SetBytes(int64(len(data)))
+	defer cpuMetric(b)()
 	for b.Loop() {
 		zw := zip.NewWriter(io.Discard)
 		zw.RegisterCompressor(zip.Deflate, func(w io.Writer) (io.WriteCloser, error) {
@@ -55,9 +59,25 @@ func BenchmarkArchiveZipKlauspost(b *testing.B) {
 func BenchmarkFloorFlate5x2(b *testing.B) {
 	data := benchData()
 	b.SetBytes(int64(len(data)))
+	defer cpuMetric(b)()
 	for b.Loop() {
 		floorCompress(data, 2, 5)
 	}
+}
+
+// cpuMetric reports process CPU time (user+system) per op, which the load
+// of a shared machine changes less than wall time.
+func cpuMetric(b *testing.B) func() {
+	start := cpuTime()
+	return func() {
+		b.ReportMetric(float64((cpuTime()-start).Milliseconds())/float64(b.N), "cpu-ms/op")
+	}
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // floorCompress deflates data on n goroutines, each over a contiguous part.
