@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
@@ -95,22 +94,28 @@ func (db *DB) Migrate(ctx context.Context, logger *slog.Logger) error {
 	return nil
 }
 
-// migrateRiverPostgres runs River's migrations under the same advisory lock
-// as ours, so processes starting together do not race.
+// migrateRiverPostgres runs River's migrations while holding a session
+// advisory lock, so processes starting together do not race. (River's
+// migrations cannot share one transaction: a new enum value may not be used
+// in the transaction that adds it.)
 func (db *DB) migrateRiverPostgres(ctx context.Context, logger *slog.Logger) error {
 	m, err := rivermigrate.New(riverpgxv5.New(db.pool), &rivermigrate.Config{Logger: logger})
 	if err != nil {
 		return err
 	}
-	return pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(7301554212)"); err != nil {
-			return err
-		}
-		if _, err := m.MigrateTx(ctx, tx, rivermigrate.DirectionUp, nil); err != nil {
-			return fmt.Errorf("river migrations: %w", err)
-		}
-		return nil
-	})
+	conn, err := db.pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock(7301554212)"); err != nil {
+		return err
+	}
+	defer func() { _, _ = conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock(7301554212)") }()
+	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
+		return fmt.Errorf("river migrations: %w", err)
+	}
+	return nil
 }
 
 // q rewrites ? placeholders to $n for PostgreSQL. Queries in this package

@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -70,26 +71,22 @@ func (s *Service) EraseExpired(ctx context.Context, now time.Time) (int, error) 
 	return n, rows.Err()
 }
 
-// Reconcile repairs downloads whose queue state disagrees with their row:
-// PREPARING downloads created before olderThan without a job are queued
-// (a crash between insert and enqueue), and active downloads whose job River
-// gave up on (discarded after too many crashed attempts, or cancelled) are
-// marked KILLED.
+// Reconcile repairs downloads whose queue state disagrees with their row
+// (created before olderThan and not leased by a live worker): a download
+// without a job, or whose job was fetched by a worker that died before it
+// claimed the download, is queued again (a crash between insert and enqueue);
+// an active download whose job River gave up on is marked KILLED.
 func (s *Service) Reconcile(ctx context.Context, olderThan time.Time) (int, error) {
-	rows, err := s.db.SQL.QueryContext(ctx, s.db.q(
-		`SELECT key, river_job_id FROM downloads WHERE status IN (?, ?, ?) AND created < ?
-		AND lease_until < ?`), StatusPreparing, StatusRunning, StatusSuspended, olderThan.UnixMilli(), time.Now().UnixMilli())
+	rows, err := s.db.SQL.QueryContext(ctx, s.db.q(`SELECT key, river_job_id, status, attempts FROM downloads
+		WHERE status IN (?, ?, ?) AND created < ? AND lease_until < ?`),
+		StatusPreparing, StatusRunning, StatusSuspended, olderThan.UnixMilli(), time.Now().UnixMilli())
 	if err != nil {
 		return 0, err
 	}
-	type active struct {
-		key string
-		job int64
-	}
-	var as []active
+	var as []activeDownload
 	for rows.Next() {
-		var a active
-		if err := rows.Scan(&a.key, &a.job); err != nil {
+		var a activeDownload
+		if err := rows.Scan(&a.key, &a.job, &a.status, &a.attempts); err != nil {
 			rows.Close()
 			return 0, err
 		}
@@ -98,7 +95,7 @@ func (s *Service) Reconcile(ctx context.Context, olderThan time.Time) (int, erro
 	rows.Close()
 	n := 0
 	for _, a := range as {
-		fixed, err := s.reconcileOne(ctx, a.key, a.job)
+		fixed, err := s.reconcileOne(ctx, a)
 		if err != nil {
 			return n, err
 		}
@@ -109,21 +106,37 @@ func (s *Service) Reconcile(ctx context.Context, olderThan time.Time) (int, erro
 	return n, nil
 }
 
-func (s *Service) reconcileOne(ctx context.Context, key string, job int64) (bool, error) {
-	if job == 0 {
-		return true, s.enqueue(ctx, key)
+type activeDownload struct {
+	key      string
+	job      int64
+	status   Status
+	attempts int
+}
+
+func (s *Service) reconcileOne(ctx context.Context, a activeDownload) (bool, error) {
+	if a.job == 0 {
+		return true, s.enqueue(ctx, a.key, a.attempts)
 	}
-	st, err := s.jobState(ctx, job)
+	j, err := s.queue.JobGet(ctx, a.job)
+	if errors.Is(err, river.ErrNotFound) {
+		return true, s.enqueue(ctx, a.key, a.attempts+1)
+	}
 	if err != nil {
 		return false, err
 	}
-	switch st {
-	case "":
-		return true, s.enqueue(ctx, key)
+	switch j.State {
 	case rivertype.JobStateDiscarded, rivertype.JobStateCancelled, rivertype.JobStateCompleted:
-		_, err := s.db.setStatus(ctx, key, StatusKilled, "the export job stopped without finishing (worker lost)",
+		_, err := s.db.setStatus(ctx, a.key, StatusKilled, "the export job stopped without finishing (worker lost)",
 			StatusPreparing, StatusRunning, StatusSuspended)
 		return err == nil, err
+	case rivertype.JobStateRunning:
+		stuck := j.AttemptedAt != nil && time.Since(*j.AttemptedAt) > s.cfg.RescueAfter
+		if a.status == StatusPreparing && stuck {
+			if err := s.enqueue(ctx, a.key, a.attempts+1); err != nil {
+				return false, err
+			}
+			return true, s.queue.Cancel(ctx, a.job)
+		}
 	}
 	return false, nil
 }

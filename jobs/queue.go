@@ -15,9 +15,12 @@ import (
 	"github.com/biodiversity-downloads/downloader/migrations"
 )
 
-// exportArgs is the River job that exports one download.
+// exportArgs is the River job that exports one download. Run tells apart
+// the jobs of one download: a download whose worker died is queued again
+// with a new run number (see recover.go).
 type exportArgs struct {
 	Key string `json:"key"`
+	Run int    `json:"run,omitempty"`
 }
 
 func (exportArgs) Kind() string { return "download_export" }
@@ -97,9 +100,10 @@ func newQueue(s *Service) (queue, error) {
 	return riverQueue[*sql.Tx]{c}, nil
 }
 
-// enqueue inserts the export job of key (unique by key among live jobs).
-func (s *Service) enqueue(ctx context.Context, key string) error {
-	res, err := s.queue.Insert(ctx, exportArgs{Key: key}, &river.InsertOpts{
+// enqueue inserts run number run of the export job of key (unique by key
+// and run among live jobs).
+func (s *Service) enqueue(ctx context.Context, key string, run int) error {
+	res, err := s.queue.Insert(ctx, exportArgs{Key: key, Run: run}, &river.InsertOpts{
 		UniqueOpts: river.UniqueOpts{ByArgs: true},
 	})
 	if err != nil {
@@ -114,7 +118,14 @@ func (s *Service) Start(ctx context.Context) error {
 	if s.cfg.Role == RoleAPI {
 		return nil // an insert-only River client needs no Start
 	}
-	return s.queue.Start(ctx)
+	if err := s.queue.Start(ctx); err != nil {
+		return err
+	}
+	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	s.stopRecover = cancel
+	s.recoverDone = make(chan struct{})
+	go s.recoverLoop(rctx)
+	return nil
 }
 
 // Stop shuts the queue down gracefully: running exports are interrupted,
@@ -123,21 +134,13 @@ func (s *Service) Stop(ctx context.Context) error {
 	if s.cfg.Role == RoleAPI {
 		return nil
 	}
+	if s.stopRecover != nil {
+		s.stopRecover()
+		<-s.recoverDone
+	}
 	err := s.queue.StopAndCancel(ctx)
 	if errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("jobs: stop: exports did not stop in time: %w", err)
 	}
 	return err
-}
-
-// jobState returns the River state of a download's job, or "" when unknown.
-func (s *Service) jobState(ctx context.Context, id int64) (rivertype.JobState, error) {
-	j, err := s.queue.JobGet(ctx, id)
-	if errors.Is(err, river.ErrNotFound) {
-		return "", nil
-	}
-	if err != nil {
-		return "", err
-	}
-	return j.State, nil
 }

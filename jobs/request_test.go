@@ -44,15 +44,15 @@ func TestDecodeRequestFields(t *testing.T) {
 
 func TestDecodeRequestRejects(t *testing.T) {
 	for body, want := range map[string]string{
-		`{"predicate":null,"foo":1}`:                  "unknown JSON property 'foo'",
-		`{"format":"XLS"}`:                            `"XLS"`,
-		`{"type":"EVENT"}`:                            `"EVENT"`,
-		`{"verbatimExtensions":["x"]}`:                "verbatimExtensions",
-		`{"notificationAddresses":"a@example.org"}`:   "notificationAddresses",
-		`{"notification_address":["nobody"]}`:         `"nobody"`,
-		`{"sendNotification":"yes"}`:                  "sendNotification",
-		`{} {}`:                                       "after the JSON object",
-		`nope`:                                        "not a JSON object",
+		`{"predicate":null,"foo":1}`:                "unknown JSON property 'foo'",
+		`{"format":"XLS"}`:                          `"XLS"`,
+		`{"type":"EVENT"}`:                          `"EVENT"`,
+		`{"verbatimExtensions":["x"]}`:              "verbatimExtensions",
+		`{"notificationAddresses":"a@example.org"}`: "notificationAddresses",
+		`{"notification_address":["nobody"]}`:       `"nobody"`,
+		`{"sendNotification":"yes"}`:                "sendNotification",
+		`{} {}`:                                     "after the JSON object",
+		`nope`:                                      "not a JSON object",
 		`{"description":"` + strings.Repeat("x", 10_001) + `"}`: "description",
 	} {
 		_, err := DecodeRequest([]byte(body))

@@ -40,9 +40,9 @@ type Config struct {
 	// Lease is how long a worker's claim on a download lasts without a
 	// heartbeat; a killed worker's download is taken over after it expires.
 	Lease time.Duration
-	// RescueAfter is River's RescueStuckJobsAfter: how long a job whose worker
-	// vanished waits before it runs again. Longer exports keep their lease by
-	// heartbeat, so a rescued duplicate of a live export only snoozes.
+	// RescueAfter is how long a download whose job was fetched by a worker
+	// that died before it claimed the download waits before it is queued
+	// again (a download that was claimed is recovered when its lease expires).
 	RescueAfter time.Duration
 	// Heartbeat is how often a running export saves progress and checks for
 	// cancellation (cancel takes effect within this interval).
@@ -94,6 +94,9 @@ type Service struct {
 	logger  *slog.Logger
 	started time.Time
 	queue   queue
+
+	stopRecover context.CancelFunc
+	recoverDone chan struct{}
 }
 
 // New returns a Service; call Start to run its queue.
@@ -148,7 +151,7 @@ func (s *Service) Submit(ctx context.Context, caller User, req Request) (key str
 	if err != nil || !fresh {
 		return key, err
 	}
-	if err := s.enqueue(ctx, key); err != nil {
+	if err := s.enqueue(ctx, key, 0); err != nil {
 		// The maintenance job enqueues PREPARING downloads that lack a job.
 		s.logger.ErrorContext(ctx, "enqueue download", "key", key, "err", err)
 	}

@@ -187,7 +187,7 @@ func (s catalogSource) DatasetInfo(ctx context.Context, key string) (dwca.Datase
 	if err != nil {
 		return dwca.DatasetInfo{}, fmt.Errorf("%w: %w", dwca.ErrNoDataset, err)
 	}
-	return dwca.DatasetInfo{Title: d.Title, License: d.License, Citation: d.Citation}, nil
+	return dwca.DatasetInfo{Title: d.Title, License: d.License, Citation: d.Citation, DatasetKey: d.Key}, nil
 }
 
 func (s catalogSource) DatasetEML(ctx context.Context, key string) (io.ReadCloser, error) {

@@ -1,0 +1,101 @@
+package jobs
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Recovery of downloads whose worker died. River's own rescuer does not act
+// on jobs without a timeout, and an export may legitimately run for hours, so
+// the lease is the liveness signal: a worker renews its lease with every
+// heartbeat, and a download whose lease has expired belongs to a dead (or
+// hopelessly stalled) worker. Every worker process looks for such downloads
+// twice per lease period; the first to clear the stale lease queues a new run
+// of the export and cancels the dead job. A stalled worker that wakes up sees
+// its lease gone and stops without publishing anything.
+
+func (s *Service) recoverLoop(ctx context.Context) {
+	defer close(s.recoverDone)
+	every := max(s.cfg.Lease/2, 200*time.Millisecond)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if n, err := s.RecoverExpired(ctx, time.Now()); err != nil {
+			if ctx.Err() == nil {
+				s.logger.WarnContext(ctx, "recover expired leases", "err", err)
+			}
+		} else if n > 0 {
+			s.logger.InfoContext(ctx, "requeued downloads of dead workers", "count", n)
+		}
+	}
+}
+
+type staleLease struct {
+	key, owner string
+	job        int64
+	attempts   int
+}
+
+// RecoverExpired queues again every active download whose lease expired
+// before now and returns how many it queued.
+func (s *Service) RecoverExpired(ctx context.Context, now time.Time) (int, error) {
+	rows, err := s.db.SQL.QueryContext(ctx, s.db.q(`SELECT key, lease_owner, river_job_id, attempts FROM downloads
+		WHERE status IN (?, ?, ?) AND lease_owner <> '' AND lease_until < ?`),
+		StatusPreparing, StatusRunning, StatusSuspended, now.UnixMilli())
+	if err != nil {
+		return 0, err
+	}
+	var stale []staleLease
+	for rows.Next() {
+		var l staleLease
+		if err := rows.Scan(&l.key, &l.owner, &l.job, &l.attempts); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		stale = append(stale, l)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, l := range stale {
+		ok, err := s.requeue(ctx, l, now)
+		if err != nil {
+			return n, fmt.Errorf("requeue %s: %w", l.key, err)
+		}
+		if ok {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// requeue clears one stale lease (only one process succeeds), queues a new
+// run and cancels the dead job.
+func (s *Service) requeue(ctx context.Context, l staleLease, now time.Time) (bool, error) {
+	res, err := s.db.SQL.ExecContext(ctx, s.db.q(`UPDATE downloads SET lease_owner = '', lease_until = 0, modified = ?
+		WHERE key = ? AND lease_owner = ? AND lease_until < ?`), now.UnixMilli(), l.key, l.owner, now.UnixMilli())
+	if err != nil {
+		return false, err
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return false, err
+	}
+	s.logger.WarnContext(ctx, "worker lost; queueing the download again", "key", l.key, "owner", l.owner)
+	if err := s.enqueue(ctx, l.key, l.attempts); err != nil {
+		return false, err
+	}
+	if l.job != 0 {
+		if err := s.queue.Cancel(ctx, l.job); err != nil {
+			s.logger.WarnContext(ctx, "cancel dead job", "key", l.key, "job", l.job, "err", err)
+		}
+	}
+	return true, nil
+}

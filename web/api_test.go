@@ -1,0 +1,393 @@
+package web_test
+
+import (
+	"archive/zip"
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/biodiversity-downloads/downloader/jobs"
+)
+
+var keyRE = regexp.MustCompile(`^[0-9]{7,}-[0-9]{15}$`)
+
+const familyPredicate = `{"type":"equals","key":"STATE_PROVINCE","value":"Nigde"}`
+
+// submit POSTs a download request and returns its key.
+func (s *server) submit(user, body string) string {
+	s.t.Helper()
+	r := expect(s.t, s.do("POST", "/v1/occurrence/download/request", user, body), http.StatusCreated)
+	key := string(r.body)
+	if !keyRE.MatchString(key) {
+		s.t.Fatalf("key %q is not GBIF-shaped", key)
+	}
+	if ct := r.header.Get("Content-Type"); !strings.HasPrefix(ct, "text/plain") {
+		s.t.Fatalf("key content type %q", ct)
+	}
+	return key
+}
+
+func (s *server) status(key, user string) jobs.Download {
+	s.t.Helper()
+	r := expect(s.t, s.do("GET", "/v1/occurrence/download/"+key, user, nil), http.StatusOK)
+	var d jobs.Download
+	if err := json.Unmarshal(r.body, &d); err != nil {
+		s.t.Fatalf("status %s: %v", r.body, err)
+	}
+	return d
+}
+
+// waitStatus polls until the download reaches one of want.
+func (s *server) waitStatus(key string, timeout time.Duration, want ...jobs.Status) jobs.Download {
+	s.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		d := s.status(key, "alice")
+		for _, w := range want {
+			if d.Status == w {
+				return d
+			}
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("download %s is %s after %s, want %v (error %q)", key, d.Status, timeout, want, d.Error)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// count asks the API how many records a predicate matches.
+func (s *server) count(pred string) jobs.Estimate {
+	s.t.Helper()
+	r := expect(s.t, s.do("POST", "/v1/occurrence/search/predicate", "", pred), http.StatusOK)
+	var e jobs.Estimate
+	if err := json.Unmarshal(r.body, &e); err != nil {
+		s.t.Fatal(err)
+	}
+	return e
+}
+
+// readArchive opens a zip and counts the data lines of its occurrence.txt.
+func readArchive(t *testing.T, b []byte) (entries []string, occurrenceRows int) {
+	t.Helper()
+	zr, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatalf("archive: %v", err)
+	}
+	for _, f := range zr.File {
+		entries = append(entries, f.Name)
+		rc, err := f.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Name != "occurrence.txt" {
+			if _, err := io.Copy(io.Discard, rc); err != nil { // checks the CRC
+				t.Fatalf("%s: %v", f.Name, err)
+			}
+			rc.Close()
+			continue
+		}
+		sc := bufio.NewScanner(rc)
+		sc.Buffer(make([]byte, 1<<20), 16<<20)
+		header := true
+		for sc.Scan() {
+			if header {
+				if !strings.HasPrefix(sc.Text(), "gbifID\t") {
+					t.Fatalf("occurrence.txt header %q", sc.Text())
+				}
+				header = false
+				continue
+			}
+			occurrenceRows++
+		}
+		if err := sc.Err(); err != nil {
+			t.Fatal(err)
+		}
+		rc.Close()
+	}
+	return entries, occurrenceRows
+}
+
+func TestDownloadLifecycle(t *testing.T) {
+	forEachDB(t, func(t *testing.T, dsn string) {
+		s := startServer(t, dsn, options{})
+		want := s.count(familyPredicate)
+		if want.Count == 0 || want.EstimatedCompressedSize <= 0 || want.EstimatedUncompressedSize < want.EstimatedCompressedSize {
+			t.Fatalf("estimate %+v", want)
+		}
+		// GBIF's aliases: notification_address and send_notification.
+		key := s.submit("alice", `{"creator":"alice","notification_address":["alice@example.org"],
+			"send_notification":true,"format":"DWCA","predicate":`+familyPredicate+`,"description":"lifecycle"}`)
+		d := s.waitStatus(key, time.Minute, jobs.StatusSucceeded)
+		if d.TotalRecords != want.Count || d.NumberDatasets != 1 || d.Size <= 0 || d.SHA256 == "" || d.TableSnapshot == "" {
+			t.Fatalf("finished download %+v, want %d records from 1 dataset", d, want.Count)
+		}
+		if d.Request.Creator != "alice" || len(d.Request.NotificationAddresses) != 1 || !d.Request.SendNotification ||
+			d.Request.Format != "DWCA" || d.Request.Description != "lifecycle" {
+			t.Fatalf("request as stored %+v", d.Request)
+		}
+		if d.License == "" || d.Progress == nil || d.Progress.RecordsWritten != want.Count {
+			t.Fatalf("licence %q progress %+v", d.License, d.Progress)
+		}
+		if !strings.HasSuffix(d.DownloadLink, "/v1/occurrence/download/request/"+key+".zip") {
+			t.Fatalf("download link %q", d.DownloadLink)
+		}
+		eraseIn := time.Until(d.EraseAfter.Time)
+		if eraseIn < 180*24*time.Hour || eraseIn > 184*24*time.Hour {
+			t.Fatalf("eraseAfter %s is not six months out", d.EraseAfter)
+		}
+
+		// The archive: whole, then a range of it.
+		zr := expect(t, s.do("GET", "/v1/occurrence/download/request/"+key+".zip", "", nil), http.StatusOK)
+		sum := sha256.Sum256(zr.body)
+		if int64(len(zr.body)) != d.Size || hex.EncodeToString(sum[:]) != d.SHA256 {
+			t.Fatalf("archive %d bytes sha %x, status says %d %s", len(zr.body), sum, d.Size, d.SHA256)
+		}
+		entries, rows := readArchive(t, zr.body)
+		if int64(rows) != want.Count {
+			t.Fatalf("occurrence.txt has %d rows, count says %d (entries %v)", rows, want.Count, entries)
+		}
+		part := expect(t, s.do("GET", "/v1/occurrence/download/request/"+key+".zip", "", nil, "Range", "bytes=10-109"), http.StatusPartialContent)
+		if !bytes.Equal(part.body, zr.body[10:110]) {
+			t.Fatalf("range answer differs from bytes 10-109")
+		}
+
+		// Datasets and citation.
+		ds := expect(t, s.do("GET", "/v1/occurrence/download/"+key+"/datasets", "", nil), http.StatusOK)
+		var page jobs.Page[jobs.DatasetUsage]
+		if err := json.Unmarshal(ds.body, &page); err != nil {
+			t.Fatal(err)
+		}
+		if page.Count != 1 || len(page.Results) != 1 || page.Results[0].NumberRecords != want.Count || !page.EndOfRecords {
+			t.Fatalf("datasets %s", ds.body)
+		}
+		cit := expect(t, s.do("GET", "/v1/occurrence/download/"+key+"/citation", "", nil), http.StatusOK)
+		if !strings.Contains(string(cit.body), key) || !strings.Contains(string(cit.body), strconv.FormatInt(want.Count, 10)+" records") {
+			t.Fatalf("citation %q", cit.body)
+		}
+
+		// Redaction: anonymous and other users do not see creator or addresses.
+		for _, who := range []string{"", "bob"} {
+			r := s.status(key, who)
+			if r.Request.Creator != "" || r.Request.NotificationAddresses != nil || r.Status != jobs.StatusSucceeded {
+				t.Fatalf("%q sees %+v", who, r.Request)
+			}
+		}
+		if r := s.status(key, "root"); r.Request.Creator != "alice" {
+			t.Fatalf("admin sees creator %q", r.Request.Creator)
+		}
+
+		// Postpone: owner only; never earlier.
+		later := time.Now().Add(300 * 24 * time.Hour).UTC().Truncate(time.Millisecond)
+		body := `{"eraseAfter":"` + later.Format("2006-01-02T15:04:05.000+00:00") + `"}`
+		expect(t, s.do("PUT", "/v1/occurrence/download/"+key, "bob", body), http.StatusForbidden)
+		expect(t, s.do("PUT", "/v1/occurrence/download/"+key, "alice", `{"eraseAfter":"soon"}`), http.StatusBadRequest)
+		expect(t, s.do("PUT", "/v1/occurrence/download/"+key, "alice", `{"erase":"x"}`), http.StatusBadRequest)
+		p := expect(t, s.do("PUT", "/v1/occurrence/download/"+key, "alice", body), http.StatusOK)
+		var pd jobs.Download
+		if err := json.Unmarshal(p.body, &pd); err != nil || !pd.EraseAfter.Equal(later) {
+			t.Fatalf("postponed to %s (%v), want %s", pd.EraseAfter, err, later)
+		}
+
+		// Cancelling a finished download conflicts.
+		expect(t, s.do("DELETE", "/v1/occurrence/download/request/"+key, "alice", nil), http.StatusConflict)
+
+		// Erase schedule: nothing before eraseAfter, FILE_ERASED after; 410.
+		ctx := context.Background()
+		if n, err := s.svc.EraseExpired(ctx, time.Now()); err != nil || n != 0 {
+			t.Fatalf("erased %d (%v) before eraseAfter", n, err)
+		}
+		if n, err := s.svc.EraseExpired(ctx, later.Add(time.Second)); err != nil || n != 1 {
+			t.Fatalf("erased %d (%v) after eraseAfter", n, err)
+		}
+		if st := s.status(key, "alice").Status; st != jobs.StatusFileErased {
+			t.Fatalf("status after erase %s", st)
+		}
+		expect(t, s.do("GET", "/v1/occurrence/download/request/"+key+".zip", "", nil), http.StatusGone)
+		expect(t, s.do("PUT", "/v1/occurrence/download/"+key, "alice", ""), http.StatusGone)
+	})
+}
+
+func TestListPagingAndStatusFilter(t *testing.T) {
+	forEachDB(t, func(t *testing.T, dsn string) {
+		s := startServer(t, dsn, options{maxRunning: 10})
+		var keys []string
+		for i, f := range []string{"DWCA", "SIMPLE_CSV", "SPECIES_LIST"} {
+			pred := fmt.Sprintf(`{"type":"greaterThanOrEquals","key":"YEAR","value":"%d"}`, 1900+i)
+			keys = append(keys, s.submit("alice", `{"format":"`+f+`","predicate":`+pred+`}`))
+		}
+		for _, k := range keys {
+			s.waitStatus(k, time.Minute, jobs.StatusSucceeded)
+		}
+		expect(t, s.do("DELETE", "/v1/occurrence/download/request/"+keys[0], "alice", nil), http.StatusConflict)
+		list := func(user, q string) jobs.Page[jobs.Download] {
+			r := expect(t, s.do("GET", "/v1/occurrence/download/user/alice"+q, user, nil), http.StatusOK)
+			var p jobs.Page[jobs.Download]
+			if err := json.Unmarshal(r.body, &p); err != nil {
+				t.Fatal(err)
+			}
+			return p
+		}
+		p := list("alice", "?limit=2&offset=0")
+		if p.Count != 3 || len(p.Results) != 2 || p.EndOfRecords || p.Limit != 2 || p.Results[0].Key != keys[2] {
+			t.Fatalf("first page %+v", p)
+		}
+		p = list("alice", "?limit=2&offset=2")
+		if len(p.Results) != 1 || !p.EndOfRecords || p.Results[0].Key != keys[0] {
+			t.Fatalf("second page %+v", p)
+		}
+		if p := list("root", "?status=SUCCEEDED,RUNNING"); p.Count != 3 {
+			t.Fatalf("admin list %+v", p)
+		}
+		if p := list("alice", "?status=FAILED"); p.Count != 0 || len(p.Results) != 0 || !p.EndOfRecords {
+			t.Fatalf("failed list %+v", p)
+		}
+		expect(t, s.do("GET", "/v1/occurrence/download/user/alice?status=DONE", "alice", nil), http.StatusBadRequest)
+		expect(t, s.do("GET", "/v1/occurrence/download/user/alice?limit=x", "alice", nil), http.StatusBadRequest)
+		expect(t, s.do("GET", "/v1/occurrence/download/user/alice", "bob", nil), http.StatusForbidden)
+		expect(t, s.do("GET", "/v1/occurrence/download/user/alice", "", nil), http.StatusUnauthorized)
+	})
+}
+
+func TestAuthRules(t *testing.T) {
+	forEachDB(t, func(t *testing.T, dsn string) {
+		s := startServer(t, dsn, options{throttle: 20_000})
+		body := `{"creator":"alice","format":"SIMPLE_CSV","predicate":` + familyPredicate + `}`
+		r := expect(t, s.do("POST", "/v1/occurrence/download/request", "", body), http.StatusUnauthorized)
+		if !strings.HasPrefix(r.header.Get("WWW-Authenticate"), "Basic") {
+			t.Fatalf("no Basic challenge: %v", r.header)
+		}
+		wrong := s.do("POST", "/v1/occurrence/download/request", "", body, "Authorization", "Basic YWxpY2U6bm9wZQ==")
+		expect(t, wrong, http.StatusUnauthorized)
+		expect(t, s.do("POST", "/v1/occurrence/download/request", "", body, "Authorization", "Bearer x"), http.StatusUnauthorized)
+		expect(t, s.do("POST", "/v1/occurrence/download/request", "bob", body), http.StatusForbidden)
+		// Bad credentials on a public endpoint are still refused.
+		expect(t, s.do("GET", "/v1/occurrence/download/0000001-000000000000000", "", nil, "Authorization", "Basic Ym9iOng="), http.StatusUnauthorized)
+
+		key := s.submit("root", body) // an admin may submit for alice
+		if d := s.status(key, "alice"); d.Request.Creator != "alice" {
+			t.Fatalf("creator %q", d.Request.Creator)
+		}
+		expect(t, s.do("DELETE", "/v1/occurrence/download/request/"+key, "bob", nil), http.StatusForbidden)
+		expect(t, s.do("DELETE", "/v1/occurrence/download/request/"+key, "", nil), http.StatusUnauthorized)
+		expect(t, s.do("DELETE", "/v1/occurrence/download/request/"+key, "root", nil), http.StatusNoContent)
+		if d := s.status(key, "alice"); d.Status != jobs.StatusCancelled {
+			t.Fatalf("after admin cancel: %s", d.Status)
+		}
+		expect(t, s.do("DELETE", "/v1/occurrence/download/request/0000999-000000000000000", "alice", nil), http.StatusNotFound)
+		expect(t, s.do("GET", "/v1/occurrence/download/0000999-000000000000000", "", nil), http.StatusNotFound)
+	})
+}
+
+func TestRequestValidation(t *testing.T) {
+	s := startServer(t, sqliteDSN(t), options{})
+	cases := []struct {
+		body string
+		code int
+		msg  string
+	}{
+		{`{"predicate":` + familyPredicate + `,"color":"red"}`, 400, "unknown JSON property 'color'"},
+		{`{"format":"XLS"}`, 400, "XLS"},
+		{`{"predicate":{"type":"equals","key":"NOPE","value":"1"}}`, 400, "NOPE"},
+		{`{"predicate":{"type":"equals","key":"YEAR","value":"abc"}}`, 400, "abc"},
+		{`{"notificationAddresses":["not an address"]}`, 400, "not an address"},
+		{`[1,2]`, 400, "JSON object"},
+		{`{"type":"EVENT"}`, 400, "EVENT"},
+	}
+	for _, c := range cases {
+		r := expect(t, s.do("POST", "/v1/occurrence/download/request", "alice", c.body), c.code)
+		if !strings.Contains(string(r.body), c.msg) {
+			t.Errorf("%s: message %q does not name %q", c.body, r.body, c.msg)
+		}
+	}
+	// Over the complexity limit (GBIF's 101,000 values) -> 413.
+	vals := make([]string, 101_001)
+	for i := range vals {
+		vals[i] = strconv.Itoa(i)
+	}
+	big, _ := json.Marshal(map[string]any{"predicate": map[string]any{"type": "in", "key": "TAXON_KEY", "values": vals}})
+	expect(t, s.do("POST", "/v1/occurrence/download/request", "alice", big), http.StatusRequestEntityTooLarge)
+	expect(t, s.do("POST", "/v1/occurrence/search/predicate", "", string(big)), http.StatusRequestEntityTooLarge)
+	// Bodies are capped (1 MiB by default).
+	huge := `{"description":"` + strings.Repeat("x", 2<<20) + `"}`
+	expect(t, s.do("POST", "/v1/occurrence/download/request", "alice", huge), http.StatusRequestEntityTooLarge)
+}
+
+func TestRunningLimitAndDedupe(t *testing.T) {
+	forEachDB(t, func(t *testing.T, dsn string) {
+		// Exports are slowed (fault injection) so that they stay running.
+		s := startServer(t, dsn, options{throttle: 5_000})
+		var keys []string
+		for y := 1990; y < 1993; y++ {
+			keys = append(keys, s.submit("alice", fmt.Sprintf(`{"predicate":{"type":"equals","key":"YEAR","value":"%d"}}`, y)))
+		}
+		// The same request again returns the same key, and is not limited.
+		if k := s.submit("alice", `{"predicate":{"type":"equals","key":"YEAR","value":"1990"},"format":"DWCA"}`); k != keys[0] {
+			t.Fatalf("duplicate got %s, want %s", k, keys[0])
+		}
+		r := expect(t, s.do("POST", "/v1/occurrence/download/request", "alice", `{"predicate":`+familyPredicate+`}`), http.StatusTooManyRequests)
+		if ra, err := strconv.Atoi(r.header.Get("Retry-After")); err != nil || ra <= 0 {
+			t.Fatalf("Retry-After %q", r.header.Get("Retry-After"))
+		}
+		// Another user is not limited by alice's downloads; the same
+		// predicate by bob is a different download.
+		bobKey := s.submit("bob", `{"predicate":{"type":"equals","key":"YEAR","value":"1990"}}`)
+		if bobKey == keys[0] {
+			t.Fatal("bob got alice's download")
+		}
+		// Cancel frees a slot; the cancelled request is not deduplicated.
+		expect(t, s.do("DELETE", "/v1/occurrence/download/request/"+keys[0], "alice", nil), http.StatusNoContent)
+		again := s.submit("alice", `{"predicate":{"type":"equals","key":"YEAR","value":"1990"}}`)
+		if again == keys[0] {
+			t.Fatal("a cancelled download was returned as a duplicate")
+		}
+		for _, k := range append(keys[1:], again, bobKey) {
+			expect(t, s.do("DELETE", "/v1/occurrence/download/request/"+k, "root", nil), http.StatusNoContent)
+		}
+	})
+}
+
+func TestCancelStopsRunningExport(t *testing.T) {
+	forEachDB(t, func(t *testing.T, dsn string) {
+		s := startServer(t, dsn, options{throttle: 2_000})
+		key := s.submit("alice", `{"format":"DWCA"}`)
+		d := s.waitStatus(key, 30*time.Second, jobs.StatusRunning)
+		if d.Progress == nil {
+			t.Fatalf("running without progress: %+v", d)
+		}
+		expect(t, s.do("GET", "/v1/occurrence/download/request/"+key+".zip", "", nil), http.StatusNotFound)
+		start := time.Now()
+		expect(t, s.do("DELETE", "/v1/occurrence/download/request/"+key, "alice", nil), http.StatusNoContent)
+		// The worker lets go of the download within a second: its lease is
+		// released and no archive is left behind.
+		for {
+			var owner string
+			err := s.db.SQL.QueryRow("SELECT lease_owner FROM downloads WHERE key = '" + key + "'").Scan(&owner)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if owner == "" || time.Since(start) > 5*time.Second {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		if el := time.Since(start); el > time.Second {
+			t.Fatalf("export still held the download %s after cancel", el)
+		}
+		if st := s.status(key, "alice").Status; st != jobs.StatusCancelled {
+			t.Fatalf("status %s", st)
+		}
+		expect(t, s.do("GET", "/v1/occurrence/download/request/"+key+".zip", "", nil), http.StatusNotFound)
+		expect(t, s.do("GET", "/v1/occurrence/download/"+key+"/citation", "", nil), http.StatusNotFound)
+	})
+}

@@ -1,0 +1,363 @@
+package web_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/biodiversity-downloads/downloader/dwca"
+	"github.com/biodiversity-downloads/downloader/jobs"
+	"github.com/biodiversity-downloads/downloader/jobs/storage/local"
+	"github.com/biodiversity-downloads/downloader/jobs/tableexport"
+	"github.com/biodiversity-downloads/downloader/occurrence"
+	"github.com/biodiversity-downloads/downloader/occurrence/ingest"
+	"github.com/biodiversity-downloads/downloader/occurrence/parquet"
+	"github.com/biodiversity-downloads/downloader/web"
+)
+
+// Test users; every password is the name followed by "-secret".
+var testUsers = []jobs.User{
+	{Name: "alice", Email: "alice@example.org"},
+	{Name: "bob", Email: "bob@example.org"},
+	{Name: "root", Email: "root@example.org", Admin: true},
+}
+
+func password(user string) string { return user + "-secret" }
+
+// fixture is built once per test binary: the downloader binary and an
+// occurrence table ingested from the samples in testdata/.
+var fixture struct {
+	once     sync.Once
+	err      error
+	dir      string
+	bin      string
+	table    string
+	datasets int
+}
+
+// samples are ingested into the test table (see testdata/SOURCES.md).
+var samples = []string{"testdata/dwca-io-archive-occ.zip", "testdata/gbif-validator-Archive.zip"}
+
+func buildFixture(t testing.TB) (bin, table string) {
+	t.Helper()
+	fixture.once.Do(func() {
+		dir, err := os.MkdirTemp("", "downloader-webtest-")
+		if err != nil {
+			fixture.err = err
+			return
+		}
+		fixture.dir = dir
+		fixture.bin = filepath.Join(dir, "downloader")
+		out, err := exec.Command("go", "build", "-o", fixture.bin, "../cmd/downloader").CombinedOutput()
+		if err != nil {
+			fixture.err = fmt.Errorf("go build: %v\n%s", err, out)
+			return
+		}
+		fixture.table = filepath.Join(dir, "table")
+		for i, s := range samples {
+			if err := ingestSample(fixture.table, s, fmt.Sprintf("sample-%d", i)); err != nil {
+				fixture.err = fmt.Errorf("ingest %s: %w", s, err)
+				return
+			}
+		}
+		fixture.datasets = len(samples)
+	})
+	if fixture.err != nil {
+		t.Fatal(fixture.err)
+	}
+	return fixture.bin, fixture.table
+}
+
+// ingestSample loads one DwC-A into the embedded table with the real
+// reader and ingest pipeline.
+func ingestSample(table, path, fallbackKey string) error {
+	ctx := context.Background()
+	store, err := parquet.Open(table, parquet.Config{}, slog.New(slog.DiscardHandler))
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	a, err := dwca.Open(ctx, path)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	recs, err := a.Records(ctx)
+	if err != nil {
+		return err
+	}
+	src := &archiveSource{recs: recs, ds: ingest.SourceDataset{Key: fallbackKey, EML: a.EML}}
+	if r, err := a.EML(); err == nil {
+		info, ierr := dwca.ReadDatasetInfo(r)
+		r.Close()
+		if ierr == nil {
+			src.ds.Title, src.ds.License, src.ds.Citation = info.Title, info.License, info.Citation
+			if info.DatasetKey != "" {
+				src.ds.Key = info.DatasetKey
+			}
+		}
+	}
+	target := func(ctx context.Context, info occurrence.DatasetInfo) (ingest.Writer, error) {
+		return store.BeginDataset(ctx, info)
+	}
+	_, err = ingest.Load(ctx, target, src, ingest.Options{})
+	return err
+}
+
+type archiveSource struct {
+	recs *dwca.StarReader
+	ds   ingest.SourceDataset
+}
+
+func (s *archiveSource) Dataset() ingest.SourceDataset { return s.ds }
+func (s *archiveSource) Next(ctx context.Context) (occurrence.RawRecord, error) {
+	return s.recs.Next()
+}
+func (s *archiveSource) Close() error { return s.recs.Close() }
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if fixture.dir != "" {
+		_ = os.RemoveAll(fixture.dir)
+	}
+	os.Exit(code)
+}
+
+// needService skips (or fails under CI=true) when an external service is
+// not configured.
+func needService(t testing.TB, env, script string) string {
+	t.Helper()
+	v := os.Getenv(env)
+	if v == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s is not set (run %s)", env, script)
+		}
+		t.Skipf("%s not set; run %s to test against it", env, script)
+	}
+	return v
+}
+
+var dbCounter atomic.Int64
+
+// postgresDSN creates a fresh database for one test and drops it afterwards.
+func postgresDSN(t testing.TB) string {
+	t.Helper()
+	base := needService(t, "DOWNLOADER_TEST_POSTGRES", "scripts/ci/postgres.sh")
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, base)
+	if err != nil {
+		t.Fatalf("postgres: %v", err)
+	}
+	defer conn.Close(ctx)
+	name := fmt.Sprintf("dltest_%d_%d_%d", os.Getpid(), time.Now().UnixNano()%1e6, dbCounter.Add(1))
+	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+		t.Fatalf("create database: %v", err)
+	}
+	t.Cleanup(func() {
+		c, err := pgx.Connect(ctx, base)
+		if err != nil {
+			return
+		}
+		defer c.Close(ctx)
+		_, _ = c.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+	})
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/" + name
+	return u.String()
+}
+
+func sqliteDSN(t testing.TB) string { return "sqlite:" + filepath.Join(t.TempDir(), "jobs.db") }
+
+// forEachDB runs f on SQLite and on PostgreSQL.
+func forEachDB(t *testing.T, f func(t *testing.T, dsn string)) {
+	t.Run("sqlite", func(t *testing.T) { f(t, sqliteDSN(t)) })
+	t.Run("postgres", func(t *testing.T) { f(t, postgresDSN(t)) })
+}
+
+// options tune one test server.
+type options struct {
+	role       jobs.Role
+	throttle   int64 // archive bytes/s (fault injection), 0 = full speed
+	maxRunning int
+	mailer     *jobs.Mailer
+	storage    jobs.Storage
+	engine     func(jobs.Engine) jobs.Engine
+	maxAttempt int
+	noUsers    bool
+	archiveDir string // local storage directory shared with worker processes
+}
+
+// server is a real API server on loopback with its real service.
+type server struct {
+	t       testing.TB
+	URL     string
+	svc     *jobs.Service
+	db      *jobs.DB
+	dsn     string
+	archive string // local storage directory
+	stopped bool
+}
+
+func testLogger(t testing.TB) *slog.Logger {
+	return slog.New(slog.NewTextHandler(tWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+}
+
+type tWriter struct{ t testing.TB }
+
+func (w tWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
+
+func openService(t testing.TB, dsn string, o options) (*jobs.Service, *jobs.DB, string) {
+	t.Helper()
+	_, table := buildFixture(t)
+	ctx := context.Background()
+	db, err := jobs.OpenDB(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	if err := db.Migrate(ctx, testLogger(t)); err != nil {
+		t.Fatal(err)
+	}
+	store, err := parquet.Open(table, parquet.Config{}, testLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = store.Close() })
+	var engine jobs.Engine = tableexport.New(store, tableexport.Config{}, testLogger(t))
+	if o.engine != nil {
+		engine = o.engine(engine)
+	}
+	engine = jobs.Throttle(engine, o.throttle)
+	dir := o.archiveDir
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	st := o.storage
+	if st == nil {
+		if st, err = local.New(dir); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := jobs.Config{Role: o.role, MaxRunningPerUser: o.maxRunning, Heartbeat: 100 * time.Millisecond,
+		FetchPollInterval: 100 * time.Millisecond, Lease: 2 * time.Second, RescueAfter: 4 * time.Second,
+		MaxAttempts: o.maxAttempt, PublicURL: "http://downloads.test"}
+	svc, err := jobs.New(db, engine, st, o.mailer, cfg, testLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return svc, db, dir
+}
+
+func startServer(t testing.TB, dsn string, o options) *server {
+	t.Helper()
+	svc, db, dir := openService(t, dsn, o)
+	ctx := context.Background()
+	if !o.noUsers {
+		for _, u := range testUsers {
+			if err := db.AddUser(ctx, u, password(u.Name)); err != nil && !strings.Contains(err.Error(), "exists") {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := svc.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	api := web.New(svc, jobs.NewAuthenticator(db, time.Minute), web.Config{}, testLogger(t))
+	hs := httptest.NewServer(api)
+	s := &server{t: t, URL: hs.URL, svc: svc, db: db, dsn: dsn, archive: dir}
+	t.Cleanup(func() {
+		hs.Close()
+		s.stop()
+	})
+	return s
+}
+
+func (s *server) stop() {
+	if s.stopped {
+		return
+	}
+	s.stopped = true
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := s.svc.Stop(ctx); err != nil {
+		s.t.Errorf("stop: %v", err)
+	}
+}
+
+// response is an HTTP answer with its body read.
+type response struct {
+	code   int
+	header http.Header
+	body   []byte
+}
+
+func (r response) String() string { return fmt.Sprintf("%d %s", r.code, bytes.TrimSpace(r.body)) }
+
+// do sends a request as user ("" = anonymous) and reads the answer.
+func (s *server) do(method, path, user string, body any, hdr ...string) response {
+	s.t.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(b)
+	case []byte:
+		rd = bytes.NewReader(b)
+	default:
+		s.t.Fatalf("body type %T", body)
+	}
+	req, err := http.NewRequest(method, s.URL+path, rd)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	if rd != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if user != "" {
+		req.SetBasicAuth(user, password(user))
+	}
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := client.Do(req)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return response{code: resp.StatusCode, header: resp.Header, body: b}
+}
+
+// expect fails the test unless r has status code.
+func expect(t testing.TB, r response, code int) response {
+	t.Helper()
+	if r.code != code {
+		t.Fatalf("got %s, want %d", r, code)
+	}
+	return r
+}

@@ -1,0 +1,99 @@
+package web
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+)
+
+type openAPIDocument struct {
+	OpenAPI string                                `json:"openapi"`
+	Paths   map[string]map[string]json.RawMessage `json:"paths"`
+}
+
+func loadDoc(t *testing.T) openAPIDocument {
+	t.Helper()
+	var d openAPIDocument
+	if err := json.Unmarshal(openAPIDoc, &d); err != nil {
+		t.Fatalf("openapi.json: %v", err)
+	}
+	if !strings.HasPrefix(d.OpenAPI, "3.") {
+		t.Fatalf("openapi version %q", d.OpenAPI)
+	}
+	return d
+}
+
+// docOps lists "METHOD path" of every documented operation.
+func docOps(d openAPIDocument) []string {
+	var ops []string
+	for p, methods := range d.Paths {
+		for m := range methods {
+			ops = append(ops, strings.ToUpper(m)+" "+p)
+		}
+	}
+	sort.Strings(ops)
+	return ops
+}
+
+// TestOpenAPIMatchesRoutes keeps openapi.json true: every registered route is
+// documented, every documented operation is registered, and a request to
+// each documented path reaches the handler the mux registered for it.
+func TestOpenAPIMatchesRoutes(t *testing.T) {
+	d := loadDoc(t)
+	s := New(nil, nil, Config{}, nil)
+	registered := map[string]string{} // "METHOD docpath" -> pattern
+	for _, r := range s.routes() {
+		docs := r.docs
+		if docs == nil {
+			docs = []string{r.pattern}
+		}
+		for _, p := range docs {
+			registered[r.method+" "+p] = r.method + " " + r.pattern
+		}
+	}
+	documented := map[string]bool{}
+	for _, op := range docOps(d) {
+		documented[op] = true
+		if _, ok := registered[op]; !ok {
+			t.Errorf("documented but not served: %s", op)
+		}
+	}
+	for op := range registered {
+		if !documented[op] {
+			t.Errorf("served but not documented: %s", op)
+		}
+	}
+	// Route a concrete request for every documented operation.
+	param := regexp.MustCompile(`\{[a-z]+\}`)
+	for op, pattern := range registered {
+		method, path, _ := strings.Cut(op, " ")
+		concrete := param.ReplaceAllStringFunc(path, func(p string) string {
+			if p == "{user}" {
+				return "alice"
+			}
+			return "0000001-261130010203004"
+		})
+		req := httptest.NewRequest(method, concrete, nil)
+		_, got := s.mux.Handler(req)
+		if got != pattern {
+			t.Errorf("%s %s is routed to %q, want %q", method, concrete, got, pattern)
+		}
+	}
+}
+
+func TestOpenAPIServed(t *testing.T) {
+	s := New(nil, nil, Config{}, nil)
+	rec := httptest.NewRecorder()
+	s.ServeHTTP(rec, httptest.NewRequest("GET", "/v1/openapi.json", nil))
+	if rec.Code != http.StatusOK || rec.Header().Get("Content-Type") != "application/json" {
+		t.Fatalf("%d %s", rec.Code, rec.Header())
+	}
+	var d openAPIDocument
+	if err := json.Unmarshal(rec.Body.Bytes(), &d); err != nil || len(d.Paths) == 0 {
+		t.Fatalf("served document: %v", err)
+	}
+}

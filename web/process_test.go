@@ -1,0 +1,200 @@
+package web_test
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/biodiversity-downloads/downloader/jobs"
+)
+
+// lockedBuffer collects a subprocess's stderr.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// worker is a `downloader serve --role worker` subprocess.
+type worker struct {
+	cmd  *exec.Cmd
+	logs *lockedBuffer
+	done chan struct{}
+}
+
+func startWorker(t *testing.T, dsn, archive string, extra ...string) *worker {
+	t.Helper()
+	bin, table := buildFixture(t)
+	args := append([]string{"serve", "--role", "worker", "--db", dsn, "--table", table, "--storage", archive,
+		"--lease", "2s", "--rescue-after", "4s", "--heartbeat", "100ms", "--poll", "100ms"}, extra...)
+	w := &worker{cmd: exec.Command(bin, args...), logs: &lockedBuffer{}, done: make(chan struct{})}
+	w.cmd.Stderr = w.logs
+	w.cmd.Stdout = w.logs
+	if err := w.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = w.cmd.Wait(); close(w.done) }()
+	t.Cleanup(func() {
+		select {
+		case <-w.done:
+		default:
+			_ = w.cmd.Process.Signal(syscall.SIGTERM)
+			select {
+			case <-w.done:
+			case <-time.After(20 * time.Second):
+				_ = w.cmd.Process.Kill()
+				<-w.done
+			}
+		}
+		if t.Failed() {
+			t.Logf("worker %d log:\n%s", w.cmd.Process.Pid, w.logs)
+		}
+	})
+	return w
+}
+
+func (w *worker) kill9(t *testing.T) {
+	t.Helper()
+	if err := w.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-w.done
+}
+
+// archiveFiles lists the storage directory: committed archives and
+// partial uploads.
+func archiveFiles(t *testing.T, dir string) (committed, partial []string) {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".partial-") {
+			partial = append(partial, e.Name())
+		} else {
+			committed = append(committed, e.Name())
+		}
+	}
+	return committed, partial
+}
+
+// TestKillWorkerMidExport kills a worker process with SIGKILL while it writes
+// an archive: nothing partial is ever downloadable, and a new worker process
+// completes the download to a valid archive.
+func TestKillWorkerMidExport(t *testing.T) {
+	forEachDB(t, func(t *testing.T, dsn string) {
+		archive := t.TempDir()
+		api := startServer(t, dsn, options{role: jobs.RoleAPI, archiveDir: archive})
+		want := api.count(`null`).Count
+		w1 := startWorker(t, dsn, archive, "--test-export-throttle", "20000")
+		key := api.submit("alice", `{"format":"DWCA"}`)
+		deadline := time.Now().Add(60 * time.Second)
+		for {
+			d := api.status(key, "alice")
+			if d.Status == jobs.StatusRunning && d.Progress != nil && d.Progress.BytesWritten > 20_000 {
+				break
+			}
+			if time.Now().After(deadline) || d.Status == jobs.StatusSucceeded {
+				t.Fatalf("download never seen mid-export: %+v", d)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		expect(t, api.do("GET", "/v1/occurrence/download/request/"+key+".zip", "", nil), http.StatusNotFound)
+		committed, partial := archiveFiles(t, archive)
+		if len(committed) != 0 || len(partial) != 1 {
+			t.Fatalf("mid-export storage: committed %v partial %v", committed, partial)
+		}
+		w1.kill9(t)
+		if d := api.status(key, "alice"); d.Status != jobs.StatusRunning {
+			t.Fatalf("after kill: %s", d.Status)
+		}
+		expect(t, api.do("GET", "/v1/occurrence/download/request/"+key+".zip", "", nil), http.StatusNotFound)
+
+		startWorker(t, dsn, archive)
+		// River's rescuer runs every 30 s; the download must then complete.
+		d := api.waitStatus(key, 3*time.Minute, jobs.StatusSucceeded)
+		r := expect(t, api.do("GET", "/v1/occurrence/download/request/"+key+".zip", "", nil), http.StatusOK)
+		if sum := sha256.Sum256(r.body); hex.EncodeToString(sum[:]) != d.SHA256 || int64(len(r.body)) != d.Size {
+			t.Fatal("served archive differs from the recorded one")
+		}
+		if _, rows := readArchive(t, r.body); int64(rows) != want || d.TotalRecords != want {
+			t.Fatalf("archive has %d rows, status %d, count %d", rows, d.TotalRecords, want)
+		}
+		var attempts int
+		if err := api.db.SQL.QueryRow("SELECT attempts FROM downloads WHERE key = '" + key + "'").Scan(&attempts); err != nil || attempts != 2 {
+			t.Fatalf("attempts %d (%v), want 2", attempts, err)
+		}
+		committed, _ = archiveFiles(t, archive)
+		if len(committed) != 1 {
+			t.Fatalf("committed archives %v", committed)
+		}
+	})
+}
+
+// TestTwoWorkersNeverRunAJobTwice runs many downloads through two worker
+// processes sharing one PostgreSQL.
+func TestTwoWorkersNeverRunAJobTwice(t *testing.T) {
+	dsn := postgresDSN(t)
+	archive := t.TempDir()
+	api := startServer(t, dsn, options{role: jobs.RoleAPI, archiveDir: archive, maxRunning: 100})
+	workers := []*worker{startWorker(t, dsn, archive), startWorker(t, dsn, archive)}
+	const n = 24
+	formats := []string{"DWCA", "SIMPLE_CSV", "SPECIES_LIST"}
+	var keys []string
+	for i := 0; i < n; i++ {
+		body := fmt.Sprintf(`{"format":"%s","predicate":{"type":"greaterThanOrEquals","key":"YEAR","value":"%d"}}`,
+			formats[i%len(formats)], 1950+i)
+		keys = append(keys, api.submit("alice", body))
+	}
+	for _, k := range keys {
+		d := api.waitStatus(k, 3*time.Minute, jobs.StatusSucceeded)
+		if d.Size == 0 {
+			t.Fatalf("%s: empty archive", k)
+		}
+	}
+	started := regexp.MustCompile(`msg="export started" key=(\S+)`)
+	runs := map[string]int{}
+	per := make([]int, len(workers))
+	for i, w := range workers {
+		for _, m := range started.FindAllStringSubmatch(w.logs.String(), -1) {
+			runs[m[1]]++
+			per[i]++
+		}
+	}
+	for _, k := range keys {
+		if runs[k] != 1 {
+			t.Errorf("download %s was started %d times", k, runs[k])
+		}
+		var attempts int
+		if err := api.db.SQL.QueryRow("SELECT attempts FROM downloads WHERE key = '" + k + "'").Scan(&attempts); err != nil || attempts != 1 {
+			t.Errorf("download %s: attempts %d (%v)", k, attempts, err)
+		}
+	}
+	committed, partial := archiveFiles(t, archive)
+	if len(committed) != n || len(partial) != 0 {
+		t.Fatalf("%d archives, %d partial; want %d and 0", len(committed), len(partial), n)
+	}
+	t.Logf("exports per worker: %v", per)
+}
