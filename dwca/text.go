@@ -81,45 +81,45 @@ func CleanValue(s string) string {
 	return string(b)
 }
 
-// badByte marks the ASCII bytes replaced by a space; bytes >= 0x80 need a
-// closer look (U+0085, U+2028, U+2029, invalid UTF-8).
-var badByte = [256]bool{0: true, '\t': true, '\n': true, '\v': true, '\f': true, '\r': true}
-
-func init() {
+// byteClass sorts bytes for needsCleaning: 0 plain, 1 a control character
+// that becomes a space, 2 the lead byte of U+0085 (C2), 3 the lead byte of
+// U+2028/U+2029 (E2), 4 another non-ASCII byte.
+var byteClass = func() (t [256]byte) {
+	for _, c := range []byte{0, '\t', '\n', '\v', '\f', '\r'} {
+		t[c] = 1
+	}
 	for c := 0x80; c < 0x100; c++ {
-		badByte[c] = false
+		t[c] = 4
 	}
-}
+	t[0xC2], t[0xE2] = 2, 3
+	return t
+}()
 
-// needsCleaning reports whether s holds a character CleanValue replaces. The
-// ASCII scan is a table lookup per byte; only strings with non-ASCII bytes
-// are decoded.
+// needsCleaning reports whether s holds a character CleanValue replaces. It
+// is one table lookup per byte; strings with non-ASCII bytes are also
+// checked for invalid UTF-8.
 func needsCleaning(s string) bool {
-	ascii := true
+	nonASCII := false
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < 0x20 {
-			if badByte[c] {
-				return true
-			}
-		} else if c >= 0x80 {
-			ascii = false
-		}
-	}
-	if ascii {
-		return false
-	}
-	for i, r := range s {
-		switch r {
-		case 0x85, 0x2028, 0x2029:
+		switch byteClass[s[i]] {
+		case 0:
+		case 1:
 			return true
-		case utf8.RuneError:
-			if _, size := utf8.DecodeRuneInString(s[i:]); size == 1 {
+		case 2:
+			if i+1 < len(s) && s[i+1] == 0x85 {
 				return true
 			}
+			nonASCII = true
+		case 3:
+			if i+2 < len(s) && s[i+1] == 0x80 && (s[i+2] == 0xA8 || s[i+2] == 0xA9) {
+				return true
+			}
+			nonASCII = true
+		default:
+			nonASCII = true
 		}
 	}
-	return false
+	return nonASCII && !utf8.ValidString(s)
 }
 
 func isBreaking(r rune) bool {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestCleanValue(t *testing.T) {
@@ -80,4 +81,24 @@ func BenchmarkCleanValueDirty(b *testing.B) {
 	for b.Loop() {
 		CleanValue(v)
 	}
+}
+
+// FuzzNeedsCleaning checks the byte-table scan against the rune-by-rune
+// definition of the text rules.
+func FuzzNeedsCleaning(f *testing.F) {
+	for _, s := range []string{"plain", "a\tb", "nel\u0085", "\u2028", "\u2029", "\u2027", "Ã\u0085", "\xe2\x80", "\xc2", "𝔘", "\xff"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want := !utf8.ValidString(s)
+		for _, r := range s {
+			want = want || isBreaking(r)
+		}
+		if got := needsCleaning(s); got != want {
+			t.Fatalf("needsCleaning(%q) = %v, want %v", s, got, want)
+		}
+		if c := CleanValue(s); needsCleaning(c) {
+			t.Fatalf("CleanValue(%q) = %q still needs cleaning", s, c)
+		}
+	})
 }
