@@ -124,3 +124,38 @@ func TestZip64ManyEntries(t *testing.T) {
 		t.Fatalf("python saw %d entries, want %d", got, n)
 	}
 }
+
+// TestZip64HeaderFields checks the encoding of sizes and offsets past 4 GiB
+// in the headers of a spooled (known-size) entry, which the streaming tests
+// above only reach with unknown sizes.
+func TestZip64HeaderFields(t *testing.T) {
+	le := func(b []byte) uint64 {
+		var v uint64
+		for i := len(b) - 1; i >= 0; i-- {
+			v = v<<8 | uint64(b[i])
+		}
+		return v
+	}
+	e := &entry{name: "verbatim.txt", method: Deflate, known: true, zip64Local: true, crc: 0xdeadbeef,
+		size: 5 << 30, compressed: 4<<30 + 5, offset: 6 << 30, modified: time.Unix(1700000000, 0)}
+	lh := e.localHeader()
+	if le(lh[14:18]) != 0xdeadbeef || le(lh[18:22]) != max32 || le(lh[22:26]) != max32 || le(lh[4:6]) != versionZip64 {
+		t.Fatalf("local header fields % x", lh[:30])
+	}
+	extra := lh[30+len(e.name):]
+	if le(extra[0:2]) != extraZip64 || le(extra[2:4]) != 16 || le(extra[4:12]) != 5<<30 || le(extra[12:20]) != 4<<30+5 {
+		t.Fatalf("local zip64 extra % x", extra[:20])
+	}
+	ch := e.centralHeader()
+	if le(ch[20:24]) != max32 || le(ch[24:28]) != max32 || le(ch[42:46]) != max32 {
+		t.Fatalf("central header fields % x", ch[:46])
+	}
+	extra = ch[46+len(e.name):]
+	if le(extra[2:4]) != 24 || le(extra[4:12]) != 5<<30 || le(extra[12:20]) != 4<<30+5 || le(extra[20:28]) != 6<<30 {
+		t.Fatalf("central zip64 extra % x", extra[:28])
+	}
+	end := endRecords(3, 7<<30, 100)
+	if le(end[0:4]) != sigEnd64 || le(end[48:56]) != 7<<30 || le(end[56:60]) != sigEnd64Locate || le(end[64:72]) != 7<<30+100 {
+		t.Fatalf("zip64 end records % x", end)
+	}
+}
