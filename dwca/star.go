@@ -133,33 +133,17 @@ func (s *StarReader) prepare() error {
 
 // loadMem reads an extension into memory unless it takes more than budget bytes.
 func (s *StarReader) loadMem(ej *extJoin, budget int64) (used int64, fits bool, err error) {
-	rr, err := s.a.Rows(s.ctx, *ej.spec)
-	if err != nil {
-		return 0, false, err
-	}
-	defer rr.Close()
 	mem := map[string][]extRow{}
-	// broken rows and rows without coreid count only if the extension stays
+	// Broken rows and rows without coreid count only if the extension stays
 	// in memory: the disk join reads the file again and counts them then.
-	var broken []error
+	var broken []*RowError
 	noID := 0
-	for {
-		row, err := rr.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			var re *RowError
-			if errors.As(err, &re) {
-				broken = append(broken, err)
-				continue
-			}
-			return 0, false, err
-		}
+	errFull := errors.New("over budget")
+	err = s.forEachRow(*ej.spec, func(re *RowError) { broken = append(broken, re) }, func(row Row) error {
 		id := row.ID()
 		if id == "" {
 			noID++
-			continue
+			return nil
 		}
 		r := extRow{terms: row.Terms(), source: row.Source()}
 		used += int64(len(id)+len(r.source)) + 64
@@ -167,13 +151,20 @@ func (s *StarReader) loadMem(ej *extJoin, budget int64) (used int64, fits bool, 
 			used += int64(len(k)+len(v)) + 32
 		}
 		if used > budget {
-			s.log.Info("extension joined on disk", "file", ej.spec.Files, "budget", budget)
-			return 0, false, nil
+			return errFull
 		}
 		mem[id] = append(mem[id], r)
+		return nil
+	})
+	if err == errFull {
+		s.log.Info("extension joined on disk", "file", ej.spec.Files, "budget", budget)
+		return 0, false, nil
 	}
-	for _, err := range broken {
-		s.brokenRow(err)
+	if err != nil {
+		return 0, false, err
+	}
+	for _, re := range broken {
+		s.addBroken(re)
 	}
 	s.orphans += noID
 	ej.mem = mem
@@ -186,12 +177,17 @@ func (s *StarReader) brokenRow(err error) bool {
 	if !errors.As(err, &re) {
 		return false
 	}
+	s.addBroken(re)
+	return true
+}
+
+// addBroken counts a broken row and lists the first ones.
+func (s *StarReader) addBroken(re *RowError) {
 	s.broken.Count++
 	if len(s.broken.Rows) < s.a.opts.MaxBrokenListed {
 		s.broken.Rows = append(s.broken.Rows, re)
 	}
 	s.log.Debug("broken row", "file", re.File, "line", re.Line, "err", re.Err)
-	return true
 }
 
 // Broken returns the broken rows met so far (core and extensions).

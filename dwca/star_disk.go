@@ -2,6 +2,7 @@ package dwca
 
 import (
 	"encoding/binary"
+	"errors"
 	"io"
 )
 
@@ -60,75 +61,64 @@ func (s *StarReader) newSorter(budget int64) *extSorter {
 	return so
 }
 
-// sortExtension feeds an extension's rows to its sorter keyed by coreid.
-func (s *StarReader) sortExtension(ej *extJoin) error {
-	rr, err := s.a.Rows(s.ctx, *ej.spec)
+// forEachRow calls fn for every row of spec; broken rows go to broken.
+func (s *StarReader) forEachRow(spec FileSpec, broken func(*RowError), fn func(Row) error) error {
+	rr, err := s.a.Rows(s.ctx, spec)
 	if err != nil {
 		return err
 	}
 	defer rr.Close()
-	var seq uint64
 	for {
 		row, err := rr.Next()
 		if err == io.EOF {
 			return nil
 		}
-		if err != nil {
-			if s.brokenRow(err) {
-				continue
-			}
-			return err
-		}
-		id := row.ID()
-		if id == "" {
-			s.orphans++
+		var re *RowError
+		if errors.As(err, &re) {
+			broken(re)
 			continue
 		}
-		val := appendString(nil, row.Source())
-		val = encodeTerms(val, row.Terms())
-		seq++
-		if err := ej.sorter.add(id, seq, val); err != nil {
+		if err != nil {
+			return err
+		}
+		if err := fn(row); err != nil {
 			return err
 		}
 	}
 }
 
+// encodeRow is a row's source and terms as the sorters carry them.
+func encodeRow(row Row) []byte {
+	return encodeTerms(appendString(nil, row.Source()), row.Terms())
+}
+
+// sortExtension feeds an extension's rows to its sorter keyed by coreid.
+func (s *StarReader) sortExtension(ej *extJoin) error {
+	var seq uint64
+	return s.forEachRow(*ej.spec, s.addBroken, func(row Row) error {
+		id := row.ID()
+		if id == "" {
+			s.orphans++
+			return nil
+		}
+		seq++
+		return ej.sorter.add(id, seq, encodeRow(row))
+	})
+}
+
 // sortCore feeds the core rows to the sorter keyed by id. Rows without an id
 // cannot be joined: they go straight to the record sorter.
 func (s *StarReader) sortCore(so *extSorter) error {
-	rr, err := s.a.Rows(s.ctx, s.a.Meta.Core)
-	if err != nil {
-		return err
-	}
-	defer rr.Close()
 	var pos uint64
-	for {
-		row, err := rr.Next()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			if s.brokenRow(err) {
-				continue
-			}
-			return err
-		}
+	return s.forEachRow(s.a.Meta.Core, s.addBroken, func(row Row) error {
 		pos++
 		id := row.ID()
-		val := appendString(nil, row.Source())
-		val = encodeTerms(val, row.Terms())
 		if id == "" {
-			rec := appendString(nil, "")
-			rec = append(rec, val...)
-			if err := s.records.add("", pos, binary.AppendUvarint(rec, 0)); err != nil {
-				return err
-			}
-			continue
+			rec := append(appendString(nil, ""), encodeRow(row)...)
+			return s.records.add("", pos, binary.AppendUvarint(rec, 0))
 		}
-		if err := so.add(id, pos, val); err != nil {
-			return err
-		}
-	}
+		return so.add(id, pos, encodeRow(row))
+	})
 }
 
 // mergeJoin walks the core sorted by id together with the sorted extensions
