@@ -199,3 +199,32 @@ with DwCAReader(sys.argv[1]) as d:
 		t.Errorf("python-dwca-reader: %q %v, want %d", out, err, want)
 	}
 }
+
+// TestExportIngestedSamples ingests real archives and checks that the DWCA
+// download holds every record, the multimedia the sources carry and each
+// dataset's EML, and that python-dwca-reader agrees with `count`.
+func TestExportIngestedSamples(t *testing.T) {
+	table := t.TempDir()
+	runCmd(t, "ingest", "--table", table, "testdata/export/dissco-dwca-lux-associated-media.zip", "testdata/export/gbif-validator-Archive.zip")
+	out, _ := runCmd(t, "count", "--table", table)
+	want, _ := strconv.Atoi(strings.TrimSpace(out))
+	if want == 0 {
+		t.Fatalf("count printed %q", out)
+	}
+	path := filepath.Join(t.TempDir(), "dl.zip")
+	runCmd(t, "export", "--table", table, "--format", "DWCA", "-o", path)
+	lines := zipLines(t, path)
+	if lines["occurrence.txt"] != want || lines["verbatim.txt"] != want || lines["multimedia.txt"] < 1 {
+		t.Fatalf("entries %v, count %d", lines, want)
+	}
+	emls := 0
+	for name := range lines {
+		if strings.HasPrefix(name, "dataset/") {
+			emls++
+		}
+	}
+	if emls != 2 {
+		t.Errorf("%d dataset EML entries, want 2: %v", emls, lines)
+	}
+	pythonDwCACount(t, path, want)
+}
