@@ -285,8 +285,12 @@ func TestOpenURL(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/a.zip" {
+		if r.URL.Path != "/a.zip" && r.URL.Path != "/page.html" {
 			http.NotFound(w, r)
+			return
+		}
+		if r.URL.Path == "/page.html" {
+			io.WriteString(w, "<html>not an archive</html>")
 			return
 		}
 		w.Write(body)
@@ -310,6 +314,13 @@ func TestOpenURL(t *testing.T) {
 	if _, err := OpenURL(context.Background(), srv.Client(), srv.URL+"/missing.zip", tmp); err == nil ||
 		!strings.Contains(err.Error(), "404") {
 		t.Errorf("missing URL: %v", err)
+	}
+	_, err = OpenURL(context.Background(), srv.Client(), srv.URL+"/page.html", tmp)
+	if !errors.Is(err, ErrNoMeta) || !strings.Contains(err.Error(), srv.URL+"/page.html") {
+		t.Errorf("a page instead of an archive: %v", err)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("a failed open left the download behind: %v", left)
 	}
 }
 

@@ -172,7 +172,7 @@ func (o Options) OpenURL(ctx context.Context, client *http.Client, url string) (
 	a, err := o.Open(ctx, tmp)
 	if err != nil {
 		os.Remove(tmp)
-		return nil, err
+		return nil, fmt.Errorf("dwca: downloaded from %s: %w", url, err)
 	}
 	a.Path = url
 	a.closers = append([]func() error{func() error { return os.Remove(tmp) }}, a.closers...)
