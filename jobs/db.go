@@ -27,6 +27,10 @@ type DB struct {
 	SQL     *sql.DB
 	Dialect migrations.Dialect
 	pool    *pgxpool.Pool // PostgreSQL only; River's pgx driver uses it
+	// read serves the API's reads. On SQLite it is a separate read-only pool
+	// (WAL lets readers run beside the single writer connection); on
+	// PostgreSQL it is SQL.
+	read *sql.DB
 }
 
 // OpenDB opens "sqlite:FILE" or a "postgres://" / "postgresql://" URL. It
@@ -52,7 +56,13 @@ func OpenDB(ctx context.Context, dsn string) (*DB, error) {
 			_ = db.Close()
 			return nil, fmt.Errorf("open %s: %w", file, err)
 		}
-		return &DB{SQL: db, Dialect: migrations.SQLite}, nil
+		read, err := sql.Open("sqlite", "file:"+file+"?_pragma=busy_timeout(20000)&_pragma=query_only(1)")
+		if err != nil {
+			_ = db.Close()
+			return nil, fmt.Errorf("open %s: %w", file, err)
+		}
+		read.SetMaxOpenConns(4)
+		return &DB{SQL: db, Dialect: migrations.SQLite, read: read}, nil
 	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):
 		pool, err := pgxpool.New(ctx, dsn)
 		if err != nil {
@@ -62,7 +72,8 @@ func OpenDB(ctx context.Context, dsn string) (*DB, error) {
 			pool.Close()
 			return nil, fmt.Errorf("connect to postgres: %w", err)
 		}
-		return &DB{SQL: stdlib.OpenDBFromPool(pool), Dialect: migrations.Postgres, pool: pool}, nil
+		sqlDB := stdlib.OpenDBFromPool(pool)
+		return &DB{SQL: sqlDB, Dialect: migrations.Postgres, pool: pool, read: sqlDB}, nil
 	}
 	return nil, fmt.Errorf("%w: %q (want sqlite:FILE or postgres://...)", ErrBadDSN, dsn)
 }
@@ -70,6 +81,9 @@ func OpenDB(ctx context.Context, dsn string) (*DB, error) {
 // Close closes the database.
 func (db *DB) Close() error {
 	err := db.SQL.Close()
+	if db.read != db.SQL {
+		_ = db.read.Close()
+	}
 	if db.pool != nil {
 		db.pool.Close()
 	}

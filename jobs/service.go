@@ -206,7 +206,7 @@ func (s *Service) insert(ctx context.Context, req Request) (key string, fresh bo
 // Get returns a download; callers other than its creator and admins (caller
 // nil for anonymous) see it redacted.
 func (s *Service) Get(ctx context.Context, caller *User, key string) (Download, error) {
-	r, err := s.db.getDownload(ctx, s.db.SQL, key)
+	r, err := s.db.getDownload(ctx, s.db.read, key)
 	if err != nil {
 		return Download{}, err
 	}
@@ -260,7 +260,7 @@ func clampPage(limit, offset int) (int, int) {
 // Cancel stops a download that has not finished. The running export sees
 // the CANCELLED status at its next heartbeat and stops.
 func (s *Service) Cancel(ctx context.Context, caller User, key string) error {
-	r, err := s.db.getDownload(ctx, s.db.SQL, key)
+	r, err := s.db.getDownload(ctx, s.db.read, key)
 	if err != nil {
 		return err
 	}
@@ -285,7 +285,7 @@ func (s *Service) Cancel(ctx context.Context, caller User, key string) error {
 // Postpone moves eraseAfter to until (zero: the default period from now).
 // It never brings the date forward.
 func (s *Service) Postpone(ctx context.Context, caller User, key string, until time.Time) (Download, error) {
-	r, err := s.db.getDownload(ctx, s.db.SQL, key)
+	r, err := s.db.getDownload(ctx, s.db.read, key)
 	if err != nil {
 		return Download{}, err
 	}
@@ -311,7 +311,7 @@ func (s *Service) Postpone(ctx context.Context, caller User, key string, until t
 
 // Datasets pages through a download's constituent datasets and their counts.
 func (s *Service) Datasets(ctx context.Context, key string, limit, offset int) (Page[DatasetUsage], error) {
-	if _, err := s.db.getDownload(ctx, s.db.SQL, key); err != nil {
+	if _, err := s.db.getDownload(ctx, s.db.read, key); err != nil {
 		return Page[DatasetUsage]{}, err
 	}
 	limit, offset = clampPage(limit, offset)
@@ -328,7 +328,7 @@ func (s *Service) Datasets(ctx context.Context, key string, limit, offset int) (
 
 // Citation returns the text to cite a download with.
 func (s *Service) Citation(ctx context.Context, key, link string) (string, error) {
-	r, err := s.db.getDownload(ctx, s.db.SQL, key)
+	r, err := s.db.getDownload(ctx, s.db.read, key)
 	if err != nil {
 		return "", err
 	}
@@ -341,7 +341,7 @@ func (s *Service) Citation(ctx context.Context, key, link string) (string, error
 
 // File returns the archive of a SUCCEEDED download.
 func (s *Service) File(ctx context.Context, key string) (Object, error) {
-	r, err := s.db.getDownload(ctx, s.db.SQL, key)
+	r, err := s.db.getDownload(ctx, s.db.read, key)
 	if err != nil {
 		return Object{}, err
 	}

@@ -110,10 +110,10 @@ func (db *DB) listDownloads(ctx context.Context, user string, statuses []Status,
 		}
 	}
 	var total int64
-	if err := db.SQL.QueryRowContext(ctx, db.q("SELECT count(*) FROM downloads WHERE "+where), args...).Scan(&total); err != nil {
+	if err := db.read.QueryRowContext(ctx, db.q("SELECT count(*) FROM downloads WHERE "+where), args...).Scan(&total); err != nil {
 		return nil, 0, err
 	}
-	rows, err := db.SQL.QueryContext(ctx, db.q("SELECT "+downloadColumns+" FROM downloads WHERE "+where+
+	rows, err := db.read.QueryContext(ctx, db.q("SELECT "+downloadColumns+" FROM downloads WHERE "+where+
 		" ORDER BY created DESC, key DESC LIMIT ? OFFSET ?"), append(args, limit, offset)...)
 	if err != nil {
 		return nil, 0, err
@@ -165,11 +165,11 @@ func (db *DB) postpone(ctx context.Context, key string, until time.Time) error {
 
 func (db *DB) datasets(ctx context.Context, key string, limit, offset int) ([]DatasetUsage, int64, error) {
 	var total int64
-	if err := db.SQL.QueryRowContext(ctx, db.q("SELECT count(*) FROM download_datasets WHERE download_key = ?"), key).
+	if err := db.read.QueryRowContext(ctx, db.q("SELECT count(*) FROM download_datasets WHERE download_key = ?"), key).
 		Scan(&total); err != nil {
 		return nil, 0, err
 	}
-	rows, err := db.SQL.QueryContext(ctx, db.q(`SELECT dataset_key, title, record_count, license, citation
+	rows, err := db.read.QueryContext(ctx, db.q(`SELECT dataset_key, title, record_count, license, citation
 		FROM download_datasets WHERE download_key = ? ORDER BY record_count DESC, dataset_key LIMIT ? OFFSET ?`),
 		key, limit, offset)
 	if err != nil {
@@ -191,7 +191,7 @@ func (db *DB) datasets(ctx context.Context, key string, limit, offset int) ([]Da
 // successful downloads in format, or 0 when there are none.
 func (db *DB) averageBytesPerRecord(ctx context.Context, format string) (float64, error) {
 	var size, recs sql.NullInt64
-	err := db.SQL.QueryRowContext(ctx, db.q(`SELECT sum(size), sum(total_records) FROM downloads
+	err := db.read.QueryRowContext(ctx, db.q(`SELECT sum(size), sum(total_records) FROM downloads
 		WHERE format = ? AND status = ? AND total_records > 0`), format, StatusSucceeded).Scan(&size, &recs)
 	if err != nil || !recs.Valid || recs.Int64 == 0 {
 		return 0, err
