@@ -14,7 +14,7 @@ import (
 
 // The full record is one cell in a compact binary form:
 //
-//	version byte (1)
+//	version byte (2)
 //	presence bitmap: one bit per column of occurrence.Columns, LSB first
 //	the present values in column order:
 //	  strings  uvarint length + UTF-8 bytes
@@ -24,7 +24,7 @@ import (
 //
 // Decoding walks the values once and materializes only the columns asked for.
 
-const codecVersion = 1
+const codecVersion = 2
 
 var bitmapLen = (len(occurrence.Columns) + 7) / 8
 
@@ -80,11 +80,12 @@ func newColumnSink(builders []array.Builder, names []string) *columnSink {
 // decodeInto appends the wanted columns of one encoded record to the sink's
 // builders (nulls for absent values).
 func (s *columnSink) decodeInto(rec []byte) error {
-	if len(rec) < 1+bitmapLen || rec[0] != codecVersion {
+	start := 1
+	if len(rec) < start+bitmapLen || rec[0] != codecVersion {
 		return fmt.Errorf("%w: bad header", ErrCorruptRecord)
 	}
-	bm := rec[1 : 1+bitmapLen]
-	off := 1 + bitmapLen
+	bm := rec[start : start+bitmapLen]
+	off := start + bitmapLen
 	for i := 0; i <= s.last; i++ {
 		b := s.slots[i]
 		if bm[i/8]&(1<<(i%8)) == 0 {

@@ -3,11 +3,6 @@ package hbase
 import (
 	"encoding/binary"
 	"hash/fnv"
-	"math"
-	"strconv"
-	"strings"
-
-	"github.com/biodiversity-downloads/downloader/occurrence"
 )
 
 // Row keys of occurrence rows (21 bytes):
@@ -27,15 +22,6 @@ const (
 	metaPrefix = "\xffdataset:"
 	// MaxBuckets bounds the salt; 0xff is reserved for dataset state rows.
 	MaxBuckets = 255
-)
-
-// Column families and qualifiers.
-var (
-	famRecord = []byte("r") // the full record, qualifier ""
-	famFilter = []byte("f") // the predicate's common columns, for server-side filters
-	famMeta   = []byte("m") // dataset state rows
-	qualState = []byte("state")
-	qualEML   = []byte("eml")
 )
 
 func salt(gbifID int64, buckets int) byte {
@@ -78,86 +64,11 @@ func prefixEnd(p []byte) []byte {
 
 func metaKey(datasetKey string) []byte { return []byte(metaPrefix + datasetKey) }
 
-// filterCell is a column stored as its own cell so server-side filters can
-// test it. Values are encoded so that byte order is value order.
-type filterCell struct {
-	qual []byte
-	col  int // index in occurrence.Columns
-}
-
+// Column families and qualifiers.
 var (
-	fCountry    = filterCell{[]byte("c"), occurrence.ColumnIndex(occurrence.ColCountryCode)}
-	fDataset    = filterCell{[]byte("d"), occurrence.ColumnIndex(occurrence.ColDatasetKey)}
-	fBasis      = filterCell{[]byte("b"), occurrence.ColumnIndex(occurrence.ColBasisOfRecord)}
-	fLicense    = filterCell{[]byte("l"), occurrence.ColumnIndex(occurrence.ColLicense)}
-	fStatus     = filterCell{[]byte("s"), occurrence.ColumnIndex(occurrence.ColOccurrenceStatus)}
-	fPublisher  = filterCell{[]byte("p"), occurrence.ColumnIndex(occurrence.ColPublishingOrgKey)}
-	fYear       = filterCell{[]byte("y"), occurrence.ColumnIndex(occurrence.ColYear)}
-	fMonth      = filterCell{[]byte("m"), occurrence.ColumnIndex(occurrence.ColMonth)}
-	fHasCoord   = filterCell{[]byte("h"), occurrence.ColumnIndex(occurrence.ColHasCoordinate)}
-	fGeoIssue   = filterCell{[]byte("g"), occurrence.ColumnIndex(occurrence.ColHasGeospatialIssue)}
-	fLatitude   = filterCell{[]byte("a"), occurrence.ColumnIndex(occurrence.ColDecimalLatitude)}
-	fLongitude  = filterCell{[]byte("o"), occurrence.ColumnIndex(occurrence.ColDecimalLongitude)}
-	filterCells = []filterCell{fCountry, fDataset, fBasis, fLicense, fStatus, fPublisher, fYear, fMonth,
-		fHasCoord, fGeoIssue, fLatitude, fLongitude}
-	// qualTaxa holds ";k;p;c;o;f;g;s;t;a;" (every taxon key of the record).
-	qualTaxa = []byte("t")
-	taxaCols = func() []int {
-		var out []int
-		for _, n := range []string{occurrence.ColKingdomKey, occurrence.ColPhylumKey, occurrence.ColClassKey,
-			occurrence.ColOrderKey, occurrence.ColFamilyKey, occurrence.ColGenusKey, occurrence.ColSpeciesKey,
-			occurrence.ColTaxonKey, occurrence.ColAcceptedTaxonKey} {
-			out = append(out, occurrence.ColumnIndex(n))
-		}
-		return out
-	}()
+	famRecord = []byte("r") // the record, qualifier ""
+	famHeader = []byte("h") // the record's filter header, qualifier ""
+	famMeta   = []byte("m") // dataset state rows
+	qualState = []byte("state")
+	qualEML   = []byte("eml")
 )
-
-// encodeFilterValue encodes v of column ci so byte order is value order.
-func encodeFilterValue(ci int, v occurrence.Value) []byte {
-	switch occurrence.Columns[ci].Kind {
-	case occurrence.KindInt32:
-		return sortableInt32(int32(v.I))
-	case occurrence.KindFloat64:
-		return sortableFloat(v.F)
-	case occurrence.KindBool:
-		if v.B {
-			return []byte{1}
-		}
-		return []byte{0}
-	default:
-		return []byte(v.S)
-	}
-}
-
-func sortableInt32(v int32) []byte {
-	return binary.BigEndian.AppendUint32(nil, uint32(v)^(1<<31))
-}
-
-func sortableFloat(f float64) []byte {
-	b := math.Float64bits(f)
-	if b>>63 == 0 {
-		b ^= 1 << 63
-	} else {
-		b = ^b
-	}
-	return binary.BigEndian.AppendUint64(nil, b)
-}
-
-// taxaValue joins the record's taxon keys as ";k1;k2;...;" (nil if none).
-func taxaValue(r *occurrence.Record) []byte {
-	var sb strings.Builder
-	for _, ci := range taxaCols {
-		if v := r.Get(ci); v.Valid {
-			if sb.Len() == 0 {
-				sb.WriteByte(';')
-			}
-			sb.WriteString(strconv.FormatInt(v.I, 10))
-			sb.WriteByte(';')
-		}
-	}
-	if sb.Len() == 0 {
-		return nil
-	}
-	return []byte(sb.String())
-}

@@ -21,210 +21,212 @@ type pushed struct {
 	exact  bool
 }
 
-type cellKind int
-
-const (
-	cellString cellKind = iota
-	cellInt
-	cellFloat
-	cellBool
-	cellTaxon
-)
-
-type keyTarget struct {
-	qual  []byte
-	kind  cellKind
-	exact bool // false: the cell holds a superset of what the key matches
+// pushKeys maps GBIF search keys to the header columns that answer them (a
+// row matches when any of them does).
+var pushKeys = map[string][]string{
+	"COUNTRY":              {occurrence.ColCountryCode},
+	"DATASET_KEY":          {occurrence.ColDatasetKey},
+	"BASIS_OF_RECORD":      {occurrence.ColBasisOfRecord},
+	"LICENSE":              {occurrence.ColLicense},
+	"OCCURRENCE_STATUS":    {occurrence.ColOccurrenceStatus},
+	"PUBLISHING_ORG":       {occurrence.ColPublishingOrgKey},
+	"HAS_COORDINATE":       {occurrence.ColHasCoordinate},
+	"HAS_GEOSPATIAL_ISSUE": {occurrence.ColHasGeospatialIssue},
+	"YEAR":                 {occurrence.ColYear},
+	"MONTH":                {occurrence.ColMonth},
+	"DECIMAL_LATITUDE":     {occurrence.ColDecimalLatitude},
+	"DECIMAL_LONGITUDE":    {occurrence.ColDecimalLongitude},
+	"TAXON_KEY": {occurrence.ColTaxonKey, occurrence.ColAcceptedTaxonKey, occurrence.ColKingdomKey,
+		occurrence.ColPhylumKey, occurrence.ColClassKey, occurrence.ColOrderKey, occurrence.ColFamilyKey,
+		occurrence.ColGenusKey, occurrence.ColSpeciesKey},
+	"ACCEPTED_TAXON_KEY": {occurrence.ColAcceptedTaxonKey},
+	"KINGDOM_KEY":        {occurrence.ColKingdomKey},
+	"PHYLUM_KEY":         {occurrence.ColPhylumKey},
+	"CLASS_KEY":          {occurrence.ColClassKey},
+	"ORDER_KEY":          {occurrence.ColOrderKey},
+	"FAMILY_KEY":         {occurrence.ColFamilyKey},
+	"GENUS_KEY":          {occurrence.ColGenusKey},
+	"SPECIES_KEY":        {occurrence.ColSpeciesKey},
 }
 
-// pushKeys maps GBIF search keys to the filter cells that can answer them.
-var pushKeys = map[string]keyTarget{
-	"COUNTRY":              {fCountry.qual, cellString, true},
-	"DATASET_KEY":          {fDataset.qual, cellString, true},
-	"BASIS_OF_RECORD":      {fBasis.qual, cellString, true},
-	"LICENSE":              {fLicense.qual, cellString, true},
-	"OCCURRENCE_STATUS":    {fStatus.qual, cellString, true},
-	"PUBLISHING_ORG":       {fPublisher.qual, cellString, true},
-	"YEAR":                 {fYear.qual, cellInt, true},
-	"MONTH":                {fMonth.qual, cellInt, true},
-	"HAS_COORDINATE":       {fHasCoord.qual, cellBool, true},
-	"HAS_GEOSPATIAL_ISSUE": {fGeoIssue.qual, cellBool, true},
-	"DECIMAL_LATITUDE":     {fLatitude.qual, cellFloat, false},
-	"DECIMAL_LONGITUDE":    {fLongitude.qual, cellFloat, false},
-	"TAXON_KEY":            {qualTaxa, cellTaxon, true},
-	"ACCEPTED_TAXON_KEY":   {qualTaxa, cellTaxon, false},
-	"KINGDOM_KEY":          {qualTaxa, cellTaxon, false},
-	"PHYLUM_KEY":           {qualTaxa, cellTaxon, false},
-	"CLASS_KEY":            {qualTaxa, cellTaxon, false},
-	"ORDER_KEY":            {qualTaxa, cellTaxon, false},
-	"FAMILY_KEY":           {qualTaxa, cellTaxon, false},
-	"GENUS_KEY":            {qualTaxa, cellTaxon, false},
-	"SPECIES_KEY":          {qualTaxa, cellTaxon, false},
-}
-
-// pushdown translates what it can of p into a server-side filter: and keeps
-// the children it can translate (a superset), or needs all of them, leaves
-// are equals/in/comparisons/range on the keys of pushKeys. ok is false when
-// nothing can be pushed.
+// pushdown translates what it can of p into a server-side filter: "and"
+// keeps the children it can translate (a superset), "or" needs all of them;
+// leaves are equals/in/comparisons/range on the keys of pushKeys. ok is false
+// when nothing can be pushed.
 func pushdown(p *occurrence.Predicate) (pushed, bool) {
 	if p == nil {
 		return pushed{}, false
 	}
 	switch p.Type {
-	case occurrence.TypeAnd:
-		list := hrpc.FilterList{}
+	case occurrence.TypeAnd, occurrence.TypeOr:
+		or := p.Type == occurrence.TypeOr
+		var fs []pushed
 		exact := true
 		for _, c := range p.Predicates {
 			f, ok := pushdown(c)
 			if !ok {
+				if or {
+					return pushed{}, false
+				}
 				exact = false
 				continue
 			}
-			exact = exact && f.exact
-			list.Filters = append(list.Filters, f.filter)
+			fs = append(fs, f)
 		}
-		if len(list.Filters) == 0 {
+		if len(fs) == 0 {
 			return pushed{}, false
 		}
-		return pushed{list, exact}, true
-	case occurrence.TypeOr:
-		list := hrpc.FilterList{Or: true}
-		exact := true
-		for _, c := range p.Predicates {
-			f, ok := pushdown(c)
-			if !ok {
-				return pushed{}, false
-			}
-			exact = exact && f.exact
-			list.Filters = append(list.Filters, f.filter)
-		}
-		return pushed{list, exact}, len(list.Filters) > 0
+		return combine(or, fs, exact), true
 	}
-	t, ok := pushKeys[p.Key]
+	cols, ok := pushKeys[p.Key]
 	if !ok {
 		return pushed{}, false
 	}
+	var fs []pushed
+	for _, col := range cols {
+		f, ok := pushColumn(p, headerFields[col])
+		if !ok {
+			return pushed{}, false
+		}
+		fs = append(fs, f)
+	}
+	return combine(true, fs, true), true
+}
+
+// combine joins filters with and/or; a single one stays as it is.
+func combine(or bool, fs []pushed, exact bool) pushed {
+	if len(fs) == 1 {
+		fs[0].exact = fs[0].exact && exact
+		return fs[0]
+	}
+	list := hrpc.FilterList{Or: or}
+	for _, f := range fs {
+		list.Filters = append(list.Filters, f.filter)
+		exact = exact && f.exact
+	}
+	return pushed{list, exact}
+}
+
+// pushColumn builds the filter of a leaf predicate on one header column.
+func pushColumn(p *occurrence.Predicate, f headerField) (pushed, bool) {
 	switch p.Type {
 	case occurrence.TypeEquals:
-		return leaf(t, p.Value)
+		return leaf(f, p.Value)
 	case occurrence.TypeIn:
 		if len(p.Values) > maxPushedValues {
 			return pushed{}, false
 		}
-		list := hrpc.FilterList{Or: true}
-		exact := true
+		var fs []pushed
 		for _, v := range p.Values {
-			f, ok := leaf(t, v)
+			l, ok := leaf(f, v)
 			if !ok {
 				return pushed{}, false
 			}
-			exact = exact && f.exact
-			list.Filters = append(list.Filters, f.filter)
+			fs = append(fs, l)
 		}
-		return pushed{list, exact}, true
-	case occurrence.TypeLessThan, occurrence.TypeLessThanOrEquals, occurrence.TypeGreaterThan, occurrence.TypeGreaterThanOrEquals:
-		op := map[string]hrpc.CompareOp{
-			occurrence.TypeLessThan: hrpc.Less, occurrence.TypeLessThanOrEquals: hrpc.LessOrEqual,
-			occurrence.TypeGreaterThan: hrpc.Greater, occurrence.TypeGreaterThanOrEquals: hrpc.GreaterOrEqual,
-		}[p.Type]
-		v, ok := numeric(t, p.Value)
-		if !ok {
-			return pushed{}, false
-		}
-		return pushed{scvf(t.qual, op, v), t.exact}, true
+		return combine(true, fs, true), true
+	case occurrence.TypeLessThan:
+		return bounds(f, "", "", "", p.Value)
+	case occurrence.TypeLessThanOrEquals:
+		return bounds(f, "", "", p.Value, "")
+	case occurrence.TypeGreaterThan:
+		return bounds(f, "", p.Value, "", "")
+	case occurrence.TypeGreaterThanOrEquals:
+		return bounds(f, p.Value, "", "", "")
 	case occurrence.TypeRange:
-		r := p.Range
-		if r == nil {
+		if p.Range == nil {
 			return pushed{}, false
 		}
-		list := hrpc.FilterList{}
-		for _, b := range []struct {
-			v  string
-			op hrpc.CompareOp
-		}{{r.Gte, hrpc.GreaterOrEqual}, {r.Gt, hrpc.Greater}, {r.Lte, hrpc.LessOrEqual}, {r.Lt, hrpc.Less}} {
-			if b.v == "" {
-				continue
-			}
-			v, ok := numeric(t, b.v)
-			if !ok {
-				return pushed{}, false
-			}
-			list.Filters = append(list.Filters, scvf(t.qual, b.op, v))
-		}
-		if len(list.Filters) == 0 {
-			return pushed{}, false
-		}
-		return pushed{list, t.exact}, true
+		return bounds(f, p.Range.Gte, p.Range.Gt, p.Range.Lte, p.Range.Lt)
 	}
 	return pushed{}, false
 }
 
-func scvf(qual []byte, op hrpc.CompareOp, v []byte) hrpc.Filter {
-	return hrpc.SingleColumnValueFilter{Family: famFilter, Qualifier: qual, Op: op,
-		Comparator: hrpc.BinaryComparator(v), FilterIfMissing: true}
+// component compares the header bytes of f (from its start) with v.
+func component(f headerField, op hrpc.CompareOp, v []byte) hrpc.Filter {
+	return hrpc.SingleColumnValueFilter{Family: famHeader, Qualifier: []byte{}, Op: op,
+		Comparator: hrpc.BinaryComponentComparator{Value: v, Offset: uint32(f.offset)}, FilterIfMissing: true}
 }
 
-// leaf builds the filter of one equals value (a number range "a,b" for
-// numeric keys).
-func leaf(t keyTarget, v string) (pushed, bool) {
-	switch t.kind {
-	case cellString:
-		return pushed{scvf(t.qual, hrpc.Equal, []byte(v)), t.exact}, true
-	case cellBool:
+// leaf builds the filter of one equals value (a range "a,b" for numbers).
+func leaf(f headerField, v string) (pushed, bool) {
+	switch f.kind {
+	case hString:
+		h := appendHeaderValue(nil, hString, occurrence.Value{S: v, Valid: true})
+		return pushed{component(f, hrpc.Equal, h), false}, true
+	case hBool:
 		switch v {
 		case "true":
-			return pushed{scvf(t.qual, hrpc.Equal, []byte{1}), t.exact}, true
+			return pushed{component(f, hrpc.Equal, []byte{2}), true}, true
 		case "false":
-			return pushed{scvf(t.qual, hrpc.Equal, []byte{0}), t.exact}, true
+			return pushed{component(f, hrpc.Equal, []byte{1}), true}, true
 		}
 		return pushed{}, false
-	case cellTaxon:
-		if _, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err != nil {
-			return pushed{}, false
-		}
-		return pushed{hrpc.SingleColumnValueFilter{Family: famFilter, Qualifier: t.qual, Op: hrpc.Equal,
-			Comparator: hrpc.SubstringComparator(";" + strings.TrimSpace(v) + ";"), FilterIfMissing: true}, t.exact}, true
 	}
 	lo, hi, isRange := strings.Cut(v, ",")
 	if !isRange {
-		hi = lo
-	}
-	list := hrpc.FilterList{}
-	for _, b := range []struct {
-		v  string
-		op hrpc.CompareOp
-	}{{lo, hrpc.GreaterOrEqual}, {hi, hrpc.LessOrEqual}} {
-		if strings.TrimSpace(b.v) == "*" {
-			continue
-		}
-		enc, ok := numeric(t, b.v)
+		enc, ok := number(f, lo)
 		if !ok {
 			return pushed{}, false
 		}
-		list.Filters = append(list.Filters, scvf(t.qual, b.op, enc))
+		return pushed{component(f, hrpc.Equal, enc), f.kind != hFloat}, true
 	}
-	if len(list.Filters) == 0 { // "*,*": any value
-		return pushed{scvf(t.qual, hrpc.NotEqual, nil), t.exact}, true
+	if strings.TrimSpace(lo) == "*" {
+		lo = ""
 	}
-	return pushed{list, t.exact}, true
+	if strings.TrimSpace(hi) == "*" {
+		hi = ""
+	}
+	return bounds(f, lo, "", hi, "")
 }
 
-// numeric encodes a number value of a numeric key like its filter cell.
-func numeric(t keyTarget, v string) ([]byte, bool) {
+// bounds builds lower (gte or gt) and upper (lte or lt) bounds on a number
+// column; absent bounds are "". A null never satisfies a bound.
+func bounds(f headerField, gte, gt, lte, lt string) (pushed, bool) {
+	if f.kind == hString || f.kind == hBool {
+		return pushed{}, false
+	}
+	// The presence byte leads the component: [1] sorts above null [0], so
+	// lower bounds exclude nulls by themselves; upper bounds need "present".
+	fs := []pushed{{component(f, hrpc.GreaterOrEqual, []byte{1}), true}}
+	for _, b := range []struct {
+		v  string
+		op hrpc.CompareOp
+	}{{gte, hrpc.GreaterOrEqual}, {gt, hrpc.Greater}, {lte, hrpc.LessOrEqual}, {lt, hrpc.Less}} {
+		if strings.TrimSpace(b.v) == "" {
+			continue
+		}
+		enc, ok := number(f, b.v)
+		if !ok {
+			return pushed{}, false
+		}
+		fs = append(fs, pushed{component(f, b.op, enc), true})
+	}
+	return combine(false, fs, f.kind != hFloat), true
+}
+
+// number encodes a numeric value like the header does (presence included).
+func number(f headerField, v string) ([]byte, bool) {
 	v = strings.TrimSpace(v)
-	switch t.kind {
-	case cellInt:
+	switch f.kind {
+	case hInt32:
 		n, err := strconv.ParseInt(v, 10, 32)
 		if err != nil {
 			return nil, false
 		}
-		return sortableInt32(int32(n)), true
-	case cellFloat:
-		f, err := strconv.ParseFloat(v, 64)
-		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return appendHeaderValue(nil, hInt32, occurrence.Value{I: n, Valid: true}), true
+	case hInt64:
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
 			return nil, false
 		}
-		return sortableFloat(f), true
+		return appendHeaderValue(nil, hInt64, occurrence.Value{I: n, Valid: true}), true
+	case hFloat:
+		x, err := strconv.ParseFloat(v, 64)
+		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil, false
+		}
+		return appendHeaderValue(nil, hFloat, occurrence.Value{F: x, Valid: true}), true
 	}
 	return nil, false
 }

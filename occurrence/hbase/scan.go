@@ -83,18 +83,19 @@ func (sc *splitScan) plan() hrpc.ScanOptions {
 	}
 	sc.recheck = sc.pred != nil && !(havePD && pd.exact)
 	sc.keysOnly = len(sc.names) == 0 && !sc.recheck
+	opts.Columns = []hrpc.Column{{Family: famRecord}}
 	switch {
 	case havePD && sc.keysOnly:
-		opts.Columns = []hrpc.Column{{Family: famFilter}}
-		opts.Filter = pd.filter
+		opts.Columns = []hrpc.Column{{Family: famHeader}}
+		opts.Filter = hrpc.FilterList{Filters: []hrpc.Filter{pd.filter, hrpc.KeyOnlyFilter{}}}
 	case havePD:
-		opts.Filter = pd.filter
+		// The server tests the header family and reads the record family
+		// only for rows that pass.
+		opts.Columns = []hrpc.Column{{Family: famHeader}, {Family: famRecord}}
 		opts.LoadColumnFamiliesOnDemand = true
+		opts.Filter = pd.filter
 	case sc.keysOnly:
-		opts.Columns = []hrpc.Column{{Family: famRecord}}
 		opts.Filter = hrpc.FilterList{Filters: []hrpc.Filter{hrpc.FirstKeyOnlyFilter{}, hrpc.KeyOnlyFilter{}}}
-	default:
-		opts.Columns = []hrpc.Column{{Family: famRecord}}
 	}
 	return opts
 }

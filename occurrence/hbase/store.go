@@ -166,7 +166,7 @@ func (s *Store) ensureTable(ctx context.Context) error {
 			splits = append(splits, []byte{byte(b)})
 		}
 		splits = append(splits, []byte{0xff})
-		err := s.c.CreateTable(ctx, s.table, []string{string(famRecord), string(famFilter), string(famMeta)}, splits)
+		err := s.c.CreateTable(ctx, s.table, []string{string(famHeader), string(famRecord), string(famMeta)}, splits)
 		if err != nil && !errors.Is(err, hrpc.ErrTableExists) {
 			return err
 		}

@@ -61,15 +61,8 @@ func (w *DatasetWriter) Append(r *occurrence.Record) error {
 	}
 	b := salt(id.I, w.s.buckets)
 	m := &hrpc.Mutation{Row: rowKey(make([]byte, 0, keyLen), b, w.dsHash, w.gen, id.I)}
-	m.Cells = append(m.Cells, hrpc.Cell{Family: famRecord, Value: encodeRecord(nil, r)})
-	for _, fc := range filterCells {
-		if v := r.Get(fc.col); v.Valid {
-			m.Cells = append(m.Cells, hrpc.Cell{Family: famFilter, Qualifier: fc.qual, Value: encodeFilterValue(fc.col, v)})
-		}
-	}
-	if t := taxaValue(r); t != nil {
-		m.Cells = append(m.Cells, hrpc.Cell{Family: famFilter, Qualifier: qualTaxa, Value: t})
-	}
+	m.Cells = append(m.Cells, hrpc.Cell{Family: famHeader, Value: encodeHeader(make([]byte, 0, 1+headerLen), r)},
+		hrpc.Cell{Family: famRecord, Value: encodeRecord(nil, r)})
 	w.muts = append(w.muts, m)
 	w.counts[b]++
 	if len(w.muts) >= w.s.cfg.WriteBatch {

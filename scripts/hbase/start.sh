@@ -10,7 +10,7 @@
 #   HBASE_MASTER_PORT    master RPC port          (default 16000)
 #   HBASE_ZK_PORT        ZooKeeper client port    (default 2181)
 #   HBASE_REGION_SERVERS region servers in the JVM (default 2, so regions can move)
-#   HBASE_HEAP           JVM heap                 (default 1g)
+#   HBASE_HEAP           JVM heap                 (default 3g)
 #
 # On success it prints and writes $HBASE_DIR/env with
 #   export HBASE_MASTER=127.0.0.1:<master port>
@@ -22,7 +22,7 @@ dir="${HBASE_DIR:-/tmp/downloader-hbase}"
 master_port="${HBASE_MASTER_PORT:-16000}"
 zk_port="${HBASE_ZK_PORT:-2181}"
 rs_count="${HBASE_REGION_SERVERS:-2}"
-heap="${HBASE_HEAP:-1g}"
+heap="${HBASE_HEAP:-3g}"
 timeout_s="${HBASE_START_TIMEOUT:-240}"
 
 mkdir -p "$dir"

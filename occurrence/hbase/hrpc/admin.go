@@ -23,7 +23,6 @@ func (c *Client) CreateTable(ctx context.Context, table string, families []strin
 			Name: []byte(f),
 			Attributes: []*pb.BytesBytesPair{
 				{First: []byte("VERSIONS"), Second: []byte("1")},
-				{First: []byte("DATA_BLOCK_ENCODING"), Second: []byte("FAST_DIFF")},
 			},
 		})
 	}
@@ -163,4 +162,20 @@ func (c *Client) waitProcedure(ctx context.Context, id uint64) error {
 		}
 		delay = min(delay*2, 500*time.Millisecond)
 	}
+}
+
+// FlushTable flushes the memstores of every region of table to HFiles (on
+// the region servers' AdminService).
+func (c *Client) FlushTable(ctx context.Context, table string) error {
+	rs, err := c.RefreshRegions(ctx, table)
+	if err != nil {
+		return err
+	}
+	for _, r := range rs {
+		req := &pb.FlushRegionRequest{Region: r.spec()}
+		if _, err := c.call(ctx, r.Server, AdminService, "FlushRegion", req, &pb.FlushRegionResponse{}); err != nil {
+			return fmt.Errorf("hbase: flush region %s: %w", r.EncodedName(), err)
+		}
+	}
+	return nil
 }

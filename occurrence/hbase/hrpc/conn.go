@@ -25,6 +25,7 @@ const (
 	ClientService     Service = "ClientService"
 	MasterService     Service = "MasterService"
 	ClientMetaService Service = "ClientMetaService"
+	AdminService      Service = "AdminService"
 )
 
 const (

@@ -145,6 +145,17 @@ func (b BinaryPrefixComparator) comparatorPB() (*pb.Comparator, error) {
 	return wrapComparator("BinaryPrefixComparator", &pb.BinaryPrefixComparator{Comparable: &pb.ByteArrayComparable{Value: b}})
 }
 
+// BinaryComponentComparator compares the len(Value) bytes at Offset of the
+// cell value with Value, lexicographically (the value must be long enough).
+type BinaryComponentComparator struct {
+	Value  []byte
+	Offset uint32
+}
+
+func (b BinaryComponentComparator) comparatorPB() (*pb.Comparator, error) {
+	return wrapComparator("BinaryComponentComparator", &pb.BinaryComponentComparator{Value: b.Value, Offset: proto.Uint32(b.Offset)})
+}
+
 // NullComparator matches empty values (with Equal).
 type NullComparator struct{}
 

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"google.golang.org/protobuf/proto"
@@ -189,47 +188,55 @@ type scanner struct {
 
 // scanRegion runs one server-side scanner over region from cur; it advances
 // cur past every delivered row. done reports that the scan's range ends in
-// this region.
+// this region. The next call is sent before the rows of the current one are
+// handed to the callback, so the server works while the client consumes.
 func (s *scanner) scanRegion(ctx context.Context, region *Region, cur *cursor) (done bool, err error) {
 	sc, err := s.opts.scanPB(cur.pos, cur.inclusive)
 	if err != nil {
 		return false, errStop{err}
 	}
 	s.region, s.open, s.seq, s.pending = region, false, 0, nil
+	var next *inflight
 	defer func() {
-		if err != nil && s.open {
+		if err == nil {
+			return
+		}
+		if next != nil { // let the prefetch finish so the scanner can be closed
+			<-next.done
+			s.noteReply(next)
+		}
+		if s.open {
 			s.closeScanner()
 		}
 	}()
-	req := &pb.ScanRequest{Region: region.spec(), Scan: sc, NumberOfRows: sc.Caching,
-		ClientHandlesPartials: proto.Bool(true), ClientHandlesHeartbeats: proto.Bool(true)}
+	next = s.send(ctx, &pb.ScanRequest{Region: region.spec(), Scan: sc, NumberOfRows: sc.Caching,
+		ClientHandlesPartials: proto.Bool(true), ClientHandlesHeartbeats: proto.Bool(true)})
 	for {
-		var resp pb.ScanResponse
-		cells, err := s.callScan(ctx, req, &resp)
-		if err != nil {
-			s.open = false // the server closes a scanner that failed
+		cur0 := next
+		<-cur0.done
+		next = nil
+		if err := s.noteReply(cur0); err != nil {
 			return false, err
 		}
-		if resp.ScannerId != nil {
-			s.id, s.open = resp.GetScannerId(), true
-			if resp.GetTtl() > 0 {
-				s.ttl = time.Duration(resp.GetTtl()) * time.Millisecond
-			}
-		}
-		rows, err := s.assemble(&resp, cells)
+		resp := cur0.resp
+		rows, err := s.assemble(resp, cur0.cells)
 		if err != nil {
 			return false, err
 		}
 		moreInRegion := resp.GetMoreResultsInRegion()
 		finished := resp.MoreResults != nil && !resp.GetMoreResults()
 		if !moreInRegion || finished {
-			s.open = false // the server closed it
 			if s.pending != nil {
 				rows = append(rows, *s.pending)
 				s.pending = nil
 			}
+		} else {
+			next = s.send(ctx, &pb.ScanRequest{ScannerId: proto.Uint64(s.id), NumberOfRows: sc.Caching,
+				NextCallSeq: proto.Uint64(s.seq), ClientHandlesPartials: proto.Bool(true),
+				ClientHandlesHeartbeats: proto.Bool(true)})
+			s.seq++
 		}
-		if err := s.deliver(ctx, rows, cur); err != nil {
+		if err := s.deliver(ctx, rows, cur, next); err != nil {
 			return false, err
 		}
 		if finished {
@@ -238,11 +245,51 @@ func (s *scanner) scanRegion(ctx context.Context, region *Region, cur *cursor) (
 		if !moreInRegion {
 			return len(region.End) == 0 || (len(s.opts.Stop) > 0 && bytes.Compare(region.End, s.opts.Stop) >= 0), nil
 		}
-		req = &pb.ScanRequest{ScannerId: proto.Uint64(s.id), NumberOfRows: sc.Caching,
-			NextCallSeq: proto.Uint64(s.seq), ClientHandlesPartials: proto.Bool(true),
-			ClientHandlesHeartbeats: proto.Bool(true)}
-		s.seq++
 	}
+}
+
+// inflight is a scan call under way; resp, cells and err are set when done
+// is closed.
+type inflight struct {
+	done  chan struct{}
+	resp  *pb.ScanResponse
+	cells []byte
+	err   error
+	noted bool
+}
+
+func (s *scanner) send(ctx context.Context, req *pb.ScanRequest) *inflight {
+	f := &inflight{done: make(chan struct{}), resp: &pb.ScanResponse{}}
+	go func() {
+		defer close(f.done)
+		f.cells, f.err = s.callScan(ctx, req, f.resp)
+	}()
+	return f
+}
+
+// noteReply records what a finished call says about the scanner.
+func (s *scanner) noteReply(f *inflight) error {
+	if f.noted {
+		return f.err
+	}
+	f.noted = true
+	if f.err != nil {
+		s.open = false // the server closes a scanner that failed
+		return f.err
+	}
+	s.stats.Calls++
+	s.stats.Bytes += int64(len(f.cells))
+	resp := f.resp
+	if resp.ScannerId != nil {
+		s.id, s.open = resp.GetScannerId(), true
+		if resp.GetTtl() > 0 {
+			s.ttl = time.Duration(resp.GetTtl()) * time.Millisecond
+		}
+	}
+	if !resp.GetMoreResultsInRegion() || (resp.MoreResults != nil && !resp.GetMoreResults()) {
+		s.open = false // the server closed it
+	}
+	return nil
 }
 
 func (s *scanner) callScan(ctx context.Context, req *pb.ScanRequest, resp *pb.ScanResponse) ([]byte, error) {
@@ -251,13 +298,7 @@ func (s *scanner) callScan(ctx context.Context, req *pb.ScanRequest, resp *pb.Sc
 		return nil, err
 	}
 	defer release()
-	cells, err := s.c.call(ctx, s.region.Server, ClientService, "Scan", req, resp)
-	if err != nil {
-		return nil, err
-	}
-	s.stats.Calls++
-	s.stats.Bytes += int64(len(cells))
-	return cells, nil
+	return s.c.call(ctx, s.region.Server, ClientService, "Scan", req, resp)
 }
 
 // assemble turns a scan response into complete rows, holding back a row the
@@ -310,13 +351,14 @@ func (s *scanner) assemble(resp *pb.ScanResponse, block []byte) ([]Row, error) {
 	return rows, nil
 }
 
-// deliver hands rows to the callback, renewing the scanner lease while the
-// callback runs, and moves the cursor past the last row.
-func (s *scanner) deliver(ctx context.Context, rows []Row, cur *cursor) error {
+// deliver hands rows to the callback, keeping the scanner lease alive while
+// it runs, and moves the cursor past the last row. A prefetch call in flight
+// renews the lease itself; renewals start once it is back.
+func (s *scanner) deliver(ctx context.Context, rows []Row, cur *cursor, prefetch *inflight) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	stopRenew := s.renewWhile(ctx)
+	stopRenew := s.renewWhile(ctx, prefetch)
 	err := s.fn(rows)
 	stopRenew()
 	if err != nil {
@@ -328,36 +370,44 @@ func (s *scanner) deliver(ctx context.Context, rows []Row, cur *cursor) error {
 	return nil
 }
 
-// renewWhile renews the open scanner's lease every half lease period until
-// the returned func is called (which waits for a renewal in flight).
-func (s *scanner) renewWhile(ctx context.Context) func() {
-	if !s.open || s.ttl <= 0 {
-		return func() {}
+// renewWhile renews the scanner's lease every half lease period until the
+// returned func is called (which waits for a renewal in flight). With a
+// prefetch under way it starts after the prefetch returned, and only if the
+// scanner is still open then.
+func (s *scanner) renewWhile(ctx context.Context, prefetch *inflight) func() {
+	if prefetch == nil || s.ttl <= 0 {
+		return func() {} // no open scanner to keep
 	}
-	var mu sync.Mutex
-	stopped := false
-	var t *time.Timer
-	var renew func()
-	renew = func() {
-		mu.Lock()
-		defer mu.Unlock()
-		if stopped {
+	id, server, ttl := s.id, s.region.Server, s.ttl
+	stop, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		select {
+		case <-prefetch.done:
+		case <-stop:
 			return
 		}
-		req := &pb.ScanRequest{ScannerId: proto.Uint64(s.id), Renew: proto.Bool(true), NumberOfRows: proto.Uint32(0)}
-		if _, err := s.c.call(ctx, s.region.Server, ClientService, "Scan", req, nil); err != nil {
-			s.c.log.Debug("hbase scanner lease renewal failed", "region", s.region.EncodedName(), "err", err)
+		r := prefetch.resp
+		if prefetch.err != nil || !r.GetMoreResultsInRegion() {
+			return
 		}
-		t.Reset(s.ttl / 2)
-	}
-	mu.Lock()
-	t = time.AfterFunc(s.ttl/2, renew)
-	mu.Unlock()
+		t := time.NewTicker(ttl / 2)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+			}
+			req := &pb.ScanRequest{ScannerId: proto.Uint64(id), Renew: proto.Bool(true), NumberOfRows: proto.Uint32(0)}
+			if _, err := s.c.call(ctx, server, ClientService, "Scan", req, nil); err != nil {
+				s.c.log.Debug("hbase scanner lease renewal failed", "server", server, "err", err)
+			}
+		}
+	}()
 	return func() {
-		t.Stop()
-		mu.Lock()
-		stopped = true
-		mu.Unlock()
+		close(stop)
+		<-finished
 	}
 }
 

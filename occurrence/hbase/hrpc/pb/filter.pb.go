@@ -78,7 +78,7 @@ func (x *FilterList_Operator) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use FilterList_Operator.Descriptor instead.
 func (FilterList_Operator) EnumDescriptor() ([]byte, []int) {
-	return file_filter_proto_rawDescGZIP(), []int{8, 0}
+	return file_filter_proto_rawDescGZIP(), []int{9, 0}
 }
 
 type Comparator struct {
@@ -265,6 +265,58 @@ func (x *BinaryPrefixComparator) GetComparable() *ByteArrayComparable {
 	return nil
 }
 
+type BinaryComponentComparator struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Value         []byte                 `protobuf:"bytes,1,req,name=value" json:"value,omitempty"`
+	Offset        *uint32                `protobuf:"varint,2,req,name=offset" json:"offset,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BinaryComponentComparator) Reset() {
+	*x = BinaryComponentComparator{}
+	mi := &file_filter_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BinaryComponentComparator) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BinaryComponentComparator) ProtoMessage() {}
+
+func (x *BinaryComponentComparator) ProtoReflect() protoreflect.Message {
+	mi := &file_filter_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BinaryComponentComparator.ProtoReflect.Descriptor instead.
+func (*BinaryComponentComparator) Descriptor() ([]byte, []int) {
+	return file_filter_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *BinaryComponentComparator) GetValue() []byte {
+	if x != nil {
+		return x.Value
+	}
+	return nil
+}
+
+func (x *BinaryComponentComparator) GetOffset() uint32 {
+	if x != nil && x.Offset != nil {
+		return *x.Offset
+	}
+	return 0
+}
+
 type NullComparator struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -273,7 +325,7 @@ type NullComparator struct {
 
 func (x *NullComparator) Reset() {
 	*x = NullComparator{}
-	mi := &file_filter_proto_msgTypes[4]
+	mi := &file_filter_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -285,7 +337,7 @@ func (x *NullComparator) String() string {
 func (*NullComparator) ProtoMessage() {}
 
 func (x *NullComparator) ProtoReflect() protoreflect.Message {
-	mi := &file_filter_proto_msgTypes[4]
+	mi := &file_filter_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -298,7 +350,7 @@ func (x *NullComparator) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NullComparator.ProtoReflect.Descriptor instead.
 func (*NullComparator) Descriptor() ([]byte, []int) {
-	return file_filter_proto_rawDescGZIP(), []int{4}
+	return file_filter_proto_rawDescGZIP(), []int{5}
 }
 
 type RegexStringComparator struct {
@@ -313,7 +365,7 @@ type RegexStringComparator struct {
 
 func (x *RegexStringComparator) Reset() {
 	*x = RegexStringComparator{}
-	mi := &file_filter_proto_msgTypes[5]
+	mi := &file_filter_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -325,7 +377,7 @@ func (x *RegexStringComparator) String() string {
 func (*RegexStringComparator) ProtoMessage() {}
 
 func (x *RegexStringComparator) ProtoReflect() protoreflect.Message {
-	mi := &file_filter_proto_msgTypes[5]
+	mi := &file_filter_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -338,7 +390,7 @@ func (x *RegexStringComparator) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegexStringComparator.ProtoReflect.Descriptor instead.
 func (*RegexStringComparator) Descriptor() ([]byte, []int) {
-	return file_filter_proto_rawDescGZIP(), []int{5}
+	return file_filter_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *RegexStringComparator) GetPattern() string {
@@ -378,7 +430,7 @@ type SubstringComparator struct {
 
 func (x *SubstringComparator) Reset() {
 	*x = SubstringComparator{}
-	mi := &file_filter_proto_msgTypes[6]
+	mi := &file_filter_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -390,7 +442,7 @@ func (x *SubstringComparator) String() string {
 func (*SubstringComparator) ProtoMessage() {}
 
 func (x *SubstringComparator) ProtoReflect() protoreflect.Message {
-	mi := &file_filter_proto_msgTypes[6]
+	mi := &file_filter_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -403,7 +455,7 @@ func (x *SubstringComparator) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubstringComparator.ProtoReflect.Descriptor instead.
 func (*SubstringComparator) Descriptor() ([]byte, []int) {
-	return file_filter_proto_rawDescGZIP(), []int{6}
+	return file_filter_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *SubstringComparator) GetSubstr() string {
@@ -423,7 +475,7 @@ type Filter struct {
 
 func (x *Filter) Reset() {
 	*x = Filter{}
-	mi := &file_filter_proto_msgTypes[7]
+	mi := &file_filter_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -435,7 +487,7 @@ func (x *Filter) String() string {
 func (*Filter) ProtoMessage() {}
 
 func (x *Filter) ProtoReflect() protoreflect.Message {
-	mi := &file_filter_proto_msgTypes[7]
+	mi := &file_filter_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -448,7 +500,7 @@ func (x *Filter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Filter.ProtoReflect.Descriptor instead.
 func (*Filter) Descriptor() ([]byte, []int) {
-	return file_filter_proto_rawDescGZIP(), []int{7}
+	return file_filter_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *Filter) GetName() string {
@@ -475,7 +527,7 @@ type FilterList struct {
 
 func (x *FilterList) Reset() {
 	*x = FilterList{}
-	mi := &file_filter_proto_msgTypes[8]
+	mi := &file_filter_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -487,7 +539,7 @@ func (x *FilterList) String() string {
 func (*FilterList) ProtoMessage() {}
 
 func (x *FilterList) ProtoReflect() protoreflect.Message {
-	mi := &file_filter_proto_msgTypes[8]
+	mi := &file_filter_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -500,7 +552,7 @@ func (x *FilterList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FilterList.ProtoReflect.Descriptor instead.
 func (*FilterList) Descriptor() ([]byte, []int) {
-	return file_filter_proto_rawDescGZIP(), []int{8}
+	return file_filter_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *FilterList) GetOperator() FilterList_Operator {
@@ -525,7 +577,7 @@ type FirstKeyOnlyFilter struct {
 
 func (x *FirstKeyOnlyFilter) Reset() {
 	*x = FirstKeyOnlyFilter{}
-	mi := &file_filter_proto_msgTypes[9]
+	mi := &file_filter_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -537,7 +589,7 @@ func (x *FirstKeyOnlyFilter) String() string {
 func (*FirstKeyOnlyFilter) ProtoMessage() {}
 
 func (x *FirstKeyOnlyFilter) ProtoReflect() protoreflect.Message {
-	mi := &file_filter_proto_msgTypes[9]
+	mi := &file_filter_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -550,7 +602,7 @@ func (x *FirstKeyOnlyFilter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FirstKeyOnlyFilter.ProtoReflect.Descriptor instead.
 func (*FirstKeyOnlyFilter) Descriptor() ([]byte, []int) {
-	return file_filter_proto_rawDescGZIP(), []int{9}
+	return file_filter_proto_rawDescGZIP(), []int{10}
 }
 
 type KeyOnlyFilter struct {
@@ -562,7 +614,7 @@ type KeyOnlyFilter struct {
 
 func (x *KeyOnlyFilter) Reset() {
 	*x = KeyOnlyFilter{}
-	mi := &file_filter_proto_msgTypes[10]
+	mi := &file_filter_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -574,7 +626,7 @@ func (x *KeyOnlyFilter) String() string {
 func (*KeyOnlyFilter) ProtoMessage() {}
 
 func (x *KeyOnlyFilter) ProtoReflect() protoreflect.Message {
-	mi := &file_filter_proto_msgTypes[10]
+	mi := &file_filter_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -587,7 +639,7 @@ func (x *KeyOnlyFilter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KeyOnlyFilter.ProtoReflect.Descriptor instead.
 func (*KeyOnlyFilter) Descriptor() ([]byte, []int) {
-	return file_filter_proto_rawDescGZIP(), []int{10}
+	return file_filter_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *KeyOnlyFilter) GetLenAsVal() bool {
@@ -606,7 +658,7 @@ type PrefixFilter struct {
 
 func (x *PrefixFilter) Reset() {
 	*x = PrefixFilter{}
-	mi := &file_filter_proto_msgTypes[11]
+	mi := &file_filter_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -618,7 +670,7 @@ func (x *PrefixFilter) String() string {
 func (*PrefixFilter) ProtoMessage() {}
 
 func (x *PrefixFilter) ProtoReflect() protoreflect.Message {
-	mi := &file_filter_proto_msgTypes[11]
+	mi := &file_filter_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -631,7 +683,7 @@ func (x *PrefixFilter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrefixFilter.ProtoReflect.Descriptor instead.
 func (*PrefixFilter) Descriptor() ([]byte, []int) {
-	return file_filter_proto_rawDescGZIP(), []int{11}
+	return file_filter_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *PrefixFilter) GetPrefix() []byte {
@@ -651,7 +703,7 @@ type CompareFilter struct {
 
 func (x *CompareFilter) Reset() {
 	*x = CompareFilter{}
-	mi := &file_filter_proto_msgTypes[12]
+	mi := &file_filter_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -663,7 +715,7 @@ func (x *CompareFilter) String() string {
 func (*CompareFilter) ProtoMessage() {}
 
 func (x *CompareFilter) ProtoReflect() protoreflect.Message {
-	mi := &file_filter_proto_msgTypes[12]
+	mi := &file_filter_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -676,7 +728,7 @@ func (x *CompareFilter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompareFilter.ProtoReflect.Descriptor instead.
 func (*CompareFilter) Descriptor() ([]byte, []int) {
-	return file_filter_proto_rawDescGZIP(), []int{12}
+	return file_filter_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *CompareFilter) GetCompareOp() CompareType {
@@ -702,7 +754,7 @@ type RowFilter struct {
 
 func (x *RowFilter) Reset() {
 	*x = RowFilter{}
-	mi := &file_filter_proto_msgTypes[13]
+	mi := &file_filter_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -714,7 +766,7 @@ func (x *RowFilter) String() string {
 func (*RowFilter) ProtoMessage() {}
 
 func (x *RowFilter) ProtoReflect() protoreflect.Message {
-	mi := &file_filter_proto_msgTypes[13]
+	mi := &file_filter_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -727,7 +779,7 @@ func (x *RowFilter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RowFilter.ProtoReflect.Descriptor instead.
 func (*RowFilter) Descriptor() ([]byte, []int) {
-	return file_filter_proto_rawDescGZIP(), []int{13}
+	return file_filter_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *RowFilter) GetCompareFilter() *CompareFilter {
@@ -751,7 +803,7 @@ type SingleColumnValueFilter struct {
 
 func (x *SingleColumnValueFilter) Reset() {
 	*x = SingleColumnValueFilter{}
-	mi := &file_filter_proto_msgTypes[14]
+	mi := &file_filter_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -763,7 +815,7 @@ func (x *SingleColumnValueFilter) String() string {
 func (*SingleColumnValueFilter) ProtoMessage() {}
 
 func (x *SingleColumnValueFilter) ProtoReflect() protoreflect.Message {
-	mi := &file_filter_proto_msgTypes[14]
+	mi := &file_filter_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -776,7 +828,7 @@ func (x *SingleColumnValueFilter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SingleColumnValueFilter.ProtoReflect.Descriptor instead.
 func (*SingleColumnValueFilter) Descriptor() ([]byte, []int) {
-	return file_filter_proto_rawDescGZIP(), []int{14}
+	return file_filter_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *SingleColumnValueFilter) GetColumnFamily() []byte {
@@ -839,7 +891,10 @@ const file_filter_proto_rawDesc = "" +
 	"\x16BinaryPrefixComparator\x12<\n" +
 	"\n" +
 	"comparable\x18\x01 \x02(\v2\x1c.hrpc.pb.ByteArrayComparableR\n" +
-	"comparable\"\x10\n" +
+	"comparable\"I\n" +
+	"\x19BinaryComponentComparator\x12\x14\n" +
+	"\x05value\x18\x01 \x02(\fR\x05value\x12\x16\n" +
+	"\x06offset\x18\x02 \x02(\rR\x06offset\"\x10\n" +
 	"\x0eNullComparator\"\x88\x01\n" +
 	"\x15RegexStringComparator\x12\x18\n" +
 	"\apattern\x18\x01 \x02(\tR\apattern\x12#\n" +
@@ -896,35 +951,36 @@ func file_filter_proto_rawDescGZIP() []byte {
 }
 
 var file_filter_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_filter_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
+var file_filter_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
 var file_filter_proto_goTypes = []any{
-	(FilterList_Operator)(0),        // 0: hrpc.pb.FilterList.Operator
-	(*Comparator)(nil),              // 1: hrpc.pb.Comparator
-	(*ByteArrayComparable)(nil),     // 2: hrpc.pb.ByteArrayComparable
-	(*BinaryComparator)(nil),        // 3: hrpc.pb.BinaryComparator
-	(*BinaryPrefixComparator)(nil),  // 4: hrpc.pb.BinaryPrefixComparator
-	(*NullComparator)(nil),          // 5: hrpc.pb.NullComparator
-	(*RegexStringComparator)(nil),   // 6: hrpc.pb.RegexStringComparator
-	(*SubstringComparator)(nil),     // 7: hrpc.pb.SubstringComparator
-	(*Filter)(nil),                  // 8: hrpc.pb.Filter
-	(*FilterList)(nil),              // 9: hrpc.pb.FilterList
-	(*FirstKeyOnlyFilter)(nil),      // 10: hrpc.pb.FirstKeyOnlyFilter
-	(*KeyOnlyFilter)(nil),           // 11: hrpc.pb.KeyOnlyFilter
-	(*PrefixFilter)(nil),            // 12: hrpc.pb.PrefixFilter
-	(*CompareFilter)(nil),           // 13: hrpc.pb.CompareFilter
-	(*RowFilter)(nil),               // 14: hrpc.pb.RowFilter
-	(*SingleColumnValueFilter)(nil), // 15: hrpc.pb.SingleColumnValueFilter
-	(CompareType)(0),                // 16: hrpc.pb.CompareType
+	(FilterList_Operator)(0),          // 0: hrpc.pb.FilterList.Operator
+	(*Comparator)(nil),                // 1: hrpc.pb.Comparator
+	(*ByteArrayComparable)(nil),       // 2: hrpc.pb.ByteArrayComparable
+	(*BinaryComparator)(nil),          // 3: hrpc.pb.BinaryComparator
+	(*BinaryPrefixComparator)(nil),    // 4: hrpc.pb.BinaryPrefixComparator
+	(*BinaryComponentComparator)(nil), // 5: hrpc.pb.BinaryComponentComparator
+	(*NullComparator)(nil),            // 6: hrpc.pb.NullComparator
+	(*RegexStringComparator)(nil),     // 7: hrpc.pb.RegexStringComparator
+	(*SubstringComparator)(nil),       // 8: hrpc.pb.SubstringComparator
+	(*Filter)(nil),                    // 9: hrpc.pb.Filter
+	(*FilterList)(nil),                // 10: hrpc.pb.FilterList
+	(*FirstKeyOnlyFilter)(nil),        // 11: hrpc.pb.FirstKeyOnlyFilter
+	(*KeyOnlyFilter)(nil),             // 12: hrpc.pb.KeyOnlyFilter
+	(*PrefixFilter)(nil),              // 13: hrpc.pb.PrefixFilter
+	(*CompareFilter)(nil),             // 14: hrpc.pb.CompareFilter
+	(*RowFilter)(nil),                 // 15: hrpc.pb.RowFilter
+	(*SingleColumnValueFilter)(nil),   // 16: hrpc.pb.SingleColumnValueFilter
+	(CompareType)(0),                  // 17: hrpc.pb.CompareType
 }
 var file_filter_proto_depIdxs = []int32{
 	2,  // 0: hrpc.pb.BinaryComparator.comparable:type_name -> hrpc.pb.ByteArrayComparable
 	2,  // 1: hrpc.pb.BinaryPrefixComparator.comparable:type_name -> hrpc.pb.ByteArrayComparable
 	0,  // 2: hrpc.pb.FilterList.operator:type_name -> hrpc.pb.FilterList.Operator
-	8,  // 3: hrpc.pb.FilterList.filters:type_name -> hrpc.pb.Filter
-	16, // 4: hrpc.pb.CompareFilter.compare_op:type_name -> hrpc.pb.CompareType
+	9,  // 3: hrpc.pb.FilterList.filters:type_name -> hrpc.pb.Filter
+	17, // 4: hrpc.pb.CompareFilter.compare_op:type_name -> hrpc.pb.CompareType
 	1,  // 5: hrpc.pb.CompareFilter.comparator:type_name -> hrpc.pb.Comparator
-	13, // 6: hrpc.pb.RowFilter.compare_filter:type_name -> hrpc.pb.CompareFilter
-	16, // 7: hrpc.pb.SingleColumnValueFilter.compare_op:type_name -> hrpc.pb.CompareType
+	14, // 6: hrpc.pb.RowFilter.compare_filter:type_name -> hrpc.pb.CompareFilter
+	17, // 7: hrpc.pb.SingleColumnValueFilter.compare_op:type_name -> hrpc.pb.CompareType
 	1,  // 8: hrpc.pb.SingleColumnValueFilter.comparator:type_name -> hrpc.pb.Comparator
 	9,  // [9:9] is the sub-list for method output_type
 	9,  // [9:9] is the sub-list for method input_type
@@ -945,7 +1001,7 @@ func file_filter_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_filter_proto_rawDesc), len(file_filter_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   15,
+			NumMessages:   16,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
