@@ -40,8 +40,7 @@ type emlReader struct {
 // EML document. Element names are matched without namespaces. Malformed XML
 // gives an error with its line.
 func ReadDatasetInfo(r io.Reader) (DatasetInfo, error) {
-	dec := xml.NewDecoder(r)
-	dec.CharsetReader = charsetReader
+	dec := newXMLDecoder(r)
 	e := &emlReader{}
 	for {
 		tok, err := dec.Token()

@@ -113,8 +113,7 @@ type metaParser struct {
 // type names are normalized (NormalizeRowType) and terms canonicalized.
 // Errors carry the line number (*MetaError, matching ErrInvalidMeta).
 func ParseMeta(r io.Reader) (*Meta, error) {
-	p := &metaParser{dec: xml.NewDecoder(r)}
-	p.dec.CharsetReader = charsetReader
+	p := &metaParser{dec: newXMLDecoder(r)}
 	for {
 		line, _ := p.dec.InputPos()
 		tok, err := p.dec.Token()

@@ -3,6 +3,7 @@ package dwca
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -182,6 +183,27 @@ func TestTermForName(t *testing.T) {
 	} {
 		if got := TermForName(in); got != want {
 			t.Errorf("TermForName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestParseMetaEncodings(t *testing.T) {
+	doc := `<?xml version="1.0" encoding="%s"?>
+<archive><core rowType="Occurrence"><files><location>K%sbenhavn.txt</location></files></core></archive>`
+	latin1 := fmt.Sprintf(doc, "ISO-8859-1", "\xf8")
+	utf16 := []byte{0xFF, 0xFE}
+	for _, r := range fmt.Sprintf(doc, "UTF-16", "ø") {
+		utf16 = append(utf16, byte(r), byte(r>>8))
+	}
+	bom8 := "\ufeff" + fmt.Sprintf(doc, "UTF-8", "ø")
+	for name, in := range map[string]string{"latin1": latin1, "utf16": string(utf16), "utf8 BOM": bom8} {
+		m, err := ParseMeta(strings.NewReader(in))
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if m.Core.Files[0] != "København.txt" {
+			t.Errorf("%s: location %q", name, m.Core.Files[0])
 		}
 	}
 }

@@ -1,6 +1,9 @@
 package dwca
 
 import (
+	"bufio"
+	"bytes"
+	"encoding/xml"
 	"fmt"
 	"io"
 	"strings"
@@ -54,4 +57,22 @@ func decodeReader(r io.Reader, label string) (io.Reader, error) {
 // encodings other than UTF-8.
 func charsetReader(label string, r io.Reader) (io.Reader, error) {
 	return decodeReader(r, label)
+}
+
+// newXMLDecoder returns a decoder for meta.xml and EML documents: declared
+// encodings other than UTF-8 are decoded, and a document starting with a
+// UTF-16 byte-order mark is read as UTF-16 whatever it declares.
+func newXMLDecoder(r io.Reader) *xml.Decoder {
+	br := bufio.NewReader(r)
+	head, _ := br.Peek(2)
+	if bytes.Equal(head, []byte{0xFF, 0xFE}) || bytes.Equal(head, []byte{0xFE, 0xFF}) {
+		utf16 := unicode.UTF16(unicode.LittleEndian, unicode.ExpectBOM)
+		dec := xml.NewDecoder(utf16.NewDecoder().Reader(br))
+		// already decoded: the declared "UTF-16" must not be applied again
+		dec.CharsetReader = func(_ string, in io.Reader) (io.Reader, error) { return in, nil }
+		return dec
+	}
+	dec := xml.NewDecoder(br)
+	dec.CharsetReader = charsetReader
+	return dec
 }
