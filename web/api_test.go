@@ -38,6 +38,7 @@ func (s *server) submit(user, body string) string {
 	return key
 }
 
+// status reads a download's status as user ("" = anonymous).
 func (s *server) status(key, user string) jobs.Download {
 	s.t.Helper()
 	r := expect(s.t, s.do("GET", "/v1/occurrence/download/"+key, user, nil), http.StatusOK)
