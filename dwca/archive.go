@@ -194,6 +194,9 @@ func (a *Archive) Rows(ctx context.Context, spec FileSpec) (*RowReader, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if spec.FieldsTerminatedBy == "" {
+		return nil, fmt.Errorf("dwca: rows of %s %q: %w: no fieldsTerminatedBy", spec.RowType, spec.Files, ErrInvalidMeta)
+	}
 	return newRowReader(ctx, a, &spec), nil
 }
 

@@ -377,3 +377,17 @@ func TestMetaInNestedFolder(t *testing.T) {
 		t.Errorf("%d rows", n)
 	}
 }
+
+func TestRowsRejectsSpecWithoutSeparator(t *testing.T) {
+	a := openSample(t, "gbif-validator-Archive.zip")
+	spec := a.Meta.Core
+	spec.FieldsTerminatedBy = ""
+	if _, err := a.Rows(context.Background(), spec); !errors.Is(err, ErrInvalidMeta) {
+		t.Errorf("%v, want ErrInvalidMeta", err)
+	}
+	spec = a.Meta.Core
+	spec.LinesTerminatedBy = "" // read as "\n"
+	if n := countRows(t, a, spec); n != 19 {
+		t.Errorf("%d rows, want 19", n)
+	}
+}

@@ -66,7 +66,7 @@ func newScanner(r io.Reader, spec *FileSpec) *scanner {
 	s := &scanner{br: br, sep: []byte(spec.FieldsTerminatedBy), quote: []byte(spec.FieldsEnclosedBy),
 		utf8: isUTF8(spec.Encoding), maxRow: MaxRowBytes}
 	switch spec.LinesTerminatedBy {
-	case "\n", "\r\n", "\r":
+	case "\n", "\r\n", "\r", "":
 		s.mode = detectLineMode(br)
 	default:
 		s.mode, s.term = modeCustom, []byte(spec.LinesTerminatedBy)
