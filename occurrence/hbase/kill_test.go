@@ -91,7 +91,7 @@ func TestScanFailsWhenHBaseKilled(t *testing.T) {
 	defer s.Close()
 	g := occurrencetest.NewGenerator(3, 100)
 	plan := g.Datasets(20000, 1)
-	ingest(t, s, &plan[0], g, plan[0].Records, true)
+	ingestN(t, s, &plan[0], g, plan[0].Records, true)
 	snap, err := s.Snapshot(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -12,8 +12,8 @@ import (
 	"github.com/biodiversity-downloads/downloader/occurrence/occurrencetest"
 )
 
-// ingest writes n generated records as dataset ds (commit or abort).
-func ingest(t *testing.T, s *Store, ds *occurrencetest.Dataset, g *occurrencetest.Generator, n int, commit bool) {
+// ingestN writes n generated records as dataset ds (commit or abort).
+func ingestN(t *testing.T, s *Store, ds *occurrencetest.Dataset, g *occurrencetest.Generator, n int, commit bool) {
 	t.Helper()
 	ctx := context.Background()
 	w, err := s.BeginDataset(ctx, ds.Info)
@@ -69,8 +69,8 @@ func TestReplaceDataset(t *testing.T) {
 	s := newStore(t, Config{Buckets: 4})
 	g := occurrencetest.NewGenerator(7, 100)
 	plan := g.Datasets(3000, 2)
-	ingest(t, s, &plan[0], g, plan[0].Records, true)
-	ingest(t, s, &plan[1], g, plan[1].Records, true)
+	ingestN(t, s, &plan[0], g, plan[0].Records, true)
+	ingestN(t, s, &plan[1], g, plan[1].Records, true)
 	old, err := s.Snapshot(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -81,7 +81,7 @@ func TestReplaceDataset(t *testing.T) {
 	}
 
 	// Replace dataset 0 with fewer records; the old snapshot is unaffected.
-	ingest(t, s, &plan[0], g, 500, true)
+	ingestN(t, s, &plan[0], g, 500, true)
 	now, err := s.Snapshot(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -102,7 +102,7 @@ func TestReplaceDataset(t *testing.T) {
 
 	// An aborted ingest leaves the table as it was, rows included.
 	before := rawRows(t, s)
-	ingest(t, s, &plan[1], g, 800, false)
+	ingestN(t, s, &plan[1], g, 800, false)
 	if got := countSnapshot(t, s, now); got != int64(500+plan[1].Records) {
 		t.Fatalf("after abort: %d rows", got)
 	}
@@ -112,7 +112,7 @@ func TestReplaceDataset(t *testing.T) {
 
 	// With KeepFor elapsed, the next writer deletes the replaced generation.
 	s.cfg.KeepFor = time.Nanosecond
-	ingest(t, s, &plan[0], g, 300, true)
+	ingestN(t, s, &plan[0], g, 300, true)
 	if got, want := rawRows(t, s), 300+plan[1].Records; got != want {
 		t.Fatalf("after collection the table holds %d rows, want %d", got, want)
 	}
@@ -138,7 +138,7 @@ func TestPushdownSkipsRows(t *testing.T) {
 	g := occurrencetest.NewGenerator(11, 200)
 	plan := g.Datasets(6000, 12)
 	for i := range plan {
-		ingest(t, s, &plan[i], g, plan[i].Records, true)
+		ingestN(t, s, &plan[i], g, plan[i].Records, true)
 	}
 	pred, err := occurrence.ParsePredicateJSON([]byte(`{"type":"equals","key":"COUNTRY","value":"NL"}`), occurrence.DefaultLimits())
 	if err != nil {

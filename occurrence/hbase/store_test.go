@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/biodiversity-downloads/downloader/occurrence"
+	"github.com/biodiversity-downloads/downloader/occurrence/ingest"
 	"github.com/biodiversity-downloads/downloader/occurrence/occurrencetest"
 )
 
@@ -47,8 +48,6 @@ func newStore(t testing.TB, cfg Config) *Store {
 	return s
 }
 
-type writerAdapter struct{ *DatasetWriter }
-
 func backend(s *Store) occurrencetest.Backend {
 	return occurrencetest.Backend{Table: s, Begin: func(ctx context.Context, info occurrence.DatasetInfo) (occurrencetest.Writer, error) {
 		w, err := s.BeginDataset(ctx, info)
@@ -70,3 +69,6 @@ func TestConformanceNoPushdown(t *testing.T) {
 		return backend(newStore(t, Config{Buckets: 4, NoPushdown: true}))
 	})
 }
+
+// The writer is what `downloader ingest` drives.
+var _ ingest.Writer = (*DatasetWriter)(nil)

@@ -76,7 +76,7 @@ cat >"$dir/conf/hbase-site.xml" <<XML
   <property><name>hbase.localcluster.assign.random.ports</name><value>false</value></property>
   <property><name>hbase.balancer.period</name><value>3600000</value></property>
   <property><name>hbase.regionserver.handler.count</name><value>30</value></property>
-  <property><name>hbase.client.scanner.timeout.period</name><value>60000</value></property>
+  <property><name>hbase.client.scanner.timeout.period</name><value>10000</value></property>
 </configuration>
 XML
 cat >"$dir/conf/log4j.properties" <<PROPS

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -34,8 +35,20 @@ func main() {
 	serverPid := flag.Int("server-pid", 0, "pid of the HBase JVM, to report its CPU time per scan")
 	only := flag.String("only", "", "run one scan: full, ids, nopush or push")
 	query := flag.String("predicate", `{"type":"equals","key":"COUNTRY","value":"NL"}`, "predicate of the filtered scans")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the scans to this file")
 	flag.Parse()
-	if err := run(*master, *table, *records, *load, *buckets, *workers, *query, *only, *repeat, *serverPid, *caching); err != nil {
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "hbasebench:", err)
+			os.Exit(1)
+		}
+		pprof.StartCPUProfile(f)
+		defer pprof.StopCPUProfile()
+	}
+	err := run(*master, *table, *records, *load, *buckets, *workers, *query, *only, *repeat, *serverPid, *caching)
+	if err != nil {
+		pprof.StopCPUProfile()
 		fmt.Fprintln(os.Stderr, "hbasebench:", err)
 		os.Exit(1)
 	}

@@ -226,3 +226,33 @@ func TestTableAdmin(t *testing.T) {
 		t.Fatalf("put to missing family: %v, want ErrNoSuchColumnFamily", err)
 	}
 }
+
+// TestScannerLeaseRenewed: a consumer slower than the scanner lease (10s in
+// scripts/hbase/start.sh) keeps its scanner through renewals: no restart, no
+// lost or repeated rows.
+func TestScannerLeaseRenewed(t *testing.T) {
+	c := testClient(t)
+	ctx := context.Background()
+	table := testTable(t, c, nil)
+	const n = 3000
+	fill(t, c, table, n)
+	var keys [][]byte
+	first := true
+	st, err := c.Scan(ctx, table, ScanOptions{Caching: 1000}, func(rows []Row) error {
+		for _, r := range rows {
+			keys = append(keys, r.Key)
+		}
+		if first {
+			first = false
+			time.Sleep(13 * time.Second)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkExactlyOnce(t, keys, n, func(int) bool { return true })
+	if st.Restarts != 0 {
+		t.Fatalf("scan restarted %d times: the lease was not renewed", st.Restarts)
+	}
+}
