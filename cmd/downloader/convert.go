@@ -122,6 +122,9 @@ func writeConverted(ctx context.Context, src *abcd.Source, c convertConfig) (int
 	if err != nil {
 		return n, err
 	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil { // CreateTemp made it 0600
+		return n, err
+	}
 	return n, os.Rename(tmp.Name(), c.out)
 }
 
