@@ -286,3 +286,10 @@ func (g *Generator) locality() string {
 }
 
 func clamp(v, lo, hi float64) float64 { return math.Max(lo, math.Min(hi, v)) }
+
+// Reseed restarts the generator's random stream (the backbone is kept), so
+// that several goroutines can fill records from one plan independently.
+func (g *Generator) Reseed(seed uint64) {
+	g.rng = rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	g.zipfTaxa = rand.NewZipf(g.rng, 1.1, 2, uint64(len(g.taxa)-1))
+}

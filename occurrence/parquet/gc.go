@@ -50,7 +50,7 @@ func (s *Store) retainedGenerations() (map[string]bool, error) {
 	}
 	names := make([]string, 0, len(entries))
 	for _, e := range entries {
-		if strings.HasSuffix(e.Name(), ".json") {
+		if strings.HasSuffix(e.Name(), ".gens") {
 			names = append(names, e.Name())
 		}
 	}
@@ -71,12 +71,10 @@ func (s *Store) retainedGenerations() (map[string]bool, error) {
 		if err != nil {
 			return nil, err
 		}
-		m, err := decodeManifest(data, path)
-		if err != nil {
-			return nil, err
-		}
-		for key, ds := range m.Datasets {
-			keep[generationDir(key, ds.Generation)] = true
+		for _, gen := range strings.Split(string(data), "\n") {
+			if gen != "" {
+				keep[gen] = true
+			}
 		}
 	}
 	cur, err := readManifest(s.dir)

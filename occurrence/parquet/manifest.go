@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/biodiversity-downloads/downloader/occurrence"
@@ -101,14 +102,20 @@ func decodeManifest(data []byte, path string) (*manifest, error) {
 }
 
 // writeManifest publishes m atomically: a synced temporary file renamed over
-// manifest.json, and a copy under manifests/ for snapshot history.
+// manifest.json. The generations the snapshot uses are listed under
+// manifests/ so that cleanup keeps them while the snapshot may be in use.
 func writeManifest(dir string, m *manifest) error {
-	data, err := json.MarshalIndent(m, "", " ")
+	data, err := json.Marshal(m)
 	if err != nil {
 		return err
 	}
-	hist := filepath.Join(dir, manifestsDir, fmt.Sprintf("%012d.json", m.Snapshot))
-	if err := writeFileSync(hist, data); err != nil {
+	var gens strings.Builder
+	for _, key := range m.sortedKeys() {
+		gens.WriteString(generationDir(key, m.Datasets[key].Generation))
+		gens.WriteByte('\n')
+	}
+	hist := filepath.Join(dir, manifestsDir, fmt.Sprintf("%012d.gens", m.Snapshot))
+	if err := writeFileSync(hist, []byte(gens.String())); err != nil {
 		return err
 	}
 	tmp := filepath.Join(dir, manifestName+".tmp")
