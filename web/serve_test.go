@@ -1,0 +1,98 @@
+package web_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/biodiversity-downloads/downloader/jobs"
+)
+
+// TestServeCommand runs the real binary (`downloader serve --role all`) and
+// talks to it like a client would, with local and (when configured) S3
+// storage; SIGTERM stops it cleanly.
+func TestServeCommand(t *testing.T) {
+	t.Run("local", func(t *testing.T) { serveEndToEnd(t, filepath.Join(t.TempDir(), "archives"), nil) })
+	t.Run("s3", func(t *testing.T) {
+		cfg := s3Config(t)
+		spec := "s3://" + cfg.Bucket + "/" + cfg.Prefix + "?endpoint=" + url.QueryEscape(cfg.Endpoint)
+		serveEndToEnd(t, spec, []string{"AWS_ACCESS_KEY_ID=" + cfg.AccessKey, "AWS_SECRET_ACCESS_KEY=" + cfg.SecretKey})
+	})
+}
+
+func serveEndToEnd(t *testing.T, storage string, env []string) {
+	bin, table := buildFixture(t)
+	dsn := sqliteDSN(t)
+	add := exec.Command(bin, "user", "add", "alice", "--db", dsn)
+	add.Stdin = strings.NewReader(password("alice") + "\n")
+	if out, err := add.CombinedOutput(); err != nil {
+		t.Fatalf("user add: %v %s", err, out)
+	}
+	cmd := exec.Command(bin, "serve", "--role", "all", "--listen", "127.0.0.1:0", "--db", dsn, "--table", table,
+		"--storage", storage, "--poll", "100ms")
+	cmd.Env = append(os.Environ(), env...)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs := &lockedBuffer{}
+	cmd.Stderr = logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	go func() { _, _ = io.Copy(io.Discard, stdout); exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		if t.Failed() {
+			t.Logf("serve log:\n%s", logs)
+		}
+	})
+	_, base, ok := strings.Cut(strings.TrimSpace(line), " on ")
+	if err != nil || !ok || !strings.HasPrefix(base, "http://127.0.0.1:") {
+		t.Fatalf("first line %q (%v)", line, err)
+	}
+	s := &server{t: t, URL: base, stopped: true}
+	key := s.submit("alice", `{"format":"SIMPLE_CSV","predicate":`+familyPredicate+`}`)
+	d := s.waitStatus(key, time.Minute, jobs.StatusSucceeded)
+	client := &http.Client{} // follows the S3 redirect
+	resp, err := client.Get(d.DownloadLink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || int64(len(body)) != d.Size {
+		t.Fatalf("archive: %s, %d bytes, want %d", resp.Status, len(body), d.Size)
+	}
+	entries, _ := readArchive(t, body)
+	if len(entries) != 1 || entries[0] != key+".csv" {
+		t.Fatalf("SIMPLE_CSV entries %v", entries)
+	}
+	var e jobs.Estimate
+	r := expect(t, s.do("GET", "/v1/occurrence/search/count?stateProvince=Nigde", "", nil), http.StatusOK)
+	if err := json.Unmarshal(r.body, &e); err != nil || e.Count != d.TotalRecords {
+		t.Fatalf("count %s vs %d records", r.body, d.TotalRecords)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Fatalf("serve exited with %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("serve did not stop on SIGTERM")
+	}
+}
