@@ -2,6 +2,7 @@ package hbase
 
 import (
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -227,6 +228,77 @@ func number(f headerField, v string) ([]byte, bool) {
 			return nil, false
 		}
 		return appendHeaderValue(nil, hFloat, occurrence.Value{F: x, Valid: true}), true
+	}
+	return nil, false
+}
+
+// countrySet returns, sorted, the country codes a matching row must have,
+// when the predicate restricts them (COUNTRY equals/in, under and/or); rows
+// are keyed by country, so only those key ranges need reading.
+func countrySet(p *occurrence.Predicate) ([]string, bool) {
+	set, ok := countries(p)
+	if !ok {
+		return nil, false
+	}
+	out := make([]string, 0, len(set))
+	for cc := range set {
+		out = append(out, cc)
+	}
+	sort.Strings(out)
+	return out, true
+}
+
+func countries(p *occurrence.Predicate) (map[string]bool, bool) {
+	if p == nil {
+		return nil, false
+	}
+	switch p.Type {
+	case occurrence.TypeAnd:
+		var acc map[string]bool
+		for _, c := range p.Predicates {
+			set, ok := countries(c)
+			if !ok {
+				continue
+			}
+			if acc == nil {
+				acc = set
+				continue
+			}
+			for cc := range acc {
+				if !set[cc] {
+					delete(acc, cc)
+				}
+			}
+		}
+		return acc, acc != nil
+	case occurrence.TypeOr:
+		acc := map[string]bool{}
+		for _, c := range p.Predicates {
+			set, ok := countries(c)
+			if !ok {
+				return nil, false
+			}
+			for cc := range set {
+				acc[cc] = true
+			}
+		}
+		return acc, len(p.Predicates) > 0
+	case occurrence.TypeEquals, occurrence.TypeIn:
+		if p.Key != "COUNTRY" {
+			return nil, false
+		}
+		vals := p.Values
+		if p.Type == occurrence.TypeEquals {
+			vals = []string{p.Value}
+		}
+		set := map[string]bool{}
+		for _, v := range vals {
+			if len(v) != 2 {
+				return nil, false
+			}
+			set[v] = true
+		}
+		return set, true
 	}
 	return nil, false
 }

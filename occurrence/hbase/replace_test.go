@@ -110,8 +110,32 @@ func TestReplaceDataset(t *testing.T) {
 		t.Fatalf("after abort the table holds %d rows, before %d", got, before)
 	}
 
-	// With KeepFor elapsed, the next writer deletes the replaced generation.
-	s.cfg.KeepFor = time.Nanosecond
+	// A crashed ingest (rows written, never committed nor aborted) is
+	// invisible, and its rows are deleted once AbandonAfter passed.
+	crashed, err := s.BeginDataset(ctx, plan[0].Info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := occurrence.NewRecord()
+	for i := 0; i < 400; i++ {
+		g.Fill(rec, &plan[0], i)
+		if err := crashed.Append(rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := crashed.flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := rawRows(t, s); got != before+400 {
+		t.Fatalf("crashed ingest wrote %d rows, want 400", got-before)
+	}
+	if snap, _ := s.Snapshot(ctx); countSnapshot(t, s, snap) != int64(500+plan[1].Records) {
+		t.Fatal("rows of an uncommitted ingest are visible")
+	}
+
+	// With KeepFor and AbandonAfter elapsed, the next writer deletes the
+	// replaced and the crashed generations.
+	s.cfg.KeepFor, s.cfg.AbandonAfter = time.Nanosecond, time.Nanosecond
 	ingestN(t, s, &plan[0], g, 300, true)
 	if got, want := rawRows(t, s), 300+plan[1].Records; got != want {
 		t.Fatalf("after collection the table holds %d rows, want %d", got, want)

@@ -45,11 +45,19 @@ func (s *Store) ScanSplit(ctx context.Context, split occurrence.Split, req occur
 		sc.batch = occurrence.DefaultBatchSize
 	}
 	opts := sc.plan()
-	hs, err := s.c.Scan(ctx, s.table, opts, sc.rows)
+	var err error
+	for _, r := range sc.ranges(opts) {
+		opts.Start, opts.Stop = r[0], r[1]
+		var hs hrpc.ScanStats
+		hs, err = s.c.Scan(ctx, s.table, opts, sc.rows)
+		sc.stats.BytesRead += hs.Bytes
+		if err != nil {
+			break
+		}
+	}
 	if err == nil {
 		err = sc.flush()
 	}
-	sc.stats.BytesRead = hs.Bytes
 	if err != nil {
 		return sc.stats, fmt.Errorf("hbase %s split %d: %w", s.table, split.Index, err)
 	}
@@ -100,13 +108,28 @@ func (sc *splitScan) plan() hrpc.ScanOptions {
 	return opts
 }
 
+// ranges returns the key ranges to scan: the whole bucket, or only the
+// countries the predicate allows.
+func (sc *splitScan) ranges(opts hrpc.ScanOptions) [][2][]byte {
+	ccs, ok := countrySet(sc.pred)
+	if !ok || sc.s.cfg.NoPushdown {
+		return [][2][]byte{{opts.Start, opts.Stop}}
+	}
+	out := make([][2][]byte, 0, len(ccs))
+	for _, cc := range ccs {
+		p := append([]byte{byte(sc.ref.bucket)}, cc...)
+		out = append(out, [2][]byte{p, prefixEnd(p)})
+	}
+	return out
+}
+
 // rows receives a scan response's rows.
 func (sc *splitScan) rows(rows []hrpc.Row) error {
 	for _, r := range rows {
 		if len(r.Key) != keyLen || int(r.Key[0]) != sc.ref.bucket {
 			continue
 		}
-		if _, ok := sc.ref.live[string(r.Key[1:genEnd])]; !ok {
+		if _, ok := sc.ref.live[string(r.Key[genOff:genEnd])]; !ok {
 			continue // another generation than the snapshot's
 		}
 		sc.stats.RowsScanned++

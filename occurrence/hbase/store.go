@@ -200,20 +200,24 @@ func rowCells(r *hrpc.Row) []hrpc.Cell {
 	return r.Cells
 }
 
-// genMark is a generation and when it was started or retired.
+// genMark is a generation and when it was started or retired, with the
+// country key parts its rows use (nil when unknown: a crashed ingest).
 type genMark struct {
-	Gen uint64    `json:"gen"`
-	At  time.Time `json:"at"`
+	Gen       uint64    `json:"gen"`
+	At        time.Time `json:"at"`
+	Countries []string  `json:"countries,omitempty"`
 }
 
 // datasetState is a dataset's row: its current generation and the
 // generations waiting to be deleted.
 type datasetState struct {
-	Info    occurrence.DatasetInfo `json:"info"`
-	Gen     uint64                 `json:"gen,omitempty"` // 0: deleted
-	Counts  []int64                `json:"counts,omitempty"`
-	Retired []genMark              `json:"retired,omitempty"`
-	Pending []genMark              `json:"pending,omitempty"`
+	Info   occurrence.DatasetInfo `json:"info"`
+	Gen    uint64                 `json:"gen,omitempty"` // 0: deleted
+	Counts []int64                `json:"counts,omitempty"`
+	// Countries are the country key parts of Gen's rows.
+	Countries []string  `json:"countries,omitempty"`
+	Retired   []genMark `json:"retired,omitempty"`
+	Pending   []genMark `json:"pending,omitempty"`
 }
 
 func (s *Store) readState(ctx context.Context, key string) (*datasetState, error) {
@@ -261,7 +265,7 @@ func (s *Store) states(ctx context.Context) (map[string]*datasetState, error) {
 }
 
 // liveSet holds the dataset generations of a snapshot, keyed by the row key
-// bytes [1:genEnd) (dataset hash and generation).
+// bytes [genOff:genEnd) (dataset hash and generation).
 type liveSet map[string]struct{}
 
 // splitRef is what a Split carries: the salt bucket and the snapshot's
@@ -287,7 +291,7 @@ func (s *Store) Snapshot(ctx context.Context) (occurrence.Snapshot, error) {
 			continue
 		}
 		keys = append(keys, k)
-		live[string(genPrefix(0, datasetHash(k), st.Gen)[1:])] = struct{}{}
+		live[genID(datasetHash(k), st.Gen)] = struct{}{}
 		for b, n := range st.Counts {
 			if b < len(rows) {
 				rows[b] += n
@@ -357,8 +361,8 @@ func (s *Store) DeleteDataset(ctx context.Context, key string) error {
 	if st == nil || st.Gen == 0 {
 		return fmt.Errorf("%w: %s", ErrNoDataset, key)
 	}
-	st.Retired = append(st.Retired, genMark{Gen: st.Gen, At: time.Now().UTC()})
-	st.Gen, st.Counts = 0, nil
+	st.Retired = append(st.Retired, genMark{Gen: st.Gen, At: time.Now().UTC(), Countries: st.Countries})
+	st.Gen, st.Counts, st.Countries = 0, nil, nil
 	if err := s.writeState(ctx, key, st); err != nil {
 		return err
 	}

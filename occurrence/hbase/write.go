@@ -5,28 +5,33 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sort"
 	"time"
 
 	"github.com/biodiversity-downloads/downloader/occurrence"
 	"github.com/biodiversity-downloads/downloader/occurrence/hbase/hrpc"
 )
 
-var colGBIFID = occurrence.ColumnIndex(occurrence.ColGBIFID)
+var (
+	colGBIFID  = occurrence.ColumnIndex(occurrence.ColGBIFID)
+	colCountry = occurrence.ColumnIndex(occurrence.ColCountryCode)
+)
 
 // DatasetWriter writes a new generation of one dataset with batched puts.
 // Nothing it writes is visible until Commit flips the dataset's generation
 // (one atomic row write); Abort, a failure or a crash leave the previous
 // generation in place, and the next writer deletes the orphaned rows.
 type DatasetWriter struct {
-	s       *Store
-	info    occurrence.DatasetInfo
-	gen     uint64
-	dsHash  uint32
-	muts    []*hrpc.Mutation
-	counts  []int64
-	records int64
-	eml     []byte
-	done    bool
+	s         *Store
+	info      occurrence.DatasetInfo
+	gen       uint64
+	dsHash    uint32
+	muts      []*hrpc.Mutation
+	counts    []int64
+	countries map[string]bool
+	records   int64
+	eml       []byte
+	done      bool
 }
 
 // BeginDataset starts replacing (or adding) the dataset info.Key.
@@ -47,7 +52,7 @@ func (s *Store) BeginDataset(ctx context.Context, info occurrence.DatasetInfo) (
 		return nil, fmt.Errorf("begin dataset %s: %w", info.Key, err)
 	}
 	return &DatasetWriter{s: s, info: info, gen: gen, dsHash: datasetHash(info.Key),
-		counts: make([]int64, s.buckets)}, nil
+		counts: make([]int64, s.buckets), countries: map[string]bool{}}, nil
 }
 
 // Append adds one interpreted record; it needs a gbifID.
@@ -60,7 +65,9 @@ func (w *DatasetWriter) Append(r *occurrence.Record) error {
 		return fmt.Errorf("dataset %s record %d: no gbifID", w.info.Key, w.records+int64(len(w.muts))+1)
 	}
 	b := salt(id.I, w.s.buckets)
-	m := &hrpc.Mutation{Row: rowKey(make([]byte, 0, keyLen), b, w.dsHash, w.gen, id.I)}
+	cc := countryBytes(r.Get(colCountry))
+	w.countries[cc] = true
+	m := &hrpc.Mutation{Row: rowKey(make([]byte, 0, keyLen), b, cc, w.dsHash, w.gen, id.I)}
 	m.Cells = append(m.Cells, hrpc.Cell{Family: famHeader, Value: encodeHeader(make([]byte, 0, 1+headerLen), r)},
 		hrpc.Cell{Family: famRecord, Value: encodeRecord(nil, r)})
 	w.muts = append(w.muts, m)
@@ -122,12 +129,12 @@ func (w *DatasetWriter) Commit(ctx context.Context) (string, error) {
 	}
 	now := time.Now().UTC()
 	if st.Gen != 0 {
-		st.Retired = append(st.Retired, genMark{Gen: st.Gen, At: now})
+		st.Retired = append(st.Retired, genMark{Gen: st.Gen, At: now, Countries: st.Countries})
 	}
 	st.Pending = dropGen(st.Pending, w.gen)
 	info := w.info
 	info.Records, info.Ingested, info.HasEML = w.records, now, w.eml != nil
-	st.Info, st.Gen, st.Counts = info, w.gen, w.counts
+	st.Info, st.Gen, st.Counts, st.Countries = info, w.gen, w.counts, w.countryList()
 	var extra []hrpc.Cell
 	if w.eml != nil {
 		extra = append(extra, hrpc.Cell{Family: famMeta, Qualifier: qualEML, Value: w.eml})
@@ -154,7 +161,7 @@ func (w *DatasetWriter) Abort() {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	s := w.s
-	if err := s.deleteGeneration(ctx, w.dsHash, w.gen); err != nil {
+	if err := s.deleteGeneration(ctx, w.dsHash, genMark{Gen: w.gen, Countries: w.countryList()}); err != nil {
 		s.log.Warn("hbase: abort dataset: rows left for the next writer", "dataset", w.info.Key, "err", err)
 		return
 	}
@@ -162,6 +169,15 @@ func (w *DatasetWriter) Abort() {
 		st.Pending = dropGen(st.Pending, w.gen)
 		_ = s.writeState(ctx, w.info.Key, st)
 	}
+}
+
+func (w *DatasetWriter) countryList() []string {
+	out := make([]string, 0, len(w.countries))
+	for cc := range w.countries {
+		out = append(out, cc)
+	}
+	sort.Strings(out)
+	return out
 }
 
 func dropGen(marks []genMark, gen uint64) []genMark {
@@ -183,15 +199,15 @@ func (s *Store) collect(ctx context.Context, key string) {
 		return
 	}
 	now := time.Now()
-	var gone []uint64
+	var gone []genMark
 	for _, m := range st.Retired {
 		if now.Sub(m.At) >= s.cfg.KeepFor {
-			gone = append(gone, m.Gen)
+			gone = append(gone, m)
 		}
 	}
 	for _, m := range st.Pending {
 		if now.Sub(m.At) >= s.cfg.AbandonAfter {
-			gone = append(gone, m.Gen)
+			gone = append(gone, genMark{Gen: m.Gen}) // countries unknown
 		}
 	}
 	if len(gone) == 0 {
@@ -201,10 +217,10 @@ func (s *Store) collect(ctx context.Context, key string) {
 	var deleted []uint64
 	for _, g := range gone {
 		if err := s.deleteGeneration(ctx, h, g); err != nil {
-			s.log.Warn("hbase: delete old generation", "dataset", key, "gen", g, "err", err)
+			s.log.Warn("hbase: delete old generation", "dataset", key, "gen", g.Gen, "err", err)
 			continue
 		}
-		deleted = append(deleted, g)
+		deleted = append(deleted, g.Gen)
 	}
 	st, err = s.readState(ctx, key)
 	if err != nil || st == nil {
@@ -220,30 +236,49 @@ func (s *Store) collect(ctx context.Context, key string) {
 }
 
 // deleteGeneration deletes every row of one dataset generation: one key
-// range per bucket, keys only.
-func (s *Store) deleteGeneration(ctx context.Context, dsHash uint32, gen uint64) error {
+// range per bucket and country, keys only. Without the countries (a crashed
+// ingest) it reads the keys of whole buckets.
+func (s *Store) deleteGeneration(ctx context.Context, dsHash uint32, g genMark) error {
+	id := genID(dsHash, g.Gen)
 	for b := 0; b < s.buckets; b++ {
-		p := genPrefix(byte(b), dsHash, gen)
-		opts := hrpc.ScanOptions{Start: p, Stop: prefixEnd(p), Columns: []hrpc.Column{{Family: famRecord}},
-			Filter: hrpc.FilterList{Filters: []hrpc.Filter{hrpc.FirstKeyOnlyFilter{}, hrpc.KeyOnlyFilter{}}}}
-		var muts []*hrpc.Mutation
-		_, err := s.c.Scan(ctx, s.table, opts, func(rows []hrpc.Row) error {
-			for _, r := range rows {
-				muts = append(muts, &hrpc.Mutation{Row: r.Key, Delete: true})
+		var ranges [][2][]byte
+		if g.Countries != nil {
+			for _, cc := range g.Countries {
+				p := genPrefix(byte(b), cc, dsHash, g.Gen)
+				ranges = append(ranges, [2][]byte{p, prefixEnd(p)})
 			}
-			if len(muts) >= s.cfg.WriteBatch {
-				err := s.c.Apply(ctx, s.table, muts)
-				muts = muts[:0]
+		} else {
+			ranges = append(ranges, [2][]byte{{byte(b)}, {byte(b + 1)}})
+		}
+		for _, r := range ranges {
+			if err := s.deleteKeys(ctx, r[0], r[1], id); err != nil {
 				return err
 			}
-			return nil
-		})
-		if err == nil && len(muts) > 0 {
-			err = s.c.Apply(ctx, s.table, muts)
-		}
-		if err != nil {
-			return err
 		}
 	}
 	return nil
+}
+
+// deleteKeys deletes the rows in [start, stop) of generation id.
+func (s *Store) deleteKeys(ctx context.Context, start, stop []byte, id string) error {
+	opts := hrpc.ScanOptions{Start: start, Stop: stop, Columns: []hrpc.Column{{Family: famHeader}},
+		Filter: hrpc.FilterList{Filters: []hrpc.Filter{hrpc.FirstKeyOnlyFilter{}, hrpc.KeyOnlyFilter{}}}}
+	var muts []*hrpc.Mutation
+	_, err := s.c.Scan(ctx, s.table, opts, func(rows []hrpc.Row) error {
+		for _, r := range rows {
+			if len(r.Key) == keyLen && string(r.Key[genOff:genEnd]) == id {
+				muts = append(muts, &hrpc.Mutation{Row: r.Key, Delete: true})
+			}
+		}
+		if len(muts) >= s.cfg.WriteBatch {
+			err := s.c.Apply(ctx, s.table, muts)
+			muts = muts[:0]
+			return err
+		}
+		return nil
+	})
+	if err == nil && len(muts) > 0 {
+		err = s.c.Apply(ctx, s.table, muts)
+	}
+	return err
 }

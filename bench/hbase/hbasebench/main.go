@@ -34,7 +34,9 @@ func main() {
 	repeat := flag.Int("repeat", 3, "runs of each scan; the fastest is reported")
 	serverPid := flag.Int("server-pid", 0, "pid of the HBase JVM, to report its CPU time per scan")
 	only := flag.String("only", "", "run one scan: full, ids, nopush or push")
-	query := flag.String("predicate", `{"type":"equals","key":"COUNTRY","value":"NL"}`, "predicate of the filtered scans")
+	query := flag.String("predicate", `{"type":"equals","key":"COUNTRY","value":"CA"}`, "predicate of the filtered scans")
+	query2 := flag.String("predicate2", `{"type":"in","key":"BASIS_OF_RECORD","values":["OCCURRENCE","MATERIAL_SAMPLE"]}`,
+		"a predicate on other columns than the country (answered by the filter header alone)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the scans to this file")
 	flag.Parse()
 	if *cpuprofile != "" {
@@ -46,7 +48,7 @@ func main() {
 		pprof.StartCPUProfile(f)
 		defer pprof.StopCPUProfile()
 	}
-	err := run(*master, *table, *records, *load, *buckets, *workers, *query, *only, *repeat, *serverPid, *caching)
+	err := run(*master, *table, *records, *load, *buckets, *workers, *query, *only, *repeat, *serverPid, *caching, *query2)
 	if err != nil {
 		pprof.StopCPUProfile()
 		fmt.Fprintln(os.Stderr, "hbasebench:", err)
@@ -54,7 +56,7 @@ func main() {
 	}
 }
 
-func run(master, table string, records int, load bool, buckets, workers int, query, only string, repeat, serverPid, caching int) error {
+func run(master, table string, records int, load bool, buckets, workers int, query, only string, repeat, serverPid, caching int, query2 string) error {
 	ctx := context.Background()
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	cfg := hbase.Config{Master: master, Table: table, Buckets: buckets}
@@ -75,6 +77,10 @@ func run(master, table string, records int, load bool, buckets, workers int, que
 		}
 	}
 	pred, err := occurrence.ParsePredicateJSON([]byte(query), occurrence.DefaultLimits())
+	if err != nil {
+		return err
+	}
+	pred2, err := occurrence.ParsePredicateJSON([]byte(query2), occurrence.DefaultLimits())
 	if err != nil {
 		return err
 	}
@@ -126,6 +132,8 @@ func run(master, table string, records int, load bool, buckets, workers int, que
 		{"ids", "full-gbifID", occurrence.ScanRequest{Columns: []string{occurrence.ColGBIFID}}, false},
 		{"nopush", "filter-no-pushdown", occurrence.ScanRequest{Predicate: pred}, true},
 		{"push", "filter-pushdown", occurrence.ScanRequest{Predicate: pred}, false},
+		{"nopush2", "filter2-no-pushdown", occurrence.ScanRequest{Predicate: pred2}, true},
+		{"push2", "filter2-pushdown", occurrence.ScanRequest{Predicate: pred2}, false},
 	}
 	for _, r := range runs {
 		if only != "" && only != r.key {
