@@ -39,6 +39,12 @@ if [[ -f "$pidfile" ]] && kill -0 "$(cat "$pidfile")" 2>/dev/null && [[ -f "$env
   exit 0
 fi
 
+if ! command -v java >/dev/null || ! command -v mvn >/dev/null; then
+  if [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null; then
+    echo "hbase: installing Java 17 and Maven (apt-get)" >&2
+    { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q openjdk-17-jdk-headless maven; } >&2
+  fi
+fi
 java_major="$(java -version 2>&1 | sed -n 's/.*version "\([0-9]*\).*/\1/p' | head -1)"
 if [[ "${java_major:-0}" -lt 11 ]]; then
   echo "hbase: need Java 11+ (17 preferred), found '${java_major:-none}'" >&2

@@ -1,0 +1,30 @@
+// Package hbase is the occurrence table in HBase (2.5/2.6), spoken to with
+// the project's own wire client (package hrpc).
+//
+// Layout of a table (created on first Open, pre-split into salt buckets):
+//
+//   - Row key: salt | country | dataset hash | generation | gbifID (keys.go).
+//     The salt (a hash of the gbifID) spreads records evenly over the
+//     pre-split regions; one bucket is one occurrence.Split. Grouping rows by
+//     country inside a bucket lets a country predicate read only its key
+//     ranges.
+//   - Family r: the full record in one compact binary cell (codec.go); single-
+//     cell records scan fastest.
+//   - Family h: a small fixed-layout header of the columns predicates use most
+//     (header.go). Predicates are pushed down as SingleColumnValueFilters with
+//     BinaryComponentComparators on it (pushdown.go) and family r is loaded on
+//     demand, so unmatched rows never leave the region servers. The filter
+//     selects a superset; the exact predicate is re-checked client-side with
+//     (*occurrence.Predicate).Eval unless the filter was exact.
+//   - Family m: one state row per dataset (after every bucket): its current
+//     generation, per-bucket row counts, description and EML.
+//
+// Ingest writes a dataset as a new generation with batched Multi puts and
+// makes it current with one atomic row write; readers take the generations
+// current at Snapshot time, so they never see half a dataset and later
+// ingests do not change a running scan. Replaced generations are deleted by
+// a later writer once KeepFor has passed (crashed ingests after
+// AbandonAfter).
+//
+// Open takes hbase://host:port/table, host:port being the HBase master.
+package hbase
