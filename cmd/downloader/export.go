@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -24,7 +25,7 @@ func init() {
 
 // exportConfig is the export command's flags.
 type exportConfig struct {
-	table, query, predicate, format, fields, out, key, tmp, progress string
+	table, query, predicate, format, fields, out, key, tmp, progress, cpuprofile string
 	workers, zipWorkers, level, chunkKiB                             int
 }
 
@@ -40,6 +41,7 @@ func parseExportFlags(args []string, env *Env) (exportConfig, error) {
 	fs.StringVar(&c.key, "key", "", "download key (names the SIMPLE_CSV entry; default: occurrence)")
 	fs.StringVar(&c.tmp, "tmp", "", "directory for DWCA's temporary files (default: the system's)")
 	fs.StringVar(&c.progress, "progress", "auto", "progress bar on stderr: auto (when a terminal), always, never")
+	fs.StringVar(&c.cpuprofile, "cpuprofile", "", "write a Go CPU profile of the export to this file")
 	fs.IntVar(&c.workers, "workers", 0, "splits scanned in parallel (0: one per CPU)")
 	fs.IntVar(&c.zipWorkers, "zip-workers", 0, "goroutines deflating chunks (0: one per CPU)")
 	fs.IntVar(&c.level, "level", pzip.DefaultLevel, "deflate level 1..9")
@@ -86,6 +88,14 @@ func runExport(ctx context.Context, args []string, env *Env) error {
 	sink, err := openSink(c.out, env)
 	if err != nil {
 		return err
+	}
+	if c.cpuprofile != "" {
+		stop, err := startCPUProfile(c.cpuprofile)
+		if err != nil {
+			sink.abort()
+			return err
+		}
+		defer stop()
 	}
 	start := time.Now()
 	res, err := exportTo(ctx, sink, t, snap, c, format, pred, env)
@@ -142,6 +152,18 @@ func exportTo(ctx context.Context, sink *sink, t table, snap occurrence.Snapshot
 	return res, sink.flush()
 }
 
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("cpuprofile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("cpuprofile: %w", err)
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
+
 func licenceName(res dwca.ExportResult) string {
 	l := res.License
 	if l == "" {
@@ -177,6 +199,10 @@ func (s *sink) flush() error { return s.w.Flush() }
 func (s *sink) commit() error {
 	if s.f == nil {
 		return s.w.Flush()
+	}
+	if err := s.f.Chmod(0o644); err != nil {
+		s.abort()
+		return fmt.Errorf("output %s: %w", s.path, err)
 	}
 	if err := s.f.Sync(); err != nil {
 		s.abort()
