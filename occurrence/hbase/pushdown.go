@@ -188,8 +188,12 @@ func bounds(f headerField, gte, gt, lte, lt string) (pushed, bool) {
 		return pushed{}, false
 	}
 	// The presence byte leads the component: [1] sorts above null [0], so
-	// lower bounds exclude nulls by themselves; upper bounds need "present".
-	fs := []pushed{{component(f, hrpc.GreaterOrEqual, []byte{1}), true}}
+	// lower bounds exclude nulls by themselves; an upper bound alone needs
+	// "present" too.
+	var fs []pushed
+	if strings.TrimSpace(gte) == "" && strings.TrimSpace(gt) == "" {
+		fs = append(fs, pushed{component(f, hrpc.GreaterOrEqual, []byte{1}), true})
+	}
 	for _, b := range []struct {
 		v  string
 		op hrpc.CompareOp
@@ -202,6 +206,9 @@ func bounds(f headerField, gte, gt, lte, lt string) (pushed, bool) {
 			return pushed{}, false
 		}
 		fs = append(fs, pushed{component(f, b.op, enc), true})
+	}
+	if len(fs) == 0 {
+		return pushed{}, false
 	}
 	return combine(false, fs, f.kind != hFloat), true
 }
