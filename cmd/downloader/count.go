@@ -6,6 +6,8 @@ import (
 	"io"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow"
+
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
 
@@ -20,6 +22,7 @@ func runCount(ctx context.Context, args []string, env *Env) error {
 	predFile := fs.String("predicate", "", "file with GBIF predicate JSON ('-' for stdin)")
 	workers := fs.Int("workers", 0, "splits scanned in parallel (0: one per CPU)")
 	verbose := fs.Bool("v", false, "report splits pruned, rows scanned and time on stderr")
+	materialize := fs.Bool("materialize", false, "read every column of the matching records, as an export does (measures scan speed)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -40,7 +43,17 @@ func runCount(ctx context.Context, args []string, env *Env) error {
 	if err != nil {
 		return err
 	}
-	n, st, err := occurrence.Count(ctx, t, snap, pred, occurrence.ScanOptions{Workers: *workers})
+	var n int64
+	var st occurrence.ScanStats
+	if *materialize {
+		st, err = occurrence.Scan(ctx, t, snap, occurrence.ScanRequest{Predicate: pred}, occurrence.ScanOptions{Workers: *workers},
+			func(b arrow.RecordBatch) error {
+				n += b.NumRows()
+				return nil
+			})
+	} else {
+		n, st, err = occurrence.Count(ctx, t, snap, pred, occurrence.ScanOptions{Workers: *workers})
+	}
 	if err != nil {
 		return err
 	}

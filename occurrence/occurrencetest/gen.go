@@ -54,12 +54,16 @@ type Generator struct {
 	taxa     []taxon
 	byKing   [][]int // taxa indices per kingdom
 	zipfTaxa *rand.Zipf
+	countryW []float64
 }
 
 // NewGenerator builds a generator with a backbone of nSpecies species.
 func NewGenerator(seed uint64, nSpecies int) *Generator {
 	g := &Generator{rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
 	g.buildTaxa(nSpecies)
+	for _, c := range countryWeights {
+		g.countryW = append(g.countryW, c.weight)
+	}
 	return g
 }
 
@@ -129,6 +133,9 @@ type Dataset struct {
 	basis          string
 	yearMin, years int
 	kingdom        int
+	// global datasets (the large citizen-science ones) span every country;
+	// the others are national.
+	global bool
 }
 
 // Datasets plans n datasets holding total records, sizes Zipf-distributed.
@@ -162,6 +169,7 @@ func (g *Generator) Datasets(total, n int) []Dataset {
 				License: licenses[g.pick([]float64{40, 45, 15})]},
 			Records: size, country: g.pick(cw), basis: basis,
 			yearMin: yearMin, years: 1 + g.rng.IntN(2025-yearMin), kingdom: g.pick(kingdomWeights),
+			global: i == 0 || g.rng.IntN(100) < 15,
 		}
 	}
 	return out
@@ -204,9 +212,13 @@ func (g *Generator) Fill(rec *occurrence.Record, ds *Dataset, i int) {
 	set(occurrence.ColTaxonRank, "SPECIES")
 	set(occurrence.ColScientificName, t.names[6]+" L.")
 	set(occurrence.ColVerbatimScientificName, t.names[6])
-	// 90% in the dataset's home country.
+	// National datasets keep 98% of their records at home; global ones follow
+	// the overall country distribution.
 	c := countryWeights[ds.country]
-	if r.IntN(10) == 0 {
+	switch {
+	case ds.global:
+		c = countryWeights[g.pick(g.countryW)]
+	case r.IntN(50) == 0:
 		c = countryWeights[r.IntN(len(countryWeights))]
 	}
 	set(occurrence.ColCountryCode, c.code)

@@ -28,6 +28,10 @@ type Config struct {
 	RowGroupRows int
 	// FileRowGroups is the number of row groups per Parquet file.
 	FileRowGroups int
+	// ClusterRowGroups is how many row groups of records are sorted together
+	// by the clustering columns before they are written (see cluster.go):
+	// more prunes better and costs memory while ingesting.
+	ClusterRowGroups int
 	// KeepSnapshots is how many old snapshots stay readable for scans that
 	// started before an ingest; older files are removed by the next writer.
 	KeepSnapshots int
@@ -41,6 +45,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.FileRowGroups <= 0 {
 		c.FileRowGroups = 16
+	}
+	if c.ClusterRowGroups <= 0 {
+		c.ClusterRowGroups = 4
 	}
 	if c.KeepSnapshots <= 0 {
 		c.KeepSnapshots = 5

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
@@ -31,6 +32,7 @@ type DatasetWriter struct {
 	files   []fileEntry
 
 	curPath string
+	window  []arrow.RecordBatch // row groups waiting to be clustered
 	fw      *pqarrow.FileWriter
 	curRGs  []rowGroupEntry
 	records int64
@@ -67,9 +69,49 @@ func (s *Store) BeginDataset(ctx context.Context, info occurrence.DatasetInfo) (
 func (w *DatasetWriter) Append(r *occurrence.Record) error {
 	w.builder.Append(r)
 	if w.builder.Len() >= w.s.cfg.RowGroupRows {
-		return w.flushRowGroup()
+		return w.cut()
 	}
 	return nil
+}
+
+// cut moves the builder's records into the clustering window and writes the
+// window once it is full.
+func (w *DatasetWriter) cut() error {
+	if w.builder.Len() > 0 {
+		w.window = append(w.window, w.builder.NewBatch())
+	}
+	if len(w.window) >= w.s.cfg.ClusterRowGroups {
+		return w.flushWindow()
+	}
+	return nil
+}
+
+// flushWindow sorts the window's records by the clustering columns and
+// writes them as row groups.
+func (w *DatasetWriter) flushWindow() error {
+	if len(w.window) == 0 {
+		return nil
+	}
+	defer w.releaseWindow()
+	refs := clusterOrder(w.window)
+	for len(refs) > 0 {
+		n := min(len(refs), w.s.cfg.RowGroupRows)
+		b := gather(w.window, refs[:n])
+		err := w.writeRowGroup(b)
+		b.Release()
+		if err != nil {
+			return err
+		}
+		refs = refs[n:]
+	}
+	return nil
+}
+
+func (w *DatasetWriter) releaseWindow() {
+	for _, b := range w.window {
+		b.Release()
+	}
+	w.window = nil
 }
 
 // SetEML stores the dataset's EML document alongside its data.
@@ -91,7 +133,13 @@ func (w *DatasetWriter) SetEML(r io.Reader) error {
 }
 
 // Records is the number of records appended so far.
-func (w *DatasetWriter) Records() int64 { return w.records + int64(w.builder.Len()) }
+func (w *DatasetWriter) Records() int64 {
+	n := w.records + int64(w.builder.Len())
+	for _, b := range w.window {
+		n += b.NumRows()
+	}
+	return n
+}
 
 func writerProps() *parquet.WriterProperties {
 	return parquet.NewWriterProperties(
@@ -105,13 +153,8 @@ func writerProps() *parquet.WriterProperties {
 	)
 }
 
-// flushRowGroup writes the buffered records as one row group.
-func (w *DatasetWriter) flushRowGroup() error {
-	if w.builder.Len() == 0 {
-		return nil
-	}
-	batch := w.builder.NewBatch()
-	defer batch.Release()
+// writeRowGroup writes one row group.
+func (w *DatasetWriter) writeRowGroup(batch arrow.RecordBatch) error {
 	if w.fw == nil {
 		if err := w.openFile(); err != nil {
 			return err
@@ -173,7 +216,11 @@ func (w *DatasetWriter) Commit(ctx context.Context) (string, error) {
 	if w.done {
 		return "", errors.New("dataset writer already finished")
 	}
-	if err := w.flushRowGroup(); err != nil {
+	if err := w.cut(); err != nil {
+		w.Abort()
+		return "", err
+	}
+	if err := w.flushWindow(); err != nil {
 		w.Abort()
 		return "", err
 	}
@@ -214,6 +261,7 @@ func (w *DatasetWriter) Abort() {
 
 func (w *DatasetWriter) finish(remove bool) {
 	w.done = true
+	w.releaseWindow()
 	w.builder.Release()
 	os.Remove(filepath.Join(w.dir, writingMarker))
 	syscall.Flock(int(w.marker.Fd()), syscall.LOCK_UN)

@@ -1,0 +1,146 @@
+package parquet
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/biodiversity-downloads/downloader/occurrence"
+)
+
+// Clustering. Scans are fast when a predicate's matches sit together: whole
+// row groups are pruned by their statistics, and in the rest the reader skips
+// pages without matches. Ingest is streaming, so records cannot be sorted
+// globally; instead each window of ClusterRowGroups row groups is sorted by
+// the columns portal users filter on most (country, then the taxonomic
+// hierarchy, then year) before it is written. Memory stays bounded by the
+// window, and within a dataset the order is deterministic.
+var clusterColumns = []string{
+	occurrence.ColCountryCode, occurrence.ColKingdom, occurrence.ColPhylum, occurrence.ColClass,
+	occurrence.ColOrder, occurrence.ColFamily, occurrence.ColGenus, occurrence.ColSpecies,
+	occurrence.ColYear, occurrence.ColGBIFID,
+}
+
+// rowRef points at one row of a buffered batch.
+type rowRef struct {
+	batch, row int32
+}
+
+// clusterOrder returns the rows of batches sorted by the clustering columns
+// (nulls last, ties in arrival order).
+func clusterOrder(batches []arrow.RecordBatch) []rowRef {
+	type keyCols struct{ cols []arrow.Array }
+	keys := make([]keyCols, len(batches))
+	var n int
+	for i, b := range batches {
+		for _, name := range clusterColumns {
+			keys[i].cols = append(keys[i].cols, b.Column(occurrence.ColumnIndex(name)))
+		}
+		n += int(b.NumRows())
+	}
+	refs := make([]rowRef, 0, n)
+	for i, b := range batches {
+		for r := 0; r < int(b.NumRows()); r++ {
+			refs = append(refs, rowRef{int32(i), int32(r)})
+		}
+	}
+	slices.SortStableFunc(refs, func(a, b rowRef) int {
+		ka, kb := keys[a.batch].cols, keys[b.batch].cols
+		for c := range ka {
+			if d := compareCell(ka[c], int(a.row), kb[c], int(b.row)); d != 0 {
+				return d
+			}
+		}
+		return 0
+	})
+	return refs
+}
+
+func compareCell(a arrow.Array, i int, b arrow.Array, j int) int {
+	an, bn := a.IsNull(i), b.IsNull(j)
+	switch {
+	case an && bn:
+		return 0
+	case an:
+		return 1
+	case bn:
+		return -1
+	}
+	switch a := a.(type) {
+	case *array.String:
+		return cmp.Compare(a.Value(i), b.(*array.String).Value(j))
+	case *array.Int32:
+		return cmp.Compare(a.Value(i), b.(*array.Int32).Value(j))
+	case *array.Int64:
+		return cmp.Compare(a.Value(i), b.(*array.Int64).Value(j))
+	}
+	return 0
+}
+
+// gather builds one batch of the full schema from refs.
+func gather(batches []arrow.RecordBatch, refs []rowRef) arrow.RecordBatch {
+	mem := memory.DefaultAllocator
+	schema := occurrence.Schema()
+	cols := make([]arrow.Array, schema.NumFields())
+	for c := range cols {
+		src := make([]arrow.Array, len(batches))
+		for i, b := range batches {
+			src[i] = b.Column(c)
+		}
+		bld := array.NewBuilder(mem, schema.Field(c).Type)
+		gatherColumn(bld, src, refs)
+		cols[c] = bld.NewArray()
+		bld.Release()
+	}
+	out := array.NewRecordBatch(schema, cols, int64(len(refs)))
+	for _, c := range cols {
+		c.Release()
+	}
+	return out
+}
+
+func gatherColumn(bld array.Builder, src []arrow.Array, refs []rowRef) {
+	bld.Reserve(len(refs))
+	switch b := bld.(type) {
+	case *array.StringBuilder:
+		var size int
+		for _, r := range refs {
+			size += len(src[r.batch].(*array.String).Value(int(r.row)))
+		}
+		b.ReserveData(size)
+		for _, r := range refs {
+			a := src[r.batch].(*array.String)
+			if a.IsNull(int(r.row)) {
+				b.AppendNull()
+			} else {
+				b.Append(a.Value(int(r.row)))
+			}
+		}
+	case *array.Int32Builder:
+		gatherFixed(b, src, refs, func(a arrow.Array, i int) int32 { return a.(*array.Int32).Value(i) })
+	case *array.Int64Builder:
+		gatherFixed(b, src, refs, func(a arrow.Array, i int) int64 { return a.(*array.Int64).Value(i) })
+	case *array.Float64Builder:
+		gatherFixed(b, src, refs, func(a arrow.Array, i int) float64 { return a.(*array.Float64).Value(i) })
+	case *array.BooleanBuilder:
+		gatherFixed(b, src, refs, func(a arrow.Array, i int) bool { return a.(*array.Boolean).Value(i) })
+	case *array.TimestampBuilder:
+		gatherFixed(b, src, refs, func(a arrow.Array, i int) arrow.Timestamp { return a.(*array.Timestamp).Value(i) })
+	default:
+		panic("parquet: gather: unsupported builder")
+	}
+}
+
+func gatherFixed[T any, B fixedBuilder[T]](b B, src []arrow.Array, refs []rowRef, val func(arrow.Array, int) T) {
+	for _, r := range refs {
+		a := src[r.batch]
+		if a.IsNull(int(r.row)) {
+			b.AppendNull()
+		} else {
+			b.Append(val(a, int(r.row)))
+		}
+	}
+}
