@@ -101,6 +101,13 @@ func parseDate(s string) (time.Time, precision, bool) {
 		t, err := time.Parse("2006-01-02", s)
 		return t, precDay, err == nil
 	}
+	if p := strings.Split(s, "-"); len(p) == 3 && len(p[0]) == 4 && len(p[1]) <= 2 && len(p[2]) <= 2 && isDigits(p[0]+p[1]+p[2]) {
+		// Unpadded ISO-like dates ("2002-1-1") are common in exports.
+		y, _ := strconv.Atoi(p[0])
+		m, _ := strconv.Atoi(p[1])
+		d, _ := strconv.Atoi(p[2])
+		return validDate(y, m, d)
+	}
 	if slashDate(s) {
 		p := strings.Split(s, "/")
 		y, _ := strconv.Atoi(p[0])

@@ -1,0 +1,162 @@
+package occurrence
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func dwcTerms(kv ...string) Terms {
+	t := Terms{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		k := kv[i]
+		if !strings.Contains(k, "://") {
+			k = NSDwC + k
+		}
+		t[k] = kv[i+1]
+	}
+	return t
+}
+
+func interpret(t *testing.T, core Terms, ext map[string][]Terms) *Record {
+	t.Helper()
+	rec := NewRecord()
+	Interpret(RawRecord{Core: core, Extensions: ext}, DatasetContext{Key: "ds1", Title: "Dataset", License: "CC-BY 4.0",
+		Now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}, rec)
+	return rec
+}
+
+func get(r *Record, col string) Value { return r.Get(ColumnIndex(col)) }
+
+func hasIssue(r *Record, issue string) bool {
+	for _, s := range strings.Split(get(r, ColIssue).S, ";") {
+		if s == issue {
+			return true
+		}
+	}
+	return false
+}
+
+func TestInterpretTypicalRecord(t *testing.T) {
+	r := interpret(t, dwcTerms(
+		"occurrenceID", "urn:x:1", "basisOfRecord", "PreservedSpecimen", "country", "Denmark",
+		"decimalLatitude", "55,68", "decimalLongitude", "12.57", "geodeticDatum", "WGS84",
+		"eventDate", "2001-05-01/15", "genus", "Quercus", "specificEpithet", "robur",
+		"scientificNameAuthorship", "L.", "taxonRank", "species", "typeStatus", "Holotype of Quercus robur",
+		"minimumElevationInMeters", "10", "maximumElevationInMeters", "30 m", "individualCount", "3",
+		"coordinateUncertaintyInMeters", "25 m",
+	), nil)
+	checks := map[string]string{
+		ColBasisOfRecord: BasisPreservedSpecimen, ColCountryCode: "DK", ColEventDate: "2001-05-01/2001-05-15",
+		ColScientificName: "Quercus robur L.", ColSpecies: "Quercus robur", ColTaxonRank: "SPECIES",
+		ColTypeStatus: "HOLOTYPE", ColLicense: LicenseCCBY, ColOccurrenceStatus: "PRESENT", ColDatasetKey: "ds1",
+	}
+	for col, want := range checks {
+		if got := get(r, col).S; got != want {
+			t.Errorf("%s = %q, want %q", col, got, want)
+		}
+	}
+	if v := get(r, ColDecimalLatitude); !v.Valid || v.F != 55.68 {
+		t.Errorf("latitude %+v", v)
+	}
+	if v := get(r, ColElevation); v.F != 20 || get(r, ColElevationAccuracy).F != 10 {
+		t.Errorf("elevation %v ± %v, want 20 ± 10", v.F, get(r, ColElevationAccuracy).F)
+	}
+	if get(r, ColYear).I != 2001 || get(r, ColMonth).I != 5 || get(r, ColDay).Valid {
+		t.Errorf("year/month/day %v/%v/%v: a 15-day interval has no single day", get(r, ColYear), get(r, ColMonth), get(r, ColDay))
+	}
+	if !get(r, ColHasCoordinate).B || get(r, ColHasGeospatialIssue).B {
+		t.Error("coordinates should be valid without geospatial issues")
+	}
+	if !hasIssue(r, IssueCountryDerivedFromName) {
+		t.Errorf("issues %q lack %s", get(r, ColIssue).S, IssueCountryDerivedFromName)
+	}
+	// The id is stable: the same identity gives the same gbifID.
+	if again := interpret(t, dwcTerms("occurrenceID", "urn:x:1"), nil); get(again, ColGBIFID).I != get(r, ColGBIFID).I {
+		t.Error("gbifID differs for the same dataset and occurrenceID")
+	}
+}
+
+func TestInterpretFlagsProblems(t *testing.T) {
+	cases := []struct {
+		terms  Terms
+		issue  string
+		column string // must be null
+	}{
+		{dwcTerms("decimalLatitude", "95", "decimalLongitude", "200"), IssueCoordinateOutOfRange, ColDecimalLatitude},
+		{dwcTerms("decimalLatitude", "north", "decimalLongitude", "10"), IssueCoordinateInvalid, ColDecimalLatitude},
+		{dwcTerms("eventDate", "s.d.-.-s."), IssueRecordedDateInvalid, ColEventDate},
+		{dwcTerms("basisOfRecord", "RockSpecimen"), IssueBasisOfRecordInvalid, ""},
+		{dwcTerms("countryCode", "XX"), IssueCountryInvalid, ColCountryCode},
+		{dwcTerms("individualCount", "many"), IssueIndividualCountInvalid, ColIndividualCount},
+		{dwcTerms("decimalLatitude", "0", "decimalLongitude", "0"), IssueZeroCoordinate, ""},
+		{dwcTerms("countryCode", "DK", "country", "Sweden"), IssueCountryMismatch, ""},
+		{dwcTerms("minimumDepthInMeters", "deep"), IssueDepthNonNumeric, ColDepth},
+	}
+	for _, c := range cases {
+		r := interpret(t, c.terms, nil)
+		if !hasIssue(r, c.issue) {
+			t.Errorf("%v: issues %q lack %s", c.terms, get(r, ColIssue).S, c.issue)
+		}
+		if c.column != "" && get(r, c.column).Valid {
+			t.Errorf("%v: %s = %+v, want null", c.terms, c.column, get(r, c.column))
+		}
+	}
+	r := interpret(t, dwcTerms("decimalLatitude", "0", "decimalLongitude", "0"), nil)
+	if !get(r, ColHasGeospatialIssue).B {
+		t.Error("zero coordinates must set hasGeospatialIssues")
+	}
+	if r := interpret(t, dwcTerms("basisOfRecord", "RockSpecimen"), nil); get(r, ColBasisOfRecord).S != BasisOccurrence {
+		t.Errorf("unknown basis of record became %q, want OCCURRENCE", get(r, ColBasisOfRecord).S)
+	}
+}
+
+func TestInterpretMultimediaAndVerbatim(t *testing.T) {
+	ext := map[string][]Terms{
+		RowTypeMultimedia: {{NSDC + "identifier": "https://img/1.jpg", NSDC + "format": "image/jpeg"},
+			{NSDC + "identifier": "https://snd/1.mp3", NSDC + "format": "audio/mpeg"}},
+		RowTypeIdentification: {{NSDwC + "identifiedBy": "A. Person"}},
+	}
+	r := interpret(t, dwcTerms("occurrenceID", "o1", NSDC+"modified", "2020-01-01"), ext)
+	if got := get(r, ColMediaType).S; got != "Sound;StillImage" {
+		t.Errorf("mediaType %q", got)
+	}
+	if mm := get(r, ColMultimedia).S; !strings.Contains(mm, `"identifier":"https://snd/1.mp3"`) || !strings.Contains(mm, `"type":"Sound"`) {
+		t.Errorf("multimedia %s", mm)
+	}
+	if v := get(r, ColVerbatim).S; !strings.Contains(v, `"dcterms:modified":"2020-01-01"`) || !strings.Contains(v, `"occurrenceID":"o1"`) {
+		t.Errorf("verbatim %s", v)
+	}
+	if e := get(r, ColExtensions).S; !strings.Contains(e, RowTypeIdentification) || !strings.Contains(e, "A. Person") {
+		t.Errorf("extensions %s", e)
+	}
+}
+
+func TestNormalizeLicense(t *testing.T) {
+	cases := map[string]string{
+		"http://creativecommons.org/publicdomain/zero/1.0/legalcode": LicenseCC0,
+		"CC0 1.0": LicenseCC0,
+		"https://creativecommons.org/licences/by/4.0": LicenseCCBY, // misspelt in the wild
+		"CC-BY 4.0": LicenseCCBY,
+		"http://creativecommons.org/licenses/by-nc/4.0/legalcode":      LicenseCCBYNC,
+		"Creative Commons Attribution-NonCommercial 4.0 International": LicenseCCBYNC,
+		"All rights reserved": LicenseUnspecified,
+	}
+	for in, want := range cases {
+		if got, _ := NormalizeLicense(in); got != want {
+			t.Errorf("%q -> %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestCountryCode(t *testing.T) {
+	for in, want := range map[string]string{"DK": "DK", "dnk": "DK", "Denmark": "DK", "Deutschland": "DE",
+		"Côte d’Ivoire": "CI", "united states of america": "US", "Eesti": "EE"} {
+		if got, ok := CountryCode(in); !ok || got != want {
+			t.Errorf("%q -> %q %v, want %q", in, got, ok, want)
+		}
+	}
+	if c, ok := CountryCode("Atlantis"); ok {
+		t.Errorf("Atlantis -> %s", c)
+	}
+}
