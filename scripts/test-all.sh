@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The whole test suite on a fresh Debian machine with Go: installs and starts
-# the real services the integration tests use (PostgreSQL, an S3 server, an
-# SMTP server, a single-node HBase, third-party archive readers) on loopback,
-# then runs every test with CI=true so that a service that cannot start fails
-# the run instead of skipping tests. Safe to re-run.
+# the real services the integration tests use on loopback (PostgreSQL,
+# versitygw for S3, mailpit for SMTP, a single-node HBase) and the third-party
+# readers the archives are checked with (unzip, 7z, python-dwca-reader,
+# pyarrow/DuckDB, GBIF's Java dwca-io), then runs every test with CI=true so
+# that a service that cannot start fails the run instead of skipping tests.
+# Safe to re-run: every setup step is idempotent.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -19,24 +21,27 @@ if [ -n "$unformatted" ]; then
 fi
 go vet ./...
 
-# Each setup script installs and starts what it needs and appends the
-# settings the tests read (export KEY=VALUE lines) to $DOWNLOADER_TEST_ENV.
-export DOWNLOADER_TEST_ENV="$root/.work/test.env"
-mkdir -p "$root/.work"
-: >"$DOWNLOADER_TEST_ENV"
-for step in scripts/ci/*.sh; do
-	log "setup: $step"
-	bash "$step"
-done
-# shellcheck disable=SC1090
-source "$DOWNLOADER_TEST_ENV"
-
-cleanup() {
-	for stop in scripts/ci/stop/*.sh; do
-		[ -f "$stop" ] && bash "$stop" || true
-	done
+# Each setup script installs and starts what it needs and prints the settings
+# the tests read as "export KEY=VALUE" lines on stdout.
+setup() {
+	log "setup: $*"
+	local out
+	out=$(bash "$@")
+	printf '%s\n' "$out"
+	while IFS= read -r line; do
+		case "$line" in
+		"export "*=*) eval "$line" ;;
+		esac
+	done <<<"$out"
 }
-trap cleanup EXIT
+if command -v apt-get >/dev/null; then
+	apt-get update -qq || true
+fi
+for step in scripts/ci/*.sh; do
+	setup "$step"
+done
+setup scripts/hbase/start.sh
+trap 'bash scripts/hbase/stop.sh >/dev/null 2>&1 || true' EXIT
 
 log "go test"
-go test -count=1 -timeout 30m ./... 2>&1 | tee /tmp/downloader-test.log
+go test -count=1 -timeout 40m ./... 2>&1 | tee "$root/.work-test.log"
