@@ -151,7 +151,13 @@ func newDWCAWriter(ctx context.Context, x *Export) (formatWriter, error) {
 		keys[i] = occurrence.VerbatimKey(t)
 	}
 	d.vrow = newVerbatimRow(keys)
-	d.vrow.unknown = func(k string) { d.dropped[k]++ }
+	d.vrow.unknown = func(k string) {
+		// k points into the batch's buffer: clone it before keeping it.
+		if _, ok := d.dropped[k]; !ok {
+			k = strings.Clone(k)
+		}
+		d.dropped[k]++
+	}
 	w, err := x.create("occurrence.txt")
 	if err != nil {
 		return nil, err
