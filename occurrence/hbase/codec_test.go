@@ -28,7 +28,7 @@ func TestRecordRoundTrip(t *testing.T) {
 	}
 	want := ref.NewBatch()
 	defer want.Release()
-	got, err := decodeBatch(allNames, encoded, nil)
+	got, err := decodeBatch(allNames, encoded, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +40,7 @@ func TestRecordRoundTrip(t *testing.T) {
 	}
 	// A subset in another order.
 	names := []string{occurrence.ColYear, occurrence.ColGBIFID, occurrence.ColLocality}
-	sub, err := decodeBatch(names, encoded, nil)
+	sub, err := decodeBatch(names, encoded, nil, make([]float64, len(names)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -75,6 +75,8 @@ type splitScan struct {
 	recheck  bool // evaluate pred client-side
 	keysOnly bool // no record needed: count rows
 	pending  [][]byte
+	predHint []float64 // string bytes per row of each column, last batch
+	outHint  []float64
 	keyRows  int
 	stats    occurrence.ScanStats
 }
@@ -180,7 +182,10 @@ func (sc *splitScan) flush() error {
 	sel := make([]bool, len(recs))
 	m := len(recs)
 	if sc.recheck {
-		pb, err := decodeBatch(sc.pred.Columns(), recs, nil)
+		if sc.predHint == nil {
+			sc.predHint = make([]float64, len(sc.pred.Columns()))
+		}
+		pb, err := decodeBatch(sc.pred.Columns(), recs, nil, sc.predHint)
 		if err != nil {
 			return err
 		}
@@ -203,7 +208,10 @@ func (sc *splitScan) flush() error {
 	if len(sc.names) == 0 {
 		return sc.emitEmpty(m)
 	}
-	out, err := decodeBatch(sc.names, recs, sel)
+	if sc.outHint == nil {
+		sc.outHint = make([]float64, len(sc.names))
+	}
+	out, err := decodeBatch(sc.names, recs, sel, sc.outHint)
 	if err != nil {
 		return err
 	}
@@ -223,17 +231,46 @@ func (sc *splitScan) emitEmpty(n int) error {
 }
 
 // decodeBatch decodes the named columns of the selected records (all when
-// sel is nil) into a batch.
-func decodeBatch(names []string, recs [][]byte, sel []bool) (arrow.RecordBatch, error) {
+// sel is nil) into a batch. Builders are sized up front (strings from the
+// bytes each string column took per row in the previous batch, kept in
+// hint) so they do not grow by copying.
+func decodeBatch(names []string, recs [][]byte, sel []bool, hint []float64) (arrow.RecordBatch, error) {
+	n := len(recs)
+	if sel != nil {
+		n = 0
+		for _, ok := range sel {
+			if ok {
+				n++
+			}
+		}
+	}
 	rb := array.NewRecordBuilder(memory.DefaultAllocator, occurrence.SchemaOf(names))
 	defer rb.Release()
-	sink := newColumnSink(rb.Fields(), names)
+	fields := rb.Fields()
+	for i, f := range fields {
+		f.Reserve(n)
+		if sb, ok := f.(*array.StringBuilder); ok {
+			per := 16.0
+			if hint != nil && hint[i] > 0 {
+				per = hint[i] * 1.1
+			}
+			sb.ReserveData(int(per * float64(n)))
+		}
+	}
+	sink := newColumnSink(fields, names)
 	for i, rec := range recs {
 		if sel != nil && !sel[i] {
 			continue
 		}
 		if err := sink.decodeInto(rec); err != nil {
 			return nil, err
+		}
+	}
+	if hint != nil && n > 0 {
+		for i, f := range fields {
+			if sb, ok := f.(*array.StringBuilder); ok {
+				hint[i] = float64(sb.DataLen()) / float64(n)
+			}
 		}
 	}
 	return rb.NewRecordBatch(), nil
