@@ -386,3 +386,39 @@ func TestSourceHarvestsByPaging(t *testing.T) {
 		t.Errorf("dataset %q stats %+v", src.Dataset().Title, src.Stats())
 	}
 }
+
+// Closing a Source before the end stops its workers (no leak, no hang).
+func TestSourceCloseEarly(t *testing.T) {
+	paths := []string{filepath.Join("testdata", "gbif-crawler-complete_results.xml"), filepath.Join("testdata", "dissco-biocase-206-with-media.xml"), filepath.Join("testdata", "dissco-biocase-biologia.xml")}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	src, err := OpenSources(ctx, paths, SourceOptions{Workers: 2, BatchSize: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 15 {
+		if _, err := src.Next(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	done := make(chan error)
+	go func() { done <- src.Close() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close did not return")
+	}
+	// A cancelled context ends Next with the context's error.
+	src, err = OpenSources(ctx, paths, SourceOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	cancel()
+	if _, err := src.Next(ctx); !errors.Is(err, context.Canceled) {
+		t.Errorf("after cancel: %v", err)
+	}
+}
