@@ -96,3 +96,16 @@ func (db *DB) dropLease(ctx context.Context, key, owner string) error {
 		WHERE key = ? AND lease_owner = ?`), key, owner)
 	return err
 }
+
+// setObject records the archive name a run is about to commit.
+func (db *DB) setObject(ctx context.Context, key, owner, name string) error {
+	res, err := db.SQL.ExecContext(ctx, db.q(`UPDATE downloads SET object_name = ? WHERE key = ? AND lease_owner = ?`),
+		name, key, owner)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return errors.Join(err, errLeaseLost)
+	}
+	return nil
+}

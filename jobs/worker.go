@@ -44,6 +44,9 @@ func (w *exportWorker) Work(ctx context.Context, job *river.Job[exportArgs]) err
 		return river.JobSnooze(s.cfg.Lease)
 	}
 	s.logger.InfoContext(ctx, "export started", "key", key, "attempt", job.Attempt)
+	if err := s.dropStaleObject(ctx, key); err != nil {
+		return err
+	}
 	res, name, err := s.runExport(ctx, key, owner)
 	if err == nil {
 		return s.finish(ctx, key, owner, name, res)
@@ -87,6 +90,12 @@ func (s *Service) runExport(ctx context.Context, key, owner string) (ExportResul
 		if cause := context.Cause(ctx); cause != nil && !errors.Is(err, cause) {
 			err = fmt.Errorf("%w (%v)", cause, err)
 		}
+		return ExportResult{}, "", err
+	}
+	// Name the object before it exists, so that a run that dies between
+	// commit and success leaves a name the next run deletes (see
+	// dropStaleObject).
+	if err := s.db.setObject(ctx, key, owner, name); err != nil {
 		return ExportResult{}, "", err
 	}
 	if err := up.Commit(ctx); err != nil {
@@ -223,3 +232,15 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 }
 
 func (c *countingWriter) count() int64 { return c.n.Load() }
+
+// dropStaleObject deletes the archive an earlier run of a download committed
+// without living to record its success. Only a claimed, unfinished download
+// gets here, so the object is never one that is being served.
+func (s *Service) dropStaleObject(ctx context.Context, key string) error {
+	r, err := s.db.getDownload(ctx, s.db.SQL, key)
+	if err != nil || r.ObjectName == "" {
+		return err
+	}
+	s.logger.WarnContext(ctx, "deleting the archive of an unfinished earlier run", "key", key, "object", r.ObjectName)
+	return s.store.Delete(ctx, r.ObjectName)
+}

@@ -1,0 +1,106 @@
+package local
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/biodiversity-downloads/downloader/jobs"
+)
+
+func TestUploadVisibleOnlyAfterCommit(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	s, err := New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	up, err := s.Create(ctx, "a.zip")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.WriteString(up, "partial"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Open(ctx, "a.zip"); !errors.Is(err, jobs.ErrNotFound) {
+		t.Fatalf("open before commit: %v", err)
+	}
+	if _, err := io.WriteString(up, " and the rest"); err != nil {
+		t.Fatal(err)
+	}
+	if err := up.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := up.Abort(ctx); err != nil { // no-op after commit
+		t.Fatal(err)
+	}
+	o, err := s.Open(ctx, "a.zip")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(o.Content)
+	o.Content.Close()
+	if string(b) != "partial and the rest" || o.Size != int64(len(b)) {
+		t.Fatalf("content %q size %d", b, o.Size)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Fatalf("directory holds %d entries", len(entries))
+	}
+	if err := s.Delete(ctx, "a.zip"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Delete(ctx, "a.zip"); err != nil {
+		t.Fatalf("deleting a missing object: %v", err)
+	}
+}
+
+func TestAbortAndSweep(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	s, err := New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	up, _ := s.Create(ctx, "b.zip")
+	_, _ = io.WriteString(up, "x")
+	if err := up.Abort(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// A writer killed mid-upload leaves its temporary file: Sweep removes it
+	// once it is old enough, and never touches committed archives.
+	dead, _ := s.Create(ctx, "c.zip")
+	_, _ = io.WriteString(dead, "y")
+	done, _ := s.Create(ctx, "d.zip")
+	_ = done.Commit(ctx)
+	if err := s.Sweep(ctx, time.Now().Add(-time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, dir); n != 2 {
+		t.Fatalf("young partial swept: %d entries", n)
+	}
+	if err := s.Sweep(ctx, time.Now().Add(time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 || entries[0].Name() != "d.zip" {
+		t.Fatalf("after sweep: %v", entries)
+	}
+	for _, bad := range []string{"", "../x", ".hidden", "a/b"} {
+		if _, err := s.Create(ctx, bad); err == nil {
+			t.Errorf("name %q accepted", bad)
+		}
+	}
+}
+
+func count(t *testing.T, dir string) int {
+	t.Helper()
+	e, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(e)
+}
