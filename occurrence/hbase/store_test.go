@@ -2,6 +2,7 @@ package hbase
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -72,3 +73,48 @@ func TestConformanceNoPushdown(t *testing.T) {
 
 // The writer is what `downloader ingest` drives.
 var _ ingest.Writer = (*DatasetWriter)(nil)
+
+func TestParseURI(t *testing.T) {
+	cfg, err := ParseURI("hbase://127.0.0.1:16000/occ?buckets=12")
+	if err != nil || cfg.Master != "127.0.0.1:16000" || cfg.Table != "occ" || cfg.Buckets != 12 {
+		t.Fatalf("ParseURI = %+v, %v", cfg, err)
+	}
+	for _, bad := range []string{"hbase://host/occ", "hbase://host:1/", "http://host:1/occ", "hbase://host:1/occ?buckets=300", "hbase://host:1/a/b"} {
+		if _, err := ParseURI(bad); !errors.Is(err, ErrBadURI) {
+			t.Errorf("ParseURI(%q) = %v, want ErrBadURI", bad, err)
+		}
+	}
+}
+
+func TestOpenURI(t *testing.T) {
+	master := hbaseMaster(t)
+	ctx := context.Background()
+	table := fmt.Sprintf("occ_uri_%d", time.Now().UnixNano()%1e9)
+	s, err := Open(ctx, "hbase://"+master+"/"+table+"?buckets=3", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		s.Drop(ctx)
+		s.Close()
+	}()
+	if s.Buckets() != 3 {
+		t.Fatalf("buckets = %d", s.Buckets())
+	}
+	// Reopening keeps the table's own bucket count.
+	s2, err := Open(ctx, "hbase://"+master+"/"+table+"?buckets=9", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	if s2.Buckets() != 3 {
+		t.Fatalf("reopened with %d buckets, table has 3", s2.Buckets())
+	}
+	snap, err := s2.Snapshot(ctx)
+	if err != nil || len(snap.Splits) != 3 {
+		t.Fatalf("empty table snapshot = %+v, %v", snap, err)
+	}
+	if _, err := s2.Dataset(ctx, "nope"); !errors.Is(err, ErrNoDataset) {
+		t.Fatalf("missing dataset: %v", err)
+	}
+}
