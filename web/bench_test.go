@@ -23,7 +23,9 @@ import (
 //	go test ./web -run '^$' -bench APILoad -benchtime 20000x
 func BenchmarkAPILoad(b *testing.B) {
 	status := func(key string, _ int) string { return "/v1/occurrence/download/" + key }
-	count := func(_ string, i int) string { return fmt.Sprintf("/v1/occurrence/search/count?year=%d,2020", 1900+i%100) }
+	count := func(_ string, i int) string {
+		return fmt.Sprintf("/v1/occurrence/search/count?year=%d,2020", 1900+i%100)
+	}
 	for _, c := range []struct {
 		name     string
 		exports  bool // full DWCA exports run during the load
