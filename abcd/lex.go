@@ -8,6 +8,7 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/orisano/gosax"
@@ -47,6 +48,7 @@ type lexAttr struct {
 type lexer struct {
 	sr     *gosax.Reader
 	cr     *capReader
+	buf    *[]byte
 	line   int // line where the current token starts
 	after  int // line after the current token
 	names  map[string]string
@@ -66,9 +68,22 @@ func newLexer(r io.Reader, maxToken int64) (*lexer, error) {
 		return nil, err
 	}
 	cr := &capReader{r: r, max: maxToken}
-	sr := gosax.NewReaderSize(cr, 256<<10)
+	buf := lexBuffers.Get().(*[]byte)
+	sr := gosax.NewReaderBuf(cr, (*buf)[:0])
 	sr.EmitSelfClosingTag = true
-	return &lexer{sr: sr, cr: cr, line: 1, after: 1, names: map[string]string{}}, nil
+	return &lexer{sr: sr, cr: cr, buf: buf, line: 1, after: 1, names: map[string]string{}}, nil
+}
+
+// lexBuffers recycles the lexers' read windows between documents.
+var lexBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 128<<10); return &b }}
+
+// release returns the read window once the document is finished; the lexer
+// must not be used afterwards.
+func (l *lexer) release() {
+	if l.buf != nil && cap(*l.buf) <= 4<<20 {
+		lexBuffers.Put(l.buf)
+	}
+	l.buf, l.sr = nil, nil
 }
 
 // next reads the next token (comments and processing instructions are

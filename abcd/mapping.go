@@ -25,9 +25,7 @@ func mapUnit(u *node, ds *DatasetMeta) occurrence.RawRecord {
 	ext := map[string][]occurrence.Terms{}
 	core, others := pickIdentifications(all(u, "Identifications", "Identification"))
 	if core != nil {
-		for k, v := range mapIdentification(core) {
-			t.set(k, v)
-		}
+		mapIdentificationInto(t, core)
 	}
 	for _, id := range others {
 		ext[occurrence.RowTypeIdentification] = append(ext[occurrence.RowTypeIdentification], occurrence.Terms(mapIdentification(id)))

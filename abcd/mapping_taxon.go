@@ -48,6 +48,12 @@ var rankTerm = map[string]string{
 // mapIdentification maps one Identification.
 func mapIdentification(id *node) terms {
 	t := make(terms, 16)
+	mapIdentificationInto(t, id)
+	return t
+}
+
+// mapIdentificationInto adds the terms of one Identification to t.
+func mapIdentificationInto(t terms, id *node) {
 	ids := child(id, "Identifiers")
 	by := text(ids, "IdentifiersText")
 	if by == "" {
@@ -70,7 +76,6 @@ func mapIdentification(id *node) terms {
 		t.set(dwc+"scientificName", firstText(mr, []string{"ClassifiedName", "FullScientificNameString"}, []string{"VarietalNameString"}))
 		t.set(dwc+"higherClassification", joinValues(texts(mr, "MineralRockGroup", "MineralRockGroupName")))
 	}
-	return t
 }
 
 // mineralRock finds an EFG MineralRockIdentified in Result/Extension.

@@ -110,6 +110,9 @@ func (r *Reader) Next(ctx context.Context) (occurrence.RawRecord, error) {
 	rec, err := r.guardedNext()
 	if err != nil {
 		r.err = err
+		if r.lex != nil {
+			r.lex.release()
+		}
 	}
 	return rec, err
 }
