@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -110,6 +111,9 @@ func TestKillWorkerMidExport(t *testing.T) {
 		want := api.count(`null`).Count
 		w1 := startWorker(t, dsn, archive, "--test-export-throttle", "20000")
 		key := api.submit("alice", `{"format":"DWCA"}`)
+		// A client fetches the archive over and over the whole time: every
+		// answer before success must be 404, and every 200 the final archive.
+		watch := watchArchive(api.URL + "/v1/occurrence/download/request/" + key + ".zip")
 		deadline := time.Now().Add(60 * time.Second)
 		for {
 			d := api.status(key, "alice")
@@ -150,7 +154,57 @@ func TestKillWorkerMidExport(t *testing.T) {
 		if len(committed) != 1 {
 			t.Fatalf("committed archives %v", committed)
 		}
+		polls, oks, bad := watch()
+		if bad != "" || polls < 10 {
+			t.Fatalf("archive watcher: %d polls, served %v: %s", polls, oks, bad)
+		}
+		for sum := range oks {
+			if sum != d.SHA256 {
+				t.Fatalf("a different archive (%s) was served", sum)
+			}
+		}
 	})
+}
+
+// watchArchive polls url until stopped and returns how often it polled, the
+// digests of what it was served, and the first unexpected answer.
+func watchArchive(url string) (stop func() (polls int, served map[string]int, bad string)) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	served := map[string]int{}
+	var polls int
+	var bad string
+	go func() {
+		defer close(finished)
+		for {
+			select {
+			case <-done:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+			polls++
+			resp, err := http.Get(url)
+			if err != nil {
+				continue
+			}
+			body, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			switch {
+			case err != nil:
+				bad = err.Error()
+			case resp.StatusCode == http.StatusOK:
+				sum := sha256.Sum256(body)
+				served[hex.EncodeToString(sum[:])]++
+			case resp.StatusCode != http.StatusNotFound && bad == "":
+				bad = fmt.Sprintf("status %s", resp.Status)
+			}
+		}
+	}()
+	return func() (int, map[string]int, string) {
+		close(done)
+		<-finished
+		return polls, served, bad
+	}
 }
 
 // TestTwoWorkersNeverRunAJobTwice runs many downloads through two worker
