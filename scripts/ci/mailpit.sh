@@ -3,6 +3,8 @@
 # HTTP API 127.0.0.1:8025. Idempotent. Prints the export line the tests read:
 #   export DOWNLOADER_TEST_MAILPIT=127.0.0.1:1025,http://127.0.0.1:8025
 set -euo pipefail
+# Only the final export line goes to stdout (callers eval it).
+exec 3>&1 1>&2
 bin="$(go env GOPATH)/bin/mailpit"
 if [ ! -x "$bin" ]; then
   go install github.com/axllent/mailpit@v1.33.1
@@ -15,4 +17,4 @@ if ! curl -fsS http://127.0.0.1:8025/api/v1/info >/dev/null 2>&1; then
     sleep 1
   done
 fi
-echo "export DOWNLOADER_TEST_MAILPIT=127.0.0.1:1025,http://127.0.0.1:8025"
+echo "export DOWNLOADER_TEST_MAILPIT='127.0.0.1:1025,http://127.0.0.1:8025'" >&3

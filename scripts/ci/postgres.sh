@@ -4,6 +4,8 @@
 # Prints the export line the tests read:
 #   export DOWNLOADER_TEST_POSTGRES=postgres://downloader:downloader@127.0.0.1:5432/downloader
 set -euo pipefail
+# Only the final export line goes to stdout (callers eval it).
+exec 3>&1 1>&2
 if ! command -v pg_ctlcluster >/dev/null 2>&1; then
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
@@ -28,4 +30,4 @@ SQL
 if ! su postgres -c "psql -tAc \"SELECT 1 FROM pg_database WHERE datname='downloader'\"" | grep -q 1; then
   su postgres -c "createdb -O downloader downloader"
 fi
-echo "export DOWNLOADER_TEST_POSTGRES=postgres://downloader:downloader@127.0.0.1:5432/downloader"
+echo "export DOWNLOADER_TEST_POSTGRES='postgres://downloader:downloader@127.0.0.1:5432/downloader'" >&3

@@ -4,6 +4,8 @@
 # the tests read:
 #   export DOWNLOADER_TEST_S3=http://127.0.0.1:7070/downloads?access=testkey&secret=testsecret
 set -euo pipefail
+# Only the final export line goes to stdout (callers eval it).
+exec 3>&1 1>&2
 bin="$(go env GOPATH)/bin/versitygw"
 if [ ! -x "$bin" ]; then
   go install github.com/versity/versitygw/cmd/versitygw@v1.8.0
@@ -18,4 +20,4 @@ if ! curl -s -o /dev/null http://127.0.0.1:7070/ 2>/dev/null; then
     sleep 1
   done
 fi
-echo "export DOWNLOADER_TEST_S3=http://127.0.0.1:7070/downloads?access=testkey&secret=testsecret"
+echo "export DOWNLOADER_TEST_S3='http://127.0.0.1:7070/downloads?access=testkey&secret=testsecret'" >&3
