@@ -164,7 +164,9 @@ func (e *Engine) Export(ctx context.Context, req jobs.ExportRequest, w io.Writer
 func (e *Engine) result(ctx context.Context, res dwca.ExportResult, snapshot string, src dwca.DatasetSource) jobs.ExportResult {
 	out := jobs.ExportResult{Records: res.Records, License: res.License, Bytes: res.Bytes, SHA256: res.SHA256,
 		Snapshot: snapshot, Datasets: make([]jobs.DatasetUsage, 0, len(res.Datasets))}
-	if out.License == "" && len(res.UnknownLicense) > 0 {
+	if out.License == "" {
+		// GBIF's value when no constituent licence is recognized; datasets
+		// with an unknown licence never make the download CC0.
 		out.License = "UNSPECIFIED"
 	}
 	for key, n := range res.Datasets {
