@@ -93,6 +93,11 @@ func TestPollingClient(t *testing.T) {
 			}
 			time.Sleep(100 * time.Millisecond) // the test does not wait the full hint
 		}
+		// rgbif fetches .../request/{key} without the .zip suffix.
+		plain := expect(t, s.do("GET", "/v1/occurrence/download/request/"+key, "", nil), http.StatusOK)
+		if int64(len(plain.body)) != d.Size {
+			t.Fatalf("request/{key} served %d bytes, want %d", len(plain.body), d.Size)
+		}
 		resp, err := http.Get(d.DownloadLink)
 		if err != nil {
 			t.Fatal(err)

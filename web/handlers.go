@@ -293,14 +293,11 @@ func (s *Server) getSub(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// getFile: GET /v1/occurrence/download/request/{key}.zip streams the archive
-// (Range requests work) or redirects to the storage's URL.
+// getFile: GET /v1/occurrence/download/request/{key}.zip (or without .zip,
+// as rgbif and pygbif ask) streams the archive (Range requests work) or
+// redirects to the storage's URL.
 func (s *Server) getFile(w http.ResponseWriter, r *http.Request) {
-	key, ok := strings.CutSuffix(r.PathValue("file"), ".zip")
-	if !ok {
-		http.NotFound(w, r)
-		return
-	}
+	key := strings.TrimSuffix(r.PathValue("file"), ".zip")
 	obj, err := s.svc.File(r.Context(), key)
 	if err != nil {
 		s.fail(w, r, err)

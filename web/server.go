@@ -64,7 +64,7 @@ func (s *Server) routes() []route {
 		{"POST", dl + "/request", nil, s.postRequest},
 		{"GET", dl + "/request", nil, s.getRequest},
 		{"GET", dl + "/request/predicate", nil, s.getPredicate},
-		{"GET", dl + "/request/{file}", []string{dl + "/request/{key}.zip"}, s.getFile},
+		{"GET", dl + "/request/{file}", []string{dl + "/request/{key}.zip", dl + "/request/{key}"}, s.getFile},
 		{"DELETE", dl + "/request/{key}", nil, s.cancel},
 		{"GET", dl + "/user/{user}", nil, s.listUser},
 		{"GET", dl + "/{key}", nil, s.getStatus},
