@@ -16,7 +16,7 @@ var (
 		"notification_addresses", "notification_address"}
 	sendNotificationAliases = []string{"sendNotification", "send_notification"}
 	knownProperties         = append(append([]string{"predicate", "creator", "format", "type",
-		"verbatimExtensions", "description", "machineDescription", "created"},
+		"verbatimExtensions", "description", "machineDescription", "created", "checklistKey"},
 		notificationAliases...), sendNotificationAliases...)
 )
 
@@ -58,6 +58,13 @@ func DecodeRequest(body []byte) (Request, error) {
 	}
 	if err := decodeField(fields, "verbatimExtensions", &r.VerbatimExtensions); err != nil {
 		return Request{}, err
+	}
+	var checklist string
+	if err := decodeField(fields, "checklistKey", &checklist); err != nil {
+		return Request{}, err
+	}
+	if strings.TrimSpace(checklist) != "" && !strings.EqualFold(strings.TrimSpace(checklist), "null") {
+		return Request{}, fmt.Errorf("%w: checklistKey %q: only the table's own taxonomy is served", ErrInvalidRequest, checklist)
 	}
 	if md, ok := fields["machineDescription"]; ok && string(md) != "null" {
 		r.MachineDescription = md
