@@ -29,7 +29,8 @@ func TestDecodeRequestAliases(t *testing.T) {
 
 func TestDecodeRequestFields(t *testing.T) {
 	r, err := DecodeRequest([]byte(`{"creator":"alice","format":"simple_csv","predicate":{"type":"equals","key":"YEAR","value":"2000"},
-		"description":"d","machineDescription":{"portal":1},"created":"2020-01-01","verbatimExtensions":null}`))
+		"description":"d","machineDescription":{"portal":1},"created":"2020-01-01","verbatimExtensions":null,
+		"checklistKey":null}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,6 +49,7 @@ func TestDecodeRequestRejects(t *testing.T) {
 		`{"format":"XLS"}`:                          `"XLS"`,
 		`{"type":"EVENT"}`:                          `"EVENT"`,
 		`{"verbatimExtensions":["x"]}`:              "verbatimExtensions",
+		`{"checklistKey":"7ddf754f"}`:               "checklistKey",
 		`{"notificationAddresses":"a@example.org"}`: "notificationAddresses",
 		`{"notification_address":["nobody"]}`:       `"nobody"`,
 		`{"sendNotification":"yes"}`:                "sendNotification",
