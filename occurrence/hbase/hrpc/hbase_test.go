@@ -256,3 +256,44 @@ func TestScannerLeaseRenewed(t *testing.T) {
 		t.Fatalf("scan restarted %d times: the lease was not renewed", st.Restarts)
 	}
 }
+
+// TestScanReassemblesPartialRows: with a response size limit smaller than a
+// row, the server cuts rows into partial results; the scanner hands out
+// whole rows only.
+func TestScanReassemblesPartialRows(t *testing.T) {
+	c := testClient(t)
+	ctx := context.Background()
+	table := testTable(t, c, nil)
+	const n = 40
+	big := bytes.Repeat([]byte("x"), 5000)
+	var muts []*Mutation
+	for i := 0; i < n; i++ {
+		muts = append(muts, &Mutation{Row: rowKey(i), Cells: []Cell{
+			{Family: []byte("f"), Qualifier: []byte("a"), Value: big},
+			{Family: []byte("f"), Qualifier: []byte("b"), Value: big},
+			{Family: []byte("f"), Qualifier: []byte("c"), Value: big},
+		}})
+	}
+	if err := c.Apply(ctx, table, muts); err != nil {
+		t.Fatal(err)
+	}
+	var keys [][]byte
+	st, err := c.Scan(ctx, table, ScanOptions{MaxResultSize: 6000, Caching: 100}, func(rows []Row) error {
+		for _, r := range rows {
+			if len(r.Cells) != 3 {
+				return fmt.Errorf("row %q handed out with %d of 3 cells", r.Key, len(r.Cells))
+			}
+			keys = append(keys, r.Key)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkExactlyOnce(t, keys, n, func(int) bool { return true })
+	// Whole rows would take n calls at most (one row per call); more means
+	// the server cut rows and the scanner put them together again.
+	if st.Calls <= n {
+		t.Fatalf("%d calls for %d rows of 15 kB with a 6 kB limit: rows were not cut", st.Calls, n)
+	}
+}
