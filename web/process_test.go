@@ -213,7 +213,10 @@ func TestTwoWorkersNeverRunAJobTwice(t *testing.T) {
 	dsn := postgresDSN(t)
 	archive := t.TempDir()
 	api := startServer(t, dsn, options{role: jobs.RoleAPI, archiveDir: archive, maxRunning: 100})
-	workers := []*worker{startWorker(t, dsn, archive), startWorker(t, dsn, archive)}
+	// A long lease: a worker starved of CPU on a loaded machine must not
+	// look dead here (that takeover is what the kill test checks).
+	long := []string{"--lease", "15s", "--rescue-after", "30s"}
+	workers := []*worker{startWorker(t, dsn, archive, long...), startWorker(t, dsn, archive, long...)}
 	const n = 24
 	formats := []string{"DWCA", "SIMPLE_CSV", "SPECIES_LIST"}
 	var keys []string
