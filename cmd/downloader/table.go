@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/biodiversity-downloads/downloader/occurrence"
+	"github.com/biodiversity-downloads/downloader/occurrence/hbase"
 	"github.com/biodiversity-downloads/downloader/occurrence/ingest"
 	"github.com/biodiversity-downloads/downloader/occurrence/parquet"
 )
@@ -44,7 +45,20 @@ func (t parquetTable) Begin(ctx context.Context, info occurrence.DatasetInfo) (i
 	return t.BeginDataset(ctx, info)
 }
 
-// openHBaseTable is replaced when the HBase backend is wired in.
-var openHBaseTable = func(ctx context.Context, spec string, logger *slog.Logger) (table, error) {
-	return nil, fmt.Errorf("table %s: the HBase backend is not built into this binary", spec)
+type hbaseTable struct{ *hbase.Store }
+
+func (t hbaseTable) Begin(ctx context.Context, info occurrence.DatasetInfo) (ingest.Writer, error) {
+	w, err := t.BeginDataset(ctx, info)
+	if err != nil {
+		return nil, err // not a nil *DatasetWriter inside the interface
+	}
+	return w, nil
+}
+
+func openHBaseTable(ctx context.Context, spec string, logger *slog.Logger) (table, error) {
+	s, err := hbase.Open(ctx, spec, logger)
+	if err != nil {
+		return nil, err
+	}
+	return hbaseTable{s}, nil
 }

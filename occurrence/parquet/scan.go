@@ -21,7 +21,14 @@ import (
 type openFile struct {
 	f  *os.File
 	md *metadata.FileMetaData
+	// pred reads predicate columns in scan batches; vals reads the other
+	// columns in smaller batches so that only the parts of a batch that hold
+	// matches are decoded.
+	pred, vals *pqarrow.FileReader
 }
+
+// valueBatch is the granularity at which non-predicate columns are read.
+const valueBatch = 1024
 
 func (o *openFile) close() error { return o.f.Close() }
 
@@ -41,16 +48,20 @@ func (s *Store) file(rel string) (*openFile, error) {
 		return nil, fmt.Errorf("read %s: %w", rel, err)
 	}
 	o := &openFile{f: f, md: rdr.MetaData()}
+	if o.pred, err = pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{BatchSize: occurrence.DefaultBatchSize}, memory.DefaultAllocator); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("read %s: %w", rel, err)
+	}
+	rdr2, err := file.NewParquetReader(f, file.WithMetadata(o.md))
+	if err == nil {
+		o.vals, err = pqarrow.NewFileReader(rdr2, pqarrow.ArrowReadProperties{BatchSize: valueBatch}, memory.DefaultAllocator)
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("read %s: %w", rel, err)
+	}
 	s.files[rel] = o
 	return o, nil
-}
-
-func (o *openFile) reader() (*pqarrow.FileReader, error) {
-	rdr, err := file.NewParquetReader(o.f, file.WithMetadata(o.md))
-	if err != nil {
-		return nil, err
-	}
-	return pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{BatchSize: occurrence.DefaultBatchSize}, memory.DefaultAllocator)
 }
 
 // ScanSplit scans one row group: statistics pruning, then the predicate's
@@ -73,11 +84,7 @@ func (s *Store) ScanSplit(ctx context.Context, split occurrence.Split, req occur
 	if err != nil {
 		return st, err
 	}
-	fr, err := o.reader()
-	if err != nil {
-		return st, fmt.Errorf("read %s: %w", ref.path, err)
-	}
-	sc := &splitScan{ctx: ctx, fr: fr, rg: ref.rowGroup, rows: split.Rows, req: req, cols: cols, emit: emit, stats: &st, path: ref.path}
+	sc := &splitScan{ctx: ctx, fr: o.pred, vr: o.vals, rg: ref.rowGroup, rows: split.Rows, req: req, cols: cols, emit: emit, stats: &st, path: ref.path}
 	if req.BatchSize <= 0 || req.BatchSize > occurrence.DefaultBatchSize {
 		sc.batch = occurrence.DefaultBatchSize
 	} else {
@@ -102,7 +109,8 @@ func allColumnNames() []string { return allNames }
 // splitScan is the state of one row group scan.
 type splitScan struct {
 	ctx   context.Context
-	fr    *pqarrow.FileReader
+	fr    *pqarrow.FileReader // predicate columns, whole scan batches
+	vr    *pqarrow.FileReader // other columns, valueBatch rows at a time
 	rg    int
 	rows  int64
 	batch int
@@ -142,11 +150,15 @@ func (sc *splitScan) emitCounts(n int64) error {
 }
 
 func (sc *splitScan) recordReader(names []string) (pqarrow.RecordReader, error) {
+	return sc.readerOf(sc.fr, names)
+}
+
+func (sc *splitScan) readerOf(fr *pqarrow.FileReader, names []string) (pqarrow.RecordReader, error) {
 	idx, err := columnIndices(names)
 	if err != nil {
 		return nil, err
 	}
-	rr, err := sc.fr.GetRecordReader(sc.ctx, idx, []int{sc.rg})
+	rr, err := fr.GetRecordReader(sc.ctx, idx, []int{sc.rg})
 	if err != nil {
 		return nil, fmt.Errorf("read %s row group %d: %w", sc.path, sc.rg, err)
 	}
@@ -255,13 +267,30 @@ func (sc *splitScan) emitMatches(pb arrow.RecordBatch, vals *lazyReader, pos int
 	if len(sc.cols) == 0 {
 		return sc.emitCounts(int64(m))
 	}
-	var vb arrow.RecordBatch
-	if len(vals.names) > 0 {
-		var err error
-		if vb, err = vals.at(pos, int64(len(sel))); err != nil {
+	if len(vals.names) == 0 {
+		return sc.emitPart(pb, nil, 0, sel, m, schema)
+	}
+	// Decode the other columns only for the value batches that hold matches.
+	for off := 0; off < len(sel); off += valueBatch {
+		end := min(off+valueBatch, len(sel))
+		k := countTrue(sel[off:end])
+		if k == 0 {
+			continue
+		}
+		vb, err := vals.at(pos+int64(off), int64(end-off))
+		if err != nil {
+			return err
+		}
+		if err := sc.emitPart(pb, vb, off, sel[off:end], k, schema); err != nil {
 			return err
 		}
 	}
+	return nil
+}
+
+// emitPart emits the selected rows of pb[off:off+len(sel)] joined with vb
+// (the same rows' other columns, or nil).
+func (sc *splitScan) emitPart(pb, vb arrow.RecordBatch, off int, sel []bool, m int, schema *arrow.Schema) error {
 	arrs := make([]arrow.Array, len(sc.cols))
 	defer func() {
 		for _, a := range arrs {
@@ -271,12 +300,15 @@ func (sc *splitScan) emitMatches(pb arrow.RecordBatch, vals *lazyReader, pos int
 		}
 	}()
 	for i, name := range sc.cols {
-		src := pb
-		if idx := pb.Schema().FieldIndices(name); len(idx) == 0 {
-			src = vb
+		var col arrow.Array
+		if idx := pb.Schema().FieldIndices(name); len(idx) > 0 {
+			col = array.NewSlice(pb.Column(idx[0]), int64(off), int64(off+len(sel)))
+		} else {
+			col = vb.Column(vb.Schema().FieldIndices(name)[0])
+			col.Retain()
 		}
-		col := src.Column(src.Schema().FieldIndices(name)[0])
 		arrs[i] = takeSelected(col, sel, m)
+		col.Release()
 	}
 	out := array.NewRecordBatch(schema, arrs, int64(m))
 	defer out.Release()
@@ -305,7 +337,7 @@ type lazyReader struct {
 
 func (l *lazyReader) at(pos, n int64) (arrow.RecordBatch, error) {
 	if l.rr == nil {
-		rr, err := l.sc.recordReader(l.names)
+		rr, err := l.sc.readerOf(l.sc.vr, l.names)
 		if err != nil {
 			return nil, err
 		}
