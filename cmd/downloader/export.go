@@ -26,7 +26,7 @@ func init() {
 // exportConfig is the export command's flags.
 type exportConfig struct {
 	table, query, predicate, format, fields, out, key, tmp, progress, cpuprofile string
-	workers, zipWorkers, level, chunkKiB                             int
+	workers, zipWorkers, level, chunkKiB                                         int
 }
 
 func parseExportFlags(args []string, env *Env) (exportConfig, error) {
