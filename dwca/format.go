@@ -154,6 +154,9 @@ func NewExport(ctx context.Context, w io.Writer, spec ExportSpec, opts ExportOpt
 		return nil, err
 	}
 	spec.Format = f
+	if spec.Fields != nil && f != FormatSimpleCSV && f != FormatSimpleParquet {
+		return nil, fmt.Errorf("%w: fields can be chosen for SIMPLE_CSV and SIMPLE_PARQUET, not %s", ErrFormat, f)
+	}
 	if spec.Key == "" {
 		spec.Key = "occurrence"
 	}
@@ -208,6 +211,9 @@ func (x *Export) Written() int64 { return x.zw.Written() }
 
 // Write adds a batch of matching records; its schema must hold Columns().
 func (x *Export) Write(ctx context.Context, rec arrow.RecordBatch) error {
+	if x.closed {
+		return errors.New("dwca: write to a closed export")
+	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}

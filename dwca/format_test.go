@@ -72,7 +72,7 @@ func TestSimpleCSVFields(t *testing.T) {
 
 func TestBadSpec(t *testing.T) {
 	var buf bytes.Buffer
-	for _, spec := range []ExportSpec{{Format: "ZIP"}, {Format: FormatDWCA, Key: "../x"}} {
+	for _, spec := range []ExportSpec{{Format: "ZIP"}, {Format: FormatDWCA, Key: "../x"}, {Format: FormatSpeciesList, Fields: []string{"gbifID"}}} {
 		if _, err := NewExport(context.Background(), &buf, spec, ExportOptions{}); !errors.Is(err, ErrFormat) {
 			t.Errorf("%+v: %v", spec, err)
 		}
