@@ -48,7 +48,15 @@ func (s *Store) file(rel string) (*openFile, error) {
 		return nil, fmt.Errorf("read %s: %w", rel, err)
 	}
 	o := &openFile{f: f, md: rdr.MetaData()}
-	if o.pred, err = pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{BatchSize: occurrence.DefaultBatchSize}, memory.DefaultAllocator); err != nil {
+	// Predicate string columns come back dictionary-encoded: the predicate
+	// compares each distinct value once and no string is copied.
+	predProps := pqarrow.ArrowReadProperties{BatchSize: occurrence.DefaultBatchSize}
+	for i, c := range occurrence.Columns {
+		if c.Kind == occurrence.KindString || c.Kind == occurrence.KindMulti {
+			predProps.SetReadDict(i, true)
+		}
+	}
+	if o.pred, err = pqarrow.NewFileReader(rdr, predProps, memory.DefaultAllocator); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("read %s: %w", rel, err)
 	}
@@ -177,7 +185,11 @@ func (sc *splitScan) readAll() error {
 			return err
 		}
 		b := rr.RecordBatch()
-		out := array.NewRecordBatch(schema, reorder(b, sc.cols), b.NumRows())
+		cols := reorder(b, sc.cols)
+		out := array.NewRecordBatch(schema, cols, b.NumRows())
+		for _, c := range cols {
+			c.Release()
+		}
 		err := sc.emit(out)
 		out.Release()
 		if err != nil {
@@ -187,11 +199,25 @@ func (sc *splitScan) readAll() error {
 	return rr.Err()
 }
 
-// reorder returns b's columns in the order of names.
+// reorder returns b's columns in the order of names, dictionary-encoded
+// strings decoded; the caller releases them.
 func reorder(b arrow.RecordBatch, names []string) []arrow.Array {
 	out := make([]arrow.Array, len(names))
+	var all []bool
 	for i, n := range names {
-		out[i] = b.Column(b.Schema().FieldIndices(n)[0])
+		col := b.Column(b.Schema().FieldIndices(n)[0])
+		if d, ok := col.(*array.Dictionary); ok {
+			if all == nil {
+				all = make([]bool, b.NumRows())
+				for j := range all {
+					all[j] = true
+				}
+			}
+			out[i] = takeDictionary(d, all, len(all))
+			continue
+		}
+		col.Retain()
+		out[i] = col
 	}
 	return out
 }

@@ -9,6 +9,9 @@ import (
 // takeSelected copies the rows of a where sel is true (m of them) into a new
 // array of the same type.
 func takeSelected(a arrow.Array, sel []bool, m int) arrow.Array {
+	if d, ok := a.(*array.Dictionary); ok {
+		return takeDictionary(d, sel, m)
+	}
 	if m == len(sel) {
 		a.Retain()
 		return a
@@ -69,6 +72,26 @@ func takeFixed[T any, B fixedBuilder[T]](b B, a arrow.Array, sel []bool, m int, 
 			b.AppendNull()
 		} else {
 			b.Append(val(i))
+		}
+	}
+	return b.NewArray()
+}
+
+// takeDictionary decodes the selected rows of a dictionary-encoded string
+// column (how predicate columns are read) into a plain string array.
+func takeDictionary(d *array.Dictionary, sel []bool, m int) arrow.Array {
+	dict := d.Dictionary().(*array.String)
+	b := array.NewStringBuilder(memory.DefaultAllocator)
+	defer b.Release()
+	b.Reserve(m)
+	for i, ok := range sel {
+		if !ok {
+			continue
+		}
+		if d.IsNull(i) {
+			b.AppendNull()
+		} else {
+			b.Append(dict.Value(d.GetValueIndex(i)))
 		}
 	}
 	return b.NewArray()
