@@ -137,16 +137,23 @@ func (e *Engine) Export(ctx context.Context, req jobs.ExportRequest, w io.Writer
 		return jobs.ExportResult{}, &jobs.PermanentError{Err: err}
 	}
 	var scanned, written atomic.Int64
+	// The scan reports rows scanned per finished split, batches arrive
+	// sooner: never report fewer scanned than written.
+	report := func() {
+		w := written.Load()
+		progress(jobs.Progress{RecordsScanned: max(scanned.Load(), w), RecordsWritten: w})
+	}
 	opts := occurrence.ScanOptions{Workers: e.cfg.Workers, Progress: func(s occurrence.ScanStats) {
 		scanned.Store(s.RowsScanned)
-		progress(jobs.Progress{RecordsScanned: s.RowsScanned, RecordsWritten: written.Load()})
+		report()
 	}}
 	_, err = occurrence.Scan(ctx, e.table, snap, occurrence.ScanRequest{Predicate: p, Columns: x.Columns()}, opts,
 		func(b arrow.RecordBatch) error {
 			if err := x.Write(ctx, b); err != nil {
 				return err
 			}
-			progress(jobs.Progress{RecordsScanned: scanned.Load(), RecordsWritten: written.Add(b.NumRows())})
+			written.Add(b.NumRows())
+			report()
 			return nil
 		})
 	if err != nil {
