@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -24,7 +25,23 @@ type openFile struct {
 	// pred reads predicate columns in scan batches; vals reads the other
 	// columns in smaller batches so that only the parts of a batch that hold
 	// matches are decoded.
-	pred, vals *pqarrow.FileReader
+	pred *pqarrow.FileReader
+	// vals is built on first use: a count never needs it.
+	valsOnce sync.Once
+	vals     *pqarrow.FileReader
+	valsErr  error
+}
+
+func (o *openFile) values() (*pqarrow.FileReader, error) {
+	o.valsOnce.Do(func() {
+		rdr, err := file.NewParquetReader(o.f, file.WithMetadata(o.md))
+		if err != nil {
+			o.valsErr = err
+			return
+		}
+		o.vals, o.valsErr = pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{BatchSize: valueBatch}, memory.DefaultAllocator)
+	})
+	return o.vals, o.valsErr
 }
 
 // valueBatch is the granularity at which non-predicate columns are read.
@@ -60,14 +77,6 @@ func (s *Store) file(rel string) (*openFile, error) {
 		f.Close()
 		return nil, fmt.Errorf("read %s: %w", rel, err)
 	}
-	rdr2, err := file.NewParquetReader(f, file.WithMetadata(o.md))
-	if err == nil {
-		o.vals, err = pqarrow.NewFileReader(rdr2, pqarrow.ArrowReadProperties{BatchSize: valueBatch}, memory.DefaultAllocator)
-	}
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("read %s: %w", rel, err)
-	}
 	s.files[rel] = o
 	return o, nil
 }
@@ -92,7 +101,7 @@ func (s *Store) ScanSplit(ctx context.Context, split occurrence.Split, req occur
 	if err != nil {
 		return st, err
 	}
-	sc := &splitScan{ctx: ctx, fr: o.pred, vr: o.vals, rg: ref.rowGroup, rows: split.Rows, req: req, cols: cols, emit: emit, stats: &st, path: ref.path}
+	sc := &splitScan{ctx: ctx, fr: o.pred, vals: o.values, rg: ref.rowGroup, rows: split.Rows, req: req, cols: cols, emit: emit, stats: &st, path: ref.path}
 	if req.BatchSize <= 0 || req.BatchSize > occurrence.DefaultBatchSize {
 		sc.batch = occurrence.DefaultBatchSize
 	} else {
@@ -118,7 +127,7 @@ func allColumnNames() []string { return allNames }
 type splitScan struct {
 	ctx   context.Context
 	fr    *pqarrow.FileReader // predicate columns, whole scan batches
-	vr    *pqarrow.FileReader // other columns, valueBatch rows at a time
+	vals  func() (*pqarrow.FileReader, error) // other columns, valueBatch rows at a time
 	rg    int
 	rows  int64
 	batch int
@@ -363,7 +372,11 @@ type lazyReader struct {
 
 func (l *lazyReader) at(pos, n int64) (arrow.RecordBatch, error) {
 	if l.rr == nil {
-		rr, err := l.sc.readerOf(l.sc.vr, l.names)
+		vr, err := l.sc.vals()
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", l.sc.path, err)
+		}
+		rr, err := l.sc.readerOf(vr, l.names)
 		if err != nil {
 			return nil, err
 		}
