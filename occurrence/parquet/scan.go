@@ -126,7 +126,7 @@ func allColumnNames() []string { return allNames }
 // splitScan is the state of one row group scan.
 type splitScan struct {
 	ctx   context.Context
-	fr    *pqarrow.FileReader // predicate columns, whole scan batches
+	fr    *pqarrow.FileReader                 // predicate columns, whole scan batches
 	vals  func() (*pqarrow.FileReader, error) // other columns, valueBatch rows at a time
 	rg    int
 	rows  int64
