@@ -32,6 +32,9 @@ type Config struct {
 	// by the clustering columns before they are written (see cluster.go):
 	// more prunes better and costs memory while ingesting.
 	ClusterRowGroups int
+	// DataPageBytes is the target size of a Parquet data page: smaller pages
+	// let a scan skip closer around its matches.
+	DataPageBytes int
 	// KeepSnapshots is how many old snapshots stay readable for scans that
 	// started before an ingest; older files are removed by the next writer.
 	KeepSnapshots int
@@ -45,6 +48,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.FileRowGroups <= 0 {
 		c.FileRowGroups = 16
+	}
+	if c.DataPageBytes <= 0 {
+		c.DataPageBytes = 64 << 10
 	}
 	if c.ClusterRowGroups <= 0 {
 		c.ClusterRowGroups = 4

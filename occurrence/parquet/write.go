@@ -141,11 +141,11 @@ func (w *DatasetWriter) Records() int64 {
 	return n
 }
 
-func writerProps() *parquet.WriterProperties {
+func writerProps(pageBytes int) *parquet.WriterProperties {
 	return parquet.NewWriterProperties(
 		parquet.WithCompression(compress.Codecs.Snappy),
 		parquet.WithDictionaryDefault(true),
-		parquet.WithDataPageSize(256*1024),
+		parquet.WithDataPageSize(int64(pageBytes)),
 		parquet.WithMaxRowGroupLength(1<<30),
 		parquet.WithStats(true),
 		parquet.WithPageIndexEnabled(true),
@@ -177,7 +177,7 @@ func (w *DatasetWriter) openFile() error {
 	if err != nil {
 		return err
 	}
-	fw, err := pqarrow.NewFileWriter(occurrence.Schema(), syncFile{f}, writerProps(),
+	fw, err := pqarrow.NewFileWriter(occurrence.Schema(), syncFile{f}, writerProps(w.s.cfg.DataPageBytes),
 		pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
 	if err != nil {
 		f.Close()
