@@ -112,7 +112,7 @@ func NewWriter(w io.Writer, opts Options) (*Writer, error) {
 		bw:      bufio.NewWriterSize(cw, 64<<10),
 		opts:    opts,
 		created: time.Now(),
-		jobs:    make(chan *job),
+		jobs:    make(chan *job, 2*opts.Workers+1), // never blocks the producer below jobsMax
 		jobsMax: 2*opts.Workers + 1,
 		names:   map[string]bool{},
 	}
