@@ -48,8 +48,11 @@ type fileEntry struct {
 }
 
 type rowGroupEntry struct {
-	Rows  int64               `json:"rows"`
-	Stats map[string]colStats `json:"stats,omitempty"`
+	Rows int64 `json:"rows"`
+	// Stats holds each column's colStats, left encoded until a scan's
+	// predicate asks for that column: a snapshot of a large table opens
+	// without decoding statistics it does not need.
+	Stats map[string]json.RawMessage `json:"stats,omitempty"`
 }
 
 // colStats is the JSON form of occurrence.ColumnStats. Min and Max are kept as
@@ -207,17 +210,23 @@ func statValue(k occurrence.Kind, v any) (any, bool) {
 // splitStats implements occurrence.Stats for one row group.
 type splitStats struct {
 	rows  int64
-	stats map[string]colStats
+	stats map[string]json.RawMessage
 }
 
 func (s splitStats) ColumnStats(name string) (occurrence.ColumnStats, bool) {
-	st, ok := s.stats[name]
+	raw, ok := s.stats[name]
 	if !ok {
 		return occurrence.ColumnStats{}, false
 	}
 	c, _, ok := occurrence.ColumnByName(name)
 	if !ok {
 		return occurrence.ColumnStats{}, false
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var st colStats
+	if err := dec.Decode(&st); err != nil {
+		return occurrence.ColumnStats{}, false // unknown: no pruning on it
 	}
 	return st.toColumnStats(c, s.rows), true
 }

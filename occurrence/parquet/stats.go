@@ -26,14 +26,18 @@ func statsColumn(c occurrence.Column) bool {
 }
 
 // computeStats summarizes every column of a row group batch.
-func computeStats(b arrow.RecordBatch) map[string]colStats {
-	out := make(map[string]colStats, b.NumCols())
+func computeStats(b arrow.RecordBatch) map[string]json.RawMessage {
+	out := make(map[string]json.RawMessage, b.NumCols())
 	for i, f := range b.Schema().Fields() {
 		c, _, ok := occurrence.ColumnByName(f.Name)
 		if !ok || !statsColumn(c) {
 			continue
 		}
-		out[f.Name] = arrayStats(b.Column(i))
+		data, err := json.Marshal(arrayStats(b.Column(i)))
+		if err != nil {
+			continue // no statistics: the column is never pruned on
+		}
+		out[f.Name] = data
 	}
 	return out
 }

@@ -178,7 +178,7 @@ func (w *DatasetWriter) openFile() error {
 		return err
 	}
 	fw, err := pqarrow.NewFileWriter(occurrence.Schema(), syncFile{f}, writerProps(w.s.cfg.DataPageBytes),
-		pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+		pqarrow.NewArrowWriterProperties())
 	if err != nil {
 		f.Close()
 		return err
