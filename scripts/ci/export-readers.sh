@@ -8,6 +8,7 @@
 # its own repository, which this project's machines cannot reach), so it is
 # not installed here.
 set -euo pipefail
+# Prints nothing on stdout: callers eval its "export" lines (it has none).
 
 need_apt=()
 command -v unzip >/dev/null || need_apt+=(unzip)
@@ -15,8 +16,8 @@ command -v 7z >/dev/null || need_apt+=(p7zip-full)
 command -v python3 >/dev/null || need_apt+=(python3 python3-pip)
 if ((${#need_apt[@]})); then
 	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -q
-	apt-get install -y -q "${need_apt[@]}"
+	apt-get update -q >&2
+	apt-get install -y -q "${need_apt[@]}" >&2
 fi
 
 py_pins=(python-dwca-reader==0.17.1 duckdb==1.5.6 pyarrow==26.0.1)
@@ -26,6 +27,6 @@ want = {"python-dwca-reader": "0.17.1", "duckdb": "1.5.6", "pyarrow": "26.0.1"}
 for k, v in want.items():
     assert m.version(k) == v, k
 PY
-	python3 -m pip install -q "${py_pins[@]}" ||
-		python3 -m pip install -q --break-system-packages "${py_pins[@]}"
+	python3 -m pip install -q "${py_pins[@]}" >&2 ||
+		python3 -m pip install -q --break-system-packages "${py_pins[@]}" >&2
 fi
