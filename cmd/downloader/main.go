@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"sort"
 	"syscall"
 )
@@ -55,6 +56,9 @@ func run(ctx context.Context, args []string, env *Env) int {
 		return 0
 	}
 	cmd, ok := commands[args[0]]
+	if ok && args[0] != "serve" {
+		tuneGC()
+	}
 	if !ok {
 		fmt.Fprintf(env.Stderr, "downloader: unknown command %q\n", args[0])
 		usage(env.Stderr)
@@ -68,6 +72,20 @@ func run(ctx context.Context, args []string, env *Env) int {
 		return 1
 	}
 	return 0
+}
+
+// tuneGC trades memory the batch commands have for less collector work: a
+// scan allocates an Arrow batch after another and drops it, and with Go's
+// default the collector runs every few batches. The heap may grow to four
+// times the live data, capped by a soft limit well under the 300 MB the
+// commands are meant to run in. GOGC or GOMEMLIMIT in the environment win.
+func tuneGC() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(200 << 20)
+	}
 }
 
 func usage(w io.Writer) {

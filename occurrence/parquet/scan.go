@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
@@ -34,7 +35,7 @@ type openFile struct {
 
 func (o *openFile) values() (*pqarrow.FileReader, error) {
 	o.valsOnce.Do(func() {
-		rdr, err := file.NewParquetReader(o.f, file.WithMetadata(o.md))
+		rdr, err := file.NewParquetReader(o.f, file.WithMetadata(o.md), file.WithReadProps(readProps()))
 		if err != nil {
 			o.valsErr = err
 			return
@@ -42,6 +43,16 @@ func (o *openFile) values() (*pqarrow.FileReader, error) {
 		o.vals, o.valsErr = pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{BatchSize: valueBatch}, memory.DefaultAllocator)
 	})
 	return o.vals, o.valsErr
+}
+
+// readProps makes column chunks stream through a small buffer instead of
+// being read whole: a scan that seeks to the pages around its matches then
+// reads only those pages of a large column (verbatim, locality, ...).
+func readProps() *parquet.ReaderProperties {
+	p := parquet.NewReaderProperties(memory.DefaultAllocator)
+	p.BufferedStreamEnabled = true
+	p.BufferSize = 64 << 10
+	return p
 }
 
 // valueBatch is the granularity at which non-predicate columns are read.
@@ -59,7 +70,7 @@ func (s *Store) file(rel string) (*openFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open split file: %w", err)
 	}
-	rdr, err := file.NewParquetReader(f)
+	rdr, err := file.NewParquetReader(f, file.WithReadProps(readProps()))
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("read %s: %w", rel, err)
