@@ -120,3 +120,16 @@ func TestDWCAEmpty(t *testing.T) {
 		}
 	}
 }
+
+func TestDWCAQueryInWords(t *testing.T) {
+	p, err := occurrence.ParseQuery(map[string][]string{"country": {"DK", "SE"}, "year": {"2000,2010"}}, occurrence.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := export(t, ExportSpec{Format: FormatDWCA, Predicate: p}, nil)
+	_, content := entries(t, data)
+	words := p.Describe()
+	if words == "" || !strings.Contains(content["metadata.xml"], escapeAttr("Records matching: "+words+".")) {
+		t.Fatalf("metadata.xml lacks the query in words %q:\n%s", words, content["metadata.xml"])
+	}
+}

@@ -33,20 +33,12 @@ func datasetInfos(ctx context.Context, src DatasetSource, keys []string) []Datas
 	return out
 }
 
-// describer is implemented by predicates that can put themselves in words.
-type describer interface{ Describe() string }
-
 // queryWords is the predicate in human-readable words.
 func queryWords(p *occurrence.Predicate) string {
 	if p == nil {
 		return "all records"
 	}
-	if d, ok := any(p).(describer); ok {
-		if s := d.Describe(); s != "" {
-			return s
-		}
-	}
-	return "a query"
+	return p.Describe()
 }
 
 // downloadTitle names the download.
