@@ -86,8 +86,14 @@ type Table interface {
 	ScanSplit(ctx context.Context, split Split, req ScanRequest, emit func(arrow.RecordBatch) error) (ScanStats, error)
 }
 
-// ErrUnknownColumn is returned for a column name the schema does not have.
-var ErrUnknownColumn = errors.New("unknown column")
+// Errors every backend uses.
+var (
+	// ErrUnknownColumn is returned for a column name the schema does not have.
+	ErrUnknownColumn = errors.New("unknown column")
+	// ErrNoDataset is returned for a dataset (or its EML) the table does not
+	// hold; other errors reading a dataset are real failures.
+	ErrNoDataset = errors.New("no such dataset")
+)
 
 // DatasetInfo describes a constituent dataset of a table: what downloads need
 // for citations, rights and the dataset/ folder of an archive.

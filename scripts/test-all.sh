@@ -3,7 +3,7 @@
 # the real services the integration tests use on loopback (PostgreSQL,
 # versitygw for S3, mailpit for SMTP, a single-node HBase) and the third-party
 # readers the archives are checked with (unzip, 7z, python-dwca-reader,
-# pyarrow/DuckDB, GBIF's Java dwca-io), then runs every test with CI=true so
+# pyarrow/DuckDB), then runs every test with CI=true so
 # that a service that cannot start fails the run instead of skipping tests.
 # Safe to re-run: every setup step is idempotent.
 set -euo pipefail

@@ -50,19 +50,21 @@ func run(dir string, records, datasets, species int, seed uint64, workers int) e
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
-		go func(w int) {
+		go func() {
 			defer wg.Done()
-			// Each worker has its own generator: same backbone, own stream.
+			// Each worker has its own generator (same backbone); each dataset
+			// its own random stream, so the table does not depend on which
+			// worker wrote which dataset.
 			g := occurrencetest.NewGenerator(seed, species)
-			g.Reseed(seed + uint64(w) + 1)
 			rec := occurrence.NewRecord()
 			for i := range jobs {
+				g.Reseed(seed + uint64(i) + 1)
 				if err := writeDataset(ctx, s, g, &plan[i], rec); err != nil {
 					errs <- err
 					return
 				}
 			}
-		}(w)
+		}()
 	}
 	for i := range plan {
 		select {

@@ -201,8 +201,11 @@ func (s catalogSource) DatasetInfo(ctx context.Context, key string) (dwca.Datase
 
 func (s catalogSource) DatasetEML(ctx context.Context, key string) (io.ReadCloser, error) {
 	r, err := s.c.DatasetEML(ctx, key)
-	if err != nil {
+	if errors.Is(err, occurrence.ErrNoDataset) {
 		return nil, fmt.Errorf("%w: %w", dwca.ErrNoDataset, err)
+	}
+	if err != nil {
+		return nil, err // an I/O failure fails the download, it is not a missing EML
 	}
 	return r, nil
 }

@@ -23,7 +23,7 @@ var _ occurrence.Table = (*Store)(nil)
 
 // Errors of the HBase store.
 var (
-	ErrNoDataset = errors.New("no such dataset")
+	ErrNoDataset = occurrence.ErrNoDataset
 	ErrBadURI    = errors.New("bad hbase table URI")
 )
 

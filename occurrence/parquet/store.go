@@ -19,7 +19,7 @@ import (
 // Errors of the embedded store.
 var (
 	ErrCorruptManifest = errors.New("corrupt table manifest")
-	ErrNoDataset       = errors.New("no such dataset")
+	ErrNoDataset       = occurrence.ErrNoDataset
 )
 
 // Config tunes a Store. Zero values take the defaults.

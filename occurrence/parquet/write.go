@@ -147,7 +147,9 @@ func writerProps(pageBytes int) *parquet.WriterProperties {
 		parquet.WithDictionaryDefault(true),
 		parquet.WithDataPageSize(int64(pageBytes)),
 		parquet.WithMaxRowGroupLength(1<<30),
-		parquet.WithStats(true),
+		// The manifest keeps the statistics pruning needs; Parquet's own per
+		// column chunk would only make every footer larger to parse.
+		parquet.WithStats(false),
 		parquet.WithPageIndexEnabled(true),
 		parquet.WithCreatedBy("downloader"),
 	)
