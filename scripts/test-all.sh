@@ -23,16 +23,18 @@ go vet ./...
 
 # Each setup script installs and starts what it needs and prints the settings
 # the tests read as "export KEY=VALUE" lines on stdout.
+# Their output goes through a file, not a pipe: a daemon a script starts in
+# the background may inherit the pipe and would keep it open forever.
 setup() {
 	log "setup: $*"
-	local out
-	out=$(bash "$@")
-	printf '%s\n' "$out"
+	local out="$root/.work-setup.out"
+	bash "$@" >"$out" </dev/null
+	cat "$out"
 	while IFS= read -r line; do
 		case "$line" in
 		"export "*=*) eval "$line" ;;
 		esac
-	done <<<"$out"
+	done <"$out"
 }
 if command -v apt-get >/dev/null; then
 	apt-get update -qq || true
