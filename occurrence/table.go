@@ -57,7 +57,7 @@ type ScanStats struct {
 	SplitsPruned int
 	RowsScanned  int64 // rows whose predicate columns were read
 	RowsMatched  int64
-	BytesRead    int64
+	BytesRead    int64 // bytes the backend shipped, where it can tell (HBase); 0 otherwise
 }
 
 // Add accumulates o into s.
