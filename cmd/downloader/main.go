@@ -56,7 +56,7 @@ func run(ctx context.Context, args []string, env *Env) int {
 		return 0
 	}
 	cmd, ok := commands[args[0]]
-	if ok && args[0] != "serve" {
+	if ok && scanCommands[args[0]] {
 		tuneGC()
 	}
 	if !ok {
@@ -74,11 +74,15 @@ func run(ctx context.Context, args []string, env *Env) int {
 	return 0
 }
 
-// tuneGC trades memory the batch commands have for less collector work: a
-// scan allocates an Arrow batch after another and drops it, and with Go's
+// scanCommands are the commands whose live heap is a few Arrow batches.
+var scanCommands = map[string]bool{"count": true, "export": true}
+
+// tuneGC trades memory the scanning commands have for less collector work:
+// a scan allocates an Arrow batch after another and drops it, and with Go's
 // default the collector runs every few batches. The heap may grow to four
 // times the live data, capped by a soft limit well under the 300 MB the
-// commands are meant to run in. GOGC or GOMEMLIMIT in the environment win.
+// commands are meant to run in. Ingest keeps a clustering window live and is
+// left with Go's defaults. GOGC or GOMEMLIMIT in the environment win.
 func tuneGC() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(400)
