@@ -134,3 +134,12 @@ func (b *Builder) NewBatch() arrow.RecordBatch {
 
 // Release frees the builder's buffers.
 func (b *Builder) Release() { b.b.Release() }
+
+// Size estimates the bytes the record takes in Arrow buffers.
+func (r *Record) Size() int64 {
+	n := int64(len(r.vals)) * 9 // fixed-width value or offset, and validity
+	for i := range r.vals {
+		n += int64(len(r.vals[i].S))
+	}
+	return n
+}

@@ -56,8 +56,8 @@ func run(ctx context.Context, args []string, env *Env) int {
 		return 0
 	}
 	cmd, ok := commands[args[0]]
-	if ok && scanCommands[args[0]] {
-		tuneGC()
+	if ok {
+		tuneGC(args[0])
 	}
 	if !ok {
 		fmt.Fprintf(env.Stderr, "downloader: unknown command %q\n", args[0])
@@ -74,21 +74,31 @@ func run(ctx context.Context, args []string, env *Env) int {
 	return 0
 }
 
-// scanCommands are the commands whose live heap is a few Arrow batches.
-var scanCommands = map[string]bool{"count": true, "export": true}
-
-// tuneGC trades memory the scanning commands have for less collector work:
-// a scan allocates an Arrow batch after another and drops it, and with Go's
-// default the collector runs every few batches. The heap may grow to four
-// times the live data, capped by a soft limit well under the 300 MB the
-// commands are meant to run in. Ingest keeps a clustering window live and is
-// left with Go's defaults. GOGC or GOMEMLIMIT in the environment win.
-func tuneGC() {
+// tuneGC sets the collector for the command's memory profile; GOGC or
+// GOMEMLIMIT in the environment win.
+//   - count and export hold a few Arrow batches: the heap may grow to five
+//     times the live data, so the collector runs far less often, under a
+//     soft limit well within the 300 MB they are meant to run in;
+//   - ingest and convert keep a clustering window (~200 MB live on records
+//     with long verbatim documents): a 512 MB soft limit stops the default
+//     doubling from taking a gigabyte;
+//   - serve keeps Go's defaults.
+func tuneGC(command string) {
+	var percent int
+	var limit int64
+	switch command {
+	case "count", "export":
+		percent, limit = 400, 200<<20
+	case "ingest", "convert", "demo":
+		percent, limit = 100, 512<<20
+	default:
+		return
+	}
 	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(400)
+		debug.SetGCPercent(percent)
 	}
 	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(200 << 20)
+		debug.SetMemoryLimit(limit)
 	}
 }
 

@@ -26,6 +26,11 @@ var (
 type Config struct {
 	// RowGroupRows is the number of rows per Parquet row group (= split).
 	RowGroupRows int
+	// WindowBytes caps the records an ingest holds in memory for clustering
+	// (an estimate of their Arrow size); a window is written early when its
+	// records are large (long verbatim documents), so memory stays bounded
+	// whatever the records look like.
+	WindowBytes int64
 	// FileRowGroups is the number of row groups per Parquet file.
 	FileRowGroups int
 	// ClusterRowGroups is how many row groups of records are sorted together
@@ -51,6 +56,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.DataPageBytes <= 0 {
 		c.DataPageBytes = 64 << 10
+	}
+	if c.WindowBytes <= 0 {
+		c.WindowBytes = 64 << 20
 	}
 	if c.ClusterRowGroups <= 0 {
 		c.ClusterRowGroups = 4

@@ -33,6 +33,7 @@ type DatasetWriter struct {
 
 	curPath string
 	window  []arrow.RecordBatch // row groups waiting to be clustered
+	pending int64               // estimated bytes of the window and the builder
 	fw      *pqarrow.FileWriter
 	curRGs  []rowGroupEntry
 	records int64
@@ -68,7 +69,8 @@ func (s *Store) BeginDataset(ctx context.Context, info occurrence.DatasetInfo) (
 // Append adds one interpreted record.
 func (w *DatasetWriter) Append(r *occurrence.Record) error {
 	w.builder.Append(r)
-	if w.builder.Len() >= w.s.cfg.RowGroupRows {
+	w.pending += r.Size()
+	if w.builder.Len() >= w.s.cfg.RowGroupRows || w.pending >= w.s.cfg.WindowBytes {
 		return w.cut()
 	}
 	return nil
@@ -80,7 +82,7 @@ func (w *DatasetWriter) cut() error {
 	if w.builder.Len() > 0 {
 		w.window = append(w.window, w.builder.NewBatch())
 	}
-	if len(w.window) >= w.s.cfg.ClusterRowGroups {
+	if len(w.window) >= w.s.cfg.ClusterRowGroups || w.pending >= w.s.cfg.WindowBytes {
 		return w.flushWindow()
 	}
 	return nil
@@ -112,6 +114,7 @@ func (w *DatasetWriter) releaseWindow() {
 		b.Release()
 	}
 	w.window = nil
+	w.pending = 0
 }
 
 // SetEML stores the dataset's EML document alongside its data.
