@@ -37,7 +37,10 @@ type ExportRequest struct {
 
 // ExportResult is what an export reports once the archive is written.
 type ExportResult struct {
-	Records  int64
+	Records int64
+	// Scanned is the number of table records the scan read (pruned splits
+	// are not read).
+	Scanned  int64
 	Datasets []DatasetUsage
 	// License is the most restrictive licence of the datasets.
 	License string

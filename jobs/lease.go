@@ -66,11 +66,11 @@ func (db *DB) succeed(ctx context.Context, key, owner, object string, r ExportRe
 	}
 	defer func() { _ = tx.Rollback() }()
 	res, err := tx.ExecContext(ctx, db.q(`UPDATE downloads SET status = ?, modified = ?, size = ?, total_records = ?,
-		number_datasets = ?, license = ?, table_snapshot = ?, object_name = ?, sha256 = ?, records_written = ?,
-		bytes_written = ?, error = '', lease_owner = '', lease_until = 0
+		number_datasets = ?, license = ?, table_snapshot = ?, object_name = ?, sha256 = ?, records_scanned = ?,
+		records_written = ?, bytes_written = ?, error = '', lease_owner = '', lease_until = 0
 		WHERE key = ? AND lease_owner = ? AND status = ?`),
 		StatusSucceeded, time.Now().UnixMilli(), r.Bytes, r.Records, len(r.Datasets), r.License, r.Snapshot,
-		object, r.SHA256, r.Records, r.Bytes, key, owner, StatusRunning)
+		object, r.SHA256, r.Scanned, r.Records, r.Bytes, key, owner, StatusRunning)
 	if err != nil {
 		return false, err
 	}

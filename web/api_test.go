@@ -137,7 +137,7 @@ func TestDownloadLifecycle(t *testing.T) {
 			d.Request.Format != "DWCA" || d.Request.Description != "lifecycle" {
 			t.Fatalf("request as stored %+v", d.Request)
 		}
-		if d.License == "" || d.Progress == nil || d.Progress.RecordsWritten != want.Count {
+		if d.License == "" || d.Progress == nil || d.Progress.RecordsWritten != want.Count || d.Progress.RecordsScanned < want.Count {
 			t.Fatalf("licence %q progress %+v", d.License, d.Progress)
 		}
 		if !strings.HasSuffix(d.DownloadLink, "/v1/occurrence/download/request/"+key+".zip") {

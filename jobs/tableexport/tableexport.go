@@ -147,7 +147,7 @@ func (e *Engine) Export(ctx context.Context, req jobs.ExportRequest, w io.Writer
 		scanned.Store(s.RowsScanned)
 		report()
 	}}
-	_, err = occurrence.Scan(ctx, e.table, snap, occurrence.ScanRequest{Predicate: p, Columns: x.Columns()}, opts,
+	st, err := occurrence.Scan(ctx, e.table, snap, occurrence.ScanRequest{Predicate: p, Columns: x.Columns()}, opts,
 		func(b arrow.RecordBatch) error {
 			if err := x.Write(ctx, b); err != nil {
 				return err
@@ -164,7 +164,9 @@ func (e *Engine) Export(ctx context.Context, req jobs.ExportRequest, w io.Writer
 	if err != nil {
 		return jobs.ExportResult{}, err
 	}
-	return e.result(ctx, res, snap.ID, src), nil
+	out := e.result(ctx, res, snap.ID, src)
+	out.Scanned = max(st.RowsScanned, out.Records)
+	return out, nil
 }
 
 // result converts dwca's result, describing each dataset when it can.
