@@ -134,6 +134,12 @@ func gatherColumn(bld array.Builder, src []arrow.Array, refs []rowRef) {
 	}
 }
 
+// fixedBuilder is an Arrow builder of fixed-width values.
+type fixedBuilder[T any] interface {
+	array.Builder
+	Append(T)
+}
+
 func gatherFixed[T any, B fixedBuilder[T]](b B, src []arrow.Array, refs []rowRef, val func(arrow.Array, int) T) {
 	for _, r := range refs {
 		a := src[r.batch]

@@ -106,7 +106,7 @@ func (s *Store) ScanSplit(ctx context.Context, split occurrence.Split, req occur
 	}
 	cols := req.Columns
 	if cols == nil {
-		cols = allColumnNames()
+		cols = allNames
 	}
 	o, err := s.file(ref.path)
 	if err != nil {
@@ -131,8 +131,6 @@ var allNames = func() []string {
 	}
 	return out
 }()
-
-func allColumnNames() []string { return allNames }
 
 // splitScan is the state of one row group scan.
 type splitScan struct {

@@ -135,15 +135,6 @@ func (w *DatasetWriter) SetEML(r io.Reader) error {
 	return f.Close()
 }
 
-// Records is the number of records appended so far.
-func (w *DatasetWriter) Records() int64 {
-	n := w.records + int64(w.builder.Len())
-	for _, b := range w.window {
-		n += b.NumRows()
-	}
-	return n
-}
-
 func writerProps(pageBytes int) *parquet.WriterProperties {
 	return parquet.NewWriterProperties(
 		parquet.WithCompression(compress.Codecs.Snappy),
