@@ -106,13 +106,14 @@ func gatherColumn(bld array.Builder, src []arrow.Array, refs []rowRef) {
 	bld.Reserve(len(refs))
 	switch b := bld.(type) {
 	case *array.StringBuilder:
+		strs := typed[*array.String](src)
 		var size int
 		for _, r := range refs {
-			size += len(src[r.batch].(*array.String).Value(int(r.row)))
+			size += len(strs[r.batch].Value(int(r.row)))
 		}
 		b.ReserveData(size)
 		for _, r := range refs {
-			a := src[r.batch].(*array.String)
+			a := strs[r.batch]
 			if a.IsNull(int(r.row)) {
 				b.AppendNull()
 			} else {
@@ -120,18 +121,28 @@ func gatherColumn(bld array.Builder, src []arrow.Array, refs []rowRef) {
 			}
 		}
 	case *array.Int32Builder:
-		gatherFixed(b, src, refs, func(a arrow.Array, i int) int32 { return a.(*array.Int32).Value(i) })
+		gatherFixed(b, typed[*array.Int32](src), refs)
 	case *array.Int64Builder:
-		gatherFixed(b, src, refs, func(a arrow.Array, i int) int64 { return a.(*array.Int64).Value(i) })
+		gatherFixed(b, typed[*array.Int64](src), refs)
 	case *array.Float64Builder:
-		gatherFixed(b, src, refs, func(a arrow.Array, i int) float64 { return a.(*array.Float64).Value(i) })
+		gatherFixed(b, typed[*array.Float64](src), refs)
 	case *array.BooleanBuilder:
-		gatherFixed(b, src, refs, func(a arrow.Array, i int) bool { return a.(*array.Boolean).Value(i) })
+		gatherFixed(b, typed[*array.Boolean](src), refs)
 	case *array.TimestampBuilder:
-		gatherFixed(b, src, refs, func(a arrow.Array, i int) arrow.Timestamp { return a.(*array.Timestamp).Value(i) })
+		gatherFixed(b, typed[*array.Timestamp](src), refs)
 	default:
 		panic("parquet: gather: unsupported builder")
 	}
+}
+
+// typed asserts every source array to its concrete type once, outside the
+// per-row loops.
+func typed[A arrow.Array](src []arrow.Array) []A {
+	out := make([]A, len(src))
+	for i, a := range src {
+		out[i] = a.(A)
+	}
+	return out
 }
 
 // fixedBuilder is an Arrow builder of fixed-width values.
@@ -140,13 +151,16 @@ type fixedBuilder[T any] interface {
 	Append(T)
 }
 
-func gatherFixed[T any, B fixedBuilder[T]](b B, src []arrow.Array, refs []rowRef, val func(arrow.Array, int) T) {
+func gatherFixed[T any, A interface {
+	arrow.Array
+	Value(int) T
+}, B fixedBuilder[T]](b B, src []A, refs []rowRef) {
 	for _, r := range refs {
 		a := src[r.batch]
 		if a.IsNull(int(r.row)) {
 			b.AppendNull()
 		} else {
-			b.Append(val(a, int(r.row)))
+			b.Append(a.Value(int(r.row)))
 		}
 	}
 }
