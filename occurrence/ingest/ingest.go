@@ -156,7 +156,6 @@ func copyEML(w Writer, sd SourceDataset) error {
 
 // chunk is a run of consecutive records travelling through the pipeline.
 type chunk struct {
-	seq  int
 	raw  []occurrence.RawRecord
 	recs []*occurrence.Record
 	done chan struct{}
@@ -219,8 +218,8 @@ func pipeline(ctx context.Context, src Source, w Writer, dctx occurrence.Dataset
 }
 
 func readChunks(ctx context.Context, src Source, ordered, work chan<- *chunk, res *Result, opts Options) error {
-	for seq := 0; ; seq++ {
-		c := &chunk{seq: seq, done: make(chan struct{}), raw: make([]occurrence.RawRecord, 0, chunkSize)}
+	for {
+		c := &chunk{done: make(chan struct{}), raw: make([]occurrence.RawRecord, 0, chunkSize)}
 		var eof bool
 		for len(c.raw) < chunkSize {
 			raw, err := src.Next(ctx)
