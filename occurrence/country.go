@@ -102,15 +102,3 @@ func CountryCode(s string) (code string, ok bool) {
 	c, ok := idx[normName(s)]
 	return c, ok
 }
-
-// CountryName returns the English name of an alpha-2 code.
-func CountryName(code string) string {
-	r, err := language.ParseRegion(code)
-	if err != nil {
-		return code
-	}
-	if n := display.English.Regions().Name(r); n != "" {
-		return n
-	}
-	return code
-}

@@ -98,9 +98,6 @@ func Open(dir string, cfg Config, logger *slog.Logger) (*Store, error) {
 	return &Store{dir: dir, cfg: cfg.withDefaults(), logger: logger, files: map[string]*openFile{}}, nil
 }
 
-// Dir is the table's directory.
-func (s *Store) Dir() string { return s.dir }
-
 // Close releases open files.
 func (s *Store) Close() error {
 	s.mu.Lock()
