@@ -25,11 +25,67 @@ func (p *Predicate) Eval(batch arrow.RecordBatch, sel []bool) {
 	p.eval(ev, sel, nil)
 }
 
+// EvalCached is Eval remembering, across the batches of one scan, which
+// entries of each dictionary-encoded column match: a reader that keeps one
+// dictionary for a whole column chunk then pays for it once, not per batch.
+// A cache serves one goroutine and one predicate.
+func (p *Predicate) EvalCached(batch arrow.RecordBatch, sel []bool, cache *EvalCache) {
+	if p == nil || cache == nil {
+		p.Eval(batch, sel)
+		return
+	}
+	ev := &evaluator{batch: batch, n: int(batch.NumRows()), cache: cache}
+	p.eval(ev, sel[:ev.n], nil)
+}
+
+// EvalCache holds dictionary matches for EvalCached. It retains each
+// dictionary it has seen (so none is recycled while cached) until Release.
+type EvalCache struct {
+	m    map[dictKey][]bool
+	held []arrow.ArrayData
+}
+
+type dictKey struct {
+	c    *compiled
+	dict arrow.ArrayData
+}
+
+// NewEvalCache returns an empty cache.
+func NewEvalCache() *EvalCache { return &EvalCache{m: make(map[dictKey][]bool)} }
+
+// Release drops the cached matches and the dictionaries they belong to.
+func (ec *EvalCache) Release() {
+	for _, d := range ec.held {
+		d.Release()
+	}
+	ec.held, ec.m = nil, make(map[dictKey][]bool)
+}
+
+// dictMatches evaluates c over every entry of dict, once per cache.
+func (ev *evaluator) dictMatches(c *compiled, dict arrow.Array) []bool {
+	if ev.cache == nil {
+		dm := make([]bool, dict.Len())
+		c.evalColumn(ev, dict, dm, nil, false)
+		return dm
+	}
+	k := dictKey{c, dict.Data()}
+	if dm, ok := ev.cache.m[k]; ok && len(dm) == dict.Len() {
+		return dm
+	}
+	dm := make([]bool, dict.Len())
+	c.evalColumn(ev, dict, dm, nil, false)
+	k.dict.Retain()
+	ev.cache.held = append(ev.cache.held, k.dict)
+	ev.cache.m[k] = dm
+	return dm
+}
+
 type evaluator struct {
 	batch   arrow.RecordBatch
 	n       int
 	buf     []byte
 	scratch []bool
+	cache   *EvalCache
 }
 
 func (ev *evaluator) column(name string) arrow.Array {
@@ -351,15 +407,29 @@ func evalStringValuer(a stringValuer, c *compiled, ev *evaluator, out, mask []bo
 
 // evalDict matches each dictionary entry once, then maps the row indices.
 func evalDict(a *array.Dictionary, c *compiled, ev *evaluator, out, mask []bool, or bool) {
-	dict := a.Dictionary()
-	dm := make([]bool, dict.Len())
-	c.evalColumn(ev, dict, dm, nil, false)
+	dm := ev.dictMatches(c, a.Dictionary())
+	if ix, ok := a.Indices().(*array.Int32); ok {
+		evalDictIndices(ix.Int32Values(), a, dm, out, mask, or, ev)
+		return
+	}
 	for i := range out {
 		if skip(out, mask, or, i) {
 			continue
 		}
 		out[i] = a.IsValid(i) && dm[a.GetValueIndex(i)]
 	}
+}
+
+// evalDictIndices is evalDict over int32 indices (how the store reads
+// strings and integers): a branch-free lookup per row, then the shared merge
+// of nulls, mask and or. Null slots may hold any index.
+func evalDictIndices(ix []int32, a arrow.Array, dm, out, mask []bool, or bool, ev *evaluator) {
+	m := ev.target(out, mask, or)
+	n := uint32(len(dm))
+	for i, x := range ix[:len(m)] {
+		m[i] = uint32(x) < n && dm[x]
+	}
+	ev.merge(a, m, out, mask, or)
 }
 
 func (c *compiled) evalGeo(ev *evaluator, out, mask []bool) {

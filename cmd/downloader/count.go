@@ -23,6 +23,8 @@ func runCount(ctx context.Context, args []string, env *Env) error {
 	workers := fs.Int("workers", 0, "splits scanned in parallel (0: one per CPU)")
 	verbose := fs.Bool("v", false, "report splits pruned, rows scanned and time on stderr")
 	materialize := fs.Bool("materialize", false, "read every column of the matching records, as an export does (measures scan speed)")
+	repeat := fs.Int("repeat", 1, "run the count this many times on the open table (warm timings with -v)")
+	cpuprofile := fs.String("cpuprofile", "", "write a Go CPU profile to this file")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -38,30 +40,51 @@ func runCount(ctx context.Context, args []string, env *Env) error {
 		return err
 	}
 	defer t.Close()
-	start := time.Now()
-	snap, err := t.Snapshot(ctx)
+	if *cpuprofile != "" {
+		stop, err := startCPUProfile(*cpuprofile)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
+	for i := 1; i < *repeat; i++ {
+		if _, err := countOnce(ctx, t, pred, *workers, *materialize, *verbose, env); err != nil {
+			return err
+		}
+	}
+	n, err := countOnce(ctx, t, pred, *workers, *materialize, *verbose, env)
 	if err != nil {
 		return err
 	}
+	fmt.Fprintln(env.Stdout, n)
+	return nil
+}
+
+// countOnce takes a snapshot and counts (or materializes) its matches.
+func countOnce(ctx context.Context, t table, pred *occurrence.Predicate, workers int, materialize, verbose bool, env *Env) (int64, error) {
+	start := time.Now()
+	snap, err := t.Snapshot(ctx)
+	if err != nil {
+		return 0, err
+	}
 	var n int64
 	var st occurrence.ScanStats
-	if *materialize {
-		st, err = occurrence.Scan(ctx, t, snap, occurrence.ScanRequest{Predicate: pred}, occurrence.ScanOptions{Workers: *workers},
+	if materialize {
+		st, err = occurrence.Scan(ctx, t, snap, occurrence.ScanRequest{Predicate: pred}, occurrence.ScanOptions{Workers: workers},
 			func(b arrow.RecordBatch) error {
 				n += b.NumRows()
 				return nil
 			})
 	} else {
-		n, st, err = occurrence.Count(ctx, t, snap, pred, occurrence.ScanOptions{Workers: *workers})
+		n, st, err = occurrence.Count(ctx, t, snap, pred, occurrence.ScanOptions{Workers: workers})
 	}
 	if err != nil {
-		return err
+		return 0, err
 	}
-	fmt.Fprintln(env.Stdout, n)
-	if *verbose {
+	if verbose {
 		reportScan(env.Stderr, snap, st, time.Since(start))
 	}
-	return nil
+	return n, nil
 }
 
 func reportScan(w io.Writer, snap occurrence.Snapshot, st occurrence.ScanStats, d time.Duration) {

@@ -23,19 +23,41 @@ import (
 type openFile struct {
 	f  *os.File
 	md *metadata.FileMetaData
-	// pred reads predicate columns in scan batches; vals reads the other
-	// columns in smaller batches so that only the parts of a batch that hold
-	// matches are decoded.
-	pred *pqarrow.FileReader
-	// vals is built on first use: a count never needs it.
-	valsOnce sync.Once
-	vals     *pqarrow.FileReader
-	valsErr  error
+	// rdr reads pages: flat predicate columns are decoded from them
+	// (pages.go), so a count needs nothing else.
+	rdr *file.Reader
+	// pred reads the predicate columns the page decoder does not (lists) in
+	// scan batches; vals reads the other columns in smaller batches so that
+	// only the parts of a batch that hold matches are decoded. Both are
+	// built on first use.
+	predOnce, valsOnce sync.Once
+	pred, vals         *pqarrow.FileReader
+	predErr, valsErr   error
+}
+
+func (o *openFile) predicates() (*pqarrow.FileReader, error) {
+	o.predOnce.Do(func() {
+		// Predicate string columns come back dictionary-encoded: the
+		// predicate compares each distinct value once and no string is copied.
+		props := pqarrow.ArrowReadProperties{BatchSize: occurrence.DefaultBatchSize}
+		for i, c := range occurrence.Columns {
+			if c.Kind == occurrence.KindString || c.Kind == occurrence.KindMulti {
+				props.SetReadDict(i, true)
+			}
+		}
+		rdr, err := file.NewParquetReader(o.f, file.WithMetadata(o.md), file.WithReadProps(readProps(memory.DefaultAllocator)))
+		if err != nil {
+			o.predErr = err
+			return
+		}
+		o.pred, o.predErr = pqarrow.NewFileReader(rdr, props, memory.DefaultAllocator)
+	})
+	return o.pred, o.predErr
 }
 
 func (o *openFile) values() (*pqarrow.FileReader, error) {
 	o.valsOnce.Do(func() {
-		rdr, err := file.NewParquetReader(o.f, file.WithMetadata(o.md), file.WithReadProps(readProps()))
+		rdr, err := file.NewParquetReader(o.f, file.WithMetadata(o.md), file.WithReadProps(readProps(memory.DefaultAllocator)))
 		if err != nil {
 			o.valsErr = err
 			return
@@ -48,8 +70,8 @@ func (o *openFile) values() (*pqarrow.FileReader, error) {
 // readProps makes column chunks stream through a small buffer instead of
 // being read whole: a scan that seeks to the pages around its matches then
 // reads only those pages of a large column (verbatim, locality, ...).
-func readProps() *parquet.ReaderProperties {
-	p := parquet.NewReaderProperties(memory.DefaultAllocator)
+func readProps(mem memory.Allocator) *parquet.ReaderProperties {
+	p := parquet.NewReaderProperties(mem)
 	p.BufferedStreamEnabled = true
 	p.BufferSize = 64 << 10
 	return p
@@ -70,24 +92,13 @@ func (s *Store) file(rel string) (*openFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open split file: %w", err)
 	}
-	rdr, err := file.NewParquetReader(f, file.WithReadProps(readProps()))
+	// This reader only feeds the flat page decoder: its buffers are pooled.
+	rdr, err := file.NewParquetReader(f, file.WithReadProps(readProps(pagePoolAllocator)))
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("read %s: %w", rel, err)
 	}
-	o := &openFile{f: f, md: rdr.MetaData()}
-	// Predicate string columns come back dictionary-encoded: the predicate
-	// compares each distinct value once and no string is copied.
-	predProps := pqarrow.ArrowReadProperties{BatchSize: occurrence.DefaultBatchSize}
-	for i, c := range occurrence.Columns {
-		if c.Kind == occurrence.KindString || c.Kind == occurrence.KindMulti {
-			predProps.SetReadDict(i, true)
-		}
-	}
-	if o.pred, err = pqarrow.NewFileReader(rdr, predProps, memory.DefaultAllocator); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("read %s: %w", rel, err)
-	}
+	o := &openFile{f: f, md: rdr.MetaData(), rdr: rdr}
 	s.files[rel] = o
 	return o, nil
 }
@@ -112,7 +123,7 @@ func (s *Store) ScanSplit(ctx context.Context, split occurrence.Split, req occur
 	if err != nil {
 		return st, err
 	}
-	sc := &splitScan{ctx: ctx, fr: o.pred, vals: o.values, rg: ref.rowGroup, rows: split.Rows, req: req, cols: cols, emit: emit, stats: &st, path: ref.path}
+	sc := &splitScan{ctx: ctx, file: o, rg: ref.rowGroup, rows: split.Rows, req: req, cols: cols, emit: emit, stats: &st, path: ref.path}
 	if req.BatchSize <= 0 || req.BatchSize > occurrence.DefaultBatchSize {
 		sc.batch = occurrence.DefaultBatchSize
 	} else {
@@ -135,8 +146,7 @@ var allNames = func() []string {
 // splitScan is the state of one row group scan.
 type splitScan struct {
 	ctx   context.Context
-	fr    *pqarrow.FileReader                 // predicate columns, whole scan batches
-	vals  func() (*pqarrow.FileReader, error) // other columns, valueBatch rows at a time
+	file  *openFile
 	rg    int
 	rows  int64
 	batch int
@@ -176,7 +186,11 @@ func (sc *splitScan) emitCounts(n int64) error {
 }
 
 func (sc *splitScan) recordReader(names []string) (pqarrow.RecordReader, error) {
-	return sc.readerOf(sc.fr, names)
+	fr, err := sc.file.predicates()
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", sc.path, err)
+	}
+	return sc.readerOf(fr, names)
 }
 
 func (sc *splitScan) readerOf(fr *pqarrow.FileReader, names []string) (pqarrow.RecordReader, error) {
@@ -255,40 +269,40 @@ func (sc *splitScan) filtered() error {
 			rest = append(rest, c)
 		}
 	}
-	var prr pqarrow.RecordReader
+	var src predicateSource
 	if len(predCols) > 0 {
 		var err error
-		if prr, err = sc.recordReader(predCols); err != nil {
+		if src, err = sc.predicateSource(predCols); err != nil {
 			return err
 		}
-		defer prr.Release()
+		defer src.release()
 	}
 	vals := &lazyReader{sc: sc, names: rest}
 	defer vals.release()
-	sel := make([]bool, sc.batch)
+	// Predicate batches are DefaultBatchSize rows (pqarrow's batch for
+	// predicate columns), a multiple of valueBatch.
+	sel := make([]bool, occurrence.DefaultBatchSize)
 	outSchema := occurrence.SchemaOf(sc.cols)
+	cache := occurrence.NewEvalCache()
+	defer cache.Release()
 	var pos int64
 	for pos < sc.rows {
 		if err := sc.ctx.Err(); err != nil {
 			return err
 		}
 		var pb arrow.RecordBatch
-		n := min(int64(sc.batch), sc.rows-pos)
-		if prr != nil {
-			if !prr.Next() {
-				if err := prr.Err(); err != nil {
-					return fmt.Errorf("read %s: %w", sc.path, err)
-				}
-				return fmt.Errorf("read %s: row group %d ended at row %d of %d", sc.path, sc.rg, pos, sc.rows)
+		n := min(int64(occurrence.DefaultBatchSize), sc.rows-pos)
+		if src != nil {
+			var err error
+			if pb, err = src.next(pos, n); err != nil {
+				return err
 			}
-			pb = prr.RecordBatch()
-			n = pb.NumRows()
 		} else {
 			pb = array.NewRecordBatch(arrow.NewSchema(nil, nil), nil, n)
 		}
 		sel = sel[:n]
 		clear(sel)
-		pred.Eval(pb, sel)
+		pred.EvalCached(pb, sel, cache)
 		m := countTrue(sel)
 		sc.stats.RowsScanned += n
 		sc.stats.RowsMatched += int64(m)
@@ -296,7 +310,7 @@ func (sc *splitScan) filtered() error {
 		if m > 0 {
 			err = sc.emitMatches(pb, vals, pos, sel, m, outSchema)
 		}
-		if prr == nil {
+		if src == nil {
 			pb.Release()
 		}
 		if err != nil {
@@ -345,13 +359,15 @@ func (sc *splitScan) emitPart(pb, vb arrow.RecordBatch, off int, sel []bool, m i
 	}()
 	for i, name := range sc.cols {
 		var col arrow.Array
+		share := true
 		if idx := pb.Schema().FieldIndices(name); len(idx) > 0 {
 			col = array.NewSlice(pb.Column(idx[0]), int64(off), int64(off+len(sel)))
+			share = false // predicate batches are reused
 		} else {
 			col = vb.Column(vb.Schema().FieldIndices(name)[0])
 			col.Retain()
 		}
-		arrs[i] = takeSelected(col, sel, m)
+		arrs[i] = takeSelected(col, sel, m, share)
 		col.Release()
 	}
 	out := array.NewRecordBatch(schema, arrs, int64(m))
@@ -381,7 +397,7 @@ type lazyReader struct {
 
 func (l *lazyReader) at(pos, n int64) (arrow.RecordBatch, error) {
 	if l.rr == nil {
-		vr, err := l.sc.vals()
+		vr, err := l.sc.file.values()
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", l.sc.path, err)
 		}

@@ -1,0 +1,557 @@
+package parquet
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math/bits"
+	"sync"
+	"unsafe"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	pq "github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/file"
+
+	"github.com/biodiversity-downloads/downloader/occurrence"
+)
+
+// flatColumn decodes one flat (non-list) column chunk page by page into
+// arrays over buffers it reuses: an array next returns is valid until the
+// following call. It is the predicate side of a scan: no builders, no
+// allocation per batch, and string columns stay dictionary indices as long
+// as their pages are dictionary-encoded. pqarrow remains the reader of
+// everything else (list columns, the values of matching rows).
+type flatColumn struct {
+	pr     file.PageReader
+	kind   occurrence.Kind
+	maxDef int16
+	where  string // file, row group and column, for errors
+	width  int    // bytes per value of fixed-width kinds
+
+	dictStr   *array.String // the chunk's dictionary, string kinds
+	dictFixed []byte        // the chunk's dictionary, fixed-width kinds
+	dictArr   arrow.Array   // the dictionary batches carry (strings, integers)
+	dictLen   int
+	hasDict   bool
+
+	// the current data page
+	page     file.Page
+	pageLeft int // rows of the page not yet decoded
+	defs     rleDecoder
+	useDict  bool // values are dictionary indices
+	idx      rleDecoder
+	plain    []byte // PLAIN values not yet decoded
+	plainBit uint64 // PLAIN booleans: bit position in plain
+	boolRLE  bool
+
+	// output of the current batch
+	*flatBuffers
+	nulls  int
+	asDict bool // every row of the batch so far is a dictionary index
+}
+
+// flatBuffers are a column's decoding buffers, pooled across row groups.
+type flatBuffers struct {
+	valid   []byte
+	defBuf  []uint32
+	idxBuf  []uint32
+	idxOut  []int32
+	offsets []int32
+	strData []byte
+	fixed   []byte // fixed-width values and boolean bitmaps
+}
+
+var flatPool = sync.Pool{New: func() any { return new(flatBuffers) }}
+
+// flatKind reports whether the fast reader decodes columns of kind k.
+func flatKind(k occurrence.Kind) bool { return k != occurrence.KindMulti }
+
+// dictKind reports whether batches of kind k stay dictionary-encoded while
+// the pages are: the predicate then matches each distinct value once.
+// Floats and timestamps are read as values (geometry and date kernels).
+func dictKind(k occurrence.Kind) bool {
+	return k == occurrence.KindString || k == occurrence.KindInt32 || k == occurrence.KindInt64
+}
+
+func newFlatColumn(pr file.PageReader, kind occurrence.Kind, maxDef int16, where string) *flatColumn {
+	c := &flatColumn{pr: pr, kind: kind, maxDef: maxDef, where: where, flatBuffers: flatPool.Get().(*flatBuffers)}
+	switch kind {
+	case occurrence.KindInt32:
+		c.width = 4
+	case occurrence.KindInt64, occurrence.KindTimestamp, occurrence.KindFloat64:
+		c.width = 8
+	}
+	return c
+}
+
+// errCorrupt is the kind of every column chunk the fast reader cannot decode.
+var errCorrupt = errors.New("parquet: corrupt column chunk")
+
+func (c *flatColumn) errorf(format string, args ...any) error {
+	return fmt.Errorf("read %s: %s: %w", c.where, fmt.Sprintf(format, args...), errCorrupt)
+}
+
+// close ends the column: arrays it returned are invalid from here on.
+func (c *flatColumn) close() error {
+	if c.flatBuffers != nil {
+		flatPool.Put(c.flatBuffers)
+		c.flatBuffers = nil
+	}
+	return c.pr.Close()
+}
+
+// nextPage moves to the next data page, loading a dictionary page on the way.
+func (c *flatColumn) nextPage() error {
+	for {
+		if !c.pr.Next() {
+			if err := c.pr.Err(); err != nil {
+				return fmt.Errorf("read %s: %w", c.where, err)
+			}
+			return c.errorf("column chunk ended before its rows did")
+		}
+		pg := c.pr.Page()
+		switch p := pg.(type) {
+		case *file.DictionaryPage:
+			if err := c.loadDict(p); err != nil {
+				return err
+			}
+			continue
+		case *file.DataPageV1:
+			data := p.Data()
+			if c.maxDef > 0 {
+				if p.DefinitionLevelEncoding() != pq.Encodings.RLE {
+					return c.errorf("definition levels encoded as %s", p.DefinitionLevelEncoding())
+				}
+				if len(data) < 4 {
+					return c.errorf("truncated definition levels")
+				}
+				n := int(binary.LittleEndian.Uint32(data))
+				if n > len(data)-4 {
+					return c.errorf("definition levels of %d bytes in a page of %d", n, len(data))
+				}
+				if err := c.defs.reset(data[4:4+n], bits.Len16(uint16(c.maxDef))); err != nil {
+					return err
+				}
+				data = data[4+n:]
+			}
+			return c.startValues(p, data)
+		case *file.DataPageV2:
+			data := p.Data()
+			rl, dl := int(p.RepetitionLevelByteLen()), int(p.DefinitionLevelByteLen())
+			if rl < 0 || dl < 0 || rl+dl > len(data) {
+				return c.errorf("level lengths %d+%d in a page of %d bytes", rl, dl, len(data))
+			}
+			if c.maxDef > 0 {
+				if err := c.defs.reset(data[rl:rl+dl], bits.Len16(uint16(c.maxDef))); err != nil {
+					return err
+				}
+			}
+			return c.startValues(p, data[rl+dl:])
+		default:
+			continue
+		}
+	}
+}
+
+func (c *flatColumn) startValues(p file.Page, data []byte) error {
+	c.page = p
+	c.pageLeft = int(p.NumValues())
+	if c.pageLeft < 0 {
+		return c.errorf("page of %d values", c.pageLeft)
+	}
+	c.useDict, c.boolRLE, c.plain, c.plainBit = false, false, nil, 0
+	switch enc := pq.Encoding(p.Encoding()); {
+	case enc == pq.Encodings.RLEDict || enc == pq.Encodings.PlainDict:
+		if !c.hasDict {
+			return c.errorf("dictionary-encoded page without a dictionary")
+		}
+		if len(data) < 1 {
+			return c.errorf("truncated dictionary indices")
+		}
+		c.useDict = true
+		return c.idx.reset(data[1:], int(data[0]))
+	case enc == pq.Encodings.Plain:
+		c.plain = data
+	case enc == pq.Encodings.RLE && c.kind == occurrence.KindBool:
+		if len(data) < 4 || int(binary.LittleEndian.Uint32(data)) > len(data)-4 {
+			return c.errorf("truncated RLE booleans")
+		}
+		c.boolRLE = true
+		return c.idx.reset(data[4:4+binary.LittleEndian.Uint32(data)], 1)
+	default:
+		return c.errorf("unsupported value encoding %s", enc)
+	}
+	return nil
+}
+
+// loadDict copies the chunk's dictionary (the page buffer is reused).
+func (c *flatColumn) loadDict(p *file.DictionaryPage) error {
+	data := p.Data()
+	n := int(p.NumValues())
+	if n < 0 {
+		return c.errorf("dictionary of %d values", n)
+	}
+	c.dictLen, c.hasDict = n, true
+	switch c.kind {
+	case occurrence.KindString:
+		offsets := make([]int32, 0, n+1)
+		buf := make([]byte, 0, len(data))
+		offsets = append(offsets, 0)
+		for i := 0; i < n; i++ {
+			if len(data) < 4 {
+				return c.errorf("dictionary truncated at value %d of %d", i, n)
+			}
+			l := int(binary.LittleEndian.Uint32(data))
+			if l > len(data)-4 {
+				return c.errorf("dictionary value %d of %d bytes, %d left", i, l, len(data)-4)
+			}
+			buf = append(buf, data[4:4+l]...)
+			offsets = append(offsets, int32(len(buf)))
+			data = data[4+l:]
+		}
+		c.dictStr = array.NewStringData(array.NewData(arrow.BinaryTypes.String, n,
+			[]*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(offsets)), memory.NewBufferBytes(buf)}, nil, 0, 0))
+		c.dictArr = c.dictStr
+	case occurrence.KindBool:
+		return c.errorf("dictionary for a boolean column")
+	default:
+		if len(data) < n*c.width {
+			return c.errorf("dictionary of %d values in %d bytes", n, len(data))
+		}
+		c.dictFixed = append([]byte(nil), data[:n*c.width]...)
+		if dictKind(c.kind) {
+			c.dictArr = array.MakeFromData(array.NewData(c.kind.ArrowType(), n,
+				[]*memory.Buffer{nil, memory.NewBufferBytes(c.dictFixed)}, nil, 0, 0))
+		}
+	}
+	return nil
+}
+
+// next decodes the next n rows.
+func (c *flatColumn) next(n int) (arrow.Array, error) {
+	if c.pageLeft == 0 {
+		// Load the dictionary first: a batch starts as indices only if it has one.
+		if err := c.nextPage(); err != nil {
+			return nil, err
+		}
+	}
+	c.begin(n)
+	for row := 0; row < n; {
+		if c.pageLeft == 0 {
+			if err := c.nextPage(); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		k := min(n-row, c.pageLeft)
+		present, err := c.levels(row, k)
+		if err != nil {
+			return nil, err
+		}
+		if err := c.values(row, k, present); err != nil {
+			return nil, err
+		}
+		c.pageLeft -= k
+		row += k
+	}
+	return c.array(n), nil
+}
+
+func (c *flatColumn) begin(n int) {
+	c.valid = grow(c.valid, (n+7)/8)
+	for i := range c.valid {
+		c.valid[i] = 0xff
+	}
+	c.nulls = 0
+	c.asDict = c.dictArr != nil
+	if c.asDict {
+		c.idxOut = grow(c.idxOut, n)
+	}
+	switch c.kind {
+	case occurrence.KindString:
+		c.offsets = append(c.offsets[:0], 0)
+		c.strData = c.strData[:0]
+	case occurrence.KindBool:
+		c.fixed = grow(c.fixed, (n+7)/8)
+		clear(c.fixed)
+	default:
+		c.fixed = grow(c.fixed, n*c.width)
+	}
+}
+
+// levels decodes the definition levels of rows [row, row+k) into the
+// validity bitmap and returns how many hold a value.
+func (c *flatColumn) levels(row, k int) (int, error) {
+	if c.maxDef == 0 {
+		return k, nil
+	}
+	if ok, err := c.defs.skipRun(k, uint32(c.maxDef)); err != nil {
+		return 0, c.errorf("definition levels: %v", err)
+	} else if ok {
+		return k, nil
+	}
+	c.defBuf = grow(c.defBuf, k)
+	if err := c.defs.read(c.defBuf[:k]); err != nil {
+		return 0, c.errorf("definition levels: %v", err)
+	}
+	present := 0
+	for i, d := range c.defBuf[:k] {
+		if d == uint32(c.maxDef) {
+			present++
+			continue
+		}
+		r := row + i
+		c.valid[r>>3] &^= 1 << (r & 7)
+	}
+	c.nulls += k - present
+	return present, nil
+}
+
+// values decodes the present values of rows [row, row+k), leaving null
+// slots zero (or empty).
+func (c *flatColumn) values(row, k, present int) error {
+	spaced := present < k
+	if c.useDict || c.boolRLE {
+		c.idxBuf = grow(c.idxBuf, present)
+		if err := c.idx.read(c.idxBuf[:present]); err != nil {
+			return c.errorf("values: %v", err)
+		}
+		if !c.boolRLE {
+			for _, ix := range c.idxBuf[:present] {
+				if int(ix) >= c.dictLen {
+					return c.errorf("dictionary index %d of %d", ix, c.dictLen)
+				}
+			}
+		}
+	}
+	switch c.kind {
+	case occurrence.KindString:
+		return c.stringValues(row, k, present, spaced)
+	case occurrence.KindBool:
+		return c.boolValues(row, k, present)
+	default:
+		return c.fixedValues(row, k, present, spaced)
+	}
+}
+
+// rowsOf calls f(r, j) for the j-th present value landing on row r.
+func (c *flatColumn) rowsOf(row, k int, spaced bool, f func(r, j int)) {
+	if !spaced {
+		for j := 0; j < k; j++ {
+			f(row+j, j)
+		}
+		return
+	}
+	j := 0
+	for r := row; r < row+k; r++ {
+		if c.valid[r>>3]&(1<<(r&7)) != 0 {
+			f(r, j)
+			j++
+		}
+	}
+}
+
+func (c *flatColumn) stringValues(row, k, present int, spaced bool) error {
+	if c.useDict && c.asDict {
+		c.dictIndices(row, k, present, spaced)
+		return nil
+	}
+	if c.asDict {
+		c.toPlain(row)
+	}
+	if c.useDict {
+		c.rowsOfEach(row, k, spaced, func(j int) {
+			c.strData = append(c.strData, c.dictStr.Value(int(c.idxBuf[j]))...)
+		})
+		return nil
+	}
+	var err error
+	c.rowsOfEach(row, k, spaced, func(int) {
+		if err != nil {
+			return
+		}
+		if len(c.plain) < 4 || int(binary.LittleEndian.Uint32(c.plain)) > len(c.plain)-4 {
+			err = c.errorf("truncated PLAIN string")
+			return
+		}
+		l := int(binary.LittleEndian.Uint32(c.plain))
+		c.strData = append(c.strData, c.plain[4:4+l]...)
+		c.plain = c.plain[4+l:]
+	})
+	return err
+}
+
+// dictIndices writes the decoded dictionary indices of rows [row, row+k).
+func (c *flatColumn) dictIndices(row, k, present int, spaced bool) {
+	out := c.idxOut
+	if !spaced {
+		for j, ix := range c.idxBuf[:present] {
+			out[row+j] = int32(ix)
+		}
+		return
+	}
+	clear(out[row : row+k])
+	c.rowsOf(row, k, true, func(r, j int) { out[r] = int32(c.idxBuf[j]) })
+}
+
+// rowsOfEach appends one string per row of [row, row+k) to the plain
+// output: add(j) appends the j-th present value's bytes, null rows stay empty.
+func (c *flatColumn) rowsOfEach(row, k int, spaced bool, add func(j int)) {
+	j := 0
+	for r := row; r < row+k; r++ {
+		if !spaced || c.valid[r>>3]&(1<<(r&7)) != 0 {
+			add(j)
+			j++
+		}
+		c.offsets = append(c.offsets, int32(len(c.strData)))
+	}
+}
+
+// toPlain turns the dictionary indices of rows [0, row) into plain strings:
+// the batch met a page that is not dictionary-encoded.
+func (c *flatColumn) toPlain(row int) {
+	c.asDict = false
+	for r := 0; r < row; r++ {
+		if c.valid[r>>3]&(1<<(r&7)) != 0 {
+			c.strData = append(c.strData, c.dictStr.Value(int(c.idxOut[r]))...)
+		}
+		c.offsets = append(c.offsets, int32(len(c.strData)))
+	}
+}
+
+func (c *flatColumn) fixedValues(row, k, present int, spaced bool) error {
+	if c.asDict {
+		if c.useDict {
+			c.dictIndices(row, k, present, spaced)
+			return nil
+		}
+		c.toPlainFixed(row)
+	}
+	w := c.width
+	if spaced {
+		clear(c.fixed[row*w : (row+k)*w])
+	}
+	var src []byte
+	if !c.useDict {
+		if len(c.plain) < present*w {
+			return c.errorf("%d PLAIN values in %d bytes", present, len(c.plain))
+		}
+		src = c.plain[:present*w]
+		c.plain = c.plain[present*w:]
+	}
+	if w == 8 {
+		scatter(castTo[uint64](c.fixed), castTo[uint64](c.dictFixed), castTo[uint64](src), c, row, k, present, spaced)
+	} else {
+		scatter(castTo[uint32](c.fixed), castTo[uint32](c.dictFixed), castTo[uint32](src), c, row, k, present, spaced)
+	}
+	return nil
+}
+
+// scatter writes the present values of rows [row, row+k) into out: looked up
+// in dict by the decoded indices, or taken in order from plain.
+func scatter[T uint32 | uint64](out, dict, plain []T, c *flatColumn, row, k, present int, spaced bool) {
+	if !spaced {
+		dst := out[row : row+k]
+		if !c.useDict {
+			copy(dst, plain)
+			return
+		}
+		for j, ix := range c.idxBuf[:k] {
+			dst[j] = dict[ix]
+		}
+		return
+	}
+	j := 0
+	for r := row; r < row+k; r++ {
+		if c.valid[r>>3]&(1<<(r&7)) == 0 {
+			continue
+		}
+		if c.useDict {
+			out[r] = dict[c.idxBuf[j]]
+		} else {
+			out[r] = plain[j]
+		}
+		j++
+	}
+}
+
+// toPlainFixed turns the dictionary indices of rows [0, row) into values:
+// the batch met a page that is not dictionary-encoded.
+func (c *flatColumn) toPlainFixed(row int) {
+	c.asDict = false
+	w := c.width
+	for r := 0; r < row; r++ {
+		if c.valid[r>>3]&(1<<(r&7)) != 0 {
+			ix := int(c.idxOut[r])
+			copy(c.fixed[r*w:r*w+w], c.dictFixed[ix*w:ix*w+w])
+		} else {
+			clear(c.fixed[r*w : r*w+w])
+		}
+	}
+}
+
+// castTo views little-endian bytes as fixed-width values (the platforms Go
+// and Arrow support here are little-endian, as Parquet's PLAIN encoding is).
+func castTo[T uint32 | uint64](b []byte) []T {
+	if len(b) == 0 {
+		return nil
+	}
+	var zero T
+	return unsafe.Slice((*T)(unsafe.Pointer(&b[0])), len(b)/int(unsafe.Sizeof(zero)))
+}
+
+func (c *flatColumn) boolValues(row, k, present int) error {
+	if !c.boolRLE && uint64(len(c.plain))*8 < c.plainBit+uint64(present) {
+		return c.errorf("%d PLAIN booleans in %d bytes", present, len(c.plain))
+	}
+	c.rowsOf(row, k, present < k, func(r, j int) {
+		var v bool
+		if c.boolRLE {
+			v = c.idxBuf[j] != 0
+		} else {
+			b := c.plainBit + uint64(j)
+			v = c.plain[b>>3]&(1<<(b&7)) != 0
+		}
+		if v {
+			c.fixed[r>>3] |= 1 << (r & 7)
+		}
+	})
+	if !c.boolRLE {
+		c.plainBit += uint64(present)
+	}
+	return nil
+}
+
+// array wraps the batch's buffers.
+func (c *flatColumn) array(n int) arrow.Array {
+	var valid *memory.Buffer
+	if c.nulls > 0 {
+		valid = memory.NewBufferBytes(c.valid[:(n+7)/8])
+	}
+	if c.asDict {
+		typ := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: c.dictArr.DataType()}
+		d := array.NewDataWithDictionary(typ, n,
+			[]*memory.Buffer{valid, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(c.idxOut[:n]))}, c.nulls, 0, c.dictArr.Data().(*array.Data))
+		return array.NewDictionaryData(d)
+	}
+	switch c.kind {
+	case occurrence.KindString:
+		return array.NewStringData(array.NewData(arrow.BinaryTypes.String, n,
+			[]*memory.Buffer{valid, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(c.offsets)), memory.NewBufferBytes(c.strData)}, nil, c.nulls, 0))
+	case occurrence.KindBool:
+		return array.MakeFromData(array.NewData(arrow.FixedWidthTypes.Boolean, n,
+			[]*memory.Buffer{valid, memory.NewBufferBytes(c.fixed[:(n+7)/8])}, nil, c.nulls, 0))
+	default:
+		return array.MakeFromData(array.NewData(c.kind.ArrowType(), n,
+			[]*memory.Buffer{valid, memory.NewBufferBytes(c.fixed[:n*c.width])}, nil, c.nulls, 0))
+	}
+}
+
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n, n+n/4)
+	}
+	return s[:n]
+}

@@ -1,0 +1,323 @@
+package parquet
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	pq "github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"github.com/biodiversity-downloads/downloader/occurrence"
+)
+
+// flatCase is one column of the page decoder test: its kind and values
+// (nil for null).
+type flatCase struct {
+	name     string
+	kind     occurrence.Kind
+	required bool
+	value    func(r *rand.Rand, i int) any
+}
+
+func flatCases() []flatCase {
+	nullable := func(p float64, f func(r *rand.Rand, i int) any) func(r *rand.Rand, i int) any {
+		return func(r *rand.Rand, i int) any {
+			if r.Float64() < p {
+				return nil
+			}
+			return f(r, i)
+		}
+	}
+	return []flatCase{
+		{"country", occurrence.KindString, false, nullable(0.1, func(r *rand.Rand, i int) any {
+			return []string{"NL", "DK", "SE", "KE", "BR"}[min(r.IntN(8), 4)]
+		})},
+		// Long distinct strings overflow the dictionary page limit: pages
+		// fall back to PLAIN within a column chunk.
+		{"locality", occurrence.KindString, false, nullable(0.2, func(r *rand.Rand, i int) any {
+			return fmt.Sprintf("locality %d %s", i, strings.Repeat("x", r.IntN(40)))
+		})},
+		{"empty", occurrence.KindString, false, func(*rand.Rand, int) any { return nil }},
+		{"year", occurrence.KindInt32, false, nullable(0.15, func(r *rand.Rand, i int) any { return int32(1900 + r.IntN(125)) })},
+		{"month", occurrence.KindInt32, true, func(r *rand.Rand, i int) any { return int32(1 + r.IntN(12)) }},
+		{"key", occurrence.KindInt64, false, nullable(0.05, func(r *rand.Rand, i int) any { return int64(i)*7919 + int64(r.IntN(3)) })},
+		{"start", occurrence.KindTimestamp, false, nullable(0.3, func(r *rand.Rand, i int) any { return int64(r.IntN(1000)) * 86400000 })},
+		{"lat", occurrence.KindFloat64, false, nullable(0.15, func(r *rand.Rand, i int) any { return r.Float64()*180 - 90 })},
+		{"has", occurrence.KindBool, false, nullable(0.1, func(r *rand.Rand, i int) any { return r.IntN(3) > 0 })},
+		{"flag", occurrence.KindBool, true, func(r *rand.Rand, i int) any { return r.IntN(2) == 0 }},
+	}
+}
+
+// flatBatch builds n rows of the cases and the values it holds.
+func flatBatch(cases []flatCase, n int, seed uint64) (arrow.RecordBatch, [][]any) {
+	r := rand.New(rand.NewPCG(seed, 1))
+	fields := make([]arrow.Field, len(cases))
+	arrs := make([]arrow.Array, len(cases))
+	want := make([][]any, len(cases))
+	for k, c := range cases {
+		fields[k] = arrow.Field{Name: c.name, Type: c.kind.ArrowType(), Nullable: !c.required}
+		b := array.NewBuilder(memory.DefaultAllocator, c.kind.ArrowType())
+		for i := 0; i < n; i++ {
+			v := c.value(r, i)
+			want[k] = append(want[k], v)
+			switch x := v.(type) {
+			case nil:
+				b.AppendNull()
+			case string:
+				b.(*array.StringBuilder).Append(x)
+			case int32:
+				b.(*array.Int32Builder).Append(x)
+			case int64:
+				if tb, ok := b.(*array.TimestampBuilder); ok {
+					tb.Append(arrow.Timestamp(x))
+				} else {
+					b.(*array.Int64Builder).Append(x)
+				}
+			case float64:
+				b.(*array.Float64Builder).Append(x)
+			case bool:
+				b.(*array.BooleanBuilder).Append(x)
+			}
+		}
+		arrs[k] = b.NewArray()
+		b.Release()
+	}
+	return array.NewRecordBatch(arrow.NewSchema(fields, nil), arrs, int64(n)), want
+}
+
+// valueAt reads row i of a decoded array as the test's plain value.
+func valueAt(a arrow.Array, i int) any {
+	if a.IsNull(i) {
+		return nil
+	}
+	switch x := a.(type) {
+	case *array.Dictionary:
+		return valueAt(x.Dictionary(), x.GetValueIndex(i))
+	case *array.String:
+		return x.Value(i)
+	case *array.Int32:
+		return x.Value(i)
+	case *array.Int64:
+		return x.Value(i)
+	case *array.Timestamp:
+		return int64(x.Value(i))
+	case *array.Float64:
+		return x.Value(i)
+	case *array.Boolean:
+		return x.Value(i)
+	}
+	panic(fmt.Sprintf("unexpected array %T", a))
+}
+
+// TestFlatColumnDecodesWhatArrowWrote writes columns of every flat kind with
+// nulls, required columns, small pages, dictionary fallback to PLAIN, data
+// pages v1 and v2, with and without compression, then reads every row group
+// back in uneven batches and compares each value.
+func TestFlatColumnDecodesWhatArrowWrote(t *testing.T) {
+	cases := flatCases()
+	const n = 12000
+	batch, want := flatBatch(cases, n, 7)
+	defer batch.Release()
+	variants := []struct {
+		name  string
+		props []pq.WriterProperty
+	}{
+		{"v1-snappy", []pq.WriterProperty{pq.WithCompression(compress.Codecs.Snappy)}},
+		{"v2-snappy", []pq.WriterProperty{pq.WithCompression(compress.Codecs.Snappy), pq.WithDataPageVersion(pq.DataPageV2)}},
+		{"v1-plain", []pq.WriterProperty{pq.WithDictionaryDefault(false)}},
+		{"v2-uncompressed", []pq.WriterProperty{pq.WithDataPageVersion(pq.DataPageV2)}},
+	}
+	for _, v := range variants {
+		t.Run(v.name, func(t *testing.T) {
+			props := append([]pq.WriterProperty{
+				pq.WithDataPageSize(2048),
+				pq.WithDictionaryPageSizeLimit(8 << 10),
+				pq.WithMaxRowGroupLength(5000),
+			}, v.props...)
+			var buf bytes.Buffer
+			w, err := pqarrow.NewFileWriter(batch.Schema(), &buf, pq.NewWriterProperties(props...), pqarrow.DefaultWriterProps())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Write(batch); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			rdr, err := file.NewParquetReader(bytes.NewReader(buf.Bytes()), file.WithReadProps(readProps(pagePoolAllocator)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			sizes := []int{8192, 1, 1000, 3333, 64}
+			sawPlain, sawDict := false, false
+			base := 0
+			for rg := 0; rg < rdr.NumRowGroups(); rg++ {
+				rows := int(rdr.MetaData().RowGroup(rg).NumRows())
+				for k, c := range cases {
+					pr, err := rdr.RowGroup(rg).GetColumnPageReader(k)
+					if err != nil {
+						t.Fatal(err)
+					}
+					col := newFlatColumn(pr, c.kind, rdr.MetaData().Schema.Column(k).MaxDefinitionLevel(), c.name)
+					for pos, s := 0, 0; pos < rows; s++ {
+						m := min(sizes[s%len(sizes)], rows-pos)
+						a, err := col.next(m)
+						if err != nil {
+							t.Fatalf("%s row group %d at %d: %v", c.name, rg, pos, err)
+						}
+						if a.Len() != m {
+							t.Fatalf("%s: %d rows, want %d", c.name, a.Len(), m)
+						}
+						if _, ok := a.(*array.Dictionary); ok {
+							sawDict = true
+						} else if c.kind == occurrence.KindString {
+							sawPlain = true
+						}
+						for i := 0; i < m; i++ {
+							if got, exp := valueAt(a, i), want[k][base+pos+i]; got != exp {
+								t.Fatalf("%s row %d: %v, want %v", c.name, base+pos+i, got, exp)
+							}
+						}
+						a.Release()
+						pos += m
+					}
+					col.close()
+				}
+				base += rows
+			}
+			if base != n {
+				t.Fatalf("read %d rows of %d", base, n)
+			}
+			if v.name != "v1-plain" && (!sawPlain || !sawDict) {
+				t.Fatalf("want both dictionary and plain string batches (dict %v, plain %v)", sawDict, sawPlain)
+			}
+		})
+	}
+}
+
+// fakePages yields pages built from bytes: the input of the fuzz test.
+type fakePages struct {
+	pages []file.Page
+	i     int
+}
+
+func (f *fakePages) SetMaxPageHeaderSize(int) {}
+func (f *fakePages) Page() file.Page          { return f.pages[f.i-1] }
+func (f *fakePages) Next() bool {
+	if f.i >= len(f.pages) {
+		return false
+	}
+	f.i++
+	return true
+}
+func (f *fakePages) Err() error { return nil }
+func (f *fakePages) Reset(pq.BufferedReader, int64, compress.Compression, *file.CryptoContext) {
+}
+func (f *fakePages) GetDictionaryPage() (*file.DictionaryPage, error) { return nil, nil }
+func (f *fakePages) SeekToPageWithRow(int64) error                    { return nil }
+func (f *fakePages) Close() error                                     { return nil }
+
+// FuzzFlatColumn feeds arbitrary dictionary and data page bytes to the page
+// decoder: it must return rows or an error, never panic or read out of bounds.
+func FuzzFlatColumn(f *testing.F) {
+	le := func(n int) []byte { return binary.LittleEndian.AppendUint32(nil, uint32(n)) }
+	dict := append(append(le(2), "NL"...), append(le(2), "DK"...)...)
+	levels := []byte{8 << 1, 1} // RLE run: 8 values of 1
+	page := append(append(le(len(levels)), levels...), 1, 8<<1, 1)
+	f.Add(uint8(0), dict, page, uint8(8), int32(8), uint8(8))
+	f.Add(uint8(3), le(7), append(append(le(len(levels)), levels...), 0, 0, 0, 0), uint8(0), int32(8), uint8(3))
+	f.Add(uint8(5), []byte{}, append(le(2), 3, 0x55, 0xff), uint8(0), int32(8), uint8(4))
+	f.Fuzz(func(t *testing.T, kindByte uint8, dictData, pageData []byte, enc uint8, nvals int32, rows uint8) {
+		kinds := []occurrence.Kind{occurrence.KindString, occurrence.KindInt32, occurrence.KindInt64,
+			occurrence.KindFloat64, occurrence.KindTimestamp, occurrence.KindBool}
+		kind := kinds[int(kindByte)%len(kinds)]
+		encs := []pq.Encoding{pq.Encodings.Plain, pq.Encodings.RLEDict, pq.Encodings.RLE, pq.Encodings.PlainDict}
+		var pages []file.Page
+		if len(dictData) > 0 {
+			pages = append(pages, file.NewDictionaryPage(memory.NewBufferBytes(dictData), int32(len(dictData)/4), pq.Encodings.Plain))
+		}
+		pages = append(pages, file.NewDataPageV1(memory.NewBufferBytes(pageData), nvals%4096,
+			encs[int(enc)%len(encs)], pq.Encodings.RLE, pq.Encodings.RLE, int32(len(pageData))))
+		col := newFlatColumn(&fakePages{pages: pages}, kind, int16(kindByte>>7), "fuzz")
+		defer col.close()
+		want := int(rows%64) + 1
+		a, err := col.next(want)
+		if err != nil {
+			if !errors.Is(err, errCorrupt) && !errors.Is(err, errRLE) {
+				t.Fatalf("error of no known kind: %v", err)
+			}
+			return
+		}
+		if a.Len() != want {
+			t.Fatalf("%d rows, want %d", a.Len(), want)
+		}
+		for i := 0; i < a.Len(); i++ {
+			valueAt(a, i)
+		}
+	})
+}
+
+// FuzzRLE decodes arbitrary hybrid RLE/bit-packed data: values must fit the
+// bit width, errors must be errRLE.
+func FuzzRLE(f *testing.F) {
+	f.Add([]byte{8 << 1, 3}, uint8(2), uint8(8))
+	f.Add([]byte{1<<1 | 1, 0x88, 0xc6, 0xfa}, uint8(3), uint8(8))
+	f.Fuzz(func(t *testing.T, data []byte, width, n uint8) {
+		var d rleDecoder
+		if err := d.reset(data, int(width%40)); err != nil {
+			if !errors.Is(err, errRLE) {
+				t.Fatal(err)
+			}
+			return
+		}
+		out := make([]uint32, int(n))
+		if err := d.read(out); err != nil {
+			if !errors.Is(err, errRLE) {
+				t.Fatal(err)
+			}
+			return
+		}
+		if w := width % 40; w < 32 {
+			for _, v := range out {
+				if v>>w != 0 {
+					t.Fatalf("value %d wider than %d bits", v, w)
+				}
+			}
+		}
+	})
+}
+
+// TestRLEKnownRuns decodes runs written by hand from the format's definition.
+func TestRLEKnownRuns(t *testing.T) {
+	// An RLE run of five 3s, then a bit-packed group of 0..7 at width 3
+	// (the example of the Parquet encoding documentation).
+	data := []byte{5 << 1, 3, 1<<1 | 1, 0x88, 0xc6, 0xfa}
+	var d rleDecoder
+	if err := d.reset(data, 3); err != nil {
+		t.Fatal(err)
+	}
+	out := make([]uint32, 13)
+	if err := d.read(out); err != nil {
+		t.Fatal(err)
+	}
+	want := []uint32{3, 3, 3, 3, 3, 0, 1, 2, 3, 4, 5, 6, 7}
+	for i := range want {
+		if out[i] != want[i] {
+			t.Fatalf("value %d: %d, want %d (all: %v)", i, out[i], want[i], out)
+		}
+	}
+	if err := d.read(out[:1]); !errors.Is(err, errRLE) {
+		t.Fatalf("read past the end: %v, want errRLE", err)
+	}
+}

@@ -1,0 +1,131 @@
+package parquet
+
+import (
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"github.com/biodiversity-downloads/downloader/occurrence"
+)
+
+// predicateSource delivers the predicate columns of one row group, batch by
+// batch in row order. A batch is valid until the next call; the source owns it.
+type predicateSource interface {
+	next(pos, n int64) (arrow.RecordBatch, error)
+	release()
+}
+
+// predicateSource reads names with the flat page decoder when every one is a
+// flat column, else through pqarrow.
+func (sc *splitScan) predicateSource(names []string) (predicateSource, error) {
+	flat := true
+	for _, n := range names {
+		c, _, ok := occurrence.ColumnByName(n)
+		if !ok {
+			return nil, fmt.Errorf("%w: %q", occurrence.ErrUnknownColumn, n)
+		}
+		flat = flat && flatKind(c.Kind)
+	}
+	if flat {
+		return sc.flatSource(names)
+	}
+	rr, err := sc.recordReader(names)
+	if err != nil {
+		return nil, err
+	}
+	return &arrowSource{rr: rr, path: sc.path, rg: sc.rg}, nil
+}
+
+// arrowSource reads predicate columns with a pqarrow record reader whose
+// batch size is occurrence.DefaultBatchSize.
+type arrowSource struct {
+	rr   pqarrow.RecordReader
+	path string
+	rg   int
+}
+
+func (a *arrowSource) next(pos, n int64) (arrow.RecordBatch, error) {
+	if !a.rr.Next() {
+		if err := a.rr.Err(); err != nil {
+			return nil, fmt.Errorf("read %s: %w", a.path, err)
+		}
+		return nil, fmt.Errorf("read %s: row group %d ended at row %d", a.path, a.rg, pos)
+	}
+	b := a.rr.RecordBatch()
+	if b.NumRows() != n {
+		return nil, fmt.Errorf("read %s: row group %d: batch of %d rows at row %d, want %d", a.path, a.rg, b.NumRows(), pos, n)
+	}
+	return b, nil
+}
+
+func (a *arrowSource) release() { a.rr.Release() }
+
+// flatSource decodes flat predicate columns page by page (pages.go).
+type flatSource struct {
+	names []string
+	cols  []*flatColumn
+	arrs  []arrow.Array
+	batch arrow.RecordBatch
+}
+
+func (sc *splitScan) flatSource(names []string) (*flatSource, error) {
+	rdr := sc.file.rdr
+	rg := rdr.RowGroup(sc.rg)
+	schema := rdr.MetaData().Schema
+	fs := &flatSource{names: names, arrs: make([]arrow.Array, len(names))}
+	for _, name := range names {
+		c, _, _ := occurrence.ColumnByName(name)
+		leaf := schema.ColumnIndexByName(name)
+		if leaf < 0 {
+			fs.release()
+			return nil, fmt.Errorf("read %s: no column %q", sc.path, name)
+		}
+		pr, err := rg.GetColumnPageReader(leaf)
+		if err != nil {
+			fs.release()
+			return nil, fmt.Errorf("read %s row group %d column %s: %w", sc.path, sc.rg, name, err)
+		}
+		where := fmt.Sprintf("%s row group %d column %s", sc.path, sc.rg, name)
+		fs.cols = append(fs.cols, newFlatColumn(pr, c.Kind, schema.Column(leaf).MaxDefinitionLevel(), where))
+	}
+	return fs, nil
+}
+
+func (fs *flatSource) next(_, n int64) (arrow.RecordBatch, error) {
+	fs.drop()
+	fields := make([]arrow.Field, len(fs.cols))
+	for i, c := range fs.cols {
+		a, err := c.next(int(n))
+		if err != nil {
+			return nil, err
+		}
+		fs.arrs[i] = a
+		fields[i] = arrow.Field{Name: fs.names[i], Type: a.DataType(), Nullable: true}
+	}
+	fs.batch = array.NewRecordBatch(arrow.NewSchema(fields, nil), fs.arrs, n)
+	return fs.batch, nil
+}
+
+// drop releases the previous batch's arrays (their buffers are the
+// columns' own and are reused).
+func (fs *flatSource) drop() {
+	if fs.batch != nil {
+		fs.batch.Release()
+		fs.batch = nil
+	}
+	for i, a := range fs.arrs {
+		if a != nil {
+			a.Release()
+			fs.arrs[i] = nil
+		}
+	}
+}
+
+func (fs *flatSource) release() {
+	fs.drop()
+	for _, c := range fs.cols {
+		c.close()
+	}
+}
