@@ -37,14 +37,17 @@ type flatColumn struct {
 	hasDict   bool
 
 	// the current data page
-	page     file.Page
-	pageLeft int // rows of the page not yet decoded
-	defs     rleDecoder
-	useDict  bool // values are dictionary indices
-	idx      rleDecoder
-	plain    []byte // PLAIN values not yet decoded
-	plainBit uint64 // PLAIN booleans: bit position in plain
-	boolRLE  bool
+	page      file.Page
+	pageLeft  int // rows of the page not yet decoded
+	pageFirst int64
+	pageRows  int
+	dictTried bool // the dictionary page was looked for (before a seek)
+	defs      rleDecoder
+	useDict   bool // values are dictionary indices
+	idx       rleDecoder
+	plain     []byte // PLAIN values not yet decoded
+	plainBit  uint64 // PLAIN booleans: bit position in plain
+	boolRLE   bool
 
 	// output of the current batch
 	*flatBuffers
@@ -61,6 +64,8 @@ type flatBuffers struct {
 	offsets []int32
 	strData []byte
 	fixed   []byte // fixed-width values and boolean bitmaps
+	// the string dictionary's offsets
+	dictOffsets []int32
 }
 
 var flatPool = sync.Pool{New: func() any { return new(flatBuffers) }}
@@ -111,56 +116,147 @@ func (c *flatColumn) nextPage() error {
 			}
 			return c.errorf("column chunk ended before its rows did")
 		}
-		pg := c.pr.Page()
-		switch p := pg.(type) {
-		case *file.DictionaryPage:
-			if err := c.loadDict(p); err != nil {
-				return err
-			}
-			continue
-		case *file.DataPageV1:
-			data := p.Data()
-			if c.maxDef > 0 {
-				if p.DefinitionLevelEncoding() != pq.Encodings.RLE {
-					return c.errorf("definition levels encoded as %s", p.DefinitionLevelEncoding())
-				}
-				if len(data) < 4 {
-					return c.errorf("truncated definition levels")
-				}
-				n := int(binary.LittleEndian.Uint32(data))
-				if n > len(data)-4 {
-					return c.errorf("definition levels of %d bytes in a page of %d", n, len(data))
-				}
-				if err := c.defs.reset(data[4:4+n], bits.Len16(uint16(c.maxDef))); err != nil {
-					return err
-				}
-				data = data[4+n:]
-			}
-			return c.startValues(p, data)
-		case *file.DataPageV2:
-			data := p.Data()
-			rl, dl := int(p.RepetitionLevelByteLen()), int(p.DefinitionLevelByteLen())
-			if rl < 0 || dl < 0 || rl+dl > len(data) {
-				return c.errorf("level lengths %d+%d in a page of %d bytes", rl, dl, len(data))
-			}
-			if c.maxDef > 0 {
-				if err := c.defs.reset(data[rl:rl+dl], bits.Len16(uint16(c.maxDef))); err != nil {
-					return err
-				}
-			}
-			return c.startValues(p, data[rl+dl:])
-		default:
-			continue
+		ok, err := c.startPage(c.pr.Page())
+		if ok || err != nil {
+			return err
 		}
 	}
 }
 
-func (c *flatColumn) startValues(p file.Page, data []byte) error {
+// startPage prepares a data page for decoding (ok), or loads a dictionary
+// page, or passes over a page of another kind.
+func (c *flatColumn) startPage(pg file.Page) (ok bool, err error) {
+	switch p := pg.(type) {
+	case *file.DictionaryPage:
+		return false, c.loadDict(p)
+	case *file.DataPageV1:
+		data := p.Data()
+		if c.maxDef > 0 {
+			if p.DefinitionLevelEncoding() != pq.Encodings.RLE {
+				return false, c.errorf("definition levels encoded as %s", p.DefinitionLevelEncoding())
+			}
+			if len(data) < 4 {
+				return false, c.errorf("truncated definition levels")
+			}
+			n := int(binary.LittleEndian.Uint32(data))
+			if n > len(data)-4 {
+				return false, c.errorf("definition levels of %d bytes in a page of %d", n, len(data))
+			}
+			if err := c.defs.reset(data[4:4+n], bits.Len16(uint16(c.maxDef))); err != nil {
+				return false, err
+			}
+			data = data[4+n:]
+		}
+		return true, c.startValues(p, p.FirstRowIndex(), data)
+	case *file.DataPageV2:
+		data := p.Data()
+		rl, dl := int(p.RepetitionLevelByteLen()), int(p.DefinitionLevelByteLen())
+		if rl < 0 || dl < 0 || rl+dl > len(data) {
+			return false, c.errorf("level lengths %d+%d in a page of %d bytes", rl, dl, len(data))
+		}
+		if c.maxDef > 0 {
+			if err := c.defs.reset(data[rl:rl+dl], bits.Len16(uint16(c.maxDef))); err != nil {
+				return false, err
+			}
+		}
+		return true, c.startValues(p, p.FirstRowIndex(), data[rl+dl:])
+	}
+	return false, nil
+}
+
+// seek positions the column at row (of the row group), at or after the
+// next row to decode: rows in the current page are skipped by decoding their
+// levels and passing over their values; farther rows are reached through the
+// page index without reading the pages in between.
+func (c *flatColumn) seek(row int64) error {
+	next := c.pageFirst + int64(c.pageRows-c.pageLeft)
+	if c.page != nil && row == next {
+		return nil
+	}
+	if c.page == nil || row < next || row >= c.pageFirst+int64(c.pageRows) || c.pageFirst < 0 {
+		if !c.dictTried {
+			c.dictTried = true
+			dp, err := c.pr.GetDictionaryPage()
+			if err != nil {
+				return fmt.Errorf("read %s: dictionary: %w", c.where, err)
+			}
+			if dp != nil {
+				if err := c.loadDict(dp); err != nil {
+					return err
+				}
+			}
+		}
+		if err := c.pr.SeekToPageWithRow(row); err != nil {
+			return fmt.Errorf("read %s: seek to row %d: %w", c.where, row, err)
+		}
+		ok, err := c.startPage(c.pr.Page())
+		if err != nil {
+			return err
+		}
+		if !ok || c.pageFirst < 0 || row < c.pageFirst || row >= c.pageFirst+int64(c.pageRows) {
+			return c.errorf("seek to row %d landed on rows %d+%d", row, c.pageFirst, c.pageRows)
+		}
+		next = c.pageFirst
+	}
+	return c.skip(int(row - next))
+}
+
+// skip passes over the next k rows of the current page.
+func (c *flatColumn) skip(k int) error {
+	if k == 0 {
+		return nil
+	}
+	present := k
+	if c.maxDef > 0 {
+		ok, err := c.defs.skipRun(k, uint32(c.maxDef))
+		if err != nil {
+			return c.errorf("definition levels: %v", err)
+		}
+		if !ok {
+			c.defBuf = grow(c.defBuf, k)
+			if err := c.defs.read(c.defBuf[:k]); err != nil {
+				return c.errorf("definition levels: %v", err)
+			}
+			present = 0
+			for _, d := range c.defBuf[:k] {
+				if d == uint32(c.maxDef) {
+					present++
+				}
+			}
+		}
+	}
+	c.pageLeft -= k
+	switch {
+	case c.useDict || c.boolRLE:
+		c.idxBuf = grow(c.idxBuf, present)
+		if err := c.idx.read(c.idxBuf[:present]); err != nil {
+			return c.errorf("values: %v", err)
+		}
+	case c.kind == occurrence.KindBool:
+		c.plainBit += uint64(present)
+	case c.kind == occurrence.KindString:
+		for range present {
+			if len(c.plain) < 4 || int(binary.LittleEndian.Uint32(c.plain)) > len(c.plain)-4 {
+				return c.errorf("truncated PLAIN string")
+			}
+			c.plain = c.plain[4+int(binary.LittleEndian.Uint32(c.plain)):]
+		}
+	default:
+		if len(c.plain) < present*c.width {
+			return c.errorf("%d PLAIN values in %d bytes", present, len(c.plain))
+		}
+		c.plain = c.plain[present*c.width:]
+	}
+	return nil
+}
+
+func (c *flatColumn) startValues(p file.Page, first int64, data []byte) error {
 	c.page = p
 	c.pageLeft = int(p.NumValues())
 	if c.pageLeft < 0 {
 		return c.errorf("page of %d values", c.pageLeft)
 	}
+	c.pageFirst, c.pageRows = first, c.pageLeft
 	c.useDict, c.boolRLE, c.plain, c.plainBit = false, false, nil, 0
 	switch enc := pq.Encoding(p.Encoding()); {
 	case enc == pq.Encodings.RLEDict || enc == pq.Encodings.PlainDict:
@@ -186,19 +282,21 @@ func (c *flatColumn) startValues(p file.Page, data []byte) error {
 	return nil
 }
 
-// loadDict copies the chunk's dictionary (the page buffer is reused).
+// loadDict takes the chunk's dictionary. It decodes in place: the page
+// reader keeps a dictionary page's buffer for the whole column chunk and
+// reads nothing else into it, so the values stay where they are (strings
+// shifted over their length prefixes) until the column is closed.
 func (c *flatColumn) loadDict(p *file.DictionaryPage) error {
 	data := p.Data()
 	n := int(p.NumValues())
 	if n < 0 {
 		return c.errorf("dictionary of %d values", n)
 	}
-	c.dictLen, c.hasDict = n, true
+	c.dictLen, c.hasDict, c.dictTried = n, true, true
 	switch c.kind {
 	case occurrence.KindString:
-		offsets := make([]int32, 0, n+1)
-		buf := make([]byte, 0, len(data))
-		offsets = append(offsets, 0)
+		offsets := append(c.dictOffsets[:0], 0)
+		buf := data[:0]
 		for i := 0; i < n; i++ {
 			if len(data) < 4 {
 				return c.errorf("dictionary truncated at value %d of %d", i, n)
@@ -207,10 +305,11 @@ func (c *flatColumn) loadDict(p *file.DictionaryPage) error {
 			if l > len(data)-4 {
 				return c.errorf("dictionary value %d of %d bytes, %d left", i, l, len(data)-4)
 			}
-			buf = append(buf, data[4:4+l]...)
+			buf = append(buf, data[4:4+l]...) // never past the bytes it reads
 			offsets = append(offsets, int32(len(buf)))
 			data = data[4+l:]
 		}
+		c.dictOffsets = offsets
 		c.dictStr = array.NewStringData(array.NewData(arrow.BinaryTypes.String, n,
 			[]*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(offsets)), memory.NewBufferBytes(buf)}, nil, 0, 0))
 		c.dictArr = c.dictStr
@@ -220,7 +319,7 @@ func (c *flatColumn) loadDict(p *file.DictionaryPage) error {
 		if len(data) < n*c.width {
 			return c.errorf("dictionary of %d values in %d bytes", n, len(data))
 		}
-		c.dictFixed = append([]byte(nil), data[:n*c.width]...)
+		c.dictFixed = data[:n*c.width]
 		if dictKind(c.kind) {
 			c.dictArr = array.MakeFromData(array.NewData(c.kind.ArrowType(), n,
 				[]*memory.Buffer{nil, memory.NewBufferBytes(c.dictFixed)}, nil, 0, 0))

@@ -129,3 +129,110 @@ func (fs *flatSource) release() {
 		c.close()
 	}
 }
+
+// valueReader reads the requested columns that are not predicate columns,
+// for the value batches (valueBatch rows, aligned) that hold matches: flat
+// columns with the page decoder, seeking past rows without matches; list
+// columns through pqarrow (lazyReader). A batch is valid until the next call.
+type valueReader struct {
+	sc        *splitScan
+	flatNames []string
+	flat      []*flatColumn // opened on first use
+	isFlat    map[string]bool
+	lists     *lazyReader
+	arrs      []arrow.Array
+	batch     arrow.RecordBatch
+}
+
+func (sc *splitScan) valueReader(names []string) *valueReader {
+	v := &valueReader{sc: sc, isFlat: make(map[string]bool), lists: &lazyReader{sc: sc}}
+	for _, n := range names {
+		if c, _, ok := occurrence.ColumnByName(n); ok && flatKind(c.Kind) {
+			v.flatNames = append(v.flatNames, n)
+			v.isFlat[n] = true
+		} else {
+			v.lists.names = append(v.lists.names, n)
+		}
+	}
+	return v
+}
+
+func (v *valueReader) empty() bool { return len(v.flatNames) == 0 && len(v.lists.names) == 0 }
+
+// shareable reports whether a column of the batch may be handed on without
+// a copy: pqarrow's arrays may, the page decoder's buffers are reused.
+func (v *valueReader) shareable(name string) bool { return !v.isFlat[name] }
+
+func (v *valueReader) open() error {
+	rdr := v.sc.file.rdr
+	rg := rdr.RowGroup(v.sc.rg)
+	schema := rdr.MetaData().Schema
+	for _, name := range v.flatNames {
+		c, _, _ := occurrence.ColumnByName(name)
+		leaf := schema.ColumnIndexByName(name)
+		if leaf < 0 {
+			return fmt.Errorf("read %s: no column %q", v.sc.path, name)
+		}
+		pr, err := rg.GetColumnPageReader(leaf)
+		if err != nil {
+			return fmt.Errorf("read %s row group %d column %s: %w", v.sc.path, v.sc.rg, name, err)
+		}
+		where := fmt.Sprintf("%s row group %d column %s", v.sc.path, v.sc.rg, name)
+		v.flat = append(v.flat, newFlatColumn(pr, c.Kind, schema.Column(leaf).MaxDefinitionLevel(), where))
+	}
+	return nil
+}
+
+func (v *valueReader) at(pos, n int64) (arrow.RecordBatch, error) {
+	v.drop()
+	if v.flat == nil && len(v.flatNames) > 0 {
+		if err := v.open(); err != nil {
+			return nil, err
+		}
+	}
+	var fields []arrow.Field
+	for i, c := range v.flat {
+		if err := c.seek(pos); err != nil {
+			return nil, err
+		}
+		a, err := c.next(int(n))
+		if err != nil {
+			return nil, err
+		}
+		v.arrs = append(v.arrs, a)
+		fields = append(fields, arrow.Field{Name: v.flatNames[i], Type: a.DataType(), Nullable: true})
+	}
+	if len(v.lists.names) > 0 {
+		lb, err := v.lists.at(pos, n)
+		if err != nil {
+			return nil, err
+		}
+		for i, f := range lb.Schema().Fields() {
+			a := lb.Column(i)
+			a.Retain()
+			v.arrs = append(v.arrs, a)
+			fields = append(fields, f)
+		}
+	}
+	v.batch = array.NewRecordBatch(arrow.NewSchema(fields, nil), v.arrs, n)
+	return v.batch, nil
+}
+
+func (v *valueReader) drop() {
+	if v.batch != nil {
+		v.batch.Release()
+		v.batch = nil
+	}
+	for _, a := range v.arrs {
+		a.Release()
+	}
+	v.arrs = v.arrs[:0]
+}
+
+func (v *valueReader) release() {
+	v.drop()
+	for _, c := range v.flat {
+		c.close()
+	}
+	v.lists.release()
+}

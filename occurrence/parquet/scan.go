@@ -277,7 +277,7 @@ func (sc *splitScan) filtered() error {
 		}
 		defer src.release()
 	}
-	vals := &lazyReader{sc: sc, names: rest}
+	vals := sc.valueReader(rest)
 	defer vals.release()
 	// Predicate batches are DefaultBatchSize rows (pqarrow's batch for
 	// predicate columns), a multiple of valueBatch.
@@ -321,12 +321,12 @@ func (sc *splitScan) filtered() error {
 	return nil
 }
 
-func (sc *splitScan) emitMatches(pb arrow.RecordBatch, vals *lazyReader, pos int64, sel []bool, m int, schema *arrow.Schema) error {
+func (sc *splitScan) emitMatches(pb arrow.RecordBatch, vals *valueReader, pos int64, sel []bool, m int, schema *arrow.Schema) error {
 	if len(sc.cols) == 0 {
 		return sc.emitCounts(int64(m))
 	}
-	if len(vals.names) == 0 {
-		return sc.emitPart(pb, nil, 0, sel, m, schema)
+	if vals.empty() {
+		return sc.emitPart(pb, nil, vals, 0, sel, m, schema)
 	}
 	// Decode the other columns only for the value batches that hold matches.
 	for off := 0; off < len(sel); off += valueBatch {
@@ -339,7 +339,7 @@ func (sc *splitScan) emitMatches(pb arrow.RecordBatch, vals *lazyReader, pos int
 		if err != nil {
 			return err
 		}
-		if err := sc.emitPart(pb, vb, off, sel[off:end], k, schema); err != nil {
+		if err := sc.emitPart(pb, vb, vals, off, sel[off:end], k, schema); err != nil {
 			return err
 		}
 	}
@@ -348,7 +348,7 @@ func (sc *splitScan) emitMatches(pb arrow.RecordBatch, vals *lazyReader, pos int
 
 // emitPart emits the selected rows of pb[off:off+len(sel)] joined with vb
 // (the same rows' other columns, or nil).
-func (sc *splitScan) emitPart(pb, vb arrow.RecordBatch, off int, sel []bool, m int, schema *arrow.Schema) error {
+func (sc *splitScan) emitPart(pb, vb arrow.RecordBatch, vals *valueReader, off int, sel []bool, m int, schema *arrow.Schema) error {
 	arrs := make([]arrow.Array, len(sc.cols))
 	defer func() {
 		for _, a := range arrs {
@@ -366,6 +366,7 @@ func (sc *splitScan) emitPart(pb, vb arrow.RecordBatch, off int, sel []bool, m i
 		} else {
 			col = vb.Column(vb.Schema().FieldIndices(name)[0])
 			col.Retain()
+			share = vals.shareable(name)
 		}
 		arrs[i] = takeSelected(col, sel, m, share)
 		col.Release()

@@ -140,6 +140,11 @@ func writerProps(pageBytes int) *parquet.WriterProperties {
 		parquet.WithCompression(compress.Codecs.Snappy),
 		parquet.WithDictionaryDefault(true),
 		parquet.WithDataPageSize(int64(pageBytes)),
+		// A dictionary is decompressed whole before any row of its column
+		// chunk is read: high-cardinality columns (identifiers, localities,
+		// verbatim documents) fall back to PLAIN pages early so that reading a
+		// few rows does not cost their whole dictionary.
+		parquet.WithDictionaryPageSizeLimit(dictPageLimit),
 		parquet.WithMaxRowGroupLength(1<<30),
 		// The manifest keeps the statistics pruning needs; Parquet's own per
 		// column chunk would only make every footer larger to parse.
@@ -291,3 +296,6 @@ func (f syncFile) Close() error {
 	}
 	return f.File.Close()
 }
+
+// dictPageLimit bounds a column chunk's dictionary page.
+const dictPageLimit = 128 << 10
