@@ -71,26 +71,36 @@ type flatSource struct {
 }
 
 func (sc *splitScan) flatSource(names []string) (*flatSource, error) {
-	rdr := sc.file.rdr
-	rg := rdr.RowGroup(sc.rg)
-	schema := rdr.MetaData().Schema
 	fs := &flatSource{names: names, arrs: make([]arrow.Array, len(names))}
 	for _, name := range names {
-		c, _, _ := occurrence.ColumnByName(name)
-		leaf := schema.ColumnIndexByName(name)
-		if leaf < 0 {
-			fs.release()
-			return nil, fmt.Errorf("read %s: no column %q", sc.path, name)
-		}
-		pr, err := rg.GetColumnPageReader(leaf)
+		c, err := sc.openFlat(name)
 		if err != nil {
 			fs.release()
-			return nil, fmt.Errorf("read %s row group %d column %s: %w", sc.path, sc.rg, name, err)
+			return nil, err
 		}
-		where := fmt.Sprintf("%s row group %d column %s", sc.path, sc.rg, name)
-		fs.cols = append(fs.cols, newFlatColumn(pr, c.Kind, schema.Column(leaf).MaxDefinitionLevel(), where))
+		fs.cols = append(fs.cols, c)
 	}
 	return fs, nil
+}
+
+// openFlat opens the page decoder on one flat column of the split.
+func (sc *splitScan) openFlat(name string) (*flatColumn, error) {
+	c, _, ok := occurrence.ColumnByName(name)
+	if !ok {
+		return nil, fmt.Errorf("%w: %q", occurrence.ErrUnknownColumn, name)
+	}
+	rdr := sc.file.rdr
+	schema := rdr.MetaData().Schema
+	leaf := schema.ColumnIndexByName(name)
+	if leaf < 0 {
+		return nil, fmt.Errorf("read %s: no column %q", sc.path, name)
+	}
+	pr, err := rdr.RowGroup(sc.rg).GetColumnPageReader(leaf)
+	if err != nil {
+		return nil, fmt.Errorf("read %s row group %d column %s: %w", sc.path, sc.rg, name, err)
+	}
+	where := fmt.Sprintf("%s row group %d column %s", sc.path, sc.rg, name)
+	return newFlatColumn(pr, c.Kind, schema.Column(leaf).MaxDefinitionLevel(), where), nil
 }
 
 func (fs *flatSource) next(_, n int64) (arrow.RecordBatch, error) {
@@ -164,21 +174,12 @@ func (v *valueReader) empty() bool { return len(v.flatNames) == 0 && len(v.lists
 func (v *valueReader) shareable(name string) bool { return !v.isFlat[name] }
 
 func (v *valueReader) open() error {
-	rdr := v.sc.file.rdr
-	rg := rdr.RowGroup(v.sc.rg)
-	schema := rdr.MetaData().Schema
 	for _, name := range v.flatNames {
-		c, _, _ := occurrence.ColumnByName(name)
-		leaf := schema.ColumnIndexByName(name)
-		if leaf < 0 {
-			return fmt.Errorf("read %s: no column %q", v.sc.path, name)
-		}
-		pr, err := rg.GetColumnPageReader(leaf)
+		c, err := v.sc.openFlat(name)
 		if err != nil {
-			return fmt.Errorf("read %s row group %d column %s: %w", v.sc.path, v.sc.rg, name, err)
+			return err
 		}
-		where := fmt.Sprintf("%s row group %d column %s", v.sc.path, v.sc.rg, name)
-		v.flat = append(v.flat, newFlatColumn(pr, c.Kind, schema.Column(leaf).MaxDefinitionLevel(), where))
+		v.flat = append(v.flat, c)
 	}
 	return nil
 }
