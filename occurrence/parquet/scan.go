@@ -157,14 +157,13 @@ type splitScan struct {
 	path  string
 }
 
+// run scans the split; without a predicate every row matches and the
+// requested columns are read the same way, through the value readers.
 func (sc *splitScan) run() error {
-	if sc.req.Predicate == nil {
+	if sc.req.Predicate == nil && len(sc.cols) == 0 {
 		sc.stats.RowsScanned = sc.rows
 		sc.stats.RowsMatched = sc.rows
-		if len(sc.cols) == 0 {
-			return sc.emitCounts(sc.rows)
-		}
-		return sc.readAll()
+		return sc.emitCounts(sc.rows)
 	}
 	return sc.filtered()
 }
@@ -203,55 +202,6 @@ func (sc *splitScan) readerOf(fr *pqarrow.FileReader, names []string) (pqarrow.R
 		return nil, fmt.Errorf("read %s row group %d: %w", sc.path, sc.rg, err)
 	}
 	return rr, nil
-}
-
-func (sc *splitScan) readAll() error {
-	rr, err := sc.recordReader(sc.cols)
-	if err != nil {
-		return err
-	}
-	defer rr.Release()
-	schema := occurrence.SchemaOf(sc.cols)
-	for rr.Next() {
-		if err := sc.ctx.Err(); err != nil {
-			return err
-		}
-		b := rr.RecordBatch()
-		cols := reorder(b, sc.cols)
-		out := array.NewRecordBatch(schema, cols, b.NumRows())
-		for _, c := range cols {
-			c.Release()
-		}
-		err := sc.emit(out)
-		out.Release()
-		if err != nil {
-			return err
-		}
-	}
-	return rr.Err()
-}
-
-// reorder returns b's columns in the order of names, dictionary-encoded
-// strings decoded; the caller releases them.
-func reorder(b arrow.RecordBatch, names []string) []arrow.Array {
-	out := make([]arrow.Array, len(names))
-	var all []bool
-	for i, n := range names {
-		col := b.Column(b.Schema().FieldIndices(n)[0])
-		if d, ok := col.(*array.Dictionary); ok {
-			if all == nil {
-				all = make([]bool, b.NumRows())
-				for j := range all {
-					all[j] = true
-				}
-			}
-			out[i] = takeDictionary(d, all, len(all))
-			continue
-		}
-		col.Retain()
-		out[i] = col
-	}
-	return out
 }
 
 // filtered evaluates the predicate batch by batch and materializes the other
