@@ -19,6 +19,10 @@ func takeSelected(a arrow.Array, sel []bool, m int, share bool) arrow.Array {
 		a.Retain()
 		return a
 	}
+	if str, ok := a.(*array.String); ok {
+		offs, data := str.ValueOffsets(), stringBytes(str)
+		return takeStrings(a, data, func(i int) (int32, int32) { return offs[i], offs[i+1] }, sel, m)
+	}
 	refs := make([]rowRef, 0, m)
 	for i, ok := range sel {
 		if ok {
@@ -42,6 +46,10 @@ func takeDictionary(d *array.Dictionary, sel []bool, m int) arrow.Array {
 		return takeDict(d, dict.Value, array.NewInt64Builder(memory.DefaultAllocator), sel, m)
 	}
 	dict := d.Dictionary().(*array.String)
+	if ix, ok := d.Indices().(*array.Int32); ok {
+		iv, offs, data := ix.Int32Values(), dict.ValueOffsets(), stringBytes(dict)
+		return takeStrings(d, data, func(i int) (int32, int32) { return offs[iv[i]], offs[iv[i]+1] }, sel, m)
+	}
 	return takeDict(d, dict.Value, array.NewStringBuilder(memory.DefaultAllocator), sel, m)
 }
 
@@ -62,4 +70,55 @@ func takeDict[T any, B interface {
 		}
 	}
 	return b.NewArray()
+}
+
+// takeStrings copies the selected rows of a string column into a new array
+// over Go-allocated buffers, sized in a first pass: span gives row i's bytes
+// in data, a its nulls.
+func takeStrings(a arrow.Array, data []byte, span func(i int) (lo, hi int32), sel []bool, m int) arrow.Array {
+	size := 0
+	for i, ok := range sel {
+		if ok && a.IsValid(i) {
+			lo, hi := span(i)
+			size += int(hi - lo)
+		}
+	}
+	offsets := make([]int32, 1, m+1)
+	out := make([]byte, 0, size)
+	var valid []byte
+	nulls := 0
+	if a.NullN() > 0 {
+		valid = make([]byte, (m+7)/8)
+	}
+	for i, ok := range sel {
+		if !ok {
+			continue
+		}
+		if a.IsValid(i) {
+			lo, hi := span(i)
+			out = append(out, data[lo:hi]...)
+			if valid != nil {
+				k := len(offsets) - 1
+				valid[k>>3] |= 1 << (k & 7)
+			}
+		} else {
+			nulls++
+		}
+		offsets = append(offsets, int32(len(out)))
+	}
+	var vb *memory.Buffer
+	if valid != nil {
+		vb = memory.NewBufferBytes(valid)
+	}
+	return array.NewStringData(array.NewData(arrow.BinaryTypes.String, m,
+		[]*memory.Buffer{vb, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(offsets)), memory.NewBufferBytes(out)}, nil, nulls, 0))
+}
+
+// stringBytes is the whole value buffer of a, which ValueOffsets index into
+// (ValueBytes starts at the first offset of a slice).
+func stringBytes(a *array.String) []byte {
+	if b := a.Data().Buffers()[2]; b != nil {
+		return b.Bytes()
+	}
+	return nil
 }
