@@ -80,6 +80,12 @@ type Store struct {
 
 	mu    sync.Mutex
 	files map[string]*openFile // open Parquet readers by relative path
+
+	// the last manifest read and the file it came from: readers reuse it
+	// until a commit renames a new manifest into place.
+	cacheMu   sync.Mutex
+	cacheInfo os.FileInfo
+	cached    *manifest
 }
 
 var _ occurrence.Table = (*Store)(nil)
@@ -120,11 +126,33 @@ type splitRef struct {
 // Snapshot returns the current splits: datasets in key order, then files,
 // then row groups.
 func (s *Store) Snapshot(ctx context.Context) (occurrence.Snapshot, error) {
-	m, err := readManifest(s.dir)
+	m, err := s.current()
 	if err != nil {
 		return occurrence.Snapshot{}, err
 	}
 	return snapshotOf(m), nil
+}
+
+// current returns the published manifest for reading (callers must not
+// modify it): decoded again only when the manifest file is another file
+// than last time (commits rename a new one into place).
+func (s *Store) current() (*manifest, error) {
+	path := filepath.Join(s.dir, manifestName)
+	info, err := os.Stat(path)
+	if err != nil {
+		return readManifest(s.dir) // missing: an empty table
+	}
+	s.cacheMu.Lock()
+	defer s.cacheMu.Unlock()
+	if s.cached != nil && os.SameFile(info, s.cacheInfo) && info.ModTime().Equal(s.cacheInfo.ModTime()) && info.Size() == s.cacheInfo.Size() {
+		return s.cached, nil
+	}
+	m, err := readManifest(s.dir)
+	if err != nil {
+		return nil, err
+	}
+	s.cached, s.cacheInfo = m, info
+	return m, nil
 }
 
 func snapshotOf(m *manifest) occurrence.Snapshot {
@@ -147,7 +175,7 @@ func snapshotOf(m *manifest) occurrence.Snapshot {
 
 // Datasets lists the table's datasets in key order.
 func (s *Store) Datasets(ctx context.Context) ([]occurrence.DatasetInfo, error) {
-	m, err := readManifest(s.dir)
+	m, err := s.current()
 	if err != nil {
 		return nil, err
 	}
@@ -160,7 +188,7 @@ func (s *Store) Datasets(ctx context.Context) ([]occurrence.DatasetInfo, error) 
 
 // Dataset returns one dataset's description.
 func (s *Store) Dataset(ctx context.Context, key string) (occurrence.DatasetInfo, error) {
-	m, err := readManifest(s.dir)
+	m, err := s.current()
 	if err != nil {
 		return occurrence.DatasetInfo{}, err
 	}
@@ -173,7 +201,7 @@ func (s *Store) Dataset(ctx context.Context, key string) (occurrence.DatasetInfo
 
 // DatasetEML opens the EML document kept from the dataset's source.
 func (s *Store) DatasetEML(ctx context.Context, key string) (io.ReadCloser, error) {
-	m, err := readManifest(s.dir)
+	m, err := s.current()
 	if err != nil {
 		return nil, err
 	}
