@@ -2,6 +2,7 @@ package occurrence
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -41,7 +42,7 @@ func (p *Predicate) EvalCached(batch arrow.RecordBatch, sel []bool, cache *EvalC
 // EvalCache holds dictionary matches for EvalCached. It retains each
 // dictionary it has seen (so none is recycled while cached) until Release.
 type EvalCache struct {
-	m    map[dictKey][]bool
+	m    map[dictKey]dictMatch
 	held []arrow.ArrayData
 }
 
@@ -51,33 +52,39 @@ type dictKey struct {
 }
 
 // NewEvalCache returns an empty cache.
-func NewEvalCache() *EvalCache { return &EvalCache{m: make(map[dictKey][]bool)} }
+func NewEvalCache() *EvalCache { return &EvalCache{m: make(map[dictKey]dictMatch)} }
 
 // Release drops the cached matches and the dictionaries they belong to.
 func (ec *EvalCache) Release() {
 	for _, d := range ec.held {
 		d.Release()
 	}
-	ec.held, ec.m = nil, make(map[dictKey][]bool)
+	ec.held, ec.m = nil, make(map[dictKey]dictMatch)
+}
+
+// dictMatch is which entries of a dictionary match, and whether any does.
+type dictMatch struct {
+	dm  []bool
+	any bool
 }
 
 // dictMatches evaluates c over every entry of dict, once per cache.
-func (ev *evaluator) dictMatches(c *compiled, dict arrow.Array) []bool {
-	if ev.cache == nil {
-		dm := make([]bool, dict.Len())
-		c.evalColumn(ev, dict, dm, nil, false)
-		return dm
-	}
+func (ev *evaluator) dictMatches(c *compiled, dict arrow.Array) dictMatch {
 	k := dictKey{c, dict.Data()}
-	if dm, ok := ev.cache.m[k]; ok && len(dm) == dict.Len() {
-		return dm
+	if ev.cache != nil {
+		if m, ok := ev.cache.m[k]; ok && len(m.dm) == dict.Len() {
+			return m
+		}
 	}
 	dm := make([]bool, dict.Len())
 	c.evalColumn(ev, dict, dm, nil, false)
-	k.dict.Retain()
-	ev.cache.held = append(ev.cache.held, k.dict)
-	ev.cache.m[k] = dm
-	return dm
+	m := dictMatch{dm, slices.Contains(dm, true)}
+	if ev.cache != nil {
+		k.dict.Retain()
+		ev.cache.held = append(ev.cache.held, k.dict)
+		ev.cache.m[k] = m
+	}
+	return m
 }
 
 type evaluator struct {
@@ -407,7 +414,15 @@ func evalStringValuer(a stringValuer, c *compiled, ev *evaluator, out, mask []bo
 
 // evalDict matches each dictionary entry once, then maps the row indices.
 func evalDict(a *array.Dictionary, c *compiled, ev *evaluator, out, mask []bool, or bool) {
-	dm := ev.dictMatches(c, a.Dictionary())
+	match := ev.dictMatches(c, a.Dictionary())
+	dm := match.dm
+	if !match.any {
+		// No entry matches (a row group without the value): no row does.
+		if !or {
+			clear(out)
+		}
+		return
+	}
 	if ix, ok := a.Indices().(*array.Int32); ok {
 		evalDictIndices(ix.Int32Values(), a, dm, out, mask, or, ev)
 		return
