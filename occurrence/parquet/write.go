@@ -298,4 +298,4 @@ func (f syncFile) Close() error {
 }
 
 // dictPageLimit bounds a column chunk's dictionary page.
-const dictPageLimit = 128 << 10
+const dictPageLimit = 32 << 10
