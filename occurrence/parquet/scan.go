@@ -85,12 +85,40 @@ const valueBatch = 1024
 
 func (o *openFile) close() error { return o.f.Close() }
 
+// fileSlot is a file being opened or open; ready closes when it is either.
+type fileSlot struct {
+	ready chan struct{}
+	o     *openFile
+	err   error
+}
+
+// file returns the open file rel, opening it once: workers parse different
+// files' footers in parallel, and wait for one another only on the same file.
 func (s *Store) file(rel string) (*openFile, error) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if o, ok := s.files[rel]; ok {
-		return o, nil
+	slot, ok := s.files[rel]
+	if !ok {
+		slot = &fileSlot{ready: make(chan struct{})}
+		s.files[rel] = slot
 	}
+	s.mu.Unlock()
+	if ok {
+		<-slot.ready
+		return slot.o, slot.err
+	}
+	slot.o, slot.err = s.openFile(rel)
+	close(slot.ready)
+	if slot.err != nil {
+		s.mu.Lock()
+		if s.files[rel] == slot {
+			delete(s.files, rel) // a later scan tries again
+		}
+		s.mu.Unlock()
+	}
+	return slot.o, slot.err
+}
+
+func (s *Store) openFile(rel string) (*openFile, error) {
 	f, err := os.Open(filepath.Join(s.dir, rel))
 	if err != nil {
 		return nil, fmt.Errorf("open split file: %w", err)
@@ -101,9 +129,7 @@ func (s *Store) file(rel string) (*openFile, error) {
 		f.Close()
 		return nil, fmt.Errorf("read %s: %w", rel, err)
 	}
-	o := &openFile{f: f, md: rdr.MetaData(), rdr: rdr}
-	s.files[rel] = o
-	return o, nil
+	return &openFile{f: f, md: rdr.MetaData(), rdr: rdr}, nil
 }
 
 // ScanSplit scans one row group: statistics pruning, then the predicate's

@@ -79,7 +79,7 @@ type Store struct {
 	logger *slog.Logger
 
 	mu    sync.Mutex
-	files map[string]*openFile // open Parquet readers by relative path
+	files map[string]*fileSlot // open Parquet readers by relative path
 
 	// the last manifest read and the file it came from: readers reuse it
 	// until a commit renames a new manifest into place.
@@ -101,7 +101,7 @@ func Open(dir string, cfg Config, logger *slog.Logger) (*Store, error) {
 	if _, err := readManifest(dir); err != nil {
 		return nil, fmt.Errorf("open table %s: %w", dir, err)
 	}
-	return &Store{dir: dir, cfg: cfg.withDefaults(), logger: logger, files: map[string]*openFile{}}, nil
+	return &Store{dir: dir, cfg: cfg.withDefaults(), logger: logger, files: map[string]*fileSlot{}}, nil
 }
 
 // Close releases open files.
@@ -109,8 +109,11 @@ func (s *Store) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var errs []error
-	for k, f := range s.files {
-		errs = append(errs, f.close())
+	for k, slot := range s.files {
+		<-slot.ready
+		if slot.o != nil {
+			errs = append(errs, slot.o.close())
+		}
 		delete(s.files, k)
 	}
 	return errors.Join(errs...)
