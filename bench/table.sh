@@ -33,6 +33,7 @@ one="$work/table-$n.parquet"
 # name | portal query | the same predicate in SQL
 queries=(
 	"country NL|country=NL|countryCode = 'NL'"
+	"country SE (~5%)|country=SE|countryCode = 'SE'"
 	"year 2000-2010|year=2000,2010|year BETWEEN 2000 AND 2010"
 	"taxon 3 (any rank)|taxonKey=3|3 IN (taxonKey, acceptedTaxonKey, kingdomKey, phylumKey, classKey, orderKey, familyKey, genusKey, speciesKey)"
 	"specimens with coordinates|basisOfRecord=PRESERVED_SPECIMEN&hasCoordinate=true|basisOfRecord = 'PRESERVED_SPECIMEN' AND hasCoordinate"
