@@ -412,17 +412,18 @@ func (c *flatColumn) levels(row, k int) (int, error) {
 // slots zero (or empty).
 func (c *flatColumn) values(row, k, present int) error {
 	spaced := present < k
+	if c.useDict && c.asDict && !spaced {
+		// Indices straight into the batch's index buffer.
+		return c.readIndices(unsafe.Slice((*uint32)(unsafe.Pointer(&c.idxOut[row])), k))
+	}
 	if c.useDict || c.boolRLE {
 		c.idxBuf = grow(c.idxBuf, present)
-		if err := c.idx.read(c.idxBuf[:present]); err != nil {
-			return c.errorf("values: %v", err)
-		}
-		if !c.boolRLE {
-			for _, ix := range c.idxBuf[:present] {
-				if int(ix) >= c.dictLen {
-					return c.errorf("dictionary index %d of %d", ix, c.dictLen)
-				}
+		if c.boolRLE {
+			if err := c.idx.read(c.idxBuf[:present]); err != nil {
+				return c.errorf("values: %v", err)
 			}
+		} else if err := c.readIndices(c.idxBuf[:present]); err != nil {
+			return err
 		}
 	}
 	switch c.kind {
@@ -433,6 +434,19 @@ func (c *flatColumn) values(row, k, present int) error {
 	default:
 		return c.fixedValues(row, k, present, spaced)
 	}
+}
+
+// readIndices decodes dictionary indices into out and checks them against
+// the dictionary's size.
+func (c *flatColumn) readIndices(out []uint32) error {
+	c.idx.max = 0
+	if err := c.idx.read(out); err != nil {
+		return c.errorf("values: %v", err)
+	}
+	if len(out) > 0 && int(c.idx.max) >= c.dictLen {
+		return c.errorf("dictionary index %d of %d", c.idx.max, c.dictLen)
+	}
+	return nil
 }
 
 // rowsOf calls f(r, j) for the j-th present value landing on row r.

@@ -23,6 +23,9 @@ type rleDecoder struct {
 	packed   int
 	bit      uint64
 	runBytes int // bytes of data the bit-packed run occupies
+	// max is the largest value read since the caller last cleared it: a
+	// dictionary's bounds are checked once per read, not once per value.
+	max uint32
 }
 
 func (d *rleDecoder) reset(data []byte, width int) error {
@@ -88,6 +91,7 @@ func (d *rleDecoder) read(out []uint32) error {
 		case d.repeat > 0:
 			k := min(d.repeat, len(out))
 			v := d.val
+			d.max = max(d.max, v)
 			for i := range out[:k] {
 				out[i] = v
 			}
@@ -126,6 +130,8 @@ func (d *rleDecoder) unpack(out []uint32) {
 	mask := uint64(1)<<w - 1
 	data := d.data
 	bit := d.bit
+	hi := d.max
+	defer func() { d.max = hi }()
 	for i := range out {
 		byteAt := bit >> 3
 		var word uint64
@@ -136,7 +142,9 @@ func (d *rleDecoder) unpack(out []uint32) {
 				word |= uint64(data[int(byteAt)+j]) << (8 * j)
 			}
 		}
-		out[i] = uint32((word >> (bit & 7)) & mask)
+		v := uint32((word >> (bit & 7)) & mask)
+		hi = max(hi, v)
+		out[i] = v
 		bit += w
 	}
 	d.bit = bit

@@ -62,3 +62,21 @@ func TestTakeSelectedStrings(t *testing.T) {
 	defer dsliced.Release()
 	check("sliced dictionary", dsliced, 2, []bool{false, true, true, true, true})
 }
+
+func TestCountTrue(t *testing.T) {
+	for n := 0; n < 70; n++ {
+		sel := make([]bool, n+3)
+		want := 0
+		for i := range sel {
+			sel[i] = (i*7+n)%3 == 0
+		}
+		for _, b := range sel[3:] {
+			if b {
+				want++
+			}
+		}
+		if got := countTrue(sel[3:]); got != want {
+			t.Fatalf("n=%d: %d, want %d", n, got, want)
+		}
+	}
+}
