@@ -71,13 +71,14 @@ func (o *openFile) values() (*pqarrow.FileReader, error) {
 // readProps makes column chunks stream through a small buffer instead of
 // being read whole: a scan that seeks to the pages around its matches then
 // reads only those pages of a large column (verbatim, locality, ...).
-// The buffer only needs to hold page headers: page bodies larger than it
-// are read straight into the page buffer. Every column chunk a scan opens
-// allocates one, so it is kept small.
+// The buffer only needs to hold page headers (arrow-go peeks 16 KiB for
+// one; a smaller buffer would be reallocated to that): page bodies larger
+// than it are read straight into the page buffer. Every column chunk a scan
+// opens allocates one, so it is kept small.
 func readProps(mem memory.Allocator) *parquet.ReaderProperties {
 	p := parquet.NewReaderProperties(mem)
 	p.BufferedStreamEnabled = true
-	p.BufferSize = 8 << 10
+	p.BufferSize = 16 << 10
 	return p
 }
 
