@@ -21,4 +21,12 @@
 // A scan reads the predicate's columns first, evaluates the predicate
 // vectorized, and decodes the other requested columns only for row ranges that
 // hold matches.
+//
+// Files are written with arrow-go's pqarrow; flat columns are read with the
+// package's own page decoder (pages.go, rle.go) rather than pqarrow's record
+// readers: pages are decoded into buffers reused from batch to batch,
+// dictionary-encoded strings and integers reach the predicate as dictionary
+// indices (each distinct value is matched once per column chunk), and value
+// columns seek through the Parquet page index to the 1,024-row slices that
+// hold matches. List columns (typeStatus, mediaType, issue) go through pqarrow.
 package parquet
