@@ -3,6 +3,7 @@ package occurrence
 import (
 	"fmt"
 	"slices"
+	"sort"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -44,6 +45,63 @@ func (p *Predicate) EvalCached(batch arrow.RecordBatch, sel []bool, cache *EvalC
 type EvalCache struct {
 	m    map[dictKey]dictMatch
 	held []arrow.ArrayData
+	// columns of multi-column leaves that the split's statistics prove
+	// hold no match (Trim)
+	deadCols map[deadKey]bool
+}
+
+type deadKey struct {
+	c   *compiled
+	col string
+}
+
+func (ec *EvalCache) dead(c *compiled, col string) bool {
+	return ec != nil && ec.deadCols[deadKey{c, col}]
+}
+
+// Trim prepares the cache for one split: the columns of a leaf that reads
+// several (a taxon key matched at every rank) whose statistics prove they
+// hold no match are left out of the evaluation, and the columns the
+// predicate still needs there are returned, so a reader need not decode the
+// others. A nil Stats trims nothing.
+func (ec *EvalCache) Trim(p *Predicate, s Stats) []string {
+	if p == nil {
+		return nil
+	}
+	if s == nil {
+		return p.Columns()
+	}
+	need := map[string]struct{}{}
+	p.walk(func(n *Predicate) {
+		if n.Type == TypeWithin || n.Type == TypeGeoDistance {
+			need[ColDecimalLatitude] = struct{}{}
+			need[ColDecimalLongitude] = struct{}{}
+		}
+		c := n.comp()
+		if c == nil || c.spec == nil {
+			return
+		}
+		trim := len(c.spec.cols) > 1 && !c.isDate() && c.op != TypeIsNull && c.op != TypeIsNotNull &&
+			c.op != TypeWithin && c.op != TypeGeoDistance
+		for _, col := range c.spec.cols {
+			if trim {
+				if cs, ok := s.ColumnStats(col); ok && !c.mayColumn(cs) {
+					if ec.deadCols == nil {
+						ec.deadCols = make(map[deadKey]bool)
+					}
+					ec.deadCols[deadKey{c, col}] = true
+					continue
+				}
+			}
+			need[col] = struct{}{}
+		}
+	})
+	out := make([]string, 0, len(need))
+	for c := range need {
+		out = append(out, c)
+	}
+	sort.Strings(out)
+	return out
 }
 
 type dictKey struct {
@@ -59,7 +117,7 @@ func (ec *EvalCache) Release() {
 	for _, d := range ec.held {
 		d.Release()
 	}
-	ec.held, ec.m = nil, make(map[dictKey]dictMatch)
+	ec.held, ec.m, ec.deadCols = nil, make(map[dictKey]dictMatch), nil
 }
 
 // dictMatch is which entries of a dictionary match, and whether any does.
@@ -159,9 +217,16 @@ func (c *compiled) eval(ev *evaluator, out, mask []bool) {
 	if len(c.spec.cols) > 1 && mask != nil {
 		mask = append([]bool(nil), mask...) // out may alias mask
 	}
-	for k, col := range c.spec.cols {
-		or := k > 0 // further columns only add matches
+	or := false // further columns only add matches
+	for _, col := range c.spec.cols {
+		if ev.cache.dead(c, col) {
+			continue
+		}
 		c.evalColumn(ev, ev.column(col), out, mask, or)
+		or = true
+	}
+	if !or {
+		clear(out) // the statistics proved every column empty of matches
 	}
 }
 

@@ -2,6 +2,7 @@ package occurrence
 
 import (
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"testing"
 	"time"
@@ -167,5 +168,54 @@ func TestMayMatchPrunes(t *testing.T) {
 	}
 	if !mustParse(t, `{"type":"equals","key":"COUNTRY","value":"NO"}`).MayMatch(nil) {
 		t.Error("nil stats must not prune")
+	}
+}
+
+// TestTrimmedEvalAgrees checks EvalCache.Trim: with a split's statistics
+// the columns of a taxon key leaf that cannot match are not read, and
+// EvalCached over a batch of only the columns Trim returns gives Eval's
+// result over every column.
+func TestTrimmedEvalAgrees(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	rows := randomRows(rng, 400)
+	// Disjoint key ranges per rank, as in a real backbone.
+	for i, r := range rows {
+		for k, c := range taxonKeyColumns {
+			if _, ok := r[c]; ok {
+				r[c] = int64(k*1000 + i%7)
+			}
+		}
+	}
+	stats := statsOf(allColumns(), rows, true)
+	full := buildBatch(t, allColumns(), rows)
+	defer full.Release()
+	preds := append([]string{
+		`{"type":"equals","key":"TAXON_KEY","value":"2003"}`,
+		`{"type":"in","key":"TAXON_KEY","values":["3","4005","999999"]}`,
+		`{"type":"not","predicate":{"type":"equals","key":"TAXON_KEY","value":"5001"}}`,
+		`{"type":"or","predicates":[{"type":"equals","key":"TAXON_KEY","value":"999999"},{"type":"equals","key":"COUNTRY","value":"DK"}]}`,
+		`{"type":"and","predicates":[{"type":"equals","key":"TAXON_KEY","value":"6002"},{"type":"isNotNull","parameter":"YEAR"}]}`,
+	}, leafPredicates...)
+	trimmed := 0
+	for _, js := range preds {
+		p := mustParse(t, js)
+		want := make([]bool, full.NumRows())
+		p.Eval(full, want)
+		cache := NewEvalCache()
+		cols := cache.Trim(p, stats)
+		if len(cols) < len(p.Columns()) {
+			trimmed++
+		}
+		part := buildBatch(t, cols, rows)
+		got := make([]bool, part.NumRows())
+		p.EvalCached(part, got, cache)
+		part.Release()
+		cache.Release()
+		if !slices.Equal(want, got) {
+			t.Fatalf("%s: trimmed evaluation over %v disagrees", js, cols)
+		}
+	}
+	if trimmed < 4 {
+		t.Fatalf("only %d predicates had columns trimmed", trimmed)
 	}
 }

@@ -154,7 +154,7 @@ func (s *Store) ScanSplit(ctx context.Context, split occurrence.Split, req occur
 	if err != nil {
 		return st, err
 	}
-	sc := &splitScan{ctx: ctx, file: o, rg: ref.rowGroup, rows: split.Rows, req: req, cols: cols, emit: emit, stats: &st, path: ref.path}
+	sc := &splitScan{ctx: ctx, file: o, rg: ref.rowGroup, rows: split.Rows, req: req, cols: cols, emit: emit, stats: &st, path: ref.path, split: split.Stats}
 	if req.BatchSize <= 0 || req.BatchSize > occurrence.DefaultBatchSize {
 		sc.batch = occurrence.DefaultBatchSize
 	} else {
@@ -186,6 +186,9 @@ type splitScan struct {
 	emit  func(arrow.RecordBatch) error
 	stats *occurrence.ScanStats
 	path  string
+	// split is the row group's statistics (may be nil): they trim the
+	// predicate's columns (EvalCache.Trim).
+	split occurrence.Stats
 }
 
 // run scans the split; without a predicate every row matches and the
@@ -239,7 +242,9 @@ func (sc *splitScan) readerOf(fr *pqarrow.FileReader, names []string) (pqarrow.R
 // requested columns only for batches with matches, seeking past the rest.
 func (sc *splitScan) filtered() error {
 	pred := sc.req.Predicate
-	predCols := pred.Columns()
+	cache := occurrence.NewEvalCache()
+	defer cache.Release()
+	predCols := cache.Trim(pred, sc.split)
 	inPred := make(map[string]bool, len(predCols))
 	for _, c := range predCols {
 		inPred[c] = true
@@ -264,8 +269,6 @@ func (sc *splitScan) filtered() error {
 	// predicate columns), a multiple of valueBatch.
 	sel := make([]bool, occurrence.DefaultBatchSize)
 	outSchema := occurrence.SchemaOf(sc.cols)
-	cache := occurrence.NewEvalCache()
-	defer cache.Release()
 	var pos int64
 	for pos < sc.rows {
 		if err := sc.ctx.Err(); err != nil {
