@@ -154,6 +154,12 @@ func (e *PredicateError) Unwrap() error {
 
 // Columns returns the columns the predicate reads, sorted and unique.
 func (p *Predicate) Columns() []string {
+	return p.columns(nil)
+}
+
+// columns lists the columns the predicate reads, leaving out those a leaf
+// reads that skip reports it can do without.
+func (p *Predicate) columns(skip func(c *compiled, col string) bool) []string {
 	if p == nil {
 		return nil
 	}
@@ -161,7 +167,9 @@ func (p *Predicate) Columns() []string {
 	p.walk(func(n *Predicate) {
 		if c := n.comp(); c != nil && c.spec != nil {
 			for _, col := range c.spec.cols {
-				set[col] = struct{}{}
+				if skip == nil || !skip(c, col) {
+					set[col] = struct{}{}
+				}
 			}
 		}
 		if n.Type == TypeWithin || n.Type == TypeGeoDistance {

@@ -3,7 +3,6 @@ package occurrence
 import (
 	"fmt"
 	"slices"
-	"sort"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -65,43 +64,24 @@ func (ec *EvalCache) dead(c *compiled, col string) bool {
 // predicate still needs there are returned, so a reader need not decode the
 // others. A nil Stats trims nothing.
 func (ec *EvalCache) Trim(p *Predicate, s Stats) []string {
-	if p == nil {
-		return nil
-	}
 	if s == nil {
 		return p.Columns()
 	}
-	need := map[string]struct{}{}
-	p.walk(func(n *Predicate) {
-		if n.Type == TypeWithin || n.Type == TypeGeoDistance {
-			need[ColDecimalLatitude] = struct{}{}
-			need[ColDecimalLongitude] = struct{}{}
+	return p.columns(func(c *compiled, col string) bool {
+		if len(c.spec.cols) < 2 || c.isDate() || c.op == TypeIsNull || c.op == TypeIsNotNull ||
+			c.op == TypeWithin || c.op == TypeGeoDistance {
+			return false
 		}
-		c := n.comp()
-		if c == nil || c.spec == nil {
-			return
+		cs, ok := s.ColumnStats(col)
+		if !ok || c.mayColumn(cs) {
+			return false
 		}
-		trim := len(c.spec.cols) > 1 && !c.isDate() && c.op != TypeIsNull && c.op != TypeIsNotNull &&
-			c.op != TypeWithin && c.op != TypeGeoDistance
-		for _, col := range c.spec.cols {
-			if trim {
-				if cs, ok := s.ColumnStats(col); ok && !c.mayColumn(cs) {
-					if ec.deadCols == nil {
-						ec.deadCols = make(map[deadKey]bool)
-					}
-					ec.deadCols[deadKey{c, col}] = true
-					continue
-				}
-			}
-			need[col] = struct{}{}
+		if ec.deadCols == nil {
+			ec.deadCols = make(map[deadKey]bool)
 		}
+		ec.deadCols[deadKey{c, col}] = true
+		return true
 	})
-	out := make([]string, 0, len(need))
-	for c := range need {
-		out = append(out, c)
-	}
-	sort.Strings(out)
-	return out
 }
 
 type dictKey struct {
