@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"time"
 
@@ -130,8 +131,44 @@ func cellFor(a arrow.Array) (cellFn, error) {
 
 // appendFloat formats like GBIF: plain decimal notation, shortest form that
 // reads back the same value, no trailing zeros.
+//
+// Most values of a download (coordinates, elevations, uncertainties) have
+// at most six decimals. When v is one (round(v*1e6)/1e6 == v, |v| < 1e9)
+// that decimal is the shortest one reading back as v: decimals six places
+// apart are farther apart than two neighbouring float64s below 1e9, so no
+// other decimal of six places or fewer names v. It is then printed from the
+// integer v*1e6, which is several times cheaper than the general shortest
+// formatting; anything else goes to strconv.
 func appendFloat(dst []byte, v float64) []byte {
-	return strconv.AppendFloat(dst, v, 'f', -1, 64)
+	const scale = 1e6
+	if v == 0 || v != v || v >= 1e9 || v <= -1e9 {
+		return strconv.AppendFloat(dst, v, 'f', -1, 64)
+	}
+	r := math.Round(v * scale)
+	if r/scale != v {
+		return strconv.AppendFloat(dst, v, 'f', -1, 64)
+	}
+	n := int64(r)
+	if n < 0 {
+		dst = append(dst, '-')
+		n = -n
+	}
+	ip, fp := n/1e6, n%1e6
+	dst = strconv.AppendInt(dst, ip, 10)
+	if fp == 0 {
+		return dst
+	}
+	var frac [7]byte
+	frac[0] = '.'
+	for i := 6; i >= 1; i-- {
+		frac[i] = byte('0' + fp%10)
+		fp /= 10
+	}
+	k := 7
+	for frac[k-1] == '0' {
+		k--
+	}
+	return append(dst, frac[:k]...)
 }
 
 // formatTime is timeLayout for one value.

@@ -380,6 +380,11 @@ func (in *interpreter) coordinates() {
 			return
 		}
 	}
+	// GBIF keeps six decimals (~0.1 m) and says so when it cut some.
+	if rl, rn := roundCoordinate(lat), roundCoordinate(lon); rl != lat || rn != lon {
+		in.flag(IssueCoordinateRounded)
+		lat, lon = rl, rn
+	}
 	if lat == 0 && lon == 0 {
 		in.flag(IssueZeroCoordinate)
 	}
@@ -389,6 +394,11 @@ func (in *interpreter) coordinates() {
 	r.SetFloat(iLat, lat)
 	r.SetFloat(iLon, lon)
 	r.SetBool(iHasCoordinate, true)
+}
+
+// roundCoordinate rounds to six decimals, halves up as GBIF's Java does.
+func roundCoordinate(v float64) float64 {
+	return math.Floor(v*1e6+0.5) / 1e6
 }
 
 // parseNumber accepts a decimal comma as well as a point.

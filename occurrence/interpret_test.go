@@ -111,6 +111,25 @@ func TestInterpretFlagsProblems(t *testing.T) {
 	}
 }
 
+// TestInterpretRoundsCoordinates keeps six decimals as GBIF does and flags
+// COORDINATE_ROUNDED only when digits were cut.
+func TestInterpretRoundsCoordinates(t *testing.T) {
+	r := interpret(t, dwcTerms("decimalLatitude", "2.123450678", "decimalLongitude", "-8.123450678"), nil)
+	if lat, lon := get(r, ColDecimalLatitude).F, get(r, ColDecimalLongitude).F; lat != 2.123451 || lon != -8.123451 {
+		t.Errorf("rounded to %v, %v, want 2.123451, -8.123451", lat, lon)
+	}
+	if !hasIssue(r, IssueCoordinateRounded) {
+		t.Errorf("issues %q lack %s", get(r, ColIssue).S, IssueCoordinateRounded)
+	}
+	if get(r, ColHasGeospatialIssue).B {
+		t.Error("rounding is not a geospatial issue")
+	}
+	r = interpret(t, dwcTerms("decimalLatitude", "2.123451", "decimalLongitude", "-8.1234510"), nil)
+	if hasIssue(r, IssueCoordinateRounded) || get(r, ColDecimalLatitude).F != 2.123451 {
+		t.Errorf("six decimals: %v, issues %q", get(r, ColDecimalLatitude).F, get(r, ColIssue).S)
+	}
+}
+
 func TestInterpretMultimediaAndVerbatim(t *testing.T) {
 	ext := map[string][]Terms{
 		RowTypeMultimedia: {{NSDC + "identifier": "https://img/1.jpg", NSDC + "format": "image/jpeg"},

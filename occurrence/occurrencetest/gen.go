@@ -229,9 +229,16 @@ func (g *Generator) Fill(rec *occurrence.Record, ds *Dataset, i int) {
 	rec.SetBool(occurrence.ColumnIndex(occurrence.ColHasGeospatialIssue), false)
 	var issues []string
 	if hasCoord {
-		setF(occurrence.ColDecimalLatitude, clamp(c.lat+r.NormFloat64()*3, -90, 90))
-		setF(occurrence.ColDecimalLongitude, clamp(c.lon+r.NormFloat64()*4, -180, 180))
+		// Interpreted coordinates keep at most six decimals (GBIF rounds
+		// and flags COORDINATE_ROUNDED); sources publish 2 to 15.
+		digits := []float64{1e2, 1e4, 1e5, 1e6, 1e6, 1e6}[r.IntN(6)]
+		rounded := digits == 1e6 && r.IntN(2) == 0
+		setF(occurrence.ColDecimalLatitude, math.Round(clamp(c.lat+r.NormFloat64()*3, -90, 90)*digits)/digits)
+		setF(occurrence.ColDecimalLongitude, math.Round(clamp(c.lon+r.NormFloat64()*4, -180, 180)*digits)/digits)
 		setF(occurrence.ColCoordinateUncertaintyInMeters, float64(10*(1+r.IntN(500))))
+		if rounded {
+			issues = append(issues, occurrence.IssueCoordinateRounded)
+		}
 		if r.IntN(5) == 0 {
 			issues = append(issues, occurrence.IssueGeodeticDatumAssumedWGS84)
 		}

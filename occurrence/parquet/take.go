@@ -3,6 +3,7 @@ package parquet
 import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
@@ -20,8 +21,7 @@ func takeSelected(a arrow.Array, sel []bool, m int, share bool) arrow.Array {
 		return a
 	}
 	if str, ok := a.(*array.String); ok {
-		offs, data := str.ValueOffsets(), stringBytes(str)
-		return takeStrings(a, data, func(i int) (int32, int32) { return offs[i], offs[i+1] }, sel, m)
+		return takeStrings(a, str.ValueOffsets(), nil, stringBytes(str), sel, m)
 	}
 	refs := make([]rowRef, 0, m)
 	for i, ok := range sel {
@@ -47,8 +47,7 @@ func takeDictionary(d *array.Dictionary, sel []bool, m int) arrow.Array {
 	}
 	dict := d.Dictionary().(*array.String)
 	if ix, ok := d.Indices().(*array.Int32); ok {
-		iv, offs, data := ix.Int32Values(), dict.ValueOffsets(), stringBytes(dict)
-		return takeStrings(d, data, func(i int) (int32, int32) { return offs[iv[i]], offs[iv[i]+1] }, sel, m)
+		return takeStrings(d, dict.ValueOffsets(), ix.Int32Values(), stringBytes(dict), sel, m)
 	}
 	return takeDict(d, dict.Value, array.NewStringBuilder(memory.DefaultAllocator), sel, m)
 }
@@ -73,33 +72,46 @@ func takeDict[T any, B interface {
 }
 
 // takeStrings copies the selected rows of a string column into a new array
-// over Go-allocated buffers, sized in a first pass: span gives row i's bytes
-// in data, a its nulls.
-func takeStrings(a arrow.Array, data []byte, span func(i int) (lo, hi int32), sel []bool, m int) arrow.Array {
+// over Go-allocated buffers sized in a first pass. Row i's value is
+// data[offs[k]:offs[k+1]] with k = i, or k = idx[i] for dictionary indices;
+// a supplies the nulls.
+func takeStrings(a arrow.Array, offs, idx []int32, data []byte, sel []bool, m int) arrow.Array {
+	var bm []byte
+	boff := 0
+	if a.NullN() > 0 {
+		bm, boff = a.NullBitmapBytes(), a.Data().Offset()
+	}
+	valid := func(i int) bool { return bm == nil || bitutil.BitIsSet(bm, boff+i) }
+	key := func(i int) int32 {
+		if idx != nil {
+			return idx[i]
+		}
+		return int32(i)
+	}
 	size := 0
 	for i, ok := range sel {
-		if ok && a.IsValid(i) {
-			lo, hi := span(i)
-			size += int(hi - lo)
+		if ok && valid(i) {
+			k := key(i)
+			size += int(offs[k+1] - offs[k])
 		}
 	}
 	offsets := make([]int32, 1, m+1)
 	out := make([]byte, 0, size)
-	var valid []byte
+	var vbits []byte
 	nulls := 0
-	if a.NullN() > 0 {
-		valid = make([]byte, (m+7)/8)
+	if bm != nil {
+		vbits = make([]byte, (m+7)/8)
 	}
 	for i, ok := range sel {
 		if !ok {
 			continue
 		}
-		if a.IsValid(i) {
-			lo, hi := span(i)
-			out = append(out, data[lo:hi]...)
-			if valid != nil {
-				k := len(offsets) - 1
-				valid[k>>3] |= 1 << (k & 7)
+		if valid(i) {
+			k := key(i)
+			out = append(out, data[offs[k]:offs[k+1]]...)
+			if vbits != nil {
+				j := len(offsets) - 1
+				vbits[j>>3] |= 1 << (j & 7)
 			}
 		} else {
 			nulls++
@@ -107,8 +119,8 @@ func takeStrings(a arrow.Array, data []byte, span func(i int) (lo, hi int32), se
 		offsets = append(offsets, int32(len(out)))
 	}
 	var vb *memory.Buffer
-	if valid != nil {
-		vb = memory.NewBufferBytes(valid)
+	if vbits != nil {
+		vb = memory.NewBufferBytes(vbits)
 	}
 	return array.NewStringData(array.NewData(arrow.BinaryTypes.String, m,
 		[]*memory.Buffer{vb, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(offsets)), memory.NewBufferBytes(out)}, nil, nulls, 0))
