@@ -40,7 +40,7 @@ type flatColumn struct {
 	pageLeft  int // rows of the page not yet decoded
 	pageFirst int64
 	pageRows  int
-	dictTried bool // the dictionary page was looked for (before a seek)
+	dictTried bool // the dictionary page was looked for (lazyDict)
 	defs      rleDecoder
 	useDict   bool // values are dictionary indices
 	idx       rleDecoder
@@ -173,18 +173,6 @@ func (c *flatColumn) seek(row int64) error {
 		return nil
 	}
 	if c.page == nil || row < next || row >= c.pageFirst+int64(c.pageRows) || c.pageFirst < 0 {
-		if !c.dictTried {
-			c.dictTried = true
-			dp, err := c.pr.GetDictionaryPage()
-			if err != nil {
-				return fmt.Errorf("read %s: dictionary: %w", c.where, err)
-			}
-			if dp != nil {
-				if err := c.loadDict(dp); err != nil {
-					return err
-				}
-			}
-		}
 		if err := c.pr.SeekToPageWithRow(row); err != nil {
 			return fmt.Errorf("read %s: seek to row %d: %w", c.where, row, err)
 		}
@@ -259,6 +247,9 @@ func (c *flatColumn) startValues(p file.Page, first int64, data []byte) error {
 	c.useDict, c.boolRLE, c.plain, c.plainBit = false, false, nil, 0
 	switch enc := pq.Encoding(p.Encoding()); {
 	case enc == pq.Encodings.RLEDict || enc == pq.Encodings.PlainDict:
+		if err := c.lazyDict(); err != nil {
+			return err
+		}
 		if !c.hasDict {
 			return c.errorf("dictionary-encoded page without a dictionary")
 		}
@@ -279,6 +270,25 @@ func (c *flatColumn) startValues(p file.Page, first int64, data []byte) error {
 		return c.errorf("unsupported value encoding %s", enc)
 	}
 	return nil
+}
+
+// lazyDict loads the dictionary of a chunk entered by a seek, when its first
+// dictionary-encoded page is met: the pages a seek lands on after a fallback
+// to PLAIN never need it. The dictionary page has its own buffer in the page
+// reader, so loading it leaves the current data page intact.
+func (c *flatColumn) lazyDict() error {
+	if c.dictTried {
+		return nil
+	}
+	c.dictTried = true
+	dp, err := c.pr.GetDictionaryPage()
+	if err != nil {
+		return fmt.Errorf("read %s: dictionary: %w", c.where, err)
+	}
+	if dp == nil {
+		return nil
+	}
+	return c.loadDict(dp)
 }
 
 // loadDict takes the chunk's dictionary. It decodes in place: the page
