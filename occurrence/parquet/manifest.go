@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
 
@@ -49,10 +51,11 @@ type fileEntry struct {
 
 type rowGroupEntry struct {
 	Rows int64 `json:"rows"`
-	// Stats holds each column's colStats, left encoded until a scan's
-	// predicate asks for that column: a snapshot of a large table opens
-	// without decoding statistics it does not need.
-	Stats map[string]json.RawMessage `json:"stats,omitempty"`
+	// Stats is an object of each column's colStats, left encoded until a
+	// scan's predicate asks for a column (found with gjson, decoded alone):
+	// a snapshot of a large table opens without decoding statistics it does
+	// not need, and the manifest decodes without a map per row group.
+	Stats json.RawMessage `json:"stats,omitempty"`
 }
 
 // colStats is the JSON form of occurrence.ColumnStats. Min and Max are kept as
@@ -210,14 +213,16 @@ func statValue(k occurrence.Kind, v any) (any, bool) {
 // splitStats implements occurrence.Stats for one row group.
 type splitStats struct {
 	rows  int64
-	stats map[string]json.RawMessage
+	stats json.RawMessage
 }
 
 func (s splitStats) ColumnStats(name string) (occurrence.ColumnStats, bool) {
-	raw, ok := s.stats[name]
-	if !ok {
+	// Column names are plain identifiers: no gjson path syntax to escape.
+	v := gjson.GetBytes(s.stats, name)
+	if !v.Exists() || !v.IsObject() {
 		return occurrence.ColumnStats{}, false
 	}
+	raw := []byte(v.Raw)
 	c, _, ok := occurrence.ColumnByName(name)
 	if !ok {
 		return occurrence.ColumnStats{}, false

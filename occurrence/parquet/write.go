@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -164,7 +165,11 @@ func (w *DatasetWriter) writeRowGroup(batch arrow.RecordBatch) error {
 	if err := w.fw.Write(batch); err != nil {
 		return fmt.Errorf("write %s: %w", w.curPath, err)
 	}
-	w.curRGs = append(w.curRGs, rowGroupEntry{Rows: batch.NumRows(), Stats: computeStats(batch)})
+	stats, err := json.Marshal(computeStats(batch))
+	if err != nil {
+		return fmt.Errorf("statistics of %s: %w", w.curPath, err)
+	}
+	w.curRGs = append(w.curRGs, rowGroupEntry{Rows: batch.NumRows(), Stats: stats})
 	w.records += batch.NumRows()
 	if len(w.curRGs) >= w.s.cfg.FileRowGroups {
 		return w.closeFile()
