@@ -282,3 +282,36 @@ func TestPolygonIndexAgrees(t *testing.T) {
 		}
 	}
 }
+
+// TestPolygonBoundaryMatches: a point on a shell edge, a vertex or a hole's
+// edge intersects the polygon and matches (GBIF's test is intersects); a
+// point inside the hole or just outside does not. Eval and MatchRow agree.
+func TestPolygonBoundaryMatches(t *testing.T) {
+	p := mustParse(t, `{"type":"within","geometry":"POLYGON((0 45, 15 45, 15 60, 0 60, 0 45), (5 50, 5 55, 10 55, 10 50, 5 50))"}`)
+	pts := []struct {
+		lat, lon float64
+		want     bool
+	}{
+		{45, 7, true}, {60, 7, true}, {50, 0, true}, {50, 15, true}, // shell edges
+		{45, 0, true}, {60, 15, true}, // vertices
+		{50, 7, true}, {52, 10, true}, // hole edges
+		{52, 7, false},                                // inside the hole
+		{44.999999, 7, false}, {50, 15.000001, false}, // just outside
+		{47, 3, true}, // inside
+	}
+	var rows []row
+	for _, pt := range pts {
+		rows = append(rows, row{ColDecimalLatitude: pt.lat, ColDecimalLongitude: pt.lon, ColHasCoordinate: true})
+	}
+	batch := buildBatch(t, []string{ColDecimalLatitude, ColDecimalLongitude, ColHasCoordinate}, rows)
+	defer batch.Release()
+	got := map[int]bool{}
+	for _, i := range matchingRows(t, p, batch) {
+		got[i] = true
+	}
+	for i, pt := range pts {
+		if got[i] != pt.want {
+			t.Errorf("point %v,%v: match %v, want %v", pt.lat, pt.lon, got[i], pt.want)
+		}
+	}
+}

@@ -422,11 +422,36 @@ func crosses(x1, y1, x2, y2, x, y float64) bool {
 	return x < (x2-x1)*(y-y1)/(y2-y1)+x1
 }
 
-// containsSimple is the reference point-in-geometry test.
+// onEdge reports whether (px,py) lies on the segment a-b.
+func onEdge(ax, ay, bx, by, px, py float64) bool {
+	return onSegment(ax, ay, bx, by, px, py) && orient(ax, ay, bx, by, px, py) == 0
+}
+
+// onRing reports whether (x,y) lies on an edge of r.
+func onRing(r *ring, x, y float64) bool {
+	for i := 0; i+1 < len(r.xs); i++ {
+		if onEdge(r.xs[i], r.ys[i], r.xs[i+1], r.ys[i+1], x, y) {
+			return true
+		}
+	}
+	return false
+}
+
+// containsSimple is the reference point-in-geometry test. A point on the
+// boundary of a polygon (its shell or a hole's edge) matches: GBIF tests
+// that the geometry intersects the point.
 func (g *geometry) containsSimple(lat, lon float64) bool {
 	for _, x := range [3]float64{lon, lon + 360, lon - 360} {
 		for i := range g.polys {
 			p := &g.polys[i]
+			if onRing(&p.shell, x, lat) {
+				return true
+			}
+			for h := range p.holes {
+				if onRing(&p.holes[h], x, lat) {
+					return true
+				}
+			}
 			if !ringContains(&p.shell, x, lat) {
 				continue
 			}

@@ -85,7 +85,8 @@ func (b *bandIndex) band(y float64) int {
 }
 
 // contains reports whether (x,y) is inside the shell and outside every hole,
-// by even-odd parity per ring over the band's edges.
+// by even-odd parity per ring over the band's edges, or on any ring's edge
+// (the boundary belongs to the polygon, as in containsSimple).
 func (b *bandIndex) contains(x, y float64, parity []bool) bool {
 	for i := range parity {
 		parity[i] = false
@@ -94,6 +95,9 @@ func (b *bandIndex) contains(x, y float64, parity []bool) bool {
 	for _, e := range b.edges[b.start[k]:b.start[k+1]] {
 		r := b.rings[e.ring]
 		i := e.i
+		if onEdge(r.xs[i], r.ys[i], r.xs[i+1], r.ys[i+1], x, y) {
+			return true
+		}
 		if crosses(r.xs[i], r.ys[i], r.xs[i+1], r.ys[i+1], x, y) {
 			parity[e.ring] = !parity[e.ring]
 		}
