@@ -25,20 +25,21 @@ func main() {
 	species := flag.Int("species", 50_000, "species in the generated backbone")
 	seed := flag.Uint64("seed", 1, "random seed")
 	workers := flag.Int("workers", 2, "datasets written in parallel")
+	pageBytes := flag.Int("page-bytes", 0, "Parquet data page size (0: the store's default)")
 	flag.Parse()
 	if *dir == "" {
 		fmt.Fprintln(os.Stderr, "gen: -table is required")
 		os.Exit(2)
 	}
-	if err := run(*dir, *records, *datasets, *species, *seed, *workers); err != nil {
+	if err := run(*dir, *records, *datasets, *species, *seed, *workers, *pageBytes); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}
 }
 
-func run(dir string, records, datasets, species int, seed uint64, workers int) error {
+func run(dir string, records, datasets, species int, seed uint64, workers, pageBytes int) error {
 	ctx := context.Background()
-	s, err := parquet.Open(dir, parquet.Config{}, nil)
+	s, err := parquet.Open(dir, parquet.Config{DataPageBytes: pageBytes}, nil)
 	if err != nil {
 		return err
 	}
