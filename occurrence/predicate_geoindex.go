@@ -10,14 +10,13 @@ import "math"
 type bandIndex struct {
 	y0, scale float64
 	n         int
-	// edges of band b are ids[start[b]:start[b+1]], each the index of the
-	// edge's first point in ring rings[ringOf[id]].
+	// edges of band b are edges[start[b]:start[b+1]].
 	start []int32
-	ids   []int32
 	rings []*ring
 	edges []edgeRef
 }
 
+// edgeRef names the edge from point i to i+1 of rings[ring].
 type edgeRef struct {
 	ring int32
 	i    int32
