@@ -222,9 +222,9 @@ func (c *Client) metaRegion(ctx context.Context) (*Region, error) {
 			continue
 		}
 		sn := loc.GetServerName()
-		m = &Region{Table: MetaTable, ID: ri.GetRegionId(), Start: ri.GetStartKey(), End: ri.GetEndKey(),
+		m = &Region{Table: MetaTable, Start: ri.GetStartKey(), End: ri.GetEndKey(),
 			Name:   []byte(MetaTable + ",," + strconv.FormatUint(ri.GetRegionId(), 10)),
-			Server: sn.GetHostName() + ":" + strconv.Itoa(int(sn.GetPort())), StartCode: sn.GetStartCode(), info: ri}
+			Server: sn.GetHostName() + ":" + strconv.Itoa(int(sn.GetPort())), info: ri}
 		c.mu.Lock()
 		c.meta = m
 		c.mu.Unlock()

@@ -2,12 +2,8 @@ package hrpc
 
 import (
 	"bytes"
-	"crypto/md5"
-	"encoding/binary"
-	"encoding/hex"
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 
 	"google.golang.org/protobuf/proto"
@@ -20,14 +16,12 @@ const MetaTable = "hbase:meta"
 
 // Region is one region of a table as hbase:meta describes it.
 type Region struct {
-	Table     string // "name" (default namespace) or "namespace:name"
-	Name      []byte // full region name, the region's row key in hbase:meta
-	Start     []byte // inclusive; empty for the first region
-	End       []byte // exclusive; empty for the last region
-	ID        uint64
-	Server    string // host:port of the hosting region server; "" if unassigned
-	StartCode uint64 // start code of the hosting server
-	info      *pb.RegionInfo
+	Table  string // "name" (default namespace) or "namespace:name"
+	Name   []byte // full region name, the region's row key in hbase:meta
+	Start  []byte // inclusive; empty for the first region
+	End    []byte // exclusive; empty for the last region
+	Server string // host:port of the hosting region server; "" if unassigned
+	info   *pb.RegionInfo
 }
 
 // EncodedName returns the region's encoded name (the MD5 hex in the region
@@ -58,17 +52,6 @@ func (r *Region) spec() *pb.RegionSpecifier {
 	return &pb.RegionSpecifier{Type: pb.RegionSpecifier_REGION_NAME.Enum(), Value: r.Name}
 }
 
-// regionName builds a region name the way HBase does:
-// table,start,id.md5(table,start,id).
-func regionName(table string, start []byte, id uint64) []byte {
-	base := append([]byte(table+","), start...)
-	base = append(base, ","+strconv.FormatUint(id, 10)...)
-	sum := md5.Sum(base)
-	base = append(base, '.')
-	base = append(base, hex.EncodeToString(sum[:])...)
-	return append(base, '.')
-}
-
 // tableNamePB splits "ns:name" into the protobuf TableName.
 func tableNamePB(table string) *pb.TableName {
 	ns, name := "default", table
@@ -92,7 +75,7 @@ var pbufMagic = []byte("PBUF")
 // do not describe a live primary region of table (split parents, offline
 // regions, replicas, other tables).
 func regionFromMetaRow(table string, row Row) (*Region, error) {
-	var info, server, startCode []byte
+	var info, server []byte
 	for _, c := range row.Cells {
 		if string(c.Family) != "info" {
 			continue
@@ -102,8 +85,6 @@ func regionFromMetaRow(table string, row Row) (*Region, error) {
 			info = c.Value
 		case "server":
 			server = c.Value
-		case "serverstartcode":
-			startCode = c.Value
 		}
 	}
 	if info == nil {
@@ -119,12 +100,8 @@ func regionFromMetaRow(table string, row Row) (*Region, error) {
 	if tableString(ri.GetTableName()) != table || ri.GetOffline() || ri.GetSplit() || ri.GetReplicaId() != 0 {
 		return nil, nil
 	}
-	r := &Region{Table: table, Name: append([]byte(nil), row.Key...), Start: ri.GetStartKey(),
-		End: ri.GetEndKey(), ID: ri.GetRegionId(), Server: string(server), info: &ri}
-	if len(startCode) == 8 {
-		r.StartCode = binary.BigEndian.Uint64(startCode)
-	}
-	return r, nil
+	return &Region{Table: table, Name: append([]byte(nil), row.Key...), Start: ri.GetStartKey(),
+		End: ri.GetEndKey(), Server: string(server), info: &ri}, nil
 }
 
 // checkCoverage verifies that sorted regions cover the whole key space with
