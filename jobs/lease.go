@@ -28,14 +28,18 @@ func (db *DB) claim(ctx context.Context, key, owner string, lease time.Duration)
 }
 
 // renew extends the lease and saves progress; it returns the download's
-// status and whether owner still holds the lease.
+// status and whether owner still holds the lease. A heartbeat that renews
+// costs one statement; only one that fails reads the row to say why.
 func (db *DB) renew(ctx context.Context, key, owner string, lease time.Duration, p Progress) (Status, bool, error) {
 	now := time.Now()
-	_, err := db.SQL.ExecContext(ctx, db.q(`UPDATE downloads SET lease_until = ?, records_scanned = ?,
+	res, err := db.SQL.ExecContext(ctx, db.q(`UPDATE downloads SET lease_until = ?, records_scanned = ?,
 		records_written = ?, bytes_written = ? WHERE key = ? AND lease_owner = ? AND status = ?`),
 		now.Add(lease).UnixMilli(), p.RecordsScanned, p.RecordsWritten, p.BytesWritten, key, owner, StatusRunning)
 	if err != nil {
 		return "", false, err
+	}
+	if n, err := res.RowsAffected(); err != nil || n > 0 {
+		return StatusRunning, err == nil, err
 	}
 	var st Status
 	var holder string
