@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -128,12 +127,42 @@ func writeConverted(ctx context.Context, src *abcd.Source, c convertConfig) (int
 	return n, os.Rename(tmp.Name(), c.out)
 }
 
-// spool is an extension file collected on disk while the core streams.
+// spool is an extension file deflated by pzip's workers into a temporary
+// file while the core streams (a pzip.Spool, as dwca's download writer
+// does), then added to the archive without a second compression.
 type spool struct {
 	f    *os.File
-	bw   *bufio.Writer
+	sp   *pzip.Spool
 	tw   *dwca.TextWriter
 	rows int
+}
+
+func newSpool(zw *pzip.Writer, dir string) (*spool, error) {
+	f, err := os.CreateTemp(dir, ".convert-ext-*.txt")
+	if err != nil {
+		return nil, err
+	}
+	sp, err := zw.NewSpool(f, false)
+	if err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, err
+	}
+	return &spool{f: f, sp: sp, tw: dwca.NewTextWriter(sp)}, nil
+}
+
+// addTo closes the spool and adds it to the archive as name.
+func (s *spool) addTo(zw *pzip.Writer, name string) error {
+	if err := s.tw.Flush(); err != nil {
+		return err
+	}
+	if err := s.sp.Close(); err != nil {
+		return err
+	}
+	if _, err := s.f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	return zw.CreateSpooled(&pzip.FileHeader{Name: name}, s.sp, s.f)
 }
 
 func writeArchive(ctx context.Context, src *abcd.Source, out io.Writer, dir string, level int) (int, error) {
@@ -141,6 +170,7 @@ func writeArchive(ctx context.Context, src *abcd.Source, out io.Writer, dir stri
 	if err != nil {
 		return 0, err
 	}
+	defer zw.Abort() // stops the workers on an error; no-op after Close
 	spools := map[string]*spool{}
 	defer func() {
 		for _, s := range spools {
@@ -149,14 +179,12 @@ func writeArchive(ctx context.Context, src *abcd.Source, out io.Writer, dir stri
 		}
 	}()
 	for _, rt := range abcd.ExtensionOrder {
-		f, err := os.CreateTemp(dir, ".convert-ext-*.txt")
+		s, err := newSpool(zw, dir)
 		if err != nil {
 			return 0, err
 		}
-		bw := bufio.NewWriterSize(f, 256<<10)
-		s := &spool{f: f, bw: bw, tw: dwca.NewTextWriter(bw)}
-		s.tw.WriteHeader(abcd.ExtensionHeader(rt))
 		spools[rt] = s
+		s.tw.WriteHeader(abcd.ExtensionHeader(rt))
 	}
 	core, err := zw.Create(abcd.CoreFile)
 	if err != nil {
@@ -173,7 +201,7 @@ func writeArchive(ctx context.Context, src *abcd.Source, out io.Writer, dir stri
 			continue
 		}
 		present = append(present, rt)
-		if err := copySpool(zw, abcd.ExtensionFiles[rt], s); err != nil {
+		if err := s.addTo(zw, abcd.ExtensionFiles[rt]); err != nil {
 			return n, err
 		}
 	}
@@ -224,24 +252,6 @@ func writeRows(ctx context.Context, src *abcd.Source, core *dwca.TextWriter, spo
 		n++
 	}
 	return n, core.Flush()
-}
-
-func copySpool(zw *pzip.Writer, name string, s *spool) error {
-	if err := s.tw.Flush(); err != nil {
-		return err
-	}
-	if err := s.bw.Flush(); err != nil {
-		return err
-	}
-	if _, err := s.f.Seek(0, io.SeekStart); err != nil {
-		return err
-	}
-	w, err := zw.Create(name)
-	if err != nil {
-		return err
-	}
-	_, err = io.Copy(w, s.f)
-	return err
 }
 
 func writeEntry(zw *pzip.Writer, name string, write func(io.Writer) error) error {
