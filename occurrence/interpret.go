@@ -114,7 +114,9 @@ type interpreter struct {
 	issues map[string]struct{}
 }
 
-func (in *interpreter) get(term string) string { return strings.TrimSpace(in.t[NSDwC+term]) }
+// get returns a term's value, trimmed. Callers spell the term URI as a
+// constant (NSDwC + "year"): a concatenation here would allocate per call.
+func (in *interpreter) get(term string) string { return strings.TrimSpace(in.t[term]) }
 func (in *interpreter) flag(issue string)      { in.issues[issue] = struct{}{} }
 
 // Interpret turns one raw record into an interpreted one the way GBIF does for
@@ -156,8 +158,8 @@ func (in *interpreter) identity() {
 	r, ds := in.r, in.ds
 	r.SetString(iDatasetKey, ds.Key)
 	r.SetString(iPublishingOrgKey, firstNonEmpty(in.t[NSGBIF+"publishingOrgKey"], ds.PublishingOrgKey))
-	r.SetString(iDatasetName, firstNonEmpty(in.get("datasetName"), ds.Title))
-	occID := in.get("occurrenceID")
+	r.SetString(iDatasetName, firstNonEmpty(in.get(NSDwC+"datasetName"), ds.Title))
+	occID := in.get(NSDwC + "occurrenceID")
 	r.SetString(iOccurrenceID, occID)
 	if id, err := strconv.ParseInt(strings.TrimSpace(in.t[NSGBIF+"gbifID"]), 10, 64); err == nil && id > 0 {
 		r.SetInt(iGBIFID, id)
@@ -172,8 +174,8 @@ func (in *interpreter) identityKey(occID string) string {
 	if occID != "" {
 		return "occurrenceID:" + occID
 	}
-	if cat := in.get("catalogNumber"); cat != "" {
-		return "triplet:" + in.get("institutionCode") + "\x00" + in.get("collectionCode") + "\x00" + cat
+	if cat := in.get(NSDwC + "catalogNumber"); cat != "" {
+		return "triplet:" + in.get(NSDwC+"institutionCode") + "\x00" + in.get(NSDwC+"collectionCode") + "\x00" + cat
 	}
 	keys := make([]string, 0, len(in.t))
 	for k := range in.t {
@@ -232,7 +234,7 @@ var basisSynonyms = map[string]string{
 }
 
 func (in *interpreter) basisOfRecord() {
-	v := in.get("basisOfRecord")
+	v := in.get(NSDwC + "basisOfRecord")
 	var key strings.Builder
 	for _, c := range strings.ToUpper(v) {
 		if c >= 'A' && c <= 'Z' {
@@ -245,7 +247,7 @@ func (in *interpreter) basisOfRecord() {
 		in.flag(IssueBasisOfRecordInvalid)
 	}
 	in.r.SetString(iBasisOfRecord, b)
-	status := strings.ToUpper(in.get("occurrenceStatus"))
+	status := strings.ToUpper(in.get(NSDwC + "occurrenceStatus"))
 	switch {
 	case status == "PRESENT" || status == "ABSENT":
 	case status != "":
@@ -256,13 +258,13 @@ func (in *interpreter) basisOfRecord() {
 	default:
 		status = "PRESENT"
 	}
-	if ic := in.get("individualCount"); ic != "" {
+	if ic := in.get(NSDwC + "individualCount"); ic != "" {
 		n, err := strconv.Atoi(ic)
 		if err != nil || n < 0 {
 			in.flag(IssueIndividualCountInvalid)
 		} else {
 			in.r.SetInt(iIndividualCount, int64(n))
-			if n == 0 && in.get("occurrenceStatus") == "" {
+			if n == 0 && in.get(NSDwC+"occurrenceStatus") == "" {
 				status = "ABSENT"
 			}
 		}
@@ -272,9 +274,9 @@ func (in *interpreter) basisOfRecord() {
 
 func (in *interpreter) taxonomy() {
 	r := in.r
-	sci := in.get("scientificName")
-	author := in.get("scientificNameAuthorship")
-	genus, epithet, infra := in.get("genus"), in.get("specificEpithet"), in.get("infraspecificEpithet")
+	sci := in.get(NSDwC + "scientificName")
+	author := in.get(NSDwC + "scientificNameAuthorship")
+	genus, epithet, infra := in.get(NSDwC+"genus"), in.get(NSDwC+"specificEpithet"), in.get(NSDwC+"infraspecificEpithet")
 	r.SetString(iVerbatimSciName, sci)
 	r.SetString(iVerbatimAuthor, author)
 	if sci == "" && genus != "" {
@@ -282,7 +284,7 @@ func (in *interpreter) taxonomy() {
 		sci = strings.Join(strings.Fields(sci), " ")
 	}
 	r.SetString(iScientificName, sci)
-	rank := strings.ToUpper(strings.ReplaceAll(in.get("taxonRank"), " ", "_"))
+	rank := strings.ToUpper(strings.ReplaceAll(in.get(NSDwC+"taxonRank"), " ", "_"))
 	r.SetString(iTaxonRank, rank)
 	switch {
 	case genus != "" && epithet != "":
@@ -315,14 +317,14 @@ func isLowerWord(s string) bool {
 
 func (in *interpreter) location() {
 	r := in.r
-	if cc := in.get("countryCode"); cc != "" {
+	if cc := in.get(NSDwC + "countryCode"); cc != "" {
 		if code, ok := CountryCode(cc); ok {
 			r.SetString(iCountryCode, code)
 		} else {
 			in.flag(IssueCountryInvalid)
 		}
 	}
-	if name := in.get("country"); name != "" {
+	if name := in.get(NSDwC + "country"); name != "" {
 		code, ok := CountryCode(name)
 		switch {
 		case !ok && r.Get(iCountryCode).Valid:
@@ -340,11 +342,11 @@ func (in *interpreter) location() {
 
 func (in *interpreter) coordinates() {
 	r := in.r
-	latS, lonS := in.get("decimalLatitude"), in.get("decimalLongitude")
+	latS, lonS := in.get(NSDwC+"decimalLatitude"), in.get(NSDwC+"decimalLongitude")
 	if latS == "" && lonS == "" {
-		latS, lonS = in.get("verbatimLatitude"), in.get("verbatimLongitude")
+		latS, lonS = in.get(NSDwC+"verbatimLatitude"), in.get(NSDwC+"verbatimLongitude")
 	}
-	if u := in.get("coordinateUncertaintyInMeters"); u != "" {
+	if u := in.get(NSDwC + "coordinateUncertaintyInMeters"); u != "" {
 		v, ok := parseMeters(u)
 		if ok && v > 0 && v < 5_000_000 {
 			r.SetFloat(iUncertainty, v)
@@ -352,7 +354,7 @@ func (in *interpreter) coordinates() {
 			in.flag(IssueCoordinateUncertaintyInvalid)
 		}
 	}
-	if p := in.get("coordinatePrecision"); p != "" {
+	if p := in.get(NSDwC + "coordinatePrecision"); p != "" {
 		if v, err := parseNumber(p); err == nil && v >= 0 && v <= 1 {
 			r.SetFloat(iPrecision, v)
 		}
@@ -388,7 +390,7 @@ func (in *interpreter) coordinates() {
 	if lat == 0 && lon == 0 {
 		in.flag(IssueZeroCoordinate)
 	}
-	if in.get("geodeticDatum") == "" {
+	if in.get(NSDwC+"geodeticDatum") == "" {
 		in.flag(IssueGeodeticDatumAssumedWGS84)
 	}
 	r.SetFloat(iLat, lat)

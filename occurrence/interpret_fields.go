@@ -9,8 +9,8 @@ import (
 
 func (in *interpreter) dates() {
 	r := in.r
-	y, m, d := atoiOK(in.get("year")), atoiOK(in.get("month")), atoiOK(in.get("day"))
-	ev := in.get("eventDate")
+	y, m, d := atoiOK(in.get(NSDwC+"year")), atoiOK(in.get(NSDwC+"month")), atoiOK(in.get(NSDwC+"day"))
+	ev := in.get(NSDwC + "eventDate")
 	var dr DateRange
 	ok := false
 	if ev != "" {
@@ -51,7 +51,7 @@ func (in *interpreter) dates() {
 			}
 		}
 	}
-	if di := in.get("dateIdentified"); di != "" {
+	if di := in.get(NSDwC + "dateIdentified"); di != "" {
 		if dd, ok := ParseDateRange(di); ok {
 			r.SetString(iDateIdentified, dd.Text)
 		} else {
@@ -81,9 +81,9 @@ func twoDigits(v int) string {
 // measurements interprets elevation and depth ranges as GBIF does: the value
 // is the middle of the range and the accuracy half its width.
 func (in *interpreter) measurements() {
-	in.meterRange("minimumElevationInMeters", "maximumElevationInMeters", iElevation, iElevationAcc,
+	in.meterRange(NSDwC+"minimumElevationInMeters", NSDwC+"maximumElevationInMeters", iElevation, iElevationAcc,
 		IssueElevationNonNumeric, IssueElevationMinMaxSwapped)
-	in.meterRange("minimumDepthInMeters", "maximumDepthInMeters", iDepth, iDepthAcc,
+	in.meterRange(NSDwC+"minimumDepthInMeters", NSDwC+"maximumDepthInMeters", iDepth, iDepthAcc,
 		IssueDepthNonNumeric, IssueDepthMinMaxSwapped)
 }
 
@@ -112,7 +112,7 @@ func (in *interpreter) meterRange(minTerm, maxTerm string, col, accCol int, nonN
 }
 
 func (in *interpreter) typeStatus() {
-	raw := in.get("typeStatus")
+	raw := in.get(NSDwC + "typeStatus")
 	if raw == "" {
 		return
 	}
@@ -228,7 +228,7 @@ func (in *interpreter) media(ext map[string][]Terms) {
 			}
 		}
 	}
-	for _, u := range strings.FieldsFunc(in.get("associatedMedia"), func(r rune) bool { return r == '|' || r == ';' || r == ' ' || r == ',' }) {
+	for _, u := range strings.FieldsFunc(in.get(NSDwC+"associatedMedia"), func(r rune) bool { return r == '|' || r == ';' || r == ' ' || r == ',' }) {
 		if strings.HasPrefix(u, "http://") || strings.HasPrefix(u, "https://") {
 			rows = append(rows, map[string]string{"identifier": u})
 		} else {
