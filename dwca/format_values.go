@@ -119,14 +119,39 @@ func cellFor(a arrow.Array) (cellFn, error) {
 		if err != nil {
 			return nil, err
 		}
-		return func(dst []byte, i int) []byte {
-			if a.IsNull(i) {
-				return dst
-			}
-			return inner(dst, a.GetValueIndex(i))
-		}, nil
+		// The index type is switched on once per batch, not per row as
+		// GetValueIndex does.
+		switch idx := a.Indices().(type) {
+		case *array.Int8:
+			return dictCell(a, idx.Int8Values(), inner), nil
+		case *array.Uint8:
+			return dictCell(a, idx.Uint8Values(), inner), nil
+		case *array.Int16:
+			return dictCell(a, idx.Int16Values(), inner), nil
+		case *array.Uint16:
+			return dictCell(a, idx.Uint16Values(), inner), nil
+		case *array.Int32:
+			return dictCell(a, idx.Int32Values(), inner), nil
+		case *array.Uint32:
+			return dictCell(a, idx.Uint32Values(), inner), nil
+		case *array.Int64:
+			return dictCell(a, idx.Int64Values(), inner), nil
+		case *array.Uint64:
+			return dictCell(a, idx.Uint64Values(), inner), nil
+		}
 	}
 	return nil, fmt.Errorf("dwca: cannot format a column of type %s", a.DataType())
+}
+
+// dictCell formats row i of a dictionary column as its value idx[i] of the
+// dictionary.
+func dictCell[T int8 | uint8 | int16 | uint16 | int32 | uint32 | int64 | uint64](a *array.Dictionary, idx []T, inner cellFn) cellFn {
+	return func(dst []byte, i int) []byte {
+		if a.IsNull(i) {
+			return dst
+		}
+		return inner(dst, int(idx[i]))
+	}
 }
 
 // appendFloat formats like GBIF: plain decimal notation, shortest form that
