@@ -166,7 +166,7 @@ func (p *Predicate) columns(skip func(c *compiled, col string) bool) []string {
 	set := map[string]struct{}{}
 	p.walk(func(n *Predicate) {
 		if c := n.comp(); c != nil && c.spec != nil {
-			for _, col := range c.spec.cols {
+			for _, col := range c.cols() {
 				if skip == nil || !skip(c, col) {
 					set[col] = struct{}{}
 				}
@@ -248,6 +248,15 @@ func (p *Predicate) comp() *compiled {
 	}
 	p.c.CompareAndSwap(nil, c)
 	return p.c.Load()
+}
+
+// cols returns the columns a keyed leaf reads: isNull and isNotNull test
+// only the key's first column.
+func (c *compiled) cols() []string {
+	if c.op == TypeIsNull || c.op == TypeIsNotNull {
+		return c.spec.cols[:1]
+	}
+	return c.spec.cols
 }
 
 func (p *Predicate) matchCase() bool { return p.MatchCase != nil && *p.MatchCase }

@@ -68,8 +68,7 @@ func (ec *EvalCache) Trim(p *Predicate, s Stats) []string {
 		return p.Columns()
 	}
 	return p.columns(func(c *compiled, col string) bool {
-		if len(c.spec.cols) < 2 || c.isDate() || c.op == TypeIsNull || c.op == TypeIsNotNull ||
-			c.op == TypeWithin || c.op == TypeGeoDistance {
+		if len(c.cols()) < 2 || c.isDate() {
 			return false
 		}
 		cs, ok := s.ColumnStats(col)

@@ -195,6 +195,15 @@ func TestColumns(t *testing.T) {
 	if len(tk) != len(taxonKeyColumns) {
 		t.Fatalf("TAXON_KEY columns %v", tk)
 	}
+	// isNull/isNotNull read only the key's first column.
+	for js, want := range map[string][]string{
+		`{"type":"isNull","parameter":"TAXON_KEY"}`:     {ColTaxonKey},
+		`{"type":"isNotNull","parameter":"EVENT_DATE"}`: {ColEventDateStart},
+	} {
+		if got := mustParse(t, js).Columns(); !slices.Equal(got, want) {
+			t.Errorf("%s: Columns = %v, want %v", js, got, want)
+		}
+	}
 }
 
 // TestEvalConcurrent shares one predicate between goroutines, parsed and
