@@ -55,7 +55,7 @@ func rawRows(t *testing.T, s *Store) int {
 	n := 0
 	opts := hrpc.ScanOptions{Stop: []byte{0xff}, Columns: []hrpc.Column{{Family: famRecord}},
 		Filter: hrpc.FilterList{Filters: []hrpc.Filter{hrpc.FirstKeyOnlyFilter{}, hrpc.KeyOnlyFilter{}}}}
-	if _, err := s.c.Scan(context.Background(), s.table, opts, func(rows []hrpc.Row) error { n += len(rows); return nil }); err != nil {
+	if _, err := s.c.Scan(context.Background(), s.cfg.Table, opts, func(rows []hrpc.Row) error { n += len(rows); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	return n

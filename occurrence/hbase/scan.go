@@ -29,7 +29,7 @@ var allNames = func() []string {
 func (s *Store) ScanSplit(ctx context.Context, split occurrence.Split, req occurrence.ScanRequest, emit func(arrow.RecordBatch) error) (occurrence.ScanStats, error) {
 	ref, ok := split.Ref.(splitRef)
 	if !ok || ref.bucket < 0 || ref.bucket >= s.buckets {
-		return occurrence.ScanStats{}, fmt.Errorf("hbase %s: split %d is not from this table's snapshot", s.table, split.Index)
+		return occurrence.ScanStats{}, fmt.Errorf("hbase %s: split %d is not from this table's snapshot", s.cfg.Table, split.Index)
 	}
 	names := req.Columns
 	if names == nil {
@@ -49,7 +49,7 @@ func (s *Store) ScanSplit(ctx context.Context, split occurrence.Split, req occur
 	for _, r := range sc.ranges(opts) {
 		opts.Start, opts.Stop = r[0], r[1]
 		var hs hrpc.ScanStats
-		hs, err = s.c.Scan(ctx, s.table, opts, sc.rows)
+		hs, err = s.c.Scan(ctx, s.cfg.Table, opts, sc.rows)
 		sc.stats.BytesRead += hs.Bytes
 		if err != nil {
 			break
@@ -59,7 +59,7 @@ func (s *Store) ScanSplit(ctx context.Context, split occurrence.Split, req occur
 		err = sc.flush()
 	}
 	if err != nil {
-		return sc.stats, fmt.Errorf("hbase %s split %d: %w", s.table, split.Index, err)
+		return sc.stats, fmt.Errorf("hbase %s split %d: %w", s.cfg.Table, split.Index, err)
 	}
 	return sc.stats, nil
 }

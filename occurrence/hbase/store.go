@@ -81,7 +81,6 @@ type Store struct {
 	cfg     Config
 	c       *hrpc.Client
 	log     *slog.Logger
-	table   string
 	buckets int
 }
 
@@ -131,7 +130,7 @@ func OpenConfig(ctx context.Context, cfg Config, logger *slog.Logger) (*Store, e
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{cfg: cfg, c: c, log: logger, table: cfg.Table}
+	s := &Store{cfg: cfg, c: c, log: logger}
 	if err := s.ensureTable(ctx); err != nil {
 		c.Close()
 		return nil, err
@@ -146,7 +145,7 @@ func (s *Store) Close() error { return s.c.Close() }
 func (s *Store) Client() *hrpc.Client { return s.c }
 
 // Table returns the HBase table name.
-func (s *Store) Table() string { return s.table }
+func (s *Store) Table() string { return s.cfg.Table }
 
 // Buckets returns the table's salt bucket count.
 func (s *Store) Buckets() int { return s.buckets }
@@ -156,7 +155,7 @@ var tableKey = []byte("\xfftable")
 // ensureTable creates the table pre-split into salt buckets if it is
 // missing, and reads its bucket count.
 func (s *Store) ensureTable(ctx context.Context) error {
-	ok, err := s.c.TableExists(ctx, s.table)
+	ok, err := s.c.TableExists(ctx, s.cfg.Table)
 	if err != nil {
 		return err
 	}
@@ -166,19 +165,19 @@ func (s *Store) ensureTable(ctx context.Context) error {
 			splits = append(splits, []byte{byte(b)})
 		}
 		splits = append(splits, []byte{0xff})
-		err := s.c.CreateTable(ctx, s.table, []string{string(famHeader), string(famRecord), string(famMeta)}, splits)
+		err := s.c.CreateTable(ctx, s.cfg.Table, []string{string(famHeader), string(famRecord), string(famMeta)}, splits)
 		if err != nil && !errors.Is(err, hrpc.ErrTableExists) {
 			return err
 		}
 		if err == nil {
 			m := &hrpc.Mutation{Row: tableKey, Cells: []hrpc.Cell{{Family: famMeta, Qualifier: []byte("buckets"),
 				Value: []byte(strconv.Itoa(s.cfg.Buckets))}}}
-			if err := s.c.Put(ctx, s.table, m); err != nil {
+			if err := s.c.Put(ctx, s.cfg.Table, m); err != nil {
 				return err
 			}
 		}
 	}
-	row, err := s.c.Get(ctx, s.table, tableKey)
+	row, err := s.c.Get(ctx, s.cfg.Table, tableKey)
 	if err != nil {
 		return err
 	}
@@ -188,7 +187,7 @@ func (s *Store) ensureTable(ctx context.Context) error {
 		}
 	}
 	if s.buckets < 1 || s.buckets > MaxBuckets {
-		return fmt.Errorf("hbase table %s: not an occurrence table (no bucket count)", s.table)
+		return fmt.Errorf("hbase table %s: not an occurrence table (no bucket count)", s.cfg.Table)
 	}
 	return nil
 }
@@ -221,7 +220,7 @@ type datasetState struct {
 }
 
 func (s *Store) readState(ctx context.Context, key string) (*datasetState, error) {
-	row, err := s.c.Get(ctx, s.table, metaKey(key), hrpc.Column{Family: famMeta, Qualifiers: [][]byte{qualState}})
+	row, err := s.c.Get(ctx, s.cfg.Table, metaKey(key), hrpc.Column{Family: famMeta, Qualifiers: [][]byte{qualState}})
 	if err != nil {
 		return nil, err
 	}
@@ -242,7 +241,7 @@ func (s *Store) writeState(ctx context.Context, key string, st *datasetState, ex
 		return err
 	}
 	cells := append([]hrpc.Cell{{Family: famMeta, Qualifier: qualState, Value: b}}, extra...)
-	return s.c.Put(ctx, s.table, &hrpc.Mutation{Row: metaKey(key), Cells: cells})
+	return s.c.Put(ctx, s.cfg.Table, &hrpc.Mutation{Row: metaKey(key), Cells: cells})
 }
 
 // states reads every dataset's state, by dataset key.
@@ -250,7 +249,7 @@ func (s *Store) states(ctx context.Context) (map[string]*datasetState, error) {
 	out := map[string]*datasetState{}
 	p := []byte(metaPrefix)
 	opts := hrpc.ScanOptions{Start: p, Stop: prefixEnd(p), Columns: []hrpc.Column{{Family: famMeta, Qualifiers: [][]byte{qualState}}}}
-	_, err := s.c.Scan(ctx, s.table, opts, func(rows []hrpc.Row) error {
+	_, err := s.c.Scan(ctx, s.cfg.Table, opts, func(rows []hrpc.Row) error {
 		for _, r := range rows {
 			key := string(r.Key[len(metaPrefix):])
 			var st datasetState
@@ -281,7 +280,7 @@ type splitRef struct {
 func (s *Store) Snapshot(ctx context.Context) (occurrence.Snapshot, error) {
 	states, err := s.states(ctx)
 	if err != nil {
-		return occurrence.Snapshot{}, fmt.Errorf("snapshot of %s: %w", s.table, err)
+		return occurrence.Snapshot{}, fmt.Errorf("snapshot of %s: %w", s.cfg.Table, err)
 	}
 	live := liveSet{}
 	rows := make([]int64, s.buckets)
@@ -303,7 +302,7 @@ func (s *Store) Snapshot(ctx context.Context) (occurrence.Snapshot, error) {
 	for _, k := range keys {
 		fmt.Fprintf(h, "%s:%d\n", k, states[k].Gen)
 	}
-	snap := occurrence.Snapshot{ID: fmt.Sprintf("%s@%016x", s.table, h.Sum64())}
+	snap := occurrence.Snapshot{ID: fmt.Sprintf("%s@%016x", s.cfg.Table, h.Sum64())}
 	for b := 0; b < s.buckets; b++ {
 		snap.Splits = append(snap.Splits, occurrence.Split{Index: b, Rows: rows[b], Ref: splitRef{bucket: b, live: live}})
 	}
@@ -340,7 +339,7 @@ func (s *Store) Dataset(ctx context.Context, key string) (occurrence.DatasetInfo
 
 // DatasetEML returns the EML document kept from the dataset's source.
 func (s *Store) DatasetEML(ctx context.Context, key string) (io.ReadCloser, error) {
-	row, err := s.c.Get(ctx, s.table, metaKey(key), hrpc.Column{Family: famMeta, Qualifiers: [][]byte{qualEML}})
+	row, err := s.c.Get(ctx, s.cfg.Table, metaKey(key), hrpc.Column{Family: famMeta, Qualifiers: [][]byte{qualEML}})
 	if err != nil {
 		return nil, err
 	}
@@ -371,4 +370,4 @@ func (s *Store) DeleteDataset(ctx context.Context, key string) error {
 }
 
 // Drop deletes the whole HBase table.
-func (s *Store) Drop(ctx context.Context) error { return s.c.DropTable(ctx, s.table) }
+func (s *Store) Drop(ctx context.Context) error { return s.c.DropTable(ctx, s.cfg.Table) }

@@ -84,7 +84,7 @@ func (w *DatasetWriter) flush(ctx context.Context) error {
 	if len(w.muts) == 0 {
 		return nil
 	}
-	if err := w.s.c.Apply(ctx, w.s.table, w.muts); err != nil {
+	if err := w.s.c.Apply(ctx, w.s.cfg.Table, w.muts); err != nil {
 		return fmt.Errorf("dataset %s: write %d records: %w", w.info.Key, len(w.muts), err)
 	}
 	w.records += int64(len(w.muts))
@@ -264,21 +264,21 @@ func (s *Store) deleteKeys(ctx context.Context, start, stop []byte, id string) e
 	opts := hrpc.ScanOptions{Start: start, Stop: stop, Columns: []hrpc.Column{{Family: famHeader}},
 		Filter: hrpc.FilterList{Filters: []hrpc.Filter{hrpc.FirstKeyOnlyFilter{}, hrpc.KeyOnlyFilter{}}}}
 	var muts []*hrpc.Mutation
-	_, err := s.c.Scan(ctx, s.table, opts, func(rows []hrpc.Row) error {
+	_, err := s.c.Scan(ctx, s.cfg.Table, opts, func(rows []hrpc.Row) error {
 		for _, r := range rows {
 			if len(r.Key) == keyLen && string(r.Key[genOff:genEnd]) == id {
 				muts = append(muts, &hrpc.Mutation{Row: r.Key, Delete: true})
 			}
 		}
 		if len(muts) >= s.cfg.WriteBatch {
-			err := s.c.Apply(ctx, s.table, muts)
+			err := s.c.Apply(ctx, s.cfg.Table, muts)
 			muts = muts[:0]
 			return err
 		}
 		return nil
 	})
 	if err == nil && len(muts) > 0 {
-		err = s.c.Apply(ctx, s.table, muts)
+		err = s.c.Apply(ctx, s.cfg.Table, muts)
 	}
 	return err
 }

@@ -60,7 +60,6 @@ type connKey struct {
 // operations whose region moved, split or whose server was busy.
 type Client struct {
 	cfg Config
-	log *slog.Logger
 
 	mu      sync.Mutex
 	conns   map[connKey]*connSlot
@@ -83,7 +82,7 @@ func New(cfg Config) (*Client, error) {
 	if cfg.Master == "" {
 		return nil, errors.New("hbase: Config.Master is empty")
 	}
-	return &Client{cfg: cfg, log: cfg.Logger, conns: make(map[connKey]*connSlot),
+	return &Client{cfg: cfg, conns: make(map[connKey]*connSlot),
 		regions: make(map[string][]*Region), sems: make(map[string]chan struct{})}, nil
 }
 
@@ -187,7 +186,7 @@ func (c *Client) retry(ctx context.Context, op, table string, fn func(ctx contex
 		if time.Since(start)+backoff > c.cfg.OperationTimeout {
 			return fmt.Errorf("hbase: %s %s: gave up after %d attempts in %s: %w", op, table, attempt, time.Since(start).Round(time.Millisecond), err)
 		}
-		c.log.Debug("hbase retry", "op", op, "table", table, "attempt", attempt, "err", err)
+		c.cfg.Logger.Debug("hbase retry", "op", op, "table", table, "attempt", attempt, "err", err)
 		select {
 		case <-time.After(backoff):
 		case <-ctx.Done():

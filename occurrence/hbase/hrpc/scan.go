@@ -142,7 +142,7 @@ func (c *Client) Scan(ctx context.Context, table string, opts ScanOptions, fn fu
 			return s.stats, fmt.Errorf("hbase: scan %s: no progress for %s after %d rows, last error: %w",
 				table, time.Since(lastProgress).Round(time.Millisecond), s.stats.Rows, err)
 		}
-		c.log.Debug("hbase scan restart", "table", table, "row", string(cur.pos), "err", err)
+		c.cfg.Logger.Debug("hbase scan restart", "table", table, "row", string(cur.pos), "err", err)
 		s.stats.Restarts++
 		if regionStale(err) {
 			c.forgetRegions(table)
@@ -401,7 +401,7 @@ func (s *scanner) renewWhile(ctx context.Context, prefetch *inflight) func() {
 			}
 			req := &pb.ScanRequest{ScannerId: proto.Uint64(id), Renew: proto.Bool(true), NumberOfRows: proto.Uint32(0)}
 			if _, err := s.c.call(ctx, server, ClientService, "Scan", req, nil); err != nil {
-				s.c.log.Debug("hbase scanner lease renewal failed", "server", server, "err", err)
+				s.c.cfg.Logger.Debug("hbase scanner lease renewal failed", "server", server, "err", err)
 			}
 		}
 	}()
