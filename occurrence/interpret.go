@@ -136,7 +136,7 @@ func Interpret(raw RawRecord, ds DatasetContext, rec *Record) {
 		rec.SetString(c.col, strings.TrimSpace(core[c.term]))
 	}
 	for _, k := range gbifKeys {
-		if v, err := strconv.ParseInt(strings.TrimSpace(core[k.term]), 10, 64); err == nil {
+		if v, ok := parseInt(core[k.term]); ok {
 			rec.SetInt(k.col, v)
 		}
 	}
@@ -161,7 +161,7 @@ func (in *interpreter) identity() {
 	r.SetString(iDatasetName, firstNonEmpty(in.get(NSDwC+"datasetName"), ds.Title))
 	occID := in.get(NSDwC + "occurrenceID")
 	r.SetString(iOccurrenceID, occID)
-	if id, err := strconv.ParseInt(strings.TrimSpace(in.t[NSGBIF+"gbifID"]), 10, 64); err == nil && id > 0 {
+	if id, ok := parseInt(in.t[NSGBIF+"gbifID"]); ok && id > 0 {
 		r.SetInt(iGBIFID, id)
 		return
 	}
@@ -191,6 +191,17 @@ func (in *interpreter) identityKey(occID string) string {
 		b.WriteByte(0)
 	}
 	return b.String()
+}
+
+// parseInt parses a trimmed decimal integer. An absent value, the common
+// case, returns before strconv, whose error for "" allocates.
+func parseInt(s string) (int64, bool) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return 0, false
+	}
+	v, err := strconv.ParseInt(s, 10, 64)
+	return v, err == nil
 }
 
 // StableID derives a record's gbifID from its dataset and identity: the same

@@ -67,8 +67,8 @@ type optInt struct {
 }
 
 func atoiOK(s string) optInt {
-	v, err := strconv.Atoi(strings.TrimSpace(s))
-	return optInt{v, err == nil}
+	v, ok := parseInt(s)
+	return optInt{int(v), ok && int64(int(v)) == v}
 }
 
 func twoDigits(v int) string {
