@@ -283,7 +283,7 @@ func mapStratigraphy(t terms, g, u *node) {
 		}
 	}
 	for _, a := range all(det, "LithostratigraphicAttributions", "LithostratigraphicAttribution") {
-		for _, c := range a.children() {
+		for c := range a.children() {
 			if term, ok := lithoTerms[strings.ToLower(c.tag)]; ok {
 				t.setDefault(dwc+term, c.value())
 			}

@@ -103,7 +103,7 @@ func mapTaxon(t terms, ti *node) {
 	}
 	t.set(dwc+"higherClassification", joinValues(names))
 	if na := child(sn, "NameAtomised"); na != nil {
-		for _, c := range na.children() {
+		for c := range na.children() {
 			mapAtomised(t, c)
 			break
 		}

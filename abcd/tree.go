@@ -1,6 +1,9 @@
 package abcd
 
-import "strings"
+import (
+	"iter"
+	"strings"
+)
 
 // tree holds one Unit (or the DataSet metadata) as a compact arena of nodes
 // that is reused from unit to unit, so reading a unit allocates little more
@@ -16,8 +19,7 @@ type tree struct {
 // *node stays valid until the tree is reset for the next unit.
 type node struct {
 	t      *tree
-	tag    string
-	prefix string
+	tag    string // local name
 	text   string
 	a0, a1 int32 // attributes: t.attrs[a0:a1]
 	first  int32 // first child, -1 if none
@@ -41,7 +43,7 @@ func (t *tree) add(parent int32, name qname, attrs []lexAttr) int32 {
 		t.attrs = append(t.attrs, a)
 	}
 	i := int32(len(t.nodes))
-	t.nodes = append(t.nodes, node{t: t, tag: name.local, prefix: name.prefix, a0: a0, a1: int32(len(t.attrs)), first: -1, last: -1, next: -1, parent: parent})
+	t.nodes = append(t.nodes, node{t: t, tag: name.local, a0: a0, a1: int32(len(t.attrs)), first: -1, last: -1, next: -1, parent: parent})
 	if parent >= 0 {
 		p := &t.nodes[parent]
 		if p.last >= 0 {
@@ -71,13 +73,15 @@ func (t *tree) root() *node {
 	return &t.nodes[0]
 }
 
-// children are the child elements of e in document order.
-func (e *node) children() []*node {
-	var out []*node
-	for i := e.first; i >= 0; i = e.t.nodes[i].next {
-		out = append(out, &e.t.nodes[i])
+// children yields the child elements of e in document order.
+func (e *node) children() iter.Seq[*node] {
+	return func(yield func(*node) bool) {
+		for i := e.first; i >= 0; i = e.t.nodes[i].next {
+			if !yield(&e.t.nodes[i]) {
+				return
+			}
+		}
 	}
-	return out
 }
 
 // value is the cleaned text directly inside e.
