@@ -44,23 +44,24 @@ func (w *exportWorker) Work(ctx context.Context, job *river.Job[exportArgs]) err
 		return river.JobSnooze(s.cfg.Lease)
 	}
 	s.logger.InfoContext(ctx, "export started", "key", key, "attempt", job.Attempt)
-	if err := s.dropStaleObject(ctx, key); err != nil {
+	r, err := s.db.getDownload(ctx, s.db.SQL, key)
+	if err != nil {
 		return err
 	}
-	res, name, err := s.runExport(ctx, key, owner)
+	if err := s.dropStaleObject(ctx, r); err != nil {
+		return err
+	}
+	res, name, err := s.runExport(ctx, r, owner)
 	if err == nil {
 		return s.finish(ctx, key, owner, name, res)
 	}
 	return s.exportFailed(ctx, job, owner, err)
 }
 
-// runExport streams the archive into storage and commits it only when the
-// export succeeded and the lease is still held.
-func (s *Service) runExport(ctx context.Context, key, owner string) (ExportResult, string, error) {
-	r, err := s.db.getDownload(ctx, s.db.SQL, key)
-	if err != nil {
-		return ExportResult{}, "", err
-	}
+// runExport streams the archive of the claimed download r into storage and
+// commits it only when the export succeeded and the lease is still held.
+func (s *Service) runExport(ctx context.Context, r row, owner string) (ExportResult, string, error) {
+	key := r.Key
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var prog atomicProgress
@@ -236,11 +237,10 @@ func (c *countingWriter) count() int64 { return c.n.Load() }
 // dropStaleObject deletes the archive an earlier run of a download committed
 // without living to record its success. Only a claimed, unfinished download
 // gets here, so the object is never one that is being served.
-func (s *Service) dropStaleObject(ctx context.Context, key string) error {
-	r, err := s.db.getDownload(ctx, s.db.SQL, key)
-	if err != nil || r.ObjectName == "" {
-		return err
+func (s *Service) dropStaleObject(ctx context.Context, r row) error {
+	if r.ObjectName == "" {
+		return nil
 	}
-	s.logger.WarnContext(ctx, "deleting the archive of an unfinished earlier run", "key", key, "object", r.ObjectName)
+	s.logger.WarnContext(ctx, "deleting the archive of an unfinished earlier run", "key", r.Key, "object", r.ObjectName)
 	return s.store.Delete(ctx, r.ObjectName)
 }
