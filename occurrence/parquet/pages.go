@@ -18,10 +18,10 @@ import (
 
 // flatColumn decodes one flat (non-list) column chunk page by page into
 // arrays over buffers it reuses: an array next returns is valid until the
-// following call. It is the predicate side of a scan: no builders, no
-// allocation per batch, and string columns stay dictionary indices as long
-// as their pages are dictionary-encoded. pqarrow remains the reader of
-// everything else (list columns, the values of matching rows).
+// following call. No builders, no allocation per batch; strings and
+// integers stay dictionary indices as long as their pages are
+// dictionary-encoded; seek jumps through the page index. pqarrow remains
+// the reader of the list columns.
 type flatColumn struct {
 	pr     file.PageReader
 	kind   occurrence.Kind
@@ -168,6 +168,9 @@ func (c *flatColumn) startPage(pg file.Page) (ok bool, err error) {
 // levels and passing over their values; farther rows are reached through the
 // page index without reading the pages in between.
 func (c *flatColumn) seek(row int64) error {
+	if c.page == nil && row == 0 {
+		return nil // next reads the chunk from its start, dictionary page first
+	}
 	next := c.pageFirst + int64(c.pageRows-c.pageLeft)
 	if c.page != nil && row == next {
 		return nil

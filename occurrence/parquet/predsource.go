@@ -2,6 +2,7 @@ package parquet
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -29,7 +30,7 @@ func (sc *splitScan) predicateSource(names []string) (predicateSource, error) {
 		flat = flat && flatKind(c.Kind)
 	}
 	if flat {
-		return sc.flatSource(names)
+		return sc.flatSource(names), nil
 	}
 	rr, err := sc.recordReader(names)
 	if err != nil {
@@ -62,25 +63,19 @@ func (a *arrowSource) next(pos, n int64) (arrow.RecordBatch, error) {
 
 func (a *arrowSource) release() { a.rr.Release() }
 
-// flatSource decodes flat predicate columns page by page (pages.go).
+// flatSource decodes flat columns page by page (pages.go): the predicate
+// columns of a split in row order, or the value columns of the slices that
+// hold matches. Its arrays are valid until the next read.
 type flatSource struct {
+	sc    *splitScan
 	names []string
-	cols  []*flatColumn
+	cols  []*flatColumn // opened on the first read
 	arrs  []arrow.Array
 	batch arrow.RecordBatch
 }
 
-func (sc *splitScan) flatSource(names []string) (*flatSource, error) {
-	fs := &flatSource{names: names, arrs: make([]arrow.Array, len(names))}
-	for _, name := range names {
-		c, err := sc.openFlat(name)
-		if err != nil {
-			fs.release()
-			return nil, err
-		}
-		fs.cols = append(fs.cols, c)
-	}
-	return fs, nil
+func (sc *splitScan) flatSource(names []string) *flatSource {
+	return &flatSource{sc: sc, names: names, arrs: make([]arrow.Array, len(names))}
 }
 
 // openFlat opens the page decoder on one flat column of the split.
@@ -103,19 +98,47 @@ func (sc *splitScan) openFlat(name string) (*flatColumn, error) {
 	return newFlatColumn(pr, c.Kind, schema.Column(leaf).MaxDefinitionLevel(), where), nil
 }
 
-func (fs *flatSource) next(_, n int64) (arrow.RecordBatch, error) {
+// read decodes rows [pos, pos+n) of every column, seeking when pos is not
+// the row a column delivers next.
+func (fs *flatSource) read(pos, n int64) ([]arrow.Array, error) {
 	fs.drop()
-	fields := make([]arrow.Field, len(fs.cols))
+	for len(fs.cols) < len(fs.names) {
+		c, err := fs.sc.openFlat(fs.names[len(fs.cols)])
+		if err != nil {
+			return nil, err
+		}
+		fs.cols = append(fs.cols, c)
+	}
 	for i, c := range fs.cols {
+		if err := c.seek(pos); err != nil {
+			return nil, err
+		}
 		a, err := c.next(int(n))
 		if err != nil {
 			return nil, err
 		}
 		fs.arrs[i] = a
-		fields[i] = arrow.Field{Name: fs.names[i], Type: a.DataType(), Nullable: true}
 	}
-	fs.batch = array.NewRecordBatch(arrow.NewSchema(fields, nil), fs.arrs, n)
+	return fs.arrs, nil
+}
+
+func (fs *flatSource) next(pos, n int64) (arrow.RecordBatch, error) {
+	arrs, err := fs.read(pos, n)
+	if err != nil {
+		return nil, err
+	}
+	fs.batch = array.NewRecordBatch(schemaOf(fs.names, arrs), arrs, n)
 	return fs.batch, nil
+}
+
+// schemaOf names arrays whose types vary from batch to batch (dictionary
+// indices or plain values).
+func schemaOf(names []string, arrs []arrow.Array) *arrow.Schema {
+	fields := make([]arrow.Field, len(names))
+	for i, a := range arrs {
+		fields[i] = arrow.Field{Name: names[i], Type: a.DataType(), Nullable: true}
+	}
+	return arrow.NewSchema(fields, nil)
 }
 
 // drop releases the previous batch's arrays (their buffers are the
@@ -145,77 +168,57 @@ func (fs *flatSource) release() {
 // columns with the page decoder, seeking past rows without matches; list
 // columns through pqarrow (lazyReader). A batch is valid until the next call.
 type valueReader struct {
-	sc        *splitScan
-	flatNames []string
-	flat      []*flatColumn // opened on first use
-	isFlat    map[string]bool
-	lists     *lazyReader
-	arrs      []arrow.Array
-	batch     arrow.RecordBatch
+	flat  *flatSource
+	lists *lazyReader
+	held  []arrow.Array // the list columns of the current batch
+	batch arrow.RecordBatch
 }
 
 func (sc *splitScan) valueReader(names []string) *valueReader {
-	v := &valueReader{sc: sc, isFlat: make(map[string]bool), lists: &lazyReader{sc: sc}}
+	var flat []string
+	lists := &lazyReader{sc: sc}
 	for _, n := range names {
 		if c, _, ok := occurrence.ColumnByName(n); ok && flatKind(c.Kind) {
-			v.flatNames = append(v.flatNames, n)
-			v.isFlat[n] = true
+			flat = append(flat, n)
 		} else {
-			v.lists.names = append(v.lists.names, n)
+			lists.names = append(lists.names, n)
 		}
 	}
-	return v
+	return &valueReader{flat: sc.flatSource(flat), lists: lists}
 }
 
-func (v *valueReader) empty() bool { return len(v.flatNames) == 0 && len(v.lists.names) == 0 }
+func (v *valueReader) empty() bool { return len(v.flat.names) == 0 && len(v.lists.names) == 0 }
 
 // shareable reports whether a column of the batch may be handed on without
-// a copy: pqarrow's arrays may, the page decoder's buffers are reused.
-func (v *valueReader) shareable(name string) bool { return !v.isFlat[name] }
-
-func (v *valueReader) open() error {
-	for _, name := range v.flatNames {
-		c, err := v.sc.openFlat(name)
-		if err != nil {
-			return err
-		}
-		v.flat = append(v.flat, c)
-	}
-	return nil
+// a copy: pqarrow's arrays (list columns) may, the page decoder's buffers
+// are reused.
+func shareable(name string) bool {
+	c, _, ok := occurrence.ColumnByName(name)
+	return ok && !flatKind(c.Kind)
 }
 
 func (v *valueReader) at(pos, n int64) (arrow.RecordBatch, error) {
 	v.drop()
-	if v.flat == nil && len(v.flatNames) > 0 {
-		if err := v.open(); err != nil {
-			return nil, err
-		}
-	}
-	var fields []arrow.Field
-	for i, c := range v.flat {
-		if err := c.seek(pos); err != nil {
-			return nil, err
-		}
-		a, err := c.next(int(n))
-		if err != nil {
-			return nil, err
-		}
-		v.arrs = append(v.arrs, a)
-		fields = append(fields, arrow.Field{Name: v.flatNames[i], Type: a.DataType(), Nullable: true})
+	names := v.flat.names
+	arrs, err := v.flat.read(pos, n)
+	if err != nil {
+		return nil, err
 	}
 	if len(v.lists.names) > 0 {
 		lb, err := v.lists.at(pos, n)
 		if err != nil {
 			return nil, err
 		}
-		for i, f := range lb.Schema().Fields() {
-			a := lb.Column(i)
+		names = append(slices.Clip(names), v.lists.names...)
+		arrs = slices.Clip(arrs)
+		for i := range v.lists.names {
+			a := lb.Column(lb.Schema().FieldIndices(v.lists.names[i])[0])
 			a.Retain()
-			v.arrs = append(v.arrs, a)
-			fields = append(fields, f)
+			v.held = append(v.held, a)
+			arrs = append(arrs, a)
 		}
 	}
-	v.batch = array.NewRecordBatch(arrow.NewSchema(fields, nil), v.arrs, n)
+	v.batch = array.NewRecordBatch(schemaOf(names, arrs), arrs, n)
 	return v.batch, nil
 }
 
@@ -224,16 +227,14 @@ func (v *valueReader) drop() {
 		v.batch.Release()
 		v.batch = nil
 	}
-	for _, a := range v.arrs {
+	for _, a := range v.held {
 		a.Release()
 	}
-	v.arrs = v.arrs[:0]
+	v.held = v.held[:0]
 }
 
 func (v *valueReader) release() {
 	v.drop()
-	for _, c := range v.flat {
-		c.close()
-	}
+	v.flat.release()
 	v.lists.release()
 }

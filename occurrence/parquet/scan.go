@@ -46,26 +46,26 @@ func (o *openFile) predicates() (*pqarrow.FileReader, error) {
 				props.SetReadDict(i, true)
 			}
 		}
-		rdr, err := file.NewParquetReader(o.f, file.WithMetadata(o.md), file.WithReadProps(readProps(memory.DefaultAllocator)))
-		if err != nil {
-			o.predErr = err
-			return
-		}
-		o.pred, o.predErr = pqarrow.NewFileReader(rdr, props, memory.DefaultAllocator)
+		o.pred, o.predErr = o.arrowReader(props)
 	})
 	return o.pred, o.predErr
 }
 
 func (o *openFile) values() (*pqarrow.FileReader, error) {
 	o.valsOnce.Do(func() {
-		rdr, err := file.NewParquetReader(o.f, file.WithMetadata(o.md), file.WithReadProps(readProps(memory.DefaultAllocator)))
-		if err != nil {
-			o.valsErr = err
-			return
-		}
-		o.vals, o.valsErr = pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{BatchSize: valueBatch}, memory.DefaultAllocator)
+		o.vals, o.valsErr = o.arrowReader(pqarrow.ArrowReadProperties{BatchSize: valueBatch})
 	})
 	return o.vals, o.valsErr
+}
+
+// arrowReader is a pqarrow reader of the file with its own page reader
+// (default allocator: pqarrow's arrays may outlive a batch).
+func (o *openFile) arrowReader(props pqarrow.ArrowReadProperties) (*pqarrow.FileReader, error) {
+	rdr, err := file.NewParquetReader(o.f, file.WithMetadata(o.md), file.WithReadProps(readProps(memory.DefaultAllocator)))
+	if err != nil {
+		return nil, err
+	}
+	return pqarrow.NewFileReader(rdr, props, memory.DefaultAllocator)
 }
 
 // readProps makes column chunks stream through a small buffer instead of
@@ -202,12 +202,14 @@ func (sc *splitScan) run() error {
 	return sc.filtered()
 }
 
+// noColumns is the schema of batches that carry only a row count.
+var noColumns = arrow.NewSchema(nil, nil)
+
 // emitCounts emits column-less batches that carry only row counts.
 func (sc *splitScan) emitCounts(n int64) error {
-	schema := arrow.NewSchema(nil, nil)
 	for n > 0 {
 		k := min(n, int64(sc.batch))
-		b := array.NewRecordBatch(schema, nil, k)
+		b := array.NewRecordBatch(noColumns, nil, k)
 		err := sc.emit(b)
 		b.Release()
 		if err != nil {
@@ -282,7 +284,7 @@ func (sc *splitScan) filtered() error {
 				return err
 			}
 		} else {
-			pb = array.NewRecordBatch(arrow.NewSchema(nil, nil), nil, n)
+			pb = array.NewRecordBatch(noColumns, nil, n)
 		}
 		sel = sel[:n]
 		clear(sel)
@@ -350,7 +352,7 @@ func (sc *splitScan) emitPart(pb, vb arrow.RecordBatch, vals *valueReader, off i
 		} else {
 			col = vb.Column(vb.Schema().FieldIndices(name)[0])
 			col.Retain()
-			share = vals.shareable(name)
+			share = shareable(name)
 		}
 		arrs[i] = takeSelected(col, sel, m, share)
 		col.Release()
