@@ -141,12 +141,16 @@ func appendUnique(list []string, v string) []string {
 	return append(list, v)
 }
 
+// licenseCompact drops the separators licence names are written with; built
+// once, as NormalizeLicense runs for every interpreted record.
+var licenseCompact = strings.NewReplacer(" ", "", "-", "", "_", "", ".", "")
+
 // NormalizeLicense maps a licence URI or text to one of the stored licence
 // values; ok is false when it names no licence GBIF supports.
 func NormalizeLicense(s string) (string, bool) {
 	l := strings.ToLower(strings.TrimSpace(s))
 	l = strings.ReplaceAll(l, "licences", "licenses")
-	compact := strings.NewReplacer(" ", "", "-", "", "_", "", ".", "").Replace(l)
+	compact := licenseCompact.Replace(l)
 	switch {
 	case l == "":
 		return LicenseUnspecified, false
