@@ -12,6 +12,7 @@ import (
 	"io"
 	"log/slog"
 	"net/url"
+	"sync"
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -129,7 +130,7 @@ func (e *Engine) Export(ctx context.Context, req jobs.ExportRequest, w io.Writer
 	}
 	var src dwca.DatasetSource
 	if c, ok := e.table.(Catalog); ok {
-		src = catalogSource{c}
+		src = newCatalogSource(c)
 	}
 	x, err := dwca.NewExport(ctx, w, dwca.ExportSpec{Format: format, Key: req.Key, Predicate: p,
 		Snapshot: snap.ID, Created: req.Created}, dwca.ExportOptions{Datasets: src, TempDir: e.cfg.TempDir, Logger: e.logger})
@@ -190,18 +191,42 @@ func (e *Engine) result(ctx context.Context, res dwca.ExportResult, snapshot str
 	return out
 }
 
-// catalogSource adapts a Catalog to dwca.DatasetSource.
-type catalogSource struct{ c Catalog }
-
-func (s catalogSource) DatasetInfo(ctx context.Context, key string) (dwca.DatasetInfo, error) {
-	d, err := s.c.Dataset(ctx, key)
-	if err != nil {
-		return dwca.DatasetInfo{}, fmt.Errorf("%w: %w", dwca.ErrNoDataset, err)
-	}
-	return dwca.DatasetInfo{Title: d.Title, License: d.License, Citation: d.Citation, DatasetKey: d.Key}, nil
+// catalogSource adapts a Catalog to dwca.DatasetSource for one export. An
+// export asks for each dataset's description several times (the licence,
+// the EML's citations, the dataset usages), and a lookup may be a round trip
+// to the table (HBase): each dataset is looked up once.
+type catalogSource struct {
+	c     Catalog
+	mu    sync.Mutex
+	infos map[string]datasetLookup
 }
 
-func (s catalogSource) DatasetEML(ctx context.Context, key string) (io.ReadCloser, error) {
+type datasetLookup struct {
+	info dwca.DatasetInfo
+	err  error
+}
+
+func newCatalogSource(c Catalog) *catalogSource {
+	return &catalogSource{c: c, infos: map[string]datasetLookup{}}
+}
+
+func (s *catalogSource) DatasetInfo(ctx context.Context, key string) (dwca.DatasetInfo, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if l, ok := s.infos[key]; ok {
+		return l.info, l.err
+	}
+	var l datasetLookup
+	if d, err := s.c.Dataset(ctx, key); err != nil {
+		l.err = fmt.Errorf("%w: %w", dwca.ErrNoDataset, err)
+	} else {
+		l.info = dwca.DatasetInfo{Title: d.Title, License: d.License, Citation: d.Citation, DatasetKey: d.Key}
+	}
+	s.infos[key] = l
+	return l.info, l.err
+}
+
+func (s *catalogSource) DatasetEML(ctx context.Context, key string) (io.ReadCloser, error) {
 	r, err := s.c.DatasetEML(ctx, key)
 	if errors.Is(err, occurrence.ErrNoDataset) {
 		return nil, fmt.Errorf("%w: %w", dwca.ErrNoDataset, err)
