@@ -421,6 +421,3 @@ func (s *Service) PollInterval(d Download) time.Duration {
 	}
 	return 0
 }
-
-// IsFinal reports whether a status will not change except to FILE_ERASED.
-func IsFinal(s Status) bool { return !s.Active() }

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"strings"
 	"sync"
 	"time"
 
@@ -120,6 +119,3 @@ func (a *Authenticator) Check(ctx context.Context, name, password string) (User,
 	a.mu.Unlock()
 	return u, nil
 }
-
-// sameUser compares user names as stored (exactly).
-func sameUser(a, b string) bool { return strings.TrimSpace(a) == strings.TrimSpace(b) }
