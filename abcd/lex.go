@@ -33,6 +33,12 @@ func (n qname) String() string {
 	return n.prefix + ":" + n.local
 }
 
+// knownName is a validated name with the full name it was parsed from.
+type knownName struct {
+	full string
+	q    qname
+}
+
 type lexAttr struct {
 	name  qname
 	value string
@@ -52,9 +58,9 @@ type lexer struct {
 	line   int // line where the current token starts
 	after  int // line after the current token
 	names  map[string]string
-	cache  [256]string // direct-mapped front of names
-	qcache [256]qname  // names already validated, by full name
-	qfull  [256]string
+	cache  [256]string          // direct-mapped front of names
+	qcache [256]knownName       // direct-mapped front of qnames
+	qnames map[string]knownName // names already validated, by full name
 	kind   int
 	name   qname
 	attrs  []lexAttr
@@ -71,7 +77,7 @@ func newLexer(r io.Reader, maxToken int64) (*lexer, error) {
 	buf := lexBuffers.Get().(*[]byte)
 	sr := gosax.NewReaderBuf(cr, (*buf)[:0])
 	sr.EmitSelfClosingTag = true
-	return &lexer{sr: sr, cr: cr, buf: buf, line: 1, after: 1, names: map[string]string{}}, nil
+	return &lexer{sr: sr, cr: cr, buf: buf, line: 1, after: 1, names: map[string]string{}, qnames: map[string]knownName{}}, nil
 }
 
 // lexBuffers recycles the lexers' read windows between documents.
@@ -253,20 +259,29 @@ func (l *lexer) end(b []byte, want qname) error {
 	return nil
 }
 
-// qname validates and interns a name; names seen before skip validation.
+// qname validates and interns a name; names seen before skip validation
+// and allocate nothing.
 func (l *lexer) qname(b []byte) (qname, error) {
 	if len(b) == 0 {
 		return qname{}, fmt.Errorf("%w: missing name", ErrSyntax)
 	}
-	slot := (len(b)*31 + int(b[0])*7 + int(b[len(b)-1])*13 + int(b[len(b)/2])) & 255
-	if l.qfull[slot] == string(b) {
-		return l.qcache[slot], nil
+	slot := &l.qcache[(len(b)*31+int(b[0])*7+int(b[len(b)-1])*13+int(b[len(b)/2]))&255]
+	if slot.full == string(b) {
+		return slot.q, nil
 	}
-	q, err := l.parseName(b)
-	if err == nil {
-		l.qfull[slot], l.qcache[slot] = string(b), q
+	k, ok := l.qnames[string(b)]
+	if !ok {
+		q, err := l.parseName(b)
+		if err != nil {
+			return qname{}, err
+		}
+		k = knownName{full: string(b), q: q}
+		if len(l.qnames) < 4096 {
+			l.qnames[k.full] = k
+		}
 	}
-	return q, err
+	*slot = k
+	return k.q, nil
 }
 
 func (l *lexer) parseName(b []byte) (qname, error) {
