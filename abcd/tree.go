@@ -108,27 +108,26 @@ func firstChild(e *node, name string) *node {
 }
 
 // all returns every element reached by path from e, in document order (all
-// branches, like the XPath e/a/b/c).
+// branches, like the XPath e/a/b/c); nil when there is none.
 func all(e *node, path ...string) []*node {
 	if e == nil {
 		return nil
 	}
-	cur := []*node{e}
-	for _, name := range path {
-		var next []*node
-		for _, p := range cur {
-			for i := p.first; i >= 0; i = p.t.nodes[i].next {
-				if c := &p.t.nodes[i]; c.tag == name {
-					next = append(next, c)
-				}
-			}
-		}
-		if len(next) == 0 {
-			return nil
-		}
-		cur = next
+	return appendAll(nil, e, path)
+}
+
+// appendAll appends the elements reached by path from e, depth first (which
+// is document order).
+func appendAll(out []*node, e *node, path []string) []*node {
+	if len(path) == 0 {
+		return append(out, e)
 	}
-	return cur
+	for i := e.first; i >= 0; i = e.t.nodes[i].next {
+		if c := &e.t.nodes[i]; c.tag == path[0] {
+			out = appendAll(out, c, path[1:])
+		}
+	}
+	return out
 }
 
 // text is the cleaned text of the element at path (first match), "" if absent.
