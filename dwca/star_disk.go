@@ -70,15 +70,17 @@ func (s *StarReader) forEachRow(spec FileSpec, broken func(*RowError), fn func(R
 	defer rr.Close()
 	for {
 		row, err := rr.Next()
-		if err == io.EOF {
-			return nil
-		}
-		var re *RowError
-		if errors.As(err, &re) {
-			broken(re)
-			continue
-		}
 		if err != nil {
+			if err == io.EOF {
+				return nil
+			}
+			// re escapes to the heap through errors.As: declare it only
+			// for an error, not once per row
+			var re *RowError
+			if errors.As(err, &re) {
+				broken(re)
+				continue
+			}
 			return err
 		}
 		if err := fn(row); err != nil {
