@@ -1,10 +1,14 @@
 package hbase
 
 import (
+	"bytes"
+	"fmt"
 	"slices"
 	"testing"
 
 	"github.com/biodiversity-downloads/downloader/occurrence"
+	"github.com/biodiversity-downloads/downloader/occurrence/hbase/hrpc"
+	"github.com/biodiversity-downloads/downloader/occurrence/occurrencetest"
 )
 
 func mustPred(t *testing.T, js string) *occurrence.Predicate {
@@ -74,6 +78,112 @@ func TestHeaderOrdering(t *testing.T) {
 	for i := 1; i < len(fs); i++ {
 		if fl(fs[i-1]) >= fl(fs[i]) {
 			t.Fatalf("%v does not sort before %v", fs[i-1], fs[i])
+		}
+	}
+}
+
+// passes evaluates a pushed filter on a header cell value the way the region
+// server does: value OP operand on the component at the comparator's offset.
+func passes(t *testing.T, f hrpc.Filter, header []byte) bool {
+	t.Helper()
+	switch f := f.(type) {
+	case hrpc.FilterList:
+		for _, sub := range f.Filters {
+			if passes(t, sub, header) == f.Or {
+				return f.Or
+			}
+		}
+		return !f.Or
+	case hrpc.SingleColumnValueFilter:
+		c, ok := f.Comparator.(hrpc.BinaryComponentComparator)
+		if !ok || !bytes.Equal(f.Family, famHeader) {
+			t.Fatalf("unexpected pushed filter %#v", f)
+		}
+		cmp := bytes.Compare(header[c.Offset:int(c.Offset)+len(c.Value)], c.Value)
+		switch f.Op {
+		case hrpc.Less:
+			return cmp < 0
+		case hrpc.LessOrEqual:
+			return cmp <= 0
+		case hrpc.Equal:
+			return cmp == 0
+		case hrpc.GreaterOrEqual:
+			return cmp >= 0
+		case hrpc.Greater:
+			return cmp > 0
+		}
+	}
+	t.Fatalf("unexpected pushed filter %#v", f)
+	return false
+}
+
+// TestPushdownFilterAgreesWithPredicate: on generated records the pushed
+// filter keeps every row the predicate matches, and exactly those when it
+// says it is exact.
+func TestPushdownFilterAgreesWithPredicate(t *testing.T) {
+	g := occurrencetest.NewGenerator(3, 60)
+	plan := g.Datasets(3000, 6)
+	rec := occurrence.NewRecord()
+	b := occurrence.NewBuilder(nil)
+	defer b.Release()
+	var headers [][]byte
+	var famKey, year int64
+	for i := range plan {
+		for j := 0; j < plan[i].Records; j++ {
+			g.Fill(rec, &plan[i], j)
+			if len(headers) == 0 {
+				famKey = rec.Get(occurrence.ColumnIndex(occurrence.ColFamilyKey)).I
+				year = rec.Get(occurrence.ColumnIndex(occurrence.ColYear)).I
+			}
+			b.Append(rec)
+			headers = append(headers, encodeHeader(nil, rec))
+		}
+	}
+	batch := b.NewBatch()
+	defer batch.Release()
+	preds := []string{
+		`{"type":"equals","key":"COUNTRY","value":"SE"}`,
+		`{"type":"in","key":"COUNTRY","values":["DK","US"]}`,
+		fmt.Sprintf(`{"type":"equals","key":"TAXON_KEY","value":"%d"}`, famKey),
+		fmt.Sprintf(`{"type":"equals","key":"FAMILY_KEY","value":"%d"}`, famKey),
+		fmt.Sprintf(`{"type":"equals","key":"YEAR","value":"%d"}`, year),
+		fmt.Sprintf(`{"type":"equals","key":"YEAR","value":"*,%d"}`, year),
+		fmt.Sprintf(`{"type":"lessThan","key":"YEAR","value":"%d"}`, year),
+		fmt.Sprintf(`{"type":"greaterThanOrEquals","key":"YEAR","value":"%d"}`, year),
+		fmt.Sprintf(`{"type":"range","key":"YEAR","value":{"gt":"%d","lte":"2024"}}`, year-5),
+		`{"type":"in","key":"MONTH","values":["1","2","12"]}`,
+		`{"type":"greaterThanOrEquals","key":"DECIMAL_LATITUDE","value":"50.5"}`,
+		`{"type":"lessThanOrEquals","key":"DECIMAL_LONGITUDE","value":"0"}`,
+		`{"type":"equals","key":"HAS_COORDINATE","value":"false"}`,
+		`{"type":"and","predicates":[{"type":"equals","key":"COUNTRY","value":"US"},{"type":"like","key":"LOCALITY","value":"*river*"}]}`,
+		`{"type":"or","predicates":[{"type":"equals","key":"COUNTRY","value":"FR"},{"type":"equals","key":"MONTH","value":"3"}]}`,
+	}
+	sel := make([]bool, batch.NumRows())
+	for _, js := range preds {
+		p := mustPred(t, js)
+		pd, ok := pushdown(p)
+		if !ok {
+			t.Fatalf("%s: not pushed", js)
+		}
+		p.Eval(batch, sel)
+		matched, passed := 0, 0
+		for i, h := range headers {
+			pass := passes(t, pd.filter, h)
+			if sel[i] && !pass {
+				t.Fatalf("%s: the filter drops matching row %d", js, i)
+			}
+			if pd.exact && pass && !sel[i] {
+				t.Fatalf("%s: the exact filter keeps row %d, which does not match", js, i)
+			}
+			if sel[i] {
+				matched++
+			}
+			if pass {
+				passed++
+			}
+		}
+		if matched == 0 || passed == len(headers) {
+			t.Fatalf("%s: %d of %d rows match, %d pass the filter: the case tests nothing", js, matched, len(headers), passed)
 		}
 	}
 }
