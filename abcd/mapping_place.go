@@ -96,6 +96,21 @@ var areaTerm = map[string]string{
 	"district": "county", "municipality": "municipality", "community": "municipality",
 }
 
+// classifiedNames returns the nameTag texts of elems joined " | ", and sets
+// for each element the term table gives its (lower-cased) classTag, unless
+// an earlier element set it: HigherTaxon ranks, NamedArea classes.
+func classifiedNames(t terms, elems []*node, nameTag, classTag string, table map[string]string) string {
+	var names []string
+	for _, e := range elems {
+		name := text(e, nameTag)
+		names = append(names, name)
+		if term, ok := table[strings.ToLower(text(e, classTag))]; ok {
+			t.setDefault(dwc+term, name)
+		}
+	}
+	return joinValues(names)
+}
+
 func mapPlace(t terms, g *node) {
 	t.set(dwc+"locality", text(g, "LocalityText"))
 	t.set(dwc+"locationRemarks", text(g, "AreaDetail"))
@@ -103,15 +118,7 @@ func mapPlace(t terms, g *node) {
 	t.set(dwc+"country", country)
 	t.set(dwc+"countryCode", firstText(g, []string{"Country", "ISO3166Code"}))
 	t.setDefault(dwc+"countryCode", country)
-	var areas []string
-	for _, a := range all(g, "NamedAreas", "NamedArea") {
-		name := text(a, "AreaName")
-		areas = append(areas, name)
-		if term, ok := areaTerm[strings.ToLower(text(a, "AreaClass"))]; ok {
-			t.setDefault(dwc+term, name)
-		}
-	}
-	t.set(dwc+"higherGeography", joinValues(areas))
+	t.set(dwc+"higherGeography", classifiedNames(t, all(g, "NamedAreas", "NamedArea"), "AreaName", "AreaClass", areaTerm))
 	mapCoordinates(t, g)
 	mapRange(t, child(g, "Altitude"), "Elevation", "minimumElevationInMeters", "maximumElevationInMeters")
 	mapRange(t, child(g, "Depth"), "Depth", "minimumDepthInMeters", "maximumDepthInMeters")

@@ -93,15 +93,7 @@ func mapTaxon(t terms, ti *node) {
 	t.set(dwc+"identificationQualifier", text(sn, "IdentificationQualifier"))
 	t.set(dwc+"taxonRemarks", text(ti, "NameComments"))
 	t.set(dwc+"nomenclaturalCode", text(ti, "Code"))
-	var names []string
-	for _, h := range all(ti, "HigherTaxa", "HigherTaxon") {
-		name := text(h, "HigherTaxonName")
-		names = append(names, name)
-		if term, ok := rankTerm[strings.ToLower(text(h, "HigherTaxonRank"))]; ok {
-			t.setDefault(dwc+term, name)
-		}
-	}
-	t.set(dwc+"higherClassification", joinValues(names))
+	t.set(dwc+"higherClassification", classifiedNames(t, all(ti, "HigherTaxa", "HigherTaxon"), "HigherTaxonName", "HigherTaxonRank", rankTerm))
 	if na := child(sn, "NameAtomised"); na != nil {
 		for c := range na.children() {
 			mapAtomised(t, c)
