@@ -52,6 +52,9 @@ type headerField struct {
 	offset int // from the start of the cell value
 }
 
+// headerCols are the header's columns. Predicates on a search key whose
+// columns are all here are pushed to the servers, so a string column must be
+// one that its keys match exactly (its hash answers only exact equality).
 var headerCols = []struct {
 	name string
 	kind headerKind

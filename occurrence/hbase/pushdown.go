@@ -22,38 +22,11 @@ type pushed struct {
 	exact  bool
 }
 
-// pushKeys maps GBIF search keys to the header columns that answer them (a
-// row matches when any of them does).
-var pushKeys = map[string][]string{
-	"COUNTRY":              {occurrence.ColCountryCode},
-	"DATASET_KEY":          {occurrence.ColDatasetKey},
-	"BASIS_OF_RECORD":      {occurrence.ColBasisOfRecord},
-	"LICENSE":              {occurrence.ColLicense},
-	"OCCURRENCE_STATUS":    {occurrence.ColOccurrenceStatus},
-	"PUBLISHING_ORG":       {occurrence.ColPublishingOrgKey},
-	"HAS_COORDINATE":       {occurrence.ColHasCoordinate},
-	"HAS_GEOSPATIAL_ISSUE": {occurrence.ColHasGeospatialIssue},
-	"YEAR":                 {occurrence.ColYear},
-	"MONTH":                {occurrence.ColMonth},
-	"DECIMAL_LATITUDE":     {occurrence.ColDecimalLatitude},
-	"DECIMAL_LONGITUDE":    {occurrence.ColDecimalLongitude},
-	"TAXON_KEY": {occurrence.ColTaxonKey, occurrence.ColAcceptedTaxonKey, occurrence.ColKingdomKey,
-		occurrence.ColPhylumKey, occurrence.ColClassKey, occurrence.ColOrderKey, occurrence.ColFamilyKey,
-		occurrence.ColGenusKey, occurrence.ColSpeciesKey},
-	"ACCEPTED_TAXON_KEY": {occurrence.ColAcceptedTaxonKey},
-	"KINGDOM_KEY":        {occurrence.ColKingdomKey},
-	"PHYLUM_KEY":         {occurrence.ColPhylumKey},
-	"CLASS_KEY":          {occurrence.ColClassKey},
-	"ORDER_KEY":          {occurrence.ColOrderKey},
-	"FAMILY_KEY":         {occurrence.ColFamilyKey},
-	"GENUS_KEY":          {occurrence.ColGenusKey},
-	"SPECIES_KEY":        {occurrence.ColSpeciesKey},
-}
-
 // pushdown translates what it can of p into a server-side filter: "and"
 // keeps the children it can translate (a superset), "or" needs all of them;
-// leaves are equals/in/comparisons/range on the keys of pushKeys. ok is false
-// when nothing can be pushed.
+// leaves are equals/in/comparisons/range on keys whose columns are all in the
+// header (a row matches when any of them does). ok is false when nothing can
+// be pushed.
 func pushdown(p *occurrence.Predicate) (pushed, bool) {
 	if p == nil {
 		return pushed{}, false
@@ -79,13 +52,16 @@ func pushdown(p *occurrence.Predicate) (pushed, bool) {
 		}
 		return combine(or, fs, exact), true
 	}
-	cols, ok := pushKeys[p.Key]
-	if !ok {
+	if p.Key == "" {
 		return pushed{}, false
 	}
 	var fs []pushed
-	for _, col := range cols {
-		f, ok := pushColumn(p, headerFields[col])
+	for _, col := range p.Columns() {
+		hf, ok := headerFields[col]
+		if !ok {
+			return pushed{}, false
+		}
+		f, ok := pushColumn(p, hf)
 		if !ok {
 			return pushed{}, false
 		}
