@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -56,6 +57,8 @@ type rowGroupEntry struct {
 	// a snapshot of a large table opens without decoding statistics it does
 	// not need, and the manifest decodes without a map per row group.
 	Stats json.RawMessage `json:"stats,omitempty"`
+	// split serves Stats to scans (set when the manifest is decoded).
+	split *splitStats
 }
 
 // colStats is the JSON form of occurrence.ColumnStats. Min and Max are kept as
@@ -103,6 +106,14 @@ func decodeManifest(data []byte, path string) (*manifest, error) {
 	}
 	if m.Datasets == nil {
 		m.Datasets = map[string]*datasetEntry{}
+	}
+	for _, ds := range m.Datasets {
+		for _, f := range ds.Files {
+			for i := range f.RowGroups {
+				g := &f.RowGroups[i]
+				g.split = &splitStats{rows: g.Rows, raw: g.Stats}
+			}
+		}
 	}
 	return &m, nil
 }
@@ -210,24 +221,48 @@ func statValue(k occurrence.Kind, v any) (any, bool) {
 	return nil, false
 }
 
-// splitStats implements occurrence.Stats for one row group.
+// splitStats implements occurrence.Stats for one row group. A column's
+// statistics are decoded on first use and kept: the decoded manifest is
+// reused by every snapshot until the next commit, so pruning and column
+// trimming (which both ask for a predicate's columns) decode each once.
 type splitStats struct {
-	rows  int64
-	stats json.RawMessage
+	rows int64
+	raw  json.RawMessage
+
+	mu   sync.Mutex
+	cols map[string]decodedStats
 }
 
-func (s splitStats) ColumnStats(name string) (occurrence.ColumnStats, bool) {
+type decodedStats struct {
+	cs occurrence.ColumnStats
+	ok bool
+}
+
+func (s *splitStats) ColumnStats(name string) (occurrence.ColumnStats, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if d, ok := s.cols[name]; ok {
+		return d.cs, d.ok
+	}
+	cs, ok := s.decode(name)
+	if s.cols == nil {
+		s.cols = make(map[string]decodedStats)
+	}
+	s.cols[name] = decodedStats{cs, ok}
+	return cs, ok
+}
+
+func (s *splitStats) decode(name string) (occurrence.ColumnStats, bool) {
 	// Column names are plain identifiers: no gjson path syntax to escape.
-	v := gjson.GetBytes(s.stats, name)
+	v := gjson.GetBytes(s.raw, name)
 	if !v.Exists() || !v.IsObject() {
 		return occurrence.ColumnStats{}, false
 	}
-	raw := []byte(v.Raw)
 	c, _, ok := occurrence.ColumnByName(name)
 	if !ok {
 		return occurrence.ColumnStats{}, false
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec := json.NewDecoder(strings.NewReader(v.Raw))
 	dec.UseNumber()
 	var st colStats
 	if err := dec.Decode(&st); err != nil {

@@ -167,7 +167,7 @@ func snapshotOf(m *manifest) occurrence.Snapshot {
 				snap.Splits = append(snap.Splits, occurrence.Split{
 					Index: len(snap.Splits),
 					Rows:  g.Rows,
-					Stats: splitStats{rows: g.Rows, stats: g.Stats},
+					Stats: g.split,
 					Ref:   splitRef{path: f.Path, rowGroup: rg, dataset: key},
 				})
 			}
