@@ -229,10 +229,8 @@ func (r *rowWriter) cell(f cellFn, i int) {
 	r.sep()
 	start := len(r.buf)
 	r.buf = f(r.buf, i)
-	if !plainASCII(r.buf[start:]) {
-		if v := string(r.buf[start:]); needsCleaning(v) {
-			r.buf = append(r.buf[:start], CleanValue(v)...)
-		}
+	if v := r.buf[start:]; !plainASCII(v) && needsCleaning(v) {
+		r.buf = append(r.buf[:start], CleanValue(string(v))...)
 	}
 }
 

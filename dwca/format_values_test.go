@@ -1,6 +1,7 @@
 package dwca
 
 import (
+	"io"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -47,5 +48,19 @@ func TestCellForDictionary(t *testing.T) {
 		}
 		sliced.Release()
 		whole.Release()
+	}
+}
+
+// TestRowWriterCellNoAllocs: a formatted cell with non-ASCII text that needs
+// no cleaning is checked in place, not copied into a string.
+func TestRowWriterCellNoAllocs(t *testing.T) {
+	rw := newRowWriter(io.Discard)
+	v := "Københavns Universitet, Zoologisk Museum – Østervold"
+	fn := func(dst []byte, _ int) []byte { return append(dst, v...) }
+	if n := testing.AllocsPerRun(1000, func() {
+		rw.cell(fn, 0)
+		rw.end()
+	}); n != 0 {
+		t.Errorf("cell allocates %v times per non-ASCII value", n)
 	}
 }

@@ -97,8 +97,9 @@ var byteClass = func() (t [256]byte) {
 
 // needsCleaning reports whether s holds a character CleanValue replaces. It
 // is one table lookup per byte; strings with non-ASCII bytes are also
-// checked for invalid UTF-8.
-func needsCleaning(s string) bool {
+// checked for invalid UTF-8. It takes bytes too, so that a cell formatted
+// into a row buffer is checked in place.
+func needsCleaning[S string | []byte](s S) bool {
 	nonASCII := false
 	for i := 0; i < len(s); i++ {
 		switch byteClass[s[i]] {
@@ -119,7 +120,14 @@ func needsCleaning(s string) bool {
 			nonASCII = true
 		}
 	}
-	return nonASCII && !utf8.ValidString(s)
+	return nonASCII && !validUTF8(s)
+}
+
+func validUTF8[S string | []byte](s S) bool {
+	if b, ok := any(s).([]byte); ok {
+		return utf8.Valid(b)
+	}
+	return utf8.ValidString(string(s))
 }
 
 func isBreaking(r rune) bool {
