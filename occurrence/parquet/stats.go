@@ -15,8 +15,8 @@ import (
 // statistics list completely; above it only min and max are kept.
 const maxExactValues = 32
 
-// statsColumns are the columns whose statistics are worth keeping: everything
-// a predicate can read. The large payload columns are left out.
+// statsColumn reports whether a column's statistics are worth keeping:
+// everything a predicate can read. The large payload columns are left out.
 func statsColumn(c occurrence.Column) bool {
 	switch c.Name {
 	case occurrence.ColVerbatim, occurrence.ColMultimedia, occurrence.ColExtensions:
