@@ -66,7 +66,8 @@ type StarReader struct {
 	core    *RowReader // memory mode: the streamed core
 	records *extSorter // disk mode: joined records by core row number
 	recIter *sortIter
-	queue   []occurrence.RawRecord
+	queue   []occurrence.RawRecord // records of the last core row filled
+	head    int                    // next record of queue to return
 	broken  BrokenRows
 	orphans int
 	sorters []*extSorter
@@ -207,7 +208,10 @@ func (s *StarReader) Orphans() int {
 
 // Next returns the next record, io.EOF after the last.
 func (s *StarReader) Next() (occurrence.RawRecord, error) {
-	for len(s.queue) == 0 {
+	for s.head == len(s.queue) {
+		// reuse the queue's array: slicing off its head would leave no
+		// capacity and cost an allocation per record
+		s.queue, s.head = s.queue[:0], 0
 		if err := s.ctx.Err(); err != nil {
 			return occurrence.RawRecord{}, err
 		}
@@ -215,9 +219,9 @@ func (s *StarReader) Next() (occurrence.RawRecord, error) {
 			return occurrence.RawRecord{}, err
 		}
 	}
-	r := s.queue[0]
-	s.queue[0] = occurrence.RawRecord{}
-	s.queue = s.queue[1:]
+	r := s.queue[s.head]
+	s.queue[s.head] = occurrence.RawRecord{}
+	s.head++
 	return r, nil
 }
 
