@@ -18,6 +18,8 @@ import (
 
 // Writer receives one dataset's records; nothing is visible before Commit.
 type Writer interface {
+	// Append copies what it keeps of r: the pipeline reuses r for a later
+	// record once Append returns.
 	Append(r *occurrence.Record) error
 	SetEML(r io.Reader) error
 	Commit(ctx context.Context) (snapshot string, err error)
@@ -155,13 +157,26 @@ func copyEML(w Writer, sd SourceDataset) error {
 }
 
 // chunk is a run of consecutive records travelling through the pipeline.
+// Once appended it goes back to the reader, records and all, for a later run.
 type chunk struct {
 	raw  []occurrence.RawRecord
-	recs []*occurrence.Record
+	recs []*occurrence.Record // at least len(raw); Interpret resets each
 	done chan struct{}
 }
 
 const chunkSize = 256
+
+// nextChunk returns an appended chunk from free, emptied, or a new one.
+func nextChunk(free <-chan *chunk) *chunk {
+	select {
+	case c := <-free:
+		clear(c.raw) // drop the old raw records for the collector
+		c.raw, c.done = c.raw[:0], make(chan struct{})
+		return c
+	default:
+		return &chunk{done: make(chan struct{}), raw: make([]occurrence.RawRecord, 0, chunkSize)}
+	}
+}
 
 // pipeline reads on one goroutine, interprets on opts.Workers goroutines and
 // appends on the calling goroutine in source order.
@@ -170,11 +185,13 @@ func pipeline(ctx context.Context, src Source, w Writer, dctx occurrence.Dataset
 	defer cancel()
 	ordered := make(chan *chunk, opts.Workers*2)
 	work := make(chan *chunk, opts.Workers*2)
+	// free holds appended chunks for reuse; at most every chunk in flight.
+	free := make(chan *chunk, opts.Workers*3+2)
 	var readErr error
 	go func() {
 		defer close(ordered)
 		defer close(work)
-		readErr = readChunks(ctx, src, ordered, work, res, opts)
+		readErr = readChunks(ctx, src, ordered, work, free, res, opts)
 	}()
 	var wg sync.WaitGroup
 	for i := 0; i < opts.Workers; i++ {
@@ -207,6 +224,12 @@ func pipeline(ctx context.Context, src Source, w Writer, dctx occurrence.Dataset
 			res.Records++
 			countIssues(r, res.Issues)
 		}
+		if err == nil {
+			select {
+			case free <- c:
+			default:
+			}
+		}
 	}
 	if err != nil {
 		return err
@@ -217,9 +240,9 @@ func pipeline(ctx context.Context, src Source, w Writer, dctx occurrence.Dataset
 	return ctx.Err()
 }
 
-func readChunks(ctx context.Context, src Source, ordered, work chan<- *chunk, res *Result, opts Options) error {
+func readChunks(ctx context.Context, src Source, ordered, work chan<- *chunk, free <-chan *chunk, res *Result, opts Options) error {
 	for {
-		c := &chunk{done: make(chan struct{}), raw: make([]occurrence.RawRecord, 0, chunkSize)}
+		c := nextChunk(free)
 		var eof bool
 		for len(c.raw) < chunkSize {
 			raw, err := src.Next(ctx)
@@ -240,9 +263,8 @@ func readChunks(ctx context.Context, src Source, ordered, work chan<- *chunk, re
 			}
 			c.raw = append(c.raw, raw)
 		}
-		c.recs = make([]*occurrence.Record, len(c.raw))
-		for i := range c.recs {
-			c.recs[i] = occurrence.NewRecord()
+		for len(c.recs) < len(c.raw) {
+			c.recs = append(c.recs, occurrence.NewRecord())
 		}
 		select {
 		case ordered <- c:

@@ -3,8 +3,10 @@ package ingest
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -204,5 +206,49 @@ func TestBrokenArchiveLeavesTableUntouched(t *testing.T) {
 	}
 	if n := count(t, s, ""); n != 2 {
 		t.Fatalf("after a failed ingest the table holds %d records, want the previous 2", n)
+	}
+}
+
+// memSource yields n generated records; memWriter keeps the occurrenceID of
+// each appended record.
+type memSource struct{ i, n int }
+
+func (s *memSource) Dataset() SourceDataset { return SourceDataset{Key: "mem"} }
+func (s *memSource) Close() error           { return nil }
+func (s *memSource) Next(ctx context.Context) (occurrence.RawRecord, error) {
+	if s.i == s.n {
+		return occurrence.RawRecord{}, io.EOF
+	}
+	s.i++
+	return occurrence.RawRecord{Core: occurrence.Terms{occurrence.NSDwC + "occurrenceID": "o" + strconv.Itoa(s.i)}}, nil
+}
+
+type memWriter struct{ ids []string }
+
+func (w *memWriter) Append(r *occurrence.Record) error {
+	w.ids = append(w.ids, r.Get(occurrence.ColumnIndex(occurrence.ColOccurrenceID)).S)
+	return nil
+}
+func (w *memWriter) SetEML(io.Reader) error                     { return nil }
+func (w *memWriter) Commit(ctx context.Context) (string, error) { return "s1", nil }
+func (w *memWriter) Abort()                                     {}
+
+// TestPipelineOrder runs many chunks through parallel interpretation (chunks
+// and their records are reused) and expects every record once, in source order.
+func TestPipelineOrder(t *testing.T) {
+	const n = 20*chunkSize + 7
+	w := &memWriter{}
+	res, err := Load(context.Background(), func(context.Context, occurrence.DatasetInfo) (Writer, error) { return w, nil },
+		&memSource{n: n}, Options{Workers: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Records != n || len(w.ids) != n {
+		t.Fatalf("%d records, %d appended, want %d", res.Records, len(w.ids), n)
+	}
+	for i, id := range w.ids {
+		if want := "o" + strconv.Itoa(i+1); id != want {
+			t.Fatalf("record %d is %s, want %s", i, id, want)
+		}
 	}
 }
