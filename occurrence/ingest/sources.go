@@ -231,7 +231,7 @@ func openABCD(ctx context.Context, src string, opts OpenOptions) (*abcdSource, e
 
 func (a *abcdSource) Dataset() SourceDataset {
 	m := a.s.Dataset()
-	ds := SourceDataset{Key: m.GUID, Title: m.Title, License: firstNonEmpty(m.LicenseURI, m.LicenseText), Citation: m.Citation}
+	ds := SourceDataset{Key: m.GUID, Title: m.Title, License: m.License(), Citation: m.Citation}
 	if ds.Title == "" {
 		ds.Title = sourceName(a.src)
 	}
