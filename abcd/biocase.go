@@ -327,14 +327,12 @@ func (h *Harvester) do(ctx context.Context, u string, read func(io.Reader) error
 	if backoff <= 0 {
 		backoff = DefaultBackoff
 	}
-	var err error
 	for attempt := 0; ; attempt++ {
-		err = h.once(ctx, u, read)
-		var p permanent
-		if err == nil || errors.As(err, &p) || ctx.Err() != nil || attempt >= retries {
-			if errors.As(err, &p) {
-				return p.err
-			}
+		err := h.once(ctx, u, read)
+		if p, ok := errors.AsType[permanent](err); ok {
+			return p.err
+		}
+		if err == nil || ctx.Err() != nil || attempt >= retries {
 			return err
 		}
 		h.logger().Warn("BioCASe request failed; retrying", "url", redact(u), "attempt", attempt+1, "err", err)
