@@ -47,14 +47,11 @@ func runCount(ctx context.Context, args []string, env *Env) error {
 		}
 		defer stop()
 	}
-	for i := 1; i < *repeat; i++ {
-		if _, err := countOnce(ctx, t, pred, *workers, *materialize, *verbose, env); err != nil {
+	var n int64
+	for i := 0; i < max(*repeat, 1); i++ {
+		if n, err = countOnce(ctx, t, pred, *workers, *materialize, *verbose, env); err != nil {
 			return err
 		}
-	}
-	n, err := countOnce(ctx, t, pred, *workers, *materialize, *verbose, env)
-	if err != nil {
-		return err
 	}
 	fmt.Fprintln(env.Stdout, n)
 	return nil
