@@ -35,13 +35,17 @@ func (p *Predicate) EvalCached(batch arrow.RecordBatch, sel []bool, cache *EvalC
 		p.Eval(batch, sel)
 		return
 	}
-	ev := &evaluator{batch: batch, n: int(batch.NumRows()), cache: cache}
+	ev := &cache.ev
+	ev.batch, ev.n, ev.cache = batch, int(batch.NumRows()), cache
 	p.eval(ev, sel[:ev.n], nil)
+	ev.batch = nil
 }
 
 // EvalCache holds dictionary matches for EvalCached. It retains each
 // dictionary it has seen (so none is recycled while cached) until Release.
+// It also keeps the evaluator's scratch slices from batch to batch.
 type EvalCache struct {
+	ev   evaluator
 	m    map[dictKey]dictMatch
 	held []arrow.ArrayData
 	// columns of multi-column leaves that the split's statistics prove
@@ -129,15 +133,49 @@ type evaluator struct {
 	n       int
 	buf     []byte
 	scratch []bool
+	free    [][]bool // row slices for or, not and masks, reused (get/put)
+	parity  []bool   // per ring, for within
 	cache   *EvalCache
 }
 
-func (ev *evaluator) column(name string) arrow.Array {
-	idx := ev.batch.Schema().FieldIndices(name)
-	if len(idx) == 0 {
-		panic(fmt.Sprintf("occurrence: predicate column %q missing from the batch", name))
+func (ev *evaluator) column(name string) arrow.Array { return batchColumn(ev.batch, name) }
+
+// batchColumn returns the first column of batch named name, without the
+// copy Schema.FieldIndices makes.
+func batchColumn(batch arrow.RecordBatch, name string) arrow.Array {
+	sc := batch.Schema()
+	for i := range sc.NumFields() {
+		if sc.Field(i).Name == name {
+			return batch.Column(i)
+		}
 	}
-	return ev.batch.Column(idx[0])
+	panic(fmt.Sprintf("occurrence: predicate column %q missing from the batch", name))
+}
+
+// get returns a slice of ev.n rows with arbitrary contents; put hands it
+// back for the next get.
+func (ev *evaluator) get() []bool {
+	for k := len(ev.free); k > 0; k = len(ev.free) {
+		b := ev.free[k-1]
+		ev.free = ev.free[:k-1]
+		if cap(b) >= ev.n {
+			return b[:ev.n]
+		}
+	}
+	return make([]bool, ev.n)
+}
+
+func (ev *evaluator) put(b ...[]bool) { ev.free = append(ev.free, b...) }
+
+// copyMask returns a copy of mask from get (nil for nil): out may alias
+// mask, and the caller needs the original after writing out.
+func (ev *evaluator) copyMask(mask []bool) []bool {
+	if mask == nil {
+		return nil
+	}
+	m := ev.get()
+	copy(m, mask)
+	return m
 }
 
 // eval writes out[i] = mask[i] && matches(i); a nil mask selects every row.
@@ -150,12 +188,9 @@ func (p *Predicate) eval(ev *evaluator, out, mask []bool) {
 			c.eval(ev, out, out)
 		}
 	case TypeOr:
-		if mask != nil {
-			mask = append([]bool(nil), mask...) // out may alias mask
-		}
+		mask = ev.copyMask(mask)
 		p.Predicates[0].eval(ev, out, mask)
-		rest := make([]bool, ev.n)
-		tmp := make([]bool, ev.n)
+		rest, tmp := ev.get(), ev.get()
 		for _, c := range p.Predicates[1:] {
 			for i := range rest {
 				rest[i] = !out[i] && (mask == nil || mask[i])
@@ -165,12 +200,17 @@ func (p *Predicate) eval(ev *evaluator, out, mask []bool) {
 				out[i] = out[i] || t
 			}
 		}
+		ev.put(rest, tmp)
+		if mask != nil {
+			ev.put(mask)
+		}
 	case TypeNot:
-		tmp := make([]bool, ev.n)
+		tmp := ev.get()
 		p.Predicate.eval(ev, tmp, mask)
 		for i, t := range tmp {
 			out[i] = !t && (mask == nil || mask[i])
 		}
+		ev.put(tmp)
 	default:
 		p.comp().eval(ev, out, mask)
 	}
@@ -194,7 +234,8 @@ func (c *compiled) eval(ev *evaluator, out, mask []bool) {
 		return
 	}
 	if len(c.spec.cols) > 1 && mask != nil {
-		mask = append([]bool(nil), mask...) // out may alias mask
+		mask = ev.copyMask(mask)
+		defer ev.put(mask)
 	}
 	or := false // further columns only add matches
 	for _, col := range c.spec.cols {
@@ -501,7 +542,10 @@ func (c *compiled) evalGeo(ev *evaluator, out, mask []bool) {
 	nulls := latA.NullN() > 0 || lonA.NullN() > 0
 	var parity []bool
 	if c.geom != nil {
-		parity = make([]bool, c.geom.maxRings())
+		if k := c.geom.maxRings(); cap(ev.parity) < k {
+			ev.parity = make([]bool, k)
+		}
+		parity = ev.parity
 	}
 	for i := range out {
 		if (mask != nil && !mask[i]) || (nulls && (latA.IsNull(i) || lonA.IsNull(i))) {

@@ -324,3 +324,29 @@ func TestPolygonBoundaryMatches(t *testing.T) {
 		}
 	}
 }
+
+// TestEvalCachedAcrossBatches runs one cache over batches of changing sizes
+// (its scratch slices and dictionary matches carry over) and compares each
+// result with a fresh Eval.
+func TestEvalCachedAcrossBatches(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 18))
+	var batches []arrow.RecordBatch
+	for _, n := range []int{300, 17, 512, 1} {
+		b := buildBatch(t, allColumns(), randomRows(rng, n))
+		defer b.Release()
+		batches = append(batches, b)
+	}
+	for k := 0; k < 60; k++ {
+		p := mustParse(t, randomPredicate(t, rng, 4))
+		cache := NewEvalCache()
+		for _, b := range batches {
+			want, got := make([]bool, b.NumRows()), make([]bool, b.NumRows())
+			p.Eval(b, want)
+			p.EvalCached(b, got, cache)
+			if !slices.Equal(want, got) {
+				t.Fatalf("%s: EvalCached on %d rows disagrees with Eval", p, b.NumRows())
+			}
+		}
+		cache.Release()
+	}
+}

@@ -40,11 +40,7 @@ func (p *Predicate) MatchRow(batch arrow.RecordBatch, row int) bool {
 
 // cell returns a row's value as string, int64, float64, bool or nil.
 func cell(batch arrow.RecordBatch, col string, row int) any {
-	idx := batch.Schema().FieldIndices(col)
-	if len(idx) == 0 {
-		panic(fmt.Sprintf("occurrence: predicate column %q missing from the batch", col))
-	}
-	return arrayCell(batch.Column(idx[0]), row)
+	return arrayCell(batchColumn(batch, col), row)
 }
 
 func arrayCell(arr arrow.Array, row int) any {
