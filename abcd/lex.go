@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"regexp"
-	"strings"
 	"sync"
 	"unicode/utf8"
 
@@ -408,10 +407,6 @@ func sniffEncoding(r io.Reader) (io.Reader, error) {
 	}
 	m := xmlDecl.FindSubmatch(head)
 	if m == nil {
-		return br, nil
-	}
-	switch strings.ToLower(string(m[1])) {
-	case "utf-8", "utf8", "us-ascii", "ascii":
 		return br, nil
 	}
 	tr, err := charsetReader(string(m[1]), br)
