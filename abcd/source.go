@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
@@ -76,6 +77,8 @@ type Source struct {
 	batch  []occurrence.RawRecord
 	done   chan struct{}
 	wg     sync.WaitGroup
+
+	records atomic.Int64 // handed out by Next (a lock per record is not needed)
 
 	mu       sync.Mutex
 	meta     DatasetMeta
@@ -248,9 +251,7 @@ func (s *Source) Next(ctx context.Context) (occurrence.RawRecord, error) {
 			rec := s.batch[0]
 			s.batch[0] = occurrence.RawRecord{}
 			s.batch = s.batch[1:]
-			s.mu.Lock()
-			s.stats.Records++
-			s.mu.Unlock()
+			s.records.Add(1)
 			return rec, nil
 		}
 		if err := ctx.Err(); err != nil {
@@ -318,7 +319,9 @@ func (s *Source) Dataset() DatasetMeta {
 func (s *Source) Stats() SourceStats {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.stats
+	st := s.stats
+	st.Records = int(s.records.Load())
+	return st
 }
 
 // Problems lists the documents that failed so far.
