@@ -75,7 +75,6 @@ type Source struct {
 	docs   chan chan docMsg // per document, in order
 	cur    chan docMsg
 	batch  []occurrence.RawRecord
-	done   chan struct{}
 	wg     sync.WaitGroup
 
 	records atomic.Int64 // handed out by Next (a lock per record is not needed)
@@ -172,7 +171,6 @@ func isZip(path string) bool {
 func (s *Source) start(ctx context.Context, docs []document) {
 	ctx, s.cancel = context.WithCancel(ctx)
 	s.docs = make(chan chan docMsg, s.opts.Workers)
-	s.done = make(chan struct{})
 	sem := make(chan struct{}, s.opts.Workers)
 	s.wg.Add(1)
 	go func() {
