@@ -6,7 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -79,8 +80,8 @@ func predicateFromJSON(raw any, path string) (*Predicate, error) {
 		return nil, ptErr(joinPath(path, "type"), "", ts, "unknown predicate type (one of %s)", strings.Join(predicateTypes, ", "))
 	}
 	allowed := fieldsByType[typ]
-	for _, f := range sortedKeys(obj) {
-		if f == "type" || contains(allowed, f) {
+	for _, f := range slices.Sorted(maps.Keys(obj)) {
+		if f == "type" || slices.Contains(allowed, f) {
 			continue
 		}
 		return nil, ptErr(joinPath(path, f), "", "", "field %q is not part of a %s predicate (fields: %s)", f, typ, strings.Join(allowed, ", "))
@@ -101,9 +102,9 @@ func predicateFromJSON(raw any, path string) (*Predicate, error) {
 		}
 		p.Predicate, err = predicateFromJSON(v, joinPath(path, "predicate"))
 	case TypeIsNull, TypeIsNotNull:
-		p.Parameter, err = jsonString(obj, "parameter", path, true)
+		p.Parameter, err = jsonString(obj, "parameter", path)
 	case TypeWithin:
-		p.Geometry, err = jsonString(obj, "geometry", path, true)
+		p.Geometry, err = jsonString(obj, "geometry", path)
 	case TypeGeoDistance:
 		err = p.geoDistanceFromJSON(obj, path)
 	default:
@@ -133,7 +134,7 @@ func (p *Predicate) childrenFromJSON(v any, path string) error {
 
 func (p *Predicate) simpleFromJSON(obj map[string]any, path string) error {
 	var err error
-	if p.Key, err = jsonString(obj, "key", path, true); err != nil {
+	if p.Key, err = jsonString(obj, "key", path); err != nil {
 		return err
 	}
 	if mc, ok := obj["matchCase"]; ok && mc != nil {
@@ -160,7 +161,7 @@ func (p *Predicate) simpleFromJSON(obj map[string]any, path string) error {
 	case TypeRange:
 		return p.rangeFromJSON(obj["value"], joinPath(path, "value"))
 	default:
-		p.Value, err = jsonString(obj, "value", path, true)
+		p.Value, err = jsonString(obj, "value", path)
 	}
 	return err
 }
@@ -171,7 +172,7 @@ func (p *Predicate) rangeFromJSON(v any, path string) error {
 		return ptErr(path, p.Key, "", "range needs a value object {gte|gt, lte|lt}")
 	}
 	r := &RangeValue{}
-	for _, f := range sortedKeys(obj) {
+	for _, f := range slices.Sorted(maps.Keys(obj)) {
 		var dst *string
 		switch f {
 		case "gte":
@@ -200,7 +201,7 @@ func (p *Predicate) rangeFromJSON(v any, path string) error {
 
 func (p *Predicate) geoDistanceFromJSON(obj map[string]any, path string) error {
 	coord := func(field string, lim float64) (float64, error) {
-		s, err := jsonString(obj, field, path, true)
+		s, err := jsonString(obj, field, path)
 		if err != nil {
 			return 0, err
 		}
@@ -217,18 +218,15 @@ func (p *Predicate) geoDistanceFromJSON(obj map[string]any, path string) error {
 	if p.Longitude, err = coord("longitude", 180); err != nil {
 		return err
 	}
-	p.Distance, err = jsonString(obj, "distance", path, true)
+	p.Distance, err = jsonString(obj, "distance", path)
 	return err
 }
 
-// jsonString reads a scalar field as a string.
-func jsonString(obj map[string]any, field, path string, required bool) (string, error) {
+// jsonString reads a required scalar field as a string.
+func jsonString(obj map[string]any, field, path string) (string, error) {
 	v, ok := obj[field]
 	if !ok || v == nil {
-		if required {
-			return "", ptErr(joinPath(path, field), "", "", "missing %q", field)
-		}
-		return "", nil
+		return "", ptErr(joinPath(path, field), "", "", "missing %q", field)
 	}
 	s, ok := scalarString(v)
 	if !ok {
@@ -247,24 +245,6 @@ func scalarString(v any) (string, bool) {
 		return strconv.FormatBool(x), true
 	}
 	return "", false
-}
-
-func sortedKeys(m map[string]any) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // jsonPredicate is the wire form, fields in GBIF's order.

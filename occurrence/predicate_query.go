@@ -3,6 +3,7 @@ package occurrence
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -12,15 +13,6 @@ import (
 // ParseQuery skips them and the caller handles them (download format,
 // notification, paging of search pages).
 var ReservedQueryParams = []string{"format", "notification_address", "notificationAddress", "limit", "offset", "locale"}
-
-func isReserved(name string) bool {
-	for _, r := range ReservedQueryParams {
-		if r == name {
-			return true
-		}
-	}
-	return false
-}
 
 // ParseQuery turns portal search parameters into a predicate, the way GBIF's
 // download service does for GET requests: parameters are ANDed; repeated
@@ -33,7 +25,7 @@ func ParseQuery(q url.Values, lim Limits) (*Predicate, error) {
 	lim = lim.withDefaults()
 	names := make([]string, 0, len(q))
 	for n := range q {
-		if !isReserved(n) {
+		if !slices.Contains(ReservedQueryParams, n) {
 			names = append(names, n)
 		}
 	}
