@@ -1,6 +1,7 @@
 package hbase
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -28,7 +29,9 @@ func TestRecordRoundTrip(t *testing.T) {
 	}
 	want := ref.NewBatch()
 	defer want.Release()
-	got, err := decodeBatch(allNames, encoded, nil, nil)
+	all := newBatchDecoder(allNames)
+	defer all.rb.Release()
+	got, err := all.decode(encoded, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +43,9 @@ func TestRecordRoundTrip(t *testing.T) {
 	}
 	// A subset in another order.
 	names := []string{occurrence.ColYear, occurrence.ColGBIFID, occurrence.ColLocality}
-	sub, err := decodeBatch(names, encoded, nil, make([]float64, len(names)))
+	subDec := newBatchDecoder(names)
+	defer subDec.rb.Release()
+	sub, err := subDec.decode(encoded, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,6 +54,30 @@ func TestRecordRoundTrip(t *testing.T) {
 		_, ci, _ := occurrence.ColumnByName(n)
 		if !array.Equal(sub.Column(i), want.Column(ci)) {
 			t.Fatalf("column %s differs in a subset decode", n)
+		}
+	}
+	// The decoder is reused batch after batch: a corrupt record fails its
+	// batch without leaving rows behind, and a selection keeps only its rows.
+	if _, err := subDec.decode([][]byte{encoded[0], {codecVersion}}, nil); !errors.Is(err, ErrCorruptRecord) {
+		t.Fatalf("corrupt record: %v", err)
+	}
+	half := len(encoded) / 2
+	sel := make([]bool, len(encoded))
+	for i := range half {
+		sel[i] = true
+	}
+	again, err := subDec.decode(encoded, sel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Release()
+	for i, n := range names {
+		_, ci, _ := occurrence.ColumnByName(n)
+		w := array.NewSlice(want.Column(ci), 0, int64(half))
+		same := array.Equal(again.Column(i), w)
+		w.Release()
+		if !same {
+			t.Fatalf("column %s differs in a selected decode with a reused decoder", n)
 		}
 	}
 }

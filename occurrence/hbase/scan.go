@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -41,6 +42,7 @@ func (s *Store) ScanSplit(ctx context.Context, split occurrence.Split, req occur
 		}
 	}
 	sc := &splitScan{s: s, ref: ref, pred: req.Predicate, names: names, emit: emit, batch: req.BatchSize}
+	defer sc.release()
 	if sc.batch <= 0 {
 		sc.batch = occurrence.DefaultBatchSize
 	}
@@ -75,8 +77,9 @@ type splitScan struct {
 	recheck  bool // evaluate pred client-side
 	keysOnly bool // no record needed: count rows
 	pending  [][]byte
-	predHint []float64 // string bytes per row of each column, last batch
-	outHint  []float64
+	sel      []bool
+	predDec  *batchDecoder // the predicate's columns
+	outDec   *batchDecoder // the requested columns
 	keyRows  int
 	stats    occurrence.ScanStats
 }
@@ -179,16 +182,18 @@ func (sc *splitScan) flush() error {
 	if len(recs) == 0 {
 		return nil
 	}
-	sel := make([]bool, len(recs))
+	var sel []bool // nil: every row
 	m := len(recs)
 	if sc.recheck {
-		if sc.predHint == nil {
-			sc.predHint = make([]float64, len(sc.pred.Columns()))
+		if sc.predDec == nil {
+			sc.predDec = newBatchDecoder(sc.pred.Columns())
 		}
-		pb, err := decodeBatch(sc.pred.Columns(), recs, nil, sc.predHint)
+		pb, err := sc.predDec.decode(recs, nil)
 		if err != nil {
 			return err
 		}
+		sel = slices.Grow(sc.sel[:0], len(recs))[:len(recs)]
+		sc.sel = sel
 		sc.pred.Eval(pb, sel)
 		pb.Release()
 		m = 0
@@ -197,10 +202,6 @@ func (sc *splitScan) flush() error {
 				m++
 			}
 		}
-	} else {
-		for i := range sel {
-			sel[i] = true
-		}
 	}
 	if m == 0 {
 		return nil
@@ -208,16 +209,25 @@ func (sc *splitScan) flush() error {
 	if len(sc.names) == 0 {
 		return sc.emitEmpty(m)
 	}
-	if sc.outHint == nil {
-		sc.outHint = make([]float64, len(sc.names))
+	if sc.outDec == nil {
+		sc.outDec = newBatchDecoder(sc.names)
 	}
-	out, err := decodeBatch(sc.names, recs, sel, sc.outHint)
+	out, err := sc.outDec.decode(recs, sel)
 	if err != nil {
 		return err
 	}
 	defer out.Release()
 	sc.stats.RowsMatched += int64(m)
 	return sc.emit(out)
+}
+
+// release frees the decoders' builders.
+func (sc *splitScan) release() {
+	for _, d := range []*batchDecoder{sc.predDec, sc.outDec} {
+		if d != nil {
+			d.rb.Release()
+		}
+	}
 }
 
 func (sc *splitScan) emitEmpty(n int) error {
@@ -230,11 +240,23 @@ func (sc *splitScan) emitEmpty(n int) error {
 	return sc.emit(b)
 }
 
-// decodeBatch decodes the named columns of the selected records (all when
-// sel is nil) into a batch. Builders are sized up front (strings from the
-// bytes each string column took per row in the previous batch, kept in
-// hint) so they do not grow by copying.
-func decodeBatch(names []string, recs [][]byte, sel []bool, hint []float64) (arrow.RecordBatch, error) {
+// batchDecoder decodes the named columns of stored records into batches,
+// reusing its record builder and column sink from batch to batch.
+type batchDecoder struct {
+	rb   *array.RecordBuilder
+	sink *columnSink
+	hint []float64 // string bytes per row of each column, last batch
+}
+
+func newBatchDecoder(names []string) *batchDecoder {
+	rb := array.NewRecordBuilder(memory.DefaultAllocator, occurrence.SchemaOf(names))
+	return &batchDecoder{rb: rb, sink: newColumnSink(rb.Fields(), names), hint: make([]float64, len(names))}
+}
+
+// decode decodes the selected records (all when sel is nil) into a batch.
+// Builders are sized up front (strings from the bytes each string column
+// took per row in the previous batch) so they do not grow by copying.
+func (d *batchDecoder) decode(recs [][]byte, sel []bool) (arrow.RecordBatch, error) {
 	n := len(recs)
 	if sel != nil {
 		n = 0
@@ -244,34 +266,32 @@ func decodeBatch(names []string, recs [][]byte, sel []bool, hint []float64) (arr
 			}
 		}
 	}
-	rb := array.NewRecordBuilder(memory.DefaultAllocator, occurrence.SchemaOf(names))
-	defer rb.Release()
-	fields := rb.Fields()
+	fields := d.rb.Fields()
 	for i, f := range fields {
 		f.Reserve(n)
 		if sb, ok := f.(*array.StringBuilder); ok {
 			per := 16.0
-			if hint != nil && hint[i] > 0 {
-				per = hint[i] * 1.1
+			if d.hint[i] > 0 {
+				per = d.hint[i] * 1.1
 			}
 			sb.ReserveData(int(per * float64(n)))
 		}
 	}
-	sink := newColumnSink(fields, names)
 	for i, rec := range recs {
 		if sel != nil && !sel[i] {
 			continue
 		}
-		if err := sink.decodeInto(rec); err != nil {
+		if err := d.sink.decodeInto(rec); err != nil {
+			d.rb.NewRecordBatch().Release() // drop the partial batch
 			return nil, err
 		}
 	}
-	if hint != nil && n > 0 {
+	if n > 0 {
 		for i, f := range fields {
 			if sb, ok := f.(*array.StringBuilder); ok {
-				hint[i] = float64(sb.DataLen()) / float64(n)
+				d.hint[i] = float64(sb.DataLen()) / float64(n)
 			}
 		}
 	}
-	return rb.NewRecordBatch(), nil
+	return d.rb.NewRecordBatch(), nil
 }
