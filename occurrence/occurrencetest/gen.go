@@ -146,10 +146,6 @@ func (g *Generator) Datasets(total, n int) []Dataset {
 		weights[i] = 1 / math.Pow(float64(i+1), 0.9)
 		sum += weights[i]
 	}
-	cw := make([]float64, len(countryWeights))
-	for i, c := range countryWeights {
-		cw[i] = c.weight
-	}
 	out := make([]Dataset, n)
 	left := total
 	for i := range out {
@@ -167,7 +163,7 @@ func (g *Generator) Datasets(total, n int) []Dataset {
 		out[i] = Dataset{
 			Info: occurrence.DatasetInfo{Key: key, Title: "Generated dataset " + strconv.Itoa(i+1),
 				License: licenses[g.pick([]float64{40, 45, 15})]},
-			Records: size, country: g.pick(cw), basis: basis,
+			Records: size, country: g.pick(g.countryW), basis: basis,
 			yearMin: yearMin, years: 1 + g.rng.IntN(2025-yearMin), kingdom: g.pick(kingdomWeights),
 			global: i == 0 || g.rng.IntN(100) < 15,
 		}
