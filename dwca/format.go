@@ -123,8 +123,9 @@ type formatWriter interface {
 	// columns are the interpreted columns the scan must materialize.
 	columns() []string
 	write(b *batch) error
-	// finish writes the remaining entries.
-	finish(ctx context.Context, x *Export) error
+	// finish writes the remaining entries; res and infos describe the
+	// records written (infos in dataset key order).
+	finish(ctx context.Context, res ExportResult, infos []DatasetInfo) error
 	// abort releases temporary resources after a failure.
 	abort()
 }
@@ -232,7 +233,10 @@ func (x *Export) Close(ctx context.Context) (ExportResult, error) {
 		return ExportResult{}, errors.New("dwca: export already closed")
 	}
 	x.closed = true
-	if err := x.fw.finish(ctx, x); err != nil {
+	// Each dataset is described once, for the licence and the DWCA entries.
+	infos := datasetInfos(ctx, x.opts.Datasets, x.acct.datasetKeys())
+	res := x.acct.result(infos)
+	if err := x.fw.finish(ctx, res, infos); err != nil {
 		x.fw.abort()
 		x.zw.Abort()
 		return ExportResult{}, err
@@ -241,7 +245,6 @@ func (x *Export) Close(ctx context.Context) (ExportResult, error) {
 	if err := x.zw.Close(); err != nil {
 		return ExportResult{}, err
 	}
-	res := x.acct.result(ctx, x.opts.Datasets)
 	res.Format = x.spec.Format
 	if d, ok := x.fw.(*dwcaWriter); ok {
 		res.DroppedVerbatimTerms = d.dropped

@@ -228,7 +228,8 @@ func (d *dwcaWriter) abort() {
 	d.media.remove()
 }
 
-func (d *dwcaWriter) finish(ctx context.Context, x *Export) error {
+func (d *dwcaWriter) finish(ctx context.Context, res ExportResult, infos []DatasetInfo) error {
+	x := d.x
 	if err := d.occ.rw.flush(); err != nil {
 		return err
 	}
@@ -244,14 +245,12 @@ func (d *dwcaWriter) finish(ctx context.Context, x *Export) error {
 	if err := d.writeMeta(x); err != nil {
 		return err
 	}
-	res := x.acct.result(ctx, x.opts.Datasets)
-	infos := datasetInfos(ctx, x.opts.Datasets, x.acct.datasetKeys())
 	if err := writeEntry(x, "metadata.xml", func(w io.Writer) error {
 		return writeDownloadEML(w, x, res, len(infos))
 	}); err != nil {
 		return err
 	}
-	if err := d.writeDatasetEML(ctx, x); err != nil {
+	if err := d.writeDatasetEML(ctx, infos); err != nil {
 		return err
 	}
 	if err := writeEntry(x, "citations.txt", func(w io.Writer) error { return writeCitations(w, x, res, infos) }); err != nil {
@@ -306,12 +305,14 @@ func (d *dwcaWriter) writeMeta(x *Export) error {
 }
 
 // writeDatasetEML copies each constituent dataset's EML as ingested.
-func (d *dwcaWriter) writeDatasetEML(ctx context.Context, x *Export) error {
+func (d *dwcaWriter) writeDatasetEML(ctx context.Context, infos []DatasetInfo) error {
+	x := d.x
 	src := x.opts.Datasets
 	if src == nil {
 		return nil
 	}
-	for _, key := range x.acct.datasetKeys() {
+	for _, in := range infos {
+		key := in.DatasetKey
 		if key == "" || checkKey(key) != nil {
 			continue
 		}

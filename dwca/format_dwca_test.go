@@ -1,6 +1,7 @@
 package dwca
 
 import (
+	"context"
 	"encoding/xml"
 	"fmt"
 	"slices"
@@ -131,5 +132,31 @@ func TestDWCAQueryInWords(t *testing.T) {
 	words := p.Describe()
 	if words == "" || !strings.Contains(content["metadata.xml"], escapeAttr("Records matching: "+words+".")) {
 		t.Fatalf("metadata.xml lacks the query in words %q:\n%s", words, content["metadata.xml"])
+	}
+}
+
+// countingDatasets counts DatasetInfo calls per dataset.
+type countingDatasets struct {
+	memDatasets
+	calls map[string]int
+}
+
+func (c countingDatasets) DatasetInfo(ctx context.Context, key string) (DatasetInfo, error) {
+	c.calls[key]++
+	return c.memDatasets.DatasetInfo(ctx, key)
+}
+
+// TestDWCADescribesDatasetsOnce: the licence, metadata.xml, citations and
+// rights come from one DatasetInfo call per dataset.
+func TestDWCADescribesDatasetsOnce(t *testing.T) {
+	src := countingDatasets{testSource(), map[string]int{}}
+	export(t, ExportSpec{Format: FormatDWCA}, src)
+	if len(src.calls) != len(testDatasets) {
+		t.Errorf("%d datasets described, want %d", len(src.calls), len(testDatasets))
+	}
+	for k, n := range src.calls {
+		if n != 1 {
+			t.Errorf("dataset %s described %d times", k, n)
+		}
 	}
 }

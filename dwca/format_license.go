@@ -1,7 +1,6 @@
 package dwca
 
 import (
-	"context"
 	"sort"
 	"strconv"
 	"strings"
@@ -124,30 +123,28 @@ func (a *accounting) datasetKeys() []string {
 }
 
 // datasetLicence is the licence a dataset declares when its source knows
-// it, else the most restrictive of its records' licences when all of them
-// are recognized.
-func (a *accounting) datasetLicence(ctx context.Context, src DatasetSource, key string) licenceRank {
-	if src != nil {
-		if info, err := src.DatasetInfo(ctx, key); err == nil {
-			if r := rankLicence(info.License); r != licUnknown {
-				return r
-			}
-		}
+// it (info), else the most restrictive of its records' licences when all of
+// them are recognized.
+func (a *accounting) datasetLicence(info DatasetInfo) licenceRank {
+	if r := rankLicence(info.License); r != licUnknown {
+		return r
 	}
-	d := a.datasets[key]
+	d := a.datasets[info.DatasetKey]
 	if d == nil || d.unknown {
 		return licUnknown
 	}
 	return d.maxLic
 }
 
-// result fills the counts and the download licence.
-func (a *accounting) result(ctx context.Context, src DatasetSource) ExportResult {
+// result fills the counts and the download licence; infos (datasetInfos)
+// describe every dataset.
+func (a *accounting) result(infos []DatasetInfo) ExportResult {
 	res := ExportResult{Records: a.records, Datasets: make(map[string]int64, len(a.datasets))}
 	top := licUnknown
-	for _, k := range a.datasetKeys() {
+	for _, in := range infos {
+		k := in.DatasetKey
 		res.Datasets[k] = a.datasets[k].records
-		r := a.datasetLicence(ctx, src, k)
+		r := a.datasetLicence(in)
 		if r == licUnknown {
 			res.UnknownLicense = append(res.UnknownLicense, k)
 		}

@@ -201,7 +201,7 @@ func (p *simpleParquet) project(b *batch) (arrow.RecordBatch, error) {
 	return rec, nil
 }
 
-func (p *simpleParquet) finish(_ context.Context, x *Export) error {
+func (p *simpleParquet) finish(context.Context, ExportResult, []DatasetInfo) error {
 	if p.parts == 0 {
 		// No record matched: one empty part keeps the layout readers expect.
 		if p.schema == nil {

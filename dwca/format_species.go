@@ -115,7 +115,7 @@ func (s *speciesList) write(b *batch) error {
 	return nil
 }
 
-func (s *speciesList) finish(_ context.Context, x *Export) error {
+func (s *speciesList) finish(context.Context, ExportResult, []DatasetInfo) error {
 	rows := make([]*taxonRow, 0, len(s.taxa))
 	for _, t := range s.taxa {
 		rows = append(rows, t)
@@ -132,7 +132,7 @@ func (s *speciesList) finish(_ context.Context, x *Export) error {
 		}
 		return false
 	})
-	w, err := x.create(x.spec.Key + ".csv")
+	w, err := s.x.create(s.x.spec.Key + ".csv")
 	if err != nil {
 		return err
 	}
