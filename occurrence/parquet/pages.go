@@ -218,8 +218,7 @@ func (c *flatColumn) skip(k int) error {
 	c.pageLeft -= k
 	switch {
 	case c.useDict || c.boolRLE:
-		c.idxBuf = grow(c.idxBuf, present)
-		if err := c.idx.read(c.idxBuf[:present]); err != nil {
+		if err := c.idx.skip(present); err != nil {
 			return c.errorf("values: %v", err)
 		}
 	case c.kind == occurrence.KindBool:

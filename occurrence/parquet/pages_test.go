@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -323,6 +324,21 @@ func FuzzRLE(f *testing.F) {
 				}
 			}
 		}
+		// Skipping half leaves the second half to read.
+		half := len(out) / 2
+		if err := d.reset(data, int(width%40)); err != nil {
+			t.Fatal(err)
+		}
+		rest := make([]uint32, len(out)-half)
+		if err := d.skip(half); err != nil {
+			t.Fatalf("skip %d after reading %d: %v", half, len(out), err)
+		}
+		if err := d.read(rest); err != nil {
+			t.Fatalf("read after skip: %v", err)
+		}
+		if !slices.Equal(rest, out[half:]) {
+			t.Fatalf("after skip %d: %v, want %v", half, rest, out[half:])
+		}
 	})
 }
 
@@ -347,5 +363,21 @@ func TestRLEKnownRuns(t *testing.T) {
 	}
 	if err := d.read(out[:1]); !errors.Is(err, errRLE) {
 		t.Fatalf("read past the end: %v, want errRLE", err)
+	}
+	// Skipping into either kind of run leaves the same values to read.
+	for k := 0; k <= len(want); k++ {
+		if err := d.reset(data, 3); err != nil {
+			t.Fatal(err)
+		}
+		if err := d.skip(k); err != nil {
+			t.Fatalf("skip %d: %v", k, err)
+		}
+		rest := make([]uint32, len(want)-k)
+		if err := d.read(rest); err != nil {
+			t.Fatalf("read after skip %d: %v", k, err)
+		}
+		if !slices.Equal(rest, want[k:]) {
+			t.Fatalf("after skip %d: %v, want %v", k, rest, want[k:])
+		}
 	}
 }

@@ -114,6 +114,31 @@ func (d *rleDecoder) read(out []uint32) error {
 	return nil
 }
 
+// skip passes over the next n values without decoding them.
+func (d *rleDecoder) skip(n int) error {
+	for n > 0 {
+		switch {
+		case d.repeat > 0:
+			k := min(d.repeat, n)
+			d.repeat -= k
+			n -= k
+		case d.packed > 0:
+			k := min(d.packed, n)
+			d.bit += uint64(k) * uint64(d.width)
+			d.packed -= k
+			n -= k
+			if d.packed == 0 {
+				d.finishPacked()
+			}
+		default:
+			if err := d.nextRun(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // finishPacked drops the bytes of a finished bit-packed run, padding values
 // included.
 func (d *rleDecoder) finishPacked() {
