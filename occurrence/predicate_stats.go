@@ -156,9 +156,8 @@ func (c *compiled) statRange(cs ColumnStats) (lo, hi num, ok bool) {
 		return lo, hi, false
 	}
 	if c.fl() {
-		a, ok1 := toFloat(cs.Min)
-		b, ok2 := toFloat(cs.Max)
-		return num{f: a}, num{f: b}, ok1 && ok2 && !math.IsNaN(a) && !math.IsNaN(b)
+		a, b, ok := floatRange(cs)
+		return num{f: a}, num{f: b}, ok
 	}
 	a, ok1 := toInt(cs.Min)
 	b, ok2 := toInt(cs.Max)
@@ -243,8 +242,9 @@ func (c *compiled) mayGeo(s Stats) bool {
 	if (ok1 && allNull(la)) || (ok2 && allNull(lo)) {
 		return false
 	}
-	latMin, latMax, okLat := floatRange(la, ok1)
-	lonMin, lonMax, okLon := floatRange(lo, ok2)
+	latMin, latMax, okLat := floatRange(la)
+	lonMin, lonMax, okLon := floatRange(lo)
+	okLat, okLon = okLat && ok1, okLon && ok2
 	if c.circle != nil {
 		return !okLat || (latMax >= c.circle.lat-c.circle.latDeg && latMin <= c.circle.lat+c.circle.latDeg)
 	}
@@ -264,8 +264,9 @@ func (c *compiled) mayGeo(s Stats) bool {
 	return false
 }
 
-func floatRange(cs ColumnStats, ok bool) (lo, hi float64, good bool) {
-	if !ok || !cs.HasMinMax {
+// floatRange returns a column's min/max as floats, when both are numbers.
+func floatRange(cs ColumnStats) (lo, hi float64, ok bool) {
+	if !cs.HasMinMax {
 		return 0, 0, false
 	}
 	a, ok1 := toFloat(cs.Min)
@@ -295,7 +296,7 @@ func (c *compiled) all(s Stats) bool {
 	k := c.spec.kind
 	switch {
 	case k.text():
-		if cs.Values == nil || len(cs.Values) == 0 {
+		if len(cs.Values) == 0 {
 			return false
 		}
 		var buf []byte
