@@ -145,6 +145,15 @@ func usableKey(k string) bool {
 	return true
 }
 
+// sourceKey is the dataset key a source gives when usable, else one derived
+// from it or, when it gives none, from the title and the source's name.
+func sourceKey(key, title, src string) string {
+	if key != "" && usableKey(key) {
+		return key
+	}
+	return derivedKey(firstNonEmpty(key, title+"|"+sourceName(src)))
+}
+
 // sourceName is a source's name without directories and extension.
 func sourceName(src string) string {
 	base := filepath.Base(strings.TrimRight(src, "/"))
@@ -174,9 +183,7 @@ func newDwCASource(src string, a *dwca.Archive, sr *dwca.StarReader) *dwcaSource
 			s.ds.EML = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }
 		}
 	}
-	if s.ds.Key == "" || !usableKey(s.ds.Key) {
-		s.ds.Key = derivedKey(firstNonEmpty(s.ds.Key, s.ds.Title+"|"+sourceName(src)))
-	}
+	s.ds.Key = sourceKey(s.ds.Key, s.ds.Title, src)
 	return s
 }
 
@@ -235,9 +242,7 @@ func (a *abcdSource) Dataset() SourceDataset {
 	if ds.Title == "" {
 		ds.Title = sourceName(a.src)
 	}
-	if ds.Key == "" || !usableKey(ds.Key) {
-		ds.Key = derivedKey(firstNonEmpty(m.GUID, ds.Title+"|"+sourceName(a.src)))
-	}
+	ds.Key = sourceKey(ds.Key, ds.Title, a.src)
 	ds.EML = func() (io.ReadCloser, error) {
 		var buf bytes.Buffer
 		if err := abcd.WriteEML(&buf, m); err != nil {
