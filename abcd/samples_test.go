@@ -4,7 +4,6 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -253,5 +252,3 @@ func expect(t *testing.T, what string, got map[string]string, want map[string]st
 		}
 	}
 }
-
-var _ = errors.Is
