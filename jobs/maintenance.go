@@ -36,23 +36,17 @@ func (w *maintenanceWorker) Work(ctx context.Context, job *river.Job[maintenance
 // EraseExpired deletes the archives of SUCCEEDED downloads whose eraseAfter
 // is before now and marks them FILE_ERASED. It returns how many it erased.
 func (s *Service) EraseExpired(ctx context.Context, now time.Time) (int, error) {
-	rows, err := s.db.SQL.QueryContext(ctx, s.db.q(
+	type victim struct{ key, name string }
+	vs, err := collect(ctx, s.db.SQL, s.db.q(
 		"SELECT key, object_name FROM downloads WHERE status = ? AND erase_after < ? ORDER BY erase_after LIMIT 1000"),
-		StatusSucceeded, now.UnixMilli())
+		[]any{StatusSucceeded, now.UnixMilli()}, func(s scanner) (victim, error) {
+			var v victim
+			err := s.Scan(&v.key, &v.name)
+			return v, err
+		})
 	if err != nil {
 		return 0, err
 	}
-	type victim struct{ key, name string }
-	var vs []victim
-	for rows.Next() {
-		var v victim
-		if err := rows.Scan(&v.key, &v.name); err != nil {
-			rows.Close()
-			return 0, err
-		}
-		vs = append(vs, v)
-	}
-	rows.Close()
 	n := 0
 	for _, v := range vs {
 		// Status first: once FILE_ERASED nobody is sent to the file.
@@ -68,7 +62,7 @@ func (s *Service) EraseExpired(ctx context.Context, now time.Time) (int, error) 
 		}
 		n++
 	}
-	return n, rows.Err()
+	return n, nil
 }
 
 // Reconcile repairs downloads whose queue state disagrees with their row
@@ -77,22 +71,17 @@ func (s *Service) EraseExpired(ctx context.Context, now time.Time) (int, error) 
 // claimed the download, is queued again (a crash between insert and enqueue);
 // an active download whose job River gave up on is marked KILLED.
 func (s *Service) Reconcile(ctx context.Context, olderThan time.Time) (int, error) {
-	rows, err := s.db.SQL.QueryContext(ctx, s.db.q(`SELECT key, river_job_id, status, attempts FROM downloads
+	as, err := collect(ctx, s.db.SQL, s.db.q(`SELECT key, river_job_id, status, attempts FROM downloads
 		WHERE status IN (?, ?, ?) AND created < ? AND lease_until < ?`),
-		StatusPreparing, StatusRunning, StatusSuspended, olderThan.UnixMilli(), time.Now().UnixMilli())
+		[]any{StatusPreparing, StatusRunning, StatusSuspended, olderThan.UnixMilli(), time.Now().UnixMilli()},
+		func(s scanner) (activeDownload, error) {
+			var a activeDownload
+			err := s.Scan(&a.key, &a.job, &a.status, &a.attempts)
+			return a, err
+		})
 	if err != nil {
 		return 0, err
 	}
-	var as []activeDownload
-	for rows.Next() {
-		var a activeDownload
-		if err := rows.Scan(&a.key, &a.job, &a.status, &a.attempts); err != nil {
-			rows.Close()
-			return 0, err
-		}
-		as = append(as, a)
-	}
-	rows.Close()
 	n := 0
 	for _, a := range as {
 		fixed, err := s.reconcileOne(ctx, a)

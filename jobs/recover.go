@@ -45,23 +45,14 @@ type staleLease struct {
 // RecoverExpired queues again every active download whose lease expired
 // before now and returns how many it queued.
 func (s *Service) RecoverExpired(ctx context.Context, now time.Time) (int, error) {
-	rows, err := s.db.SQL.QueryContext(ctx, s.db.q(`SELECT key, lease_owner, river_job_id, attempts FROM downloads
+	stale, err := collect(ctx, s.db.SQL, s.db.q(`SELECT key, lease_owner, river_job_id, attempts FROM downloads
 		WHERE status IN (?, ?, ?) AND lease_owner <> '' AND lease_until < ?`),
-		StatusPreparing, StatusRunning, StatusSuspended, now.UnixMilli())
+		[]any{StatusPreparing, StatusRunning, StatusSuspended, now.UnixMilli()}, func(s scanner) (staleLease, error) {
+			var l staleLease
+			err := s.Scan(&l.key, &l.owner, &l.job, &l.attempts)
+			return l, err
+		})
 	if err != nil {
-		return 0, err
-	}
-	var stale []staleLease
-	for rows.Next() {
-		var l staleLease
-		if err := rows.Scan(&l.key, &l.owner, &l.job, &l.attempts); err != nil {
-			rows.Close()
-			return 0, err
-		}
-		stale = append(stale, l)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return 0, err
 	}
 	n := 0

@@ -23,6 +23,29 @@ const downloadColumns = `key, creator, status, format, predicate, request, creat
 	size, total_records, number_datasets, license, table_snapshot, object_name, sha256,
 	records_scanned, records_written, bytes_written, error`
 
+// scanner is what *sql.Row and *sql.Rows share.
+type scanner interface{ Scan(dest ...any) error }
+
+// collect runs query on q and scans every row; the rows are closed when it
+// returns, so the caller may use q's connection again (the SQLite writer
+// pool has only one).
+func collect[T any](ctx context.Context, q querier, query string, args []any, scan func(scanner) (T, error)) ([]T, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
 // row is a download as stored.
 type row struct {
 	Download
@@ -30,7 +53,7 @@ type row struct {
 	Predicate sql.NullString
 }
 
-func scanDownload(s interface{ Scan(...any) error }) (row, error) {
+func scanDownload(s scanner) (row, error) {
 	var r row
 	var req string
 	var created, modified, erase int64
@@ -113,21 +136,12 @@ func (db *DB) listDownloads(ctx context.Context, user string, statuses []Status,
 	if err := db.read.QueryRowContext(ctx, db.q("SELECT count(*) FROM downloads WHERE "+where), args...).Scan(&total); err != nil {
 		return nil, 0, err
 	}
-	rows, err := db.read.QueryContext(ctx, db.q("SELECT "+downloadColumns+" FROM downloads WHERE "+where+
-		" ORDER BY created DESC, key DESC LIMIT ? OFFSET ?"), append(args, limit, offset)...)
+	out, err := collect(ctx, db.read, db.q("SELECT "+downloadColumns+" FROM downloads WHERE "+where+
+		" ORDER BY created DESC, key DESC LIMIT ? OFFSET ?"), append(args, limit, offset), scanDownload)
 	if err != nil {
 		return nil, 0, err
 	}
-	defer rows.Close()
-	var out []row
-	for rows.Next() {
-		r, err := scanDownload(rows)
-		if err != nil {
-			return nil, 0, err
-		}
-		out = append(out, r)
-	}
-	return out, total, rows.Err()
+	return out, total, nil
 }
 
 // setStatus moves key to status if its current status is one of from.
@@ -169,22 +183,17 @@ func (db *DB) datasets(ctx context.Context, key string, limit, offset int) ([]Da
 		Scan(&total); err != nil {
 		return nil, 0, err
 	}
-	rows, err := db.read.QueryContext(ctx, db.q(`SELECT dataset_key, title, record_count, license, citation
+	out, err := collect(ctx, db.read, db.q(`SELECT dataset_key, title, record_count, license, citation
 		FROM download_datasets WHERE download_key = ? ORDER BY record_count DESC, dataset_key LIMIT ? OFFSET ?`),
-		key, limit, offset)
+		[]any{key, limit, offset}, func(s scanner) (DatasetUsage, error) {
+			u := DatasetUsage{DownloadKey: key}
+			err := s.Scan(&u.DatasetKey, &u.DatasetTitle, &u.NumberRecords, &u.License, &u.Citation)
+			return u, err
+		})
 	if err != nil {
 		return nil, 0, err
 	}
-	defer rows.Close()
-	var out []DatasetUsage
-	for rows.Next() {
-		u := DatasetUsage{DownloadKey: key}
-		if err := rows.Scan(&u.DatasetKey, &u.DatasetTitle, &u.NumberRecords, &u.License, &u.Citation); err != nil {
-			return nil, 0, err
-		}
-		out = append(out, u)
-	}
-	return out, total, rows.Err()
+	return out, total, nil
 }
 
 // averageBytesPerRecord returns the mean archive bytes per record of recent
