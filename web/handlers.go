@@ -31,35 +31,33 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error
 	return io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
 }
 
-// created answers a new (or deduplicated) download with its key as text.
-func (s *Server) created(w http.ResponseWriter, r *http.Request, key string) {
+// submit records req by u and answers with the new (or deduplicated)
+// download's key as text.
+func (s *Server) submit(w http.ResponseWriter, r *http.Request, u jobs.User, req jobs.Request) error {
+	key, err := s.svc.Submit(r.Context(), u, req)
+	if err != nil {
+		return err
+	}
 	w.Header().Set("Location", s.baseURL(r)+"/v1/occurrence/download/"+key)
 	writeText(w, http.StatusCreated, key)
+	return nil
 }
 
 // postRequest: POST /v1/occurrence/download/request with GBIF's JSON body.
-func (s *Server) postRequest(w http.ResponseWriter, r *http.Request) {
+func (s *Server) postRequest(w http.ResponseWriter, r *http.Request) error {
 	u, err := s.mustCaller(r)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	body, err := s.readBody(w, r)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	req, err := jobs.DecodeRequest(body)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
-	key, err := s.svc.Submit(r.Context(), u, req)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	s.created(w, r, key)
+	return s.submit(w, r, u, req)
 }
 
 // Query parameters of the GET download shortcuts that are not search
@@ -105,51 +103,42 @@ func (s *Server) requestFromQuery(q url.Values) (jobs.Request, error) {
 }
 
 // getRequest: GET /v1/occurrence/download/request?format=F&<search params>.
-func (s *Server) getRequest(w http.ResponseWriter, r *http.Request) {
+func (s *Server) getRequest(w http.ResponseWriter, r *http.Request) error {
 	u, err := s.mustCaller(r)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	req, err := s.requestFromQuery(r.URL.Query())
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
-	key, err := s.svc.Submit(r.Context(), u, req)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	s.created(w, r, key)
+	return s.submit(w, r, u, req)
 }
 
 // getPredicate: GET /v1/occurrence/download/request/predicate converts
 // search parameters to the request a client would POST.
-func (s *Server) getPredicate(w http.ResponseWriter, r *http.Request) {
+func (s *Server) getPredicate(w http.ResponseWriter, r *http.Request) error {
 	req, err := s.requestFromQuery(r.URL.Query())
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	if req.Format == "" {
 		req.Format = "DWCA"
 	}
 	req.VerbatimExtensions = []string{}
 	writeJSON(w, http.StatusOK, req)
+	return nil
 }
 
 // getStatus: GET /v1/occurrence/download/{key}.
-func (s *Server) getStatus(w http.ResponseWriter, r *http.Request) {
+func (s *Server) getStatus(w http.ResponseWriter, r *http.Request) error {
 	u, err := s.caller(r)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	d, err := s.svc.Get(r.Context(), u, r.PathValue("key"))
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	s.present(r, &d)
 	if wait := s.svc.PollInterval(d); wait > 0 {
@@ -160,6 +149,7 @@ func (s *Server) getStatus(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "private, max-age=60")
 	}
 	writeJSON(w, http.StatusOK, d)
+	return nil
 }
 
 // present fills what depends on the HTTP side (the link).
@@ -170,17 +160,15 @@ func (s *Server) present(r *http.Request, d *jobs.Download) {
 }
 
 // listUser: GET /v1/occurrence/download/user/{user}.
-func (s *Server) listUser(w http.ResponseWriter, r *http.Request) {
+func (s *Server) listUser(w http.ResponseWriter, r *http.Request) error {
 	u, err := s.mustCaller(r)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	q := r.URL.Query()
 	limit, offset, err := paging(q)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	var statuses []jobs.Status
 	for _, v := range q["status"] {
@@ -190,13 +178,13 @@ func (s *Server) listUser(w http.ResponseWriter, r *http.Request) {
 	}
 	p, err := s.svc.List(r.Context(), u, r.PathValue("user"), statuses, limit, offset)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	for i := range p.Results {
 		s.present(r, &p.Results[i])
 	}
 	writeJSON(w, http.StatusOK, p)
+	return nil
 }
 
 func paging(q url.Values) (limit, offset int, err error) {
@@ -213,31 +201,28 @@ func paging(q url.Values) (limit, offset int, err error) {
 }
 
 // cancel: DELETE /v1/occurrence/download/request/{key}.
-func (s *Server) cancel(w http.ResponseWriter, r *http.Request) {
+func (s *Server) cancel(w http.ResponseWriter, r *http.Request) error {
 	u, err := s.mustCaller(r)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	if err := s.svc.Cancel(r.Context(), u, r.PathValue("key")); err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
+	return nil
 }
 
 // postpone: PUT /v1/occurrence/download/{key} with {"eraseAfter": ...}
 // (or an empty body for the default period from now).
-func (s *Server) postpone(w http.ResponseWriter, r *http.Request) {
+func (s *Server) postpone(w http.ResponseWriter, r *http.Request) error {
 	u, err := s.mustCaller(r)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	body, err := s.readBody(w, r)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	var in struct {
 		Key        string    `json:"key"`
@@ -247,127 +232,119 @@ func (s *Server) postpone(w http.ResponseWriter, r *http.Request) {
 		dec := json.NewDecoder(bytes.NewReader(body))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&in); err != nil {
-			s.fail(w, r, fmt.Errorf("%w: body: %v (want {\"eraseAfter\": \"2030-01-01T00:00:00.000+00:00\"})", jobs.ErrInvalidRequest, err))
-			return
+			return fmt.Errorf("%w: body: %v (want {\"eraseAfter\": \"2030-01-01T00:00:00.000+00:00\"})", jobs.ErrInvalidRequest, err)
 		}
 	}
 	key := r.PathValue("key")
 	if in.Key != "" && in.Key != key {
-		s.fail(w, r, fmt.Errorf("%w: body key %q differs from path key %q", jobs.ErrInvalidRequest, in.Key, key))
-		return
+		return fmt.Errorf("%w: body key %q differs from path key %q", jobs.ErrInvalidRequest, in.Key, key)
 	}
 	d, err := s.svc.Postpone(r.Context(), u, key, in.EraseAfter.Time)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	s.present(r, &d)
 	writeJSON(w, http.StatusOK, d)
+	return nil
 }
 
 // getSub: GET /v1/occurrence/download/{key}/datasets and .../citation.
-func (s *Server) getSub(w http.ResponseWriter, r *http.Request) {
+func (s *Server) getSub(w http.ResponseWriter, r *http.Request) error {
 	key := r.PathValue("key")
 	switch r.PathValue("sub") {
 	case "datasets":
 		limit, offset, err := paging(r.URL.Query())
 		if err != nil {
-			s.fail(w, r, err)
-			return
+			return err
 		}
 		p, err := s.svc.Datasets(r.Context(), key, limit, offset)
 		if err != nil {
-			s.fail(w, r, err)
-			return
+			return err
 		}
 		writeJSON(w, http.StatusOK, p)
 	case "citation":
 		c, err := s.svc.Citation(r.Context(), key, s.baseURL(r)+"/v1/occurrence/download/"+key)
 		if err != nil {
-			s.fail(w, r, err)
-			return
+			return err
 		}
 		writeText(w, http.StatusOK, c)
 	default:
 		http.NotFound(w, r)
 	}
+	return nil
 }
 
 // getFile: GET /v1/occurrence/download/request/{key}.zip (or without .zip,
 // as rgbif and pygbif ask) streams the archive (Range requests work) or
 // redirects to the storage's URL.
-func (s *Server) getFile(w http.ResponseWriter, r *http.Request) {
+func (s *Server) getFile(w http.ResponseWriter, r *http.Request) error {
 	key := strings.TrimSuffix(r.PathValue("file"), ".zip")
 	obj, err := s.svc.File(r.Context(), key)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	if obj.URL != "" {
 		http.Redirect(w, r, obj.URL, http.StatusFound)
-		return
+		return nil
 	}
 	defer obj.Content.Close()
 	w.Header().Set("Content-Type", "application/zip")
 	w.Header().Set("Content-Disposition", `attachment; filename="`+key+`.zip"`)
 	http.ServeContent(w, r, key+".zip", obj.ModTime, obj.Content)
+	return nil
 }
 
 // count: GET /v1/occurrence/search/count?<search params>[&format=F].
-func (s *Server) count(w http.ResponseWriter, r *http.Request) {
+func (s *Server) count(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	format := strings.ToUpper(q.Get("format"))
 	q.Del("format")
 	pred, err := s.svc.PredicateFromQuery(q)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
-	s.writeEstimate(w, r, format, pred)
+	return s.writeEstimate(w, r, format, pred)
 }
 
 // countPredicate: POST /v1/occurrence/search/predicate with a predicate, or
 // {"predicate": ..., "format": ...}.
-func (s *Server) countPredicate(w http.ResponseWriter, r *http.Request) {
+func (s *Server) countPredicate(w http.ResponseWriter, r *http.Request) error {
 	body, err := s.readBody(w, r)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	var probe map[string]json.RawMessage
 	if err := json.Unmarshal(body, &probe); err != nil {
-		s.fail(w, r, fmt.Errorf("%w: body is not a JSON object: %v", jobs.ErrInvalidRequest, err))
-		return
+		return fmt.Errorf("%w: body is not a JSON object: %v", jobs.ErrInvalidRequest, err)
 	}
 	pred, format := json.RawMessage(body), ""
 	if p, ok := probe["predicate"]; ok {
 		for k := range probe {
 			if k != "predicate" && k != "format" {
-				s.fail(w, r, fmt.Errorf("%w: unknown JSON property '%s'", jobs.ErrInvalidRequest, k))
-				return
+				return fmt.Errorf("%w: unknown JSON property '%s'", jobs.ErrInvalidRequest, k)
 			}
 		}
 		pred = p
 		if f, ok := probe["format"]; ok {
 			if err := json.Unmarshal(f, &format); err != nil {
-				s.fail(w, r, fmt.Errorf("%w: format: %v", jobs.ErrInvalidRequest, err))
-				return
+				return fmt.Errorf("%w: format: %v", jobs.ErrInvalidRequest, err)
 			}
 		}
 	}
-	s.writeEstimate(w, r, strings.ToUpper(format), pred)
+	return s.writeEstimate(w, r, strings.ToUpper(format), pred)
 }
 
-func (s *Server) writeEstimate(w http.ResponseWriter, r *http.Request, format string, pred json.RawMessage) {
+func (s *Server) writeEstimate(w http.ResponseWriter, r *http.Request, format string, pred json.RawMessage) error {
 	est, err := s.svc.Count(r.Context(), format, pred)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	writeJSON(w, http.StatusOK, est)
+	return nil
 }
 
-func (s *Server) openAPI(w http.ResponseWriter, r *http.Request) {
+func (s *Server) openAPI(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(openAPIDoc)
+	return nil
 }

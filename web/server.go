@@ -43,7 +43,7 @@ type route struct {
 	method, pattern string
 	// docs are the OpenAPI paths (under the same method) this pattern serves.
 	docs    []string
-	handler http.HandlerFunc
+	handler func(http.ResponseWriter, *http.Request) error
 }
 
 // New returns the API server.
@@ -53,9 +53,19 @@ func New(svc *jobs.Service, auth *jobs.Authenticator, cfg Config, logger *slog.L
 	}
 	s := &Server{svc: svc, auth: auth, cfg: cfg, logger: logger, mux: http.NewServeMux()}
 	for _, r := range s.routes() {
-		s.mux.HandleFunc(r.method+" "+r.pattern, r.handler)
+		s.mux.HandleFunc(r.method+" "+r.pattern, s.handle(r.handler))
 	}
 	return s
+}
+
+// handle adapts a handler that returns its error: an error is answered by
+// fail (nothing may have been written before it is returned).
+func (s *Server) handle(h func(http.ResponseWriter, *http.Request) error) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if err := h(w, r); err != nil {
+			s.fail(w, r, err)
+		}
+	}
 }
 
 func (s *Server) routes() []route {
@@ -128,9 +138,7 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	if code == http.StatusInternalServerError {
 		msg = "internal error"
 	}
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	w.WriteHeader(code)
-	_, _ = fmt.Fprintln(w, msg)
+	writeText(w, code, msg+"\n")
 }
 
 func statusOf(err error) int {
