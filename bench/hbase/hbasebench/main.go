@@ -33,7 +33,7 @@ func main() {
 	caching := flag.Int("caching", 0, "rows per scan call (0: the backend's default)")
 	repeat := flag.Int("repeat", 3, "runs of each scan; the fastest is reported")
 	serverPid := flag.Int("server-pid", 0, "pid of the HBase JVM, to report its CPU time per scan")
-	only := flag.String("only", "", "run one scan: full, ids, nopush or push")
+	only := flag.String("only", "", "run one scan: full, ids, nopush, push, nopush2 or push2 (none: only load)")
 	query := flag.String("predicate", `{"type":"equals","key":"COUNTRY","value":"CA"}`, "predicate of the filtered scans")
 	query2 := flag.String("predicate2", `{"type":"in","key":"BASIS_OF_RECORD","values":["OCCURRENCE","MATERIAL_SAMPLE"]}`,
 		"a predicate on other columns than the country (answered by the filter header alone)")
