@@ -54,10 +54,9 @@ type lexer struct {
 	sr     *gosax.Reader
 	cr     *capReader
 	buf    *[]byte
-	line   int // line where the current token starts
-	after  int // line after the current token
-	names  map[string]string
-	cache  [256]string          // direct-mapped front of names
+	line   int                  // line where the current token starts
+	after  int                  // line after the current token
+	names  map[string]string    // interned prefixes and local names
 	qcache [256]knownName       // direct-mapped front of qnames
 	qnames map[string]knownName // names already validated, by full name
 	kind   int
@@ -314,12 +313,7 @@ func (l *lexer) intern(b []byte) string {
 	if len(b) == 0 {
 		return ""
 	}
-	slot := &l.cache[(len(b)*31+int(b[0])*7+int(b[len(b)-1]))&255]
-	if *slot == string(b) {
-		return *slot
-	}
 	if s, ok := l.names[string(b)]; ok {
-		*slot = s
 		return s
 	}
 	s := string(b)
