@@ -5,7 +5,6 @@ import (
 	"slices"
 	"sort"
 	"strconv"
-	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -51,8 +50,14 @@ type speciesList struct {
 	taxa  map[string]*taxonRow
 	cols  []string // table columns read, in speciesSource order
 	fns   []cellFn
-	keyFn cellFn
+	names []arrow.Array // the batch's taxonNameColumns
+	id    []byte        // the current row's taxonID, reused
 }
+
+// taxonNameColumns group rows without a taxonKey.
+var taxonNameColumns = []string{occurrence.ColScientificName, occurrence.ColTaxonRank, occurrence.ColKingdom,
+	occurrence.ColPhylum, occurrence.ColClass, occurrence.ColOrder, occurrence.ColFamily,
+	occurrence.ColGenus, occurrence.ColSpecies}
 
 func newSpeciesList(x *Export) (formatWriter, error) {
 	s := &speciesList{x: x, taxa: map[string]*taxonRow{}}
@@ -67,21 +72,17 @@ func newSpeciesList(x *Export) (formatWriter, error) {
 func (s *speciesList) columns() []string { return s.cols }
 func (s *speciesList) abort()            {}
 
-// taxonID groups rows: the taxonKey when the table has one, else the name,
-// rank and classification.
-func (s *speciesList) taxonID(b *batch, i int, key arrow.Array) string {
-	if k, ok := key.(*array.Int64); ok && k.IsValid(i) {
-		return "k" + strconv.FormatInt(k.Value(i), 10)
+// taxonID appends the group of row i to dst: the taxonKey when the row has
+// one, else the name, rank and classification (names).
+func taxonID(dst []byte, key *array.Int64, names []arrow.Array, i int) []byte {
+	if key != nil && key.IsValid(i) {
+		return strconv.AppendInt(append(dst, 'k'), key.Value(i), 10)
 	}
-	var sb strings.Builder
-	sb.WriteByte('n')
-	for _, c := range []string{occurrence.ColScientificName, occurrence.ColTaxonRank, occurrence.ColKingdom,
-		occurrence.ColPhylum, occurrence.ColClass, occurrence.ColOrder, occurrence.ColFamily,
-		occurrence.ColGenus, occurrence.ColSpecies} {
-		sb.WriteString(str(b.col(c), i))
-		sb.WriteByte(0)
+	dst = append(dst, 'n')
+	for _, a := range names {
+		dst = append(append(dst, str(a, i)...), 0)
 	}
-	return sb.String()
+	return dst
 }
 
 func (s *speciesList) write(b *batch) error {
@@ -97,10 +98,14 @@ func (s *speciesList) write(b *batch) error {
 		}
 		s.fns = append(s.fns, fn)
 	}
-	key := b.col(occurrence.ColTaxonKey)
+	key, _ := b.col(occurrence.ColTaxonKey).(*array.Int64)
+	s.names = s.names[:0]
+	for _, c := range taxonNameColumns {
+		s.names = append(s.names, b.col(c))
+	}
 	for i := 0; i < b.n; i++ {
-		id := s.taxonID(b, i, key)
-		t := s.taxa[id]
+		s.id = taxonID(s.id[:0], key, s.names, i)
+		t := s.taxa[string(s.id)] // no allocation for a known taxon
 		if t == nil {
 			t = &taxonRow{values: make([]string, len(SpeciesListColumns))}
 			for j, fn := range s.fns {
@@ -108,7 +113,7 @@ func (s *speciesList) write(b *batch) error {
 					t.values[j] = string(fn(nil, i))
 				}
 			}
-			s.taxa[id] = t
+			s.taxa[string(s.id)] = t
 		}
 		t.count++
 	}

@@ -2,11 +2,14 @@ package dwca
 
 import (
 	"io"
+	"maps"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/biodiversity-downloads/downloader/occurrence"
 )
 
 // TestCellForDictionary formats dictionary columns of every index type,
@@ -62,5 +65,56 @@ func TestRowWriterCellNoAllocs(t *testing.T) {
 		rw.end()
 	}); n != 0 {
 		t.Errorf("cell allocates %v times per non-ASCII value", n)
+	}
+}
+
+// TestSpeciesListGroups counts rows by taxonKey, and rows without one by
+// name and classification, across batches.
+func TestSpeciesListGroups(t *testing.T) {
+	mem := memory.NewGoAllocator()
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: occurrence.ColTaxonKey, Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		{Name: occurrence.ColScientificName, Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: occurrence.ColKingdom, Type: arrow.BinaryTypes.String, Nullable: true},
+	}, nil)
+	type row struct {
+		key           int64 // 0: null
+		name, kingdom string
+	}
+	batches := [][]row{
+		{{1, "Puma concolor", "Animalia"}, {0, "Bufo bufo", "Animalia"}, {1, "Puma concolor L.", "Animalia"}},
+		{{0, "Bufo bufo", "Animalia"}, {0, "Bufo bufo", "Plantae"}, {2, "Bufo bufo", "Animalia"}, {0, "Bufo bufo", "Animalia"}},
+	}
+	s := &speciesList{taxa: map[string]*taxonRow{}}
+	for _, rows := range batches {
+		rb := array.NewRecordBuilder(mem, schema)
+		for _, r := range rows {
+			if r.key == 0 {
+				rb.Field(0).AppendNull()
+			} else {
+				rb.Field(0).(*array.Int64Builder).Append(r.key)
+			}
+			rb.Field(1).(*array.StringBuilder).Append(r.name)
+			rb.Field(2).(*array.StringBuilder).Append(r.kingdom)
+		}
+		rec := rb.NewRecordBatch()
+		rb.Release()
+		b, err := newBatch(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.write(b); err != nil {
+			t.Fatal(err)
+		}
+		rec.Release()
+	}
+	got := map[string]int64{}
+	for _, tr := range s.taxa {
+		got[tr.values[0]+"|"+tr.values[1]+"|"+tr.values[7]] = tr.count
+	}
+	want := map[string]int64{"1|Puma concolor|Animalia": 2, "|Bufo bufo|Animalia": 3, "|Bufo bufo|Plantae": 1,
+		"2|Bufo bufo|Animalia": 1}
+	if !maps.Equal(got, want) {
+		t.Errorf("taxa %v, want %v", got, want)
 	}
 }
