@@ -65,17 +65,29 @@ func TestAbortAndSweep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	up, _ := s.Create(ctx, "b.zip")
-	_, _ = io.WriteString(up, "x")
-	if err := up.Abort(ctx); err != nil {
+	create := func(name, content string) jobs.Upload {
+		t.Helper()
+		up, err := s.Create(ctx, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.WriteString(up, content); err != nil {
+			t.Fatal(err)
+		}
+		return up
+	}
+	if err := create("b.zip", "x").Abort(ctx); err != nil {
 		t.Fatal(err)
+	}
+	if n := count(t, dir); n != 0 {
+		t.Fatalf("aborted upload left %d entries", n)
 	}
 	// A writer killed mid-upload leaves its temporary file: Sweep removes it
 	// once it is old enough, and never touches committed archives.
-	dead, _ := s.Create(ctx, "c.zip")
-	_, _ = io.WriteString(dead, "y")
-	done, _ := s.Create(ctx, "d.zip")
-	_ = done.Commit(ctx)
+	create("c.zip", "y")
+	if err := create("d.zip", "z").Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
 	if err := s.Sweep(ctx, time.Now().Add(-time.Hour)); err != nil {
 		t.Fatal(err)
 	}
