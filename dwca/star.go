@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
@@ -250,7 +251,7 @@ func (s *StarReader) fill() error {
 	}
 	d := decoder{b: it.val}
 	id, source, terms := d.string(), d.string(), d.terms()
-	ext := map[*extJoin][]extRow{}
+	ext := map[*extJoin][]extRow{} // does not escape: on the stack
 	for n := d.uvarint(); n > 0 && d.err == nil; n-- {
 		ej := s.exts[d.uvarint()]
 		for m := d.uvarint(); m > 0 && d.err == nil; m-- {
@@ -268,7 +269,7 @@ func (s *StarReader) fill() error {
 // emit builds the record(s) of one core row from its terms, the disk-joined
 // extension rows and the in-memory ones.
 func (s *StarReader) emit(id string, core occurrence.Terms, source string, disk map[*extJoin][]extRow) {
-	byType := map[string][]occurrence.Terms{}
+	var byType map[string][]occurrence.Terms // nil while no row joins
 	var occ []extRow
 	for _, ej := range s.exts {
 		rows := disk[ej]
@@ -283,12 +284,20 @@ func (s *StarReader) emit(id string, core occurrence.Terms, source string, disk 
 			occ = rows
 			continue
 		}
-		for _, r := range rows {
-			byType[ej.spec.RowType] = append(byType[ej.spec.RowType], r.terms)
+		if len(rows) == 0 {
+			continue
 		}
+		if byType == nil {
+			byType = make(map[string][]occurrence.Terms, len(s.exts))
+		}
+		terms := slices.Grow(byType[ej.spec.RowType], len(rows))
+		for _, r := range rows {
+			terms = append(terms, r.terms)
+		}
+		byType[ej.spec.RowType] = terms
 	}
 	if !s.event {
-		s.queue = append(s.queue, occurrence.RawRecord{Core: core, Extensions: nonEmpty(byType), Source: source})
+		s.queue = append(s.queue, occurrence.RawRecord{Core: core, Extensions: byType, Source: source})
 		return
 	}
 	for _, o := range occ {
@@ -300,7 +309,7 @@ func (s *StarReader) emit(id string, core occurrence.Terms, source string, disk 
 			merged[k] = v
 		}
 		s.queue = append(s.queue, occurrence.RawRecord{
-			Core: merged, Extensions: nonEmpty(forOccurrence(byType, o.terms)), Source: o.source})
+			Core: merged, Extensions: forOccurrence(byType, o.terms), Source: o.source})
 	}
 }
 
@@ -318,26 +327,22 @@ func (s *StarReader) claim(ej *extJoin, id string, rows []extRow) {
 }
 
 // forOccurrence keeps the event's extension rows that belong to occurrence o:
-// rows without an occurrenceID, or with o's.
+// rows without an occurrenceID, or with o's. It is nil when none is kept.
 func forOccurrence(byType map[string][]occurrence.Terms, o occurrence.Terms) map[string][]occurrence.Terms {
 	occID := o[occurrence.NSDwC+"occurrenceID"]
-	out := map[string][]occurrence.Terms{}
+	var out map[string][]occurrence.Terms
 	for rt, rows := range byType {
 		for _, r := range rows {
 			if id, ok := r[occurrence.NSDwC+"occurrenceID"]; ok && occID != "" && id != occID {
 				continue
 			}
+			if out == nil {
+				out = make(map[string][]occurrence.Terms, len(byType))
+			}
 			out[rt] = append(out[rt], r)
 		}
 	}
 	return out
-}
-
-func nonEmpty(m map[string][]occurrence.Terms) map[string][]occurrence.Terms {
-	if len(m) == 0 {
-		return nil
-	}
-	return m
 }
 
 // Close removes temporary files and closes open files.
