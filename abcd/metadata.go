@@ -109,15 +109,3 @@ func contacts(es []*node) []Party {
 func looksLikeURL(s string) bool {
 	return (strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://")) && !strings.ContainsAny(s, " \t")
 }
-
-func dedupe(vals []string) []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, v := range vals {
-		if v != "" && !seen[v] {
-			seen[v] = true
-			out = append(out, v)
-		}
-	}
-	return out
-}

@@ -2,6 +2,7 @@ package abcd
 
 import (
 	"iter"
+	"slices"
 	"strings"
 )
 
@@ -176,21 +177,18 @@ func attr(e *node, name string) string {
 // joinValues joins the non-empty values with the Darwin Core list separator
 // " | ", dropping exact duplicates.
 func joinValues(vals []string) string {
+	return strings.Join(dedupe(vals), " | ")
+}
+
+// dedupe returns the non-empty values without exact duplicates, in order.
+// The lists are short (a unit's collectors, a dataset's rights texts): a
+// scan beats a map.
+func dedupe(vals []string) []string {
 	var out []string
 	for _, v := range vals {
-		if v == "" {
-			continue
-		}
-		dup := false
-		for _, o := range out {
-			if o == v {
-				dup = true
-				break
-			}
-		}
-		if !dup {
+		if v != "" && !slices.Contains(out, v) {
 			out = append(out, v)
 		}
 	}
-	return strings.Join(out, " | ")
+	return out
 }
