@@ -66,8 +66,9 @@ func (ec *EvalCache) dead(c *compiled, col string) bool {
 // several (a taxon key matched at every rank) whose statistics prove they
 // hold no match are left out of the evaluation, and the columns the
 // predicate still needs there are returned, so a reader need not decode the
-// others. A nil Stats trims nothing.
+// others. A nil Stats trims nothing. Each call replaces the previous trim.
 func (ec *EvalCache) Trim(p *Predicate, s Stats) []string {
+	clear(ec.deadCols)
 	if s == nil {
 		return p.Columns()
 	}

@@ -219,3 +219,31 @@ func TestTrimmedEvalAgrees(t *testing.T) {
 		t.Fatalf("only %d predicates had columns trimmed", trimmed)
 	}
 }
+
+// TestTrimPreparesEachSplit: a cache trimmed for one split and then for
+// another (or with no statistics) forgets the columns the first split's
+// statistics ruled out.
+func TestTrimPreparesEachSplit(t *testing.T) {
+	p := mustParse(t, `{"type":"equals","key":"TAXON_KEY","value":"3"}`)
+	rows := []row{{ColTaxonKey: int64(3)}, {ColKingdomKey: int64(3)}, {ColKingdomKey: int64(4)}}
+	none := statsOf(allColumns(), []row{{ColTaxonKey: int64(9), ColKingdomKey: int64(9)}}, true)
+	batch := buildBatch(t, allColumns(), rows)
+	defer batch.Release()
+	want := []bool{true, true, false}
+	for _, second := range []Stats{nil, statsOf(allColumns(), rows, true)} {
+		cache := NewEvalCache()
+		if cols := cache.Trim(p, none); len(cols) != 0 {
+			t.Fatalf("first split: Trim kept %v", cols)
+		}
+		cols := cache.Trim(p, second)
+		if !slices.Contains(cols, ColKingdomKey) {
+			t.Fatalf("second split: Trim = %v, want %s kept", cols, ColKingdomKey)
+		}
+		got := make([]bool, batch.NumRows())
+		p.EvalCached(batch, got, cache)
+		cache.Release()
+		if !slices.Equal(got, want) {
+			t.Errorf("second split (stats %v): EvalCached = %v, want %v", second != nil, got, want)
+		}
+	}
+}
