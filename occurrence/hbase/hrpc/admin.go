@@ -139,7 +139,7 @@ func (c *Client) waitProcedure(ctx context.Context, id uint64) error {
 	if id == 0 {
 		return nil
 	}
-	delay := 20 * time.Millisecond
+	bo := backoff{d: 20 * time.Millisecond, max: 500 * time.Millisecond}
 	for {
 		var resp pb.GetProcedureResultResponse
 		if _, err := c.masterCall(ctx, "getProcedureResult", &pb.GetProcedureResultRequest{ProcId: proto.Uint64(id)}, &resp); err != nil {
@@ -155,12 +155,9 @@ func (c *Client) waitProcedure(ctx context.Context, id uint64) error {
 		case pb.GetProcedureResultResponse_NOT_FOUND:
 			return fmt.Errorf("%w: procedure %d not found on master", ErrRemote, id)
 		}
-		select {
-		case <-time.After(delay):
-		case <-ctx.Done():
-			return ctx.Err()
+		if err := bo.wait(ctx); err != nil {
+			return err
 		}
-		delay = min(delay*2, 500*time.Millisecond)
 	}
 }
 

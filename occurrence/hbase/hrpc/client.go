@@ -168,7 +168,7 @@ func (c *Client) call(ctx context.Context, addr string, service Service, method 
 // the error says they are stale.
 func (c *Client) retry(ctx context.Context, op, table string, fn func(ctx context.Context) error) error {
 	start := time.Now()
-	backoff := 50 * time.Millisecond
+	bo := backoff{d: firstBackoff, max: 2 * time.Second}
 	for attempt := 1; ; attempt++ {
 		err := fn(ctx)
 		if err == nil {
@@ -183,17 +183,31 @@ func (c *Client) retry(ctx context.Context, op, table string, fn func(ctx contex
 		if regionStale(err) {
 			c.forgetRegions(table)
 		}
-		if time.Since(start)+backoff > c.cfg.OperationTimeout {
+		if time.Since(start)+bo.d > c.cfg.OperationTimeout {
 			return fmt.Errorf("hbase: %s %s: gave up after %d attempts in %s: %w", op, table, attempt, time.Since(start).Round(time.Millisecond), err)
 		}
 		c.cfg.Logger.Debug("hbase retry", "op", op, "table", table, "attempt", attempt, "err", err)
-		select {
-		case <-time.After(backoff):
-		case <-ctx.Done():
-			return fmt.Errorf("hbase: %s %s: %w", op, table, ctx.Err())
+		if err := bo.wait(ctx); err != nil {
+			return fmt.Errorf("hbase: %s %s: %w", op, table, err)
 		}
-		backoff = min(backoff*2, 2*time.Second)
 	}
+}
+
+// firstBackoff is the first wait between two attempts of an operation.
+const firstBackoff = 50 * time.Millisecond
+
+// backoff is a doubling wait between attempts, up to max.
+type backoff struct{ d, max time.Duration }
+
+// wait sleeps for the current delay, unless ctx ends first, and doubles it.
+func (b *backoff) wait(ctx context.Context) error {
+	select {
+	case <-time.After(b.d):
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	b.d = min(b.d*2, b.max)
+	return nil
 }
 
 func (c *Client) forgetRegions(table string) {

@@ -110,7 +110,7 @@ func (c *Client) Scan(ctx context.Context, table string, opts ScanOptions, fn fu
 	s := &scanner{c: c, table: table, opts: opts, fn: fn}
 	cur := cursor{pos: opts.Start, inclusive: true}
 	lastProgress := time.Now()
-	backoff := 50 * time.Millisecond
+	bo := backoff{d: firstBackoff, max: time.Second}
 	for {
 		region, err := c.Locate(ctx, table, cur.pos)
 		var done bool
@@ -122,7 +122,7 @@ func (c *Client) Scan(ctx context.Context, table string, opts ScanOptions, fn fu
 				return s.stats, nil
 			}
 			cur = cursor{pos: region.End, inclusive: true}
-			lastProgress, backoff = time.Now(), 50*time.Millisecond
+			lastProgress, bo.d = time.Now(), firstBackoff
 			continue
 		}
 		var stop errStop
@@ -136,9 +136,9 @@ func (c *Client) Scan(ctx context.Context, table string, opts ScanOptions, fn fu
 			return s.stats, fmt.Errorf("hbase: scan %s at row %q: %w", table, cur.pos, err)
 		}
 		if s.progressed {
-			lastProgress, backoff, s.progressed = time.Now(), 50*time.Millisecond, false
+			lastProgress, bo.d, s.progressed = time.Now(), firstBackoff, false
 		}
-		if time.Since(lastProgress)+backoff > c.cfg.OperationTimeout {
+		if time.Since(lastProgress)+bo.d > c.cfg.OperationTimeout {
 			return s.stats, fmt.Errorf("hbase: scan %s: no progress for %s after %d rows, last error: %w",
 				table, time.Since(lastProgress).Round(time.Millisecond), s.stats.Rows, err)
 		}
@@ -147,12 +147,9 @@ func (c *Client) Scan(ctx context.Context, table string, opts ScanOptions, fn fu
 		if regionStale(err) {
 			c.forgetRegions(table)
 		}
-		select {
-		case <-time.After(backoff):
-		case <-ctx.Done():
-			return s.stats, fmt.Errorf("hbase: scan %s: %w", table, ctx.Err())
+		if err := bo.wait(ctx); err != nil {
+			return s.stats, fmt.Errorf("hbase: scan %s: %w", table, err)
 		}
-		backoff = min(backoff*2, time.Second)
 	}
 }
 
