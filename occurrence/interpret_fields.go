@@ -2,6 +2,7 @@ package occurrence
 
 import (
 	"encoding/json"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -200,6 +201,10 @@ var multimediaTerms = map[string]string{
 	"http://ns.adobe.com/xap/1.0/rights/Owner": "rightsHolder",
 }
 
+// mediaRowTypes are the extensions interpreted into the multimedia column;
+// the extensions column leaves them out.
+var mediaRowTypes = []string{RowTypeMultimedia, RowTypeAudubon, RowTypeImage}
+
 // mediaTypeOf returns GBIF's MediaType for a multimedia row.
 func mediaTypeOf(m map[string]string) string {
 	t := strings.ToLower(m["type"])
@@ -219,7 +224,7 @@ func mediaTypeOf(m map[string]string) string {
 
 func (in *interpreter) media(ext map[string][]Terms) {
 	var rows []map[string]string
-	for _, rt := range []string{RowTypeMultimedia, RowTypeAudubon, "http://rs.gbif.org/terms/1.0/Image"} {
+	for _, rt := range mediaRowTypes {
 		for _, t := range ext[rt] {
 			m := map[string]string{}
 			for term, v := range t {
@@ -265,8 +270,7 @@ func (in *interpreter) verbatim(raw RawRecord) {
 	in.r.SetString(iVerbatim, string(data))
 	others := map[string][]map[string]string{}
 	for rt, rows := range raw.Extensions {
-		switch rt {
-		case RowTypeMultimedia, RowTypeAudubon, "http://rs.gbif.org/terms/1.0/Image":
+		if slices.Contains(mediaRowTypes, rt) {
 			continue
 		}
 		for _, t := range rows {

@@ -146,7 +146,8 @@ func TestInterpretMultimediaAndVerbatim(t *testing.T) {
 	if v := get(r, ColVerbatim).S; !strings.Contains(v, `"dcterms:modified":"2020-01-01"`) || !strings.Contains(v, `"occurrenceID":"o1"`) {
 		t.Errorf("verbatim %s", v)
 	}
-	if e := get(r, ColExtensions).S; !strings.Contains(e, RowTypeIdentification) || !strings.Contains(e, "A. Person") {
+	if e := get(r, ColExtensions).S; !strings.Contains(e, RowTypeIdentification) || !strings.Contains(e, "A. Person") ||
+		strings.Contains(e, RowTypeMultimedia) {
 		t.Errorf("extensions %s", e)
 	}
 }

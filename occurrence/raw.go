@@ -9,6 +9,7 @@ const (
 	RowTypeEvent          = "http://rs.tdwg.org/dwc/terms/Event"
 	RowTypeMultimedia     = "http://rs.gbif.org/terms/1.0/Multimedia"
 	RowTypeAudubon        = "http://rs.tdwg.org/ac/terms/Multimedia"
+	RowTypeImage          = "http://rs.gbif.org/terms/1.0/Image" // GBIF's older simple image extension
 	RowTypeIdentification = "http://rs.tdwg.org/dwc/terms/Identification"
 	RowTypeMeasurement    = "http://rs.tdwg.org/dwc/terms/MeasurementOrFact"
 )
