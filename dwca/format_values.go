@@ -162,8 +162,9 @@ func dictCell[T int8 | uint8 | int16 | uint16 | int32 | uint32 | int64 | uint64]
 // that decimal is the shortest one reading back as v: decimals six places
 // apart are farther apart than two neighbouring float64s below 1e9, so no
 // other decimal of six places or fewer names v. It is then printed from the
-// integer v*1e6, which is several times cheaper than the general shortest
-// formatting; anything else goes to strconv.
+// integer v*1e6, about twice as fast as the general shortest formatting
+// (BenchmarkAppendFloat, five-decimal coordinates: 38 against 91 µs per
+// 1024 values on a shared 2-core machine); anything else goes to strconv.
 func appendFloat(dst []byte, v float64) []byte {
 	const scale = 1e6
 	if v == 0 || v != v || v >= 1e9 || v <= -1e9 {
