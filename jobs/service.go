@@ -21,8 +21,8 @@ const (
 	RoleAll    Role = "all"
 )
 
-// Config holds the service's settings; zero fields take the defaults in
-// (*Config).withDefaults.
+// Config holds the service's settings; zero fields take the defaults of
+// WithDefaults.
 type Config struct {
 	Role Role
 	// MaxRunningPerUser caps a user's PREPARING/RUNNING/SUSPENDED downloads.
@@ -55,7 +55,8 @@ type Config struct {
 	PublicURL string
 }
 
-func (c Config) withDefaults() Config {
+// WithDefaults returns c with every zero field set to its default.
+func (c Config) WithDefaults() Config {
 	def := func(d *time.Duration, v time.Duration) {
 		if *d == 0 {
 			*d = v
@@ -101,7 +102,7 @@ type Service struct {
 
 // New returns a Service; call Start to run its queue.
 func New(db *DB, engine Engine, store Storage, mailer *Mailer, cfg Config, logger *slog.Logger) (*Service, error) {
-	cfg = cfg.withDefaults()
+	cfg = cfg.WithDefaults()
 	if cfg.RescueAfter <= cfg.Lease {
 		return nil, fmt.Errorf("jobs: rescue interval %s must exceed the lease %s", cfg.RescueAfter, cfg.Lease)
 	}

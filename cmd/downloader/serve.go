@@ -48,16 +48,16 @@ func parseServeFlags(args []string, env *Env) (serveFlags, error) {
 	fs.DurationVar(&f.shutdown, "shutdown-timeout", 30*time.Second, "how long a graceful stop may take")
 	fs.Int64Var(&f.maxBody, "max-body", 1<<20, "largest request body in bytes")
 	fs.Int64Var(&f.throttle, "test-export-throttle", 0, "fault injection for tests: write archives at most this many bytes/s")
-	c := &f.jobs
-	fs.IntVar(&c.MaxRunningPerUser, "max-running", 3, "running downloads per user")
-	fs.IntVar(&c.Workers, "workers", 2, "exports run at once by this process")
-	fs.IntVar(&c.MaxAttempts, "max-attempts", 5, "tries of an export before it fails")
-	fs.DurationVar(&c.EraseAfter, "erase-after", 183*24*time.Hour, "how long archives are kept")
-	fs.DurationVar(&c.Lease, "lease", time.Minute, "a worker's claim on a download without heartbeat")
-	fs.DurationVar(&c.RescueAfter, "rescue-after", 5*time.Minute, "when a job whose worker vanished runs again")
-	fs.DurationVar(&c.Heartbeat, "heartbeat", 500*time.Millisecond, "progress/cancel check interval of an export")
-	fs.DurationVar(&c.MaintenanceInterval, "maintenance", time.Hour, "erase/sweep/reconcile interval")
-	fs.DurationVar(&c.FetchPollInterval, "poll", time.Second, "how often idle workers look for jobs")
+	c, def := &f.jobs, jobs.Config{}.WithDefaults()
+	fs.IntVar(&c.MaxRunningPerUser, "max-running", def.MaxRunningPerUser, "running downloads per user")
+	fs.IntVar(&c.Workers, "workers", def.Workers, "exports run at once by this process")
+	fs.IntVar(&c.MaxAttempts, "max-attempts", def.MaxAttempts, "tries of an export before it fails")
+	fs.DurationVar(&c.EraseAfter, "erase-after", def.EraseAfter, "how long archives are kept")
+	fs.DurationVar(&c.Lease, "lease", def.Lease, "a worker's claim on a download without heartbeat")
+	fs.DurationVar(&c.RescueAfter, "rescue-after", def.RescueAfter, "when a job whose worker vanished runs again")
+	fs.DurationVar(&c.Heartbeat, "heartbeat", def.Heartbeat, "progress/cancel check interval of an export")
+	fs.DurationVar(&c.MaintenanceInterval, "maintenance", def.MaintenanceInterval, "erase/sweep/reconcile interval")
+	fs.DurationVar(&c.FetchPollInterval, "poll", def.FetchPollInterval, "how often idle workers look for jobs")
 	if err := fs.Parse(args); err != nil {
 		return f, err
 	}
