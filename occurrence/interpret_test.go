@@ -180,3 +180,22 @@ func TestCountryCode(t *testing.T) {
 		t.Errorf("Atlantis -> %s", c)
 	}
 }
+
+// BenchmarkInterpret interprets a typical specimen record into a reused
+// Record, as the ingest pipeline does.
+func BenchmarkInterpret(b *testing.B) {
+	core := dwcTerms(
+		"occurrenceID", "urn:x:1", "basisOfRecord", "PreservedSpecimen", "country", "Denmark",
+		"countryCode", "DK", "decimalLatitude", "55,68", "decimalLongitude", "12.57", "geodeticDatum", "WGS84",
+		"eventDate", "2001-05-01/15", "genus", "Quercus", "specificEpithet", "robur",
+		"scientificNameAuthorship", "L.", "taxonRank", "species", "typeStatus", "Holotype of Quercus robur",
+		"minimumElevationInMeters", "10", "maximumElevationInMeters", "30 m", "individualCount", "3",
+		"coordinateUncertaintyInMeters", "25 m",
+	)
+	ds := DatasetContext{Key: "ds1", Title: "Dataset", License: "CC-BY 4.0", Now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	rec := NewRecord()
+	b.ReportAllocs()
+	for b.Loop() {
+		Interpret(RawRecord{Core: core}, ds, rec)
+	}
+}
