@@ -35,7 +35,8 @@ func runDemo(ctx context.Context, args []string, env *Env) error {
 	if err != nil {
 		return err
 	}
-	ingestArgs := []string{"--table", filepath.Join(*dir, "table")}
+	table := filepath.Join(*dir, "table")
+	ingestArgs := []string{"--table", table}
 	for _, e := range entries {
 		data, err := samples.ReadFile("samples/" + e.Name())
 		if err != nil {
@@ -47,7 +48,6 @@ func runDemo(ctx context.Context, args []string, env *Env) error {
 		}
 		ingestArgs = append(ingestArgs, p)
 	}
-	table := filepath.Join(*dir, "table")
 	out := filepath.Join(*dir, "download.zip")
 	fmt.Fprintf(env.Stdout, "== downloader ingest --table %s %s/*\n", table, srcDir)
 	if err := runIngest(ctx, ingestArgs, env); err != nil {

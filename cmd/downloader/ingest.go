@@ -8,7 +8,6 @@ import (
 	"sort"
 	"time"
 
-	"github.com/biodiversity-downloads/downloader/occurrence"
 	"github.com/biodiversity-downloads/downloader/occurrence/ingest"
 )
 
@@ -66,9 +65,7 @@ func ingestOne(ctx context.Context, t table, src, key string, opts ingest.OpenOp
 		return err
 	}
 	defer s.Close()
-	res, err := ingest.Load(ctx, func(ctx context.Context, info occurrence.DatasetInfo) (ingest.Writer, error) {
-		return t.Begin(ctx, info)
-	}, s, ingest.Options{DatasetKey: key, Logger: env.Logger})
+	res, err := ingest.Load(ctx, t.Begin, s, ingest.Options{DatasetKey: key, Logger: env.Logger})
 	printProblems(env, src, res)
 	if err != nil {
 		return err

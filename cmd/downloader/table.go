@@ -42,7 +42,11 @@ func openTable(ctx context.Context, spec string, logger *slog.Logger) (table, er
 type parquetTable struct{ *parquet.Store }
 
 func (t parquetTable) Begin(ctx context.Context, info occurrence.DatasetInfo) (ingest.Writer, error) {
-	return t.BeginDataset(ctx, info)
+	w, err := t.BeginDataset(ctx, info)
+	if err != nil {
+		return nil, err // not a nil *DatasetWriter inside the interface
+	}
+	return w, nil
 }
 
 type hbaseTable struct{ *hbase.Store }
