@@ -57,10 +57,9 @@ func WriteEML(w io.Writer, meta DatasetMeta) error {
 	}
 	writeRights(ds, meta)
 	if meta.Homepage != "" {
-		ds.CreateElement("distribution").CreateAttr("scope", "document")
-		d := ds.SelectElements("distribution")
-		online := d[len(d)-1].CreateElement("online")
-		u := online.CreateElement("url")
+		dist := ds.CreateElement("distribution")
+		dist.CreateAttr("scope", "document")
+		u := dist.CreateElement("online").CreateElement("url")
 		u.CreateAttr("function", "information")
 		u.SetText(meta.Homepage)
 	}

@@ -23,6 +23,7 @@ func TestWriteEML(t *testing.T) {
 	}
 	meta := r.Dataset()
 	meta.LicenseURI = "http://creativecommons.org/licenses/by/4.0/"
+	meta.Homepage = "https://example.org/phytoplankton"
 	var buf bytes.Buffer
 	if err := WriteEML(&buf, meta); err != nil {
 		t.Fatal(err)
@@ -56,6 +57,9 @@ func TestWriteEML(t *testing.T) {
 		if e == nil || strings.TrimSpace(e.Text()) != v {
 			t.Errorf("%s = %v, want %q", path, e, v)
 		}
+	}
+	if u := root.FindElement("dataset/distribution[@scope='document']/online/url[@function='information']"); u == nil || u.Text() != meta.Homepage {
+		t.Errorf("homepage distribution/online/url = %v, want %q", u, meta.Homepage)
 	}
 	if a := root.FindElement("dataset/abstract/para"); a == nil || !strings.HasPrefix(a.Text(), "The Phytoplankton Collections at B") {
 		t.Errorf("abstract missing")
