@@ -312,6 +312,7 @@ func (s *scanner) assemble(resp *pb.ScanResponse, block []byte) ([]Row, error) {
 			return nil, err
 		}
 		flags := resp.GetPartialFlagPerResult()
+		results = make([]result, 0, len(counts))
 		off := 0
 		for i, n := range counts {
 			if off+int(n) > len(all) {
