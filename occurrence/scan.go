@@ -90,10 +90,7 @@ func Scan(ctx context.Context, t Table, snap Snapshot, req ScanRequest, opts Sca
 	if err == nil {
 		err = ctx.Err()
 	}
-	if err != nil {
-		return total, err
-	}
-	return total, nil
+	return total, err
 }
 
 // dispatch sends split indices to the workers in order; once ctx is done it
