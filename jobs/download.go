@@ -48,19 +48,18 @@ func (s Status) Valid() bool {
 
 // Sentinel errors. The web package maps them to HTTP statuses.
 var (
-	ErrNotFound           = errors.New("not found")
-	ErrForbidden          = errors.New("forbidden")
-	ErrUnauthorized       = errors.New("unauthorized")
-	ErrInvalidRequest     = errors.New("invalid request")
-	ErrTooManyDownloads   = errors.New("too many running downloads")
-	ErrPredicateTooLarge  = errors.New("predicate too complex")
-	ErrNotReady           = errors.New("download file not ready")
-	ErrErased             = errors.New("download file erased")
-	ErrNotCancellable     = errors.New("download already finished")
-	ErrUserExists         = errors.New("user already exists")
-	ErrUnknownFormat      = errors.New("unknown download format")
-	ErrEngineUnavailable  = errors.New("no occurrence table configured")
-	errLeaseHeldElsewhere = errors.New("download is being exported by another worker")
+	ErrNotFound          = errors.New("not found")
+	ErrForbidden         = errors.New("forbidden")
+	ErrUnauthorized      = errors.New("unauthorized")
+	ErrInvalidRequest    = errors.New("invalid request")
+	ErrTooManyDownloads  = errors.New("too many running downloads")
+	ErrPredicateTooLarge = errors.New("predicate too complex")
+	ErrNotReady          = errors.New("download file not ready")
+	ErrErased            = errors.New("download file erased")
+	ErrNotCancellable    = errors.New("download already finished")
+	ErrUserExists        = errors.New("user already exists")
+	ErrUnknownFormat     = errors.New("unknown download format")
+	ErrEngineUnavailable = errors.New("no occurrence table configured")
 )
 
 // Formats are the download formats the service accepts.
