@@ -49,15 +49,18 @@ var typeNames = func() map[string]string {
 }()
 
 // fieldsByType lists the JSON fields each predicate type takes besides "type".
-var fieldsByType = map[string][]string{
-	TypeAnd: {"predicates"}, TypeOr: {"predicates"}, TypeNot: {"predicate"},
-	TypeEquals: {"key", "value", "matchCase", "checklistKey"}, TypeLike: {"key", "value", "matchCase", "checklistKey"},
-	TypeLessThan: {"key", "value", "matchCase", "checklistKey"}, TypeLessThanOrEquals: {"key", "value", "matchCase", "checklistKey"},
-	TypeGreaterThan: {"key", "value", "matchCase", "checklistKey"}, TypeGreaterThanOrEquals: {"key", "value", "matchCase", "checklistKey"},
-	TypeIn: {"key", "values", "matchCase", "checklistKey"}, TypeRange: {"key", "value"},
-	TypeIsNull: {"parameter", "checklistKey"}, TypeIsNotNull: {"parameter", "checklistKey"},
-	TypeWithin: {"geometry"}, TypeGeoDistance: {"latitude", "longitude", "distance"},
-}
+var fieldsByType = func() map[string][]string {
+	simple := []string{"key", "value", "matchCase", "checklistKey"}
+	isNull := []string{"parameter", "checklistKey"}
+	return map[string][]string{
+		TypeAnd: {"predicates"}, TypeOr: {"predicates"}, TypeNot: {"predicate"},
+		TypeEquals: simple, TypeLike: simple, TypeLessThan: simple, TypeLessThanOrEquals: simple,
+		TypeGreaterThan: simple, TypeGreaterThanOrEquals: simple,
+		TypeIn: {"key", "values", "matchCase", "checklistKey"}, TypeRange: {"key", "value"},
+		TypeIsNull: isNull, TypeIsNotNull: isNull,
+		TypeWithin: {"geometry"}, TypeGeoDistance: {"latitude", "longitude", "distance"},
+	}
+}()
 
 func predicateFromJSON(raw any, path string) (*Predicate, error) {
 	obj, ok := raw.(map[string]any)
