@@ -225,9 +225,17 @@ func (r *rows) bruteForce(pred *occurrence.Predicate) []int64 {
 // checkValues compares every materialized value with the full scan's.
 func (r *rows) checkValues(t testing.TB, all *rows, cols []string) {
 	t.Helper()
+	if cols == nil {
+		for _, c := range occurrence.Columns {
+			cols = append(cols, c.Name)
+		}
+	}
 	for _, b := range r.batches {
+		if int(b.NumCols()) != len(cols) {
+			t.Fatalf("batch has %d columns, requested %d", b.NumCols(), len(cols))
+		}
 		for ci, f := range b.Schema().Fields() {
-			if cols != nil && cols[ci] != f.Name {
+			if cols[ci] != f.Name {
 				t.Fatalf("column %d is %s, requested %s", ci, f.Name, cols[ci])
 			}
 			col := b.Column(ci)
