@@ -1,6 +1,7 @@
 package hbase
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -32,6 +33,7 @@ type DatasetWriter struct {
 	records   int64
 	eml       []byte
 	done      bool
+	scratch   []byte // encodes a record, which is then copied at its size
 }
 
 // BeginDataset starts replacing (or adding) the dataset info.Key.
@@ -67,9 +69,10 @@ func (w *DatasetWriter) Append(r *occurrence.Record) error {
 	b := salt(id.I, w.s.buckets)
 	cc := countryBytes(r.Get(colCountry))
 	w.countries[cc] = true
-	m := &hrpc.Mutation{Row: rowKey(make([]byte, 0, keyLen), b, cc, w.dsHash, w.gen, id.I)}
-	m.Cells = append(m.Cells, hrpc.Cell{Family: famHeader, Value: encodeHeader(make([]byte, 0, 1+headerLen), r)},
-		hrpc.Cell{Family: famRecord, Value: encodeRecord(nil, r)})
+	w.scratch = encodeRecord(w.scratch[:0], r)
+	m := &hrpc.Mutation{Row: rowKey(make([]byte, 0, keyLen), b, cc, w.dsHash, w.gen, id.I), Cells: []hrpc.Cell{
+		{Family: famHeader, Value: encodeHeader(make([]byte, 0, 1+headerLen), r)},
+		{Family: famRecord, Value: bytes.Clone(w.scratch)}}}
 	w.muts = append(w.muts, m)
 	w.counts[b]++
 	if len(w.muts) >= w.s.cfg.WriteBatch {
