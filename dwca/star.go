@@ -50,6 +50,7 @@ type extRow struct {
 // extJoin is the state of one extension in a join.
 type extJoin struct {
 	spec    *FileSpec
+	idx     int                 // position in StarReader.exts
 	mem     map[string][]extRow // in-memory rows by coreid, not yet claimed
 	claimed map[string][]extRow // in-memory rows a core row has taken
 	sorter  *extSorter          // on-disk rows (mem == nil)
@@ -95,7 +96,7 @@ func (a *Archive) Records(ctx context.Context) (*StarReader, error) {
 				"archive", a.Path, "rowType", spec.RowType)
 			continue
 		}
-		ej := &extJoin{spec: spec, isOccur: s.event && spec.RowType == occurrence.RowTypeOccurrence && !occExt}
+		ej := &extJoin{spec: spec, idx: len(s.exts), isOccur: s.event && spec.RowType == occurrence.RowTypeOccurrence && !occExt}
 		occExt = occExt || ej.isOccur
 		s.exts = append(s.exts, ej)
 	}

@@ -89,9 +89,27 @@ func (s *StarReader) forEachRow(spec FileSpec, broken func(*RowError), fn func(R
 	}
 }
 
-// encodeRow is a row's source and terms as the sorters carry them.
-func encodeRow(row Row) []byte {
-	return encodeTerms(appendString(nil, row.Source()), row.Terms())
+// appendRow appends a row's source and terms as the sorters carry them: the
+// source, the number of non-empty values, then term and value of each, in
+// field order (decoder.terms reads them into the map Row.Terms would give:
+// of two fields with one term the later non-empty value wins). No map is
+// built for a row that is only encoded.
+func appendRow(b []byte, row Row) []byte {
+	b = appendString(b, row.Source())
+	n := 0
+	for i := range row.spec.Fields {
+		if row.Value(i) != "" {
+			n++
+		}
+	}
+	b = binary.AppendUvarint(b, uint64(n))
+	for i := range row.spec.Fields {
+		if v := row.Value(i); v != "" {
+			b = appendString(b, row.spec.Fields[i].Term)
+			b = appendString(b, v)
+		}
+	}
+	return b
 }
 
 // sortExtension feeds an extension's rows to its sorter keyed by coreid.
@@ -104,7 +122,7 @@ func (s *StarReader) sortExtension(ej *extJoin) error {
 			return nil
 		}
 		seq++
-		return ej.sorter.add(id, seq, encodeRow(row))
+		return ej.sorter.add(id, seq, appendRow(nil, row))
 	})
 }
 
@@ -116,10 +134,10 @@ func (s *StarReader) sortCore(so *extSorter) error {
 		pos++
 		id := row.ID()
 		if id == "" {
-			rec := append(appendString(nil, ""), encodeRow(row)...)
+			rec := appendRow(appendString(nil, ""), row)
 			return s.records.add("", pos, binary.AppendUvarint(rec, 0))
 		}
-		return so.add(id, pos, encodeRow(row))
+		return so.add(id, pos, appendRow(nil, row))
 	})
 }
 
@@ -153,7 +171,7 @@ func (s *StarReader) mergeJoin(core *sortIter, disk []*extJoin) error {
 		rec = binary.AppendUvarint(rec, uint64(n))
 		for i, g := range group {
 			if g != nil {
-				rec = binary.AppendUvarint(rec, uint64(s.extIndex(disk[i])))
+				rec = binary.AppendUvarint(rec, uint64(disk[i].idx))
 				rec = append(rec, g...)
 			}
 		}
@@ -195,13 +213,4 @@ func (s *StarReader) collect(id string, disk []*extJoin) ([][]byte, error) {
 		group[i] = g
 	}
 	return group, nil
-}
-
-func (s *StarReader) extIndex(ej *extJoin) int {
-	for i, e := range s.exts {
-		if e == ej {
-			return i
-		}
-	}
-	return -1
 }

@@ -83,9 +83,6 @@ func (s *extSorter) spill() error {
 	return nil
 }
 
-// spilled reports whether the sorter wrote run files.
-func (s *extSorter) spilled() bool { return len(s.runs) > 0 }
-
 // iter returns the items in order. The sorter must not be added to afterwards.
 func (s *extSorter) iter() (*sortIter, error) {
 	if len(s.runs) == 0 {
@@ -234,22 +231,12 @@ func (it *sortIter) close() {
 	it.files, it.h, it.mem = nil, nil, nil
 }
 
-// encodeTerms appends t to b: count, then length-prefixed keys and values.
-func encodeTerms(b []byte, t occurrence.Terms) []byte {
-	b = binary.AppendUvarint(b, uint64(len(t)))
-	for k, v := range t {
-		b = appendString(b, k)
-		b = appendString(b, v)
-	}
-	return b
-}
-
 func appendString(b []byte, s string) []byte {
 	b = binary.AppendUvarint(b, uint64(len(s)))
 	return append(b, s...)
 }
 
-// decoder reads what encodeTerms and appendString wrote.
+// decoder reads what appendRow and appendString wrote.
 type decoder struct {
 	b   []byte
 	err error

@@ -327,3 +327,50 @@ func BenchmarkStarJoin(b *testing.B) {
 		})
 	}
 }
+
+// TestDuplicateTermsMemoryAndDisk maps two columns onto one term in the core
+// and in the extension: the later non-empty value wins, whether the rows are
+// joined in memory or encoded for the disk join.
+func TestDuplicateTermsMemoryAndDisk(t *testing.T) {
+	loc := occurrence.NSDwC + "locality"
+	ident := occurrence.NSDC + "identifier"
+	meta := `<archive xmlns="http://rs.tdwg.org/dwc/text/">
+  <core fieldsTerminatedBy="\t" fieldsEnclosedBy="" ignoreHeaderLines="1" rowType="http://rs.tdwg.org/dwc/terms/Occurrence">
+    <files><location>occ.txt</location></files>
+    <id index="0"/>
+    <field index="0" term="http://rs.tdwg.org/dwc/terms/occurrenceID"/>
+    <field index="1" term="` + loc + `"/>
+    <field index="2" term="` + loc + `"/>
+  </core>
+  <extension fieldsTerminatedBy="\t" fieldsEnclosedBy="" ignoreHeaderLines="1" rowType="http://rs.gbif.org/terms/1.0/Multimedia">
+    <files><location>media.txt</location></files>
+    <coreid index="0"/>
+    <field index="1" term="` + ident + `"/>
+    <field index="2" term="` + ident + `"/>
+  </extension>
+</archive>`
+	dir := writeDir(t, map[string]string{"meta.xml": meta,
+		"occ.txt":   "id\ta\tb\no1\tA\t\no2\t\tB\no3\tA\tB\n",
+		"media.txt": "id\tx\ty\no3\tX\tY\no1\tX\t\no2\t\tY\n",
+	})
+	want := []string{"o1|A|X", "o2|B|Y", "o3|B|Y"}
+	for _, budget := range []int64{DefaultJoinBudget, 1} { // 1: forces the disk join
+		a, err := Options{JoinBudget: budget, TempDir: t.TempDir()}.Open(context.Background(), dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs, _ := allRecords(t, a)
+		var got []string
+		for _, r := range recs {
+			var media []string
+			for _, m := range r.Extensions[occurrence.RowTypeMultimedia] {
+				media = append(media, m[ident])
+			}
+			got = append(got, r.Core[occurrence.NSDwC+"occurrenceID"]+"|"+r.Core[loc]+"|"+strings.Join(media, ","))
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("budget %d: got %q, want %q", budget, got, want)
+		}
+		a.Close()
+	}
+}
