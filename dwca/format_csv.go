@@ -93,7 +93,7 @@ func fieldColumns(fields []field) []string {
 	return cols
 }
 
-// tableWriter writes rows of chosen fields through a TextWriter.
+// tableWriter writes rows of chosen fields through a rowWriter.
 type tableWriter struct {
 	fields []field
 	rw     *rowWriter

@@ -200,9 +200,9 @@ func appendFloat(dst []byte, v float64) []byte {
 // formatTime is timeLayout for one value.
 func formatTime(t time.Time) string { return t.UTC().Format(timeLayout) }
 
-// rowWriter writes text rows the way TextWriter does (tab separated, "\n"
-// ends, the CleanValue rules applied to every cell) but builds them in one
-// buffer handed to w in large writes: a download's hot path. Cells that are
+// rowWriter writes text rows for TextWriter and the download formats (tab
+// separated, "\n" ends, the CleanValue rules applied to every cell), built
+// in one buffer handed to w in large writes: a download's hot path. Cells that are
 // printable ASCII, nearly all of them, are checked eight bytes at a time and
 // copied once.
 type rowWriter struct {
@@ -241,7 +241,7 @@ func (r *rowWriter) str(s string) {
 	if plainASCII([]byte(s)) || !needsCleaning(s) {
 		r.buf = append(r.buf, s...)
 	} else {
-		r.buf = append(r.buf, CleanValue(s)...)
+		r.buf = appendCleaned(r.buf, s)
 	}
 }
 

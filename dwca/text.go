@@ -1,7 +1,6 @@
 package dwca
 
 import (
-	"bufio"
 	"io"
 	"unicode/utf8"
 )
@@ -10,52 +9,34 @@ import (
 // python-dwca-reader, R and spreadsheet tools read them: UTF-8, tab separated,
 // no quote character, "\n" line ends. Characters that would break a row apart
 // (see CleanValue) become a space. TextWriter buffers; call Flush at the end.
-// It does not own the underlying writer.
+// It does not own the underlying writer. It is the exported face of the
+// download formats' rowWriter.
 type TextWriter struct {
-	w   *bufio.Writer
-	err error
+	rw *rowWriter
 }
 
 // NewTextWriter returns a TextWriter on w.
 func NewTextWriter(w io.Writer) *TextWriter {
-	return &TextWriter{w: bufio.NewWriterSize(w, 64<<10)}
+	return &TextWriter{rw: newRowWriter(w)}
 }
 
 // WriteHeader writes the header row (the term names).
 func (t *TextWriter) WriteHeader(names []string) error { return t.WriteRow(names) }
 
 // WriteRow writes one row. Values are cleaned with the rules of CleanValue
-// without allocating when nothing needs replacing.
+// without allocating.
 func (t *TextWriter) WriteRow(values []string) error {
-	if t.err != nil {
-		return t.err
+	if t.rw.err != nil {
+		return t.rw.err
 	}
-	w := t.w
-	for i, v := range values {
-		if i > 0 {
-			w.WriteByte('\t')
-		}
-		if needsCleaning(v) {
-			writeCleaned(w, v)
-		} else {
-			w.WriteString(v)
-		}
-	}
-	t.err = w.WriteByte('\n')
-	return t.err
+	return t.rw.row(values)
 }
 
 // Flush writes buffered data to the underlying writer.
-func (t *TextWriter) Flush() error {
-	if t.err != nil {
-		return t.err
-	}
-	t.err = t.w.Flush()
-	return t.err
-}
+func (t *TextWriter) Flush() error { return t.rw.flush() }
 
 // Error returns the first error met while writing, if any.
-func (t *TextWriter) Error() error { return t.err }
+func (t *TextWriter) Error() error { return t.rw.err }
 
 // CleanValue applies the DwC-A download text rules to one value: tab, CR, LF,
 // U+000B, U+000C, U+0085, U+2028, U+2029 and NUL become a space; invalid UTF-8
@@ -64,7 +45,11 @@ func CleanValue(s string) string {
 	if !needsCleaning(s) {
 		return s
 	}
-	b := make([]byte, 0, len(s)+8)
+	return string(appendCleaned(make([]byte, 0, len(s)+8), s))
+}
+
+// appendCleaned appends s with the CleanValue rules applied.
+func appendCleaned(b []byte, s string) []byte {
 	for i, r := range s {
 		if r == utf8.RuneError {
 			if _, size := utf8.DecodeRuneInString(s[i:]); size == 1 {
@@ -78,7 +63,7 @@ func CleanValue(s string) string {
 			b = utf8.AppendRune(b, r)
 		}
 	}
-	return string(b)
+	return b
 }
 
 // byteClass sorts bytes for needsCleaning: 0 plain, 1 a control character
@@ -136,20 +121,4 @@ func isBreaking(r rune) bool {
 		return true
 	}
 	return false
-}
-
-func writeCleaned(w *bufio.Writer, s string) {
-	for i, r := range s {
-		if r == utf8.RuneError {
-			if _, size := utf8.DecodeRuneInString(s[i:]); size == 1 {
-				w.WriteRune(utf8.RuneError)
-				continue
-			}
-		}
-		if isBreaking(r) {
-			w.WriteByte(' ')
-		} else {
-			w.WriteRune(r)
-		}
-	}
 }
