@@ -365,7 +365,7 @@ func (s *Store) DeleteDataset(ctx context.Context, key string) error {
 	if err := s.writeState(ctx, key, st); err != nil {
 		return err
 	}
-	s.collect(ctx, key)
+	s.collect(ctx, key, st)
 	return nil
 }
 

@@ -147,7 +147,7 @@ func (w *DatasetWriter) Commit(ctx context.Context) (string, error) {
 		return "", fmt.Errorf("commit dataset %s: %w", w.info.Key, err)
 	}
 	w.done = true
-	s.collect(ctx, w.info.Key)
+	s.collect(ctx, w.info.Key, st)
 	snap, err := s.Snapshot(ctx)
 	if err != nil {
 		return "", err
@@ -195,12 +195,9 @@ func dropGen(marks []genMark, gen uint64) []genMark {
 
 // collect deletes the rows of the dataset's generations that no snapshot
 // needs any more: replaced ones older than KeepFor, uncommitted ones older
-// than AbandonAfter. Failures are logged and retried by the next writer.
-func (s *Store) collect(ctx context.Context, key string) {
-	st, err := s.readState(ctx, key)
-	if err != nil || st == nil {
-		return
-	}
+// than AbandonAfter. st is the state the caller just wrote. Failures are
+// logged and retried by the next writer.
+func (s *Store) collect(ctx context.Context, key string, st *datasetState) {
 	now := time.Now()
 	var gone []genMark
 	for _, m := range st.Retired {
@@ -225,7 +222,8 @@ func (s *Store) collect(ctx context.Context, key string) {
 		}
 		deleted = append(deleted, g.Gen)
 	}
-	st, err = s.readState(ctx, key)
+	// Re-read: another writer may have changed the state meanwhile.
+	st, err := s.readState(ctx, key)
 	if err != nil || st == nil {
 		return
 	}
