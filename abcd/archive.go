@@ -139,7 +139,6 @@ func (a *Archive) Close() error { return a.f.Close() }
 func (a *Archive) documents() []document {
 	docs := make([]document, len(a.entries))
 	for i, zf := range a.entries {
-		zf := zf
 		docs[i] = document{name: a.path + "!" + zf.Name, open: func(context.Context) (io.ReadCloser, error) {
 			rc, err := zf.Open()
 			if err != nil {
