@@ -56,12 +56,11 @@ func ReadDatasetInfo(r io.Reader) (DatasetInfo, error) {
 		}
 		e.token(tok)
 	}
-	if len(e.path) == 0 && e.packageID == "" && e.info.Title == "" {
-		if e.info == (DatasetInfo{}) {
-			return DatasetInfo{}, errors.New("dwca: EML: empty document")
-		}
+	info := e.result()
+	if info == (DatasetInfo{}) {
+		return DatasetInfo{}, errors.New("dwca: EML: empty document")
 	}
-	return e.result(), nil
+	return info, nil
 }
 
 func (e *emlReader) token(tok xml.Token) {

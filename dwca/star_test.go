@@ -296,6 +296,20 @@ func TestReadDatasetInfo(t *testing.T) {
 			t.Errorf("%s:\n got %+v\nwant %+v", file, got, want)
 		}
 	}
+	// a document that gives only a licence or only a dataset key is not empty
+	for doc, want := range map[string]DatasetInfo{
+		"<eml><dataset><intellectualRights><para>CC0</para></intellectualRights></dataset></eml>": {License: "CC0"},
+		"<eml><dataset><alternateIdentifier>2814930A-3B93-48D6-B887-00979481AC9E</alternateIdentifier></dataset></eml>": {
+			DatasetKey: "2814930a-3b93-48d6-b887-00979481ac9e"},
+	} {
+		if got, err := ReadDatasetInfo(strings.NewReader(doc)); err != nil || got != want {
+			t.Errorf("%s: got %+v, %v; want %+v", doc, got, err, want)
+		}
+	}
+	if _, err := ReadDatasetInfo(strings.NewReader("<eml><dataset/></eml>")); err == nil ||
+		!strings.Contains(err.Error(), "empty document") {
+		t.Errorf("EML without anything to read: %v", err)
+	}
 	if _, err := ReadDatasetInfo(strings.NewReader("<eml>\n<dataset>\n<title>x</dataset>")); err == nil ||
 		!strings.Contains(err.Error(), "line 3") {
 		t.Errorf("malformed EML: %v", err)
