@@ -132,13 +132,11 @@ func leaf(f headerField, v string) (pushed, bool) {
 		h := appendHeaderValue(nil, hString, occurrence.Value{S: v, Valid: true})
 		return pushed{component(f, hrpc.Equal, h), false}, true
 	case hBool:
-		switch v {
-		case "true":
-			return pushed{component(f, hrpc.Equal, []byte{2}), true}, true
-		case "false":
-			return pushed{component(f, hrpc.Equal, []byte{1}), true}, true
+		if v != "true" && v != "false" {
+			return pushed{}, false
 		}
-		return pushed{}, false
+		h := appendHeaderValue(nil, hBool, occurrence.Value{B: v == "true", Valid: true})
+		return pushed{component(f, hrpc.Equal, h), true}, true
 	}
 	lo, hi, isRange := strings.Cut(v, ",")
 	if !isRange {
@@ -193,18 +191,16 @@ func bounds(f headerField, gte, gt, lte, lt string) (pushed, bool) {
 func number(f headerField, v string) ([]byte, bool) {
 	v = strings.TrimSpace(v)
 	switch f.kind {
-	case hInt32:
-		n, err := strconv.ParseInt(v, 10, 32)
+	case hInt32, hInt64:
+		bits := 64
+		if f.kind == hInt32 {
+			bits = 32
+		}
+		n, err := strconv.ParseInt(v, 10, bits)
 		if err != nil {
 			return nil, false
 		}
-		return appendHeaderValue(nil, hInt32, occurrence.Value{I: n, Valid: true}), true
-	case hInt64:
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			return nil, false
-		}
-		return appendHeaderValue(nil, hInt64, occurrence.Value{I: n, Valid: true}), true
+		return appendHeaderValue(nil, f.kind, occurrence.Value{I: n, Valid: true}), true
 	case hFloat:
 		x, err := strconv.ParseFloat(v, 64)
 		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {

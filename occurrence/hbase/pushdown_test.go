@@ -155,6 +155,7 @@ func TestPushdownFilterAgreesWithPredicate(t *testing.T) {
 		`{"type":"greaterThanOrEquals","key":"DECIMAL_LATITUDE","value":"50.5"}`,
 		`{"type":"lessThanOrEquals","key":"DECIMAL_LONGITUDE","value":"0"}`,
 		`{"type":"equals","key":"HAS_COORDINATE","value":"false"}`,
+		`{"type":"equals","key":"HAS_COORDINATE","value":"true"}`,
 		`{"type":"and","predicates":[{"type":"equals","key":"COUNTRY","value":"US"},{"type":"like","key":"LOCALITY","value":"*river*"}]}`,
 		`{"type":"or","predicates":[{"type":"equals","key":"COUNTRY","value":"FR"},{"type":"equals","key":"MONTH","value":"3"}]}`,
 	}
