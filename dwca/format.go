@@ -218,10 +218,7 @@ func (x *Export) Write(ctx context.Context, rec arrow.RecordBatch) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	b, err := newBatch(rec)
-	if err != nil {
-		return err
-	}
+	b := newBatch(rec)
 	x.acct.add(b)
 	return x.fw.write(b)
 }

@@ -78,7 +78,7 @@ var csvBytes = sync.OnceValue(func() []byte {
 	t := newTableWriter(mustFields(benchFields))
 	t.rw = newRowWriter(&tw)
 	for _, rec := range benchBatches() {
-		bt, _ := newBatch(rec)
+		bt := newBatch(rec)
 		t.writeBatch(bt)
 	}
 	t.rw.flush()
@@ -129,7 +129,7 @@ func BenchmarkFormatOnlyCSV(b *testing.B) {
 		t := newTableWriter(fields)
 		t.rw = newRowWriter(io.Discard)
 		for _, rec := range benchBatches() {
-			bt, _ := newBatch(rec)
+			bt := newBatch(rec)
 			t.writeBatch(bt)
 		}
 		t.rw.flush()

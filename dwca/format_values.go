@@ -15,17 +15,16 @@ import (
 
 // batch is a record batch with its columns looked up by name.
 type batch struct {
-	rec    arrow.RecordBatch
 	n      int
 	byName map[string]arrow.Array
 }
 
-func newBatch(rec arrow.RecordBatch) (*batch, error) {
-	b := &batch{rec: rec, n: int(rec.NumRows()), byName: make(map[string]arrow.Array, rec.NumCols())}
+func newBatch(rec arrow.RecordBatch) *batch {
+	b := &batch{n: int(rec.NumRows()), byName: make(map[string]arrow.Array, rec.NumCols())}
 	for i, f := range rec.Schema().Fields() {
 		b.byName[f.Name] = rec.Column(i)
 	}
-	return b, nil
+	return b
 }
 
 // col returns the named column, or nil when the batch does not carry it.

@@ -99,11 +99,7 @@ func TestSpeciesListGroups(t *testing.T) {
 		}
 		rec := rb.NewRecordBatch()
 		rb.Release()
-		b, err := newBatch(rec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := s.write(b); err != nil {
+		if err := s.write(newBatch(rec)); err != nil {
 			t.Fatal(err)
 		}
 		rec.Release()
