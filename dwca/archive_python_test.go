@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/biodiversity-downloads/downloader/dwca/internal/readers"
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
 
@@ -35,30 +36,11 @@ with DwCAReader(sys.argv[1]) as d:
 print(json.dumps(out))
 `
 
-// requirePythonModule skips (or fails when CI=true) without python3 and module.
-func requirePythonModule(t *testing.T, module string) {
-	t.Helper()
-	missing := func(reason string) {
-		if os.Getenv("CI") == "true" {
-			t.Fatal(reason)
-		}
-		t.Skip(reason)
-	}
-	if _, err := exec.LookPath("python3"); err != nil {
-		missing("python3 not installed (scripts/ci/python-readers.sh installs it)")
-	}
-	cmd := exec.Command("python3", "-c", "import "+module)
-	cmd.Dir = t.TempDir()
-	if err := cmd.Run(); err != nil {
-		missing("python module " + module + " not installed (scripts/ci/python-readers.sh installs it)")
-	}
-}
-
 // TestPythonDwCAReaderAgrees compares the row counts of every sample with
 // those python-dwca-reader finds. That reader cannot open archives whose
 // files sit in a root folder, so those are unpacked (flattened) first.
 func TestPythonDwCAReaderAgrees(t *testing.T) {
-	requirePythonModule(t, "dwca.read")
+	readers.RequirePython(t, "dwca.read")
 	for _, s := range samples {
 		t.Run(s.file, func(t *testing.T) {
 			a := openSample(t, s.file)
@@ -155,7 +137,7 @@ print(json.dumps({"rows": rows, "ext": ext}))
 // TextWriter (what the download formats use) and reads it back with
 // python-dwca-reader: values come back as CleanValue made them.
 func TestPythonReadsWrittenArchive(t *testing.T) {
-	requirePythonModule(t, "dwca.read")
+	readers.RequirePython(t, "dwca.read")
 	sci := occurrence.NSDwC + "scientificName"
 	loc := occurrence.NSDwC + "locality"
 	meta := &Meta{Metadata: "metadata.xml",

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/biodiversity-downloads/downloader/occurrence"
@@ -118,7 +119,7 @@ func TestSamplesRecords(t *testing.T) {
 				if !errors.Is(err, ErrNotOccurrenceData) {
 					t.Fatalf("Records: %v, want ErrNotOccurrenceData", err)
 				}
-				if want := s.core; !contains(err.Error(), want) {
+				if want := s.core; !strings.Contains(err.Error(), want) {
 					t.Errorf("error %q does not name the core row type %s", err, want)
 				}
 				return
@@ -149,17 +150,4 @@ func TestSamplesRecords(t *testing.T) {
 			}
 		})
 	}
-}
-
-func contains(s, sub string) bool {
-	return len(sub) == 0 || (len(s) >= len(sub) && indexOf(s, sub) >= 0)
-}
-
-func indexOf(s, sub string) int {
-	for i := 0; i+len(sub) <= len(s); i++ {
-		if s[i:i+len(sub)] == sub {
-			return i
-		}
-	}
-	return -1
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"reflect"
@@ -153,8 +154,11 @@ func TestUnsortedExtensionJoinMemoryAndDisk(t *testing.T) {
 		var recs []occurrence.RawRecord
 		for {
 			r, err := sr.Next()
-			if err != nil {
+			if err == io.EOF {
 				break
+			}
+			if err != nil {
+				t.Fatalf("budget %d: %v", budget, err)
 			}
 			recs = append(recs, r)
 		}
