@@ -108,10 +108,11 @@ type Column struct {
 	Term string
 }
 
+// Short names of the namespaces in raw.go for the column table.
 const (
-	dwc  = "http://rs.tdwg.org/dwc/terms/"
-	gbif = "http://rs.gbif.org/terms/1.0/"
-	dcT  = "http://purl.org/dc/terms/"
+	dwc  = NSDwC
+	gbif = NSGBIF
+	dcT  = NSDC
 )
 
 // Columns lists the interpreted record in storage order. gbifID is first.
