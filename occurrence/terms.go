@@ -6,9 +6,9 @@ import "strings"
 // verbatim column; Darwin Core terms are keyed by their bare name and any
 // other term by its full URI.
 var termPrefixes = []struct{ prefix, ns string }{
-	{"dcterms", "http://purl.org/dc/terms/"},
+	{"dcterms", NSDC},
 	{"dc", "http://purl.org/dc/elements/1.1/"},
-	{"gbif", "http://rs.gbif.org/terms/1.0/"},
+	{"gbif", NSGBIF},
 	{"ac", "http://rs.tdwg.org/ac/terms/"},
 	{"xmp", "http://ns.adobe.com/xap/1.0/"},
 	{"abcd", "http://www.tdwg.org/schemas/abcd/2.06/"},
