@@ -134,7 +134,12 @@ func stringHash(s string) uint32 {
 	return 1
 }
 
+// sortableFloat maps f to bytes whose order is value order; -0 encodes as 0,
+// which it equals.
 func sortableFloat(f float64) uint64 {
+	if f == 0 {
+		f = 0 // -0 == 0: one encoding, so filters on 0 keep both
+	}
 	b := math.Float64bits(f)
 	if b>>63 == 0 {
 		return b ^ 1<<63

@@ -3,6 +3,7 @@ package hbase
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"slices"
 	"testing"
 
@@ -185,6 +186,38 @@ func TestPushdownFilterAgreesWithPredicate(t *testing.T) {
 		}
 		if matched == 0 || passed == len(headers) {
 			t.Fatalf("%s: %d of %d rows match, %d pass the filter: the case tests nothing", js, matched, len(headers), passed)
+		}
+	}
+}
+
+// TestPushdownNegativeZero: -0 equals 0, so a filter on 0 must keep a
+// coordinate stored as -0.
+func TestPushdownNegativeZero(t *testing.T) {
+	rec := occurrence.NewRecord()
+	rec.SetFloat(occurrence.ColumnIndex(occurrence.ColDecimalLatitude), math.Copysign(0, -1))
+	h := encodeHeader(nil, rec)
+	b := occurrence.NewBuilder(nil)
+	defer b.Release()
+	b.Append(rec)
+	batch := b.NewBatch()
+	defer batch.Release()
+	sel := make([]bool, 1)
+	for _, js := range []string{
+		`{"type":"equals","key":"DECIMAL_LATITUDE","value":"0"}`,
+		`{"type":"greaterThanOrEquals","key":"DECIMAL_LATITUDE","value":"0"}`,
+		`{"type":"lessThanOrEquals","key":"DECIMAL_LATITUDE","value":"-0"}`,
+		`{"type":"equals","key":"DECIMAL_LATITUDE","value":"0,10"}`,
+	} {
+		p := mustPred(t, js)
+		if p.Eval(batch, sel); !sel[0] {
+			t.Fatalf("%s: the predicate does not match latitude -0", js)
+		}
+		pd, ok := pushdown(p)
+		if !ok {
+			t.Fatalf("%s: not pushed", js)
+		}
+		if !passes(t, pd.filter, h) {
+			t.Errorf("%s: the filter drops latitude -0", js)
 		}
 	}
 }
