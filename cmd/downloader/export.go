@@ -146,10 +146,7 @@ func exportTo(ctx context.Context, sink *sink, t table, snap occurrence.Snapshot
 	}
 	res, err := x.Close(ctx)
 	bar.done()
-	if err != nil {
-		return res, err
-	}
-	return res, sink.flush()
+	return res, err
 }
 
 func startCPUProfile(path string) (stop func(), err error) {
@@ -194,11 +191,15 @@ func openSink(out string, env *Env) (*sink, error) {
 	return &sink{w: bufio.NewWriterSize(f, 1<<20), f: f, path: out}, nil
 }
 
-func (s *sink) flush() error { return s.w.Flush() }
-
+// commit flushes the archive and, for a file, moves it into place; on
+// failure the temporary file is removed.
 func (s *sink) commit() error {
+	if err := s.w.Flush(); err != nil {
+		s.abort()
+		return err
+	}
 	if s.f == nil {
-		return s.w.Flush()
+		return nil
 	}
 	if err := s.f.Chmod(0o644); err != nil {
 		s.abort()
