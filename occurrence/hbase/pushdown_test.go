@@ -129,12 +129,15 @@ func TestPushdownFilterAgreesWithPredicate(t *testing.T) {
 	defer b.Release()
 	var headers [][]byte
 	var famKey, year int64
+	var dsKey, basis string
 	for i := range plan {
 		for j := 0; j < plan[i].Records; j++ {
 			g.Fill(rec, &plan[i], j)
 			if len(headers) == 0 {
 				famKey = rec.Get(occurrence.ColumnIndex(occurrence.ColFamilyKey)).I
 				year = rec.Get(occurrence.ColumnIndex(occurrence.ColYear)).I
+				dsKey = rec.Get(occurrence.ColumnIndex(occurrence.ColDatasetKey)).S
+				basis = rec.Get(occurrence.ColumnIndex(occurrence.ColBasisOfRecord)).S
 			}
 			b.Append(rec)
 			headers = append(headers, encodeHeader(nil, rec))
@@ -153,6 +156,9 @@ func TestPushdownFilterAgreesWithPredicate(t *testing.T) {
 		fmt.Sprintf(`{"type":"greaterThanOrEquals","key":"YEAR","value":"%d"}`, year),
 		fmt.Sprintf(`{"type":"range","key":"YEAR","value":{"gt":"%d","lte":"2024"}}`, year-5),
 		`{"type":"in","key":"MONTH","values":["1","2","12"]}`,
+		fmt.Sprintf(`{"type":"equals","key":"DATASET_KEY","value":"%s"}`, dsKey),
+		fmt.Sprintf(`{"type":"equals","key":"BASIS_OF_RECORD","value":"%s"}`, basis),
+		`{"type":"in","key":"LICENSE","values":["CC0_1_0","CC_BY_NC_4_0"]}`,
 		`{"type":"greaterThanOrEquals","key":"DECIMAL_LATITUDE","value":"50.5"}`,
 		`{"type":"lessThanOrEquals","key":"DECIMAL_LONGITUDE","value":"0"}`,
 		`{"type":"equals","key":"HAS_COORDINATE","value":"false"}`,
