@@ -111,13 +111,13 @@ type interpreter struct {
 	t      Terms
 	r      *Record
 	ds     DatasetContext
-	issues map[string]struct{}
+	issues []string // distinct, in the order flagged
 }
 
 // get returns a term's value, trimmed. Callers spell the term URI as a
 // constant (NSDwC + "year"): a concatenation here would allocate per call.
 func (in *interpreter) get(term string) string { return strings.TrimSpace(in.t[term]) }
-func (in *interpreter) flag(issue string)      { in.issues[issue] = struct{}{} }
+func (in *interpreter) flag(issue string)      { in.issues = appendUnique(in.issues, issue) }
 
 // Interpret turns one raw record into an interpreted one the way GBIF does for
 // the fields this table keeps, flagging what it could not interpret as issues
@@ -131,7 +131,7 @@ func Interpret(raw RawRecord, ds DatasetContext, rec *Record) {
 	if core == nil {
 		core = Terms{}
 	}
-	in := &interpreter{t: core, r: rec, ds: ds, issues: map[string]struct{}{}}
+	in := &interpreter{t: core, r: rec, ds: ds}
 	for _, c := range copied {
 		rec.SetString(c.col, strings.TrimSpace(core[c.term]))
 	}

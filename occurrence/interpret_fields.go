@@ -292,18 +292,12 @@ func (in *interpreter) verbatim(raw RawRecord) {
 func (in *interpreter) finishIssues() {
 	geo := false
 	for _, g := range GeospatialIssues {
-		if _, ok := in.issues[g]; ok {
-			geo = true
-		}
+		geo = geo || slices.Contains(in.issues, g)
 	}
 	in.r.SetBool(iHasGeoIssue, geo)
 	if len(in.issues) == 0 {
 		return
 	}
-	list := make([]string, 0, len(in.issues))
-	for k := range in.issues {
-		list = append(list, k)
-	}
-	sort.Strings(list)
-	in.r.SetString(iIssue, strings.Join(list, ";"))
+	slices.Sort(in.issues)
+	in.r.SetString(iIssue, strings.Join(in.issues, ";"))
 }
