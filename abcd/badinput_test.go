@@ -282,3 +282,39 @@ func TestBombGuard(t *testing.T) {
 		}
 	}
 }
+
+// Text split by child elements, comments and CDATA is joined per element;
+// each element keeps only its own text; metadata elements filled one by one
+// keep theirs.
+func TestSplitText(t *testing.T) {
+	doc := `<DataSets><DataSet><Metadata><Description><Representation><Title>Ti<!-- c -->tle</Title></Representation></Description></Metadata>
+<Units><Unit><UnitID>u<![CDATA[1]]>x</UnitID>
+<Notes>first <Sub>inner</Sub>second<Sub2>more</Sub2> third</Notes><RecordBasis>PreservedSpecimen</RecordBasis>
+<Sex>female</Sex></Unit>
+<Unit><UnitID>u2</UnitID><Notes>only</Notes></Unit></Units></DataSet></DataSets>`
+	r := NewReader(strings.NewReader(doc), "doc.xml", Options{})
+	var got []map[string]string
+	for {
+		rec, err := r.Next(context.Background())
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, rec.Core)
+	}
+	if len(got) != 2 {
+		t.Fatalf("%d records", len(got))
+	}
+	expect(t, "unit 1", got[0], map[string]string{
+		dwc + "catalogNumber": "u1x", dwc + "occurrenceRemarks": "first second third",
+		dwc + "basisOfRecord": "PreservedSpecimen", dwc + "sex": "female", dwc + "datasetName": "Title",
+	})
+	expect(t, "unit 2", got[1], map[string]string{
+		dwc + "catalogNumber": "u2", dwc + "occurrenceRemarks": "only", dwc + "sex": "", dwc + "datasetName": "Title",
+	})
+	if r.Dataset().Title != "Title" {
+		t.Errorf("title %q", r.Dataset().Title)
+	}
+}

@@ -353,6 +353,7 @@ func (r *Reader) fill(t *tree, parent int32) error {
 	l := r.lex
 	top := l.name.local
 	cur := t.add(parent, l.name, l.attrs)
+	first := cur
 	depth := len(r.stack)
 	begin := l.cr.n
 	for len(r.stack) >= depth {
@@ -372,10 +373,11 @@ func (r *Reader) fill(t *tree, parent int32) error {
 			}
 		case tokText:
 			if !isSpace(l.text) {
-				t.addText(cur, string(l.text))
+				t.addText(cur, l.text)
 			}
 		}
 	}
+	t.setTexts(first)
 	return nil
 }
 

@@ -8,12 +8,13 @@ import (
 
 // tree holds one Unit (or the DataSet metadata) as a compact arena of nodes
 // that is reused from unit to unit, so reading a unit allocates little more
-// than its text. Elements are matched by local name: the namespace prefix
+// than its text, which is one string per filled subtree (see setTexts). Elements are matched by local name: the namespace prefix
 // (abcd:, abcd21:, efg:, abcd3:, none, or one never declared) is ignored
 // everywhere.
 type tree struct {
 	nodes []node
 	attrs []lexAttr
+	buf   []byte // text of the subtree being filled, see addText
 }
 
 // node is one element. Children are linked by index into tree.nodes; a
@@ -23,6 +24,7 @@ type node struct {
 	tag    string // local name
 	text   string
 	a0, a1 int32 // attributes: t.attrs[a0:a1]
+	t0, t1 int   // text in t.buf until setTexts
 	first  int32 // first child, -1 if none
 	last   int32
 	next   int32 // next sibling, -1 if none
@@ -32,6 +34,7 @@ type node struct {
 func (t *tree) reset() {
 	t.nodes = t.nodes[:0]
 	t.attrs = t.attrs[:0]
+	t.buf = t.buf[:0]
 }
 
 // add appends an element under parent (-1 for the root) and returns its index.
@@ -57,13 +60,36 @@ func (t *tree) add(parent int32, name qname, attrs []lexAttr) int32 {
 	return i
 }
 
-func (t *tree) addText(i int32, s string) {
+// addText appends b to the text of element i; the text is kept in t.buf
+// until setTexts. A run that does not follow the element's earlier text
+// (a child element came between) moves that text to the end first.
+func (t *tree) addText(i int32, b []byte) {
 	n := &t.nodes[i]
-	if n.text == "" {
-		n.text = s
-	} else {
-		n.text += s
+	switch {
+	case n.t1 == n.t0:
+		n.t0 = len(t.buf)
+	case n.t1 != len(t.buf):
+		t0 := len(t.buf)
+		t.buf = append(t.buf, t.buf[n.t0:n.t1]...)
+		n.t0 = t0
 	}
+	t.buf = append(t.buf, b...)
+	n.t1 = len(t.buf)
+}
+
+// setTexts gives the elements from index first on their text, all cut from
+// one string: one allocation per filled subtree instead of one per element.
+func (t *tree) setTexts(first int32) {
+	if len(t.buf) == 0 {
+		return
+	}
+	s := string(t.buf)
+	for i := int(first); i < len(t.nodes); i++ {
+		if n := &t.nodes[i]; n.t1 > n.t0 {
+			n.text = s[n.t0:n.t1]
+		}
+	}
+	t.buf = t.buf[:0]
 }
 
 // root is the first node, nil for an empty tree.
