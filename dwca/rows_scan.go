@@ -59,6 +59,7 @@ type scanner struct {
 	inQuote bool
 	stray   bool      // a quote inside a quoted value was not followed by a separator
 	lines   []rawLine // raw lines of a row spanning several lines
+	slab    []string  // unused cell headers (see cells)
 }
 
 func newScanner(r io.Reader, spec *FileSpec) *scanner {
@@ -314,10 +315,21 @@ func (s *scanner) quoted(b []byte, i int) int {
 	}
 }
 
-// cells returns the cells of the current row, sharing one string.
+// cellSlab is how many cell headers cells cuts from one allocation.
+const cellSlab = 1024
+
+// cells returns the cells of the current row, sharing one string. The slice
+// is cut from a slab shared with the rows before and after it (capacity
+// capped: appending to it copies), so that a row costs one allocation, its
+// string, instead of two.
 func (s *scanner) cells() []string {
 	all := string(s.arena)
-	out := make([]string, len(s.ends))
+	n := len(s.ends)
+	if len(s.slab) < n {
+		s.slab = make([]string, max(n, cellSlab))
+	}
+	out := s.slab[:n:n]
+	s.slab = s.slab[n:]
 	start := 0
 	for k, end := range s.ends {
 		out[k] = all[start:end]
