@@ -1,8 +1,9 @@
 package abcd
 
 import (
+	"cmp"
 	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -67,11 +68,14 @@ func mapAgents(t terms, g *node) {
 		}
 		agents = append(agents, a)
 	}
-	sort.SliceStable(agents, func(i, j int) bool {
-		if agents[i].primary != agents[j].primary {
-			return agents[i].primary
+	slices.SortStableFunc(agents, func(a, b agent) int {
+		if a.primary != b.primary {
+			if a.primary {
+				return -1
+			}
+			return 1
 		}
-		return agents[i].order < agents[j].order
+		return cmp.Compare(a.order, b.order)
 	})
 	var names, ids []string
 	for _, a := range agents {
