@@ -58,8 +58,20 @@ func TestRecordRoundTrip(t *testing.T) {
 	}
 	// The decoder is reused batch after batch: a corrupt record fails its
 	// batch without leaving rows behind, and a selection keeps only its rows.
-	if _, err := subDec.decode([][]byte{encoded[0], {codecVersion}}, nil); !errors.Is(err, ErrCorruptRecord) {
-		t.Fatalf("corrupt record: %v", err)
+	for _, bad := range [][]byte{{codecVersion}, encoded[1][:len(encoded[1])-1]} {
+		if _, err := all.decode([][]byte{encoded[0], bad}, nil); !errors.Is(err, ErrCorruptRecord) {
+			t.Fatalf("corrupt record: %v", err)
+		}
+	}
+	after, err := all.decode(encoded, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer after.Release()
+	for ci := range occurrence.Columns {
+		if !array.Equal(after.Column(ci), want.Column(ci)) {
+			t.Fatalf("column %s differs after a failed batch", occurrence.Columns[ci].Name)
+		}
 	}
 	half := len(encoded) / 2
 	sel := make([]bool, len(encoded))

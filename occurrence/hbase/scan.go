@@ -282,7 +282,9 @@ func (d *batchDecoder) decode(recs [][]byte, sel []bool) (arrow.RecordBatch, err
 			continue
 		}
 		if err := d.sink.decodeInto(rec); err != nil {
-			d.rb.NewRecordBatch().Release() // drop the partial batch
+			for _, f := range fields { // drop the partial batch (columns may differ in length)
+				f.NewArray().Release()
+			}
 			return nil, err
 		}
 	}
