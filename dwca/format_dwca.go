@@ -38,6 +38,7 @@ type dwcaWriter struct {
 	media    *spoolFile
 	verbCols []string // terms of verbatim.txt after gbifID
 	vrow     *verbatimRow
+	mrow     *verbatimRow // one multimedia object, by MultimediaColumns
 	dropped  map[string]int64
 }
 
@@ -151,6 +152,7 @@ func newDWCAWriter(ctx context.Context, x *Export) (formatWriter, error) {
 		keys[i] = occurrence.VerbatimKey(t)
 	}
 	d.vrow = newVerbatimRow(keys)
+	d.mrow = newVerbatimRow(MultimediaColumns)
 	d.vrow.unknown = func(k string) {
 		// k points into the batch's buffer: clone it before keeping it.
 		if _, ok := d.dropped[k]; !ok {
@@ -213,9 +215,10 @@ func (d *dwcaWriter) write(b *batch) error {
 func (d *dwcaWriter) writeMedia(id cellFn, i int, js string) error {
 	var err error
 	gjson.Parse(js).ForEach(func(_, row gjson.Result) bool {
+		d.mrow.parse(row.Raw)
 		d.media.rw.cell(id, i)
-		for _, c := range MultimediaColumns {
-			d.media.rw.str(row.Get(c).String())
+		for _, v := range d.mrow.values {
+			d.media.rw.str(v)
 		}
 		err = d.media.rw.end()
 		return err == nil
