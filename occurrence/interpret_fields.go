@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 func (in *interpreter) dates() {
@@ -266,8 +267,7 @@ func (in *interpreter) verbatim(raw RawRecord) {
 			v[VerbatimKey(term)] = val
 		}
 	}
-	data, _ := json.Marshal(v)
-	in.r.SetString(iVerbatim, string(data))
+	in.r.SetString(iVerbatim, string(appendJSONObject(nil, v)))
 	others := map[string][]map[string]string{}
 	for rt, rows := range raw.Extensions {
 		if slices.Contains(mediaRowTypes, rt) {
@@ -300,4 +300,79 @@ func (in *interpreter) finishIssues() {
 	}
 	slices.Sort(in.issues)
 	in.r.SetString(iIssue, strings.Join(in.issues, ";"))
+}
+
+// appendJSONObject appends m as a JSON object, byte for byte as json.Marshal
+// writes a map[string]string (keys sorted, HTML-escaped strings) without its
+// reflection, which allocated twice per entry of every record's verbatim map.
+func appendJSONObject(buf []byte, m map[string]string) []byte {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	buf = append(buf, '{')
+	for i, k := range keys {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = appendJSONString(buf, k)
+		buf = append(buf, ':')
+		buf = appendJSONString(buf, m[k])
+	}
+	return append(buf, '}')
+}
+
+// appendJSONString appends s quoted as encoding/json quotes it with HTML
+// escaping on: control characters, <, > and &, invalid UTF-8 (as U+FFFD) and
+// U+2028/U+2029 are escaped.
+func appendJSONString(buf []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	buf = append(buf, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		b := s[i]
+		if b < utf8.RuneSelf {
+			if b >= 0x20 && b != '"' && b != '\\' && b != '<' && b != '>' && b != '&' {
+				i++
+				continue
+			}
+			buf = append(buf, s[start:i]...)
+			switch b {
+			case '\\', '"':
+				buf = append(buf, '\\', b)
+			case '\b':
+				buf = append(buf, '\\', 'b')
+			case '\f':
+				buf = append(buf, '\\', 'f')
+			case '\n':
+				buf = append(buf, '\\', 'n')
+			case '\r':
+				buf = append(buf, '\\', 'r')
+			case '\t':
+				buf = append(buf, '\\', 't')
+			default:
+				buf = append(buf, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		c, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case c == utf8.RuneError && size == 1:
+			buf = append(buf, s[start:i]...)
+			buf = append(buf, `\ufffd`...)
+		case c == '\u2028' || c == '\u2029':
+			buf = append(buf, s[start:i]...)
+			buf = append(buf, '\\', 'u', '2', '0', '2', hex[c&0xF])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	buf = append(buf, s[start:]...)
+	return append(buf, '"')
 }

@@ -1,6 +1,8 @@
 package occurrence
 
 import (
+	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -198,4 +200,36 @@ func BenchmarkInterpret(b *testing.B) {
 	for b.Loop() {
 		Interpret(RawRecord{Core: core}, ds, rec)
 	}
+}
+
+// TestAppendJSONObject checks the verbatim encoder against encoding/json,
+// byte for byte, on every single byte and on the strings it escapes.
+func TestAppendJSONObject(t *testing.T) {
+	m := map[string]string{"": "", "dcterms:modified": "2020-01-01", "b<&>": "\u2028\u2029\x7f\xff\xc3",
+		"locality": "Near \"the\" river\\creek\n\t\r\b\f\x00\x1f é 日本"}
+	for c := 0; c < 256; c++ {
+		m["byte"+strconv.Itoa(c)] = "a" + string([]byte{byte(c)}) + "z"
+	}
+	want, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := appendJSONObject(nil, m); string(got) != string(want) {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+	if got := appendJSONObject(nil, map[string]string{}); string(got) != "{}" {
+		t.Fatalf("empty map: %s", got)
+	}
+}
+
+func FuzzAppendJSONString(f *testing.F) {
+	for _, s := range []string{"", "plain", "<a href=\"x\">&amp;</a>", "\u2028\xff\xe2\x80", "tab\there\x00"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want, _ := json.Marshal(map[string]string{s: s})
+		if got := appendJSONObject(nil, map[string]string{s: s}); string(got) != string(want) {
+			t.Fatalf("%q: got %s, want %s", s, got, want)
+		}
+	})
 }
