@@ -284,9 +284,34 @@ func (in *interpreter) verbatim(raw RawRecord) {
 		}
 	}
 	if len(others) > 0 {
-		data, _ := json.Marshal(others)
-		in.r.SetString(iExtensions, string(data))
+		in.r.SetString(iExtensions, string(appendJSONRows(nil, others)))
 	}
+}
+
+// appendJSONRows appends extension rows by row type as json.Marshal writes
+// the map (row types sorted; every list is non-empty).
+func appendJSONRows(buf []byte, rows map[string][]map[string]string) []byte {
+	rts := make([]string, 0, len(rows))
+	for rt := range rows {
+		rts = append(rts, rt)
+	}
+	slices.Sort(rts)
+	buf = append(buf, '{')
+	for i, rt := range rts {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = appendJSONString(buf, rt)
+		buf = append(buf, ':', '[')
+		for j, m := range rows[rt] {
+			if j > 0 {
+				buf = append(buf, ',')
+			}
+			buf = appendJSONObject(buf, m)
+		}
+		buf = append(buf, ']')
+	}
+	return append(buf, '}')
 }
 
 func (in *interpreter) finishIssues() {

@@ -220,6 +220,10 @@ func TestAppendJSONObject(t *testing.T) {
 	if got := appendJSONObject(nil, map[string]string{}); string(got) != "{}" {
 		t.Fatalf("empty map: %s", got)
 	}
+	rows := map[string][]map[string]string{RowTypeMeasurement: {m, {}, {"a": "<b>"}}, RowTypeIdentification: {{"identifiedBy": "A. Person"}}}
+	if want, _ = json.Marshal(rows); string(appendJSONRows(nil, rows)) != string(want) {
+		t.Fatalf("rows: got  %s\nwant %s", appendJSONRows(nil, rows), want)
+	}
 }
 
 func FuzzAppendJSONString(f *testing.F) {
