@@ -63,8 +63,10 @@ func mapAgents(t terms, g *node) {
 			primary: isTrue(attr(ga, "primarycollector")),
 			order:   1<<30 + i,
 		}
-		if n, err := strconv.Atoi(attr(ga, "sequence")); err == nil {
-			a.order = n
+		if seq := attr(ga, "sequence"); seq != "" { // Atoi("") allocates its error
+			if n, err := strconv.Atoi(seq); err == nil {
+				a.order = n
+			}
 		}
 		agents = append(agents, a)
 	}
