@@ -1,7 +1,6 @@
 package occurrence
 
 import (
-	"encoding/json"
 	"slices"
 	"sort"
 	"strconv"
@@ -256,8 +255,7 @@ func (in *interpreter) media(ext map[string][]Terms) {
 	}
 	sort.Strings(types)
 	in.r.SetString(iMediaType, strings.Join(types, ";"))
-	data, _ := json.Marshal(rows)
-	in.r.SetString(iMultimedia, string(data))
+	in.r.SetString(iMultimedia, string(appendJSONList(nil, rows)))
 }
 
 func (in *interpreter) verbatim(raw RawRecord) {
@@ -302,16 +300,22 @@ func appendJSONRows(buf []byte, rows map[string][]map[string]string) []byte {
 			buf = append(buf, ',')
 		}
 		buf = appendJSONString(buf, rt)
-		buf = append(buf, ':', '[')
-		for j, m := range rows[rt] {
-			if j > 0 {
-				buf = append(buf, ',')
-			}
-			buf = appendJSONObject(buf, m)
-		}
-		buf = append(buf, ']')
+		buf = append(buf, ':')
+		buf = appendJSONList(buf, rows[rt])
 	}
 	return append(buf, '}')
+}
+
+// appendJSONList appends a non-empty list of rows as json.Marshal writes it.
+func appendJSONList(buf []byte, rows []map[string]string) []byte {
+	buf = append(buf, '[')
+	for i, m := range rows {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = appendJSONObject(buf, m)
+	}
+	return append(buf, ']')
 }
 
 func (in *interpreter) finishIssues() {

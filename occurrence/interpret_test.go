@@ -224,6 +224,9 @@ func TestAppendJSONObject(t *testing.T) {
 	if want, _ = json.Marshal(rows); string(appendJSONRows(nil, rows)) != string(want) {
 		t.Fatalf("rows: got  %s\nwant %s", appendJSONRows(nil, rows), want)
 	}
+	if want, _ = json.Marshal(rows[RowTypeMeasurement]); string(appendJSONList(nil, rows[RowTypeMeasurement])) != string(want) {
+		t.Fatalf("list: got  %s\nwant %s", appendJSONList(nil, rows[RowTypeMeasurement]), want)
+	}
 }
 
 func FuzzAppendJSONString(f *testing.F) {
