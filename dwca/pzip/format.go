@@ -83,9 +83,8 @@ type entry struct {
 	known            bool // CRC and sizes are in the local header (no descriptor)
 }
 
-func (e *entry) needsZip64() bool {
-	return e.size >= max32 || e.compressed >= max32 || e.offset >= max32 || e.zip64Local
-}
+// bigSizes reports whether a size needs 8 bytes.
+func (e *entry) bigSizes() bool { return e.size >= max32 || e.compressed >= max32 }
 
 // localHeader encodes the local file header. Unless the entry is known, CRC
 // and sizes are zero: they follow the data in a descriptor. With zip64Local
@@ -121,7 +120,7 @@ func (e *entry) localHeader() []byte {
 // need them or the local header announced zip64.
 func (e *entry) descriptor() []byte {
 	b := make(buf, 0, 24).u32(sigDescriptor).u32(e.crc)
-	if e.zip64Local || e.size >= max32 || e.compressed >= max32 {
+	if e.zip64Local || e.bigSizes() {
 		return b.u64(e.compressed).u64(e.size)
 	}
 	return b.u32(uint32(e.compressed)).u32(uint32(e.size))
@@ -135,7 +134,7 @@ func (e *entry) centralHeader() []byte {
 	version := uint16(versionDefault)
 	size, comp, off := uint32(e.size), uint32(e.compressed), uint32(e.offset)
 	var z64 buf
-	if e.size >= max32 || e.compressed >= max32 || e.zip64Local {
+	if e.bigSizes() || e.zip64Local {
 		size, comp = max32, max32
 		z64 = z64.u64(e.size).u64(e.compressed)
 	}

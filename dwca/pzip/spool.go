@@ -80,7 +80,7 @@ func (zw *Writer) CreateSpooled(fh *FileHeader, s *Spool, compressed io.Reader) 
 	e.flags &^= flagDescriptor
 	e.known = true
 	e.crc, e.size, e.compressed = s.ew.e.crc, s.ew.e.size, s.ew.e.compressed
-	e.zip64Local = e.size >= max32 || e.compressed >= max32
+	e.zip64Local = e.bigSizes()
 	if _, err := zw.bw.Write(e.localHeader()); err != nil {
 		return zw.fail(err)
 	}
