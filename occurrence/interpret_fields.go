@@ -260,12 +260,15 @@ func (in *interpreter) media(ext map[string][]Terms) {
 
 func (in *interpreter) verbatim(raw RawRecord) {
 	v := make(map[string]string, len(raw.Core))
+	size := 2 // the encoding's length when nothing needs escaping
 	for term, val := range raw.Core {
 		if val != "" {
-			v[VerbatimKey(term)] = val
+			k := VerbatimKey(term)
+			v[k] = val
+			size += len(k) + len(val) + 6
 		}
 	}
-	in.r.SetString(iVerbatim, string(appendJSONObject(nil, v)))
+	in.r.SetString(iVerbatim, string(appendJSONObject(make([]byte, 0, size), v)))
 	others := map[string][]map[string]string{}
 	for rt, rows := range raw.Extensions {
 		if slices.Contains(mediaRowTypes, rt) {
