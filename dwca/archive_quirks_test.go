@@ -391,3 +391,28 @@ func TestRowsRejectsSpecWithoutSeparator(t *testing.T) {
 		t.Errorf("%d rows, want 19", n)
 	}
 }
+
+// TestBlankCellsOfAnyLengthAreEmpty: a cell of whitespace only counts as
+// empty (its field's default applies) however long it is, as in dwca-io.
+func TestBlankCellsOfAnyLengthAreEmpty(t *testing.T) {
+	spec := newFileSpec()
+	spec.Files, spec.FieldsTerminatedBy, spec.FieldsEnclosedBy = []string{"d.txt"}, "\t", ""
+	spec.Fields = []Field{{Index: 0, Term: "a", Default: "dflt"}, {Index: 1, Term: "b"}}
+	var data strings.Builder
+	for _, n := range []int{1, 16, 17, 40} {
+		data.WriteString(strings.Repeat(" ", n) + "\t" + strings.Repeat(" ", n-1) + "NULL\n")
+	}
+	rr := newRowReader(context.Background(), memFiles{"d.txt": []byte(data.String())}, &spec)
+	for i := 0; ; i++ {
+		row, err := rr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a, b := row.Value(0), row.Value(1); a != "dflt" || b != "" {
+			t.Errorf("row %d (line %d): values %q %q, want the default and empty", i+1, row.Line(), a, b)
+		}
+	}
+}

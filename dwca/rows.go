@@ -105,10 +105,7 @@ func isNull(v string) bool {
 	if v == "" {
 		return true
 	}
-	if len(v) > 16 {
-		return false
-	}
-	t := strings.TrimSpace(v)
+	t := strings.TrimSpace(v) // reads only the whitespace at either end
 	return t == "" || t == `\N` || strings.EqualFold(t, "null")
 }
 
