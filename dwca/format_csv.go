@@ -98,24 +98,26 @@ type tableWriter struct {
 	fields []field
 	rw     *rowWriter
 	verb   *verbatimRow // nil without verbatim fields
-	vpos   []int        // field -> verbatim value index, -1 for columns
 	fns    []cellFn
 }
 
 func newTableWriter(fields []field) *tableWriter {
-	t := &tableWriter{fields: fields, vpos: make([]int, len(fields))}
+	return &tableWriter{fields: fields, verb: fieldsVerbatim(fields)}
+}
+
+// fieldsVerbatim reads the verbatim fields' values, in field order; nil when
+// no field is verbatim.
+func fieldsVerbatim(fields []field) *verbatimRow {
 	var keys []string
-	for i, f := range fields {
-		t.vpos[i] = -1
+	for _, f := range fields {
 		if f.column == "" {
-			t.vpos[i] = len(keys)
 			keys = append(keys, f.verbatim)
 		}
 	}
-	if len(keys) > 0 {
-		t.verb = newVerbatimRow(keys)
+	if len(keys) == 0 {
+		return nil
 	}
-	return t
+	return newVerbatimRow(keys)
 }
 
 func (t *tableWriter) header() []string {
@@ -144,11 +146,13 @@ func (t *tableWriter) writeBatch(b *batch) error {
 		if t.verb != nil {
 			t.verb.parse(str(verb, i))
 		}
-		for j, fn := range t.fns {
+		k := 0 // next verbatim value
+		for _, fn := range t.fns {
 			if fn != nil {
 				t.rw.cell(fn, i)
 			} else {
-				t.rw.str(t.verb.values[t.vpos[j]])
+				t.rw.str(t.verb.values[k])
+				k++
 			}
 		}
 		if err := t.rw.end(); err != nil {

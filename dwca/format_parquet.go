@@ -52,18 +52,10 @@ func newSimpleParquet(x *Export) (formatWriter, error) {
 			return nil, err
 		}
 	}
-	p := &simpleParquet{x: x, fields: fields, limit: x.opts.ParquetPartBytes, mem: memory.NewGoAllocator()}
+	p := &simpleParquet{x: x, fields: fields, verb: fieldsVerbatim(fields), limit: x.opts.ParquetPartBytes,
+		mem: memory.NewGoAllocator()}
 	if p.limit <= 0 {
 		p.limit = defaultParquetPartBytes
-	}
-	var keys []string
-	for _, f := range fields {
-		if f.column == "" {
-			keys = append(keys, f.verbatim)
-		}
-	}
-	if len(keys) > 0 {
-		p.verb = newVerbatimRow(keys)
 	}
 	return p, nil
 }
