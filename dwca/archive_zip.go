@@ -36,11 +36,9 @@ func isZip(p string) bool {
 // times its compressed size once it is larger than 16 MiB. archive/zip then
 // enforces the declared sizes while reading.
 func openZip(p string, maxRatio int64) (*zip.ReadCloser, error) {
+	// with ErrInsecurePath the reader is usable: checkZip judges the names
 	zr, err := zip.OpenReader(p)
 	if err != nil && !errors.Is(err, zip.ErrInsecurePath) {
-		return nil, fmt.Errorf("dwca: open zip %s: %w", p, err)
-	}
-	if zr == nil {
 		return nil, fmt.Errorf("dwca: open zip %s: %w", p, err)
 	}
 	if err := checkZip(&zr.Reader, maxRatio); err != nil {
