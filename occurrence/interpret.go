@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // DatasetContext is what interpretation knows about the record's dataset.
@@ -246,13 +247,16 @@ var basisSynonyms = map[string]string{
 
 func (in *interpreter) basisOfRecord() {
 	v := in.get(NSDwC + "basisOfRecord")
-	var key strings.Builder
-	for _, c := range strings.ToUpper(v) {
-		if c >= 'A' && c <= 'Z' {
-			key.WriteRune(c)
+	// The upper-cased letters of v: a stack buffer, not an upper-cased copy
+	// and a builder per record.
+	var buf [32]byte
+	key := buf[:0]
+	for _, c := range v {
+		if c = unicode.ToUpper(c); c >= 'A' && c <= 'Z' {
+			key = append(key, byte(c))
 		}
 	}
-	b, ok := basisSynonyms[key.String()]
+	b, ok := basisSynonyms[string(key)]
 	if !ok {
 		b = BasisOccurrence
 		in.flag(IssueBasisOfRecordInvalid)
@@ -264,7 +268,7 @@ func (in *interpreter) basisOfRecord() {
 	case status != "":
 		in.flag(IssueOccurrenceStatusUnparsable)
 		status = "PRESENT"
-	case key.String() == "ABSENCEOBSERVATION":
+	case string(key) == "ABSENCEOBSERVATION":
 		status = "ABSENT"
 	default:
 		status = "PRESENT"

@@ -240,3 +240,19 @@ func FuzzAppendJSONString(f *testing.F) {
 		}
 	})
 }
+
+func TestInterpretBasisOfRecord(t *testing.T) {
+	for in, want := range map[string][2]string{
+		"PreservedSpecimen":   {BasisPreservedSpecimen, "PRESENT"},
+		"human observation":   {BasisHumanObservation, "PRESENT"},
+		"MACHINE_OBSERVATION": {BasisMachineObservation, "PRESENT"},
+		"Fossil-Specimen":     {BasisFossilSpecimen, "PRESENT"},
+		"AbsenceObservation":  {BasisHumanObservation, "ABSENT"},
+		"ſample":              {BasisMaterialSample, "PRESENT"}, // long s upper-cases to S
+	} {
+		r := interpret(t, dwcTerms("basisOfRecord", in), nil)
+		if got := [2]string{get(r, ColBasisOfRecord).S, get(r, ColOccurrenceStatus).S}; got != want || hasIssue(r, IssueBasisOfRecordInvalid) {
+			t.Errorf("%q -> %v, issues %q; want %v", in, got, get(r, ColIssue).S, want)
+		}
+	}
+}
