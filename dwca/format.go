@@ -246,7 +246,7 @@ func (x *Export) Close(ctx context.Context) (ExportResult, error) {
 	if d, ok := x.fw.(*dwcaWriter); ok {
 		res.DroppedVerbatimTerms = d.dropped
 	}
-	res.Bytes = x.out.n
+	res.Bytes = x.zw.Written()
 	res.SHA256 = hex.EncodeToString(x.out.h.Sum(nil))
 	return res, nil
 }
@@ -267,16 +267,14 @@ func (x *Export) create(name string) (io.Writer, error) {
 	return x.zw.CreateHeader(&pzip.FileHeader{Name: name, Modified: x.created})
 }
 
-// hashWriter counts and hashes the archive on its way out.
+// hashWriter hashes the archive on its way out (the zip writer counts it).
 type hashWriter struct {
 	w io.Writer
 	h hash.Hash
-	n int64
 }
 
 func (hw *hashWriter) Write(p []byte) (int, error) {
 	n, err := hw.w.Write(p)
 	hw.h.Write(p[:n])
-	hw.n += int64(n)
 	return n, err
 }
