@@ -62,9 +62,6 @@ func (r *Record) SetBool(i int, v bool) { r.vals[i] = Value{B: v, Valid: true} }
 // SetTime sets a timestamp column.
 func (r *Record) SetTime(i int, t time.Time) { r.vals[i] = Value{I: t.UnixMilli(), Valid: true} }
 
-// Clear makes a column null.
-func (r *Record) Clear(i int) { r.vals[i] = Value{} }
-
 // ColumnIndex returns the index of a column in Columns, or -1.
 func ColumnIndex(name string) int {
 	if i, ok := columnIndex[name]; ok {
