@@ -64,9 +64,11 @@ func FuzzRowReader(f *testing.F) {
 		spec := fuzzSpec(opt)
 		rr := newRowReader(context.Background(), memFiles{"data.txt": data}, &spec)
 		rows, broken, lastLine := 0, 0, 0
-		for range len(data) + 10 {
+		eof := false
+		for range len(data) + 10 { // more than the lines of data
 			row, err := rr.Next()
 			if err == io.EOF {
+				eof = true
 				break
 			}
 			var re *RowError
@@ -98,6 +100,9 @@ func FuzzRowReader(f *testing.F) {
 					}
 				}
 			}
+		}
+		if !eof {
+			t.Fatalf("no io.EOF after %d rows and %d broken rows from %d bytes", rows, broken, len(data))
 		}
 		if spec.FieldsEnclosedBy == "" && spec.LinesTerminatedBy == "\n" {
 			checkLineCount(t, data, spec, rows, broken)
