@@ -44,7 +44,7 @@ type BrokenRows struct {
 // extRow is an extension row kept for a join.
 type extRow struct {
 	terms  occurrence.Terms
-	source string
+	source string // only for the Occurrence extension of an Event core
 }
 
 // extJoin is the state of one extension in a join.
@@ -56,6 +56,15 @@ type extJoin struct {
 	sorter  *extSorter          // on-disk rows (mem == nil)
 	iter    *sortIter
 	isOccur bool // the Occurrence extension of an Event core
+}
+
+// source is what the join keeps of a row's location: only the Occurrence
+// extension of an Event core needs it (its rows become the records).
+func (ej *extJoin) source(row Row) string {
+	if !ej.isOccur {
+		return ""
+	}
+	return row.Source()
 }
 
 // StarReader yields the occurrence records of an archive in core-file order.
@@ -148,7 +157,7 @@ func (s *StarReader) loadMem(ej *extJoin, budget int64) (used int64, fits bool, 
 			noID++
 			return nil
 		}
-		r := extRow{terms: row.Terms(), source: row.Source()}
+		r := extRow{terms: row.Terms(), source: ej.source(row)}
 		used += int64(len(id)+len(r.source)) + 64
 		for k, v := range r.terms {
 			used += int64(len(k)+len(v)) + 32

@@ -90,12 +90,12 @@ func (s *StarReader) forEachRow(spec FileSpec, broken func(*RowError), fn func(R
 }
 
 // appendRow appends a row's source and terms as the sorters carry them: the
-// source, the number of non-empty values, then term and value of each, in
+// given source, the number of non-empty values, then term and value of each, in
 // field order (decoder.terms reads them into the map Row.Terms would give:
 // of two fields with one term the later non-empty value wins). No map is
 // built for a row that is only encoded.
-func appendRow(b []byte, row Row) []byte {
-	b = appendString(b, row.Source())
+func appendRow(b []byte, source string, row Row) []byte {
+	b = appendString(b, source)
 	n := 0
 	for i := range row.spec.Fields {
 		if row.Value(i) != "" {
@@ -122,7 +122,7 @@ func (s *StarReader) sortExtension(ej *extJoin) error {
 			return nil
 		}
 		seq++
-		return ej.sorter.add(id, seq, appendRow(nil, row))
+		return ej.sorter.add(id, seq, appendRow(nil, ej.source(row), row))
 	})
 }
 
@@ -134,10 +134,10 @@ func (s *StarReader) sortCore(so *extSorter) error {
 		pos++
 		id := row.ID()
 		if id == "" {
-			rec := appendRow(appendString(nil, ""), row)
+			rec := appendRow(appendString(nil, ""), row.Source(), row)
 			return s.records.add("", pos, binary.AppendUvarint(rec, 0))
 		}
-		return so.add(id, pos, appendRow(nil, row))
+		return so.add(id, pos, appendRow(nil, row.Source(), row))
 	})
 }
 
