@@ -178,8 +178,6 @@ func format(t time.Time, p precision) string {
 	case precDay:
 		return t.Format("2006-01-02")
 	}
-	if t.Hour() == 0 && t.Minute() == 0 && t.Second() == 0 && t.Nanosecond() == 0 {
-		return t.Format("2006-01-02")
-	}
+	// precTime: parseDate has already made a midnight a day.
 	return t.Format("2006-01-02T15:04:05Z")
 }
