@@ -42,7 +42,16 @@ func (r Row) File() string { return r.file }
 func (r Row) Line() int { return r.line }
 
 // Source locates the row as "file:line".
-func (r Row) Source() string { return r.file + ":" + strconv.Itoa(r.line) }
+func (r Row) Source() string {
+	// one allocation (concatenating strconv.Itoa's string takes two)
+	var b strings.Builder
+	b.Grow(len(r.file) + 1 + 20)
+	b.WriteString(r.file)
+	b.WriteByte(':')
+	var digits [20]byte
+	b.Write(strconv.AppendInt(digits[:0], int64(r.line), 10))
+	return b.String()
+}
 
 // Cells are the row's raw columns.
 func (r Row) Cells() []string { return r.cells }
