@@ -68,9 +68,7 @@ func (a *Archive) sniff(ctx context.Context, name string) (FileSpec, error) {
 	if bytes.HasPrefix(head, []byte(`"`)) || spec.FieldsTerminatedBy != "\t" {
 		spec.FieldsEnclosedBy = `"`
 	}
-	rr := newRowReader(ctx, a, &FileSpec{Files: spec.Files, Encoding: spec.Encoding,
-		FieldsTerminatedBy: spec.FieldsTerminatedBy, LinesTerminatedBy: "\n",
-		FieldsEnclosedBy: spec.FieldsEnclosedBy, IgnoreHeaderLines: 1, IDIndex: -1})
+	rr := newRowReader(ctx, a, &spec) // a copy: Fields come after the header
 	_, err = rr.Next()
 	header := rr.Header()
 	rr.Close()
