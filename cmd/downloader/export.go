@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"runtime/pprof"
@@ -118,10 +117,9 @@ func exportTo(ctx context.Context, sink *sink, t table, snap occurrence.Snapshot
 	if c.fields != "" {
 		fields = strings.Split(c.fields, ",")
 	}
-	src := &tableDatasets{t: t}
 	x, err := dwca.NewExport(ctx, sink.w, dwca.ExportSpec{Format: format, Key: c.key, Fields: fields, Predicate: pred, Snapshot: snap.ID},
 		dwca.ExportOptions{Zip: pzip.Options{Workers: c.zipWorkers, Level: c.level, ChunkSize: c.chunkKiB << 10},
-			Datasets: src, TempDir: c.tmp, Logger: env.Logger})
+			Datasets: dwca.CatalogDatasets(t), TempDir: c.tmp, Logger: env.Logger})
 	if err != nil {
 		return dwca.ExportResult{}, err
 	}
@@ -225,49 +223,4 @@ func (s *sink) abort() {
 		s.f.Close()
 		os.Remove(s.f.Name())
 	}
-}
-
-// tableDatasets serves the table's dataset descriptions to the download
-// formats, reading the table's dataset list once.
-type tableDatasets struct {
-	t     table
-	infos map[string]occurrence.DatasetInfo
-	err   error
-}
-
-func (d *tableDatasets) load(ctx context.Context) error {
-	if d.infos != nil || d.err != nil {
-		return d.err
-	}
-	list, err := d.t.Datasets(ctx)
-	if err != nil {
-		d.err = err
-		return err
-	}
-	d.infos = make(map[string]occurrence.DatasetInfo, len(list))
-	for _, i := range list {
-		d.infos[i.Key] = i
-	}
-	return nil
-}
-
-func (d *tableDatasets) DatasetInfo(ctx context.Context, key string) (dwca.DatasetInfo, error) {
-	if err := d.load(ctx); err != nil {
-		return dwca.DatasetInfo{}, err
-	}
-	i, ok := d.infos[key]
-	if !ok {
-		return dwca.DatasetInfo{}, fmt.Errorf("%w: %s", dwca.ErrNoDataset, key)
-	}
-	return dwca.DatasetInfo{Title: i.Title, License: i.License, Citation: i.Citation, DatasetKey: i.Key}, nil
-}
-
-func (d *tableDatasets) DatasetEML(ctx context.Context, key string) (io.ReadCloser, error) {
-	if err := d.load(ctx); err != nil {
-		return nil, err
-	}
-	if i, ok := d.infos[key]; !ok || !i.HasEML {
-		return nil, fmt.Errorf("%w: no EML for %s", dwca.ErrNoDataset, key)
-	}
-	return d.t.DatasetEML(ctx, key)
 }

@@ -16,7 +16,7 @@ import (
 // table is what the commands need of an occurrence table backend.
 type table interface {
 	occurrence.Table
-	Datasets(ctx context.Context) ([]occurrence.DatasetInfo, error)
+	Dataset(ctx context.Context, key string) (occurrence.DatasetInfo, error)
 	DatasetEML(ctx context.Context, key string) (io.ReadCloser, error)
 	// Begin starts replacing one dataset (ingest).
 	Begin(ctx context.Context, info occurrence.DatasetInfo) (ingest.Writer, error)

@@ -12,7 +12,6 @@ import (
 	"io"
 	"log/slog"
 	"net/url"
-	"sync"
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -21,13 +20,6 @@ import (
 	"github.com/biodiversity-downloads/downloader/jobs"
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
-
-// Catalog is optionally implemented by a table that knows its datasets
-// (the embedded store does): titles, licences and EML for citations.
-type Catalog interface {
-	Dataset(ctx context.Context, key string) (occurrence.DatasetInfo, error)
-	DatasetEML(ctx context.Context, key string) (io.ReadCloser, error)
-}
 
 // Config tunes the engine.
 type Config struct {
@@ -129,8 +121,8 @@ func (e *Engine) Export(ctx context.Context, req jobs.ExportRequest, w io.Writer
 		return jobs.ExportResult{}, err
 	}
 	var src dwca.DatasetSource
-	if c, ok := e.table.(Catalog); ok {
-		src = newCatalogSource(c)
+	if c, ok := e.table.(dwca.Catalog); ok {
+		src = dwca.CatalogDatasets(c)
 	}
 	x, err := dwca.NewExport(ctx, w, dwca.ExportSpec{Format: format, Key: req.Key, Predicate: p,
 		Snapshot: snap.ID, Created: req.Created}, dwca.ExportOptions{Datasets: src, TempDir: e.cfg.TempDir, Logger: e.logger})
@@ -189,50 +181,4 @@ func (e *Engine) result(ctx context.Context, res dwca.ExportResult, snapshot str
 		out.Datasets = append(out.Datasets, u)
 	}
 	return out
-}
-
-// catalogSource adapts a Catalog to dwca.DatasetSource for one export. An
-// export asks for each dataset's description several times (the licence,
-// the EML's citations, the dataset usages), and a lookup may be a round trip
-// to the table (HBase): each dataset is looked up once.
-type catalogSource struct {
-	c     Catalog
-	mu    sync.Mutex
-	infos map[string]datasetLookup
-}
-
-type datasetLookup struct {
-	info dwca.DatasetInfo
-	err  error
-}
-
-func newCatalogSource(c Catalog) *catalogSource {
-	return &catalogSource{c: c, infos: map[string]datasetLookup{}}
-}
-
-func (s *catalogSource) DatasetInfo(ctx context.Context, key string) (dwca.DatasetInfo, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if l, ok := s.infos[key]; ok {
-		return l.info, l.err
-	}
-	var l datasetLookup
-	if d, err := s.c.Dataset(ctx, key); err != nil {
-		l.err = fmt.Errorf("%w: %w", dwca.ErrNoDataset, err)
-	} else {
-		l.info = dwca.DatasetInfo{Title: d.Title, License: d.License, Citation: d.Citation, DatasetKey: d.Key}
-	}
-	s.infos[key] = l
-	return l.info, l.err
-}
-
-func (s *catalogSource) DatasetEML(ctx context.Context, key string) (io.ReadCloser, error) {
-	r, err := s.c.DatasetEML(ctx, key)
-	if errors.Is(err, occurrence.ErrNoDataset) {
-		return nil, fmt.Errorf("%w: %w", dwca.ErrNoDataset, err)
-	}
-	if err != nil {
-		return nil, err // an I/O failure fails the download, it is not a missing EML
-	}
-	return r, nil
 }

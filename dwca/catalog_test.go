@@ -1,4 +1,4 @@
-package tableexport
+package dwca
 
 import (
 	"context"
@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/biodiversity-downloads/downloader/dwca"
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
 
@@ -33,24 +32,24 @@ func (c *countingCatalog) DatasetEML(_ context.Context, key string) (io.ReadClos
 // An export asks for a dataset's description several times (licence, EML
 // citations, usages); the catalog is asked once per dataset, and every
 // answer is the same.
-func TestCatalogSourceLooksUpEachDatasetOnce(t *testing.T) {
+func TestCatalogDatasetsLooksUpEachDatasetOnce(t *testing.T) {
 	ctx := context.Background()
 	c := &countingCatalog{lookups: map[string]int{}}
-	src := newCatalogSource(c)
-	want := dwca.DatasetInfo{Title: "A", License: "CC0_1_0", Citation: "cite A", DatasetKey: "a"}
+	src := CatalogDatasets(c)
+	want := DatasetInfo{Title: "A", License: "CC0_1_0", Citation: "cite A", DatasetKey: "a"}
 	for i := 0; i < 3; i++ {
 		info, err := src.DatasetInfo(ctx, "a")
 		if err != nil || info != want {
 			t.Fatalf("lookup %d of a: %+v %v", i, info, err)
 		}
-		if _, err := src.DatasetInfo(ctx, "b"); !errors.Is(err, dwca.ErrNoDataset) {
+		if _, err := src.DatasetInfo(ctx, "b"); !errors.Is(err, ErrNoDataset) {
 			t.Fatalf("lookup %d of unknown b: %v", i, err)
 		}
 	}
 	if c.lookups["a"] != 1 || c.lookups["b"] != 1 {
 		t.Fatalf("catalog lookups %v, want one per dataset", c.lookups)
 	}
-	if _, err := src.DatasetEML(ctx, "b"); !errors.Is(err, dwca.ErrNoDataset) {
+	if _, err := src.DatasetEML(ctx, "b"); !errors.Is(err, ErrNoDataset) {
 		t.Fatalf("EML of unknown b: %v", err)
 	}
 }
