@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"sync/atomic"
+
+	"github.com/biodiversity-downloads/downloader/internal/zipsafe"
 )
 
 // DefaultMaxRatio is the default cap on how many bytes an archive may
@@ -76,8 +78,8 @@ func OpenArchive(path string, opts ArchiveOptions) (*Archive, error) {
 func (a *Archive) list() error {
 	var declared uint64
 	for _, zf := range a.zr.File {
-		if err := checkEntryName(zf.Name); err != nil {
-			return &ParseError{Op: "open archive", Path: a.path, Err: err}
+		if err := zipsafe.CheckName(zf.Name); err != nil {
+			return &ParseError{Op: "open archive", Path: a.path, Err: fmt.Errorf("%w: %v", ErrUnsafeArchive, err)}
 		}
 		if !isDocumentName(zf.Name) || zf.FileInfo().IsDir() {
 			continue
@@ -96,20 +98,6 @@ func (a *Archive) list() error {
 		return &ParseError{Op: "open archive", Path: a.path, Err: fmt.Errorf("%w: entries declare %d bytes in total (ratio cap %d)", ErrUnsafeArchive, declared, a.opts.ratio())}
 	}
 	sort.SliceStable(a.entries, func(i, j int) bool { return a.entries[i].Name < a.entries[j].Name })
-	return nil
-}
-
-// checkEntryName refuses names that would escape a directory if extracted.
-func checkEntryName(name string) error {
-	n := strings.ReplaceAll(name, "\\", "/")
-	if strings.HasPrefix(n, "/") || (len(n) > 1 && n[1] == ':') {
-		return fmt.Errorf("%w: entry %q has an absolute path", ErrUnsafeArchive, name)
-	}
-	for _, part := range strings.Split(n, "/") {
-		if part == ".." {
-			return fmt.Errorf("%w: entry %q climbs out of the archive (..)", ErrUnsafeArchive, name)
-		}
-	}
 	return nil
 }
 

@@ -13,6 +13,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/biodiversity-downloads/downloader/internal/zipsafe"
 )
 
 // isZip reports whether the file starts with a zip local header (or is an
@@ -55,8 +57,8 @@ func checkZip(zr *zip.Reader, maxRatio int64) error {
 	}
 	spans := make([]span, 0, len(zr.File))
 	for _, f := range zr.File {
-		if err := checkEntryName(f.Name); err != nil {
-			return err
+		if err := zipsafe.CheckName(f.Name); err != nil {
+			return fmt.Errorf("%w: %v", ErrUnsafePath, err)
 		}
 		if f.UncompressedSize64 > ratioFloor &&
 			f.UncompressedSize64/max(f.CompressedSize64, 1) > uint64(maxRatio) {
@@ -77,21 +79,6 @@ func checkZip(zr *zip.Reader, maxRatio int64) error {
 		if spans[i].start < spans[i-1].end {
 			return fmt.Errorf("%w: entries %q and %q share compressed data",
 				ErrZipBomb, spans[i-1].name, spans[i].name)
-		}
-	}
-	return nil
-}
-
-// checkEntryName rejects absolute names, drive letters, backslash tricks and
-// names that climb out of the archive with "..".
-func checkEntryName(name string) error {
-	n := strings.ReplaceAll(name, `\`, "/")
-	if strings.HasPrefix(n, "/") || (len(n) > 1 && n[1] == ':') {
-		return fmt.Errorf("%w: absolute entry name %q", ErrUnsafePath, name)
-	}
-	for _, seg := range strings.Split(n, "/") {
-		if seg == ".." {
-			return fmt.Errorf("%w: entry name %q climbs out of the archive", ErrUnsafePath, name)
 		}
 	}
 	return nil
