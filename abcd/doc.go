@@ -37,8 +37,9 @@
 //	                                                                        (one record per unit, so the GUID is always safe to use; G uses
 //	                                                                        the triplet when a unit yields several records)
 //	UnitID / SourceInstitutionID / SourceID     catalogNumber / institutionCode / collectionCode   as is (G, K)
-//	RecordBasis                                 basisOfRecord               verbatim (Living, RockSpecimen, "Type specimen" are mapped by the
-//	                                                                        interpreter, which knows the vocabulary); AbsenceObservation also
+//	RecordBasis                                 basisOfRecord               verbatim (Living, "Type specimen" are mapped by the interpreter,
+//	                                                                        which knows the vocabulary; RockSpecimen is flagged there as
+//	                                                                        BASIS_OF_RECORD_INVALID); AbsenceObservation also
 //	                                                                        sets occurrenceStatus=absent (K)
 //	DateLastEdited                              dcterms:modified            as is
 //	CollectorsFieldNumber; Gathering/Code       recordNumber; fieldNumber   as is

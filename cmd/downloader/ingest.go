@@ -65,7 +65,7 @@ func ingestOne(ctx context.Context, t table, src, key string, opts ingest.OpenOp
 		return err
 	}
 	defer s.Close()
-	res, err := ingest.Load(ctx, t.Begin, s, ingest.Options{DatasetKey: key, Logger: env.Logger})
+	res, err := ingest.Load(ctx, t.Begin, s, ingest.Options{DatasetKey: key})
 	printProblems(env, src, res)
 	if err != nil {
 		return err

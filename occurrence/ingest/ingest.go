@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"runtime"
 	"sync"
 
@@ -66,7 +65,6 @@ type Options struct {
 	Workers int
 	// MaxProblems is how many broken-row messages Result keeps (default 100).
 	MaxProblems int
-	Logger      *slog.Logger
 }
 
 // Result reports one ingest.
@@ -88,9 +86,6 @@ func Load(ctx context.Context, target Target, src Source, opts Options) (Result,
 	}
 	if opts.MaxProblems <= 0 {
 		opts.MaxProblems = 100
-	}
-	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	sd := src.Dataset()
 	key := opts.DatasetKey
