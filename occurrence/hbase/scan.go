@@ -78,8 +78,9 @@ type splitScan struct {
 	keysOnly bool // no record needed: count rows
 	pending  [][]byte
 	sel      []bool
-	predDec  *batchDecoder // the predicate's columns
-	outDec   *batchDecoder // the requested columns
+	predDec  *batchDecoder         // the predicate's columns
+	outDec   *batchDecoder         // the requested columns
+	cache    *occurrence.EvalCache // the predicate's state across batches
 	keyRows  int
 	stats    occurrence.ScanStats
 }
@@ -194,7 +195,10 @@ func (sc *splitScan) flush() error {
 		}
 		sel = slices.Grow(sc.sel[:0], len(recs))[:len(recs)]
 		sc.sel = sel
-		sc.pred.Eval(pb, sel)
+		if sc.cache == nil {
+			sc.cache = occurrence.NewEvalCache()
+		}
+		sc.pred.EvalCached(pb, sel, sc.cache)
 		pb.Release()
 		m = 0
 		for _, ok := range sel {
@@ -227,6 +231,9 @@ func (sc *splitScan) release() {
 		if d != nil {
 			d.rb.Release()
 		}
+	}
+	if sc.cache != nil {
+		sc.cache.Release()
 	}
 }
 
