@@ -11,8 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow"
-
 	"github.com/biodiversity-downloads/downloader/dwca"
 	"github.com/biodiversity-downloads/downloader/dwca/pzip"
 	"github.com/biodiversity-downloads/downloader/occurrence"
@@ -124,25 +122,7 @@ func exportTo(ctx context.Context, sink *sink, t table, snap occurrence.Snapshot
 		return dwca.ExportResult{}, err
 	}
 	bar := newProgressBar(env.Stderr, c.progress, snap)
-	var matched int64
-	opts := occurrence.ScanOptions{Workers: c.workers, Progress: func(s occurrence.ScanStats) {
-		bar.scanned(s)
-	}}
-	_, err = occurrence.Scan(ctx, t, snap, occurrence.ScanRequest{Predicate: pred, Columns: x.Columns()}, opts,
-		func(b arrow.RecordBatch) error {
-			if err := x.Write(ctx, b); err != nil {
-				return err
-			}
-			matched += b.NumRows()
-			bar.update(matched, x.Written())
-			return nil
-		})
-	if err != nil {
-		x.Abort()
-		bar.done()
-		return dwca.ExportResult{}, err
-	}
-	res, err := x.Close(ctx)
+	res, _, err := x.WriteScan(ctx, t, snap, occurrence.ScanOptions{Workers: c.workers}, bar.progress)
 	bar.done()
 	return res, err
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/biodiversity-downloads/downloader/dwca"
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
 
@@ -46,13 +47,8 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
-func (p *progressBar) scanned(s occurrence.ScanStats) {
-	p.scan = s
-	p.draw(false)
-}
-
-func (p *progressBar) update(matched, bytes int64) {
-	p.matched, p.bytes = matched, bytes
+func (p *progressBar) progress(s dwca.ScanProgress) {
+	p.scan, p.matched, p.bytes = s.Scan, s.Written, s.Bytes
 	p.draw(false)
 }
 

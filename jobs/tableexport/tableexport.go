@@ -12,9 +12,6 @@ import (
 	"io"
 	"log/slog"
 	"net/url"
-	"sync/atomic"
-
-	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/biodiversity-downloads/downloader/dwca"
 	"github.com/biodiversity-downloads/downloader/jobs"
@@ -129,31 +126,11 @@ func (e *Engine) Export(ctx context.Context, req jobs.ExportRequest, w io.Writer
 	if err != nil {
 		return jobs.ExportResult{}, &jobs.PermanentError{Err: err}
 	}
-	var scanned, written atomic.Int64
-	// The scan reports rows scanned per finished split, batches arrive
-	// sooner: never report fewer scanned than written.
-	report := func() {
-		w := written.Load()
-		progress(jobs.Progress{RecordsScanned: max(scanned.Load(), w), RecordsWritten: w})
-	}
-	opts := occurrence.ScanOptions{Workers: e.cfg.Workers, Progress: func(s occurrence.ScanStats) {
-		scanned.Store(s.RowsScanned)
-		report()
-	}}
-	st, err := occurrence.Scan(ctx, e.table, snap, occurrence.ScanRequest{Predicate: p, Columns: x.Columns()}, opts,
-		func(b arrow.RecordBatch) error {
-			if err := x.Write(ctx, b); err != nil {
-				return err
-			}
-			written.Add(b.NumRows())
-			report()
-			return nil
-		})
-	if err != nil {
-		x.Abort()
-		return jobs.ExportResult{}, err
-	}
-	res, err := x.Close(ctx)
+	res, st, err := x.WriteScan(ctx, e.table, snap, occurrence.ScanOptions{Workers: e.cfg.Workers}, func(s dwca.ScanProgress) {
+		// Splits report rows scanned when they finish, batches arrive
+		// sooner: never report fewer scanned than written.
+		progress(jobs.Progress{RecordsScanned: max(s.Scan.RowsScanned, s.Written), RecordsWritten: s.Written})
+	})
 	if err != nil {
 		return jobs.ExportResult{}, err
 	}

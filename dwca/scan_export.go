@@ -1,0 +1,51 @@
+package dwca
+
+import (
+	"context"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/biodiversity-downloads/downloader/occurrence"
+)
+
+// ScanProgress is how far WriteScan has come.
+type ScanProgress struct {
+	Scan    occurrence.ScanStats // totals of the splits finished so far
+	Written int64                // records written to the archive
+	Bytes   int64                // archive bytes written so far
+}
+
+// WriteScan is the rest of a download once NewExport has opened it: it
+// scans snap of t with the spec's predicate into the archive, reading only
+// the columns the format needs, then closes the archive. progress, when
+// set, is called on the calling goroutine after each finished split and each
+// written batch. On a scan error the archive is abandoned (Abort).
+func (x *Export) WriteScan(ctx context.Context, t occurrence.Table, snap occurrence.Snapshot, opts occurrence.ScanOptions,
+	progress func(ScanProgress)) (ExportResult, occurrence.ScanStats, error) {
+	var p ScanProgress
+	report := func() {
+		if progress != nil {
+			progress(p)
+		}
+	}
+	opts.Progress = func(s occurrence.ScanStats) {
+		p.Scan = s
+		report()
+	}
+	st, err := occurrence.Scan(ctx, t, snap, occurrence.ScanRequest{Predicate: x.spec.Predicate, Columns: x.Columns()}, opts,
+		func(b arrow.RecordBatch) error {
+			if err := x.Write(ctx, b); err != nil {
+				return err
+			}
+			p.Written += b.NumRows()
+			p.Bytes = x.Written()
+			report()
+			return nil
+		})
+	if err != nil {
+		x.Abort()
+		return ExportResult{}, st, err
+	}
+	res, err := x.Close(ctx)
+	return res, st, err
+}
