@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"math/bits"
 	"sync"
 
@@ -11,7 +12,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	pq "github.com/apache/arrow-go/v18/parquet"
-	"github.com/apache/arrow-go/v18/parquet/file"
 
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
@@ -23,7 +23,7 @@ import (
 // dictionary-encoded; seek jumps through the page index. pqarrow remains
 // the reader of the list columns.
 type flatColumn struct {
-	pr     file.PageReader
+	pr     pageSource
 	kind   occurrence.Kind
 	maxDef int16
 	where  string // file, row group and column, for errors
@@ -36,7 +36,7 @@ type flatColumn struct {
 	hasDict   bool
 
 	// the current data page
-	page      file.Page
+	cur       *page
 	pageLeft  int // rows of the page not yet decoded
 	pageFirst int64
 	pageRows  int
@@ -69,9 +69,6 @@ type flatBuffers struct {
 
 var flatPool = sync.Pool{New: func() any { return new(flatBuffers) }}
 
-// flatKind reports whether the fast reader decodes columns of kind k.
-func flatKind(k occurrence.Kind) bool { return k != occurrence.KindMulti }
-
 // dictKind reports whether batches of kind k stay dictionary-encoded while
 // the pages are: the predicate then matches each distinct value once.
 // Floats and timestamps are read as values (geometry and date kernels).
@@ -79,7 +76,19 @@ func dictKind(k occurrence.Kind) bool {
 	return k == occurrence.KindString || k == occurrence.KindInt32 || k == occurrence.KindInt64
 }
 
-func newFlatColumn(pr file.PageReader, kind occurrence.Kind, maxDef int16, where string) *flatColumn {
+// pageSource yields the pages of one column chunk (chunkPages). A data page
+// is valid until the next call, the dictionary page until close.
+type pageSource interface {
+	// next returns the next page in chunk order, io.EOF after the last.
+	next() (*page, error)
+	// seek returns the data page that holds row.
+	seek(row int64) (*page, error)
+	// dictionary returns the chunk's dictionary page, nil if it has none.
+	dictionary() (*page, error)
+	close()
+}
+
+func newFlatColumn(pr pageSource, kind occurrence.Kind, maxDef int16, where string) *flatColumn {
 	c := &flatColumn{pr: pr, kind: kind, maxDef: maxDef, where: where, flatBuffers: flatPool.Get().(*flatBuffers)}
 	switch kind {
 	case occurrence.KindInt32:
@@ -103,19 +112,21 @@ func (c *flatColumn) close() error {
 		flatPool.Put(c.flatBuffers)
 		c.flatBuffers = nil
 	}
-	return c.pr.Close()
+	c.pr.close()
+	return nil
 }
 
 // nextPage moves to the next data page, loading a dictionary page on the way.
 func (c *flatColumn) nextPage() error {
 	for {
-		if !c.pr.Next() {
-			if err := c.pr.Err(); err != nil {
-				return fmt.Errorf("read %s: %w", c.where, err)
-			}
+		p, err := c.pr.next()
+		if err == io.EOF {
 			return c.errorf("column chunk ended before its rows did")
 		}
-		ok, err := c.startPage(c.pr.Page())
+		if err != nil {
+			return err
+		}
+		ok, err := c.startPage(p)
 		if ok || err != nil {
 			return err
 		}
@@ -124,15 +135,15 @@ func (c *flatColumn) nextPage() error {
 
 // startPage prepares a data page for decoding (ok), or loads a dictionary
 // page, or passes over a page of another kind.
-func (c *flatColumn) startPage(pg file.Page) (ok bool, err error) {
-	switch p := pg.(type) {
-	case *file.DictionaryPage:
+func (c *flatColumn) startPage(p *page) (ok bool, err error) {
+	switch p.typ {
+	case pageDict:
 		return false, c.loadDict(p)
-	case *file.DataPageV1:
-		data := p.Data()
+	case pageData:
+		data := p.data
 		if c.maxDef > 0 {
-			if p.DefinitionLevelEncoding() != pq.Encodings.RLE {
-				return false, c.errorf("definition levels encoded as %s", p.DefinitionLevelEncoding())
+			if p.defEncoding != pq.Encodings.RLE {
+				return false, c.errorf("definition levels encoded as %s", p.defEncoding)
 			}
 			if len(data) < 4 {
 				return false, c.errorf("truncated definition levels")
@@ -146,10 +157,10 @@ func (c *flatColumn) startPage(pg file.Page) (ok bool, err error) {
 			}
 			data = data[4+n:]
 		}
-		return true, c.startValues(p, p.FirstRowIndex(), data)
-	case *file.DataPageV2:
-		data := p.Data()
-		rl, dl := int(p.RepetitionLevelByteLen()), int(p.DefinitionLevelByteLen())
+		return true, c.startValues(p, data)
+	case pageDataV2:
+		data := p.data
+		rl, dl := int(p.repLen), int(p.defLen)
 		if rl < 0 || dl < 0 || rl+dl > len(data) {
 			return false, c.errorf("level lengths %d+%d in a page of %d bytes", rl, dl, len(data))
 		}
@@ -158,7 +169,7 @@ func (c *flatColumn) startPage(pg file.Page) (ok bool, err error) {
 				return false, err
 			}
 		}
-		return true, c.startValues(p, p.FirstRowIndex(), data[rl+dl:])
+		return true, c.startValues(p, data[rl+dl:])
 	}
 	return false, nil
 }
@@ -168,22 +179,23 @@ func (c *flatColumn) startPage(pg file.Page) (ok bool, err error) {
 // levels and passing over their values; farther rows are reached through the
 // page index without reading the pages in between.
 func (c *flatColumn) seek(row int64) error {
-	if c.page == nil && row == 0 {
+	if c.cur == nil && row == 0 {
 		return nil // next reads the chunk from its start, dictionary page first
 	}
 	next := c.pageFirst + int64(c.pageRows-c.pageLeft)
-	if c.page != nil && row == next {
+	if c.cur != nil && row == next {
 		return nil
 	}
-	if c.page == nil || row < next || row >= c.pageFirst+int64(c.pageRows) || c.pageFirst < 0 {
-		if err := c.pr.SeekToPageWithRow(row); err != nil {
-			return fmt.Errorf("read %s: seek to row %d: %w", c.where, row, err)
-		}
-		ok, err := c.startPage(c.pr.Page())
+	if c.cur == nil || row < next || row >= c.pageFirst+int64(c.pageRows) {
+		p, err := c.pr.seek(row)
 		if err != nil {
 			return err
 		}
-		if !ok || c.pageFirst < 0 || row < c.pageFirst || row >= c.pageFirst+int64(c.pageRows) {
+		ok, err := c.startPage(p)
+		if err != nil {
+			return err
+		}
+		if !ok || row < c.pageFirst || row >= c.pageFirst+int64(c.pageRows) {
 			return c.errorf("seek to row %d landed on rows %d+%d", row, c.pageFirst, c.pageRows)
 		}
 		next = c.pageFirst
@@ -239,15 +251,15 @@ func (c *flatColumn) skip(k int) error {
 	return nil
 }
 
-func (c *flatColumn) startValues(p file.Page, first int64, data []byte) error {
-	c.page = p
-	c.pageLeft = int(p.NumValues())
+func (c *flatColumn) startValues(p *page, data []byte) error {
+	c.cur = p
+	c.pageLeft = int(p.numValues)
 	if c.pageLeft < 0 {
 		return c.errorf("page of %d values", c.pageLeft)
 	}
-	c.pageFirst, c.pageRows = first, c.pageLeft
+	c.pageFirst, c.pageRows = p.first, c.pageLeft
 	c.useDict, c.boolRLE, c.plain, c.plainBit = false, false, nil, 0
-	switch enc := pq.Encoding(p.Encoding()); {
+	switch enc := p.encoding; {
 	case enc == pq.Encodings.RLEDict || enc == pq.Encodings.PlainDict:
 		if err := c.lazyDict(); err != nil {
 			return err
@@ -283,9 +295,9 @@ func (c *flatColumn) lazyDict() error {
 		return nil
 	}
 	c.dictTried = true
-	dp, err := c.pr.GetDictionaryPage()
+	dp, err := c.pr.dictionary()
 	if err != nil {
-		return fmt.Errorf("read %s: dictionary: %w", c.where, err)
+		return err
 	}
 	if dp == nil {
 		return nil
@@ -297,9 +309,9 @@ func (c *flatColumn) lazyDict() error {
 // reader keeps a dictionary page's buffer for the whole column chunk and
 // reads nothing else into it, so the values stay where they are (strings
 // shifted over their length prefixes) until the column is closed.
-func (c *flatColumn) loadDict(p *file.DictionaryPage) error {
-	data := p.Data()
-	n := int(p.NumValues())
+func (c *flatColumn) loadDict(p *page) error {
+	data := p.data
+	n := int(p.numValues)
 	if n < 0 {
 		return c.errorf("dictionary of %d values", n)
 	}

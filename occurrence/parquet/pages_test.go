@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -15,7 +16,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	pq "github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
-	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/biodiversity-downloads/downloader/occurrence"
@@ -137,6 +137,11 @@ func TestFlatColumnDecodesWhatArrowWrote(t *testing.T) {
 		{"v2-snappy", []pq.WriterProperty{pq.WithCompression(compress.Codecs.Snappy), pq.WithDataPageVersion(pq.DataPageV2)}},
 		{"v1-plain", []pq.WriterProperty{pq.WithDictionaryDefault(false)}},
 		{"v2-uncompressed", []pq.WriterProperty{pq.WithDataPageVersion(pq.DataPageV2)}},
+		// With the page index, seeks read the page the offset index names;
+		// without it they pass over page headers.
+		{"v1-snappy-index", []pq.WriterProperty{pq.WithCompression(compress.Codecs.Snappy), pq.WithPageIndexEnabled(true)}},
+		{"v2-zstd-index", []pq.WriterProperty{pq.WithCompression(compress.Codecs.Zstd), pq.WithDataPageVersion(pq.DataPageV2), pq.WithPageIndexEnabled(true)}},
+		{"v1-gzip-index", []pq.WriterProperty{pq.WithCompression(compress.Codecs.Gzip), pq.WithPageIndexEnabled(true)}},
 	}
 	for _, v := range variants {
 		t.Run(v.name, func(t *testing.T) {
@@ -156,21 +161,25 @@ func TestFlatColumnDecodesWhatArrowWrote(t *testing.T) {
 			if err := w.Close(); err != nil {
 				t.Fatal(err)
 			}
-			rdr, err := file.NewParquetReader(bytes.NewReader(buf.Bytes()), file.WithReadProps(readProps(pagePoolAllocator)))
+			data := bytes.NewReader(buf.Bytes())
+			foot, err := readFooter(data, data.Size())
 			if err != nil {
 				t.Fatal(err)
+			}
+			open := func(rg, k int) *flatColumn {
+				pr, err := newChunkPages(data, foot.rowGroups[rg].chunks[k], cases[k].name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return newFlatColumn(pr, cases[k].kind, foot.leaves[k].maxDef, cases[k].name)
 			}
 			sizes := []int{8192, 1, 1000, 3333, 64}
 			sawPlain, sawDict := false, false
 			base := 0
-			for rg := 0; rg < rdr.NumRowGroups(); rg++ {
-				rows := int(rdr.MetaData().RowGroup(rg).NumRows())
+			for rg := range foot.rowGroups {
+				rows := int(foot.rowGroups[rg].rows)
 				for k, c := range cases {
-					pr, err := rdr.RowGroup(rg).GetColumnPageReader(k)
-					if err != nil {
-						t.Fatal(err)
-					}
-					col := newFlatColumn(pr, c.kind, rdr.MetaData().Schema.Column(k).MaxDefinitionLevel(), c.name)
+					col := open(rg, k)
 					for pos, s := 0, 0; pos < rows; s++ {
 						m := min(sizes[s%len(sizes)], rows-pos)
 						a, err := col.next(m)
@@ -195,30 +204,40 @@ func TestFlatColumnDecodesWhatArrowWrote(t *testing.T) {
 					}
 					col.close()
 				}
-				// Seeking: forward jumps within and across pages, then short reads.
-				for k, c := range cases {
-					pr, err := rdr.RowGroup(rg).GetColumnPageReader(k)
-					if err != nil {
-						t.Fatal(err)
+				// seekRead seeks column k to pos and checks the m rows from there.
+				seekRead := func(col *flatColumn, k, pos, m int) {
+					if err := col.seek(int64(pos)); err != nil {
+						t.Fatalf("%s row group %d: seek %d: %v", cases[k].name, rg, pos, err)
 					}
-					col := newFlatColumn(pr, c.kind, rdr.MetaData().Schema.Column(k).MaxDefinitionLevel(), c.name)
+					a, err := col.next(m)
+					if err != nil {
+						t.Fatalf("%s row group %d at %d: %v", cases[k].name, rg, pos, err)
+					}
+					for i := 0; i < m; i++ {
+						if got, exp := valueAt(a, i), want[k][base+pos+i]; got != exp {
+							t.Fatalf("%s row %d after a seek to %d: %v, want %v", cases[k].name, base+pos+i, pos, got, exp)
+						}
+					}
+					a.Release()
+				}
+				// Seeking: forward jumps within and across pages, then short reads.
+				for k := range cases {
+					col := open(rg, k)
 					r := rand.New(rand.NewPCG(uint64(rg), uint64(k)))
 					for pos := r.IntN(50); pos < rows; pos += r.IntN(700) {
 						m := min(1+r.IntN(100), rows-pos)
-						if err := col.seek(int64(pos)); err != nil {
-							t.Fatalf("%s row group %d: seek %d: %v", c.name, rg, pos, err)
-						}
-						a, err := col.next(m)
-						if err != nil {
-							t.Fatalf("%s row group %d at %d: %v", c.name, rg, pos, err)
-						}
-						for i := 0; i < m; i++ {
-							if got, exp := valueAt(a, i), want[k][base+pos+i]; got != exp {
-								t.Fatalf("%s row %d after seek: %v, want %v", c.name, base+pos+i, got, exp)
-							}
-						}
-						a.Release()
+						seekRead(col, k, pos, m)
 						pos += m
+					}
+					col.close()
+				}
+				// Seeking anywhere, backwards too, between short reads.
+				for k := range cases {
+					col := open(rg, k)
+					r := rand.New(rand.NewPCG(uint64(rg)+9, uint64(k)))
+					for range 40 {
+						pos := r.IntN(rows)
+						seekRead(col, k, pos, min(1+r.IntN(300), rows-pos))
 					}
 					col.close()
 				}
@@ -236,25 +255,21 @@ func TestFlatColumnDecodesWhatArrowWrote(t *testing.T) {
 
 // fakePages yields pages built from bytes: the input of the fuzz test.
 type fakePages struct {
-	pages []file.Page
+	dict  *page
+	pages []*page
 	i     int
 }
 
-func (f *fakePages) SetMaxPageHeaderSize(int) {}
-func (f *fakePages) Page() file.Page          { return f.pages[f.i-1] }
-func (f *fakePages) Next() bool {
+func (f *fakePages) next() (*page, error) {
 	if f.i >= len(f.pages) {
-		return false
+		return nil, io.EOF
 	}
 	f.i++
-	return true
+	return f.pages[f.i-1], nil
 }
-func (f *fakePages) Err() error { return nil }
-func (f *fakePages) Reset(pq.BufferedReader, int64, compress.Compression, *file.CryptoContext) {
-}
-func (f *fakePages) GetDictionaryPage() (*file.DictionaryPage, error) { return nil, nil }
-func (f *fakePages) SeekToPageWithRow(int64) error                    { return nil }
-func (f *fakePages) Close() error                                     { return nil }
+func (f *fakePages) seek(int64) (*page, error)  { return nil, errCorrupt }
+func (f *fakePages) dictionary() (*page, error) { return f.dict, nil }
+func (f *fakePages) close()                     {}
 
 // FuzzFlatColumn feeds arbitrary dictionary and data page bytes to the page
 // decoder: it must return rows or an error, never panic or read out of bounds.
@@ -262,22 +277,22 @@ func FuzzFlatColumn(f *testing.F) {
 	le := func(n int) []byte { return binary.LittleEndian.AppendUint32(nil, uint32(n)) }
 	dict := append(append(le(2), "NL"...), append(le(2), "DK"...)...)
 	levels := []byte{8 << 1, 1} // RLE run: 8 values of 1
-	page := append(append(le(len(levels)), levels...), 1, 8<<1, 1)
-	f.Add(uint8(0), dict, page, uint8(8), int32(8), uint8(8))
+	body := append(append(le(len(levels)), levels...), 1, 8<<1, 1)
+	f.Add(uint8(0), dict, body, uint8(8), int32(8), uint8(8))
 	f.Add(uint8(3), le(7), append(append(le(len(levels)), levels...), 0, 0, 0, 0), uint8(0), int32(8), uint8(3))
 	f.Add(uint8(5), []byte{}, append(le(2), 3, 0x55, 0xff), uint8(0), int32(8), uint8(4))
-	f.Fuzz(func(t *testing.T, kindByte uint8, dictData, pageData []byte, enc uint8, nvals int32, rows uint8) {
+	f.Fuzz(func(t *testing.T, kindByte uint8, dictData, pageBytes []byte, enc uint8, nvals int32, rows uint8) {
 		kinds := []occurrence.Kind{occurrence.KindString, occurrence.KindInt32, occurrence.KindInt64,
 			occurrence.KindFloat64, occurrence.KindTimestamp, occurrence.KindBool}
 		kind := kinds[int(kindByte)%len(kinds)]
 		encs := []pq.Encoding{pq.Encodings.Plain, pq.Encodings.RLEDict, pq.Encodings.RLE, pq.Encodings.PlainDict}
-		var pages []file.Page
+		var pages []*page
 		dictData = append([]byte(nil), dictData...) // decoded in place
 		if len(dictData) > 0 {
-			pages = append(pages, file.NewDictionaryPage(memory.NewBufferBytes(dictData), int32(len(dictData)/4), pq.Encodings.Plain))
+			pages = append(pages, &page{pageHeader: pageHeader{typ: pageDict, numValues: int32(len(dictData) / 4), encoding: pq.Encodings.Plain}, data: dictData})
 		}
-		pages = append(pages, file.NewDataPageV1(memory.NewBufferBytes(pageData), nvals%4096,
-			encs[int(enc)%len(encs)], pq.Encodings.RLE, pq.Encodings.RLE, int32(len(pageData))))
+		pages = append(pages, &page{pageHeader: pageHeader{typ: pageData, numValues: nvals % 4096,
+			encoding: encs[int(enc)%len(encs)], defEncoding: pq.Encodings.RLE}, data: pageBytes})
 		col := newFlatColumn(&fakePages{pages: pages}, kind, int16(kindByte>>7), "fuzz")
 		defer col.close()
 		want := int(rows%64) + 1

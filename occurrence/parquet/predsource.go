@@ -2,66 +2,23 @@ package parquet
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
 
-// predicateSource delivers the predicate columns of one row group, batch by
-// batch in row order. A batch is valid until the next call; the source owns it.
-type predicateSource interface {
-	next(pos, n int64) (arrow.RecordBatch, error)
-	release()
-}
-
-// predicateSource reads names with the flat page decoder when every one is a
-// flat column, else through pqarrow.
-func (sc *splitScan) predicateSource(names []string) (predicateSource, error) {
-	flat := true
+// predicateSource reads the predicate's columns of one row group, batch by
+// batch in row order.
+func (sc *splitScan) predicateSource(names []string) (*flatSource, error) {
 	for _, n := range names {
-		c, _, ok := occurrence.ColumnByName(n)
-		if !ok {
+		if _, _, ok := occurrence.ColumnByName(n); !ok {
 			return nil, fmt.Errorf("%w: %q", occurrence.ErrUnknownColumn, n)
 		}
-		flat = flat && flatKind(c.Kind)
 	}
-	if flat {
-		return sc.flatSource(names), nil
-	}
-	rr, err := sc.recordReader(names)
-	if err != nil {
-		return nil, err
-	}
-	return &arrowSource{rr: rr, path: sc.path, rg: sc.rg}, nil
+	return sc.flatSource(names), nil
 }
-
-// arrowSource reads predicate columns with a pqarrow record reader whose
-// batch size is occurrence.DefaultBatchSize.
-type arrowSource struct {
-	rr   pqarrow.RecordReader
-	path string
-	rg   int
-}
-
-func (a *arrowSource) next(pos, n int64) (arrow.RecordBatch, error) {
-	if !a.rr.Next() {
-		if err := a.rr.Err(); err != nil {
-			return nil, fmt.Errorf("read %s: %w", a.path, err)
-		}
-		return nil, fmt.Errorf("read %s: row group %d ended at row %d", a.path, a.rg, pos)
-	}
-	b := a.rr.RecordBatch()
-	if b.NumRows() != n {
-		return nil, fmt.Errorf("read %s: row group %d: batch of %d rows at row %d, want %d", a.path, a.rg, b.NumRows(), pos, n)
-	}
-	return b, nil
-}
-
-func (a *arrowSource) release() { a.rr.Release() }
 
 // flatSource decodes flat columns page by page (pages.go): the predicate
 // columns of a split in row order, or the value columns of the slices that
@@ -84,18 +41,28 @@ func (sc *splitScan) openFlat(name string) (*flatColumn, error) {
 	if !ok {
 		return nil, fmt.Errorf("%w: %q", occurrence.ErrUnknownColumn, name)
 	}
-	rdr := sc.file.rdr
-	schema := rdr.MetaData().Schema
-	leaf := schema.ColumnIndexByName(name)
-	if leaf < 0 {
+	kind := c.Kind
+	if kind == occurrence.KindMulti {
+		kind = occurrence.KindString // values joined with ";"
+	}
+	foot := sc.file.foot
+	leaf, ok := foot.byName[name]
+	if !ok {
 		return nil, fmt.Errorf("read %s: no column %q", sc.path, name)
 	}
-	pr, err := rdr.RowGroup(sc.rg).GetColumnPageReader(leaf)
-	if err != nil {
-		return nil, fmt.Errorf("read %s row group %d column %s: %w", sc.path, sc.rg, name, err)
+	if sc.rg >= len(foot.rowGroups) {
+		return nil, fmt.Errorf("read %s: no row group %d", sc.path, sc.rg)
 	}
 	where := fmt.Sprintf("%s row group %d column %s", sc.path, sc.rg, name)
-	return newFlatColumn(pr, c.Kind, schema.Column(leaf).MaxDefinitionLevel(), where), nil
+	l := foot.leaves[leaf]
+	if l.maxRep != 0 {
+		return nil, fmt.Errorf("read %s: column %q is repeated", sc.path, name)
+	}
+	pr, err := newChunkPages(sc.file.f, foot.rowGroups[sc.rg].chunks[leaf], where)
+	if err != nil {
+		return nil, err
+	}
+	return newFlatColumn(pr, kind, l.maxDef, where), nil
 }
 
 // read decodes rows [pos, pos+n) of every column, seeking when pos is not
@@ -164,61 +131,30 @@ func (fs *flatSource) release() {
 }
 
 // valueReader reads the requested columns that are not predicate columns,
-// for the value batches (valueBatch rows, aligned) that hold matches: flat
-// columns with the page decoder, seeking past rows without matches; list
-// columns through pqarrow (lazyReader). A batch is valid until the next call.
+// for the value batches (valueBatch rows, aligned) that hold matches,
+// seeking past rows without matches. A batch is valid until the next call.
 type valueReader struct {
 	flat  *flatSource
-	lists *lazyReader
-	held  []arrow.Array // the list columns of the current batch
 	batch arrow.RecordBatch
 }
 
 func (sc *splitScan) valueReader(names []string) *valueReader {
-	var flat []string
-	lists := &lazyReader{sc: sc}
-	for _, n := range names {
-		if c, _, ok := occurrence.ColumnByName(n); ok && flatKind(c.Kind) {
-			flat = append(flat, n)
-		} else {
-			lists.names = append(lists.names, n)
-		}
-	}
-	return &valueReader{flat: sc.flatSource(flat), lists: lists}
+	return &valueReader{flat: sc.flatSource(names)}
 }
 
-func (v *valueReader) empty() bool { return len(v.flat.names) == 0 && len(v.lists.names) == 0 }
+func (v *valueReader) empty() bool { return len(v.flat.names) == 0 }
 
 // shareable reports whether a column of the batch may be handed on without
-// a copy: pqarrow's arrays (list columns) may, the page decoder's buffers
-// are reused.
-func shareable(name string) bool {
-	c, _, ok := occurrence.ColumnByName(name)
-	return ok && !flatKind(c.Kind)
-}
+// a copy: none may, the page decoder's buffers are reused.
+func shareable(string) bool { return false }
 
 func (v *valueReader) at(pos, n int64) (arrow.RecordBatch, error) {
 	v.drop()
-	names := v.flat.names
 	arrs, err := v.flat.read(pos, n)
 	if err != nil {
 		return nil, err
 	}
-	if len(v.lists.names) > 0 {
-		lb, err := v.lists.at(pos, n)
-		if err != nil {
-			return nil, err
-		}
-		names = append(slices.Clip(names), v.lists.names...)
-		arrs = slices.Clip(arrs)
-		for i := range v.lists.names {
-			a := lb.Column(lb.Schema().FieldIndices(v.lists.names[i])[0])
-			a.Retain()
-			v.held = append(v.held, a)
-			arrs = append(arrs, a)
-		}
-	}
-	v.batch = array.NewRecordBatch(schemaOf(names, arrs), arrs, n)
+	v.batch = array.NewRecordBatch(schemaOf(v.flat.names, arrs), arrs, n)
 	return v.batch, nil
 }
 
@@ -227,14 +163,9 @@ func (v *valueReader) drop() {
 		v.batch.Release()
 		v.batch = nil
 	}
-	for _, a := range v.held {
-		a.Release()
-	}
-	v.held = v.held[:0]
 }
 
 func (v *valueReader) release() {
 	v.drop()
 	v.flat.release()
-	v.lists.release()
 }

@@ -5,16 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/apache/arrow-go/v18/parquet"
-	"github.com/apache/arrow-go/v18/parquet/file"
-	"github.com/apache/arrow-go/v18/parquet/metadata"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
@@ -22,64 +16,10 @@ import (
 // openFile is a Parquet file shared by concurrent split scans: os.File.ReadAt
 // is safe for concurrent use and the footer is parsed once.
 type openFile struct {
-	f  *os.File
-	md *metadata.FileMetaData
-	// rdr reads pages: flat predicate columns are decoded from them
-	// (pages.go), so a count needs nothing else.
-	rdr *file.Reader
-	// pred reads the predicate columns the page decoder does not (lists) in
-	// scan batches; vals reads the other columns in smaller batches so that
-	// only the parts of a batch that hold matches are decoded. Both are
-	// built on first use.
-	predOnce, valsOnce sync.Once
-	pred, vals         *pqarrow.FileReader
-	predErr, valsErr   error
-}
-
-func (o *openFile) predicates() (*pqarrow.FileReader, error) {
-	o.predOnce.Do(func() {
-		// Predicate string columns come back dictionary-encoded: the
-		// predicate compares each distinct value once and no string is copied.
-		props := pqarrow.ArrowReadProperties{BatchSize: occurrence.DefaultBatchSize}
-		for i, c := range occurrence.Columns {
-			if c.Kind == occurrence.KindString || c.Kind == occurrence.KindMulti {
-				props.SetReadDict(i, true)
-			}
-		}
-		o.pred, o.predErr = o.arrowReader(props)
-	})
-	return o.pred, o.predErr
-}
-
-func (o *openFile) values() (*pqarrow.FileReader, error) {
-	o.valsOnce.Do(func() {
-		o.vals, o.valsErr = o.arrowReader(pqarrow.ArrowReadProperties{BatchSize: valueBatch})
-	})
-	return o.vals, o.valsErr
-}
-
-// arrowReader is a pqarrow reader of the file with its own page reader
-// (default allocator: pqarrow's arrays may outlive a batch).
-func (o *openFile) arrowReader(props pqarrow.ArrowReadProperties) (*pqarrow.FileReader, error) {
-	rdr, err := file.NewParquetReader(o.f, file.WithMetadata(o.md), file.WithReadProps(readProps(memory.DefaultAllocator)))
-	if err != nil {
-		return nil, err
-	}
-	return pqarrow.NewFileReader(rdr, props, memory.DefaultAllocator)
-}
-
-// readProps makes column chunks stream through a small buffer instead of
-// being read whole: a scan that seeks to the pages around its matches then
-// reads only those pages of a large column (verbatim, locality, ...).
-// The buffer only needs to hold page headers (arrow-go peeks 16 KiB for
-// one; a smaller buffer would be reallocated to that): page bodies larger
-// than it are read straight into the page buffer. Every column chunk a scan
-// opens allocates one, so it is kept small.
-func readProps(mem memory.Allocator) *parquet.ReaderProperties {
-	p := parquet.NewReaderProperties(mem)
-	p.BufferedStreamEnabled = true
-	p.BufferSize = 16 << 10
-	return p
+	f *os.File
+	// foot locates the column chunks, whose pages the scan reads and
+	// decodes itself (chunk.go, pages.go).
+	foot *footer
 }
 
 // valueBatch is the granularity at which non-predicate columns are read.
@@ -125,13 +65,17 @@ func (s *Store) openFile(rel string) (*openFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open split file: %w", err)
 	}
-	// This reader only feeds the flat page decoder: its buffers are pooled.
-	rdr, err := file.NewParquetReader(f, file.WithReadProps(readProps(pagePoolAllocator)))
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("open split file: %w", err)
+	}
+	foot, err := readFooter(f, st.Size())
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("read %s: %w", rel, err)
 	}
-	return &openFile{f: f, md: rdr.MetaData(), rdr: rdr}, nil
+	return &openFile{f: f, foot: foot}, nil
 }
 
 // ScanSplit scans one row group: statistics pruning, then the predicate's
@@ -220,26 +164,6 @@ func (sc *splitScan) emitCounts(n int64) error {
 	return nil
 }
 
-func (sc *splitScan) recordReader(names []string) (pqarrow.RecordReader, error) {
-	fr, err := sc.file.predicates()
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", sc.path, err)
-	}
-	return sc.readerOf(fr, names)
-}
-
-func (sc *splitScan) readerOf(fr *pqarrow.FileReader, names []string) (pqarrow.RecordReader, error) {
-	idx, err := columnIndices(names)
-	if err != nil {
-		return nil, err
-	}
-	rr, err := fr.GetRecordReader(sc.ctx, idx, []int{sc.rg})
-	if err != nil {
-		return nil, fmt.Errorf("read %s row group %d: %w", sc.path, sc.rg, err)
-	}
-	return rr, nil
-}
-
 // filtered evaluates the predicate batch by batch and materializes the other
 // requested columns only for batches with matches, seeking past the rest.
 func (sc *splitScan) filtered() error {
@@ -257,7 +181,7 @@ func (sc *splitScan) filtered() error {
 			rest = append(rest, c)
 		}
 	}
-	var src predicateSource
+	var src *flatSource
 	if len(predCols) > 0 {
 		var err error
 		if src, err = sc.predicateSource(predCols); err != nil {
@@ -380,52 +304,4 @@ func countTrue(sel []bool) int {
 		}
 	}
 	return n
-}
-
-// lazyReader reads the non-predicate columns in step with the predicate
-// reader, opening on first use and seeking over batches without matches
-// (the page index lets the reader skip whole pages).
-type lazyReader struct {
-	sc    *splitScan
-	names []string
-	rr    pqarrow.RecordReader
-	next  int64 // row the reader delivers next
-}
-
-func (l *lazyReader) at(pos, n int64) (arrow.RecordBatch, error) {
-	if l.rr == nil {
-		vr, err := l.sc.file.values()
-		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", l.sc.path, err)
-		}
-		rr, err := l.sc.readerOf(vr, l.names)
-		if err != nil {
-			return nil, err
-		}
-		l.rr = rr
-	}
-	if pos != l.next {
-		if err := l.rr.SeekToRow(pos); err != nil {
-			return nil, fmt.Errorf("seek %s row %d: %w", l.sc.path, pos, err)
-		}
-		l.next = pos
-	}
-	if !l.rr.Next() {
-		if err := l.rr.Err(); err != nil {
-			return nil, fmt.Errorf("read %s: %w", l.sc.path, err)
-		}
-		return nil, fmt.Errorf("read %s: no rows at %d", l.sc.path, pos)
-	}
-	b := l.rr.RecordBatch()
-	if b.NumRows() != n {
-		return nil, fmt.Errorf("read %s: value batch of %d rows at %d, predicate batch has %d", l.sc.path, b.NumRows(), pos, n)
-	}
-	l.next = pos + n
-	return b, nil
-}
-
-func (l *lazyReader) release() {
-	if l.rr != nil {
-		l.rr.Release()
-	}
 }

@@ -277,19 +277,6 @@ func (w *DatasetWriter) finish(remove bool) {
 	}
 }
 
-// columnIndices maps column names to their positions in the stored schema.
-func columnIndices(names []string) ([]int, error) {
-	out := make([]int, len(names))
-	for i, n := range names {
-		idx := occurrence.ColumnIndex(n)
-		if idx < 0 {
-			return nil, fmt.Errorf("%w: %q", occurrence.ErrUnknownColumn, n)
-		}
-		out[i] = idx
-	}
-	return out, nil
-}
-
 // syncFile makes Close durable: the data reaches the disk before the file is
 // closed, so a published manifest never points at a torn file.
 type syncFile struct{ *os.File }
