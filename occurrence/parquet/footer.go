@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 )
 
 // footer is what a scan needs of a Parquet file's FileMetaData: the schema's
@@ -41,6 +42,10 @@ type chunkMeta struct {
 // maxFooter bounds the FileMetaData a file may claim.
 const maxFooter = 64 << 20
 
+// tailPool holds the buffers footers are first read into (parseFooter
+// keeps nothing of the bytes).
+var tailPool = sync.Pool{New: func() any { b := make([]byte, 16<<10); return &b }}
+
 // readFooter reads and parses the footer of the Parquet file r of size
 // bytes.
 func readFooter(r io.ReaderAt, size int64) (*footer, error) {
@@ -48,7 +53,9 @@ func readFooter(r io.ReaderAt, size int64) (*footer, error) {
 		return nil, fmt.Errorf("%d bytes is too short for a Parquet file: %w", size, errCorrupt)
 	}
 	// One read usually brings the whole footer: ours are a few KiB.
-	tail := make([]byte, min(size, 64<<10))
+	buf := tailPool.Get().(*[]byte)
+	defer tailPool.Put(buf)
+	tail := (*buf)[:min(size, int64(len(*buf)))]
 	if _, err := r.ReadAt(tail, size-int64(len(tail))); err != nil && err != io.EOF {
 		return nil, err
 	}

@@ -63,7 +63,11 @@ func TestFooterLevelsOfNestedColumns(t *testing.T) {
 		{Name: "tags", Type: lt, Nullable: true},
 		{Name: "s", Type: st, Nullable: true},
 		{Name: "b", Type: arrow.BinaryTypes.String, Nullable: true},
-	}, nil)
+	}, // a footer longer than the first read of readFooter
+		func() *arrow.Metadata {
+			m := arrow.NewMetadata([]string{"note"}, []string{strings.Repeat("n", 40<<10)})
+			return &m
+		}())
 	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
 	defer b.Release()
 	for i := range 10 {
@@ -91,6 +95,9 @@ func TestFooterLevelsOfNestedColumns(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := bytes.NewReader(buf.Bytes())
+	if n := binary.LittleEndian.Uint32(buf.Bytes()[buf.Len()-8:]); n < 32<<10 {
+		t.Fatalf("footer of %d bytes: the test wants one past the first read", n)
+	}
 	foot, err := readFooter(r, r.Size())
 	if err != nil {
 		t.Fatal(err)
