@@ -99,10 +99,14 @@ type tableWriter struct {
 	rw     *rowWriter
 	verb   *verbatimRow // nil without verbatim fields
 	fns    []cellFn
+	// clean marks the fns whose output needs no cleaning: dictionary
+	// columns formatted through dicts (one per field).
+	clean []bool
+	dicts []dictText
 }
 
 func newTableWriter(fields []field) *tableWriter {
-	return &tableWriter{fields: fields, verb: fieldsVerbatim(fields)}
+	return &tableWriter{fields: fields, verb: fieldsVerbatim(fields), dicts: make([]dictText, len(fields))}
 }
 
 // fieldsVerbatim reads the verbatim fields' values, in field order; nil when
@@ -130,16 +134,21 @@ func (t *tableWriter) header() []string {
 
 // writeBatch writes every row of b.
 func (t *tableWriter) writeBatch(b *batch) error {
-	t.fns = t.fns[:0]
-	for _, f := range t.fields {
+	t.fns, t.clean = t.fns[:0], t.clean[:0]
+	for j, f := range t.fields {
 		var fn cellFn
+		clean := false
 		if f.column != "" {
-			var err error
-			if fn, err = cellFor(b.col(f.column)); err != nil {
-				return fmt.Errorf("column %s: %w", f.column, err)
+			col := b.col(f.column)
+			if fn, clean = t.dicts[j].cell(col); !clean {
+				var err error
+				if fn, err = cellFor(col); err != nil {
+					return fmt.Errorf("column %s: %w", f.column, err)
+				}
 			}
 		}
 		t.fns = append(t.fns, fn)
+		t.clean = append(t.clean, clean)
 	}
 	verb := b.col(occurrence.ColVerbatim)
 	for i := 0; i < b.n; i++ {
@@ -147,8 +156,10 @@ func (t *tableWriter) writeBatch(b *batch) error {
 			t.verb.parse(str(verb, i))
 		}
 		k := 0 // next verbatim value
-		for _, fn := range t.fns {
-			if fn != nil {
+		for j, fn := range t.fns {
+			if t.clean[j] {
+				t.rw.cleanCell(fn, i)
+			} else if fn != nil {
 				t.rw.cell(fn, i)
 			} else {
 				t.rw.str(t.verb.values[k])

@@ -50,8 +50,23 @@ func testRecords(t testing.TB, batchRows int) []arrow.RecordBatch {
 	t.Helper()
 	b := occurrence.NewBuilder(nil)
 	defer b.Release()
-	r := occurrence.NewRecord()
 	var out []arrow.RecordBatch
+	eachTestRecord(func(_ testDataset, r *occurrence.Record) {
+		b.Append(r)
+		if b.Len() == batchRows {
+			out = append(out, b.NewBatch())
+		}
+	})
+	if b.Len() > 0 {
+		out = append(out, b.NewBatch())
+	}
+	return out
+}
+
+// eachTestRecord calls fn with every record of testDatasets in turn (r is
+// reused).
+func eachTestRecord(fn func(ds testDataset, r *occurrence.Record)) {
+	r := occurrence.NewRecord()
 	n := 0
 	idx := occurrence.ColumnIndex
 	for _, ds := range testDatasets {
@@ -93,17 +108,10 @@ func testRecords(t testing.TB, batchRows int) []arrow.RecordBatch {
 				js, _ := json.Marshal(media)
 				r.SetString(idx(occurrence.ColMultimedia), string(js))
 			}
-			b.Append(r)
+			fn(ds, r)
 			n++
-			if b.Len() == batchRows {
-				out = append(out, b.NewBatch())
-			}
 		}
 	}
-	if b.Len() > 0 {
-		out = append(out, b.NewBatch())
-	}
-	return out
 }
 
 func testRecordCount() int {

@@ -32,7 +32,8 @@ func (x *Export) WriteScan(ctx context.Context, t occurrence.Table, snap occurre
 		p.Scan = s
 		report()
 	}
-	st, err := occurrence.Scan(ctx, t, snap, occurrence.ScanRequest{Predicate: x.spec.Predicate, Columns: x.Columns()}, opts,
+	req := occurrence.ScanRequest{Predicate: x.spec.Predicate, Columns: x.Columns(), Dictionaries: x.acceptsDictionaries()}
+	st, err := occurrence.Scan(ctx, t, snap, req, opts,
 		func(b arrow.RecordBatch) error {
 			if err := x.Write(ctx, b); err != nil {
 				return err
@@ -48,4 +49,17 @@ func (x *Export) WriteScan(ctx context.Context, t occurrence.Table, snap occurre
 	}
 	res, err := x.Close(ctx)
 	return res, st, err
+}
+
+// acceptsDictionaries reports whether the export's format takes string
+// columns dictionary-encoded as well as plain (occurrence.ScanRequest's
+// Dictionaries): the text formats do (cellFor, str, dictText);
+// SIMPLE_PARQUET writes the scan's arrays as they are and needs one type
+// per column for its whole file.
+func (x *Export) acceptsDictionaries() bool {
+	switch x.spec.Format {
+	case FormatDWCA, FormatSimpleCSV, FormatSpeciesList:
+		return true
+	}
+	return false
 }

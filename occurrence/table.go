@@ -47,6 +47,17 @@ type ScanRequest struct {
 	Columns []string
 	// BatchSize caps the rows per emitted batch; 0 means DefaultBatchSize.
 	BatchSize int
+	// Dictionaries lets string columns arrive dictionary-encoded where the
+	// backend stores them so: an arrow Dictionary with int32 indices over a
+	// utf8 (*array.String) dictionary, saving the copy of every row's string.
+	// A consumer that sets it accepts both forms of a string column in any
+	// batch: the form may change from batch to batch, also within one split,
+	// and the batch schema then names the Dictionary type instead of
+	// SchemaOf's. The dictionaries handed out are immutable and GC-managed
+	// (not recycled when the batch is released): a consumer may keep them and
+	// strings taken from them. Backends without dictionaries ignore it;
+	// without it string columns are always plain.
+	Dictionaries bool
 }
 
 // DefaultBatchSize is the number of rows per Arrow batch a scan emits at most.

@@ -145,7 +145,56 @@ func Run(t *testing.T, open func(t *testing.T) Backend) {
 			}
 		}
 	})
+	t.Run("dictionaries", func(t *testing.T) { checkDictionaries(t, b.Table, all) })
 	t.Run("cancel", func(t *testing.T) { checkCancel(t, b.Table) })
+}
+
+// checkDictionaries scans with ScanRequest.Dictionaries: the rows and values
+// are those of a plain scan, and a column that arrives dictionary-encoded is
+// a string column with int32 indices over a utf8 dictionary. A backend
+// without dictionaries passes by ignoring the flag.
+func checkDictionaries(t *testing.T, tbl occurrence.Table, all *rows) {
+	for _, i := range []int{-1, 0, 13, 19, 29} {
+		var pred *occurrence.Predicate
+		var cols []string // all columns
+		if i >= 0 {
+			pred, _ = occurrence.ParsePredicateJSON([]byte(Predicates[i]), occurrence.DefaultLimits())
+			cols = []string{occurrence.ColGBIFID, occurrence.ColDatasetKey, occurrence.ColCountryCode, occurrence.ColLocality,
+				occurrence.ColScientificName, occurrence.ColOccurrenceID, occurrence.ColYear, occurrence.ColIssue}
+		}
+		got := scanReq(t, tbl, occurrence.ScanRequest{Predicate: pred, Columns: cols, Dictionaries: true})
+		want := all.ids
+		if pred != nil {
+			want = all.bruteForce(pred)
+		}
+		if !slices.Equal(got.ids, want) {
+			t.Fatalf("predicate %d: scan returned %d rows, brute force %d (first difference at %d)",
+				i, len(got.ids), len(want), firstDiff(got.ids, want))
+		}
+		if len(want) == 0 {
+			t.Fatalf("predicate %d matches nothing: nothing compared", i)
+		}
+		dicts := 0
+		for _, b := range got.batches {
+			for ci, f := range b.Schema().Fields() {
+				a := b.Column(ci)
+				if !arrow.TypeEqual(f.Type, a.DataType()) {
+					t.Fatalf("column %s: schema says %s, array is %s", f.Name, f.Type, a.DataType())
+				}
+				if d, ok := a.(*array.Dictionary); ok {
+					c, _, _ := occurrence.ColumnByName(f.Name)
+					_, utf8 := d.Dictionary().(*array.String)
+					_, int32s := d.Indices().(*array.Int32)
+					if !utf8 || !int32s || !arrow.TypeEqual(c.Kind.ArrowType(), arrow.BinaryTypes.String) {
+						t.Fatalf("column %s (kind %v) arrived as %s", f.Name, c.Kind, a.DataType())
+					}
+					dicts++
+				}
+			}
+		}
+		got.checkValues(t, all, cols)
+		t.Logf("predicate %d: %d rows, %d dictionary-encoded column batches", i, len(got.ids), dicts)
+	}
 }
 
 // Load generates records and loads them into the backend as n datasets.
@@ -181,13 +230,19 @@ type rows struct {
 
 func scanAll(t testing.TB, tbl occurrence.Table, pred *occurrence.Predicate, cols []string) *rows {
 	t.Helper()
+	return scanReq(t, tbl, occurrence.ScanRequest{Predicate: pred, Columns: cols})
+}
+
+// scanReq runs req over the whole table, keeping every batch.
+func scanReq(t testing.TB, tbl occurrence.Table, req occurrence.ScanRequest) *rows {
+	t.Helper()
 	ctx := context.Background()
 	snap, err := tbl.Snapshot(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := &rows{pos: map[int64][2]int{}}
-	_, err = occurrence.Scan(ctx, tbl, snap, occurrence.ScanRequest{Predicate: pred, Columns: cols}, occurrence.ScanOptions{Workers: 3}, func(b arrow.RecordBatch) error {
+	_, err = occurrence.Scan(ctx, tbl, snap, req, occurrence.ScanOptions{Workers: 3}, func(b arrow.RecordBatch) error {
 		b.Retain()
 		idCol := b.Column(b.Schema().FieldIndices(occurrence.ColGBIFID)[0]).(*array.Int64)
 		for i := 0; i < int(b.NumRows()); i++ {

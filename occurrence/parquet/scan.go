@@ -133,6 +133,8 @@ type splitScan struct {
 	// split is the row group's statistics (may be nil): they trim the
 	// predicate's columns (EvalCache.Trim).
 	split occurrence.Stats
+	// dicts are the stable dictionary copies of req.Dictionaries.
+	dicts dictCopies
 }
 
 // run scans the split; without a predicate every row matches and the
@@ -278,8 +280,11 @@ func (sc *splitScan) emitPart(pb, vb arrow.RecordBatch, vals *valueReader, off i
 			col.Retain()
 			share = shareable(name)
 		}
-		arrs[i] = takeSelected(col, sel, m, share)
+		arrs[i] = sc.take(i, col, sel, m, share)
 		col.Release()
+	}
+	if sc.req.Dictionaries {
+		schema = sc.dicts.schemaFor(schema, sc.cols, arrs)
 	}
 	out := array.NewRecordBatch(schema, arrs, int64(m))
 	defer out.Release()

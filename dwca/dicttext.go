@@ -1,0 +1,81 @@
+package dwca
+
+import (
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+)
+
+// dictText is a string dictionary's entries with the text rules applied
+// (rowWriter.cell's), made once per dictionary: a dictionary-encoded column
+// (occurrence.ScanRequest.Dictionaries) then appends each row's value as
+// ready bytes, with no check per row. Entry k is data[offs[k]:offs[k+1]].
+type dictText struct {
+	// src is the dictionary the entries were made from. Dictionaries are
+	// immutable and every batch of a column chunk shares the same one;
+	// holding it keeps its address from naming another dictionary.
+	src  arrow.ArrayData
+	data []byte
+	offs []int32
+}
+
+// cell returns the formatter of a dictionary column whose values are
+// strings and indices int32, its output already clean; ok is false for any
+// other dictionary (cellFor formats those).
+func (c *dictText) cell(a arrow.Array) (fn cellFn, ok bool) {
+	d, ok := a.(*array.Dictionary)
+	if !ok {
+		return nil, false
+	}
+	dict, ok := d.Dictionary().(*array.String)
+	if !ok {
+		return nil, false
+	}
+	ix, ok := d.Indices().(*array.Int32)
+	if !ok {
+		return nil, false
+	}
+	if src := d.Data().Dictionary(); c.src != src {
+		c.build(dict)
+		c.src = src
+	}
+	idx, data, offs := ix.Int32Values(), c.data, c.offs
+	if d.NullN() == 0 {
+		return func(dst []byte, i int) []byte {
+			k := idx[i]
+			return append(dst, data[offs[k]:offs[k+1]]...)
+		}, true
+	}
+	return func(dst []byte, i int) []byte {
+		if d.IsNull(i) {
+			return dst
+		}
+		k := idx[i]
+		return append(dst, data[offs[k]:offs[k+1]]...)
+	}, true
+}
+
+// build cleans every entry of dict; a null entry is empty, as cellFor
+// formats it.
+func (c *dictText) build(dict *array.String) {
+	n := dict.Len()
+	c.data = c.data[:0]
+	c.offs = append(c.offs[:0], 0)
+	for k := 0; k < n; k++ {
+		if dict.IsValid(k) {
+			v := dict.Value(k)
+			if plainASCII([]byte(v)) || !needsCleaning(v) {
+				c.data = append(c.data, v...)
+			} else {
+				c.data = appendCleaned(c.data, v)
+			}
+		}
+		c.offs = append(c.offs, int32(len(c.data)))
+	}
+}
+
+// cleanCell appends row i of a column whose formatter's output is already
+// clean (dictText.cell).
+func (r *rowWriter) cleanCell(f cellFn, i int) {
+	r.sep()
+	r.buf = f(r.buf, i)
+}

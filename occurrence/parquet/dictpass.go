@@ -1,0 +1,147 @@
+package parquet
+
+import (
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// Dictionary pass-through (occurrence.ScanRequest.Dictionaries): a selected
+// string column whose rows are dictionary indices leaves the scan as a
+// Dictionary array instead of being decoded into a plain string array. The
+// selected rows' indices are gathered into fresh memory; the dictionary is
+// the source's copied once per column chunk, because the page decoder's
+// dictionary lives in a pooled page buffer that is recycled when the chunk
+// closes.
+
+// dictType is the type of the dictionary columns a scan hands out.
+var dictType = &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
+
+// dictCopies holds, per output column of a split scan, the last source
+// dictionary seen and its stable copy. A split is one row group: a column has
+// one chunk, hence one dictionary, so the copy is made once per split (a
+// source that hands out a new dictionary per batch gets a copy per batch).
+// Holding the source keeps its address from being reused by another array.
+//
+// Sources are told apart by their dictionary's ArrayData: every batch of a
+// chunk shares it, while Dictionary.Dictionary makes a new array per batch.
+type dictCopies struct {
+	src []arrow.ArrayData
+	cp  []*array.String
+	// schema is the last batch schema built with dictionary columns, and
+	// dict which columns were dictionaries in it.
+	schema *arrow.Schema
+	dict   []bool
+}
+
+// take returns the selected rows (m of them) of d as a Dictionary array over
+// a stable copy of its dictionary, or nil when d is not an int32-indexed
+// string dictionary without nulls in its values (the caller then decodes
+// it as before). col is the output column's position.
+func (dc *dictCopies) take(col, ncols int, d *array.Dictionary, sel []bool, m int) arrow.Array {
+	dict, ok := d.Dictionary().(*array.String)
+	if !ok || dict.NullN() > 0 {
+		return nil
+	}
+	ix, ok := d.Indices().(*array.Int32)
+	if !ok {
+		return nil
+	}
+	if dc.src == nil {
+		dc.src = make([]arrow.ArrayData, ncols)
+		dc.cp = make([]*array.String, ncols)
+	}
+	if src := d.Data().Dictionary(); dc.src[col] != src {
+		dc.src[col], dc.cp[col] = src, copyStrings(dict)
+	}
+	return takeIndices(d, ix.Int32Values(), dc.cp[col], sel, m)
+}
+
+// copyStrings copies a string array without nulls into Go memory, its
+// offsets starting at zero.
+func copyStrings(a *array.String) *array.String {
+	n := a.Len()
+	src := a.ValueOffsets() // n+1 offsets, a's slice of them
+	base := src[0]
+	offs := make([]int32, n+1)
+	for i, o := range src[:n+1] {
+		offs[i] = o - base
+	}
+	data := append([]byte(nil), stringBytes(a)[base:src[n]]...)
+	return array.NewStringData(array.NewData(arrow.BinaryTypes.String, n,
+		[]*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(offs)), memory.NewBufferBytes(data)}, nil, 0, 0))
+}
+
+// takeIndices gathers the selected rows' indices and validity of d (whose
+// indices are idx) into a new Dictionary array over dict. A null row's
+// index is 0.
+func takeIndices(d *array.Dictionary, idx []int32, dict *array.String, sel []bool, m int) arrow.Array {
+	out := make([]int32, 0, m)
+	var bm, vbits []byte
+	boff, nulls := 0, 0
+	if d.NullN() > 0 {
+		bm, boff = d.NullBitmapBytes(), d.Data().Offset()
+		vbits = make([]byte, (m+7)/8)
+	}
+	for i, ok := range sel {
+		if !ok {
+			continue
+		}
+		if bm == nil {
+			out = append(out, idx[i])
+			continue
+		}
+		j := len(out)
+		if bitutil.BitIsSet(bm, boff+i) {
+			vbits[j>>3] |= 1 << (j & 7)
+			out = append(out, idx[i])
+		} else {
+			out = append(out, 0)
+			nulls++
+		}
+	}
+	var valid *memory.Buffer
+	if nulls > 0 {
+		valid = memory.NewBufferBytes(vbits)
+	}
+	data := array.NewDataWithDictionary(dictType, m,
+		[]*memory.Buffer{valid, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(out))}, nulls, 0, dict.Data().(*array.Data))
+	defer data.Release()
+	return array.NewDictionaryData(data)
+}
+
+// schemaFor returns the schema of arrs: plain when no column is a
+// dictionary, else one naming their types (schemaOf), reused while the same
+// columns are dictionaries.
+func (dc *dictCopies) schemaFor(plain *arrow.Schema, names []string, arrs []arrow.Array) *arrow.Schema {
+	has, same := false, dc.schema != nil
+	for i, a := range arrs {
+		isDict := a.DataType().ID() == arrow.DICTIONARY
+		has = has || isDict
+		same = same && dc.dict[i] == isDict
+	}
+	if !has {
+		return plain
+	}
+	if same {
+		return dc.schema
+	}
+	dc.schema = schemaOf(names, arrs)
+	dc.dict = dc.dict[:0]
+	for _, a := range arrs {
+		dc.dict = append(dc.dict, a.DataType().ID() == arrow.DICTIONARY)
+	}
+	return dc.schema
+}
+
+// take is takeSelected, except that with req.Dictionaries a string
+// dictionary column stays one (dictCopies.take).
+func (sc *splitScan) take(col int, a arrow.Array, sel []bool, m int, share bool) arrow.Array {
+	if d, ok := a.(*array.Dictionary); ok && sc.req.Dictionaries {
+		if out := sc.dicts.take(col, len(sc.cols), d, sel, m); out != nil {
+			return out
+		}
+	}
+	return takeSelected(a, sel, m, share)
+}
