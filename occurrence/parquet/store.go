@@ -98,10 +98,12 @@ func Open(dir string, cfg Config, logger *slog.Logger) (*Store, error) {
 	if err := os.MkdirAll(filepath.Join(dir, dataDir), 0o755); err != nil {
 		return nil, fmt.Errorf("open table %s: %w", dir, err)
 	}
-	if _, err := readManifest(dir); err != nil {
+	s := &Store{dir: dir, cfg: cfg.withDefaults(), logger: logger, files: map[string]*fileSlot{}}
+	// Reading the manifest checks it and keeps it for the first snapshot.
+	if _, err := s.current(); err != nil {
 		return nil, fmt.Errorf("open table %s: %w", dir, err)
 	}
-	return &Store{dir: dir, cfg: cfg.withDefaults(), logger: logger, files: map[string]*fileSlot{}}, nil
+	return s, nil
 }
 
 // Close releases open files.
