@@ -1,7 +1,6 @@
 package parquet
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -92,30 +91,6 @@ func readManifest(dir string) (*manifest, error) {
 		return nil, fmt.Errorf("read manifest: %w", err)
 	}
 	return decodeManifest(data, filepath.Join(dir, manifestName))
-}
-
-func decodeManifest(data []byte, path string) (*manifest, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var m manifest
-	if err := dec.Decode(&m); err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrCorruptManifest, path, err)
-	}
-	if m.Format != manifestFormat {
-		return nil, fmt.Errorf("%w: %s: format %d, want %d", ErrCorruptManifest, path, m.Format, manifestFormat)
-	}
-	if m.Datasets == nil {
-		m.Datasets = map[string]*datasetEntry{}
-	}
-	for _, ds := range m.Datasets {
-		for _, f := range ds.Files {
-			for i := range f.RowGroups {
-				g := &f.RowGroups[i]
-				g.split = &splitStats{rows: g.Rows, raw: g.Stats}
-			}
-		}
-	}
-	return &m, nil
 }
 
 // writeManifest publishes m atomically: a synced temporary file renamed over
