@@ -211,6 +211,11 @@ func (x *Export) Columns() []string { return x.cols }
 func (x *Export) Written() int64 { return x.zw.Written() }
 
 // Write adds a batch of matching records; its schema must hold Columns().
+// String columns may be plain or dictionary-encoded from batch to batch
+// (occurrence.ScanRequest.Dictionaries; SIMPLE_PARQUET needs one type per
+// column). A dictionary must not change while the export runs: the text
+// formats clean its entries once and reuse them for every batch that
+// carries the same dictionary.
 func (x *Export) Write(ctx context.Context, rec arrow.RecordBatch) error {
 	if x.closed {
 		return errors.New("dwca: write to a closed export")
