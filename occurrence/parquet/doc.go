@@ -22,11 +22,16 @@
 // vectorized, and decodes the other requested columns only for row ranges that
 // hold matches.
 //
-// Files are written with arrow-go's pqarrow; flat columns are read with the
-// package's own page decoder (pages.go, rle.go) rather than pqarrow's record
-// readers: pages are decoded into buffers reused from batch to batch,
-// dictionary-encoded strings and integers reach the predicate as dictionary
-// indices (each distinct value is matched once per column chunk), and value
-// columns seek through the Parquet page index to the 1,024-row slices that
-// hold matches. List columns (typeStatus, mediaType, issue) go through pqarrow.
+// Files are written with arrow-go's pqarrow and read without it: the
+// package parses footers, page headers and offset indexes itself (a small
+// compact-Thrift reader, thrift.go, footer.go, pageheader.go), reads column
+// chunks through a read-ahead window or, for a seek, exactly the page the
+// offset index names (chunk.go), and decodes pages with its own decoder
+// (pages.go, rle.go): pages are decoded into buffers reused from batch to
+// batch, dictionary-encoded strings and integers reach the predicate as
+// dictionary indices (each distinct value is matched once per column
+// chunk), and value columns seek to the 1,024-row slices that hold matches.
+// Multi-value columns (typeStatus, mediaType, issue) are stored as strings
+// joined with ";" and read like any other string column. The manifest is
+// validated and walked in one pass (manifest_decode.go).
 package parquet
