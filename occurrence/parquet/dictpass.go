@@ -137,11 +137,11 @@ func (dc *dictCopies) schemaFor(plain *arrow.Schema, names []string, arrs []arro
 
 // take is takeSelected, except that with req.Dictionaries a string
 // dictionary column stays one (dictCopies.take).
-func (sc *splitScan) take(col int, a arrow.Array, sel []bool, m int, share bool) arrow.Array {
+func (sc *splitScan) take(col int, a arrow.Array, sel []bool, m int) arrow.Array {
 	if d, ok := a.(*array.Dictionary); ok && sc.req.Dictionaries {
 		if out := sc.dicts.take(col, len(sc.cols), d, sel, m); out != nil {
 			return out
 		}
 	}
-	return takeSelected(a, sel, m, share)
+	return takeSelected(a, sel, m)
 }

@@ -144,10 +144,6 @@ func (sc *splitScan) valueReader(names []string) *valueReader {
 
 func (v *valueReader) empty() bool { return len(v.flat.names) == 0 }
 
-// shareable reports whether a column of the batch may be handed on without
-// a copy: none may, the page decoder's buffers are reused.
-func shareable(string) bool { return false }
-
 func (v *valueReader) at(pos, n int64) (arrow.RecordBatch, error) {
 	v.drop()
 	arrs, err := v.flat.read(pos, n)

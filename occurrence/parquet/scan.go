@@ -238,7 +238,7 @@ func (sc *splitScan) emitMatches(pb arrow.RecordBatch, vals *valueReader, pos in
 		return sc.emitCounts(int64(m))
 	}
 	if vals.empty() {
-		return sc.emitPart(pb, nil, vals, 0, sel, m, schema)
+		return sc.emitPart(pb, nil, 0, sel, m, schema)
 	}
 	// Decode the other columns only for the value batches that hold matches.
 	for off := 0; off < len(sel); off += valueBatch {
@@ -251,7 +251,7 @@ func (sc *splitScan) emitMatches(pb arrow.RecordBatch, vals *valueReader, pos in
 		if err != nil {
 			return err
 		}
-		if err := sc.emitPart(pb, vb, vals, off, sel[off:end], k, schema); err != nil {
+		if err := sc.emitPart(pb, vb, off, sel[off:end], k, schema); err != nil {
 			return err
 		}
 	}
@@ -260,7 +260,7 @@ func (sc *splitScan) emitMatches(pb arrow.RecordBatch, vals *valueReader, pos in
 
 // emitPart emits the selected rows of pb[off:off+len(sel)] joined with vb
 // (the same rows' other columns, or nil).
-func (sc *splitScan) emitPart(pb, vb arrow.RecordBatch, vals *valueReader, off int, sel []bool, m int, schema *arrow.Schema) error {
+func (sc *splitScan) emitPart(pb, vb arrow.RecordBatch, off int, sel []bool, m int, schema *arrow.Schema) error {
 	arrs := make([]arrow.Array, len(sc.cols))
 	defer func() {
 		for _, a := range arrs {
@@ -271,16 +271,13 @@ func (sc *splitScan) emitPart(pb, vb arrow.RecordBatch, vals *valueReader, off i
 	}()
 	for i, name := range sc.cols {
 		var col arrow.Array
-		share := true
 		if idx := pb.Schema().FieldIndices(name); len(idx) > 0 {
 			col = array.NewSlice(pb.Column(idx[0]), int64(off), int64(off+len(sel)))
-			share = false // predicate batches are reused
 		} else {
 			col = vb.Column(vb.Schema().FieldIndices(name)[0])
 			col.Retain()
-			share = shareable(name)
 		}
-		arrs[i] = sc.take(i, col, sel, m, share)
+		arrs[i] = sc.take(i, col, sel, m)
 		col.Release()
 	}
 	if sc.req.Dictionaries {

@@ -1,6 +1,8 @@
 package parquet
 
 import (
+	"unsafe"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
@@ -9,19 +11,18 @@ import (
 
 // takeSelected copies the rows of a where sel is true (m of them) into a new
 // array of the same type; dictionary-encoded strings come out as plain
-// strings. The copying is gather's (cluster.go). With share set, a fully
-// selected a is returned itself (retained) instead of copied; a's buffers must
-// then outlive the batch, which the fast predicate reader's do not.
-func takeSelected(a arrow.Array, sel []bool, m int, share bool) arrow.Array {
-	if d, ok := a.(*array.Dictionary); ok {
-		return takeDictionary(d, sel, m)
-	}
-	if share && m == len(sel) {
-		a.Retain()
-		return a
-	}
-	if str, ok := a.(*array.String); ok {
-		return takeStrings(a, str.ValueOffsets(), nil, stringBytes(str), sel, m)
+// strings. The page decoder's buffers are reused from batch to batch, so
+// every column is copied.
+func takeSelected(a arrow.Array, sel []bool, m int) arrow.Array {
+	switch x := a.(type) {
+	case *array.Dictionary:
+		return takeDictionary(x, sel, m)
+	case *array.String:
+		return takeStrings(a, x.ValueOffsets(), nil, stringBytes(x), sel, m)
+	case *array.Int64, *array.Float64, *array.Timestamp:
+		return takeFixed[uint64](a, sel, m)
+	case *array.Int32:
+		return takeFixed[uint32](a, sel, m)
 	}
 	refs := make([]rowRef, 0, m)
 	for i, ok := range sel {
@@ -33,6 +34,40 @@ func takeSelected(a arrow.Array, sel []bool, m int, share bool) arrow.Array {
 	defer b.Release()
 	gatherColumn(b, []arrow.Array{a}, refs)
 	return b.NewArray()
+}
+
+// takeFixed copies the selected rows of a fixed-width array whose values
+// are T-sized (their bits copied as they are) into Go memory.
+func takeFixed[T uint32 | uint64](a arrow.Array, sel []bool, m int) arrow.Array {
+	data := a.Data()
+	src := unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(data.Buffers()[1].Bytes()))), data.Offset()+data.Len())[data.Offset():]
+	out := make([]T, m)
+	var vbits []byte
+	nulls := 0
+	if a.NullN() > 0 {
+		vbits = make([]byte, (m+7)/8)
+	}
+	j := 0
+	for i, ok := range sel {
+		if !ok {
+			continue
+		}
+		out[j] = src[i]
+		if vbits != nil {
+			if a.IsValid(i) {
+				vbits[j>>3] |= 1 << (j & 7)
+			} else {
+				nulls++
+			}
+		}
+		j++
+	}
+	var vb *memory.Buffer
+	if vbits != nil {
+		vb = memory.NewBufferBytes(vbits)
+	}
+	bytes := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(out))), m*int(unsafe.Sizeof(out[0])))
+	return array.MakeFromData(array.NewData(a.DataType(), m, []*memory.Buffer{vb, memory.NewBufferBytes(bytes)}, nil, nulls, 0))
 }
 
 // takeDictionary decodes the selected rows of a dictionary-encoded column
