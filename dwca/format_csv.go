@@ -145,6 +145,7 @@ func (t *tableWriter) writeBatch(b *batch) error {
 				if fn, err = cellFor(col); err != nil {
 					return fmt.Errorf("column %s: %w", f.column, err)
 				}
+				clean = cleanOutput(col)
 			}
 		}
 		t.fns = append(t.fns, fn)

@@ -142,6 +142,20 @@ func cellFor(a arrow.Array) (cellFn, error) {
 	return nil, fmt.Errorf("dwca: cannot format a column of type %s", a.DataType())
 }
 
+// cleanOutput reports whether everything cellFor formats from a is printable
+// ASCII without a tab or line break, so that rows need no check per cell:
+// numbers, booleans and timestamps always; strings when all of this batch's
+// value bytes are plain ASCII (checked once, over the whole value buffer).
+func cleanOutput(a arrow.Array) bool {
+	switch a := a.(type) {
+	case *array.Int32, *array.Int64, *array.Float64, *array.Boolean, *array.Timestamp:
+		return true
+	case *array.String:
+		return plainASCII(a.ValueBytes())
+	}
+	return false
+}
+
 // dictCell formats row i of a dictionary column as its value idx[i] of the
 // dictionary.
 func dictCell[T int8 | uint8 | int16 | uint16 | int32 | uint32 | int64 | uint64](a *array.Dictionary, idx []T, inner cellFn) cellFn {
