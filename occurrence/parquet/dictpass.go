@@ -58,8 +58,10 @@ func (dc *dictCopies) take(col, ncols int, d *array.Dictionary, sel []bool, m in
 	return takeIndices(d, ix.Int32Values(), dc.cp[col], sel, m)
 }
 
-// copyStrings copies a string array without nulls into Go memory, its
-// offsets starting at zero.
+// copyStrings copies a string array's offsets (starting at zero) and value
+// bytes into Go memory; the copy has no nulls (a null's entry is whatever
+// bytes its offsets span, empty as Arrow builders and the page decoder
+// write it: the indices that refer to it carry the null).
 func copyStrings(a *array.String) *array.String {
 	n := a.Len()
 	src := a.ValueOffsets() // n+1 offsets, a's slice of them
@@ -73,10 +75,10 @@ func copyStrings(a *array.String) *array.String {
 		[]*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(offs)), memory.NewBufferBytes(data)}, nil, 0, 0))
 }
 
-// takeIndices gathers the selected rows' indices and validity of d (whose
-// indices are idx) into a new Dictionary array over dict. A null row's
-// index is 0.
-func takeIndices(d *array.Dictionary, idx []int32, dict *array.String, sel []bool, m int) arrow.Array {
+// takeIndices gathers the selected rows' indices (idx[i], or i itself when
+// idx is nil) and validity (d's) into a new Dictionary array over dict. A
+// null row's index is 0.
+func takeIndices(d arrow.Array, idx []int32, dict *array.String, sel []bool, m int) arrow.Array {
 	out := make([]int32, 0, m)
 	var bm, vbits []byte
 	boff, nulls := 0, 0
@@ -88,14 +90,18 @@ func takeIndices(d *array.Dictionary, idx []int32, dict *array.String, sel []boo
 		if !ok {
 			continue
 		}
+		k := int32(i)
+		if idx != nil {
+			k = idx[i]
+		}
 		if bm == nil {
-			out = append(out, idx[i])
+			out = append(out, k)
 			continue
 		}
 		j := len(out)
 		if bitutil.BitIsSet(bm, boff+i) {
 			vbits[j>>3] |= 1 << (j & 7)
-			out = append(out, idx[i])
+			out = append(out, k)
 		} else {
 			out = append(out, 0)
 			nulls++
@@ -136,11 +142,21 @@ func (dc *dictCopies) schemaFor(plain *arrow.Schema, names []string, arrs []arro
 }
 
 // take is takeSelected, except that with req.Dictionaries a string
-// dictionary column stays one (dictCopies.take).
+// dictionary column stays one (dictCopies.take), and a plain string column
+// of which at least half the rows are selected goes out as a dictionary
+// over a copy of the whole column: one bulk copy instead of one per
+// selected value.
 func (sc *splitScan) take(col int, a arrow.Array, sel []bool, m int) arrow.Array {
-	if d, ok := a.(*array.Dictionary); ok && sc.req.Dictionaries {
-		if out := sc.dicts.take(col, len(sc.cols), d, sel, m); out != nil {
-			return out
+	if sc.req.Dictionaries {
+		switch x := a.(type) {
+		case *array.Dictionary:
+			if out := sc.dicts.take(col, len(sc.cols), x, sel, m); out != nil {
+				return out
+			}
+		case *array.String:
+			if 2*m >= len(sel) {
+				return takeIndices(x, nil, copyStrings(x), sel, m)
+			}
 		}
 	}
 	return takeSelected(a, sel, m)

@@ -186,12 +186,16 @@ func TestDictionariesFallBackWithinSplit(t *testing.T) {
 		t.Fatal(err)
 	}
 	cols := []string{occurrence.ColOccurrenceID, occurrence.ColLocality, occurrence.ColCatalogNumber}
+	// Under half of each batch's rows match: plain string rows then stay
+	// plain (take hands a mostly selected plain column on as a dictionary
+	// over its own copy, which would hide the fallback).
+	pred := mustPred(t, `{"type":"lessThan","key":"YEAR","value":"1990"}`) // 41% of the records
 	mixed := 0
 	for _, sp := range snap.Splits {
 		var vals [2][][]string
 		forms := map[string]map[bool]bool{}
 		for k, dicts := range []bool{false, true} {
-			req := occurrence.ScanRequest{Columns: cols, Dictionaries: dicts}
+			req := occurrence.ScanRequest{Predicate: pred, Columns: cols, Dictionaries: dicts}
 			_, err := s.ScanSplit(ctx, sp, req, func(b arrow.RecordBatch) error {
 				for i := 0; i < int(b.NumRows()); i++ {
 					row := make([]string, len(cols))
