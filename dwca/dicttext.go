@@ -16,6 +16,22 @@ type dictText struct {
 	src  arrow.ArrayData
 	data []byte
 	offs []int32
+	// clean is set when src's entries need no cleaning: data and offs are
+	// then unused and rows are formatted from src itself.
+	clean bool
+}
+
+// plainDictCell formats rows of a dictionary column whose entries are clean.
+func plainDictCell(d *array.Dictionary, idx []int32, dict *array.String) cellFn {
+	if d.NullN() == 0 {
+		return func(dst []byte, i int) []byte { return append(dst, dict.Value(int(idx[i]))...) }
+	}
+	return func(dst []byte, i int) []byte {
+		if d.IsNull(i) {
+			return dst
+		}
+		return append(dst, dict.Value(int(idx[i]))...)
+	}
 }
 
 // cell returns the formatter of a dictionary column whose values are
@@ -35,8 +51,16 @@ func (c *dictText) cell(a arrow.Array) (fn cellFn, ok bool) {
 		return nil, false
 	}
 	if src := d.Data().Dictionary(); c.src != src {
-		c.build(dict)
+		// A dictionary whose bytes are all plain ASCII (one check over its
+		// value buffer) is formatted from directly; only others are
+		// cleaned entry by entry.
+		if c.clean = dict.NullN() == 0 && plainASCII(dict.ValueBytes()); !c.clean {
+			c.build(dict)
+		}
 		c.src = src
+	}
+	if c.clean {
+		return plainDictCell(d, ix.Int32Values(), dict), true
 	}
 	idx, data, offs := ix.Int32Values(), c.data, c.offs
 	if d.NullN() == 0 {
