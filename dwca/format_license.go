@@ -5,6 +5,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
 
@@ -87,9 +90,11 @@ func withAccounting(cols []string) []string {
 func (a *accounting) add(b *batch) {
 	keys, lics := b.col(occurrence.ColDatasetKey), b.col(occurrence.ColLicense)
 	a.records += int64(b.n)
-	var lastLic string
-	lastRank := licUnknown
-	for i := 0; i < b.n; i++ {
+	for i := 0; i < b.n; {
+		// Records come grouped by dataset: account a run of rows with the
+		// same dataset and licence at once.
+		j := sameRun(keys, i, b.n)
+		j = sameRun(lics, i, j)
 		k := str(keys, i)
 		if a.last == nil || k != a.lastKey {
 			d := a.datasets[k]
@@ -100,16 +105,35 @@ func (a *accounting) add(b *batch) {
 			a.lastKey, a.last = strings.Clone(k), d
 		}
 		d := a.last
-		d.records++
-		l := str(lics, i)
-		if l != lastLic || i == 0 {
-			lastLic, lastRank = l, rankLicence(l)
-		}
-		if lastRank == licUnknown {
+		d.records += int64(j - i)
+		rank := rankLicence(str(lics, i))
+		if rank == licUnknown {
 			d.unknown = true
 		}
-		d.maxLic = max(d.maxLic, lastRank)
+		d.maxLic = max(d.maxLic, rank)
+		i = j
 	}
+}
+
+// sameRun returns the end of the run of rows from i (before end) that hold
+// the same value of a as row i: dictionary indices are compared where a is
+// a dictionary, else the values.
+func sameRun(a arrow.Array, i, end int) int {
+	j := i + 1
+	if d, ok := a.(*array.Dictionary); ok && d.NullN() == 0 {
+		if ix, ok := d.Indices().(*array.Int32); ok {
+			idx := ix.Int32Values()
+			for j < end && idx[j] == idx[i] {
+				j++
+			}
+			return j
+		}
+	}
+	v, null := str(a, i), a == nil || a.IsNull(i)
+	for j < end && (a == nil || a.IsNull(j) == null) && str(a, j) == v {
+		j++
+	}
+	return j
 }
 
 // datasetKeys returns the datasets in key order.
