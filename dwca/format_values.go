@@ -223,12 +223,43 @@ type rowWriter struct {
 	buf   []byte
 	cells int // cells in the current row
 	err   error
+	// direct is w's AvailableBuffer when it has one (the zip writer's
+	// entries): rows are then built in the free space of the chunk being
+	// deflated and handed over without a copy.
+	direct func() []byte
+	own    []byte // the buffer otherwise
+	limit  int    // flush once buf is this long
 }
 
-const rowFlushBytes = 256 << 10
+const (
+	rowFlushBytes = 256 << 10
+	// rowMargin is the room a direct buffer keeps for the row being built;
+	// a longer row outgrows the buffer and is copied.
+	rowMargin = 64 << 10
+)
 
 func newRowWriter(w io.Writer) *rowWriter {
-	return &rowWriter{w: w, buf: make([]byte, 0, rowFlushBytes+64<<10)}
+	r := &rowWriter{w: w}
+	if ab, ok := w.(interface{ AvailableBuffer() []byte }); ok {
+		r.direct = ab.AvailableBuffer
+	}
+	r.reset()
+	return r
+}
+
+// reset starts an empty buffer: the writer's free space when it offers
+// enough, else the rowWriter's own.
+func (r *rowWriter) reset() {
+	if r.direct != nil {
+		if b := r.direct(); cap(b) >= 2*rowMargin {
+			r.buf, r.limit = b, cap(b)-rowMargin
+			return
+		}
+	}
+	if r.own == nil {
+		r.own = make([]byte, 0, rowFlushBytes+rowMargin)
+	}
+	r.buf, r.limit = r.own[:0], rowFlushBytes
 }
 
 func (r *rowWriter) sep() {
@@ -270,7 +301,7 @@ func (r *rowWriter) row(values []string) error {
 func (r *rowWriter) end() error {
 	r.buf = append(r.buf, '\n')
 	r.cells = 0
-	if len(r.buf) >= rowFlushBytes {
+	if len(r.buf) >= r.limit {
 		return r.flush()
 	}
 	return r.err
@@ -281,7 +312,7 @@ func (r *rowWriter) flush() error {
 	if r.err == nil && len(r.buf) > 0 {
 		_, r.err = r.w.Write(r.buf)
 	}
-	r.buf = r.buf[:0]
+	r.reset()
 	return r.err
 }
 

@@ -68,6 +68,16 @@ func (ew *entryWriter) Write(p []byte) (int, error) {
 		return ew.writeStored(p)
 	}
 	n := len(p)
+	if j := ew.fill; j != nil && len(p) > 0 && len(p) <= cap(j.in)-len(j.in) && &p[0] == &j.in[:len(j.in)+1][len(j.in)] {
+		// p was built in place, in the chunk's free space (AvailableBuffer).
+		j.in = j.in[:len(j.in)+len(p)]
+		if len(j.in) == zw.opts.ChunkSize {
+			if err := ew.dispatch(); err != nil {
+				return 0, zw.fail(err)
+			}
+		}
+		return n, nil
+	}
 	for len(p) > 0 {
 		if ew.fill == nil {
 			j, err := ew.acquire()
@@ -86,6 +96,28 @@ func (ew *entryWriter) Write(p []byte) (int, error) {
 		}
 	}
 	return n, nil
+}
+
+// AvailableBuffer returns an empty buffer over the free space of the chunk
+// being filled, as bufio.Writer's does: bytes appended to it and passed to
+// the immediately following Write are taken in place, not copied. It returns nil when the
+// entry is stored rather than deflated or the writer has failed (append to
+// nil works as well, with a copy).
+func (ew *entryWriter) AvailableBuffer() []byte {
+	zw := ew.zw
+	if zw.err != nil || ew.e.method != Deflate || ew.spool == nil && zw.cur != ew || ew.spool != nil && ew.spool.done {
+		return nil
+	}
+	if ew.fill == nil {
+		j, err := ew.acquire()
+		if err != nil {
+			zw.fail(err)
+			return nil
+		}
+		ew.fill = j
+	}
+	in := ew.fill.in
+	return in[len(in):len(in):zw.opts.ChunkSize]
 }
 
 func (ew *entryWriter) writeStored(p []byte) (int, error) {

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/biodiversity-downloads/downloader/dwca/internal/readers"
 )
@@ -213,4 +214,62 @@ func TestThirdPartyReaders(t *testing.T) {
 	if n := readers.Verify(t, path, time.Minute); n != len(entries) {
 		t.Fatalf("python saw %d entries, want %d", n, len(entries))
 	}
+}
+
+// TestAvailableBuffer writes entries through AvailableBuffer (bytes built in
+// the chunk's free space, taken in place), mixed with plain writes, with
+// buffers that outgrow the free space (then copied) and a stored entry
+// (no buffer), and reads the archive back.
+func TestAvailableBuffer(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	entries := []testEntry{
+		{name: "a.txt", data: sample(rng, 300_000)},
+		{name: "b.txt", data: sample(rng, 5_000)},
+		{name: "stored.txt", data: sample(rng, 20_000), stored: true},
+		{name: "c.txt", data: sample(rng, 200_000)},
+	}
+	type availableBuffer interface{ AvailableBuffer() []byte }
+	var buf bytes.Buffer
+	zw, err := NewWriter(&buf, Options{ChunkSize: 16 << 10, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod := time.Date(2024, 3, 5, 10, 20, 30, 0, time.UTC)
+	inPlace, copied := 0, 0
+	for _, e := range entries {
+		w, err := zw.CreateHeader(&FileHeader{Name: e.name, Stored: e.stored, Modified: mod})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ab := w.(availableBuffer)
+		for p := e.data; len(p) > 0; {
+			k := min(len(p), 1+rng.IntN(9000))
+			b := ab.AvailableBuffer()
+			if e.stored != (b == nil) {
+				t.Fatalf("%s: AvailableBuffer %v for a stored=%v entry", e.name, b != nil, e.stored)
+			}
+			start := unsafe.SliceData(b[:cap(b)])
+			if rng.IntN(5) == 0 {
+				b = p[:k] // a plain write now and then
+			} else {
+				b = append(b, p[:k]...)
+			}
+			if cap(b) > 0 && unsafe.SliceData(b) == start {
+				inPlace++
+			} else {
+				copied++
+			}
+			if _, err := w.Write(b); err != nil {
+				t.Fatal(err)
+			}
+			p = p[k:]
+		}
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if inPlace == 0 || copied == 0 {
+		t.Fatalf("%d writes in place, %d copied: want both", inPlace, copied)
+	}
+	checkArchive(t, buf.Bytes(), entries)
 }

@@ -41,6 +41,10 @@ func (zw *Writer) NewSpool(tmp io.Writer, stored bool) (*Spool, error) {
 // Write adds data to the spool.
 func (s *Spool) Write(p []byte) (int, error) { return s.ew.Write(p) }
 
+// AvailableBuffer is the entry writer's (see Writer.CreateHeader): bytes
+// appended to it and passed to the next Write are not copied.
+func (s *Spool) AvailableBuffer() []byte { return s.ew.AvailableBuffer() }
+
 // Close ends the spooled data; the temporary writer then holds
 // CompressedSize bytes.
 func (s *Spool) Close() error {
