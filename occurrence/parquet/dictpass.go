@@ -117,6 +117,25 @@ func takeIndices(d arrow.Array, idx []int32, dict *array.String, sel []bool, m i
 	return array.NewDictionaryData(data)
 }
 
+// positions returns the indices of the m true values of sel.
+func positions(sel []bool, m int) []int32 {
+	out := make([]int32, 0, m)
+	for i, ok := range sel {
+		if ok {
+			out = append(out, int32(i))
+		}
+	}
+	return out
+}
+
+// dictionaryOver is a Dictionary array without nulls: indices idx over dict.
+func dictionaryOver(idx []int32, dict *array.String) arrow.Array {
+	data := array.NewDataWithDictionary(dictType, len(idx),
+		[]*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(idx))}, 0, 0, dict.Data().(*array.Data))
+	defer data.Release()
+	return array.NewDictionaryData(data)
+}
+
 // schemaFor returns the schema of arrs: plain when no column is a
 // dictionary, else one naming their types (schemaOf), reused while the same
 // columns are dictionaries.
@@ -154,6 +173,14 @@ func (sc *splitScan) take(col int, a arrow.Array, sel []bool, m int) arrow.Array
 				return out
 			}
 		case *array.String:
+			if 2*m >= len(sel) && x.NullN() == 0 {
+				// The selected rows' positions, shared by every such column
+				// of the batch.
+				if len(sc.selIdx) != m {
+					sc.selIdx = positions(sel, m)
+				}
+				return dictionaryOver(sc.selIdx, copyStrings(x))
+			}
 			if 2*m >= len(sel) {
 				return takeIndices(x, nil, copyStrings(x), sel, m)
 			}

@@ -135,6 +135,9 @@ type splitScan struct {
 	split occurrence.Stats
 	// dicts are the stable dictionary copies of req.Dictionaries.
 	dicts dictCopies
+	// selIdx is the current part's selected row positions (take), nil
+	// until a column needs them.
+	selIdx []int32
 }
 
 // run scans the split; without a predicate every row matches and the
@@ -261,6 +264,7 @@ func (sc *splitScan) emitMatches(pb arrow.RecordBatch, vals *valueReader, pos in
 // emitPart emits the selected rows of pb[off:off+len(sel)] joined with vb
 // (the same rows' other columns, or nil).
 func (sc *splitScan) emitPart(pb, vb arrow.RecordBatch, off int, sel []bool, m int, schema *arrow.Schema) error {
+	sc.selIdx = nil
 	arrs := make([]arrow.Array, len(sc.cols))
 	defer func() {
 		for _, a := range arrs {
