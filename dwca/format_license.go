@@ -34,22 +34,23 @@ var licenceTitle = map[licenceRank]string{
 	licCCBYNC:  "CC BY-NC 4.0",
 }
 
-// rankLicence recognizes a licence given as a URI, a GBIF enum name or
-// words. Anything else, "unspecified" included, is unknown.
+// rankLicence ranks a licence given as a URI, a GBIF enum name or words,
+// recognized by occurrence.NormalizeLicense (the rule records are
+// interpreted with, so a dataset's licence and its records' agree). Anything
+// it does not recognize, "unspecified" and licences GBIF does not support
+// (CC BY-NC-ND, CC BY-SA, ...) included, is unknown.
 func rankLicence(s string) licenceRank {
-	l := strings.ToLower(strings.TrimSpace(s))
-	switch {
-	case l == "" || l == occurrence.LicenseUnspecified:
+	l, ok := occurrence.NormalizeLicense(s)
+	if !ok {
 		return licUnknown
-	case strings.Contains(l, "by-nc") || strings.Contains(l, "by_nc") || strings.Contains(l, "noncommercial") ||
-		strings.Contains(l, "non-commercial"):
-		return licCCBYNC
-	case strings.Contains(l, "publicdomain/zero") || strings.Contains(l, "cc0") || strings.Contains(l, "cc-zero") ||
-		strings.Contains(l, "public domain"):
+	}
+	switch l {
+	case occurrence.LicenseCC0:
 		return licCC0
-	case strings.Contains(l, "/licenses/by/") || strings.Contains(l, "cc-by") || strings.Contains(l, "cc_by") ||
-		strings.Contains(l, "cc by") || strings.Contains(l, "attribution"):
+	case occurrence.LicenseCCBY:
 		return licCCBY
+	case occurrence.LicenseCCBYNC:
+		return licCCBYNC
 	}
 	return licUnknown
 }

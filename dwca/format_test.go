@@ -110,9 +110,14 @@ func TestRankLicence(t *testing.T) {
 		occurrence.LicenseCC0: licCC0, occurrence.LicenseCCBY: licCCBY, occurrence.LicenseCCBYNC: licCCBYNC,
 		"CC_BY_NC_4_0": licCCBYNC, "CC0_1_0": licCC0, "http://creativecommons.org/licenses/by/4.0/": licCCBY,
 		"unspecified": licUnknown, "": licUnknown, "All rights reserved": licUnknown,
+		// Licences GBIF does not support are unknown, as at interpretation.
+		"http://creativecommons.org/licenses/by-nc-nd/4.0/": licUnknown, "CC BY-NC-SA 4.0": licUnknown,
 	} {
 		if got := rankLicence(in); got != want {
 			t.Errorf("%q: %d, want %d", in, got, want)
+		}
+		if norm, ok := occurrence.NormalizeLicense(in); ok != (want != licUnknown) {
+			t.Errorf("%q: NormalizeLicense says %q (%v), the download ranks it %d", in, norm, ok, want)
 		}
 	}
 }

@@ -144,7 +144,7 @@ func appendUnique(list []string, v string) []string {
 
 // licenseCompact drops the separators licence names are written with; built
 // once, as NormalizeLicense runs for every interpreted record.
-var licenseCompact = strings.NewReplacer(" ", "", "-", "", "_", "", ".", "")
+var licenseCompact = strings.NewReplacer(" ", "", "-", "", "_", "", ".", "", "(", "", ")", "")
 
 // NormalizeLicense maps a licence URI or text to one of the stored licence
 // values; ok is false when it names no licence GBIF supports.
@@ -164,9 +164,11 @@ func NormalizeLicense(s string) (string, bool) {
 			return LicenseUnspecified, false
 		}
 		return LicenseCCBYNC, true
-	case strings.Contains(l, "licenses/by/") || compact == "ccby" || strings.HasPrefix(compact, "ccby40") ||
-		strings.HasPrefix(compact, "ccby4") || strings.Contains(l, "attribution 4.0") ||
-		strings.Contains(compact, "creativecommonsattribution40"):
+	case strings.Contains(compact, "ccbynd") || strings.Contains(compact, "ccbysa") ||
+		strings.Contains(compact, "sharealike") || strings.Contains(compact, "noderiv"):
+		return LicenseUnspecified, false // not a licence GBIF supports
+	case strings.Contains(l, "licenses/by/") || strings.Contains(compact, "ccby") ||
+		strings.Contains(l, "attribution 4.0") || strings.Contains(compact, "creativecommonsattribution"):
 		return LicenseCCBY, true
 	}
 	return LicenseUnspecified, false

@@ -163,6 +163,13 @@ func TestNormalizeLicense(t *testing.T) {
 		"http://creativecommons.org/licenses/by-nc/4.0/legalcode":      LicenseCCBYNC,
 		"Creative Commons Attribution-NonCommercial 4.0 International": LicenseCCBYNC,
 		"All rights reserved": LicenseUnspecified,
+		"This work is licensed under a Creative Commons Attribution (CC-BY) 4.0 License.": LicenseCCBY,
+		"CC_BY_4_0":    LicenseCCBY,
+		"CC BY-SA 4.0": LicenseUnspecified,
+		"CC-BY-ND":     LicenseUnspecified,
+		"Attribution-ShareAlike 4.0 International":          LicenseUnspecified,
+		"http://creativecommons.org/licenses/by-nc-nd/4.0/": LicenseUnspecified,
+		"CC_BY_NC_4_0": LicenseCCBYNC,
 	}
 	for in, want := range cases {
 		if got, _ := NormalizeLicense(in); got != want {
