@@ -166,7 +166,7 @@ func openSink(out string, env *Env) (*sink, error) {
 	if err != nil {
 		return nil, fmt.Errorf("output %s: %w", out, err)
 	}
-	return &sink{w: bufio.NewWriterSize(f, 1<<20), f: f, path: out}, nil
+	return &sink{w: bufio.NewWriterSize(newWriteback(f), 1<<20), f: f, path: out}, nil
 }
 
 // commit flushes the archive and, for a file, moves it into place; on
