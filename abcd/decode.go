@@ -1,11 +1,10 @@
 package abcd
 
 import (
-	"fmt"
 	"io"
 	"strings"
 
-	"golang.org/x/text/encoding/charmap"
+	"github.com/biodiversity-downloads/downloader/internal/charset"
 )
 
 // Default caps; Options may lower or raise them.
@@ -15,19 +14,10 @@ const (
 	DefaultMaxDepth      = 256      // element nesting
 )
 
-// charsetReader accepts the encodings BioCASe providers declare.
+// charsetReader decodes the encoding an XML declaration names; see
+// internal/charset for the labels.
 func charsetReader(label string, input io.Reader) (io.Reader, error) {
-	switch strings.ToLower(strings.TrimSpace(label)) {
-	case "utf-8", "utf8", "us-ascii", "ascii":
-		return input, nil
-	case "iso-8859-1", "iso8859-1", "latin1", "latin-1", "l1":
-		return charmap.ISO8859_1.NewDecoder().Reader(input), nil
-	case "iso-8859-15", "latin9", "latin-9":
-		return charmap.ISO8859_15.NewDecoder().Reader(input), nil
-	case "windows-1252", "cp1252":
-		return charmap.Windows1252.NewDecoder().Reader(input), nil
-	}
-	return nil, fmt.Errorf("unsupported encoding %q (want UTF-8, ISO-8859-1/15 or windows-1252)", label)
+	return charset.XMLReader(label, input)
 }
 
 // clean trims a text value and folds line breaks and tabs (with the

@@ -4,60 +4,19 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/xml"
-	"fmt"
 	"io"
-	"strings"
 
-	"golang.org/x/text/encoding"
-	"golang.org/x/text/encoding/htmlindex"
 	"golang.org/x/text/encoding/unicode"
+
+	"github.com/biodiversity-downloads/downloader/internal/charset"
 )
 
-// isUTF8 reports whether an encoding label names UTF-8 (or plain ASCII, a subset).
-func isUTF8(label string) bool {
-	switch strings.ToLower(strings.TrimSpace(label)) {
-	case "", "utf-8", "utf8", "us-ascii", "ascii":
-		return true
-	}
-	return false
-}
-
-// lookupEncoding returns the decoder for an encoding label such as
-// "ISO-8859-1", "windows-1252" or "UTF-16".
-func lookupEncoding(label string) (encoding.Encoding, error) {
-	l := strings.ToLower(strings.TrimSpace(label))
-	switch l {
-	case "utf-16", "utf16":
-		return unicode.UTF16(unicode.LittleEndian, unicode.UseBOM), nil
-	case "utf-16be":
-		return unicode.UTF16(unicode.BigEndian, unicode.IgnoreBOM), nil
-	case "utf-16le":
-		return unicode.UTF16(unicode.LittleEndian, unicode.IgnoreBOM), nil
-	}
-	e, err := htmlindex.Get(l)
-	if err != nil {
-		return nil, fmt.Errorf("unsupported encoding %q", label)
-	}
-	return e, nil
-}
+// isUTF8 reports whether an encoding label names UTF-8 (or plain ASCII, a
+// subset); see internal/charset for the labels.
+func isUTF8(label string) bool { return charset.IsUTF8(label) }
 
 // decodeReader wraps r so it yields UTF-8 for the given encoding label.
-func decodeReader(r io.Reader, label string) (io.Reader, error) {
-	if isUTF8(label) {
-		return r, nil
-	}
-	e, err := lookupEncoding(label)
-	if err != nil {
-		return nil, err
-	}
-	return e.NewDecoder().Reader(r), nil
-}
-
-// charsetReader lets encoding/xml read meta.xml and EML documents declared in
-// encodings other than UTF-8.
-func charsetReader(label string, r io.Reader) (io.Reader, error) {
-	return decodeReader(r, label)
-}
+func decodeReader(r io.Reader, label string) (io.Reader, error) { return charset.NewReader(r, label) }
 
 // newXMLDecoder returns a decoder for meta.xml and EML documents: declared
 // encodings other than UTF-8 are decoded, and a document starting with a
@@ -73,6 +32,6 @@ func newXMLDecoder(r io.Reader) *xml.Decoder {
 		return dec
 	}
 	dec := xml.NewDecoder(br)
-	dec.CharsetReader = charsetReader
+	dec.CharsetReader = charset.XMLReader
 	return dec
 }
