@@ -95,19 +95,23 @@ func sniff(src string) (sourceKind, error) {
 	return kindDwCA, nil
 }
 
-// sniffZip calls a zip an ABCD archive when it holds XML documents and no
-// meta.xml or delimited text file.
+// sniffZip calls a zip an ABCD archive when the files the DwC-A reader would
+// see (dwca.VisibleFiles: no __MACOSX/, no dot-files) include XML documents
+// and no meta.xml or delimited text file.
 func sniffZip(src string) (sourceKind, error) {
 	zr, err := zip.OpenReader(src)
 	if err != nil {
 		return kindDwCA, nil // let the archive reader report what is wrong
 	}
 	defer zr.Close()
+	names, err := dwca.VisibleFiles(zr)
+	if err != nil {
+		return kindDwCA, nil
+	}
 	xmls := 0
-	for _, f := range zr.File {
-		name := strings.ToLower(path.Base(f.Name))
+	for _, n := range names {
+		name := strings.ToLower(path.Base(n))
 		switch {
-		case strings.HasPrefix(f.Name, "__MACOSX/") || strings.HasPrefix(name, "."):
 		case name == "meta.xml" || strings.HasSuffix(name, ".txt") || strings.HasSuffix(name, ".csv") || strings.HasSuffix(name, ".tsv"):
 			return kindDwCA, nil
 		case strings.HasSuffix(name, ".xml") || strings.HasSuffix(name, ".response"):
