@@ -64,19 +64,25 @@ const (
 	maxSnappyRatio = 64
 )
 
-func newChunkPages(r io.ReaderAt, m chunkMeta, where string) (*chunkPages, error) {
+// newChunkPages reads the chunk m of r, a file of size bytes: the chunk and
+// its offset index must lie within the file, which bounds every read and
+// buffer by what the file holds.
+func newChunkPages(r io.ReaderAt, size int64, m chunkMeta, where string) (*chunkPages, error) {
 	c := &chunkPages{r: r, where: where, meta: m, start: m.dataAt, end: m.dataAt + m.size}
 	if m.dictAt > 0 && m.dictAt < m.dataAt {
 		c.start = m.dictAt
 		c.end = m.dictAt + m.size
 	}
-	if m.size < 0 || c.start < 0 || c.end < c.start {
-		return nil, c.errorf("chunk at %d of %d bytes", c.start, m.size)
+	if m.size < 0 || c.start < 0 || c.end < c.start || c.end > size {
+		return nil, c.errorf("chunk at %d of %d bytes in a file of %d", c.start, m.size, size)
+	}
+	if m.oiLen != 0 && (m.oiLen < 0 || m.oiAt < 0 || m.oiAt > size-int64(m.oiLen)) {
+		return nil, c.errorf("offset index at %d of %d bytes in a file of %d", m.oiAt, m.oiLen, size)
 	}
 	if m.codec != int32(compress.Codecs.Uncompressed) {
 		codec, err := compress.GetCodec(compress.Compression(m.codec))
 		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", where, err)
+			return nil, c.errorf("compression codec %d: %v", m.codec, err)
 		}
 		c.codec = codec
 	}
@@ -230,7 +236,7 @@ func (c *chunkPages) offsetIndex() ([]pageLoc, error) {
 	}
 	locs, err := parseOffsetIndex(b)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: offset index: %w", c.where, err)
+		return nil, fmt.Errorf("read %s: offset index: %w (%w)", c.where, err, errCorrupt)
 	}
 	for i, l := range locs {
 		if l.offset < c.start || l.size <= 0 || l.offset+int64(l.size) > c.end ||

@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
@@ -310,7 +311,7 @@ func TestChunkPagesReportCorruptPages(t *testing.T) {
 		start = c.dictAt
 	}
 	readAll := func(b []byte) error {
-		pr, err := newChunkPages(bytes.NewReader(b), c, "f.parquet row group 0 column countryCode")
+		pr, err := newChunkPages(bytes.NewReader(b), int64(len(b)), c, "f.parquet row group 0 column countryCode")
 		if err != nil {
 			return err
 		}
@@ -336,6 +337,22 @@ func TestChunkPagesReportCorruptPages(t *testing.T) {
 	for i := start + int64(h.size); i < start+int64(h.size)+int64(h.compressed); i++ {
 		body[i] ^= 0x5a
 	}
+	index := bytes.Clone(data)
+	for i := c.oiAt; i < c.oiAt+int64(c.oiLen); i++ {
+		index[i] = 0xff
+	}
+	seekAll := func(b []byte) error {
+		pr, err := newChunkPages(bytes.NewReader(b), int64(len(b)), c, "f.parquet row group 0 column countryCode")
+		if err != nil {
+			return err
+		}
+		defer pr.close()
+		_, err = pr.seek(1)
+		return err
+	}
+	if err := seekAll(index); err == nil || !errors.Is(err, errCorrupt) || !strings.Contains(err.Error(), "offset index") {
+		t.Errorf("damaged offset index: %v, want an errCorrupt naming it", err)
+	}
 	for name, b := range map[string][]byte{"header": header, "body": body} {
 		err := readAll(b)
 		if err == nil || !errors.Is(err, errCorrupt) || !strings.Contains(err.Error(), "f.parquet row group 0 column countryCode") {
@@ -344,15 +361,40 @@ func TestChunkPagesReportCorruptPages(t *testing.T) {
 	}
 }
 
+// smallFile writes a two-column Parquet file of small snappy pages with a
+// page index (a few KiB: the fuzzer mutates it whole).
+func smallFile(tb testing.TB) ([]byte, *footer) {
+	cases := flatCases()[:2]
+	batch, _ := flatBatch(cases, 600, 11)
+	defer batch.Release()
+	var buf bytes.Buffer
+	props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Snappy), parquet.WithDataPageSize(512),
+		parquet.WithPageIndexEnabled(true), parquet.WithDictionaryPageSizeLimit(1<<10))
+	w, err := pqarrow.NewFileWriter(batch.Schema(), &buf, props, pqarrow.DefaultWriterProps())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := w.Write(batch); err != nil {
+		tb.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		tb.Fatal(err)
+	}
+	foot, err := readFooter(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return buf.Bytes(), foot
+}
+
 // FuzzChunkPages reads the pages of an arbitrary column chunk, in order and
 // by seeks: pages or an errCorrupt, never a panic or a read outside the
-// chunk's bytes. Seeded with a real chunk of a store file and its offset
-// index.
+// chunk's bytes. Seeded with the chunks of a small file and their offset
+// indexes.
 func FuzzChunkPages(f *testing.F) {
-	data, foot := seedFile(f)
-	for _, name := range []string{"countryCode", "decimalLatitude", "occurrenceID"} {
-		c := foot.rowGroups[0].chunks[foot.byName[name]]
-		f.Add(data, c.codec, c.dictAt, c.dataAt, c.size, c.oiAt, c.oiLen, int64(150))
+	data, foot := smallFile(f)
+	for k, c := range foot.rowGroups[0].chunks {
+		f.Add(data, c.codec, c.dictAt, c.dataAt, c.size, c.oiAt, c.oiLen, int64(100*k+50))
 	}
 	f.Fuzz(func(t *testing.T, data []byte, codec int32, dictAt, dataAt, size, oiAt int64, oiLen int32, row int64) {
 		m := chunkMeta{codec: codec % 2, dictAt: dictAt, dataAt: dataAt, size: size, oiAt: oiAt, oiLen: oiLen}
@@ -362,7 +404,7 @@ func FuzzChunkPages(f *testing.F) {
 			}
 			return err == nil
 		}
-		pr, err := newChunkPages(bytes.NewReader(data), m, "fuzz")
+		pr, err := newChunkPages(bytes.NewReader(data), int64(len(data)), m, "fuzz")
 		if !check(err) {
 			return
 		}

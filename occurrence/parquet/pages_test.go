@@ -167,7 +167,7 @@ func TestFlatColumnDecodesWhatArrowWrote(t *testing.T) {
 				t.Fatal(err)
 			}
 			open := func(rg, k int) *flatColumn {
-				pr, err := newChunkPages(data, foot.rowGroups[rg].chunks[k], cases[k].name)
+				pr, err := newChunkPages(data, data.Size(), foot.rowGroups[rg].chunks[k], cases[k].name)
 				if err != nil {
 					t.Fatal(err)
 				}

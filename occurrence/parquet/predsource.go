@@ -58,7 +58,7 @@ func (sc *splitScan) openFlat(name string) (*flatColumn, error) {
 	if l.maxRep != 0 {
 		return nil, fmt.Errorf("read %s: column %q is repeated", sc.path, name)
 	}
-	pr, err := newChunkPages(sc.file.f, foot.rowGroups[sc.rg].chunks[leaf], where)
+	pr, err := newChunkPages(sc.file.f, sc.file.size, foot.rowGroups[sc.rg].chunks[leaf], where)
 	if err != nil {
 		return nil, err
 	}

@@ -16,7 +16,8 @@ import (
 // openFile is a Parquet file shared by concurrent split scans: os.File.ReadAt
 // is safe for concurrent use and the footer is parsed once.
 type openFile struct {
-	f *os.File
+	f    *os.File
+	size int64
 	// foot locates the column chunks, whose pages the scan reads and
 	// decodes itself (chunk.go, pages.go).
 	foot *footer
@@ -75,7 +76,7 @@ func (s *Store) openFile(rel string) (*openFile, error) {
 		f.Close()
 		return nil, fmt.Errorf("read %s: %w", rel, err)
 	}
-	return &openFile{f: f, foot: foot}, nil
+	return &openFile{f: f, size: st.Size(), foot: foot}, nil
 }
 
 // ScanSplit scans one row group: statistics pruning, then the predicate's
