@@ -101,14 +101,14 @@ func (a *Archive) list() error {
 	return nil
 }
 
-// isDocumentName accepts *.xml and *.response entries, skipping macOS
-// resource forks and hidden files.
+// isDocumentName accepts *.xml and *.response entries, skipping what the
+// DwC-A reader skips too: hidden files and folders and macOS resource forks
+// (zipsafe.Hidden).
 func isDocumentName(name string) bool {
-	base := path.Base(name)
-	if strings.HasPrefix(name, "__MACOSX/") || strings.HasPrefix(base, ".") {
+	if zipsafe.Hidden(name) {
 		return false
 	}
-	ext := strings.ToLower(path.Ext(base))
+	ext := strings.ToLower(path.Ext(name))
 	return ext == ".xml" || ext == ".response"
 }
 

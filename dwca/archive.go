@@ -11,6 +11,8 @@ import (
 	"path"
 	"sort"
 	"strings"
+
+	"github.com/biodiversity-downloads/downloader/internal/zipsafe"
 )
 
 // Errors of opening archives.
@@ -246,8 +248,7 @@ func visibleFiles(fsys fs.FS) ([]string, error) {
 		if p == "." {
 			return nil
 		}
-		base := d.Name()
-		if strings.HasPrefix(base, ".") || strings.EqualFold(base, "__MACOSX") {
+		if zipsafe.HiddenElement(d.Name()) {
 			if d.IsDir() {
 				return fs.SkipDir
 			}

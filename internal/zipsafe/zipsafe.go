@@ -22,3 +22,21 @@ func CheckName(name string) error {
 	}
 	return nil
 }
+
+// HiddenElement reports whether one element of a path names something
+// archive readers pass over: dot-files and dot-folders, and the __MACOSX
+// folder of resource forks macOS adds to zips (in any case).
+func HiddenElement(elem string) bool {
+	return strings.HasPrefix(elem, ".") || strings.EqualFold(elem, "__MACOSX")
+}
+
+// Hidden reports whether any element of a slash-separated entry name is
+// hidden (HiddenElement).
+func Hidden(name string) bool {
+	for elem := range strings.SplitSeq(name, "/") {
+		if elem != "" && HiddenElement(elem) {
+			return true
+		}
+	}
+	return false
+}

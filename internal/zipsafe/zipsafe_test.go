@@ -13,3 +13,15 @@ func TestCheckName(t *testing.T) {
 		}
 	}
 }
+
+func TestHidden(t *testing.T) {
+	for name, hidden := range map[string]bool{
+		"response.001.xml": false, "dataset/response.001.xml": false, "a.b/c.xml": false,
+		".DS_Store": true, "dataset/._response.001.xml": true, "__MACOSX/response.001.xml": true,
+		"dataset/__MACOSX/x.xml": true, "__macosx/x.xml": true, ".git/config.xml": true, "dataset/.hidden/x.xml": true,
+	} {
+		if got := Hidden(name); got != hidden {
+			t.Errorf("Hidden(%q) = %v, want %v", name, got, hidden)
+		}
+	}
+}
