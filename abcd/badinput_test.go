@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf16"
 )
 
 func readDoc(doc string, opts Options) (int, *Reader, error) {
@@ -46,7 +47,7 @@ func TestBadDocuments(t *testing.T) {
 		{"bad attribute", "<DataSets><DataSet x=1/></DataSets>", ErrSyntax, 1, "not quoted"},
 		{"lt in attribute", "<DataSets a='<'/>", ErrSyntax, 1, ""},
 		{"invalid utf-8", "<DataSets><DataSet><Units><Unit><Notes>\xff\xfe</Notes></Unit></Units></DataSet></DataSets>", ErrSyntax, 1, "UTF-8"},
-		{"utf-16", "\xfe\xff\x00<", ErrSyntax, 1, "UTF-16"},
+		{"truncated utf-16", "\xfe\xff\x00<", ErrSyntax, 1, "end of document"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -143,6 +144,8 @@ func TestPrefixesAndEncodings(t *testing.T) {
 		"bom":                    "\xef\xbb\xbf<DataSets><DataSet><Units><Unit><UnitID>X</UnitID></Unit></Units></DataSet></DataSets>",
 		"latin1":                 "<?xml version='1.0' encoding='ISO-8859-1'?><DataSets><DataSet><Units><Unit><UnitID>X</UnitID><Notes>K\xf6ln</Notes></Unit></Units></DataSet></DataSets>",
 		"whitespace before decl": "  <?xml version='1.0' encoding='UTF-8'?>\n<DataSets><DataSet><Units><Unit><UnitID>X</UnitID></Unit></Units></DataSet></DataSets>",
+		"utf-16le with bom":      utf16Doc(false, "<?xml version='1.0' encoding='UTF-16'?><DataSets><DataSet><Units><Unit><UnitID>X</UnitID><Notes>Köln 𝔊</Notes></Unit></Units></DataSet></DataSets>"),
+		"utf-16be with bom":      utf16Doc(true, "<?xml version='1.0' encoding='UTF-16'?><DataSets><DataSet><Units><Unit><UnitID>X</UnitID><Notes>Köln 𝔊</Notes></Unit></Units></DataSet></DataSets>"),
 	}
 	for name, doc := range docs {
 		r := NewReader(strings.NewReader(doc), name, Options{})
@@ -156,7 +159,27 @@ func TestPrefixesAndEncodings(t *testing.T) {
 		if name == "latin1" && rec.Core[dwc+"occurrenceRemarks"] != "Köln" {
 			t.Errorf("latin1 notes %q", rec.Core[dwc+"occurrenceRemarks"])
 		}
+		if strings.HasPrefix(name, "utf-16") && rec.Core[dwc+"occurrenceRemarks"] != "Köln 𝔊" {
+			t.Errorf("%s notes %q", name, rec.Core[dwc+"occurrenceRemarks"])
+		}
 	}
+}
+
+// utf16Doc encodes doc as UTF-16 with a byte-order mark.
+func utf16Doc(bigEndian bool, doc string) string {
+	var b []byte
+	put := func(u uint16) {
+		if bigEndian {
+			b = append(b, byte(u>>8), byte(u))
+		} else {
+			b = append(b, byte(u), byte(u>>8))
+		}
+	}
+	put(0xFEFF)
+	for _, u := range utf16.Encode([]rune(doc)) {
+		put(u)
+	}
+	return string(b)
 }
 
 func writeZip(t *testing.T, files map[string]string, order []string) string {

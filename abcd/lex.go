@@ -11,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/orisano/gosax"
+
+	"github.com/biodiversity-downloads/downloader/internal/charset"
 )
 
 // Token kinds of the lexer.
@@ -396,7 +398,9 @@ func sniffEncoding(r io.Reader) (io.Reader, error) {
 	}
 	for _, bom := range utf16BOMs {
 		if bytes.HasPrefix(head, bom) {
-			return nil, fmt.Errorf("%w: UTF-16 documents are not supported", ErrSyntax)
+			// The byte-order mark says all: the declaration's encoding
+			// (UTF-16) names what is already decoded.
+			return charset.NewReader(br, "utf-16")
 		}
 	}
 	m := xmlDecl.FindSubmatch(head)
