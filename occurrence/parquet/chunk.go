@@ -59,8 +59,9 @@ const (
 	// maxPageBytes bounds a page body: a larger claim is corrupt input,
 	// not a reason to allocate.
 	maxPageBytes = 256 << 20
-	// maxSnappyRatio bounds how much snappy can expand its input (a copy
-	// element of 2 bytes yields at most 64): a page claiming more is corrupt.
+	// maxSnappyRatio bounds how much snappy can expand its input (its
+	// densest element, a 3-byte copy, yields 64 bytes): a page claiming more
+	// is corrupt.
 	maxSnappyRatio = 64
 )
 
