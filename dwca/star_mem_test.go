@@ -1,0 +1,85 @@
+package dwca
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// wideExtensionArchive has n core rows and one verbatim-like extension row
+// each with 220 fields of which 12 are filled, the shape of a GBIF download's
+// verbatim.txt.
+func wideExtensionArchive(t testing.TB, n int) string {
+	const fields, filled = 220, 12
+	var meta, core, ext strings.Builder
+	meta.WriteString(`<archive xmlns="http://rs.tdwg.org/dwc/text/">
+  <core fieldsTerminatedBy="\t" fieldsEnclosedBy="" ignoreHeaderLines="1" rowType="http://rs.tdwg.org/dwc/terms/Occurrence">
+    <files><location>occ.txt</location></files>
+    <id index="0"/>
+    <field index="0" term="http://rs.tdwg.org/dwc/terms/occurrenceID"/>
+  </core>
+  <extension fieldsTerminatedBy="\t" fieldsEnclosedBy="" ignoreHeaderLines="1" rowType="http://rs.tdwg.org/dwc/terms/Verbatim">
+    <files><location>verbatim.txt</location></files>
+    <coreid index="0"/>
+`)
+	for f := 1; f <= fields; f++ {
+		fmt.Fprintf(&meta, "    <field index=\"%d\" term=\"http://example.org/terms/t%03d\"/>\n", f, f)
+	}
+	meta.WriteString("  </extension>\n</archive>")
+	core.WriteString("id\n")
+	ext.WriteString("coreid" + strings.Repeat("\tt", fields) + "\n")
+	for i := range n {
+		fmt.Fprintf(&core, "id%d\n", i)
+		fmt.Fprintf(&ext, "id%d", i)
+		for f := 1; f <= fields; f++ {
+			ext.WriteByte('\t')
+			if f%(fields/filled) == 0 && f/(fields/filled) <= filled {
+				fmt.Fprintf(&ext, "value-%d-%d", f, i)
+			}
+		}
+		ext.WriteByte('\n')
+	}
+	return writeDir(t, map[string]string{"meta.xml": meta.String(), "occ.txt": core.String(), "verbatim.txt": ext.String()})
+}
+
+// TestInMemoryJoinHeapWithinEstimate holds a wide, mostly empty extension in
+// memory: the heap it takes must stay near the estimate the join budget is
+// charged with (a terms map sized for every field took ~10x more).
+func TestInMemoryJoinHeapWithinEstimate(t *testing.T) {
+	const n = 8000
+	dir := wideExtensionArchive(t, n)
+	a, err := Options{TempDir: t.TempDir()}.Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	sr, err := a.Records(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sr.Close()
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	held := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	if sr.held == 0 || sr.records != nil {
+		t.Fatalf("the extension was not joined in memory (estimate %d bytes)", sr.held)
+	}
+	t.Logf("%d rows: heap %d bytes, estimate %d bytes", n, held, sr.held)
+	if held > sr.held*5/4 || held < sr.held/4 {
+		t.Errorf("the in-memory extension takes %d bytes of heap, estimated %d", held, sr.held)
+	}
+	// the join still gives every row its 12 values
+	r, err := sr.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := r.Extensions["http://rs.tdwg.org/dwc/terms/Verbatim"]
+	if len(v) != 1 || len(v[0]) != 12 || v[0]["http://example.org/terms/t018"] != "value-18-0" {
+		t.Errorf("first record's verbatim row: %v", v)
+	}
+}
