@@ -22,6 +22,7 @@ func runIngest(ctx context.Context, args []string, env *Env) error {
 	dataset := fs.String("dataset", "", "dataset title to harvest from a BioCASe endpoint serving several")
 	tmp := fs.String("tmp", "", "directory for downloads and spill files (default: the system's)")
 	timeout := fs.Duration("http-timeout", 10*time.Minute, "timeout of one HTTP download")
+	memprofile := fs.String("memprofile", "", "write the heap profile taken at the largest live heap to this file")
 	fs.Usage = func() {
 		fmt.Fprintln(env.Stderr, "usage: downloader ingest --table DIR SOURCE...\n\nSOURCE is a DwC-A zip, an unpacked archive folder, a lone CSV, an http(s) URL of a DwC-A,\nan ABCD document or archive (.xml, .zip, .abcda), or biocase+https://host/pywrapper.cgi?dsa=NAME.\nEach source replaces its dataset atomically.")
 		fs.PrintDefaults()
@@ -35,6 +36,20 @@ func runIngest(ctx context.Context, args []string, env *Env) error {
 	}
 	if *key != "" && fs.NArg() > 1 {
 		return errors.New("--dataset-key names one dataset: give one source")
+	}
+	if *memprofile != "" {
+		p, err := startPeakProfile(*memprofile, 50*time.Millisecond)
+		if err != nil {
+			return err
+		}
+		defer func() {
+			peak, err := p.Stop()
+			if err != nil {
+				fmt.Fprintln(env.Stderr, err)
+				return
+			}
+			fmt.Fprintf(env.Stderr, "peak live heap %.0f MB, its profile in %s\n", float64(peak)/(1<<20), *memprofile)
+		}()
 	}
 	t, err := openTable(ctx, *tableSpec, env.Logger)
 	if err != nil {

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+)
+
+// TestPeakProfileKeepsTheLargestHeap holds 64 MiB live for a while, then
+// drops it: the profile and the reported peak must be the ones of that
+// moment, not of the end.
+func TestPeakProfileKeepsTheLargestHeap(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "heap.prof")
+	p, err := startPeakProfile(path, 5*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := make([]byte, 64<<20)
+	for i := range big {
+		big[i] = byte(i)
+	}
+	runtime.GC()
+	time.Sleep(50 * time.Millisecond)
+	runtime.KeepAlive(big)
+	big = nil
+	runtime.GC()
+	first, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond)
+	peak, err := p.Stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if peak < 64<<20 {
+		t.Errorf("peak live heap %d bytes, want at least the 64 MiB held", peak)
+	}
+	last, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last.Size() == 0 || !last.ModTime().Equal(first.ModTime()) {
+		t.Errorf("profile rewritten after the peak (%v then %v) or empty (%d bytes)", first.ModTime(), last.ModTime(), last.Size())
+	}
+	if m, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".memprofile-*")); len(m) != 0 {
+		t.Errorf("temporary files left: %v", m)
+	}
+}
+
+func TestPeakProfileBadPath(t *testing.T) {
+	if _, err := startPeakProfile(filepath.Join(t.TempDir(), "no", "such", "dir", "heap.prof"), time.Millisecond); err == nil {
+		t.Error("a profile in a missing directory was accepted")
+	}
+}
