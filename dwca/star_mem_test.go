@@ -83,3 +83,50 @@ func TestInMemoryJoinHeapWithinEstimate(t *testing.T) {
 		t.Errorf("first record's verbatim row: %v", v)
 	}
 }
+
+// TestSorterDropsSpilledValues: once a run is on disk its values must not
+// stay reachable through the sorter's buffer (the record sorter of a disk
+// join lives as long as the ingest reading it).
+func TestSorterDropsSpilledValues(t *testing.T) {
+	s := newExtSorter(t.TempDir(), 16<<10)
+	defer s.close()
+	const n = 1000
+	for i := range n {
+		if err := s.add(fmt.Sprintf("k%04d", n-i), uint64(i), make([]byte, 100)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(s.runs) < 2 {
+		t.Fatalf("%d runs, want the sorter to spill", len(s.runs))
+	}
+	for i, it := range s.buf[len(s.buf):cap(s.buf)] {
+		if it.val != nil || it.key != "" {
+			t.Fatalf("spilled item %d still referenced by the buffer", len(s.buf)+i)
+		}
+	}
+	it, err := s.iter()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer it.close()
+	if s.buf != nil {
+		t.Errorf("the buffer (%d items) is kept after the last spill", cap(s.buf))
+	}
+	prev := ""
+	for i := 0; ; i++ {
+		x, ok, err := it.next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			if i != n {
+				t.Errorf("%d items back, want %d", i, n)
+			}
+			break
+		}
+		if x.key <= prev || len(x.val) != 100 {
+			t.Fatalf("item %d: key %q after %q, %d bytes", i, x.key, prev, len(x.val))
+		}
+		prev = x.key
+	}
+}

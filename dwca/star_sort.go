@@ -79,6 +79,8 @@ func (s *extSorter) spill() error {
 	if err != nil {
 		return fmt.Errorf("dwca: join spill: %w", err)
 	}
+	// the spilled values must not stay reachable through the buffer's array
+	clear(s.buf)
 	s.buf, s.size = s.buf[:0], 0
 	return nil
 }
@@ -94,6 +96,7 @@ func (s *extSorter) iter() (*sortIter, error) {
 			return nil, err
 		}
 	}
+	s.buf = nil // nothing is added any more
 	it := &sortIter{}
 	for _, name := range s.runs {
 		f, err := os.Open(name)
