@@ -80,26 +80,16 @@ func compareCell(a arrow.Array, i int, b arrow.Array, j int) int {
 	return 0
 }
 
-// gather builds one batch of the full schema from refs.
-func gather(batches []arrow.RecordBatch, refs []rowRef) arrow.RecordBatch {
-	mem := memory.DefaultAllocator
-	schema := occurrence.Schema()
-	cols := make([]arrow.Array, schema.NumFields())
-	for c := range cols {
-		src := make([]arrow.Array, len(batches))
-		for i, b := range batches {
-			src[i] = b.Column(c)
-		}
-		bld := array.NewBuilder(mem, schema.Field(c).Type)
-		gatherColumn(bld, src, refs)
-		cols[c] = bld.NewArray()
-		bld.Release()
+// gatherArray copies column c of the rows refs of batches into a new array.
+func gatherArray(batches []arrow.RecordBatch, c int, refs []rowRef) arrow.Array {
+	src := make([]arrow.Array, len(batches))
+	for i, b := range batches {
+		src[i] = b.Column(c)
 	}
-	out := array.NewRecordBatch(schema, cols, int64(len(refs)))
-	for _, c := range cols {
-		c.Release()
-	}
-	return out
+	bld := array.NewBuilder(memory.DefaultAllocator, occurrence.Schema().Field(c).Type)
+	defer bld.Release()
+	gatherColumn(bld, src, refs)
+	return bld.NewArray()
 }
 
 func gatherColumn(bld array.Builder, src []arrow.Array, refs []rowRef) {

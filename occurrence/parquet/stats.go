@@ -25,21 +25,18 @@ func statsColumn(c occurrence.Column) bool {
 	return true
 }
 
-// computeStats summarizes every column of a row group batch.
-func computeStats(b arrow.RecordBatch) map[string]json.RawMessage {
-	out := make(map[string]json.RawMessage, b.NumCols())
-	for i, f := range b.Schema().Fields() {
-		c, _, ok := occurrence.ColumnByName(f.Name)
-		if !ok || !statsColumn(c) {
-			continue
-		}
-		data, err := json.Marshal(arrayStats(b.Column(i)))
-		if err != nil {
-			continue // no statistics: the column is never pruned on
-		}
-		out[f.Name] = data
+// addColumnStats adds the statistics of a row group's column name to out
+// unless the column is not worth them.
+func addColumnStats(out map[string]json.RawMessage, name string, a arrow.Array) {
+	c, _, ok := occurrence.ColumnByName(name)
+	if !ok || !statsColumn(c) {
+		return
 	}
-	return out
+	data, err := json.Marshal(arrayStats(a))
+	if err != nil {
+		return // no statistics: the column is never pruned on
+	}
+	out[name] = data
 }
 
 func arrayStats(a arrow.Array) colStats {

@@ -99,10 +99,7 @@ func (w *DatasetWriter) flushWindow() error {
 	refs := clusterOrder(w.window)
 	for len(refs) > 0 {
 		n := min(len(refs), w.s.cfg.RowGroupRows)
-		b := gather(w.window, refs[:n])
-		err := w.writeRowGroup(b)
-		b.Release()
-		if err != nil {
+		if err := w.writeRowGroup(refs[:n]); err != nil {
 			return err
 		}
 		refs = refs[n:]
@@ -155,22 +152,39 @@ func writerProps(pageBytes int) *parquet.WriterProperties {
 	)
 }
 
-// writeRowGroup writes one row group.
-func (w *DatasetWriter) writeRowGroup(batch arrow.RecordBatch) error {
+// writeRowGroup writes the window's rows refs as one row group, a column at
+// a time: besides the window only one gathered column is in memory, not a
+// copy of the whole row group. The bytes written are those of
+// pqarrow.FileWriter.Write of the gathered batch.
+func (w *DatasetWriter) writeRowGroup(refs []rowRef) error {
 	if w.fw == nil {
 		if err := w.openFile(); err != nil {
 			return err
 		}
 	}
-	if err := w.fw.Write(batch); err != nil {
+	if err := w.fw.NewRowGroupChecked(); err != nil {
 		return fmt.Errorf("write %s: %w", w.curPath, err)
 	}
-	stats, err := json.Marshal(computeStats(batch))
+	schema := occurrence.Schema()
+	stats := make(map[string]json.RawMessage, schema.NumFields())
+	for c, f := range schema.Fields() {
+		a := gatherArray(w.window, c, refs)
+		err := w.fw.WriteColumnData(a)
+		if err == nil {
+			addColumnStats(stats, f.Name, a)
+		}
+		a.Release()
+		if err != nil {
+			return fmt.Errorf("write %s: %w", w.curPath, err)
+		}
+	}
+	data, err := json.Marshal(stats)
 	if err != nil {
 		return fmt.Errorf("statistics of %s: %w", w.curPath, err)
 	}
-	w.curRGs = append(w.curRGs, rowGroupEntry{Rows: batch.NumRows(), Stats: stats})
-	w.records += batch.NumRows()
+	rows := int64(len(refs))
+	w.curRGs = append(w.curRGs, rowGroupEntry{Rows: rows, Stats: data})
+	w.records += rows
 	if len(w.curRGs) >= w.s.cfg.FileRowGroups {
 		return w.closeFile()
 	}

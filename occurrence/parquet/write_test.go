@@ -1,0 +1,102 @@
+package parquet
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"github.com/biodiversity-downloads/downloader/occurrence"
+	"github.com/biodiversity-downloads/downloader/occurrence/occurrencetest"
+)
+
+// TestRowGroupsWrittenByColumnAsWhole: a window written a gathered column
+// at a time gives the bytes pqarrow.FileWriter.Write gives for the whole
+// gathered row groups (what the writer did before it bounded its copies to
+// one column), and every row group gets its statistics.
+func TestRowGroupsWrittenByColumnAsWhole(t *testing.T) {
+	const perBatch, batches, rowGroup = 900, 3, 1000
+	s := openTest(t, Config{RowGroupRows: rowGroup})
+	w, err := s.BeginDataset(context.Background(), occurrence.DatasetInfo{Key: "d"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Abort()
+	g := occurrencetest.NewGenerator(7, 300)
+	plan := g.Datasets(perBatch*batches, 1)
+	rec := occurrence.NewRecord()
+	b := occurrence.NewBuilder(nil)
+	defer b.Release()
+	for i := range perBatch * batches {
+		g.Fill(rec, &plan[0], i)
+		b.Append(rec)
+		if b.Len() == perBatch {
+			w.window = append(w.window, b.NewBatch())
+		}
+	}
+	refs := clusterOrder(w.window)
+
+	// the whole gathered row groups, written the way the writer did before
+	var want bytes.Buffer
+	fw, err := pqarrow.NewFileWriter(occurrence.Schema(), &want, writerProps(s.cfg.DataPageBytes), pqarrow.NewArrowWriterProperties())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rest := refs; len(rest) > 0; {
+		n := min(len(rest), rowGroup)
+		batch := gatherBatch(w.window, rest[:n])
+		if err := fw.Write(batch); err != nil {
+			t.Fatal(err)
+		}
+		batch.Release()
+		rest = rest[n:]
+	}
+	if err := fw.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	if err := w.flushWindow(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.closeFile(); err != nil {
+		t.Fatal(err)
+	}
+	if len(w.files) != 1 || len(w.files[0].RowGroups) != 3 || w.records != perBatch*batches {
+		t.Fatalf("files %+v, %d records", w.files, w.records)
+	}
+	got, err := os.ReadFile(filepath.Join(s.dir, w.files[0].Path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want.Bytes()) {
+		t.Errorf("column-wise file differs from the whole-batch one: %d and %d bytes", len(got), len(want.Bytes()))
+	}
+	for i, rg := range w.files[0].RowGroups {
+		var st map[string]colStats
+		if err := json.Unmarshal(rg.Stats, &st); err != nil {
+			t.Fatal(err)
+		}
+		_, country := st[occurrence.ColCountryCode]
+		_, verbatim := st[occurrence.ColVerbatim]
+		if !country || verbatim {
+			t.Errorf("row group %d: statistics %s", i, rg.Stats)
+		}
+	}
+}
+
+// gatherBatch gathers every column of refs into one batch.
+func gatherBatch(window []arrow.RecordBatch, refs []rowRef) arrow.RecordBatch {
+	schema := occurrence.Schema()
+	cols := make([]arrow.Array, schema.NumFields())
+	for c := range cols {
+		cols[c] = gatherArray(window, c, refs)
+		defer cols[c].Release()
+	}
+	return array.NewRecordBatch(schema, cols, int64(len(refs)))
+}
