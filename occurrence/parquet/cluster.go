@@ -24,6 +24,33 @@ var clusterColumns = []string{
 	occurrence.ColYear, occurrence.ColGBIFID,
 }
 
+// windowBatch is a batch of the clustering window held as its columns, so
+// that each column can be dropped as soon as it is written.
+type windowBatch struct {
+	cols []arrow.Array // nil once released
+	rows int
+}
+
+// newWindowBatch takes over b's columns and releases b.
+func newWindowBatch(b arrow.RecordBatch) windowBatch {
+	cols := make([]arrow.Array, b.NumCols())
+	for i := range cols {
+		cols[i] = b.Column(i)
+		cols[i].Retain()
+	}
+	wb := windowBatch{cols: cols, rows: int(b.NumRows())}
+	b.Release()
+	return wb
+}
+
+// release drops column c.
+func (wb *windowBatch) release(c int) {
+	if wb.cols[c] != nil {
+		wb.cols[c].Release()
+		wb.cols[c] = nil
+	}
+}
+
 // rowRef points at one row of a buffered batch.
 type rowRef struct {
 	batch, row int32
@@ -31,19 +58,19 @@ type rowRef struct {
 
 // clusterOrder returns the rows of batches sorted by the clustering columns
 // (nulls last, ties in arrival order).
-func clusterOrder(batches []arrow.RecordBatch) []rowRef {
+func clusterOrder(batches []windowBatch) []rowRef {
 	type keyCols struct{ cols []arrow.Array }
 	keys := make([]keyCols, len(batches))
 	var n int
 	for i, b := range batches {
 		for _, name := range clusterColumns {
-			keys[i].cols = append(keys[i].cols, b.Column(occurrence.ColumnIndex(name)))
+			keys[i].cols = append(keys[i].cols, b.cols[occurrence.ColumnIndex(name)])
 		}
-		n += int(b.NumRows())
+		n += b.rows
 	}
 	refs := make([]rowRef, 0, n)
 	for i, b := range batches {
-		for r := 0; r < int(b.NumRows()); r++ {
+		for r := 0; r < b.rows; r++ {
 			refs = append(refs, rowRef{int32(i), int32(r)})
 		}
 	}
@@ -81,10 +108,10 @@ func compareCell(a arrow.Array, i int, b arrow.Array, j int) int {
 }
 
 // gatherArray copies column c of the rows refs of batches into a new array.
-func gatherArray(batches []arrow.RecordBatch, c int, refs []rowRef) arrow.Array {
+func gatherArray(batches []windowBatch, c int, refs []rowRef) arrow.Array {
 	src := make([]arrow.Array, len(batches))
 	for i, b := range batches {
-		src[i] = b.Column(c)
+		src[i] = b.cols[c]
 	}
 	bld := array.NewBuilder(memory.DefaultAllocator, occurrence.Schema().Field(c).Type)
 	defer bld.Release()

@@ -13,7 +13,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
@@ -33,8 +32,8 @@ type DatasetWriter struct {
 	files   []fileEntry
 
 	curPath string
-	window  []arrow.RecordBatch // row groups waiting to be clustered
-	pending int64               // estimated bytes of the window and the builder
+	window  []windowBatch // row groups waiting to be clustered
+	pending int64         // estimated bytes of the window and the builder
 	fw      *pqarrow.FileWriter
 	curRGs  []rowGroupEntry
 	records int64
@@ -81,7 +80,7 @@ func (w *DatasetWriter) Append(r *occurrence.Record) error {
 // window once it is full.
 func (w *DatasetWriter) cut() error {
 	if w.builder.Len() > 0 {
-		w.window = append(w.window, w.builder.NewBatch())
+		w.window = append(w.window, newWindowBatch(w.builder.NewBatch()))
 	}
 	if len(w.window) >= w.s.cfg.ClusterRowGroups || w.pending >= w.s.cfg.WindowBytes {
 		return w.flushWindow()
@@ -99,7 +98,7 @@ func (w *DatasetWriter) flushWindow() error {
 	refs := clusterOrder(w.window)
 	for len(refs) > 0 {
 		n := min(len(refs), w.s.cfg.RowGroupRows)
-		if err := w.writeRowGroup(refs[:n]); err != nil {
+		if err := w.writeRowGroup(refs[:n], n == len(refs)); err != nil {
 			return err
 		}
 		refs = refs[n:]
@@ -108,8 +107,10 @@ func (w *DatasetWriter) flushWindow() error {
 }
 
 func (w *DatasetWriter) releaseWindow() {
-	for _, b := range w.window {
-		b.Release()
+	for i := range w.window {
+		for c := range w.window[i].cols {
+			w.window[i].release(c)
+		}
 	}
 	w.window = nil
 	w.pending = 0
@@ -154,9 +155,10 @@ func writerProps(pageBytes int) *parquet.WriterProperties {
 
 // writeRowGroup writes the window's rows refs as one row group, a column at
 // a time: besides the window only one gathered column is in memory, not a
-// copy of the whole row group. The bytes written are those of
-// pqarrow.FileWriter.Write of the gathered batch.
-func (w *DatasetWriter) writeRowGroup(refs []rowRef) error {
+// copy of the whole row group, and in the window's last row group each
+// column of the window is dropped once gathered. The bytes written are those
+// of pqarrow.FileWriter.Write of the gathered batch.
+func (w *DatasetWriter) writeRowGroup(refs []rowRef, last bool) error {
 	if w.fw == nil {
 		if err := w.openFile(); err != nil {
 			return err
@@ -169,6 +171,11 @@ func (w *DatasetWriter) writeRowGroup(refs []rowRef) error {
 	stats := make(map[string]json.RawMessage, schema.NumFields())
 	for c, f := range schema.Fields() {
 		a := gatherArray(w.window, c, refs)
+		if last {
+			for i := range w.window {
+				w.window[i].release(c)
+			}
+		}
 		err := w.fw.WriteColumnData(a)
 		if err == nil {
 			addColumnStats(stats, f.Name, a)

@@ -37,7 +37,7 @@ func TestRowGroupsWrittenByColumnAsWhole(t *testing.T) {
 		g.Fill(rec, &plan[0], i)
 		b.Append(rec)
 		if b.Len() == perBatch {
-			w.window = append(w.window, b.NewBatch())
+			w.window = append(w.window, newWindowBatch(b.NewBatch()))
 		}
 	}
 	refs := clusterOrder(w.window)
@@ -91,7 +91,7 @@ func TestRowGroupsWrittenByColumnAsWhole(t *testing.T) {
 }
 
 // gatherBatch gathers every column of refs into one batch.
-func gatherBatch(window []arrow.RecordBatch, refs []rowRef) arrow.RecordBatch {
+func gatherBatch(window []windowBatch, refs []rowRef) arrow.RecordBatch {
 	schema := occurrence.Schema()
 	cols := make([]arrow.Array, schema.NumFields())
 	for c := range cols {
