@@ -178,10 +178,13 @@ func nextChunk(free <-chan *chunk) *chunk {
 func pipeline(ctx context.Context, src Source, w Writer, dctx occurrence.DatasetContext, opts Options, res *Result) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	ordered := make(chan *chunk, opts.Workers*2)
-	work := make(chan *chunk, opts.Workers*2)
+	// One chunk queued per worker keeps the workers busy; each chunk in
+	// flight holds 256 raw and interpreted records (~4 MB with verbatim
+	// documents of ~200 terms), so deeper queues only cost memory.
+	ordered := make(chan *chunk, opts.Workers)
+	work := make(chan *chunk, opts.Workers)
 	// free holds appended chunks for reuse; at most every chunk in flight.
-	free := make(chan *chunk, opts.Workers*3+2)
+	free := make(chan *chunk, opts.Workers*2+2)
 	var readErr error
 	go func() {
 		defer close(ordered)
