@@ -47,9 +47,11 @@ type ScanRequest struct {
 	Columns []string
 	// BatchSize caps the rows per emitted batch; 0 means DefaultBatchSize.
 	BatchSize int
-	// Dictionaries lets string columns arrive dictionary-encoded where the
-	// backend stores them so: an arrow Dictionary with int32 indices over a
-	// utf8 (*array.String) dictionary, saving the copy of every row's string.
+	// Dictionaries lets string columns arrive dictionary-encoded where that
+	// saves copying every row's string: an arrow Dictionary with int32
+	// indices over a utf8 (*array.String) dictionary, either the column
+	// chunk's own dictionary or, for a plain column most of whose rows
+	// match, a copy of the decoded column that the indices select from.
 	// A consumer that sets it accepts both forms of a string column in any
 	// batch: the form may change from batch to batch, also within one split,
 	// and the batch schema then names the Dictionary type instead of
