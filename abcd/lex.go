@@ -382,27 +382,23 @@ func (c *capReader) Read(p []byte) (int, error) {
 func (c *capReader) mark() { c.from = c.n }
 
 var (
-	xmlDecl   = regexp.MustCompile(`^\s*<\?xml\s[^>]*?encoding\s*=\s*["']([A-Za-z0-9._-]+)["']`)
-	utf8BOM   = []byte{0xEF, 0xBB, 0xBF}
-	utf16BOMs = [][]byte{{0xFE, 0xFF}, {0xFF, 0xFE}}
+	xmlDecl = regexp.MustCompile(`^\s*<\?xml\s[^>]*?encoding\s*=\s*["']([A-Za-z0-9._-]+)["']`)
 )
 
-// sniffEncoding skips a UTF-8 byte order mark and, when the XML declaration
-// names another encoding, transcodes to UTF-8.
+// sniffEncoding skips a UTF-8 byte order mark, decodes a text starting with
+// a UTF-16 one and, when the XML declaration names another encoding,
+// transcodes to UTF-8.
 func sniffEncoding(r io.Reader) (io.Reader, error) {
 	br := bufio.NewReaderSize(r, 4096)
-	head, _ := br.Peek(1024)
-	if bytes.HasPrefix(head, utf8BOM) {
+	switch charset.PeekBOM(br) {
+	case charset.BOMUTF8:
 		br.Discard(3)
-		head = head[3:]
+	case charset.BOMUTF16:
+		// The byte-order mark says all: the declaration's encoding (UTF-16)
+		// names what is already decoded.
+		return charset.NewReader(br, charset.BOMUTF16)
 	}
-	for _, bom := range utf16BOMs {
-		if bytes.HasPrefix(head, bom) {
-			// The byte-order mark says all: the declaration's encoding
-			// (UTF-16) names what is already decoded.
-			return charset.NewReader(br, "utf-16")
-		}
-	}
+	head, _ := br.Peek(1024)
 	m := xmlDecl.FindSubmatch(head)
 	if m == nil {
 		return br, nil

@@ -2,7 +2,6 @@ package dwca
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/biodiversity-downloads/downloader/occurrence"
+
+	"github.com/biodiversity-downloads/downloader/internal/charset"
 )
 
 // RowError is a broken row: the caller may count it and call Next again to
@@ -254,13 +255,12 @@ func (rr *RowReader) openNext() error {
 // UTF-16 BOM wins over a declared UTF-8 encoding.
 func prepareText(r io.Reader, enc string) (io.Reader, error) {
 	br := bufio.NewReaderSize(r, scanBufSize) // the scanner reuses it
-	head, _ := br.Peek(3)
-	switch {
-	case bytes.HasPrefix(head, []byte("\xEF\xBB\xBF")):
+	switch charset.PeekBOM(br) {
+	case charset.BOMUTF8:
 		br.Discard(3)
 		return br, nil
-	case bytes.HasPrefix(head, []byte("\xFF\xFE")), bytes.HasPrefix(head, []byte("\xFE\xFF")):
-		return decodeReader(br, "utf-16")
+	case charset.BOMUTF16:
+		return decodeReader(br, charset.BOMUTF16)
 	}
 	return decodeReader(br, enc)
 }

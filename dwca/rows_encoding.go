@@ -2,11 +2,8 @@ package dwca
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/xml"
 	"io"
-
-	"golang.org/x/text/encoding/unicode"
 
 	"github.com/biodiversity-downloads/downloader/internal/charset"
 )
@@ -23,10 +20,9 @@ func decodeReader(r io.Reader, label string) (io.Reader, error) { return charset
 // UTF-16 byte-order mark is read as UTF-16 whatever it declares.
 func newXMLDecoder(r io.Reader) *xml.Decoder {
 	br := bufio.NewReader(r)
-	head, _ := br.Peek(2)
-	if bytes.Equal(head, []byte{0xFF, 0xFE}) || bytes.Equal(head, []byte{0xFE, 0xFF}) {
-		utf16 := unicode.UTF16(unicode.LittleEndian, unicode.ExpectBOM)
-		dec := xml.NewDecoder(utf16.NewDecoder().Reader(br))
+	if charset.PeekBOM(br) == charset.BOMUTF16 {
+		utf16, _ := charset.NewReader(br, charset.BOMUTF16) // a known label: no error
+		dec := xml.NewDecoder(utf16)
 		// already decoded: the declared "UTF-16" must not be applied again
 		dec.CharsetReader = func(_ string, in io.Reader) (io.Reader, error) { return in, nil }
 		return dec

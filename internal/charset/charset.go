@@ -21,6 +21,8 @@
 package charset
 
 import (
+	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -108,4 +110,25 @@ func XMLReader(label string, r io.Reader) (io.Reader, error) {
 		return nil, fmt.Errorf("%w (declared %q)", ErrNotUTF16, label)
 	}
 	return NewReader(r, label)
+}
+
+// Byte-order marks a text may start with.
+const (
+	BOMNone  = ""
+	BOMUTF8  = "utf-8"
+	BOMUTF16 = "utf-16"
+)
+
+// PeekBOM reports which byte-order mark br starts with, without consuming
+// it: BOMUTF8 (EF BB BF), BOMUTF16 (FE FF or FF FE) or BOMNone. A UTF-16
+// text is read with NewReader(br, BOMUTF16), which honours the mark.
+func PeekBOM(br *bufio.Reader) string {
+	head, _ := br.Peek(3)
+	switch {
+	case bytes.HasPrefix(head, []byte{0xEF, 0xBB, 0xBF}):
+		return BOMUTF8
+	case bytes.HasPrefix(head, []byte{0xFE, 0xFF}), bytes.HasPrefix(head, []byte{0xFF, 0xFE}):
+		return BOMUTF16
+	}
+	return BOMNone
 }

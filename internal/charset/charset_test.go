@@ -1,6 +1,7 @@
 package charset
 
 import (
+	"bufio"
 	"errors"
 	"io"
 	"strings"
@@ -122,4 +123,19 @@ func FuzzNewReader(f *testing.F) {
 			t.Errorf("%q: decoded %q is not UTF-8", label, got)
 		}
 	})
+}
+
+func TestPeekBOM(t *testing.T) {
+	for in, want := range map[string]string{
+		"\xEF\xBB\xBFmeta": BOMUTF8, "\xFE\xFF\x00<": BOMUTF16, "\xFF\xFE<\x00": BOMUTF16,
+		"<?xml": BOMNone, "": BOMNone, "\xEF\xBB": BOMNone, "\xFE": BOMNone,
+	} {
+		br := bufio.NewReader(strings.NewReader(in))
+		if got := PeekBOM(br); got != want {
+			t.Errorf("PeekBOM(%q) = %q, want %q", in, got, want)
+		}
+		if rest, _ := io.ReadAll(br); string(rest) != in {
+			t.Errorf("PeekBOM(%q) consumed input: %q left", in, rest)
+		}
+	}
 }
