@@ -9,20 +9,10 @@ import (
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
 
-// predicateSource reads the predicate's columns of one row group, batch by
-// batch in row order.
-func (sc *splitScan) predicateSource(names []string) (*flatSource, error) {
-	for _, n := range names {
-		if _, _, ok := occurrence.ColumnByName(n); !ok {
-			return nil, fmt.Errorf("%w: %q", occurrence.ErrUnknownColumn, n)
-		}
-	}
-	return sc.flatSource(names), nil
-}
-
-// flatSource decodes flat columns page by page (pages.go): the predicate
-// columns of a split in row order, or the value columns of the slices that
-// hold matches. Its arrays are valid until the next read.
+// flatSource decodes columns page by page (pages.go): the predicate columns
+// of a split in row order, or the other requested columns of the 1,024-row
+// slices that hold matches, seeking past the rest. A batch is valid until
+// the next call.
 type flatSource struct {
 	sc    *splitScan
 	names []string
@@ -65,9 +55,9 @@ func (sc *splitScan) openFlat(name string) (*flatColumn, error) {
 	return newFlatColumn(pr, kind, l.maxDef, where), nil
 }
 
-// read decodes rows [pos, pos+n) of every column, seeking when pos is not
+// next decodes rows [pos, pos+n) of every column, seeking when pos is not
 // the row a column delivers next.
-func (fs *flatSource) read(pos, n int64) ([]arrow.Array, error) {
+func (fs *flatSource) next(pos, n int64) (arrow.RecordBatch, error) {
 	fs.drop()
 	for len(fs.cols) < len(fs.names) {
 		c, err := fs.sc.openFlat(fs.names[len(fs.cols)])
@@ -86,15 +76,7 @@ func (fs *flatSource) read(pos, n int64) ([]arrow.Array, error) {
 		}
 		fs.arrs[i] = a
 	}
-	return fs.arrs, nil
-}
-
-func (fs *flatSource) next(pos, n int64) (arrow.RecordBatch, error) {
-	arrs, err := fs.read(pos, n)
-	if err != nil {
-		return nil, err
-	}
-	fs.batch = array.NewRecordBatch(schemaOf(fs.names, arrs), arrs, n)
+	fs.batch = array.NewRecordBatch(schemaOf(fs.names, fs.arrs), fs.arrs, n)
 	return fs.batch, nil
 }
 
@@ -128,40 +110,4 @@ func (fs *flatSource) release() {
 	for _, c := range fs.cols {
 		c.close()
 	}
-}
-
-// valueReader reads the requested columns that are not predicate columns,
-// for the value batches (valueBatch rows, aligned) that hold matches,
-// seeking past rows without matches. A batch is valid until the next call.
-type valueReader struct {
-	flat  *flatSource
-	batch arrow.RecordBatch
-}
-
-func (sc *splitScan) valueReader(names []string) *valueReader {
-	return &valueReader{flat: sc.flatSource(names)}
-}
-
-func (v *valueReader) empty() bool { return len(v.flat.names) == 0 }
-
-func (v *valueReader) at(pos, n int64) (arrow.RecordBatch, error) {
-	v.drop()
-	arrs, err := v.flat.read(pos, n)
-	if err != nil {
-		return nil, err
-	}
-	v.batch = array.NewRecordBatch(schemaOf(v.flat.names, arrs), arrs, n)
-	return v.batch, nil
-}
-
-func (v *valueReader) drop() {
-	if v.batch != nil {
-		v.batch.Release()
-		v.batch = nil
-	}
-}
-
-func (v *valueReader) release() {
-	v.drop()
-	v.flat.release()
 }

@@ -189,16 +189,12 @@ func (sc *splitScan) filtered() error {
 	}
 	var src *flatSource
 	if len(predCols) > 0 {
-		var err error
-		if src, err = sc.predicateSource(predCols); err != nil {
-			return err
-		}
+		src = sc.flatSource(predCols)
 		defer src.release()
 	}
-	vals := sc.valueReader(rest)
+	vals := sc.flatSource(rest)
 	defer vals.release()
-	// Predicate batches are DefaultBatchSize rows (pqarrow's batch for
-	// predicate columns), a multiple of valueBatch.
+	// Predicate batches are DefaultBatchSize rows, a multiple of valueBatch.
 	sel := make([]bool, occurrence.DefaultBatchSize)
 	outSchema := occurrence.SchemaOf(sc.cols)
 	var pos int64
@@ -237,11 +233,11 @@ func (sc *splitScan) filtered() error {
 	return nil
 }
 
-func (sc *splitScan) emitMatches(pb arrow.RecordBatch, vals *valueReader, pos int64, sel []bool, m int, schema *arrow.Schema) error {
+func (sc *splitScan) emitMatches(pb arrow.RecordBatch, vals *flatSource, pos int64, sel []bool, m int, schema *arrow.Schema) error {
 	if len(sc.cols) == 0 {
 		return sc.emitCounts(int64(m))
 	}
-	if vals.empty() {
+	if len(vals.names) == 0 {
 		return sc.emitPart(pb, nil, 0, sel, m, schema)
 	}
 	// Decode the other columns only for the value batches that hold matches.
@@ -251,7 +247,7 @@ func (sc *splitScan) emitMatches(pb arrow.RecordBatch, vals *valueReader, pos in
 		if k == 0 {
 			continue
 		}
-		vb, err := vals.at(pos+int64(off), int64(end-off))
+		vb, err := vals.next(pos+int64(off), int64(end-off))
 		if err != nil {
 			return err
 		}
