@@ -17,7 +17,9 @@ type peakProfiler struct {
 	path string
 	stop chan struct{}
 	done chan error
-	peak uint64
+	// peak is the largest live heap sampled, written the one of the
+	// profile in the file (within a tenth of peak).
+	peak, written uint64
 }
 
 // liveHeap is the metric of the bytes the last garbage collection found live.
@@ -47,11 +49,22 @@ func (p *peakProfiler) run(interval time.Duration) {
 		case <-tick.C:
 		}
 		metrics.Read(sample)
-		if live := sample[0].Value.Uint64(); err == nil && live > p.peak+p.peak/10 {
-			p.peak = live
+		if p.observe(sample[0].Value.Uint64()) && err == nil {
 			err = p.write()
 		}
 	}
+}
+
+// observe records a sample of the live heap and reports whether the
+// profile is to be rewritten: the heap grew by more than a tenth over the
+// one written.
+func (p *peakProfiler) observe(live uint64) bool {
+	p.peak = max(p.peak, live)
+	if live <= p.written+p.written/10 {
+		return false
+	}
+	p.written = live
+	return true
 }
 
 // write replaces the file with the current heap profile (the heap as the
@@ -75,8 +88,9 @@ func (p *peakProfiler) write() error {
 	return nil
 }
 
-// Stop ends sampling and reports the peak live heap it saw and the first
-// error writing the profile.
+// Stop ends sampling and reports the largest live heap it sampled (the
+// profile kept may be of one up to a tenth smaller) and the first error
+// writing the profile.
 func (p *peakProfiler) Stop() (peak uint64, err error) {
 	close(p.stop)
 	err = <-p.done

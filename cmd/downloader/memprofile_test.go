@@ -55,3 +55,20 @@ func TestPeakProfileBadPath(t *testing.T) {
 		t.Error("a profile in a missing directory was accepted")
 	}
 }
+
+// The reported peak is the largest sample, also one within a tenth of the
+// profile written (which is not rewritten for it), and after a write error.
+func TestPeakProfileObserve(t *testing.T) {
+	p := &peakProfiler{}
+	for _, c := range []struct {
+		live  uint64
+		write bool
+	}{{100, true}, {105, false}, {50, false}, {111, true}, {120, false}} {
+		if got := p.observe(c.live); got != c.write {
+			t.Errorf("observe(%d) = %v, want %v", c.live, got, c.write)
+		}
+	}
+	if p.peak != 120 || p.written != 111 {
+		t.Errorf("peak %d, written %d; want 120, 111", p.peak, p.written)
+	}
+}
