@@ -294,21 +294,7 @@ func (in *interpreter) verbatim(raw RawRecord) {
 // appendJSONRows appends extension rows by row type as json.Marshal writes
 // the map (row types sorted; every list is non-empty).
 func appendJSONRows(buf []byte, rows map[string][]map[string]string) []byte {
-	rts := make([]string, 0, len(rows))
-	for rt := range rows {
-		rts = append(rts, rt)
-	}
-	slices.Sort(rts)
-	buf = append(buf, '{')
-	for i, rt := range rts {
-		if i > 0 {
-			buf = append(buf, ',')
-		}
-		buf = appendJSONString(buf, rt)
-		buf = append(buf, ':')
-		buf = appendJSONList(buf, rows[rt])
-	}
-	return append(buf, '}')
+	return appendJSONMap(buf, rows, appendJSONList)
 }
 
 // appendJSONList appends a non-empty list of rows as json.Marshal writes it.
@@ -340,6 +326,12 @@ func (in *interpreter) finishIssues() {
 // writes a map[string]string (keys sorted, HTML-escaped strings) without its
 // reflection, which allocated twice per entry of every record's verbatim map.
 func appendJSONObject(buf []byte, m map[string]string) []byte {
+	return appendJSONMap(buf, m, appendJSONString)
+}
+
+// appendJSONMap appends m as json.Marshal writes a map with string keys:
+// keys sorted, each value appended by value.
+func appendJSONMap[V any](buf []byte, m map[string]V, value func([]byte, V) []byte) []byte {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
@@ -352,7 +344,7 @@ func appendJSONObject(buf []byte, m map[string]string) []byte {
 		}
 		buf = appendJSONString(buf, k)
 		buf = append(buf, ':')
-		buf = appendJSONString(buf, m[k])
+		buf = value(buf, m[k])
 	}
 	return append(buf, '}')
 }
