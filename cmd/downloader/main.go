@@ -80,7 +80,7 @@ func run(ctx context.Context, args []string, env *Env) int {
 //     times the live data, so the collector runs far less often, under a
 //     soft limit well within the 300 MB they are meant to run in;
 //   - ingest keeps a clustering window and a few chunks of records in
-//     flight (~130 MB live at the peak on records with long verbatim
+//     flight (~110 MB live at the peak on records with long verbatim
 //     documents): a 256 MB soft limit keeps the heap from doubling that,
 //     which it otherwise does at every window, and costs no measurable time;
 //   - convert and demo keep a clustering window too, with a 512 MB limit;
