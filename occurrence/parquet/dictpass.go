@@ -3,7 +3,6 @@ package parquet
 import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
@@ -55,7 +54,7 @@ func (dc *dictCopies) take(col, ncols int, d *array.Dictionary, sel []bool, m in
 	if src := d.Data().Dictionary(); dc.src[col] != src {
 		dc.src[col], dc.cp[col] = src, copyStrings(dict)
 	}
-	return takeIndices(d, ix.Int32Values(), dc.cp[col], sel, m)
+	return dictionaryOver(gatherIndices(ix.Int32Values(), sel, m), dc.cp[col], d, sel)
 }
 
 // copyStrings copies a string array's offsets (starting at zero) and value
@@ -75,46 +74,15 @@ func copyStrings(a *array.String) *array.String {
 		[]*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(offs)), memory.NewBufferBytes(data)}, nil, 0, 0))
 }
 
-// takeIndices gathers the selected rows' indices (idx[i], or i itself when
-// idx is nil) and validity (d's) into a new Dictionary array over dict. A
-// null row's index is 0.
-func takeIndices(d arrow.Array, idx []int32, dict *array.String, sel []bool, m int) arrow.Array {
+// gatherIndices returns idx[i] for the m rows i that sel selects.
+func gatherIndices(idx []int32, sel []bool, m int) []int32 {
 	out := make([]int32, 0, m)
-	var bm, vbits []byte
-	boff, nulls := 0, 0
-	if d.NullN() > 0 {
-		bm, boff = d.NullBitmapBytes(), d.Data().Offset()
-		vbits = make([]byte, (m+7)/8)
-	}
 	for i, ok := range sel {
-		if !ok {
-			continue
-		}
-		k := int32(i)
-		if idx != nil {
-			k = idx[i]
-		}
-		if bm == nil {
-			out = append(out, k)
-			continue
-		}
-		j := len(out)
-		if bitutil.BitIsSet(bm, boff+i) {
-			vbits[j>>3] |= 1 << (j & 7)
-			out = append(out, k)
-		} else {
-			out = append(out, 0)
-			nulls++
+		if ok {
+			out = append(out, idx[i])
 		}
 	}
-	var valid *memory.Buffer
-	if nulls > 0 {
-		valid = memory.NewBufferBytes(vbits)
-	}
-	data := array.NewDataWithDictionary(dictType, m,
-		[]*memory.Buffer{valid, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(out))}, nulls, 0, dict.Data().(*array.Data))
-	defer data.Release()
-	return array.NewDictionaryData(data)
+	return out
 }
 
 // positions returns the indices of the m true values of sel.
@@ -128,10 +96,12 @@ func positions(sel []bool, m int) []int32 {
 	return out
 }
 
-// dictionaryOver is a Dictionary array without nulls: indices idx over dict.
-func dictionaryOver(idx []int32, dict *array.String) arrow.Array {
+// dictionaryOver is a Dictionary array of indices idx over dict, valid
+// where the rows of nullsOf that sel selects are.
+func dictionaryOver(idx []int32, dict *array.String, nullsOf arrow.Array, sel []bool) arrow.Array {
+	valid, nulls := selectedValidity(nullsOf, sel, len(idx))
 	data := array.NewDataWithDictionary(dictType, len(idx),
-		[]*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(idx))}, 0, 0, dict.Data().(*array.Data))
+		[]*memory.Buffer{valid, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(idx))}, nulls, 0, dict.Data().(*array.Data))
 	defer data.Release()
 	return array.NewDictionaryData(data)
 }
@@ -173,17 +143,15 @@ func (sc *splitScan) take(col int, a arrow.Array, sel []bool, m int) arrow.Array
 				return out
 			}
 		case *array.String:
-			if 2*m >= len(sel) && x.NullN() == 0 {
-				// The selected rows' positions, shared by every such column
-				// of the batch.
-				if len(sc.selIdx) != m {
-					sc.selIdx = positions(sel, m)
-				}
-				return dictionaryOver(sc.selIdx, copyStrings(x))
+			if 2*m < len(sel) {
+				break
 			}
-			if 2*m >= len(sel) {
-				return takeIndices(x, nil, copyStrings(x), sel, m)
+			// The selected rows' positions, shared by every such column of
+			// the batch.
+			if len(sc.selIdx) != m {
+				sc.selIdx = positions(sel, m)
 			}
+			return dictionaryOver(sc.selIdx, copyStrings(x), x, sel)
 		}
 	}
 	return takeSelected(a, sel, m)

@@ -40,34 +40,44 @@ func takeSelected(a arrow.Array, sel []bool, m int) arrow.Array {
 // are T-sized (their bits copied as they are) into Go memory.
 func takeFixed[T uint32 | uint64](a arrow.Array, sel []bool, m int) arrow.Array {
 	data := a.Data()
-	src := unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(data.Buffers()[1].Bytes()))), data.Offset()+data.Len())[data.Offset():]
-	out := make([]T, m)
-	var vbits []byte
-	nulls := 0
-	if a.NullN() > 0 {
-		vbits = make([]byte, (m+7)/8)
-	}
+	src := castTo[T](data.Buffers()[1].Bytes())[data.Offset():]
+	buf := make([]byte, m*int(unsafe.Sizeof(T(0))))
+	out := castTo[T](buf)
 	j := 0
+	for i, ok := range sel {
+		if ok {
+			out[j] = src[i]
+			j++
+		}
+	}
+	vb, nulls := selectedValidity(a, sel, m)
+	return array.MakeFromData(array.NewData(a.DataType(), m, []*memory.Buffer{vb, memory.NewBufferBytes(buf)}, nil, nulls, 0))
+}
+
+// selectedValidity is the validity bitmap of the m selected rows of a (nil
+// when none of them is null) and their null count.
+func selectedValidity(a arrow.Array, sel []bool, m int) (*memory.Buffer, int) {
+	if a.NullN() == 0 {
+		return nil, 0
+	}
+	bm, boff := a.NullBitmapBytes(), a.Data().Offset()
+	vbits := make([]byte, (m+7)/8)
+	j, nulls := 0, 0
 	for i, ok := range sel {
 		if !ok {
 			continue
 		}
-		out[j] = src[i]
-		if vbits != nil {
-			if a.IsValid(i) {
-				vbits[j>>3] |= 1 << (j & 7)
-			} else {
-				nulls++
-			}
+		if bitutil.BitIsSet(bm, boff+i) {
+			vbits[j>>3] |= 1 << (j & 7)
+		} else {
+			nulls++
 		}
 		j++
 	}
-	var vb *memory.Buffer
-	if vbits != nil {
-		vb = memory.NewBufferBytes(vbits)
+	if nulls == 0 {
+		return nil, 0
 	}
-	bytes := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(out))), m*int(unsafe.Sizeof(out[0])))
-	return array.MakeFromData(array.NewData(a.DataType(), m, []*memory.Buffer{vb, memory.NewBufferBytes(bytes)}, nil, nulls, 0))
+	return memory.NewBufferBytes(vbits), nulls
 }
 
 // takeDictionary decodes the selected rows of a dictionary-encoded column
@@ -132,11 +142,6 @@ func takeStrings(a arrow.Array, offs, idx []int32, data []byte, sel []bool, m in
 	}
 	offsets := make([]int32, 1, m+1)
 	out := make([]byte, 0, size)
-	var vbits []byte
-	nulls := 0
-	if bm != nil {
-		vbits = make([]byte, (m+7)/8)
-	}
 	for i, ok := range sel {
 		if !ok {
 			continue
@@ -144,19 +149,10 @@ func takeStrings(a arrow.Array, offs, idx []int32, data []byte, sel []bool, m in
 		if valid(i) {
 			k := key(i)
 			out = append(out, data[offs[k]:offs[k+1]]...)
-			if vbits != nil {
-				j := len(offsets) - 1
-				vbits[j>>3] |= 1 << (j & 7)
-			}
-		} else {
-			nulls++
 		}
 		offsets = append(offsets, int32(len(out)))
 	}
-	var vb *memory.Buffer
-	if vbits != nil {
-		vb = memory.NewBufferBytes(vbits)
-	}
+	vb, nulls := selectedValidity(a, sel, m)
 	return array.NewStringData(array.NewData(arrow.BinaryTypes.String, m,
 		[]*memory.Buffer{vb, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(offsets)), memory.NewBufferBytes(out)}, nil, nulls, 0))
 }
