@@ -12,6 +12,11 @@ func TestCountRepeatAndMaterialize(t *testing.T) {
 	table := exportTable(t)
 	q := "country=DK&year=2000,2010"
 	want, _ := runCmd(t, "count", "--table", table, "--query", q)
+	// DK is every third record, 2000-2010 eleven of each 30 years: 3 of
+	// each 30 records, 600 in all.
+	if want != "60\n" {
+		t.Fatalf("count printed %q, want 60", want)
+	}
 	out, stderr := runCmd(t, "count", "--table", table, "--query", q, "--repeat", "3", "-v")
 	if out != want {
 		t.Errorf("--repeat printed %q, want %q", out, want)
