@@ -149,6 +149,10 @@ var licenseCompact = strings.NewReplacer(" ", "", "-", "", "_", "", ".", "", "("
 // NormalizeLicense maps a licence URI or text to one of the stored licence
 // values; ok is false when it names no licence GBIF supports.
 func NormalizeLicense(s string) (string, bool) {
+	switch s {
+	case LicenseCC0, LicenseCCBY, LicenseCCBYNC: // already normalized
+		return s, true
+	}
 	l := strings.ToLower(strings.TrimSpace(s))
 	l = strings.ReplaceAll(l, "licences", "licenses")
 	compact := licenseCompact.Replace(l)

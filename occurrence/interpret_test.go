@@ -176,6 +176,16 @@ func TestNormalizeLicense(t *testing.T) {
 			t.Errorf("%q -> %q, want %q", in, got, want)
 		}
 	}
+	// A stored value normalizes to itself, by the shortcut and by the rules
+	// (the padded copy takes them): ingest hands Interpret the dataset's
+	// licence normalized once.
+	for _, v := range []string{LicenseCC0, LicenseCCBY, LicenseCCBYNC} {
+		for _, in := range []string{v, " " + v} {
+			if got, ok := NormalizeLicense(in); got != v || !ok {
+				t.Errorf("%q -> %q %v, want itself", in, got, ok)
+			}
+		}
+	}
 }
 
 func TestCountryCode(t *testing.T) {
@@ -201,7 +211,7 @@ func BenchmarkInterpret(b *testing.B) {
 		"minimumElevationInMeters", "10", "maximumElevationInMeters", "30 m", "individualCount", "3",
 		"coordinateUncertaintyInMeters", "25 m",
 	)
-	ds := DatasetContext{Key: "ds1", Title: "Dataset", License: "CC-BY 4.0", Now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	ds := DatasetContext{Key: "ds1", Title: "Dataset", License: LicenseCCBY, Now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 	rec := NewRecord()
 	b.ReportAllocs()
 	for b.Loop() {

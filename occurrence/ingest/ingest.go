@@ -109,7 +109,9 @@ func Load(ctx context.Context, target Target, src Source, opts Options) (Result,
 		w.Abort()
 		return res, err
 	}
-	dctx := occurrence.DatasetContext{Key: key, Title: sd.Title, License: sd.License}
+	// The licence normalized above: Interpret then need not normalize it
+	// again for every record.
+	dctx := occurrence.DatasetContext{Key: key, Title: sd.Title, License: license}
 	if err := pipeline(ctx, src, w, dctx, opts, &res); err != nil {
 		w.Abort()
 		return res, err
