@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 )
@@ -55,6 +56,7 @@ func decodeManifest(data []byte, path string) (*manifest, error) {
 
 func (w *jsonWalker) datasets(out map[string]*datasetEntry) error {
 	if w.null() {
+		clear(out) // as encoding/json, which sets the map to nil
 		return nil
 	}
 	return w.object(func(key []byte) error {
@@ -138,10 +140,8 @@ func (w *jsonWalker) rowGroups() ([]rowGroupEntry, error) {
 			case "rows":
 				g.Rows, err = jsonInt(w.value(), "rows")
 			case "stats":
-				if w.null() {
-					return nil
-				}
-				if w.peek() != '{' {
+				// null is kept as encoding/json keeps it in a RawMessage
+				if c := w.peek(); c != '{' && c != 'n' {
 					return errors.New("stats is not an object")
 				}
 				g.Stats = json.RawMessage(w.value())
@@ -316,7 +316,8 @@ func (w *jsonWalker) object(fn func(key []byte) error) error {
 		raw := w.value()
 		w.key = raw
 		key := raw[1 : len(raw)-1]
-		if bytes.IndexByte(key, '\\') >= 0 {
+		// escapes and invalid UTF-8 (replaced) are unquoted as encoding/json does
+		if bytes.IndexByte(key, '\\') >= 0 || !utf8.Valid(key) {
 			var k string
 			if err := json.Unmarshal(raw, &k); err != nil {
 				return err

@@ -101,6 +101,13 @@ func TestDecodeManifestRejectsBadInput(t *testing.T) {
 func FuzzDecodeManifest(f *testing.F) {
 	f.Add([]byte(`{"format":1,"snapshot":3,"created":"2026-11-30T04:33:26Z","datasets":{"d":{"key":"d","title":"T","records":2,"generation":"g","files":[{"path":"data/d/g/part-00000.parquet","rows":2,"bytes":10,"rowGroups":[{"rows":2,"stats":{"year":{"nulls":0,"min":1990,"max":2001}}}]}]}}}`))
 	f.Add([]byte(`{"format":1,"datasets":null}`))
+	// where the walker once differed from encoding/json: a null (or a
+	// repeated) stats, a repeated datasets ending in null, a key that is not
+	// UTF-8
+	f.Add([]byte(`{"format":1,"datasets":{"d":{"key":"d","files":[{"path":"p","rowGroups":[{"rows":1,"stats":null}]}]}}}`))
+	f.Add([]byte(`{"format":1,"datasets":{"d":{"key":"d","files":[{"path":"p","rowGroups":[{"rows":1,"stats":{"year":{}},"stats":null}]}]}}}`))
+	f.Add([]byte(`{"format":1,"datasets":{"a":{"key":"a"}},"datasets":null}`))
+	f.Add([]byte("{\"format\":1,\"datasets\":{\"\xff\":{\"key\":\"a\"}}}"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		got, err := decodeManifest(data, "fuzz")
 		if err != nil {
