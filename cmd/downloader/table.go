@@ -3,10 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
 	"strings"
 
+	"github.com/biodiversity-downloads/downloader/dwca"
 	"github.com/biodiversity-downloads/downloader/occurrence"
 	"github.com/biodiversity-downloads/downloader/occurrence/hbase"
 	"github.com/biodiversity-downloads/downloader/occurrence/ingest"
@@ -16,8 +16,7 @@ import (
 // table is what the commands need of an occurrence table backend.
 type table interface {
 	occurrence.Table
-	Dataset(ctx context.Context, key string) (occurrence.DatasetInfo, error)
-	DatasetEML(ctx context.Context, key string) (io.ReadCloser, error)
+	dwca.Catalog // dataset descriptions and EML (export)
 	// Begin starts replacing one dataset (ingest).
 	Begin(ctx context.Context, info occurrence.DatasetInfo) (ingest.Writer, error)
 	Close() error
