@@ -185,8 +185,9 @@ func pipeline(ctx context.Context, src Source, w Writer, dctx occurrence.Dataset
 	// documents of ~200 terms), so deeper queues only cost memory.
 	ordered := make(chan *chunk, opts.Workers)
 	work := make(chan *chunk, opts.Workers)
-	// free holds appended chunks for reuse; at most every chunk in flight.
-	free := make(chan *chunk, opts.Workers*2+2)
+	// free holds appended chunks for reuse: room for every chunk in flight,
+	// the ones queued in ordered, the one being appended and the one being read.
+	free := make(chan *chunk, opts.Workers+2)
 	var readErr error
 	go func() {
 		defer close(ordered)
