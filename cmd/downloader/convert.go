@@ -170,6 +170,7 @@ func writeArchive(ctx context.Context, src *abcd.Source, out io.Writer, dir stri
 	if err != nil {
 		return 0, err
 	}
+	defer zw.Abort() // stops the workers on an error; no-op after Close
 	spools := map[string]*spool{}
 	defer func() {
 		for _, s := range spools {
@@ -177,10 +178,6 @@ func writeArchive(ctx context.Context, src *abcd.Source, out io.Writer, dir stri
 			os.Remove(s.f.Name())
 		}
 	}()
-	// Deferred after the spools' cleanup, so it runs first: on an error the
-	// workers stop before the spool files they write are closed. A no-op
-	// after Close.
-	defer zw.Abort()
 	for _, rt := range abcd.ExtensionOrder {
 		s, err := newSpool(zw, dir)
 		if err != nil {
