@@ -170,36 +170,11 @@ func jsonKey(key []byte, names ...string) string {
 		}
 	}
 	for _, n := range names {
-		if equalFold(key, n) {
+		if strings.EqualFold(string(key), n) {
 			return n
 		}
 	}
 	return ""
-}
-
-// equalFold is strings.EqualFold without converting an ASCII key.
-func equalFold(b []byte, s string) bool {
-	for _, c := range b {
-		if c >= 0x80 {
-			return strings.EqualFold(string(b), s)
-		}
-	}
-	if len(b) != len(s) {
-		return false
-	}
-	for i, c := range b {
-		if lower(c) != lower(s[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-func lower(c byte) byte {
-	if 'A' <= c && c <= 'Z' {
-		return c + 'a' - 'A'
-	}
-	return c
 }
 
 // jsonInt reads an integer value.
