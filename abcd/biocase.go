@@ -17,6 +17,7 @@ import (
 
 	"github.com/beevik/etree"
 
+	"github.com/biodiversity-downloads/downloader/internal/charset"
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
 
@@ -185,7 +186,7 @@ func (h *Harvester) smallDocument(ctx context.Context, u string) (*etree.Documen
 	var doc *etree.Document
 	err := h.do(ctx, u, func(body io.Reader) error {
 		d := etree.NewDocument()
-		d.ReadSettings.CharsetReader = charsetReader
+		d.ReadSettings.CharsetReader = charset.XMLReader
 		if _, err := d.ReadFrom(io.LimitReader(body, maxSmallDocument)); err != nil {
 			return &ParseError{Op: "read", Path: u, Err: fmt.Errorf("%w: %v", ErrSyntax, err)}
 		}

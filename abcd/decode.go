@@ -1,11 +1,6 @@
 package abcd
 
-import (
-	"io"
-	"strings"
-
-	"github.com/biodiversity-downloads/downloader/internal/charset"
-)
+import "strings"
 
 // Default caps; Options may lower or raise them.
 const (
@@ -13,12 +8,6 @@ const (
 	DefaultMaxUnitBytes  = 64 << 20 // one Unit subtree (or the DataSet metadata)
 	DefaultMaxDepth      = 256      // element nesting
 )
-
-// charsetReader decodes the encoding an XML declaration names; see
-// internal/charset for the labels.
-func charsetReader(label string, input io.Reader) (io.Reader, error) {
-	return charset.XMLReader(label, input)
-}
 
 // clean trims a text value and folds line breaks and tabs (with the
 // indentation around them) into single spaces; other spacing is kept.

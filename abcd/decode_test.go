@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/beevik/etree"
+
+	"github.com/biodiversity-downloads/downloader/internal/charset"
 )
 
 // declared wraps notes in a one-unit document whose declaration names enc.
@@ -54,7 +56,7 @@ func TestDeclaredEncodingRejected(t *testing.T) {
 // The BioCASe protocol documents are read with etree and the same decoder.
 func TestDeclaredEncodingEtree(t *testing.T) {
 	d := etree.NewDocument()
-	d.ReadSettings.CharsetReader = charsetReader
+	d.ReadSettings.CharsetReader = charset.XMLReader
 	if err := d.ReadFromString(declared("windows-1250", "\x8cl\xb9sk")); err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +64,7 @@ func TestDeclaredEncodingEtree(t *testing.T) {
 		t.Errorf("notes %q", got)
 	}
 	d = etree.NewDocument()
-	d.ReadSettings.CharsetReader = charsetReader
+	d.ReadSettings.CharsetReader = charset.XMLReader
 	if err := d.ReadFromString(declared("klingon", "x")); err == nil || !strings.Contains(err.Error(), `"klingon"`) {
 		t.Errorf("klingon: %v", err)
 	}

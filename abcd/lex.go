@@ -403,7 +403,7 @@ func sniffEncoding(r io.Reader) (io.Reader, error) {
 	if m == nil {
 		return br, nil
 	}
-	tr, err := charsetReader(string(m[1]), br)
+	tr, err := charset.XMLReader(string(m[1]), br)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrSyntax, err)
 	}
