@@ -193,13 +193,22 @@ func heldBytes(id string, r extRow) int64 {
 	return n + int64(len(id)+len(r.source)) + mapBytes(len(r.terms)) + 112
 }
 
-// mapBytes is about what a map[string]string of n entries takes (measured
-// with Go 1.26: 336 bytes up to 8 entries, then ~80 bytes an entry).
+// mapBytes is about what a map[string]string of n entries made with size
+// hint n takes (Row.Terms' maps; TestMapBytes measures it with Go 1.26): one
+// group of 8 slots up to 8 entries, ~320 bytes; above, a table of the
+// power-of-two slots that keeps it at most 7/8 full, 36 bytes a slot plus
+// ~72 (9-14 entries 648 bytes, 113-224 entries ~9.5 KB). A charge per entry
+// (82 bytes) was right only just past each doubling and up to twice the size
+// elsewhere.
 func mapBytes(n int) int64 {
 	if n <= 8 {
-		return 336
+		return 320
 	}
-	return 96 + 82*int64(n)
+	slots := int64(16)
+	for slots*7/8 < int64(n) {
+		slots *= 2
+	}
+	return 36*slots + 72
 }
 
 // brokenRow counts a *RowError and reports whether err was one.

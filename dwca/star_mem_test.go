@@ -130,3 +130,33 @@ func TestSorterDropsSpilledValues(t *testing.T) {
 		prev = x.key
 	}
 }
+
+// TestMapBytes compares mapBytes with the heap that maps of n entries made
+// with size hint n (as Row.Terms makes them) take.
+func TestMapBytes(t *testing.T) {
+	const reps = 1000
+	keys := make([]string, 240)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("http://example.org/terms/t%03d", i)
+	}
+	for _, n := range []int{1, 8, 9, 12, 14, 15, 28, 29, 56, 57, 112, 113, 220, 224} {
+		maps := make([]map[string]string, reps)
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		for r := range maps {
+			m := make(map[string]string, n)
+			for _, k := range keys[:n] {
+				m[k] = "v"
+			}
+			maps[r] = m
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		runtime.KeepAlive(maps)
+		got := (int64(after.HeapAlloc) - int64(before.HeapAlloc)) / reps
+		if est := mapBytes(n); got > est*11/10 || got < est*9/10 {
+			t.Errorf("%d entries: a map takes %d bytes, mapBytes says %d", n, got, est)
+		}
+	}
+}
