@@ -26,7 +26,7 @@ func referenceManifest(data []byte) (*manifest, error) {
 }
 
 // sameManifest compares two manifests field by field (the decoded
-// statistics caches aside) and reports the first difference.
+// statistics caches aside).
 func sameManifest(a, b *manifest) bool {
 	clearSplits := func(m *manifest) *manifest {
 		c := *m
