@@ -71,14 +71,7 @@ func TestKeysUniqueAcrossHandles(t *testing.T) {
 
 func TestUsersAndAuth(t *testing.T) {
 	ctx := context.Background()
-	db, err := OpenDB(ctx, "sqlite:"+filepath.Join(t.TempDir(), "u.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if err := db.Migrate(ctx, slog.New(slog.DiscardHandler)); err != nil {
-		t.Fatal(err)
-	}
+	db := testDB(t)
 	if err := db.AddUser(ctx, User{Name: "alice", Email: "a@example.org"}, "correct horse"); err != nil {
 		t.Fatal(err)
 	}

@@ -8,10 +8,12 @@ import (
 	"time"
 )
 
-func leaseTestDB(t *testing.T) *DB {
+// testDB opens a migrated SQLite database in a temporary directory, closed
+// when the test ends.
+func testDB(t *testing.T) *DB {
 	t.Helper()
 	ctx := context.Background()
-	db, err := OpenDB(ctx, "sqlite:"+filepath.Join(t.TempDir(), "l.db"))
+	db, err := OpenDB(ctx, "sqlite:"+filepath.Join(t.TempDir(), "test.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -19,6 +21,13 @@ func leaseTestDB(t *testing.T) *DB {
 	if err := db.Migrate(ctx, slog.New(slog.DiscardHandler)); err != nil {
 		t.Fatal(err)
 	}
+	return db
+}
+
+func leaseTestDB(t *testing.T) *DB {
+	t.Helper()
+	ctx := context.Background()
+	db := testDB(t)
 	if err := db.AddUser(ctx, User{Name: "alice"}, "correct horse"); err != nil {
 		t.Fatal(err)
 	}
