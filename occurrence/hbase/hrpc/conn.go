@@ -214,7 +214,7 @@ func (c *Conn) send(ctx context.Context, id uint32, method string, req proto.Mes
 	} else {
 		_ = c.nc.SetWriteDeadline(time.Time{})
 	}
-	if _, err := c.bw.Write(frame); err == nil {
+	if _, err = c.bw.Write(frame); err == nil {
 		err = c.bw.Flush()
 	}
 	if err != nil {
