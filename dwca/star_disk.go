@@ -96,13 +96,7 @@ func (s *StarReader) forEachRow(spec FileSpec, broken func(*RowError), fn func(R
 // built for a row that is only encoded.
 func appendRow(b []byte, source string, row Row) []byte {
 	b = appendString(b, source)
-	n := 0
-	for i := range row.spec.Fields {
-		if row.Value(i) != "" {
-			n++
-		}
-	}
-	b = binary.AppendUvarint(b, uint64(n))
+	b = binary.AppendUvarint(b, uint64(row.nonEmpty()))
 	for i := range row.spec.Fields {
 		if v := row.Value(i); v != "" {
 			b = appendString(b, row.spec.Fields[i].Term)
