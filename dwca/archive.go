@@ -119,7 +119,7 @@ func (o Options) Open(ctx context.Context, p string) (*Archive, error) {
 
 // load finds meta.xml (or derives it) after indexing the visible files.
 func (a *Archive) load(ctx context.Context) error {
-	names, err := visibleFiles(a.fsys)
+	names, err := VisibleFiles(a.fsys)
 	if err != nil {
 		return err
 	}
@@ -237,9 +237,12 @@ func (a *Archive) Close() error {
 	return errors.Join(errs...)
 }
 
-// visibleFiles lists regular files, skipping __MACOSX/ and dot-files or
-// dot-folders anywhere in the path.
-func visibleFiles(fsys fs.FS) ([]string, error) {
+// VisibleFiles lists the files of an archive's file system (a *zip.Reader, an
+// unpacked folder) that Open looks at: regular files, skipping __MACOSX/ and
+// dot-files or dot-folders anywhere in the path. Names keep a root folder
+// that Open would take off. Tools that sniff what an archive holds use it to
+// see what the reader sees.
+func VisibleFiles(fsys fs.FS) ([]string, error) {
 	var names []string
 	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {

@@ -84,13 +84,6 @@ func checkZip(zr *zip.Reader, maxRatio int64) error {
 	return nil
 }
 
-// VisibleFiles lists the files of an archive's file system (a *zip.Reader, an
-// unpacked folder) that Open looks at: regular files, skipping __MACOSX/ and
-// dot-files or dot-folders anywhere in the path. Names keep a root folder
-// that Open would take off. Tools that sniff what an archive holds use it to
-// see what the reader sees.
-func VisibleFiles(fsys fs.FS) ([]string, error) { return visibleFiles(fsys) }
-
 // singleFileFS is an fs.FS holding one file, for a lone data file path.
 type singleFileFS struct{ name, path string }
 
