@@ -310,19 +310,25 @@ func TestChunkPagesReportCorruptPages(t *testing.T) {
 	if c.dictAt > 0 {
 		start = c.dictAt
 	}
-	readAll := func(b []byte) error {
+	// use opens the chunk over b and runs f on it.
+	use := func(b []byte, f func(*chunkPages) error) error {
 		pr, err := newChunkPages(bytes.NewReader(b), int64(len(b)), c, "f.parquet row group 0 column countryCode")
 		if err != nil {
 			return err
 		}
 		defer pr.close()
-		for {
-			if _, err := pr.next(); err == io.EOF {
-				return nil
-			} else if err != nil {
-				return err
+		return f(pr)
+	}
+	readAll := func(b []byte) error {
+		return use(b, func(pr *chunkPages) error {
+			for {
+				if _, err := pr.next(); err == io.EOF {
+					return nil
+				} else if err != nil {
+					return err
+				}
 			}
-		}
+		})
 	}
 	if err := readAll(data); err != nil {
 		t.Fatalf("intact file: %v", err)
@@ -342,13 +348,10 @@ func TestChunkPagesReportCorruptPages(t *testing.T) {
 		index[i] = 0xff
 	}
 	seekAll := func(b []byte) error {
-		pr, err := newChunkPages(bytes.NewReader(b), int64(len(b)), c, "f.parquet row group 0 column countryCode")
-		if err != nil {
+		return use(b, func(pr *chunkPages) error {
+			_, err := pr.seek(1)
 			return err
-		}
-		defer pr.close()
-		_, err = pr.seek(1)
-		return err
+		})
 	}
 	if err := seekAll(index); err == nil || !errors.Is(err, errCorrupt) || !strings.Contains(err.Error(), "offset index") {
 		t.Errorf("damaged offset index: %v, want an errCorrupt naming it", err)
