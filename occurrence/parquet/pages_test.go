@@ -166,6 +166,14 @@ func TestFlatColumnDecodesWhatArrowWrote(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// Seeks take the offset index exactly in the -index variants.
+			for rg, g := range foot.rowGroups {
+				for k, c := range g.chunks {
+					if (c.oiLen > 0) != strings.HasSuffix(v.name, "-index") {
+						t.Fatalf("row group %d column %d: offset index of %d bytes in variant %s", rg, k, c.oiLen, v.name)
+					}
+				}
+			}
 			open := func(rg, k int) *flatColumn {
 				pr, err := newChunkPages(data, data.Size(), foot.rowGroups[rg].chunks[k], cases[k].name)
 				if err != nil {
