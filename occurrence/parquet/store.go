@@ -82,8 +82,11 @@ type Store struct {
 	files map[string]*fileSlot // open Parquet readers by relative path
 
 	// the last manifest read and the file it came from: readers reuse it
-	// until a commit renames a new manifest into place.
+	// until a commit renames a new manifest into place. The file is held
+	// open so that no later manifest can be given its inode (ext4 reuses a
+	// freed one at once) and pass for it.
 	cacheMu   sync.Mutex
+	cacheFile *os.File
 	cacheInfo os.FileInfo
 	cached    *manifest
 }
@@ -118,6 +121,12 @@ func (s *Store) Close() error {
 		}
 		delete(s.files, k)
 	}
+	s.cacheMu.Lock()
+	if s.cacheFile != nil {
+		errs = append(errs, s.cacheFile.Close())
+		s.cacheFile, s.cached = nil, nil
+	}
+	s.cacheMu.Unlock()
 	return errors.Join(errs...)
 }
 
@@ -152,11 +161,29 @@ func (s *Store) current() (*manifest, error) {
 	if s.cached != nil && os.SameFile(info, s.cacheInfo) && info.ModTime().Equal(s.cacheInfo.ModTime()) && info.Size() == s.cacheInfo.Size() {
 		return s.cached, nil
 	}
-	m, err := readManifest(s.dir)
+	f, err := os.Open(path)
 	if err != nil {
+		return readManifest(s.dir) // removed since: an empty table
+	}
+	// info and data of the one file f
+	info, err = f.Stat()
+	var data []byte
+	if err == nil {
+		data, err = io.ReadAll(f)
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("read manifest: %w", err)
+	}
+	m, err := decodeManifest(data, path)
+	if err != nil {
+		f.Close()
 		return nil, err
 	}
-	s.cached, s.cacheInfo = m, info
+	if s.cacheFile != nil {
+		s.cacheFile.Close()
+	}
+	s.cacheFile, s.cacheInfo, s.cached = f, info, m
 	return m, nil
 }
 

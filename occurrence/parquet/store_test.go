@@ -2,6 +2,7 @@ package parquet
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -189,5 +190,61 @@ func TestDatasetsAndEML(t *testing.T) {
 	}
 	if _, err := s.Dataset(ctx, "d1"); !errors.Is(err, ErrNoDataset) {
 		t.Fatalf("deleted dataset: %v", err)
+	}
+}
+
+// TestManifestCacheSeesReplacement: two commits in one tick of the file
+// system's clock can publish a manifest of the size of the cached one, and
+// the file system can give it the cached manifest's inode once that file is
+// gone (ext4 does at once); the cached manifest must still not be served.
+func TestManifestCacheSeesReplacement(t *testing.T) {
+	s := openTest(t, Config{})
+	publish := func(snapshot int64, title string) os.FileInfo {
+		t.Helper()
+		m := &manifest{Format: manifestFormat, Snapshot: snapshot, Datasets: map[string]*datasetEntry{
+			"d": {DatasetInfo: occurrence.DatasetInfo{Key: "d", Title: title}, Generation: "g"},
+		}}
+		// as writeManifest publishes it (its list of generations aside)
+		data, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tmp := filepath.Join(s.dir, manifestName+".tmp")
+		if err := writeFileSync(tmp, data); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(tmp, filepath.Join(s.dir, manifestName)); err != nil {
+			t.Fatal(err)
+		}
+		info, err := os.Stat(filepath.Join(s.dir, manifestName))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return info
+	}
+	first := publish(1, "a")
+	if snap, err := s.Snapshot(context.Background()); err != nil || snap.ID != "1" {
+		t.Fatalf("snapshot %v, %v", snap.ID, err)
+	}
+	publish(2, "b")
+	third := publish(3, "c")
+	// the same tick: the coarse clock gives both the same modification time
+	if err := os.Chtimes(filepath.Join(s.dir, manifestName), first.ModTime(), first.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if third.Size() != first.Size() {
+		t.Fatalf("manifests of %d and %d bytes", first.Size(), third.Size())
+	}
+	snap, err := s.Snapshot(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := s.Dataset(context.Background(), "d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap.ID != "3" || info.Title != "c" {
+		t.Errorf("snapshot %s, title %q after snapshot 3 (title c) was published (same inode as snapshot 1: %v)",
+			snap.ID, info.Title, os.SameFile(first, third))
 	}
 }
