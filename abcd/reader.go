@@ -67,7 +67,6 @@ type Reader struct {
 	stack []qname
 
 	rootSeen bool
-	done     bool
 	err      error
 
 	ds       tree // DataSet-level elements collected before Units
