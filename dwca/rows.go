@@ -265,9 +265,9 @@ func prepareText(r io.Reader, enc string) (io.Reader, error) {
 		br.Discard(3)
 		return br, nil
 	case charset.BOMUTF16:
-		return decodeReader(br, charset.BOMUTF16)
+		return charset.NewReader(br, charset.BOMUTF16)
 	}
-	return decodeReader(br, enc)
+	return charset.NewReader(br, enc)
 }
 
 func (rr *RowReader) closeFile() {

@@ -8,13 +8,6 @@ import (
 	"github.com/biodiversity-downloads/downloader/internal/charset"
 )
 
-// isUTF8 reports whether an encoding label names UTF-8 (or plain ASCII, a
-// subset); see internal/charset for the labels.
-func isUTF8(label string) bool { return charset.IsUTF8(label) }
-
-// decodeReader wraps r so it yields UTF-8 for the given encoding label.
-func decodeReader(r io.Reader, label string) (io.Reader, error) { return charset.NewReader(r, label) }
-
 // newXMLDecoder returns a decoder for meta.xml and EML documents: declared
 // encodings other than UTF-8 are decoded, and a document starting with a
 // UTF-16 byte-order mark is read as UTF-16 whatever it declares.

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/biodiversity-downloads/downloader/internal/charset"
 )
 
 // memFiles serves files from memory (an opener for RowReader).
@@ -93,7 +95,7 @@ func FuzzRowReader(f *testing.F) {
 			if v := row.Value(1); v == "" {
 				t.Fatal("default not applied to an empty cell")
 			}
-			if isUTF8(spec.Encoding) {
+			if charset.IsUTF8(spec.Encoding) {
 				for _, c := range row.Cells() {
 					if !utf8.ValidString(c) {
 						t.Fatalf("invalid UTF-8 cell %q", c)

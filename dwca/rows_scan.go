@@ -6,6 +6,8 @@ import (
 	"errors"
 	"io"
 	"unicode/utf8"
+
+	"github.com/biodiversity-downloads/downloader/internal/charset"
 )
 
 // Kinds of broken rows, wrapped in *RowError.
@@ -65,7 +67,7 @@ type scanner struct {
 func newScanner(r io.Reader, spec *FileSpec) *scanner {
 	br := bufio.NewReaderSize(r, scanBufSize)
 	s := &scanner{br: br, sep: []byte(spec.FieldsTerminatedBy), quote: []byte(spec.FieldsEnclosedBy),
-		utf8: isUTF8(spec.Encoding), maxRow: MaxRowBytes}
+		utf8: charset.IsUTF8(spec.Encoding), maxRow: MaxRowBytes}
 	switch spec.LinesTerminatedBy {
 	case "\n", "\r\n", "\r", "":
 		s.mode = detectLineMode(br)
