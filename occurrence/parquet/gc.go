@@ -14,9 +14,10 @@ const writingMarker = ".writing"
 
 // collect removes what no retained snapshot refers to: generation directories
 // of old snapshots and of crashed ingests, and old manifest copies. It runs
-// under the writer lock; failures are logged, never fatal.
-func (s *Store) collect() {
-	keep, err := s.retainedGenerations()
+// under the writer lock, cur the manifest just published; failures are
+// logged, never fatal.
+func (s *Store) collect(cur *manifest) {
+	keep, err := s.retainedGenerations(cur)
 	if err != nil {
 		s.logger.Warn("table cleanup skipped", "err", err)
 		return
@@ -41,8 +42,8 @@ func (s *Store) collect() {
 }
 
 // retainedGenerations returns the generation directories referenced by the
-// current snapshot and by recent ones; it also prunes old manifest copies.
-func (s *Store) retainedGenerations() (map[string]bool, error) {
+// current snapshot cur and by recent ones; it also prunes old manifest copies.
+func (s *Store) retainedGenerations(cur *manifest) (map[string]bool, error) {
 	hist := filepath.Join(s.dir, manifestsDir)
 	entries, err := os.ReadDir(hist)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -76,10 +77,6 @@ func (s *Store) retainedGenerations() (map[string]bool, error) {
 				keep[gen] = true
 			}
 		}
-	}
-	cur, err := readManifest(s.dir)
-	if err != nil {
-		return nil, err
 	}
 	for key, ds := range cur.Datasets {
 		keep[generationDir(key, ds.Generation)] = true

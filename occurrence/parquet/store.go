@@ -278,7 +278,7 @@ func (s *Store) update(ctx context.Context, fn func(*manifest) error) error {
 	if err := writeManifest(s.dir, m); err != nil {
 		return err
 	}
-	s.collect()
+	s.collect(m)
 	return nil
 }
 
