@@ -22,7 +22,8 @@ func TestPeakProfileKeepsTheLargestHeap(t *testing.T) {
 		big[i] = byte(i)
 	}
 	runtime.GC()
-	time.Sleep(50 * time.Millisecond)
+	// 60 sampling intervals: room for a loaded machine to run the sampler.
+	time.Sleep(300 * time.Millisecond)
 	runtime.KeepAlive(big)
 	big = nil
 	runtime.GC()
