@@ -239,6 +239,10 @@ const (
 	rowMargin = 64 << 10
 )
 
+// newRowWriter returns a rowWriter on w, building rows in w's free space
+// when w offers it (AvailableBuffer): w must then be written through the
+// rowWriter only, as the formats' own zip entries are (NewTextWriter, whose
+// caller keeps w, does not use it).
 func newRowWriter(w io.Writer) *rowWriter {
 	r := &rowWriter{w: w}
 	if ab, ok := w.(interface{ AvailableBuffer() []byte }); ok {

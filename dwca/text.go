@@ -17,7 +17,12 @@ type TextWriter struct {
 
 // NewTextWriter returns a TextWriter on w.
 func NewTextWriter(w io.Writer) *TextWriter {
-	return &TextWriter{rw: newRowWriter(w)}
+	// Rows are built in the rowWriter's own buffer, never in w's free space
+	// (newRowWriter's AvailableBuffer mode): w is not the TextWriter's, and
+	// bytes written to it directly would land where pending rows are built.
+	rw := &rowWriter{w: w}
+	rw.reset()
+	return &TextWriter{rw: rw}
 }
 
 // WriteHeader writes the header row (the term names).

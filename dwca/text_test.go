@@ -44,6 +44,29 @@ func TestTextWriter(t *testing.T) {
 	}
 }
 
+// TestTextWriterSharesItsWriter: TextWriter does not own w, so text written
+// to w directly before the first row and after a Flush stays as written,
+// even when w offers its free space (bytes.Buffer's AvailableBuffer, large
+// enough for the download formats' in-place rows).
+func TestTextWriterSharesItsWriter(t *testing.T) {
+	var buf bytes.Buffer
+	buf.Grow(1 << 20)
+	w := NewTextWriter(&buf)
+	buf.WriteString("# first\n")
+	w.WriteRow([]string{"a", "b"})
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	buf.WriteString("# between\n")
+	w.WriteRow([]string{"c", "d"})
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if want := "# first\na\tb\n# between\nc\td\n"; buf.String() != want {
+		t.Errorf("got %q, want %q", buf.String(), want)
+	}
+}
+
 func TestWriteRowNoAllocs(t *testing.T) {
 	w := NewTextWriter(io.Discard)
 	row := []string{"123456", "Puma concolor (Linnaeus, 1771)", "DK", "55.67", "Köbenhavn"}
