@@ -62,9 +62,9 @@ func isUTF16(l string) bool {
 	return false
 }
 
-// Lookup returns the encoding a label names. The error wraps ErrUnsupported
+// lookup returns the encoding a label names. The error wraps ErrUnsupported
 // and quotes the label.
-func Lookup(label string) (encoding.Encoding, error) {
+func lookup(label string) (encoding.Encoding, error) {
 	switch l := normalize(label); l {
 	case "utf-16", "utf16":
 		return unicode.UTF16(unicode.LittleEndian, unicode.UseBOM), nil
@@ -93,7 +93,7 @@ func NewReader(r io.Reader, label string) (io.Reader, error) {
 	if IsUTF8(label) {
 		return r, nil
 	}
-	e, err := Lookup(label)
+	e, err := lookup(label)
 	if err != nil {
 		return nil, err
 	}
