@@ -86,12 +86,7 @@ func (c *dictText) build(dict *array.String) {
 	c.offs = append(c.offs[:0], 0)
 	for k := 0; k < n; k++ {
 		if dict.IsValid(k) {
-			v := dict.Value(k)
-			if plainASCII([]byte(v)) || !needsCleaning(v) {
-				c.data = append(c.data, v...)
-			} else {
-				c.data = appendCleaned(c.data, v)
-			}
+			c.data = appendText(c.data, dict.Value(k))
 		}
 		c.offs = append(c.offs, int32(len(c.data)))
 	}

@@ -287,11 +287,17 @@ func (r *rowWriter) cell(f cellFn, i int) {
 // str appends one value.
 func (r *rowWriter) str(s string) {
 	r.sep()
+	r.buf = appendText(r.buf, s)
+}
+
+// appendText appends s with the CleanValue rules applied: as it is when
+// nothing needs replacing, nearly always (printable ASCII is checked eight
+// bytes at a time).
+func appendText(dst []byte, s string) []byte {
 	if plainASCII([]byte(s)) || !needsCleaning(s) {
-		r.buf = append(r.buf, s...)
-	} else {
-		r.buf = appendCleaned(r.buf, s)
+		return append(dst, s...)
 	}
+	return appendCleaned(dst, s)
 }
 
 // row writes a whole row of values.
