@@ -53,22 +53,8 @@ func dictionaryEncoded(t testing.TB, rec arrow.RecordBatch) arrow.RecordBatch {
 // archive's entries.
 func exportBatches(t testing.TB, spec ExportSpec, batches []arrow.RecordBatch) map[string]string {
 	t.Helper()
-	var buf bytes.Buffer
-	ctx := context.Background()
-	spec.Created = time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC)
-	x, err := NewExport(ctx, &buf, spec, ExportOptions{Datasets: testSource(), TempDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, rec := range batches {
-		if err := x.Write(ctx, rec); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := x.Close(ctx); err != nil {
-		t.Fatal(err)
-	}
-	_, content := entries(t, buf.Bytes())
+	data, _ := exportRecords(t, spec, ExportOptions{Datasets: testSource()}, batches)
+	_, content := entries(t, data)
 	return content
 }
 

@@ -166,18 +166,31 @@ func testSource() memDatasets {
 // export runs one export over the test records and returns the archive.
 func export(t testing.TB, spec ExportSpec, src DatasetSource) ([]byte, ExportResult) {
 	t.Helper()
+	recs := testRecords(t, 4)
+	defer func() {
+		for _, rec := range recs {
+			rec.Release()
+		}
+	}()
+	return exportRecords(t, spec, ExportOptions{Datasets: src, ParquetPartBytes: 1}, recs)
+}
+
+// exportRecords writes batches into an export of spec (created at a fixed
+// time, temporary files in a test folder) and returns the archive.
+func exportRecords(t testing.TB, spec ExportSpec, opts ExportOptions, batches []arrow.RecordBatch) ([]byte, ExportResult) {
+	t.Helper()
 	var buf bytes.Buffer
 	ctx := context.Background()
 	spec.Created = time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC)
-	x, err := NewExport(ctx, &buf, spec, ExportOptions{Datasets: src, TempDir: t.TempDir(), ParquetPartBytes: 1})
+	opts.TempDir = t.TempDir()
+	x, err := NewExport(ctx, &buf, spec, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, rec := range testRecords(t, 4) {
+	for _, rec := range batches {
 		if err := x.Write(ctx, rec); err != nil {
 			t.Fatal(err)
 		}
-		rec.Release()
 	}
 	res, err := x.Close(ctx)
 	if err != nil {
