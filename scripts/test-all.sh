@@ -5,6 +5,7 @@
 # readers the archives are checked with (unzip, 7z, python-dwca-reader,
 # pyarrow/DuckDB), then runs every test with CI=true so
 # that a service that cannot start fails the run instead of skipping tests.
+# gofmt, go vet and staticcheck (pinned, installed with go install) run first.
 # Safe to re-run: every setup step is idempotent.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -20,6 +21,9 @@ if [ -n "$unformatted" ]; then
 	exit 1
 fi
 go vet ./...
+log "staticcheck"
+go install honnef.co/go/tools/cmd/staticcheck@v0.8.2
+staticcheck ./...
 
 # Each setup script installs and starts what it needs and prints the settings
 # the tests read as "export KEY=VALUE" lines on stdout.

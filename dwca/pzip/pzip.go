@@ -270,7 +270,7 @@ func checkName(name string) error {
 	}
 	for _, part := range strings.Split(name, "/") {
 		if part == ".." {
-			return fmt.Errorf("%w: %q contains ..", ErrName, name)
+			return fmt.Errorf("%w: %q has a \"..\" element", ErrName, name)
 		}
 	}
 	return nil
