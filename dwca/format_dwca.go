@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strings"
 
@@ -44,23 +43,16 @@ type dwcaWriter struct {
 
 // spoolFile is a pzip spool over a temporary file, written as text.
 type spoolFile struct {
-	f  *os.File
-	sp *pzip.Spool
+	*pzip.TempSpool
 	rw *rowWriter
 }
 
 func newSpoolFile(x *Export, pattern string) (*spoolFile, error) {
-	f, err := os.CreateTemp(x.opts.TempDir, pattern)
+	t, err := x.zw.NewTempSpool(x.opts.TempDir, pattern)
 	if err != nil {
-		return nil, fmt.Errorf("dwca: spool: %w", err)
+		return nil, fmt.Errorf("dwca: %w", err)
 	}
-	sp, err := x.zw.NewSpool(f, false)
-	if err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return nil, err
-	}
-	return &spoolFile{f: f, sp: sp, rw: newRowWriter(sp)}, nil
+	return &spoolFile{TempSpool: t, rw: newRowWriter(t)}, nil
 }
 
 // copyInto closes the spool and adds it to the archive as name.
@@ -68,20 +60,12 @@ func (s *spoolFile) copyInto(x *Export, name string) error {
 	if err := s.rw.flush(); err != nil {
 		return err
 	}
-	if err := s.sp.Close(); err != nil {
-		return err
-	}
-	if _, err := s.f.Seek(0, io.SeekStart); err != nil {
-		return fmt.Errorf("dwca: spool %s: %w", name, err)
-	}
-	return x.zw.CreateSpooled(&pzip.FileHeader{Name: name, Modified: x.created}, s.sp, s.f)
+	return s.Add(x.zw, &pzip.FileHeader{Name: name, Modified: x.created})
 }
 
 func (s *spoolFile) remove() {
-	if s != nil && s.f != nil {
-		s.f.Close()
-		os.Remove(s.f.Name())
-		s.f = nil
+	if s != nil {
+		s.Remove()
 	}
 }
 

@@ -128,27 +128,20 @@ func writeConverted(ctx context.Context, src *abcd.Source, c convertConfig) (int
 }
 
 // spool is an extension file deflated by pzip's workers into a temporary
-// file while the core streams (a pzip.Spool, as dwca's download writer
-// does), then added to the archive without a second compression.
+// file while the core streams (a pzip.TempSpool, as dwca's download writer
+// uses), then added to the archive without a second compression.
 type spool struct {
-	f    *os.File
-	sp   *pzip.Spool
+	*pzip.TempSpool
 	tw   *dwca.TextWriter
 	rows int
 }
 
 func newSpool(zw *pzip.Writer, dir string) (*spool, error) {
-	f, err := os.CreateTemp(dir, ".convert-ext-*.txt")
+	t, err := zw.NewTempSpool(dir, ".convert-ext-*.txt")
 	if err != nil {
 		return nil, err
 	}
-	sp, err := zw.NewSpool(f, false)
-	if err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return nil, err
-	}
-	return &spool{f: f, sp: sp, tw: dwca.NewTextWriter(sp)}, nil
+	return &spool{TempSpool: t, tw: dwca.NewTextWriter(t)}, nil
 }
 
 // addTo closes the spool and adds it to the archive as name.
@@ -156,13 +149,7 @@ func (s *spool) addTo(zw *pzip.Writer, name string) error {
 	if err := s.tw.Flush(); err != nil {
 		return err
 	}
-	if err := s.sp.Close(); err != nil {
-		return err
-	}
-	if _, err := s.f.Seek(0, io.SeekStart); err != nil {
-		return err
-	}
-	return zw.CreateSpooled(&pzip.FileHeader{Name: name}, s.sp, s.f)
+	return s.Add(zw, &pzip.FileHeader{Name: name})
 }
 
 func writeArchive(ctx context.Context, src *abcd.Source, out io.Writer, dir string, level int) (int, error) {
@@ -174,8 +161,7 @@ func writeArchive(ctx context.Context, src *abcd.Source, out io.Writer, dir stri
 	spools := map[string]*spool{}
 	defer func() {
 		for _, s := range spools {
-			s.f.Close()
-			os.Remove(s.f.Name())
+			s.Remove()
 		}
 	}()
 	for _, rt := range abcd.ExtensionOrder {

@@ -65,3 +65,46 @@ func TestSpools(t *testing.T) {
 		t.Fatalf("python saw %d entries", n)
 	}
 }
+
+// TestTempSpool spools an entry into its own temporary file while another
+// entry is open, adds it, reads the archive back and removes the file.
+func TestTempSpool(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	entries := []testEntry{{name: "core.txt", data: sample(rng, 100_000)}, {name: "ext.txt", data: sample(rng, 300_000)}}
+	var buf bytes.Buffer
+	zw, err := NewWriter(&buf, Options{ChunkSize: 32 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	ts, err := zw.NewTempSpool(dir, "ext-*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod := time.Date(2024, 3, 5, 10, 20, 30, 0, time.UTC)
+	core, err := zw.CreateHeader(&FileHeader{Name: "core.txt", Modified: mod})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := core.Write(entries[0].data); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ts.Write(entries[1].data); err != nil {
+		t.Fatal(err)
+	}
+	if err := ts.Add(zw, &FileHeader{Name: "ext.txt", Modified: mod}); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	checkArchive(t, buf.Bytes(), entries)
+	if m, _ := filepath.Glob(filepath.Join(dir, "ext-*")); len(m) != 1 {
+		t.Fatalf("temporary files before Remove: %v", m)
+	}
+	ts.Remove()
+	ts.Remove()
+	if m, _ := filepath.Glob(filepath.Join(dir, "ext-*")); len(m) != 0 {
+		t.Fatalf("temporary files left: %v", m)
+	}
+}
