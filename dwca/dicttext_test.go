@@ -53,7 +53,7 @@ func dictionaryEncoded(t testing.TB, rec arrow.RecordBatch) arrow.RecordBatch {
 // archive's entries.
 func exportBatches(t testing.TB, spec ExportSpec, batches []arrow.RecordBatch) map[string]string {
 	t.Helper()
-	data, _ := exportRecords(t, spec, ExportOptions{Datasets: testSource()}, batches)
+	data, _ := exportRecords(t, spec, ExportOptions{Catalog: testSource()}, batches)
 	_, content := entries(t, data)
 	return content
 }
@@ -288,11 +288,11 @@ func TestScanExportWithDictionaries(t *testing.T) {
 func loadScanTable(t *testing.T, s *parquet.Store) {
 	t.Helper()
 	ctx := context.Background()
-	var w *parquet.DatasetWriter
+	var w occurrence.DatasetWriter
 	var key string
 	commit := func() {
 		if w != nil {
-			if _, err := w.Commit(ctx); err != nil {
+			if _, err := w.Commit(ctx, occurrence.LoadStats{}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -318,7 +318,7 @@ func loadScanTable(t *testing.T, s *parquet.Store) {
 			} else {
 				r.SetString(loc, place)
 			}
-			if err := w.Append(r); err != nil {
+			if err := w.Append(ctx, r); err != nil {
 				t.Fatal(err)
 			}
 		}

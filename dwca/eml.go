@@ -7,21 +7,9 @@ import (
 	"io"
 	"regexp"
 	"strings"
-)
 
-// DatasetInfo is what ingest needs from a dataset's EML document.
-type DatasetInfo struct {
-	Title string
-	// License is the licence as the document gives it: the URL of
-	// intellectualRights' ulink or licensed/url when there is one, else the
-	// rights text. Normalizing it is up to the caller.
-	License string
-	// Citation is GBIF's additionalMetadata citation text, if any.
-	Citation string
-	// DatasetKey is the first UUID among the alternateIdentifiers, else the
-	// UUID of packageId (without a "/v1.2" version suffix), else packageId.
-	DatasetKey string
-}
+	"github.com/biodiversity-downloads/downloader/occurrence"
+)
 
 var uuidRE = regexp.MustCompile(`(?i)^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
 
@@ -29,7 +17,7 @@ var uuidRE = regexp.MustCompile(`(?i)^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-
 type emlReader struct {
 	path      []string
 	text      strings.Builder
-	info      DatasetInfo
+	info      occurrence.DatasetInfo
 	packageID string
 	altIDs    []string
 	rightsURL string
@@ -39,7 +27,14 @@ type emlReader struct {
 // ReadDatasetInfo reads the title, licence, citation and dataset key from an
 // EML document. Element names are matched without namespaces. Malformed XML
 // gives an error with its line.
-func ReadDatasetInfo(r io.Reader) (DatasetInfo, error) {
+//
+// Key is the first UUID among the alternateIdentifiers, else the UUID of
+// packageId (without a "/v1.2" version suffix), else packageId. License is
+// the licence as the document gives it: the URL of intellectualRights'
+// ulink or licensed/url when there is one, else the rights text;
+// normalizing it is up to the caller. Citation is GBIF's
+// additionalMetadata citation text, if any.
+func ReadDatasetInfo(r io.Reader) (occurrence.DatasetInfo, error) {
 	dec := newXMLDecoder(r)
 	e := &emlReader{}
 	for {
@@ -50,15 +45,15 @@ func ReadDatasetInfo(r io.Reader) (DatasetInfo, error) {
 		if err != nil {
 			var se *xml.SyntaxError
 			if errors.As(err, &se) {
-				return DatasetInfo{}, fmt.Errorf("dwca: EML line %d: %s", se.Line, se.Msg)
+				return occurrence.DatasetInfo{}, fmt.Errorf("dwca: EML line %d: %s", se.Line, se.Msg)
 			}
-			return DatasetInfo{}, fmt.Errorf("dwca: EML: %w", err)
+			return occurrence.DatasetInfo{}, fmt.Errorf("dwca: EML: %w", err)
 		}
 		e.token(tok)
 	}
 	info := e.result()
-	if info == (DatasetInfo{}) {
-		return DatasetInfo{}, errors.New("dwca: EML: empty document")
+	if info == (occurrence.DatasetInfo{}) {
+		return occurrence.DatasetInfo{}, errors.New("dwca: EML: empty document")
 	}
 	return info, nil
 }
@@ -114,7 +109,7 @@ func (e *emlReader) under(name string) bool {
 	return false
 }
 
-func (e *emlReader) result() DatasetInfo {
+func (e *emlReader) result() occurrence.DatasetInfo {
 	info := e.info
 	info.License = e.rightsURL
 	if info.License == "" {
@@ -122,16 +117,16 @@ func (e *emlReader) result() DatasetInfo {
 	}
 	for _, id := range e.altIDs {
 		if uuidRE.MatchString(id) {
-			info.DatasetKey = strings.ToLower(id)
+			info.Key = strings.ToLower(id)
 			break
 		}
 	}
-	if info.DatasetKey == "" && e.packageID != "" {
+	if info.Key == "" && e.packageID != "" {
 		base, _, _ := strings.Cut(e.packageID, "/")
 		if uuidRE.MatchString(base) {
-			info.DatasetKey = strings.ToLower(base)
+			info.Key = strings.ToLower(base)
 		} else {
-			info.DatasetKey = e.packageID
+			info.Key = e.packageID
 		}
 	}
 	return info

@@ -66,9 +66,12 @@ type ExportSpec struct {
 // ExportOptions tune an export.
 type ExportOptions struct {
 	Zip pzip.Options
-	// Datasets describes the constituent datasets; nil leaves citations,
-	// rights and dataset/ EML with only what the records carry.
-	Datasets DatasetSource
+	// Catalog describes the constituent datasets (the table's catalog):
+	// titles, licences and citations, and the EML documents copied into a
+	// DWCA's dataset/ folder. A lookup that fails fails the export; it never
+	// degrades a citation. Nil (tests, tools without a table) leaves
+	// citations, rights and dataset/ with only what the records carry.
+	Catalog occurrence.Catalog
 	// TempDir holds DWCA's spooled verbatim/multimedia data ("" = os.TempDir).
 	TempDir string
 	// ParquetPartBytes rolls SIMPLE_PARQUET over to a new part after about
@@ -77,34 +80,15 @@ type ExportOptions struct {
 	Logger           *slog.Logger
 }
 
-// DatasetSource gives the metadata of constituent datasets. The embedded
-// store implements it.
-type DatasetSource interface {
-	// DatasetInfo describes a dataset (title, licence, citation, as read
-	// from its EML by ReadDatasetInfo); an unknown key returns ErrNoDataset.
-	DatasetInfo(ctx context.Context, key string) (DatasetInfo, error)
-	// DatasetEML returns the dataset's EML document as ingested; ErrNoDataset
-	// when there is none.
-	DatasetEML(ctx context.Context, key string) (io.ReadCloser, error)
-}
-
-// VerbatimTermSource is optionally implemented by a DatasetSource that knows
-// every verbatim term present in the table; DWCA's verbatim.txt then has a
-// column for each of them after the Darwin Core terms.
-type VerbatimTermSource interface {
-	VerbatimTerms(ctx context.Context) ([]string, error)
-}
-
-// ErrNoDataset is returned by a DatasetSource for an unknown dataset or
-// missing EML.
-var ErrNoDataset = errors.New("dwca: dataset unknown")
-
 // ExportResult describes a finished download.
 type ExportResult struct {
 	Format  Format
 	Records int64
 	// Datasets counts records per datasetKey (citations and usages).
 	Datasets map[string]int64
+	// DatasetInfos describes the constituent datasets in key order, as the
+	// catalog gave them (the key as title when there is no catalog).
+	DatasetInfos []occurrence.DatasetInfo
 	// License is the most restrictive recognized licence of the constituent
 	// datasets (a CC legal-code URI), "" when none is recognized.
 	License string
@@ -112,7 +96,8 @@ type ExportResult struct {
 	// reported, never counted as CC0.
 	UnknownLicense []string
 	// DroppedVerbatimTerms counts values of verbatim terms that verbatim.txt
-	// has no column for (DWCA; see VerbatimTermSource).
+	// has no column for (DWCA): they are reported here and logged, never
+	// dropped without a word.
 	DroppedVerbatimTerms map[string]int64
 	Bytes                int64
 	SHA256               string
@@ -125,7 +110,7 @@ type formatWriter interface {
 	write(b *batch) error
 	// finish writes the remaining entries; res and infos describe the
 	// records written (infos in dataset key order).
-	finish(ctx context.Context, res ExportResult, infos []DatasetInfo) error
+	finish(ctx context.Context, res ExportResult, infos []occurrence.DatasetInfo) error
 	// abort releases temporary resources after a failure.
 	abort()
 }
@@ -176,7 +161,7 @@ func NewExport(ctx context.Context, w io.Writer, spec ExportSpec, opts ExportOpt
 	x.zw = zw
 	switch spec.Format {
 	case FormatDWCA:
-		x.fw, err = newDWCAWriter(ctx, x)
+		x.fw, err = newDWCAWriter(x)
 	case FormatSimpleCSV:
 		x.fw, err = newSimpleCSV(x)
 	case FormatSpeciesList:
@@ -236,7 +221,12 @@ func (x *Export) Close(ctx context.Context) (ExportResult, error) {
 	}
 	x.closed = true
 	// Each dataset is described once, for the licence and the DWCA entries.
-	infos := datasetInfos(ctx, x.opts.Datasets, x.acct.datasetKeys())
+	infos, err := datasetInfos(ctx, x.opts.Catalog, x.acct.datasetKeys())
+	if err != nil {
+		x.fw.abort()
+		x.zw.Abort()
+		return ExportResult{}, err
+	}
 	res := x.acct.result(infos)
 	if err := x.fw.finish(ctx, res, infos); err != nil {
 		x.fw.abort()

@@ -201,6 +201,6 @@ func newSimpleCSV(x *Export) (formatWriter, error) {
 func (s *simpleCSV) columns() []string    { return fieldColumns(s.t.fields) }
 func (s *simpleCSV) write(b *batch) error { return s.t.writeBatch(b) }
 func (s *simpleCSV) abort()               {}
-func (s *simpleCSV) finish(context.Context, ExportResult, []DatasetInfo) error {
+func (s *simpleCSV) finish(context.Context, ExportResult, []occurrence.DatasetInfo) error {
 	return s.t.rw.flush()
 }

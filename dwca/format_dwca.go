@@ -2,10 +2,8 @@ package dwca
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -26,9 +24,8 @@ var MultimediaColumns = []string{
 // same workers into temporary files (pzip spools) and copied in at the end.
 //
 // verbatim.txt has a fixed header, since a stream cannot know the union of
-// terms before its first row: gbifID, the Dublin Core terms, the Darwin Core
-// terms, then any further terms the DatasetSource lists (VerbatimTermSource).
-// Values of terms without a column are counted in
+// terms before its first row: gbifID, the Dublin Core terms, then the Darwin
+// Core terms. Values of other terms are counted in
 // ExportResult.DroppedVerbatimTerms and logged.
 type dwcaWriter struct {
 	x        *Export
@@ -81,8 +78,8 @@ func occurrenceFields() []field {
 	return fs
 }
 
-// verbatimTerms returns the fixed verbatim.txt terms plus extra ones.
-func verbatimTerms(extra []string) []string {
+// verbatimTerms returns the fixed verbatim.txt terms.
+func verbatimTerms() []string {
 	var terms []string
 	seen := map[string]bool{}
 	add := func(t string) {
@@ -96,11 +93,6 @@ func verbatimTerms(extra []string) []string {
 	}
 	for _, n := range strings.Fields(dwcTerms) {
 		add(occurrence.NSDwC + n)
-	}
-	extra = append([]string(nil), extra...)
-	sort.Strings(extra)
-	for _, t := range extra {
-		add(CanonicalTerm(t))
 	}
 	return terms
 }
@@ -122,15 +114,8 @@ func headerNames(terms []string) []string {
 	return out
 }
 
-func newDWCAWriter(ctx context.Context, x *Export) (formatWriter, error) {
-	var extra []string
-	if vs, ok := x.opts.Datasets.(VerbatimTermSource); ok {
-		var err error
-		if extra, err = vs.VerbatimTerms(ctx); err != nil {
-			return nil, fmt.Errorf("dwca: verbatim terms: %w", err)
-		}
-	}
-	d := &dwcaWriter{x: x, occ: newTableWriter(occurrenceFields()), verbCols: verbatimTerms(extra), dropped: map[string]int64{}}
+func newDWCAWriter(x *Export) (formatWriter, error) {
+	d := &dwcaWriter{x: x, occ: newTableWriter(occurrenceFields()), verbCols: verbatimTerms(), dropped: map[string]int64{}}
 	keys := make([]string, len(d.verbCols))
 	for i, t := range d.verbCols {
 		keys[i] = occurrence.VerbatimKey(t)
@@ -215,7 +200,7 @@ func (d *dwcaWriter) abort() {
 	d.media.remove()
 }
 
-func (d *dwcaWriter) finish(ctx context.Context, res ExportResult, infos []DatasetInfo) error {
+func (d *dwcaWriter) finish(ctx context.Context, res ExportResult, infos []occurrence.DatasetInfo) error {
 	x := d.x
 	if err := d.occ.rw.flush(); err != nil {
 		return err
@@ -291,22 +276,21 @@ func (d *dwcaWriter) writeMeta(x *Export) error {
 	return writeEntry(x, "meta.xml", m.WriteXML)
 }
 
-// writeDatasetEML copies each constituent dataset's EML as ingested.
-func (d *dwcaWriter) writeDatasetEML(ctx context.Context, infos []DatasetInfo) error {
+// writeDatasetEML copies the EML of each constituent dataset that was
+// ingested with one; failing to read a document the catalog says it holds
+// fails the export.
+func (d *dwcaWriter) writeDatasetEML(ctx context.Context, infos []occurrence.DatasetInfo) error {
 	x := d.x
-	src := x.opts.Datasets
-	if src == nil {
+	c := x.opts.Catalog
+	if c == nil {
 		return nil
 	}
 	for _, in := range infos {
-		key := in.DatasetKey
-		if key == "" || checkKey(key) != nil {
+		key := in.Key
+		if !in.HasEML || key == "" || checkKey(key) != nil {
 			continue
 		}
-		rc, err := src.DatasetEML(ctx, key)
-		if errors.Is(err, ErrNoDataset) {
-			continue
-		}
+		rc, err := c.DatasetEML(ctx, key)
 		if err != nil {
 			return fmt.Errorf("dwca: EML of dataset %s: %w", key, err)
 		}

@@ -135,21 +135,21 @@ func TestDWCAQueryInWords(t *testing.T) {
 	}
 }
 
-// countingDatasets counts DatasetInfo calls per dataset.
-type countingDatasets struct {
-	memDatasets
+// countingCatalog counts Dataset calls per dataset.
+type countingCatalog struct {
+	memCatalog
 	calls map[string]int
 }
 
-func (c countingDatasets) DatasetInfo(ctx context.Context, key string) (DatasetInfo, error) {
+func (c countingCatalog) Dataset(ctx context.Context, key string) (occurrence.DatasetInfo, error) {
 	c.calls[key]++
-	return c.memDatasets.DatasetInfo(ctx, key)
+	return c.memCatalog.Dataset(ctx, key)
 }
 
 // TestDWCADescribesDatasetsOnce: the licence, metadata.xml, citations and
-// rights come from one DatasetInfo call per dataset.
+// rights come from one catalog lookup per dataset.
 func TestDWCADescribesDatasetsOnce(t *testing.T) {
-	src := countingDatasets{testSource(), map[string]int{}}
+	src := countingCatalog{testSource(), map[string]int{}}
 	export(t, ExportSpec{Format: FormatDWCA}, src)
 	if len(src.calls) != len(testDatasets) {
 		t.Errorf("%d datasets described, want %d", len(src.calls), len(testDatasets))

@@ -10,27 +10,37 @@ import (
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
 
-// datasetInfos describes each dataset, falling back to its key as title when
-// the source does not know it.
-func datasetInfos(ctx context.Context, src DatasetSource, keys []string) []DatasetInfo {
-	out := make([]DatasetInfo, 0, len(keys))
+// datasetInfos describes each dataset from the catalog. Any failure to
+// look one up, an unknown dataset included (the table lost a dataset its
+// records name), fails the export: a download's citation and licence are
+// never made from less than the catalog holds. Without a catalog, and for
+// records without a dataset key, an info holds only the key.
+func datasetInfos(ctx context.Context, c occurrence.Catalog, keys []string) ([]occurrence.DatasetInfo, error) {
+	out := make([]occurrence.DatasetInfo, 0, len(keys))
 	for _, k := range keys {
-		info := DatasetInfo{DatasetKey: k}
-		if src != nil {
-			if i, err := src.DatasetInfo(ctx, k); err == nil {
-				info = i
-				info.DatasetKey = k
+		info := occurrence.DatasetInfo{Key: k}
+		if c != nil && k != "" {
+			var err error
+			if info, err = c.Dataset(ctx, k); err != nil {
+				return nil, fmt.Errorf("dwca: describe dataset %s: %w", k, err)
 			}
-		}
-		if info.Title == "" {
-			info.Title = "Dataset " + k
-			if k == "" {
-				info.Title = "Records without a dataset key"
-			}
+			info.Key = k
 		}
 		out = append(out, info)
 	}
-	return out
+	return out, nil
+}
+
+// datasetTitle is a dataset's title, or what is known of it when the
+// catalog has none.
+func datasetTitle(in occurrence.DatasetInfo) string {
+	switch {
+	case in.Title != "":
+		return in.Title
+	case in.Key == "":
+		return "Records without a dataset key"
+	}
+	return "Dataset " + in.Key
 }
 
 // queryWords is the predicate in human-readable words.
@@ -110,28 +120,28 @@ func plural64(n int64, one, many string) string {
 
 // writeCitations writes citations.txt: the download's citation, then each
 // dataset's citation with its record count.
-func writeCitations(w io.Writer, x *Export, res ExportResult, infos []DatasetInfo) error {
+func writeCitations(w io.Writer, x *Export, res ExportResult, infos []occurrence.DatasetInfo) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "When using this dataset please use the following citation and pay attention to the rights documented in rights.txt:\n%s\n\n", downloadCitation(x))
 	fmt.Fprintf(bw, "The data included in this download are provided by the following %s:\n\n", plural(len(infos), "dataset", "datasets"))
 	for _, in := range infos {
 		c := in.Citation
 		if c == "" {
-			c = in.Title + ". Dataset " + in.DatasetKey + "."
+			c = datasetTitle(in) + ". Dataset " + in.Key + "."
 		}
-		fmt.Fprintf(bw, "%s (%s)\n", CleanValue(c), plural64(res.Datasets[in.DatasetKey], "record", "records"))
+		fmt.Fprintf(bw, "%s (%s)\n", CleanValue(c), plural64(res.Datasets[in.Key], "record", "records"))
 	}
 	return bw.Flush()
 }
 
 // writeRights writes rights.txt: the licence of each dataset.
-func writeRights(w io.Writer, res ExportResult, infos []DatasetInfo, acct *accounting) error {
+func writeRights(w io.Writer, res ExportResult, infos []occurrence.DatasetInfo, acct *accounting) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "Licence of this download (the most restrictive of its datasets): %s\n\n", licenceWords(res))
 	for _, in := range infos {
 		lic := in.License
 		if lic == "" {
-			if d := acct.datasets[in.DatasetKey]; d != nil && !d.unknown {
+			if d := acct.datasets[in.Key]; d != nil && !d.unknown {
 				lic = licenceURI[d.maxLic]
 			}
 		}
@@ -141,7 +151,7 @@ func writeRights(w io.Writer, res ExportResult, infos []DatasetInfo, acct *accou
 		if rankLicence(lic) == licUnknown {
 			lic += " (not a recognized licence)"
 		}
-		fmt.Fprintf(bw, "Dataset: %s\nKey: %s\nRights as supplied: %s\n\n", CleanValue(in.Title), in.DatasetKey, CleanValue(lic))
+		fmt.Fprintf(bw, "Dataset: %s\nKey: %s\nRights as supplied: %s\n\n", CleanValue(datasetTitle(in)), in.Key, CleanValue(lic))
 	}
 	return bw.Flush()
 }

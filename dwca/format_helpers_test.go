@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -122,49 +123,68 @@ func testRecordCount() int {
 	return n
 }
 
-// memDatasets is an in-memory DatasetSource: the caller's dataset metadata
-// for a download, as the embedded store would give it.
-type memDatasets map[string]struct {
-	info DatasetInfo
+// memCatalog is an in-memory occurrence.Catalog: the caller's dataset
+// metadata for a download, as a table would give it.
+type memCatalog map[string]struct {
+	info occurrence.DatasetInfo
 	eml  string
 }
 
-func (m memDatasets) DatasetInfo(_ context.Context, key string) (DatasetInfo, error) {
+func (m memCatalog) Datasets(context.Context) ([]occurrence.DatasetInfo, error) {
+	var out []occurrence.DatasetInfo
+	for _, d := range m {
+		out = append(out, d.info)
+	}
+	slices.SortFunc(out, func(a, b occurrence.DatasetInfo) int { return strings.Compare(a.Key, b.Key) })
+	return out, nil
+}
+
+func (m memCatalog) Dataset(_ context.Context, key string) (occurrence.DatasetInfo, error) {
 	d, ok := m[key]
 	if !ok {
-		return DatasetInfo{}, ErrNoDataset
+		return occurrence.DatasetInfo{}, fmt.Errorf("%w: %s", occurrence.ErrNoDataset, key)
 	}
 	return d.info, nil
 }
 
-func (m memDatasets) DatasetEML(_ context.Context, key string) (io.ReadCloser, error) {
+func (m memCatalog) DatasetEML(_ context.Context, key string) (io.ReadCloser, error) {
 	d, ok := m[key]
-	if !ok || d.eml == "" {
-		return nil, ErrNoDataset
+	switch {
+	case !ok:
+		return nil, fmt.Errorf("%w: %s", occurrence.ErrNoDataset, key)
+	case d.eml == "":
+		return nil, occurrence.ErrNoEML
 	}
 	return io.NopCloser(strings.NewReader(d.eml)), nil
 }
 
-func testSource() memDatasets {
-	m := memDatasets{}
-	for i, d := range testDatasets[:3] {
+// testSource describes testDatasets: the first three with a title, a
+// licence and an EML document, the last with nothing but its key (its
+// records' licence then rules).
+func testSource() memCatalog {
+	m := memCatalog{}
+	for i, d := range testDatasets {
 		lic := d.license
 		if i == 0 {
 			lic = "Creative Commons Attribution (CC-BY) 4.0"
 		}
-		m[d.key] = struct {
-			info DatasetInfo
-			eml  string
-		}{
-			DatasetInfo{Title: fmt.Sprintf("Dataset %d & <friends>", i), License: lic},
-			fmt.Sprintf(`<?xml version="1.0" encoding="UTF-8"?><eml:eml xmlns:eml="eml://ecoinformatics.org/eml-2.1.1" packageId="%s"><dataset><title>Dataset %d</title></dataset></eml:eml>`, d.key, i),
+		info := occurrence.DatasetInfo{Key: d.key, Records: int64(d.records)}
+		eml := ""
+		if i < 3 {
+			info.Title, info.License, info.HasEML = fmt.Sprintf("Dataset %d & <friends>", i), lic, true
+			eml = fmt.Sprintf(`<?xml version="1.0" encoding="UTF-8"?><eml:eml xmlns:eml="eml://ecoinformatics.org/eml-2.1.1" packageId="%s"><dataset><title>Dataset %d</title></dataset></eml:eml>`, d.key, i)
 		}
+		m[d.key] = struct {
+			info occurrence.DatasetInfo
+			eml  string
+		}{info, eml}
 	}
 	return m
 }
 
 // export runs one export over the test records and returns the archive.
-func export(t testing.TB, spec ExportSpec, src DatasetSource) ([]byte, ExportResult) {
+// A nil c exports without a catalog.
+func export(t testing.TB, spec ExportSpec, c occurrence.Catalog) ([]byte, ExportResult) {
 	t.Helper()
 	recs := testRecords(t, 4)
 	defer func() {
@@ -172,7 +192,7 @@ func export(t testing.TB, spec ExportSpec, src DatasetSource) ([]byte, ExportRes
 			rec.Release()
 		}
 	}()
-	return exportRecords(t, spec, ExportOptions{Datasets: src, ParquetPartBytes: 1}, recs)
+	return exportRecords(t, spec, ExportOptions{Catalog: c, ParquetPartBytes: 1}, recs)
 }
 
 // exportRecords writes batches into an export of spec (created at a fixed

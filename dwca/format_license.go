@@ -150,11 +150,11 @@ func (a *accounting) datasetKeys() []string {
 // datasetLicence is the licence a dataset declares when its source knows
 // it (info), else the most restrictive of its records' licences when all of
 // them are recognized.
-func (a *accounting) datasetLicence(info DatasetInfo) licenceRank {
+func (a *accounting) datasetLicence(info occurrence.DatasetInfo) licenceRank {
 	if r := rankLicence(info.License); r != licUnknown {
 		return r
 	}
-	d := a.datasets[info.DatasetKey]
+	d := a.datasets[info.Key]
 	if d == nil || d.unknown {
 		return licUnknown
 	}
@@ -163,11 +163,11 @@ func (a *accounting) datasetLicence(info DatasetInfo) licenceRank {
 
 // result fills the counts and the download licence; infos (datasetInfos)
 // describe every dataset.
-func (a *accounting) result(infos []DatasetInfo) ExportResult {
-	res := ExportResult{Records: a.records, Datasets: make(map[string]int64, len(a.datasets))}
+func (a *accounting) result(infos []occurrence.DatasetInfo) ExportResult {
+	res := ExportResult{Records: a.records, Datasets: make(map[string]int64, len(a.datasets)), DatasetInfos: infos}
 	top := licUnknown
 	for _, in := range infos {
-		k := in.DatasetKey
+		k := in.Key
 		res.Datasets[k] = a.datasets[k].records
 		r := a.datasetLicence(in)
 		if r == licUnknown {

@@ -193,7 +193,7 @@ func (p *simpleParquet) project(b *batch) (arrow.RecordBatch, error) {
 	return rec, nil
 }
 
-func (p *simpleParquet) finish(context.Context, ExportResult, []DatasetInfo) error {
+func (p *simpleParquet) finish(context.Context, ExportResult, []occurrence.DatasetInfo) error {
 	if p.parts == 0 {
 		// No record matched: one empty part keeps the layout readers expect.
 		if p.schema == nil {

@@ -120,7 +120,7 @@ func (s *speciesList) write(b *batch) error {
 	return nil
 }
 
-func (s *speciesList) finish(context.Context, ExportResult, []DatasetInfo) error {
+func (s *speciesList) finish(context.Context, ExportResult, []occurrence.DatasetInfo) error {
 	rows := make([]*taxonRow, 0, len(s.taxa))
 	for _, t := range s.taxa {
 		rows = append(rows, t)

@@ -273,16 +273,16 @@ func TestNotOccurrenceDataNamesRowType(t *testing.T) {
 }
 
 func TestReadDatasetInfo(t *testing.T) {
-	cases := map[string]DatasetInfo{
+	cases := map[string]occurrence.DatasetInfo{
 		"dissco-dwca-lux-associated-media.zip": {
-			Title:      "Palaeontological collections National Museum of Natural History Luxembourg",
-			License:    "http://creativecommons.org/publicdomain/zero/1.0/legalcode",
-			DatasetKey: "2814930a-3b93-48d6-b887-00979481ac9e",
+			Title:   "Palaeontological collections National Museum of Natural History Luxembourg",
+			License: "http://creativecommons.org/publicdomain/zero/1.0/legalcode",
+			Key:     "2814930a-3b93-48d6-b887-00979481ac9e",
 		},
 		"dissco-dwca-kew-gbif-media.zip": { // no intellectualRights: no licence
-			Title:      "Royal Botanic Gardens, Kew - Herbarium Specimens",
-			Citation:   "http://apps.kew.org/herbcat/gotoCiteUs.do",
-			DatasetKey: "619a4b95-1a82-4006-be6a-7dbe3c9b33c5",
+			Title:    "Royal Botanic Gardens, Kew - Herbarium Specimens",
+			Citation: "http://apps.kew.org/herbcat/gotoCiteUs.do",
+			Key:      "619a4b95-1a82-4006-be6a-7dbe3c9b33c5",
 		},
 	}
 	for file, want := range cases {
@@ -301,10 +301,10 @@ func TestReadDatasetInfo(t *testing.T) {
 		}
 	}
 	// a document that gives only a licence or only a dataset key is not empty
-	for doc, want := range map[string]DatasetInfo{
+	for doc, want := range map[string]occurrence.DatasetInfo{
 		"<eml><dataset><intellectualRights><para>CC0</para></intellectualRights></dataset></eml>": {License: "CC0"},
 		"<eml><dataset><alternateIdentifier>2814930A-3B93-48D6-B887-00979481AC9E</alternateIdentifier></dataset></eml>": {
-			DatasetKey: "2814930a-3b93-48d6-b887-00979481ac9e"},
+			Key: "2814930a-3b93-48d6-b887-00979481ac9e"},
 	} {
 		if got, err := ReadDatasetInfo(strings.NewReader(doc)); err != nil || got != want {
 			t.Errorf("%s: got %+v, %v; want %+v", doc, got, err, want)

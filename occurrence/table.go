@@ -3,6 +3,7 @@ package occurrence
 import (
 	"context"
 	"errors"
+	"io"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -88,7 +89,8 @@ type Snapshot struct {
 	Splits []Split
 }
 
-// Table is the occurrence table as a backend provides it.
+// Table is the read side of an occurrence table: its snapshots and their
+// split scans. Counts and exports need only this.
 type Table interface {
 	// Snapshot returns the table's current splits.
 	Snapshot(ctx context.Context) (Snapshot, error)
@@ -99,24 +101,92 @@ type Table interface {
 	ScanSplit(ctx context.Context, split Split, req ScanRequest, emit func(arrow.RecordBatch) error) (ScanStats, error)
 }
 
+// Catalog is what a table knows of its datasets: their descriptions and the
+// EML documents they were ingested with. Downloads cite and license from it.
+type Catalog interface {
+	// Datasets lists the table's datasets in key order.
+	Datasets(ctx context.Context) ([]DatasetInfo, error)
+	// Dataset describes one dataset; an unknown key gives an error wrapping
+	// ErrNoDataset, any other error is a failure to look it up.
+	Dataset(ctx context.Context, key string) (DatasetInfo, error)
+	// DatasetEML opens the dataset's EML document as ingested: ErrNoDataset
+	// for an unknown key, ErrNoEML for a dataset that came without one.
+	DatasetEML(ctx context.Context, key string) (io.ReadCloser, error)
+}
+
+// DatasetWriter receives the records of one dataset replacing (or adding)
+// it in a table. Nothing it writes is visible before Commit; Abort, a failure
+// or a crash leave the table's previous version of the dataset in place.
+type DatasetWriter interface {
+	// Append copies what it keeps of r: the caller may reuse r once Append
+	// returns.
+	Append(ctx context.Context, r *Record) error
+	// SetEML keeps the dataset's EML document (DatasetInfo.HasEML).
+	SetEML(ctx context.Context, r io.Reader) error
+	// Commit publishes the appended records as the dataset's new version in
+	// one atomic step and returns the id of the snapshot that holds it.
+	// DatasetInfo.Records becomes the number appended and BrokenRows
+	// stats.BrokenRows.
+	Commit(ctx context.Context, stats LoadStats) (snapshot string, err error)
+	// Abort discards what was written. It returns once the table is as it
+	// was; what it could not delete (ctx done, a failure) is left for the
+	// backend's next writer of the dataset to collect.
+	Abort(ctx context.Context)
+}
+
+// LoadStats is what the loader of a dataset knows at its end that the
+// backend records with it.
+type LoadStats struct {
+	// BrokenRows counts source rows skipped as unreadable.
+	BrokenRows int64
+}
+
+// Loader replaces and deletes the datasets of a table.
+type Loader interface {
+	// BeginDataset starts replacing (or adding) the dataset info.Key.
+	BeginDataset(ctx context.Context, info DatasetInfo) (DatasetWriter, error)
+	// DeleteDataset removes a dataset from later snapshots (ErrNoDataset
+	// when the table does not hold it).
+	DeleteDataset(ctx context.Context, key string) error
+}
+
+// Backend is a whole occurrence table as a backend package provides it
+// (occurrence/parquet, occurrence/hbase): scans, catalog and loading. Each
+// backend asserts it at compile time and runs occurrencetest's conformance
+// suite.
+type Backend interface {
+	Table
+	Catalog
+	Loader
+	Close() error
+}
+
 // Errors every backend uses.
 var (
 	// ErrUnknownColumn is returned for a column name the schema does not have.
 	ErrUnknownColumn = errors.New("unknown column")
-	// ErrNoDataset is returned for a dataset (or its EML) the table does not
-	// hold; other errors reading a dataset are real failures.
+	// ErrNoDataset is returned for a dataset the table does not hold; other
+	// errors reading a dataset are real failures.
 	ErrNoDataset = errors.New("no such dataset")
+	// ErrNoEML is returned for the EML document of a dataset ingested
+	// without one.
+	ErrNoEML = errors.New("dataset has no EML document")
 )
 
-// DatasetInfo describes a constituent dataset of a table: what downloads need
-// for citations, rights and the dataset/ folder of an archive.
+// DatasetInfo describes a dataset: what a source says of it (key, title,
+// licence, citation), what a table records of it when loading, and what
+// downloads need for citations, rights and the dataset/ folder of an
+// archive. It is the one description of a dataset the packages share.
 type DatasetInfo struct {
-	Key      string    `json:"key"`
-	Title    string    `json:"title,omitempty"`
-	License  string    `json:"license,omitempty"` // normalized (see NormalizeLicense) or as given
-	Citation string    `json:"citation,omitempty"`
-	Source   string    `json:"source,omitempty"`
-	Records  int64     `json:"records"`
-	Ingested time.Time `json:"ingested"`
-	HasEML   bool      `json:"hasEML,omitempty"`
+	Key      string `json:"key"`
+	Title    string `json:"title,omitempty"`
+	License  string `json:"license,omitempty"` // normalized (see NormalizeLicense) or as given
+	Citation string `json:"citation,omitempty"`
+	Source   string `json:"source,omitempty"`
+	// Records is the number of records the table holds of the dataset.
+	Records int64 `json:"records"`
+	// BrokenRows counts the source rows skipped as unreadable at its load.
+	BrokenRows int64     `json:"brokenRows,omitempty"`
+	Ingested   time.Time `json:"ingested"`
+	HasEML     bool      `json:"hasEML,omitempty"`
 }

@@ -101,30 +101,30 @@ func ingestSample(table, path, fallbackKey string) error {
 	if err != nil {
 		return err
 	}
-	src := &archiveSource{recs: recs, ds: ingest.SourceDataset{Key: fallbackKey, EML: a.EML}}
+	src := &archiveSource{a: a, recs: recs, ds: occurrence.DatasetInfo{Key: fallbackKey}}
 	if r, err := a.EML(); err == nil {
 		info, ierr := dwca.ReadDatasetInfo(r)
 		r.Close()
 		if ierr == nil {
 			src.ds.Title, src.ds.License, src.ds.Citation = info.Title, info.License, info.Citation
-			if info.DatasetKey != "" {
-				src.ds.Key = info.DatasetKey
+			if info.Key != "" {
+				src.ds.Key = info.Key
 			}
 		}
 	}
-	target := func(ctx context.Context, info occurrence.DatasetInfo) (ingest.Writer, error) {
-		return store.BeginDataset(ctx, info)
-	}
-	_, err = ingest.Load(ctx, target, src, ingest.Options{})
+	_, err = ingest.Load(ctx, store, src, ingest.Options{})
 	return err
 }
 
 type archiveSource struct {
+	a    *dwca.Archive
 	recs *dwca.StarReader
-	ds   ingest.SourceDataset
+	ds   occurrence.DatasetInfo
 }
 
-func (s *archiveSource) Dataset() ingest.SourceDataset { return s.ds }
+func (s *archiveSource) Dataset() occurrence.DatasetInfo { return s.ds }
+func (s *archiveSource) EML() (io.ReadCloser, error)     { return s.a.EML() }
+func (s *archiveSource) Broken() (int64, []string)       { return int64(s.recs.Broken().Count), nil }
 func (s *archiveSource) Next(ctx context.Context) (occurrence.RawRecord, error) {
 	return s.recs.Next()
 }

@@ -95,11 +95,11 @@ func writeDataset(ctx context.Context, s *parquet.Store, g *occurrencetest.Gener
 	}
 	for j := 0; j < ds.Records; j++ {
 		g.Fill(rec, ds, j)
-		if err := w.Append(rec); err != nil {
-			w.Abort()
+		if err := w.Append(ctx, rec); err != nil {
+			w.Abort(ctx)
 			return err
 		}
 	}
-	_, err = w.Commit(ctx)
+	_, err = w.Commit(ctx, occurrence.LoadStats{})
 	return err
 }

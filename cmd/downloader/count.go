@@ -58,7 +58,7 @@ func runCount(ctx context.Context, args []string, env *Env) error {
 }
 
 // countOnce takes a snapshot and counts (or materializes) its matches.
-func countOnce(ctx context.Context, t table, pred *occurrence.Predicate, workers int, materialize, verbose bool, env *Env) (int64, error) {
+func countOnce(ctx context.Context, t occurrence.Table, pred *occurrence.Predicate, workers int, materialize, verbose bool, env *Env) (int64, error) {
 	start := time.Now()
 	snap, err := t.Snapshot(ctx)
 	if err != nil {

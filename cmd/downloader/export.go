@@ -109,7 +109,7 @@ func runExport(ctx context.Context, args []string, env *Env) error {
 }
 
 // exportTo scans the snapshot into an archive written to sink.
-func exportTo(ctx context.Context, sink *sink, t table, snap occurrence.Snapshot, c exportConfig, format dwca.Format,
+func exportTo(ctx context.Context, sink *sink, t occurrence.Backend, snap occurrence.Snapshot, c exportConfig, format dwca.Format,
 	pred *occurrence.Predicate, env *Env) (dwca.ExportResult, error) {
 	var fields []string
 	if c.fields != "" {
@@ -117,7 +117,7 @@ func exportTo(ctx context.Context, sink *sink, t table, snap occurrence.Snapshot
 	}
 	x, err := dwca.NewExport(ctx, sink.w, dwca.ExportSpec{Format: format, Key: c.key, Fields: fields, Predicate: pred, Snapshot: snap.ID},
 		dwca.ExportOptions{Zip: pzip.Options{Workers: c.zipWorkers, Level: c.level, ChunkSize: c.chunkKiB << 10},
-			Datasets: dwca.CatalogDatasets(t), TempDir: c.tmp, Logger: env.Logger})
+			Catalog: t, TempDir: c.tmp, Logger: env.Logger})
 	if err != nil {
 		return dwca.ExportResult{}, err
 	}

@@ -55,13 +55,13 @@ func exportTable(t *testing.T) string {
 			if n%5 == 0 {
 				r.SetString(idx(occurrence.ColMultimedia), `[{"type":"StillImage","identifier":"https://example.org/a.jpg"}]`)
 			}
-			if err := w.Append(r); err != nil {
+			if err := w.Append(ctx, r); err != nil {
 				t.Fatal(err)
 			}
 			n++
 		}
-		w.SetEML(strings.NewReader(`<?xml version="1.0"?><eml:eml xmlns:eml="eml://ecoinformatics.org/eml-2.1.1"><dataset><title>D</title></dataset></eml:eml>`))
-		if _, err := w.Commit(ctx); err != nil {
+		w.SetEML(ctx, strings.NewReader(`<?xml version="1.0"?><eml:eml xmlns:eml="eml://ecoinformatics.org/eml-2.1.1"><dataset><title>D</title></dataset></eml:eml>`))
+		if _, err := w.Commit(ctx, occurrence.LoadStats{}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/biodiversity-downloads/downloader/occurrence"
 	"github.com/biodiversity-downloads/downloader/occurrence/ingest"
 )
 
@@ -73,14 +74,14 @@ func runIngest(ctx context.Context, args []string, env *Env) error {
 	return nil
 }
 
-func ingestOne(ctx context.Context, t table, src, key string, opts ingest.OpenOptions, env *Env) error {
+func ingestOne(ctx context.Context, t occurrence.Loader, src, key string, opts ingest.OpenOptions, env *Env) error {
 	start := time.Now()
 	s, err := ingest.Open(ctx, src, opts)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	res, err := ingest.Load(ctx, t.Begin, s, ingest.Options{DatasetKey: key})
+	res, err := ingest.Load(ctx, t, s, ingest.Options{DatasetKey: key})
 	printProblems(env, src, res)
 	if err != nil {
 		return err

@@ -27,9 +27,16 @@ type Config struct {
 	TempDir string
 }
 
+// Table is what the engine reads: the occurrence table's scans and its
+// catalog of datasets (citations, licences, EML).
+type Table interface {
+	occurrence.Table
+	occurrence.Catalog
+}
+
 // Engine implements jobs.Engine over an occurrence table.
 type Engine struct {
-	table  occurrence.Table
+	table  Table
 	cfg    Config
 	logger *slog.Logger
 }
@@ -37,7 +44,7 @@ type Engine struct {
 var _ jobs.Engine = (*Engine)(nil)
 
 // New returns an Engine reading t.
-func New(t occurrence.Table, cfg Config, logger *slog.Logger) *Engine {
+func New(t Table, cfg Config, logger *slog.Logger) *Engine {
 	if cfg.Limits == (occurrence.Limits{}) {
 		cfg.Limits = occurrence.DefaultLimits()
 	}
@@ -117,12 +124,8 @@ func (e *Engine) Export(ctx context.Context, req jobs.ExportRequest, w io.Writer
 	if err != nil {
 		return jobs.ExportResult{}, err
 	}
-	var src dwca.DatasetSource
-	if c, ok := e.table.(dwca.Catalog); ok {
-		src = dwca.CatalogDatasets(c)
-	}
 	x, err := dwca.NewExport(ctx, w, dwca.ExportSpec{Format: format, Key: req.Key, Predicate: p,
-		Snapshot: snap.ID, Created: req.Created}, dwca.ExportOptions{Datasets: src, TempDir: e.cfg.TempDir, Logger: e.logger})
+		Snapshot: snap.ID, Created: req.Created}, dwca.ExportOptions{Catalog: e.table, TempDir: e.cfg.TempDir, Logger: e.logger})
 	if err != nil {
 		return jobs.ExportResult{}, &jobs.PermanentError{Err: err}
 	}
@@ -134,13 +137,14 @@ func (e *Engine) Export(ctx context.Context, req jobs.ExportRequest, w io.Writer
 	if err != nil {
 		return jobs.ExportResult{}, err
 	}
-	out := e.result(ctx, res, snap.ID, src)
+	out := result(res, snap.ID)
 	out.Scanned = max(st.RowsScanned, out.Records)
 	return out, nil
 }
 
-// result converts dwca's result, describing each dataset when it can.
-func (e *Engine) result(ctx context.Context, res dwca.ExportResult, snapshot string, src dwca.DatasetSource) jobs.ExportResult {
+// result converts dwca's result; the datasets are described as the export
+// found them in the catalog.
+func result(res dwca.ExportResult, snapshot string) jobs.ExportResult {
 	out := jobs.ExportResult{Records: res.Records, License: res.License, Bytes: res.Bytes, SHA256: res.SHA256,
 		Snapshot: snapshot, Datasets: make([]jobs.DatasetUsage, 0, len(res.Datasets))}
 	if out.License == "" {
@@ -148,14 +152,9 @@ func (e *Engine) result(ctx context.Context, res dwca.ExportResult, snapshot str
 		// with an unknown licence never make the download CC0.
 		out.License = "UNSPECIFIED"
 	}
-	for key, n := range res.Datasets {
-		u := jobs.DatasetUsage{DatasetKey: key, NumberRecords: n}
-		if src != nil {
-			if info, err := src.DatasetInfo(ctx, key); err == nil {
-				u.DatasetTitle, u.License, u.Citation = info.Title, info.License, info.Citation
-			}
-		}
-		out.Datasets = append(out.Datasets, u)
+	for _, info := range res.DatasetInfos {
+		out.Datasets = append(out.Datasets, jobs.DatasetUsage{DatasetKey: info.Key, NumberRecords: res.Datasets[info.Key],
+			DatasetTitle: info.Title, License: info.License, Citation: info.Citation})
 	}
 	return out
 }

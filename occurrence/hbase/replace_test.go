@@ -23,15 +23,15 @@ func ingestN(t *testing.T, s *Store, ds *occurrencetest.Dataset, g *occurrencete
 	rec := occurrence.NewRecord()
 	for i := 0; i < n; i++ {
 		g.Fill(rec, ds, i)
-		if err := w.Append(rec); err != nil {
+		if err := w.Append(ctx, rec); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if !commit {
-		w.Abort()
+		w.Abort(ctx)
 		return
 	}
-	if _, err := w.Commit(ctx); err != nil {
+	if _, err := w.Commit(ctx, occurrence.LoadStats{}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -112,14 +112,15 @@ func TestReplaceDataset(t *testing.T) {
 
 	// A crashed ingest (rows written, never committed nor aborted) is
 	// invisible, and its rows are deleted once AbandonAfter passed.
-	crashed, err := s.BeginDataset(ctx, plan[0].Info)
+	cw, err := s.BeginDataset(ctx, plan[0].Info)
 	if err != nil {
 		t.Fatal(err)
 	}
+	crashed := cw.(*DatasetWriter)
 	rec := occurrence.NewRecord()
 	for i := 0; i < 400; i++ {
 		g.Fill(rec, &plan[0], i)
-		if err := crashed.Append(rec); err != nil {
+		if err := crashed.Append(ctx, rec); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -19,13 +19,10 @@ import (
 	"github.com/biodiversity-downloads/downloader/occurrence/hbase/hrpc"
 )
 
-var _ occurrence.Table = (*Store)(nil)
+var _ occurrence.Backend = (*Store)(nil)
 
-// Errors of the HBase store.
-var (
-	ErrNoDataset = occurrence.ErrNoDataset
-	ErrBadURI    = errors.New("bad hbase table URI")
-)
+// ErrBadURI marks an hbase:// table URI that cannot be parsed.
+var ErrBadURI = errors.New("bad hbase table URI")
 
 // Config configures a Store. Zero fields take the defaults noted.
 type Config struct {
@@ -332,22 +329,41 @@ func (s *Store) Dataset(ctx context.Context, key string) (occurrence.DatasetInfo
 		return occurrence.DatasetInfo{}, err
 	}
 	if st == nil || st.Gen == 0 {
-		return occurrence.DatasetInfo{}, fmt.Errorf("%w: %s", ErrNoDataset, key)
+		return occurrence.DatasetInfo{}, fmt.Errorf("%w: %s", occurrence.ErrNoDataset, key)
 	}
 	return st.Info, nil
 }
 
-// DatasetEML returns the EML document kept from the dataset's source.
+// DatasetEML returns the EML document kept from the dataset's source: its
+// state and EML cells are read in one Get, so that the EML of a deleted
+// dataset (whose cell stays until the dataset is loaded again) is not served.
 func (s *Store) DatasetEML(ctx context.Context, key string) (io.ReadCloser, error) {
-	row, err := s.c.Get(ctx, s.cfg.Table, metaKey(key), hrpc.Column{Family: famMeta, Qualifiers: [][]byte{qualEML}})
+	row, err := s.c.Get(ctx, s.cfg.Table, metaKey(key), hrpc.Column{Family: famMeta, Qualifiers: [][]byte{qualState, qualEML}})
 	if err != nil {
 		return nil, err
 	}
-	cells := rowCells(row)
-	if len(cells) == 0 {
-		return nil, fmt.Errorf("%w: dataset %s has no EML", ErrNoDataset, key)
+	var state, eml []byte
+	for _, c := range rowCells(row) {
+		switch string(c.Qualifier) {
+		case string(qualState):
+			state = c.Value
+		case string(qualEML):
+			eml = c.Value
+		}
 	}
-	return io.NopCloser(bytes.NewReader(cells[0].Value)), nil
+	var st datasetState
+	if state != nil {
+		if err := json.Unmarshal(state, &st); err != nil {
+			return nil, fmt.Errorf("dataset %s: corrupt state: %w", key, err)
+		}
+	}
+	switch {
+	case st.Gen == 0:
+		return nil, fmt.Errorf("%w: %s", occurrence.ErrNoDataset, key)
+	case !st.Info.HasEML || eml == nil:
+		return nil, fmt.Errorf("dataset %s: %w", key, occurrence.ErrNoEML)
+	}
+	return io.NopCloser(bytes.NewReader(eml)), nil
 }
 
 // DeleteDataset removes a dataset: later snapshots no longer include it, and
@@ -358,7 +374,7 @@ func (s *Store) DeleteDataset(ctx context.Context, key string) error {
 		return err
 	}
 	if st == nil || st.Gen == 0 {
-		return fmt.Errorf("%w: %s", ErrNoDataset, key)
+		return fmt.Errorf("%w: %s", occurrence.ErrNoDataset, key)
 	}
 	st.Retired = append(st.Retired, genMark{Gen: st.Gen, At: time.Now().UTC(), Countries: st.Countries})
 	st.Gen, st.Counts, st.Countries = 0, nil, nil

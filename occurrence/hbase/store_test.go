@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/biodiversity-downloads/downloader/occurrence"
-	"github.com/biodiversity-downloads/downloader/occurrence/ingest"
 	"github.com/biodiversity-downloads/downloader/occurrence/occurrencetest"
 )
 
@@ -49,30 +48,17 @@ func newStore(t testing.TB, cfg Config) *Store {
 	return s
 }
 
-func backend(s *Store) occurrencetest.Backend {
-	return occurrencetest.Backend{Table: s, Begin: func(ctx context.Context, info occurrence.DatasetInfo) (occurrencetest.Writer, error) {
-		w, err := s.BeginDataset(ctx, info)
-		if err != nil {
-			return nil, err
-		}
-		return w, nil
-	}}
-}
-
 func TestConformance(t *testing.T) {
-	occurrencetest.Run(t, func(t *testing.T) occurrencetest.Backend {
-		return backend(newStore(t, Config{Buckets: 8}))
+	occurrencetest.Run(t, func(t *testing.T) occurrence.Backend {
+		return newStore(t, Config{Buckets: 8})
 	})
 }
 
 func TestConformanceNoPushdown(t *testing.T) {
-	occurrencetest.Run(t, func(t *testing.T) occurrencetest.Backend {
-		return backend(newStore(t, Config{Buckets: 4, NoPushdown: true}))
+	occurrencetest.Run(t, func(t *testing.T) occurrence.Backend {
+		return newStore(t, Config{Buckets: 4, NoPushdown: true})
 	})
 }
-
-// The writer is what `downloader ingest` drives.
-var _ ingest.Writer = (*DatasetWriter)(nil)
 
 func TestParseURI(t *testing.T) {
 	cfg, err := ParseURI("hbase://127.0.0.1:16000/occ?buckets=12")
@@ -114,7 +100,7 @@ func TestOpenURI(t *testing.T) {
 	if err != nil || len(snap.Splits) != 3 {
 		t.Fatalf("empty table snapshot = %+v, %v", snap, err)
 	}
-	if _, err := s2.Dataset(ctx, "nope"); !errors.Is(err, ErrNoDataset) {
+	if _, err := s2.Dataset(ctx, "nope"); !errors.Is(err, occurrence.ErrNoDataset) {
 		t.Fatalf("missing dataset: %v", err)
 	}
 }

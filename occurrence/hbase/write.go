@@ -36,8 +36,9 @@ type DatasetWriter struct {
 	scratch   []byte // encodes a record, which is then copied at its size
 }
 
-// BeginDataset starts replacing (or adding) the dataset info.Key.
-func (s *Store) BeginDataset(ctx context.Context, info occurrence.DatasetInfo) (*DatasetWriter, error) {
+// BeginDataset starts replacing (or adding) the dataset info.Key; the
+// writer is a *DatasetWriter.
+func (s *Store) BeginDataset(ctx context.Context, info occurrence.DatasetInfo) (occurrence.DatasetWriter, error) {
 	if info.Key == "" {
 		return nil, errors.New("begin dataset: empty dataset key")
 	}
@@ -57,10 +58,11 @@ func (s *Store) BeginDataset(ctx context.Context, info occurrence.DatasetInfo) (
 		counts: make([]int64, s.buckets), countries: map[string]bool{}}, nil
 }
 
-// Append adds one interpreted record; it needs a gbifID.
-func (w *DatasetWriter) Append(r *occurrence.Record) error {
+// Append adds one interpreted record; it needs a gbifID. Every WriteBatch
+// records it writes the batch to HBase under ctx.
+func (w *DatasetWriter) Append(ctx context.Context, r *occurrence.Record) error {
 	if w.done {
-		return errors.New("dataset writer already finished")
+		return errWriterDone
 	}
 	id := r.Get(colGBIFID)
 	if !id.Valid {
@@ -76,9 +78,7 @@ func (w *DatasetWriter) Append(r *occurrence.Record) error {
 	w.muts = append(w.muts, m)
 	w.counts[b]++
 	if len(w.muts) >= w.s.cfg.WriteBatch {
-		// Append has no context (the ingest Writer contract); the client's
-		// operation timeout bounds the write.
-		return w.flush(context.Background())
+		return w.flush(ctx)
 	}
 	return nil
 }
@@ -95,8 +95,10 @@ func (w *DatasetWriter) flush(ctx context.Context) error {
 	return nil
 }
 
+var errWriterDone = errors.New("dataset writer already finished")
+
 // SetEML keeps the dataset's EML document (stored at Commit).
-func (w *DatasetWriter) SetEML(r io.Reader) error {
+func (w *DatasetWriter) SetEML(ctx context.Context, r io.Reader) error {
 	b, err := io.ReadAll(io.LimitReader(r, 8<<20+1))
 	if err != nil {
 		return err
@@ -113,18 +115,18 @@ func (w *DatasetWriter) Records() int64 { return w.records + int64(len(w.muts)) 
 
 // Commit writes what is buffered, then makes the new generation the
 // dataset's current one and returns the new snapshot's id.
-func (w *DatasetWriter) Commit(ctx context.Context) (string, error) {
+func (w *DatasetWriter) Commit(ctx context.Context, stats occurrence.LoadStats) (string, error) {
 	if w.done {
-		return "", errors.New("dataset writer already finished")
+		return "", errWriterDone
 	}
 	if err := w.flush(ctx); err != nil {
-		w.Abort()
+		w.Abort(ctx)
 		return "", err
 	}
 	s := w.s
 	st, err := s.readState(ctx, w.info.Key)
 	if err != nil {
-		w.Abort()
+		w.Abort(ctx)
 		return "", fmt.Errorf("commit dataset %s: %w", w.info.Key, err)
 	}
 	if st == nil {
@@ -136,14 +138,14 @@ func (w *DatasetWriter) Commit(ctx context.Context) (string, error) {
 	}
 	st.Pending = dropGen(st.Pending, w.gen)
 	info := w.info
-	info.Records, info.Ingested, info.HasEML = w.records, now, w.eml != nil
+	info.Records, info.BrokenRows, info.Ingested, info.HasEML = w.records, stats.BrokenRows, now, w.eml != nil
 	st.Info, st.Gen, st.Counts, st.Countries = info, w.gen, w.counts, w.countryList()
 	var extra []hrpc.Cell
 	if w.eml != nil {
 		extra = append(extra, hrpc.Cell{Family: famMeta, Qualifier: qualEML, Value: w.eml})
 	}
 	if err := s.writeState(ctx, w.info.Key, st, extra...); err != nil {
-		w.Abort()
+		w.Abort(ctx)
 		return "", fmt.Errorf("commit dataset %s: %w", w.info.Key, err)
 	}
 	w.done = true
@@ -156,12 +158,15 @@ func (w *DatasetWriter) Commit(ctx context.Context) (string, error) {
 }
 
 // Abort discards what was written; the table keeps the previous generation.
-func (w *DatasetWriter) Abort() {
+// The rows are deleted under ctx (at most abortTimeout): when ctx is done, as
+// after Ctrl-C, or the deletion fails, the generation stays pending and the
+// next writer of the dataset collects it (collect).
+func (w *DatasetWriter) Abort(ctx context.Context) {
 	if w.done {
 		return
 	}
 	w.done = true
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(ctx, abortTimeout)
 	defer cancel()
 	s := w.s
 	if err := s.deleteGeneration(ctx, w.dsHash, genMark{Gen: w.gen, Countries: w.countryList()}); err != nil {
@@ -173,6 +178,9 @@ func (w *DatasetWriter) Abort() {
 		_ = s.writeState(ctx, w.info.Key, st)
 	}
 }
+
+// abortTimeout bounds the deletion of an aborted generation's rows.
+const abortTimeout = time.Minute
 
 func (w *DatasetWriter) countryList() []string {
 	out := make([]string, 0, len(w.countries))

@@ -15,37 +15,22 @@ import (
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
 
-// Writer receives one dataset's records; nothing is visible before Commit.
-type Writer interface {
-	// Append copies what it keeps of r: the pipeline reuses r for a later
-	// record once Append returns.
-	Append(r *occurrence.Record) error
-	SetEML(r io.Reader) error
-	Commit(ctx context.Context) (snapshot string, err error)
-	Abort()
-}
-
-// Target starts replacing one dataset of a table.
-type Target func(ctx context.Context, info occurrence.DatasetInfo) (Writer, error)
-
 // Source is an opened input: its dataset and its records.
 type Source interface {
-	// Dataset describes the source's dataset; the key may be empty.
-	Dataset() SourceDataset
+	// Dataset describes the source's dataset (key, title, licence as given,
+	// citation, the source's name); the key may be empty.
+	Dataset() occurrence.DatasetInfo
+	// EML opens the dataset's metadata document; occurrence.ErrNoEML when
+	// the source has none.
+	EML() (io.ReadCloser, error)
 	// Next returns the next raw record, io.EOF at the end, or a *RowError
 	// for a broken record the caller may skip.
 	Next(ctx context.Context) (occurrence.RawRecord, error)
+	// Broken reports what the source skipped by itself, beyond the
+	// *RowErrors Next returned (a DwC-A's broken extension rows, an ABCD
+	// archive's failed documents): how many, and messages for some.
+	Broken() (n int64, problems []string)
 	Close() error
-}
-
-// SourceDataset is what a source says about its dataset.
-type SourceDataset struct {
-	Key      string
-	Title    string
-	License  string
-	Citation string
-	// EML opens the dataset's metadata document; nil when it has none.
-	EML func() (io.ReadCloser, error)
 }
 
 // RowError is a record that could not be read; ingestion skips it and counts it.
@@ -79,57 +64,53 @@ type Result struct {
 	Issues map[string]int64
 }
 
-// Load ingests src into the table behind target.
-func Load(ctx context.Context, target Target, src Source, opts Options) (Result, error) {
+// Load ingests src into the table as one dataset, replacing the table's
+// version of it atomically.
+func Load(ctx context.Context, table occurrence.Loader, src Source, opts Options) (Result, error) {
 	if opts.Workers <= 0 {
 		opts.Workers = runtime.GOMAXPROCS(0)
 	}
 	if opts.MaxProblems <= 0 {
 		opts.MaxProblems = 100
 	}
-	sd := src.Dataset()
-	key := opts.DatasetKey
-	if key == "" {
-		key = sd.Key
+	info := src.Dataset()
+	if opts.DatasetKey != "" {
+		info.Key = opts.DatasetKey
 	}
-	if key == "" {
+	if info.Key == "" {
 		return Result{}, errors.New("ingest: the source names no dataset key; give one")
 	}
-	license := sd.License
-	if l, ok := occurrence.NormalizeLicense(sd.License); ok {
-		license = l
+	if l, ok := occurrence.NormalizeLicense(info.License); ok {
+		info.License = l
 	}
-	info := occurrence.DatasetInfo{Key: key, Title: sd.Title, License: license, Citation: sd.Citation}
-	w, err := target(ctx, info)
+	w, err := table.BeginDataset(ctx, info)
 	if err != nil {
 		return Result{}, err
 	}
-	res := Result{DatasetKey: key, Title: sd.Title, Issues: map[string]int64{}}
-	if err := copyEML(w, sd); err != nil {
-		w.Abort()
+	res := Result{DatasetKey: info.Key, Title: info.Title, Issues: map[string]int64{}}
+	if err := copyEML(ctx, w, src); err != nil {
+		w.Abort(ctx)
 		return res, err
 	}
 	// The licence normalized above: Interpret then need not normalize it
 	// again for every record.
-	dctx := occurrence.DatasetContext{Key: key, Title: sd.Title, License: license}
+	dctx := occurrence.DatasetContext{Key: info.Key, Title: info.Title, License: info.License}
 	if err := pipeline(ctx, src, w, dctx, opts, &res); err != nil {
-		w.Abort()
+		w.Abort(ctx)
 		return res, err
 	}
 	if res.Records == 0 {
-		w.Abort()
-		return res, fmt.Errorf("ingest %s: %w", key, ErrNoRecords)
+		w.Abort(ctx)
+		return res, fmt.Errorf("ingest %s: %w", info.Key, ErrNoRecords)
 	}
-	if b, ok := src.(interface{ Broken() (int64, []string) }); ok {
-		n, list := b.Broken()
-		res.BrokenRows += n
-		for _, p := range list {
-			if len(res.Problems) < opts.MaxProblems {
-				res.Problems = append(res.Problems, p)
-			}
+	n, list := src.Broken()
+	res.BrokenRows += n
+	for _, p := range list {
+		if len(res.Problems) < opts.MaxProblems {
+			res.Problems = append(res.Problems, p)
 		}
 	}
-	snap, err := w.Commit(ctx)
+	snap, err := w.Commit(ctx, occurrence.LoadStats{BrokenRows: res.BrokenRows})
 	if err != nil {
 		return res, err
 	}
@@ -141,16 +122,16 @@ func Load(ctx context.Context, target Target, src Source, opts Options) (Result,
 // is left unchanged rather than emptying the dataset.
 var ErrNoRecords = errors.New("no occurrence records")
 
-func copyEML(w Writer, sd SourceDataset) error {
-	if sd.EML == nil {
+// copyEML keeps the source's EML document with the dataset. Metadata is
+// optional: a source without one, or whose document cannot be produced, is
+// still ingested.
+func copyEML(ctx context.Context, w occurrence.DatasetWriter, src Source) error {
+	r, err := src.EML()
+	if err != nil {
 		return nil
 	}
-	r, err := sd.EML()
-	if err != nil {
-		return nil // metadata is optional; the dataset is still ingested
-	}
 	defer r.Close()
-	return w.SetEML(r)
+	return w.SetEML(ctx, r)
 }
 
 // chunk is a run of consecutive records travelling through the pipeline.
@@ -177,7 +158,7 @@ func nextChunk(free <-chan *chunk) *chunk {
 
 // pipeline reads on one goroutine, interprets on opts.Workers goroutines and
 // appends on the calling goroutine in source order.
-func pipeline(ctx context.Context, src Source, w Writer, dctx occurrence.DatasetContext, opts Options, res *Result) error {
+func pipeline(ctx context.Context, src Source, w occurrence.DatasetWriter, dctx occurrence.DatasetContext, opts Options, res *Result) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	// One chunk queued per worker keeps the workers busy; each chunk in
@@ -218,7 +199,7 @@ func pipeline(ctx context.Context, src Source, w Writer, dctx occurrence.Dataset
 			continue
 		}
 		for _, r := range c.recs[:len(c.raw)] {
-			if err = w.Append(r); err != nil {
+			if err = w.Append(ctx, r); err != nil {
 				cancel()
 				break
 			}

@@ -48,12 +48,6 @@ func openStore(t *testing.T) *parquet.Store {
 	return s
 }
 
-func target(s *parquet.Store) Target {
-	return func(ctx context.Context, info occurrence.DatasetInfo) (Writer, error) {
-		return s.BeginDataset(ctx, info)
-	}
-}
-
 func load(t *testing.T, s *parquet.Store, src string, opts Options) (Result, error) {
 	t.Helper()
 	ctx := context.Background()
@@ -62,7 +56,7 @@ func load(t *testing.T, s *parquet.Store, src string, opts Options) (Result, err
 		return Result{}, err
 	}
 	defer source.Close()
-	return Load(ctx, target(s), source, opts)
+	return Load(ctx, s, source, opts)
 }
 
 func count(t *testing.T, s *parquet.Store, js string) int64 {
@@ -213,8 +207,10 @@ func TestBrokenArchiveLeavesTableUntouched(t *testing.T) {
 // each appended record.
 type memSource struct{ i, n int }
 
-func (s *memSource) Dataset() SourceDataset { return SourceDataset{Key: "mem"} }
-func (s *memSource) Close() error           { return nil }
+func (s *memSource) Dataset() occurrence.DatasetInfo { return occurrence.DatasetInfo{Key: "mem"} }
+func (s *memSource) EML() (io.ReadCloser, error)     { return nil, occurrence.ErrNoEML }
+func (s *memSource) Broken() (int64, []string)       { return 0, nil }
+func (s *memSource) Close() error                    { return nil }
 func (s *memSource) Next(ctx context.Context) (occurrence.RawRecord, error) {
 	if s.i == s.n {
 		return occurrence.RawRecord{}, io.EOF
@@ -225,21 +221,30 @@ func (s *memSource) Next(ctx context.Context) (occurrence.RawRecord, error) {
 
 type memWriter struct{ ids []string }
 
-func (w *memWriter) Append(r *occurrence.Record) error {
+func (w *memWriter) Append(_ context.Context, r *occurrence.Record) error {
 	w.ids = append(w.ids, r.Get(occurrence.ColumnIndex(occurrence.ColOccurrenceID)).S)
 	return nil
 }
-func (w *memWriter) SetEML(io.Reader) error                     { return nil }
-func (w *memWriter) Commit(ctx context.Context) (string, error) { return "s1", nil }
-func (w *memWriter) Abort()                                     {}
+func (w *memWriter) SetEML(context.Context, io.Reader) error { return nil }
+func (w *memWriter) Commit(context.Context, occurrence.LoadStats) (string, error) {
+	return "s1", nil
+}
+func (w *memWriter) Abort(context.Context) {}
+
+// memLoader hands out its one writer.
+type memLoader struct{ w *memWriter }
+
+func (l memLoader) BeginDataset(context.Context, occurrence.DatasetInfo) (occurrence.DatasetWriter, error) {
+	return l.w, nil
+}
+func (l memLoader) DeleteDataset(context.Context, string) error { return nil }
 
 // TestPipelineOrder runs many chunks through parallel interpretation (chunks
 // and their records are reused) and expects every record once, in source order.
 func TestPipelineOrder(t *testing.T) {
 	const n = 20*chunkSize + 7
 	w := &memWriter{}
-	res, err := Load(context.Background(), func(context.Context, occurrence.DatasetInfo) (Writer, error) { return w, nil },
-		&memSource{n: n}, Options{Workers: 3})
+	res, err := Load(context.Background(), memLoader{w}, &memSource{n: n}, Options{Workers: 3})
 	if err != nil {
 		t.Fatal(err)
 	}

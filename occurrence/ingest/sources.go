@@ -166,32 +166,39 @@ func sourceName(src string) string {
 
 // dwcaSource adapts a Darwin Core Archive.
 type dwcaSource struct {
-	a  *dwca.Archive
-	sr *dwca.StarReader
-	ds SourceDataset
+	a   *dwca.Archive
+	sr  *dwca.StarReader
+	ds  occurrence.DatasetInfo
+	eml []byte // nil: the archive has no readable EML
 }
 
 func newDwCASource(src string, a *dwca.Archive, sr *dwca.StarReader) *dwcaSource {
-	s := &dwcaSource{a: a, sr: sr}
-	s.ds.Title = sourceName(src)
+	s := &dwcaSource{a: a, sr: sr, ds: occurrence.DatasetInfo{Title: sourceName(src), Source: src}}
 	if r, err := a.EML(); err == nil {
 		data, rerr := io.ReadAll(io.LimitReader(r, 64<<20))
 		r.Close()
 		if rerr == nil {
 			if info, err := dwca.ReadDatasetInfo(bytes.NewReader(data)); err == nil {
-				s.ds.Key, s.ds.License, s.ds.Citation = info.DatasetKey, info.License, info.Citation
+				s.ds.Key, s.ds.License, s.ds.Citation = info.Key, info.License, info.Citation
 				if info.Title != "" {
 					s.ds.Title = info.Title
 				}
 			}
-			s.ds.EML = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }
+			s.eml = data
 		}
 	}
 	s.ds.Key = sourceKey(s.ds.Key, s.ds.Title, src)
 	return s
 }
 
-func (s *dwcaSource) Dataset() SourceDataset { return s.ds }
+func (s *dwcaSource) Dataset() occurrence.DatasetInfo { return s.ds }
+
+func (s *dwcaSource) EML() (io.ReadCloser, error) {
+	if s.eml == nil {
+		return nil, occurrence.ErrNoEML
+	}
+	return io.NopCloser(bytes.NewReader(s.eml)), nil
+}
 
 func (s *dwcaSource) Next(ctx context.Context) (occurrence.RawRecord, error) {
 	return s.sr.Next()
@@ -240,21 +247,24 @@ func openABCD(ctx context.Context, src string, opts OpenOptions) (*abcdSource, e
 	return a, nil
 }
 
-func (a *abcdSource) Dataset() SourceDataset {
+func (a *abcdSource) Dataset() occurrence.DatasetInfo {
 	m := a.s.Dataset()
-	ds := SourceDataset{Key: m.GUID, Title: m.Title, License: m.License(), Citation: m.Citation}
+	ds := occurrence.DatasetInfo{Key: m.GUID, Title: m.Title, License: m.License(), Citation: m.Citation, Source: a.src}
 	if ds.Title == "" {
 		ds.Title = sourceName(a.src)
 	}
 	ds.Key = sourceKey(ds.Key, ds.Title, a.src)
-	ds.EML = func() (io.ReadCloser, error) {
-		var buf bytes.Buffer
-		if err := abcd.WriteEML(&buf, m); err != nil {
-			return nil, err
-		}
-		return io.NopCloser(&buf), nil
-	}
 	return ds
+}
+
+// EML is the dataset's metadata as an EML document made from the ABCD
+// metadata of the first document.
+func (a *abcdSource) EML() (io.ReadCloser, error) {
+	var buf bytes.Buffer
+	if err := abcd.WriteEML(&buf, a.s.Dataset()); err != nil {
+		return nil, err
+	}
+	return io.NopCloser(&buf), nil
 }
 
 func firstNonEmpty(vals ...string) string {

@@ -15,20 +15,8 @@ import (
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
 
-// Writer receives one dataset's records (a backend's ingest).
-type Writer interface {
-	Append(r *occurrence.Record) error
-	Commit(ctx context.Context) (string, error)
-	Abort()
-}
-
-// Backend is a table under test and the way to load it.
-type Backend struct {
-	Table occurrence.Table
-	Begin func(ctx context.Context, info occurrence.DatasetInfo) (Writer, error)
-}
-
-// SuiteRecords is how many generated records the suite loads.
+// SuiteRecords is how many generated records the scan part of the suite
+// loads.
 const SuiteRecords = 24000
 
 // Predicates covers every predicate type, on every kind of column. Each
@@ -69,106 +57,119 @@ var Predicates = []string{
 	`{"type":"and","predicates":[{"type":"not","predicate":{"type":"isNull","parameter":"DECIMAL_LATITUDE"}},{"type":"or","predicates":[{"type":"equals","key":"BASIS_OF_RECORD","value":"FOSSIL_SPECIMEN"},{"type":"equals","key":"BASIS_OF_RECORD","value":"LIVING_SPECIMEN"}]}]}`,
 }
 
-// Run loads generated records into the backend and checks the scan contract:
-// for every predicate the pruned, parallel scan returns exactly the rows (in
-// the same order, with the same values) that a brute-force evaluation of
-// every row returns.
-func Run(t *testing.T, open func(t *testing.T) Backend) {
+// Run is the conformance suite of occurrence.Backend: every backend's tests
+// call it with a function that opens a fresh, empty table (closed by the
+// caller's cleanup). The reference answer is never the backend's own: it
+// is the generator's records, built into Arrow batches in memory and
+// evaluated with the scalar evaluator (Predicate.MatchRow).
+//
+//   - scan: for every predicate the pruned, parallel scan returns exactly the
+//     records the reference matches, with the reference's values, in the
+//     order of the table's full scan; counts agree; scans are repeatable,
+//     dictionary-encoded columns are well formed, a scan can be cancelled;
+//   - catalog, replace, delete, abort: the datasets' descriptions, EML
+//     documents, record and broken-row counts; replacing a dataset and
+//     deleting one publish new snapshots while the older snapshot still
+//     scans as it was; an aborted load leaves the table as it was.
+func Run(t *testing.T, open func(t *testing.T) occurrence.Backend) {
+	t.Run("scan", func(t *testing.T) { runScans(t, open(t)) })
+	t.Run("lifecycle", func(t *testing.T) { runLifecycle(t, open(t)) })
+}
+
+// runScans loads SuiteRecords generated records in 12 datasets and checks
+// every predicate against the reference.
+func runScans(t *testing.T, tbl occurrence.Backend) {
 	ctx := context.Background()
-	b := open(t)
-	Load(t, b, SuiteRecords, 12)
-	all := scanAll(t, b.Table, nil, nil)
-	if len(all.ids) != SuiteRecords {
-		t.Fatalf("full scan returned %d rows, loaded %d", len(all.ids), SuiteRecords)
-	}
-	t.Run("unique-ids", func(t *testing.T) {
-		seen := map[int64]bool{}
-		for _, id := range all.ids {
-			if seen[id] {
-				t.Fatalf("gbifID %d twice", id)
-			}
-			seen[id] = true
-		}
+	ref := newReference(t)
+	LoadInto(t, tbl, SuiteRecords, 12, ref)
+	all := scanAll(t, tbl, nil, nil)
+	t.Run("full-scan", func(t *testing.T) {
+		ref.checkSameRecords(t, all.ids)
+		all.checkValues(t, ref, nil)
 	})
+	order := all.ids // the table's deterministic order
 	for i, js := range Predicates {
 		t.Run(fmt.Sprintf("predicate-%02d", i), func(t *testing.T) {
-			pred, err := occurrence.ParsePredicateJSON([]byte(js), occurrence.DefaultLimits())
-			if err != nil {
-				t.Fatalf("%s: %v", js, err)
-			}
-			want := all.bruteForce(pred)
+			pred := mustParse(t, js)
+			want := ref.filter(order, pred)
 			cols := []string{occurrence.ColGBIFID, occurrence.ColCountryCode, occurrence.ColDecimalLatitude,
 				occurrence.ColYear, occurrence.ColHasCoordinate, occurrence.ColEventDateStart, occurrence.ColLocality}
-			got := scanAll(t, b.Table, pred, cols)
+			got := scanAll(t, tbl, pred, cols)
 			if !slices.Equal(got.ids, want) {
-				t.Fatalf("%s: scan returned %d rows, brute force %d (first difference at %d)",
+				t.Fatalf("%s: scan returned %d rows, the reference matches %d (first difference at %d)",
 					js, len(got.ids), len(want), firstDiff(got.ids, want))
 			}
-			got.checkValues(t, all, cols)
-			snap, err := b.Table.Snapshot(ctx)
+			got.checkValues(t, ref, cols)
+			snap, err := tbl.Snapshot(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
-			n, _, err := occurrence.Count(ctx, b.Table, snap, pred, occurrence.ScanOptions{})
+			n, _, err := occurrence.Count(ctx, tbl, snap, pred, occurrence.ScanOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if n != int64(len(want)) {
-				t.Fatalf("%s: count %d, brute force %d", js, n, len(want))
+				t.Fatalf("%s: count %d, reference %d", js, n, len(want))
 			}
-			t.Logf("%s: %d of %d", js, n, len(all.ids))
-			if len(want) == len(all.ids) || len(want) == 0 && !strings.Contains(js, `"c-0000042","matchCase":true`) {
-				t.Fatalf("%s matches %d of %d rows: the suite's data does not exercise it", js, len(want), len(all.ids))
+			t.Logf("%s: %d of %d", js, n, len(order))
+			if len(want) == len(order) || len(want) == 0 && !strings.Contains(js, `"c-0000042","matchCase":true`) {
+				t.Fatalf("%s matches %d of %d rows: the suite's data does not exercise it", js, len(want), len(order))
 			}
 		})
 	}
 	t.Run("all-columns", func(t *testing.T) {
-		pred, _ := occurrence.ParsePredicateJSON([]byte(Predicates[0]), occurrence.DefaultLimits())
-		got := scanAll(t, b.Table, pred, nil)
-		got.checkValues(t, all, nil)
+		got := scanAll(t, tbl, mustParse(t, Predicates[0]), nil)
 		if len(got.ids) == 0 {
 			t.Fatal("no rows to compare")
 		}
+		got.checkValues(t, ref, nil)
 	})
 	t.Run("deterministic", func(t *testing.T) {
 		// A predicate matching rows in many splits: an empty result would
 		// compare equal whatever the order.
-		pred, _ := occurrence.ParsePredicateJSON([]byte(Predicates[13]), occurrence.DefaultLimits())
-		a := scanAll(t, b.Table, pred, []string{occurrence.ColGBIFID})
+		pred := mustParse(t, Predicates[13])
+		a := scanAll(t, tbl, pred, []string{occurrence.ColGBIFID})
 		if len(a.ids) == 0 {
 			t.Fatal("no rows to compare")
 		}
 		for i := 0; i < 3; i++ {
-			c := scanAll(t, b.Table, pred, []string{occurrence.ColGBIFID})
+			c := scanAll(t, tbl, pred, []string{occurrence.ColGBIFID})
 			if !slices.Equal(a.ids, c.ids) {
 				t.Fatal("two scans returned different orders")
 			}
 		}
 	})
-	t.Run("dictionaries", func(t *testing.T) { checkDictionaries(t, b.Table, all) })
-	t.Run("cancel", func(t *testing.T) { checkCancel(t, b.Table) })
+	t.Run("dictionaries", func(t *testing.T) { checkDictionaries(t, tbl, ref, order) })
+	t.Run("cancel", func(t *testing.T) { checkCancel(t, tbl) })
+}
+
+func mustParse(t testing.TB, js string) *occurrence.Predicate {
+	t.Helper()
+	p, err := occurrence.ParsePredicateJSON([]byte(js), occurrence.DefaultLimits())
+	if err != nil {
+		t.Fatalf("%s: %v", js, err)
+	}
+	return p
 }
 
 // checkDictionaries scans with ScanRequest.Dictionaries: the rows and values
-// are those of a plain scan, and a column that arrives dictionary-encoded is
-// a string column with int32 indices over a utf8 dictionary. A backend
+// are those of the reference, and a column that arrives dictionary-encoded
+// is a string column with int32 indices over a utf8 dictionary. A backend
 // without dictionaries passes by ignoring the flag.
-func checkDictionaries(t *testing.T, tbl occurrence.Table, all *rows) {
+func checkDictionaries(t *testing.T, tbl occurrence.Table, ref *Reference, order []int64) {
 	for _, i := range []int{-1, 0, 13, 19, 29} {
 		var pred *occurrence.Predicate
 		var cols []string // all columns
+		want := order
 		if i >= 0 {
-			pred, _ = occurrence.ParsePredicateJSON([]byte(Predicates[i]), occurrence.DefaultLimits())
+			pred = mustParse(t, Predicates[i])
 			cols = []string{occurrence.ColGBIFID, occurrence.ColDatasetKey, occurrence.ColCountryCode, occurrence.ColLocality,
 				occurrence.ColScientificName, occurrence.ColOccurrenceID, occurrence.ColYear, occurrence.ColIssue}
+			want = ref.filter(order, pred)
 		}
 		got := scanReq(t, tbl, occurrence.ScanRequest{Predicate: pred, Columns: cols, Dictionaries: true})
-		want := all.ids
-		if pred != nil {
-			want = all.bruteForce(pred)
-		}
 		if !slices.Equal(got.ids, want) {
-			t.Fatalf("predicate %d: scan returned %d rows, brute force %d (first difference at %d)",
+			t.Fatalf("predicate %d: scan returned %d rows, the reference matches %d (first difference at %d)",
 				i, len(got.ids), len(want), firstDiff(got.ids, want))
 		}
 		if len(want) == 0 {
@@ -192,40 +193,109 @@ func checkDictionaries(t *testing.T, tbl occurrence.Table, all *rows) {
 				}
 			}
 		}
-		got.checkValues(t, all, cols)
+		got.checkValues(t, ref, cols)
 		t.Logf("predicate %d: %d rows, %d dictionary-encoded column batches", i, len(got.ids), dicts)
 	}
 }
 
-// Load generates records and loads them into the backend as n datasets.
-func Load(t testing.TB, b Backend, records, n int) []Dataset {
-	ctx := context.Background()
+// Load generates records and loads them into the table as n datasets (for
+// tests and benchmarks that need a filled table).
+func Load(t testing.TB, tbl occurrence.Loader, records, n int) []Dataset {
+	return LoadInto(t, tbl, records, n, nil)
+}
+
+// LoadInto is Load that also adds every record to ref (when not nil).
+func LoadInto(t testing.TB, tbl occurrence.Loader, records, n int, ref *Reference) []Dataset {
+	t.Helper()
 	g := NewGenerator(42, 2000)
 	plan := g.Datasets(records, n)
-	rec := occurrence.NewRecord()
+	var refs []*Reference
+	if ref != nil {
+		refs = append(refs, ref)
+	}
 	for i := range plan {
-		w, err := b.Begin(ctx, plan[i].Info)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for j := 0; j < plan[i].Records; j++ {
-			g.Fill(rec, &plan[i], j)
-			if err := w.Append(rec); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if _, err := w.Commit(ctx); err != nil {
-			t.Fatal(err)
-		}
+		loadWithEML(t, tbl, g, &plan[i], nil, nil, refs...)
 	}
 	return plan
+}
+
+// Reference holds generated records in memory as Arrow batches of the full
+// schema, the suite's answer to compare scans with (test sizes only).
+type Reference struct {
+	b       *occurrence.Builder
+	batches []arrow.RecordBatch
+	pos     map[int64][2]int // gbifID -> batch, row
+}
+
+func newReference(t testing.TB) *Reference {
+	r := &Reference{b: occurrence.NewBuilder(nil), pos: map[int64][2]int{}}
+	t.Cleanup(func() {
+		r.b.Release()
+		for _, b := range r.batches {
+			b.Release()
+		}
+	})
+	return r
+}
+
+const referenceBatch = 4096
+
+func (r *Reference) add(rec *occurrence.Record) {
+	r.b.Append(rec)
+	if r.b.Len() == referenceBatch {
+		r.cut()
+	}
+}
+
+// cut moves the builder's records into a batch.
+func (r *Reference) cut() {
+	if r.b == nil || r.b.Len() == 0 {
+		return
+	}
+	b := r.b.NewBatch()
+	ids := b.Column(b.Schema().FieldIndices(occurrence.ColGBIFID)[0]).(*array.Int64)
+	for i := 0; i < int(b.NumRows()); i++ {
+		r.pos[ids.Value(i)] = [2]int{len(r.batches), i}
+	}
+	r.batches = append(r.batches, b)
+}
+
+// filter returns the ids of order whose reference record pred matches.
+func (r *Reference) filter(order []int64, pred *occurrence.Predicate) []int64 {
+	r.cut()
+	var out []int64
+	for _, id := range order {
+		p, ok := r.pos[id]
+		if ok && (pred == nil || pred.MatchRow(r.batches[p[0]], p[1])) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// checkSameRecords fails unless ids are the reference's records, each once.
+func (r *Reference) checkSameRecords(t testing.TB, ids []int64) {
+	t.Helper()
+	r.cut()
+	seen := make(map[int64]bool, len(ids))
+	for _, id := range ids {
+		if seen[id] {
+			t.Fatalf("gbifID %d scanned twice", id)
+		}
+		seen[id] = true
+		if _, ok := r.pos[id]; !ok {
+			t.Fatalf("gbifID %d scanned but never loaded", id)
+		}
+	}
+	if len(ids) != len(r.pos) {
+		t.Fatalf("full scan returned %d records, loaded %d", len(ids), len(r.pos))
+	}
 }
 
 // rows is a scan result kept in memory (test sizes only).
 type rows struct {
 	ids     []int64
 	batches []arrow.RecordBatch
-	pos     map[int64][2]int // gbifID -> batch, row
 }
 
 func scanAll(t testing.TB, tbl occurrence.Table, pred *occurrence.Predicate, cols []string) *rows {
@@ -233,20 +303,23 @@ func scanAll(t testing.TB, tbl occurrence.Table, pred *occurrence.Predicate, col
 	return scanReq(t, tbl, occurrence.ScanRequest{Predicate: pred, Columns: cols})
 }
 
-// scanReq runs req over the whole table, keeping every batch.
+// scanReq runs req over the current snapshot of tbl, keeping every batch.
 func scanReq(t testing.TB, tbl occurrence.Table, req occurrence.ScanRequest) *rows {
 	t.Helper()
-	ctx := context.Background()
-	snap, err := tbl.Snapshot(ctx)
+	snap, err := tbl.Snapshot(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := &rows{pos: map[int64][2]int{}}
-	_, err = occurrence.Scan(ctx, tbl, snap, req, occurrence.ScanOptions{Workers: 3}, func(b arrow.RecordBatch) error {
+	return scanSnapshot(t, tbl, snap, req)
+}
+
+func scanSnapshot(t testing.TB, tbl occurrence.Table, snap occurrence.Snapshot, req occurrence.ScanRequest) *rows {
+	t.Helper()
+	out := &rows{}
+	_, err := occurrence.Scan(context.Background(), tbl, snap, req, occurrence.ScanOptions{Workers: 3}, func(b arrow.RecordBatch) error {
 		b.Retain()
 		idCol := b.Column(b.Schema().FieldIndices(occurrence.ColGBIFID)[0]).(*array.Int64)
 		for i := 0; i < int(b.NumRows()); i++ {
-			out.pos[idCol.Value(i)] = [2]int{len(out.batches), i}
 			out.ids = append(out.ids, idCol.Value(i))
 		}
 		out.batches = append(out.batches, b)
@@ -263,23 +336,10 @@ func scanReq(t testing.TB, tbl occurrence.Table, req occurrence.ScanRequest) *ro
 	return out
 }
 
-// bruteForce evaluates pred on every row with the scalar evaluator.
-func (r *rows) bruteForce(pred *occurrence.Predicate) []int64 {
-	var ids []int64
-	for _, b := range r.batches {
-		idCol := b.Column(b.Schema().FieldIndices(occurrence.ColGBIFID)[0]).(*array.Int64)
-		for i := 0; i < int(b.NumRows()); i++ {
-			if pred.MatchRow(b, i) {
-				ids = append(ids, idCol.Value(i))
-			}
-		}
-	}
-	return ids
-}
-
-// checkValues compares every materialized value with the full scan's.
-func (r *rows) checkValues(t testing.TB, all *rows, cols []string) {
+// checkValues compares every materialized value with the reference's.
+func (r *rows) checkValues(t testing.TB, ref *Reference, cols []string) {
 	t.Helper()
+	ref.cut()
 	if cols == nil {
 		for _, c := range occurrence.Columns {
 			cols = append(cols, c.Name)
@@ -289,21 +349,22 @@ func (r *rows) checkValues(t testing.TB, all *rows, cols []string) {
 		if int(b.NumCols()) != len(cols) {
 			t.Fatalf("batch has %d columns, requested %d", b.NumCols(), len(cols))
 		}
+		ids := b.Column(b.Schema().FieldIndices(occurrence.ColGBIFID)[0]).(*array.Int64)
 		for ci, f := range b.Schema().Fields() {
 			if cols[ci] != f.Name {
 				t.Fatalf("column %d is %s, requested %s", ci, f.Name, cols[ci])
 			}
 			col := b.Column(ci)
 			for i := 0; i < int(b.NumRows()); i++ {
-				id := b.Column(b.Schema().FieldIndices(occurrence.ColGBIFID)[0]).(*array.Int64).Value(i)
-				p, ok := all.pos[id]
+				id := ids.Value(i)
+				p, ok := ref.pos[id]
 				if !ok {
-					t.Fatalf("gbifID %d is not in the full scan", id)
+					t.Fatalf("gbifID %d was never loaded", id)
 				}
-				ab := all.batches[p[0]]
-				ref := ab.Column(ab.Schema().FieldIndices(f.Name)[0])
-				if got, want := col.ValueStr(i), ref.ValueStr(p[1]); got != want {
-					t.Fatalf("gbifID %d column %s: scan %q, full scan %q", id, f.Name, got, want)
+				rb := ref.batches[p[0]]
+				want := rb.Column(rb.Schema().FieldIndices(f.Name)[0])
+				if got, want := col.ValueStr(i), want.ValueStr(p[1]); got != want {
+					t.Fatalf("gbifID %d column %s: scan %q, loaded %q", id, f.Name, got, want)
 				}
 			}
 		}

@@ -25,11 +25,11 @@ func BenchmarkAppend(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		g.Fill(rec, &plan[0], i)
-		if err := w.Append(rec); err != nil {
+		if err := w.Append(context.Background(), rec); err != nil {
 			b.Fatal(err)
 		}
 	}
-	if _, err := w.Commit(context.Background()); err != nil {
+	if _, err := w.Commit(context.Background(), occurrence.LoadStats{}); err != nil {
 		b.Fatal(err)
 	}
 }

@@ -116,7 +116,7 @@ func sameRows(t *testing.T, what string, got, want [][]string, cols []string) {
 // several row groups and files.
 func dictStore(t *testing.T) *Store {
 	s := openTest(t, Config{RowGroupRows: 3000, FileRowGroups: 2, DataPageBytes: 8 << 10})
-	occurrencetest.Load(t, backend(s), 15000, 5)
+	occurrencetest.Load(t, s, 15000, 5)
 	return s
 }
 

@@ -27,7 +27,7 @@ import (
 func storeFiles(t *testing.T) []string {
 	t.Helper()
 	s := openTest(t, Config{RowGroupRows: 700, FileRowGroups: 2})
-	occurrencetest.Load(t, backend(s), 3000, 2)
+	occurrencetest.Load(t, s, 3000, 2)
 	files, err := filepath.Glob(filepath.Join(s.dir, "data", "*", "*", "*.parquet"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no Parquet files written (%v)", err)
@@ -203,7 +203,7 @@ func seedFile(tb testing.TB) ([]byte, *footer) {
 		tb.Fatal(err)
 	}
 	defer s.Close()
-	occurrencetest.Load(tb, backend(s), 800, 1)
+	occurrencetest.Load(tb, s, 800, 1)
 	files, _ := filepath.Glob(filepath.Join(dir, "data", "*", "*", "*.parquet"))
 	if len(files) == 0 {
 		tb.Fatal("no Parquet file written")

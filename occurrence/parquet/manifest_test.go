@@ -134,7 +134,7 @@ func BenchmarkDecodeManifest(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	occurrencetest.Load(b, backend(s), 20000, 40)
+	occurrencetest.Load(b, s, 20000, 40)
 	s.Close()
 	data, err := os.ReadFile(filepath.Join(dir, manifestName))
 	if err != nil {

@@ -16,11 +16,10 @@ import (
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
 
-// Errors of the embedded store.
-var (
-	ErrCorruptManifest = errors.New("corrupt table manifest")
-	ErrNoDataset       = occurrence.ErrNoDataset
-)
+// ErrCorruptManifest marks a table manifest that cannot be decoded.
+var ErrCorruptManifest = errors.New("corrupt table manifest")
+
+var _ occurrence.Backend = (*Store)(nil)
 
 // Config tunes a Store. Zero values take the defaults.
 type Config struct {
@@ -226,7 +225,7 @@ func (s *Store) Dataset(ctx context.Context, key string) (occurrence.DatasetInfo
 	}
 	ds, ok := m.Datasets[key]
 	if !ok {
-		return occurrence.DatasetInfo{}, fmt.Errorf("%w: %s", ErrNoDataset, key)
+		return occurrence.DatasetInfo{}, fmt.Errorf("%w: %s", occurrence.ErrNoDataset, key)
 	}
 	return ds.DatasetInfo, nil
 }
@@ -239,10 +238,10 @@ func (s *Store) DatasetEML(ctx context.Context, key string) (io.ReadCloser, erro
 	}
 	ds, ok := m.Datasets[key]
 	if !ok {
-		return nil, fmt.Errorf("%w: %s", ErrNoDataset, key)
+		return nil, fmt.Errorf("%w: %s", occurrence.ErrNoDataset, key)
 	}
 	if !ds.HasEML {
-		return nil, fmt.Errorf("%w: dataset %s has no EML", ErrNoDataset, key)
+		return nil, fmt.Errorf("dataset %s: %w", key, occurrence.ErrNoEML)
 	}
 	return os.Open(filepath.Join(s.dir, generationDir(key, ds.Generation), emlName))
 }
@@ -251,7 +250,7 @@ func (s *Store) DatasetEML(ctx context.Context, key string) (io.ReadCloser, erro
 func (s *Store) DeleteDataset(ctx context.Context, key string) error {
 	return s.update(ctx, func(m *manifest) error {
 		if _, ok := m.Datasets[key]; !ok {
-			return fmt.Errorf("%w: %s", ErrNoDataset, key)
+			return fmt.Errorf("%w: %s", occurrence.ErrNoDataset, key)
 		}
 		delete(m.Datasets, key)
 		return nil

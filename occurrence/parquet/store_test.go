@@ -23,23 +23,17 @@ func openTest(t *testing.T, cfg Config) *Store {
 	return s
 }
 
-func backend(s *Store) occurrencetest.Backend {
-	return occurrencetest.Backend{Table: s, Begin: func(ctx context.Context, info occurrence.DatasetInfo) (occurrencetest.Writer, error) {
-		return s.BeginDataset(ctx, info)
-	}}
-}
-
 // TestConformance runs the scan contract suite with small row groups so that
 // every dataset spans several splits and files.
 func TestConformance(t *testing.T) {
-	occurrencetest.Run(t, func(t *testing.T) occurrencetest.Backend {
-		return backend(openTest(t, Config{RowGroupRows: 1000, FileRowGroups: 3}))
+	occurrencetest.Run(t, func(t *testing.T) occurrence.Backend {
+		return openTest(t, Config{RowGroupRows: 1000, FileRowGroups: 3})
 	})
 }
 
 func TestPruningSkipsRowGroups(t *testing.T) {
 	s := openTest(t, Config{RowGroupRows: 500})
-	occurrencetest.Load(t, backend(s), 20000, 8)
+	occurrencetest.Load(t, s, 20000, 8)
 	ctx := context.Background()
 	snap, err := s.Snapshot(ctx)
 	if err != nil {
@@ -66,7 +60,7 @@ func TestReplaceDatasetIsAtomic(t *testing.T) {
 	s := openTest(t, Config{RowGroupRows: 100})
 	g := occurrencetest.NewGenerator(1, 100)
 	plan := g.Datasets(1000, 1)
-	write := func(n int) *DatasetWriter {
+	write := func(n int) occurrence.DatasetWriter {
 		w, err := s.BeginDataset(ctx, plan[0].Info)
 		if err != nil {
 			t.Fatal(err)
@@ -74,7 +68,7 @@ func TestReplaceDatasetIsAtomic(t *testing.T) {
 		rec := occurrence.NewRecord()
 		for i := 0; i < n; i++ {
 			g.Fill(rec, &plan[0], i)
-			if err := w.Append(rec); err != nil {
+			if err := w.Append(ctx, rec); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -91,7 +85,7 @@ func TestReplaceDatasetIsAtomic(t *testing.T) {
 		}
 		return n
 	}
-	if _, err := write(1000).Commit(ctx); err != nil {
+	if _, err := write(1000).Commit(ctx, occurrence.LoadStats{}); err != nil {
 		t.Fatal(err)
 	}
 	if n := count(); n != 1000 {
@@ -102,16 +96,16 @@ func TestReplaceDatasetIsAtomic(t *testing.T) {
 	if n := count(); n != 1000 {
 		t.Fatalf("count %d while a replacement is being written", n)
 	}
-	w.Abort()
+	w.Abort(ctx)
 	if n := count(); n != 1000 {
 		t.Fatalf("count %d after an aborted replacement", n)
 	}
 	// A crash mid-write (simulated: the writer is never finished) leaves the
 	// snapshot intact; its files are collected once its lock is gone.
-	crashed := write(250)
+	crashed := write(250).(*DatasetWriter)
 	crashedDir := crashed.dir
 	crashed.marker.Close() // the process died: its flock is released
-	if _, err := write(400).Commit(ctx); err != nil {
+	if _, err := write(400).Commit(ctx, occurrence.LoadStats{}); err != nil {
 		t.Fatal(err)
 	}
 	if n := count(); n != 400 {
@@ -125,7 +119,7 @@ func TestReplaceDatasetIsAtomic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := write(50).Commit(ctx); err != nil {
+	if _, err := write(50).Commit(ctx, occurrence.LoadStats{}); err != nil {
 		t.Fatal(err)
 	}
 	n, _, err := occurrence.Count(ctx, s, old, mustPred(t, `{"type":"isNotNull","parameter":"COUNTRY"}`), occurrence.ScanOptions{})
@@ -164,16 +158,16 @@ func TestDatasetsAndEML(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := w.SetEML(strings.NewReader("<eml/>")); err != nil {
+	if err := w.SetEML(ctx, strings.NewReader("<eml/>")); err != nil {
 		t.Fatal(err)
 	}
 	rec := occurrence.NewRecord()
 	rec.SetInt(occurrence.ColumnIndex(occurrence.ColGBIFID), 7)
 	rec.SetString(occurrence.ColumnIndex(occurrence.ColDatasetKey), "d1")
-	if err := w.Append(rec); err != nil {
+	if err := w.Append(ctx, rec); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.Commit(ctx); err != nil {
+	if _, err := w.Commit(ctx, occurrence.LoadStats{}); err != nil {
 		t.Fatal(err)
 	}
 	ds, err := s.Datasets(ctx)
@@ -188,7 +182,7 @@ func TestDatasetsAndEML(t *testing.T) {
 	if err := s.DeleteDataset(ctx, "d1"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Dataset(ctx, "d1"); !errors.Is(err, ErrNoDataset) {
+	if _, err := s.Dataset(ctx, "d1"); !errors.Is(err, occurrence.ErrNoDataset) {
 		t.Fatalf("deleted dataset: %v", err)
 	}
 }

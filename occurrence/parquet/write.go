@@ -40,8 +40,9 @@ type DatasetWriter struct {
 	done    bool
 }
 
-// BeginDataset starts replacing (or adding) the dataset info.Key.
-func (s *Store) BeginDataset(ctx context.Context, info occurrence.DatasetInfo) (*DatasetWriter, error) {
+// BeginDataset starts replacing (or adding) the dataset info.Key; the
+// writer is a *DatasetWriter.
+func (s *Store) BeginDataset(ctx context.Context, info occurrence.DatasetInfo) (occurrence.DatasetWriter, error) {
 	if info.Key == "" {
 		return nil, errors.New("begin dataset: empty dataset key")
 	}
@@ -66,15 +67,24 @@ func (s *Store) BeginDataset(ctx context.Context, info occurrence.DatasetInfo) (
 		builder: occurrence.NewBuilder(nil)}, nil
 }
 
-// Append adds one interpreted record.
-func (w *DatasetWriter) Append(r *occurrence.Record) error {
+// Append adds one interpreted record. It writes to local files only: ctx
+// is checked when a row group is cut.
+func (w *DatasetWriter) Append(ctx context.Context, r *occurrence.Record) error {
+	if w.done {
+		return errWriterDone
+	}
 	w.builder.Append(r)
 	w.pending += r.Size()
 	if w.builder.Len() >= w.s.cfg.RowGroupRows || w.pending >= w.s.cfg.WindowBytes {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		return w.cut()
 	}
 	return nil
 }
+
+var errWriterDone = errors.New("dataset writer already finished")
 
 // cut moves the builder's records into the clustering window and writes the
 // window once it is full.
@@ -117,7 +127,10 @@ func (w *DatasetWriter) releaseWindow() {
 }
 
 // SetEML stores the dataset's EML document alongside its data.
-func (w *DatasetWriter) SetEML(r io.Reader) error {
+func (w *DatasetWriter) SetEML(ctx context.Context, r io.Reader) error {
+	if w.done {
+		return errWriterDone
+	}
 	f, err := os.Create(filepath.Join(w.dir, emlName))
 	if err != nil {
 		return err
@@ -239,27 +252,27 @@ func (w *DatasetWriter) closeFile() error {
 
 // Commit publishes the new generation as the dataset's partition in a new
 // snapshot and returns that snapshot's id.
-func (w *DatasetWriter) Commit(ctx context.Context) (string, error) {
+func (w *DatasetWriter) Commit(ctx context.Context, stats occurrence.LoadStats) (string, error) {
 	if w.done {
-		return "", errors.New("dataset writer already finished")
+		return "", errWriterDone
 	}
 	if err := w.cut(); err != nil {
-		w.Abort()
+		w.Abort(ctx)
 		return "", err
 	}
 	if err := w.flushWindow(); err != nil {
-		w.Abort()
+		w.Abort(ctx)
 		return "", err
 	}
 	if err := w.closeFile(); err != nil {
-		w.Abort()
+		w.Abort(ctx)
 		return "", err
 	}
 	if err := syncDir(w.dir); err != nil {
-		w.Abort()
+		w.Abort(ctx)
 		return "", err
 	}
-	w.info.Records = w.records
+	w.info.Records, w.info.BrokenRows = w.records, stats.BrokenRows
 	w.info.Ingested = time.Now().UTC()
 	var snap int64
 	err := w.s.update(ctx, func(m *manifest) error {
@@ -268,15 +281,16 @@ func (w *DatasetWriter) Commit(ctx context.Context) (string, error) {
 		return nil
 	})
 	if err != nil {
-		w.Abort()
+		w.Abort(ctx)
 		return "", fmt.Errorf("commit dataset %s: %w", w.info.Key, err)
 	}
 	w.finish(false)
 	return fmt.Sprint(snap), nil
 }
 
-// Abort discards everything written; the table is unchanged.
-func (w *DatasetWriter) Abort() {
+// Abort discards everything written; the table is unchanged. Its files are
+// local: removing them needs no context.
+func (w *DatasetWriter) Abort(context.Context) {
 	if w.done {
 		return
 	}

@@ -23,11 +23,12 @@ import (
 func TestRowGroupsWrittenByColumnAsWhole(t *testing.T) {
 	const perBatch, batches, rowGroup = 900, 3, 1000
 	s := openTest(t, Config{RowGroupRows: rowGroup})
-	w, err := s.BeginDataset(context.Background(), occurrence.DatasetInfo{Key: "d"})
+	dw, err := s.BeginDataset(context.Background(), occurrence.DatasetInfo{Key: "d"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer w.Abort()
+	defer dw.Abort(context.Background())
+	w := dw.(*DatasetWriter)
 	g := occurrencetest.NewGenerator(7, 300)
 	plan := g.Datasets(perBatch*batches, 1)
 	rec := occurrence.NewRecord()

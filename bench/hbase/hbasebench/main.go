@@ -180,12 +180,12 @@ func loadTable(ctx context.Context, s *hbase.Store, records int) error {
 		}
 		for j := 0; j < plan[i].Records; j++ {
 			g.Fill(rec, &plan[i], j)
-			if err := w.Append(rec); err != nil {
-				w.Abort()
+			if err := w.Append(ctx, rec); err != nil {
+				w.Abort(ctx)
 				return err
 			}
 		}
-		if _, err := w.Commit(ctx); err != nil {
+		if _, err := w.Commit(ctx, occurrence.LoadStats{}); err != nil {
 			return err
 		}
 	}
