@@ -10,12 +10,12 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
-	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/biodiversity-downloads/downloader/internal/atomicfile"
 	"github.com/biodiversity-downloads/downloader/jobs"
 )
 
@@ -92,7 +92,7 @@ func archiveFiles(t *testing.T, dir string) (committed, partial []string) {
 		t.Fatal(err)
 	}
 	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), ".partial-") {
+		if atomicfile.IsTemp(e.Name()) {
 			partial = append(partial, e.Name())
 		} else {
 			committed = append(committed, e.Name())

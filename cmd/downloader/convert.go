@@ -13,6 +13,7 @@ import (
 	"github.com/biodiversity-downloads/downloader/abcd"
 	"github.com/biodiversity-downloads/downloader/dwca"
 	"github.com/biodiversity-downloads/downloader/dwca/pzip"
+	"github.com/biodiversity-downloads/downloader/internal/atomicfile"
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
 
@@ -106,25 +107,19 @@ func runConvert(ctx context.Context, args []string, env *Env) error {
 }
 
 // writeConverted writes the archive to a temporary file beside c.out and
-// renames it into place only when complete.
+// moves it into place (durably, atomicfile) only when complete.
 func writeConverted(ctx context.Context, src *abcd.Source, c convertConfig) (int, error) {
 	dir := filepath.Dir(c.out)
-	tmp, err := os.CreateTemp(dir, ".convert-*.zip")
+	tmp, err := atomicfile.Create(c.out, 0o644)
 	if err != nil {
 		return 0, err
 	}
-	defer os.Remove(tmp.Name()) // no-op after the rename
+	defer tmp.Abort() // no-op after the Commit
 	n, err := writeArchive(ctx, src, tmp, dir, c.level)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
 	if err != nil {
 		return n, err
 	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil { // CreateTemp made it 0600
-		return n, err
-	}
-	return n, os.Rename(tmp.Name(), c.out)
+	return n, tmp.Commit()
 }
 
 // spool is an extension file deflated by pzip's workers into a temporary

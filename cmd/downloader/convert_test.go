@@ -15,6 +15,7 @@ import (
 
 	"github.com/biodiversity-downloads/downloader/abcd"
 	"github.com/biodiversity-downloads/downloader/dwca"
+	"github.com/biodiversity-downloads/downloader/internal/atomicfile"
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
 
@@ -51,6 +52,11 @@ func TestConvertABCD(t *testing.T) {
 	}
 	if !strings.Contains(stdout, "converted 652 units from 15 documents (0 failed, 9 dropped by the provider)") {
 		t.Errorf("summary %q", stdout)
+	}
+	if st, err := os.Stat(out); err != nil {
+		t.Error(err)
+	} else if st.Mode() != 0o644 {
+		t.Errorf("archive mode %v, want -rw-r--r--", st.Mode())
 	}
 	lines := zipLines(t, out)
 	// 652 units; identification/multimedia rows as counted by the mapping.
@@ -190,7 +196,7 @@ func TestConvertBrokenInput(t *testing.T) {
 	// the failed runs left no temporary files beside the output
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), ".convert-") {
+		if strings.HasPrefix(e.Name(), ".convert-") || atomicfile.IsTemp(e.Name()) {
 			t.Errorf("left behind %s", e.Name())
 		}
 	}

@@ -6,13 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"runtime/pprof"
 	"strings"
 	"time"
 
 	"github.com/biodiversity-downloads/downloader/dwca"
 	"github.com/biodiversity-downloads/downloader/dwca/pzip"
+	"github.com/biodiversity-downloads/downloader/internal/atomicfile"
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
 
@@ -151,22 +151,22 @@ func licenceName(res dwca.ExportResult) string {
 }
 
 // sink is the archive's destination: stdout, or a file written under a
-// temporary name and renamed into place only when the archive is complete.
+// temporary name and moved into place (durably, atomicfile) only when the
+// archive is complete.
 type sink struct {
-	w    *bufio.Writer
-	f    *os.File
-	path string
+	w *bufio.Writer
+	f *atomicfile.File
 }
 
 func openSink(out string, env *Env) (*sink, error) {
 	if out == "-" {
 		return &sink{w: bufio.NewWriterSize(env.Stdout, 1<<20)}, nil
 	}
-	f, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".*.part")
+	f, err := atomicfile.Create(out, 0o644)
 	if err != nil {
-		return nil, fmt.Errorf("output %s: %w", out, err)
+		return nil, fmt.Errorf("output: %w", err)
 	}
-	return &sink{w: bufio.NewWriterSize(newWriteback(f), 1<<20), f: f, path: out}, nil
+	return &sink{w: bufio.NewWriterSize(newWriteback(f.Temp()), 1<<20), f: f}, nil
 }
 
 // commit flushes the archive and, for a file, moves it into place; on
@@ -179,28 +179,14 @@ func (s *sink) commit() error {
 	if s.f == nil {
 		return nil
 	}
-	if err := s.f.Chmod(0o644); err != nil {
-		s.abort()
-		return fmt.Errorf("output %s: %w", s.path, err)
-	}
-	if err := s.f.Sync(); err != nil {
-		s.abort()
-		return fmt.Errorf("output %s: %w", s.path, err)
-	}
-	if err := s.f.Close(); err != nil {
-		os.Remove(s.f.Name())
-		return fmt.Errorf("output %s: %w", s.path, err)
-	}
-	if err := os.Rename(s.f.Name(), s.path); err != nil {
-		os.Remove(s.f.Name())
-		return fmt.Errorf("output %s: %w", s.path, err)
+	if err := s.f.Commit(); err != nil {
+		return fmt.Errorf("output: %w", err)
 	}
 	return nil
 }
 
 func (s *sink) abort() {
 	if s.f != nil {
-		s.f.Close()
-		os.Remove(s.f.Name())
+		s.f.Abort()
 	}
 }

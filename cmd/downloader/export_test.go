@@ -136,6 +136,21 @@ func TestExportMatchesCount(t *testing.T) {
 			}
 		}
 	}
+	// the archives are readable by all, and nothing temporary is left
+	left, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(left) != 8 {
+		t.Errorf("directory holds %v, want the 8 archives", left)
+	}
+	for _, e := range left {
+		if info, err := e.Info(); err != nil {
+			t.Error(err)
+		} else if info.Mode() != 0o644 {
+			t.Errorf("%s: mode %v, want -rw-r--r--", e.Name(), info.Mode())
+		}
+	}
 	// --progress always draws the bar even without a terminal.
 	_, stderr := runCmd(t, "export", "--table", table, "--format", "SIMPLE_CSV", "--progress", "always", "-o", filepath.Join(dir, "p.zip"))
 	if !strings.Contains(stderr, "\r100.0% scanned 600/600, matched 600") || !strings.Contains(stderr, "ETA") {

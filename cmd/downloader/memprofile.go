@@ -2,11 +2,12 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
+	"io"
 	"runtime/metrics"
 	"runtime/pprof"
 	"time"
+
+	"github.com/biodiversity-downloads/downloader/internal/atomicfile"
 )
 
 // peakProfiler keeps, in a file, the heap profile taken when the live heap
@@ -68,21 +69,12 @@ func (p *peakProfiler) observe(live uint64) bool {
 }
 
 // write replaces the file with the current heap profile (the heap as the
-// last collection left it).
+// last collection left it), durably (atomicfile).
 func (p *peakProfiler) write() error {
-	tmp, err := os.CreateTemp(filepath.Dir(p.path), ".memprofile-*")
+	err := atomicfile.WriteFile(p.path, 0o600, func(w io.Writer) error {
+		return pprof.Lookup("heap").WriteTo(w, 0)
+	})
 	if err != nil {
-		return fmt.Errorf("memprofile: %w", err)
-	}
-	err = pprof.Lookup("heap").WriteTo(tmp, 0)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), p.path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
 		return fmt.Errorf("memprofile: %w", err)
 	}
 	return nil

@@ -46,8 +46,15 @@ func TestPeakProfileKeepsTheLargestHeap(t *testing.T) {
 	if last.Size() == 0 || !last.ModTime().Equal(first.ModTime()) {
 		t.Errorf("profile rewritten after the peak (%v then %v) or empty (%d bytes)", first.ModTime(), last.ModTime(), last.Size())
 	}
-	if m, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".memprofile-*")); len(m) != 0 {
-		t.Errorf("temporary files left: %v", m)
+	left, err := os.ReadDir(filepath.Dir(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(left) != 1 || left[0].Name() != "heap.prof" {
+		t.Errorf("directory holds %v, want the profile only", left)
+	}
+	if last.Mode() != 0o600 {
+		t.Errorf("profile mode %v, want -rw-------", last.Mode())
 	}
 }
 

@@ -8,15 +8,19 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/biodiversity-downloads/downloader/internal/atomicfile"
 )
 
 const writingMarker = ".writing"
 
 // collect removes what no retained snapshot refers to: generation directories
-// of old snapshots and of crashed ingests, and old manifest copies. It runs
+// of old snapshots and of crashed ingests, and old manifest copies, and the
+// temporary files of manifests a crashed writer never published. It runs
 // under the writer lock, cur the manifest just published; failures are
 // logged, never fatal.
 func (s *Store) collect(cur *manifest) {
+	s.removeManifestTemps()
 	keep, err := s.retainedGenerations(cur)
 	if err != nil {
 		s.logger.Warn("table cleanup skipped", "err", err)
@@ -97,4 +101,21 @@ func writerAlive(dir string) bool {
 	}
 	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 	return false
+}
+
+// removeManifestTemps removes the temporary files writeManifest leaves when
+// its process dies before the rename. Only the holder of the writer lock
+// writes manifests, so under that lock every one found is abandoned.
+func (s *Store) removeManifestTemps() {
+	for _, dir := range []string{s.dir, filepath.Join(s.dir, manifestsDir)} {
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if !atomicfile.IsTemp(e.Name()) {
+				continue
+			}
+			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil && !errors.Is(err, os.ErrNotExist) {
+				s.logger.Warn("table cleanup", "path", e.Name(), "err", err)
+			}
+		}
+	}
 }

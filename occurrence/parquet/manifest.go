@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/biodiversity-downloads/downloader/internal/atomicfile"
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
 
@@ -94,8 +96,9 @@ func readManifest(dir string) (*manifest, error) {
 }
 
 // writeManifest publishes m atomically: a synced temporary file renamed over
-// manifest.json. The generations the snapshot uses are listed under
-// manifests/ so that cleanup keeps them while the snapshot may be in use.
+// manifest.json (atomicfile). The generations the snapshot uses are listed
+// under manifests/ so that cleanup keeps them while the snapshot may be in
+// use.
 func writeManifest(dir string, m *manifest) error {
 	data, err := json.Marshal(m)
 	if err != nil {
@@ -107,38 +110,28 @@ func writeManifest(dir string, m *manifest) error {
 		gens.WriteByte('\n')
 	}
 	hist := filepath.Join(dir, manifestsDir, fmt.Sprintf("%012d.gens", m.Snapshot))
-	if err := writeFileSync(hist, []byte(gens.String())); err != nil {
+	if err := os.MkdirAll(filepath.Dir(hist), 0o755); err != nil {
 		return err
 	}
-	tmp := filepath.Join(dir, manifestName+".tmp")
-	if err := writeFileSync(tmp, data); err != nil {
+	if err := writeFile(hist, []byte(gens.String())); err != nil {
 		return err
 	}
-	if err := os.Rename(tmp, filepath.Join(dir, manifestName)); err != nil {
+	if err := writeFile(filepath.Join(dir, manifestName), data); err != nil {
 		return fmt.Errorf("publish manifest: %w", err)
 	}
-	return syncDir(dir)
+	return nil
 }
 
-func writeFileSync(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+// writeFile replaces path with data durably, readable by all (the mode a
+// manifest had when it was created through the usual umask).
+func writeFile(path string, data []byte) error {
+	return atomicfile.WriteFile(path, 0o644, func(w io.Writer) error {
+		_, err := w.Write(data)
 		return err
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	})
 }
 
+// syncDir fsyncs directory dir, making the files created in it durable.
 func syncDir(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/biodiversity-downloads/downloader/internal/atomicfile"
 	"github.com/biodiversity-downloads/downloader/occurrence"
 	"github.com/biodiversity-downloads/downloader/occurrence/occurrencetest"
 )
@@ -203,11 +204,7 @@ func TestManifestCacheSeesReplacement(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tmp := filepath.Join(s.dir, manifestName+".tmp")
-		if err := writeFileSync(tmp, data); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Rename(tmp, filepath.Join(s.dir, manifestName)); err != nil {
+		if err := writeFile(filepath.Join(s.dir, manifestName), data); err != nil {
 			t.Fatal(err)
 		}
 		info, err := os.Stat(filepath.Join(s.dir, manifestName))
@@ -240,5 +237,49 @@ func TestManifestCacheSeesReplacement(t *testing.T) {
 	if snap.ID != "3" || info.Title != "c" {
 		t.Errorf("snapshot %s, title %q after snapshot 3 (title c) was published (same inode as snapshot 1: %v)",
 			snap.ID, info.Title, os.SameFile(first, third))
+	}
+}
+
+// A writer killed while it wrote a manifest (or its list of generations)
+// leaves temporary files; the next commit removes them and publishes its own.
+func TestCrashedManifestWriteIsCollected(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t, Config{})
+	var left []string
+	for _, p := range []string{filepath.Join(s.dir, manifestName), filepath.Join(s.dir, manifestsDir, "000000000001.gens")} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		f, err := atomicfile.Create(p, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Write([]byte(`{"format":1,"snapshot":99`))
+		f.Temp().Close() // the process died before Commit
+		left = append(left, f.Temp().Name())
+	}
+	g := occurrencetest.NewGenerator(1, 10)
+	plan := g.Datasets(10, 1)
+	w, err := s.BeginDataset(ctx, plan[0].Info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := occurrence.NewRecord()
+	for i := 0; i < 10; i++ {
+		g.Fill(rec, &plan[0], i)
+		if err := w.Append(rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if id, err := w.Commit(ctx); err != nil || id != "1" {
+		t.Fatalf("commit: snapshot %q, %v", id, err)
+	}
+	for _, p := range left {
+		if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s still there: %v", p, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(s.dir, manifestsDir, "000000000001.gens")); err != nil {
+		t.Errorf("the commit's list of generations: %v", err)
 	}
 }

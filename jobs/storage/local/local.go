@@ -1,7 +1,7 @@
 // Package local stores download archives in a local directory. An upload is
-// written to a hidden temporary file in the same directory, synced, and
-// renamed into place on Commit, so a reader never sees a partial archive even
-// when the writing process is killed.
+// written to a hidden temporary file in the same directory and moved into
+// place durably on Commit (internal/atomicfile), so a reader never sees a
+// partial archive even when the writing process is killed.
 package local
 
 import (
@@ -14,10 +14,16 @@ import (
 	"strings"
 	"time"
 
+	"github.com/biodiversity-downloads/downloader/internal/atomicfile"
 	"github.com/biodiversity-downloads/downloader/jobs"
 )
 
-const partialPrefix = ".partial-"
+// legacyPartialPrefix began the temporary files of uploads before they were
+// atomicfile's; Sweep still removes those a killed writer left.
+const legacyPartialPrefix = ".partial-"
+
+// archivePerm is a committed archive's mode: only the service reads it.
+const archivePerm = 0o600
 
 // Store is a directory of archives.
 type Store struct{ dir string }
@@ -45,52 +51,27 @@ func (s *Store) Create(ctx context.Context, name string) (jobs.Upload, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.CreateTemp(s.dir, partialPrefix+name+"-*")
+	f, err := atomicfile.Create(final, archivePerm)
 	if err != nil {
 		return nil, fmt.Errorf("storage: %w", err)
 	}
-	return &upload{f: f, final: final}, nil
+	return &upload{f: f}, nil
 }
 
-type upload struct {
-	f     *os.File
-	final string
-	done  bool
-}
+type upload struct{ f *atomicfile.File }
 
 func (u *upload) Write(p []byte) (int, error) { return u.f.Write(p) }
 
 func (u *upload) Commit(ctx context.Context) error {
-	if err := u.f.Sync(); err != nil {
-		return u.fail(err)
-	}
-	if err := u.f.Close(); err != nil {
-		return u.fail(err)
-	}
-	if err := os.Rename(u.f.Name(), u.final); err != nil {
-		return u.fail(err)
-	}
-	u.done = true
-	if d, err := os.Open(filepath.Dir(u.final)); err == nil {
-		_ = d.Sync()
-		_ = d.Close()
+	if err := u.f.Commit(); err != nil {
+		return fmt.Errorf("storage: %w", err)
 	}
 	return nil
 }
 
-func (u *upload) fail(err error) error {
-	_ = u.Abort(context.Background())
-	return fmt.Errorf("storage: commit %s: %w", filepath.Base(u.final), err)
-}
-
 func (u *upload) Abort(ctx context.Context) error {
-	if u.done {
-		return nil
-	}
-	u.done = true
-	_ = u.f.Close()
-	if err := os.Remove(u.f.Name()); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
+	if err := u.f.Abort(); err != nil {
+		return fmt.Errorf("storage: %w", err)
 	}
 	return nil
 }
@@ -135,7 +116,7 @@ func (s *Store) Sweep(ctx context.Context, olderThan time.Time) error {
 		return err
 	}
 	for _, e := range entries {
-		if !strings.HasPrefix(e.Name(), partialPrefix) {
+		if !atomicfile.IsTemp(e.Name()) && !strings.HasPrefix(e.Name(), legacyPartialPrefix) {
 			continue
 		}
 		info, err := e.Info()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -50,6 +51,13 @@ func TestUploadVisibleOnlyAfterCommit(t *testing.T) {
 	if len(entries) != 1 {
 		t.Fatalf("directory holds %d entries", len(entries))
 	}
+	st, err := os.Stat(filepath.Join(dir, "a.zip"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Mode() != archivePerm {
+		t.Fatalf("archive mode %v, want %v", st.Mode(), os.FileMode(archivePerm))
+	}
 	if err := s.Delete(ctx, "a.zip"); err != nil {
 		t.Fatal(err)
 	}
@@ -88,10 +96,14 @@ func TestAbortAndSweep(t *testing.T) {
 	if err := create("d.zip", "z").Commit(ctx); err != nil {
 		t.Fatal(err)
 	}
+	// and so did one killed before uploads were named as atomicfile names them
+	if err := os.WriteFile(filepath.Join(dir, ".partial-e.zip-123"), []byte("e"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	if err := s.Sweep(ctx, time.Now().Add(-time.Hour)); err != nil {
 		t.Fatal(err)
 	}
-	if n := count(t, dir); n != 2 {
+	if n := count(t, dir); n != 3 {
 		t.Fatalf("young partial swept: %d entries", n)
 	}
 	if err := s.Sweep(ctx, time.Now().Add(time.Second)); err != nil {
