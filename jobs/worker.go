@@ -31,7 +31,7 @@ type exportWorker struct {
 func (w *exportWorker) Work(ctx context.Context, job *river.Job[exportArgs]) error {
 	s := w.s
 	key := job.Args.Key
-	owner := fmt.Sprintf("%s/%d", s.queue.ID(), job.ID)
+	owner := fmt.Sprintf("%s/%d", s.river.ID(), job.ID)
 	claimed, err := s.db.claim(ctx, key, owner, s.cfg.Lease)
 	if err != nil {
 		return err
@@ -204,7 +204,7 @@ func (s *Service) notifyLater(ctx context.Context, key string) {
 	if s.mailer == nil {
 		return
 	}
-	if _, err := s.queue.Insert(ctx, notifyArgs{Key: key}, &river.InsertOpts{
+	if _, err := s.river.Insert(ctx, notifyArgs{Key: key}, &river.InsertOpts{
 		UniqueOpts: river.UniqueOpts{ByArgs: true}}); err != nil {
 		s.logger.ErrorContext(ctx, "queue notification", "key", key, "err", err)
 	}
