@@ -103,6 +103,19 @@ func (s *Service) enqueue(ctx context.Context, key string, run int) error {
 	return s.db.inTx(ctx, func(tx *sql.Tx) error { return s.enqueueTx(ctx, tx, key, run) })
 }
 
+// notifyTx queues, in tx, the job that mails the outcome of key (nothing
+// without a mailer).
+func (s *Service) notifyTx(ctx context.Context, tx *sql.Tx, key string) error {
+	if s.mailer == nil {
+		return nil
+	}
+	if _, err := s.river.InsertTx(ctx, tx, notifyArgs{Key: key}, &river.InsertOpts{
+		UniqueOpts: river.UniqueOpts{ByArgs: true}}); err != nil {
+		return fmt.Errorf("queue the notification of %s: %w", key, err)
+	}
+	return nil
+}
+
 // cancelJob cancels River job id of key once the change of the download that
 // retires the job has committed. A failure is only logged: the job's export
 // finds its download no longer active, or its lease taken, and stops. The

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/biodiversity-downloads/downloader/migrations"
@@ -257,4 +258,69 @@ func TestRequeueIsAtomic(t *testing.T) {
 			t.Fatalf("after the requeue: job %d, lease %q", recordedJob(t, db, key), lease())
 		}
 	})
+}
+
+// A finished download and the job that mails its creator are committed
+// together: when the notification cannot be queued the download is not
+// marked finished either (before, it became SUCCEEDED or FAILED and the mail
+// was lost).
+func TestNotificationQueuedWithFinalStatus(t *testing.T) {
+	for _, final := range []Status{StatusSucceeded, StatusFailed} {
+		t.Run(string(final), func(t *testing.T) {
+			forEachDB(t, func(t *testing.T, db *DB) {
+				s := queueTestService(t, db, true)
+				ctx := context.Background()
+				key, err := s.Submit(ctx, alice, testRequest())
+				if err != nil {
+					t.Fatal(err)
+				}
+				const owner = "worker/1"
+				if ok, err := db.claim(ctx, key, owner, time.Minute); err != nil || !ok {
+					t.Fatalf("claim: %v %v", ok, err)
+				}
+				end := func() error {
+					if final == StatusSucceeded {
+						return s.finish(ctx, key, owner, key+".zip", ExportResult{Records: 3, Bytes: 100, SHA256: "00"})
+					}
+					job := &river.Job[exportArgs]{JobRow: &rivertype.JobRow{Attempt: 1, MaxAttempts: 5},
+						Args: exportArgs{Key: key}}
+					err := s.exportFailed(ctx, job, owner, &PermanentError{Err: errors.New("bad predicate")})
+					var cancel *river.JobCancelError
+					if errors.As(err, &cancel) {
+						return nil // failed for good, as it should
+					}
+					return err
+				}
+				status := func() Status {
+					r, err := db.getDownload(ctx, db.SQL, key)
+					if err != nil {
+						t.Fatal(err)
+					}
+					return r.Status
+				}
+				restore := failRiverInserts(t, db)
+				if err := end(); err == nil {
+					t.Fatal("the export ended without an error although its notification could not be queued")
+				}
+				if st := status(); st != StatusRunning {
+					t.Fatalf("status %s after the notification failed to queue, want RUNNING", st)
+				}
+				restore()
+				if err := end(); err != nil {
+					t.Fatal(err)
+				}
+				if st := status(); st != final {
+					t.Fatalf("status %s, want %s", st, final)
+				}
+				js := riverJobs(t, db)
+				if len(js) != 2 || js[1].kind != (notifyArgs{}).Kind() || string(js[1].args) == "" {
+					t.Fatalf("river jobs: %+v, want the export and a notification", js)
+				}
+				var a notifyArgs
+				if err := json.Unmarshal(js[1].args, &a); err != nil || a.Key != key {
+					t.Fatalf("notification args %q (%v)", js[1].args, err)
+				}
+			})
+		})
+	}
 }
