@@ -132,6 +132,19 @@ func (db *DB) migrateRiverPostgres(ctx context.Context, logger *slog.Logger) err
 	return nil
 }
 
+// inTx runs f in a transaction on db.SQL and commits it when f succeeds.
+func (db *DB) inTx(ctx context.Context, f func(tx *sql.Tx) error) error {
+	tx, err := db.SQL.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback() }()
+	if err := f(tx); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
 // q rewrites ? placeholders to $n for PostgreSQL. Queries in this package
 // never contain a literal question mark.
 func (db *DB) q(query string) string {

@@ -50,9 +50,10 @@ func (db *DB) renew(ctx context.Context, key, owner string, lease time.Duration,
 	return st, holder == owner, err
 }
 
-// release gives the lease up and sets status (when still RUNNING).
-func (db *DB) release(ctx context.Context, key, owner string, to Status, errText string) (bool, error) {
-	res, err := db.SQL.ExecContext(ctx, db.q(`UPDATE downloads SET status = ?, error = ?, lease_owner = '',
+// release gives the lease up and sets status (when still RUNNING), on q (the
+// database or a transaction).
+func (db *DB) release(ctx context.Context, q querier, key, owner string, to Status, errText string) (bool, error) {
+	res, err := q.ExecContext(ctx, db.q(`UPDATE downloads SET status = ?, error = ?, lease_owner = '',
 		lease_until = 0, modified = ? WHERE key = ? AND lease_owner = ? AND status = ?`),
 		to, errText, time.Now().UnixMilli(), key, owner, StatusRunning)
 	if err != nil {
@@ -62,13 +63,9 @@ func (db *DB) release(ctx context.Context, key, owner string, to Status, errText
 	return n > 0, err
 }
 
-// succeed records a finished export and its datasets in one transaction.
-func (db *DB) succeed(ctx context.Context, key, owner, object string, r ExportResult) (bool, error) {
-	tx, err := db.SQL.BeginTx(ctx, nil)
-	if err != nil {
-		return false, err
-	}
-	defer func() { _ = tx.Rollback() }()
+// succeed records a finished export and its datasets in tx; it reports
+// whether owner still held the RUNNING download.
+func (db *DB) succeed(ctx context.Context, tx *sql.Tx, key, owner, object string, r ExportResult) (bool, error) {
 	res, err := tx.ExecContext(ctx, db.q(`UPDATE downloads SET status = ?, modified = ?, size = ?, total_records = ?,
 		number_datasets = ?, license = ?, table_snapshot = ?, object_name = ?, sha256 = ?, records_scanned = ?,
 		records_written = ?, bytes_written = ?, error = '', lease_owner = '', lease_until = 0
@@ -91,7 +88,7 @@ func (db *DB) succeed(ctx context.Context, key, owner, object string, r ExportRe
 			return false, err
 		}
 	}
-	return true, tx.Commit()
+	return true, nil
 }
 
 // dropLease gives up owner's lease whatever the status (after a cancel).

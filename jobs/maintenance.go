@@ -67,9 +67,11 @@ func (s *Service) EraseExpired(ctx context.Context, now time.Time) (int, error) 
 
 // Reconcile repairs downloads whose queue state disagrees with their row
 // (created before olderThan and not leased by a live worker): a download
-// without a job, or whose job was fetched by a worker that died before it
-// claimed the download, is queued again (a crash between insert and enqueue);
-// an active download whose job River gave up on is marked KILLED.
+// whose job is missing or was fetched by a worker that died before it claimed
+// the download is queued again; an active download whose job River gave up
+// on is marked KILLED. A download is committed together with its job (see
+// Service.insert), so a download without one was recorded by an older
+// version; a job is missing when River's cleaner or an operator deleted it.
 func (s *Service) Reconcile(ctx context.Context, olderThan time.Time) (int, error) {
 	as, err := collect(ctx, s.db.SQL, s.db.q(`SELECT key, river_job_id, status, attempts FROM downloads
 		WHERE status IN (?, ?, ?) AND created < ? AND lease_until < ?`),
@@ -106,7 +108,7 @@ func (s *Service) reconcileOne(ctx context.Context, a activeDownload) (bool, err
 	if a.job == 0 {
 		return true, s.enqueue(ctx, a.key, a.attempts)
 	}
-	j, err := s.queue.JobGet(ctx, a.job)
+	j, err := s.river.JobGet(ctx, a.job)
 	if errors.Is(err, river.ErrNotFound) {
 		return true, s.enqueue(ctx, a.key, a.attempts+1)
 	}
@@ -124,7 +126,8 @@ func (s *Service) reconcileOne(ctx context.Context, a activeDownload) (bool, err
 			if err := s.enqueue(ctx, a.key, a.attempts+1); err != nil {
 				return false, err
 			}
-			return true, s.queue.Cancel(ctx, a.job)
+			_, err := s.river.JobCancel(ctx, a.job)
+			return true, err
 		}
 	}
 	return false, nil

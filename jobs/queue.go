@@ -6,11 +6,9 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
-	"github.com/riverqueue/river/rivertype"
 
 	"github.com/biodiversity-downloads/downloader/migrations"
 )
@@ -38,35 +36,22 @@ type maintenanceArgs struct{}
 
 func (maintenanceArgs) Kind() string { return "download_maintenance" }
 
-// queue hides River's transaction type parameter (pgx.Tx or *sql.Tx).
-type queue interface {
-	Insert(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) (*rivertype.JobInsertResult, error)
-	JobGet(ctx context.Context, id int64) (*rivertype.JobRow, error)
-	Cancel(ctx context.Context, id int64) error
-	Start(ctx context.Context) error
-	Stop(ctx context.Context) error
-	StopAndCancel(ctx context.Context) error
-	ID() string
-}
-
-type riverQueue[TTx any] struct{ c *river.Client[TTx] }
-
-func (q riverQueue[TTx]) Insert(ctx context.Context, a river.JobArgs, o *river.InsertOpts) (*rivertype.JobInsertResult, error) {
-	return q.c.Insert(ctx, a, o)
-}
-func (q riverQueue[TTx]) JobGet(ctx context.Context, id int64) (*rivertype.JobRow, error) {
-	return q.c.JobGet(ctx, id)
-}
-func (q riverQueue[TTx]) Cancel(ctx context.Context, id int64) error {
-	_, err := q.c.JobCancel(ctx, id)
-	return err
-}
-func (q riverQueue[TTx]) Start(ctx context.Context) error         { return q.c.Start(ctx) }
-func (q riverQueue[TTx]) Stop(ctx context.Context) error          { return q.c.Stop(ctx) }
-func (q riverQueue[TTx]) StopAndCancel(ctx context.Context) error { return q.c.StopAndCancel(ctx) }
-func (q riverQueue[TTx]) ID() string                              { return q.c.ID() }
-
-func newQueue(s *Service) (queue, error) {
+// newRiver returns the service's River client, of one type on both
+// databases: *river.Client[*sql.Tx]. River's SQLite driver works on
+// database/sql, and on PostgreSQL River's database/sql driver runs on DB.SQL,
+// the pgx pool seen through database/sql that the service's own queries use.
+// That driver is complete (it fetches and works jobs, elects a leader and
+// runs River's own maintenance, not only inserts), so one client serves both
+// roles instead of an insert client on database/sql beside a pgx client that
+// works jobs. Every job the service inserts goes in with InsertTx, in the
+// transaction that writes the download rows it belongs to: a download and its
+// job commit or roll back together. On PostgreSQL the client listens on a
+// connection of the pgx pool behind DB.SQL (NewWithPgxListener), so new jobs
+// and cancels reach workers at once, as with River's pgx driver (which only
+// the migrations still use, see DB.Migrate). SQLite has no notifications: a
+// job inserted in a transaction is found at the workers' next poll
+// (Config.FetchPollInterval).
+func newRiver(s *Service) (*river.Client[*sql.Tx], error) {
 	cfg := &river.Config{
 		Logger:               s.logger,
 		JobTimeout:           -1,
@@ -86,30 +71,61 @@ func newQueue(s *Service) (queue, error) {
 			func() (river.JobArgs, *river.InsertOpts) { return maintenanceArgs{}, nil },
 			&river.PeriodicJobOpts{RunOnStart: true})}
 	}
+	var (
+		c   *river.Client[*sql.Tx]
+		err error
+	)
 	if s.db.Dialect == migrations.Postgres {
-		c, err := river.NewClient(riverpgxv5.New(s.db.pool), cfg)
-		if err != nil {
-			return nil, fmt.Errorf("river: %w", err)
-		}
-		return riverQueue[pgx.Tx]{c}, nil
+		c, err = river.NewClient(riverdatabasesql.NewWithPgxListener(s.db.SQL, s.db.pool), cfg)
+	} else {
+		c, err = river.NewClient(riversqlite.New(s.db.SQL), cfg)
 	}
-	c, err := river.NewClient(riversqlite.New(s.db.SQL), cfg)
 	if err != nil {
 		return nil, fmt.Errorf("river: %w", err)
 	}
-	return riverQueue[*sql.Tx]{c}, nil
+	return c, nil
 }
 
-// enqueue inserts run number run of the export job of key (unique by key
-// and run among live jobs).
-func (s *Service) enqueue(ctx context.Context, key string, run int) error {
-	res, err := s.queue.Insert(ctx, exportArgs{Key: key, Run: run}, &river.InsertOpts{
+// enqueueTx inserts, in tx, run number run of the export job of key (unique
+// by key and run among live jobs) and records the job on the download.
+func (s *Service) enqueueTx(ctx context.Context, tx *sql.Tx, key string, run int) error {
+	res, err := s.river.InsertTx(ctx, tx, exportArgs{Key: key, Run: run}, &river.InsertOpts{
 		UniqueOpts: river.UniqueOpts{ByArgs: true},
 	})
 	if err != nil {
-		return err
+		return fmt.Errorf("queue the export of %s: %w", key, err)
 	}
-	return s.db.setRiverJob(ctx, key, res.Job.ID)
+	return s.db.setRiverJob(ctx, tx, key, res.Job.ID)
+}
+
+// enqueue is enqueueTx in a transaction of its own.
+func (s *Service) enqueue(ctx context.Context, key string, run int) error {
+	return s.db.inTx(ctx, func(tx *sql.Tx) error { return s.enqueueTx(ctx, tx, key, run) })
+}
+
+// notifyTx queues, in tx, the job that mails the outcome of key (nothing
+// without a mailer).
+func (s *Service) notifyTx(ctx context.Context, tx *sql.Tx, key string) error {
+	if s.mailer == nil {
+		return nil
+	}
+	if _, err := s.river.InsertTx(ctx, tx, notifyArgs{Key: key}, &river.InsertOpts{
+		UniqueOpts: river.UniqueOpts{ByArgs: true}}); err != nil {
+		return fmt.Errorf("queue the notification of %s: %w", key, err)
+	}
+	return nil
+}
+
+// cancelJob cancels River job id of key once the change of the download that
+// retires the job has committed. A failure is only logged: the job's export
+// finds its download no longer active, or its lease taken, and stops. The
+// cancel stays outside that transaction: JobCancelTx does not wake this
+// process's own producer on SQLite, which has no notifications, and a cancel
+// that fails must not undo the change of the download.
+func (s *Service) cancelJob(ctx context.Context, key string, id int64) {
+	if _, err := s.river.JobCancel(ctx, id); err != nil {
+		s.logger.WarnContext(ctx, "cancel river job", "key", key, "job", id, "err", err)
+	}
 }
 
 // Start starts the queue: workers and the maintenance schedule in the
@@ -118,7 +134,7 @@ func (s *Service) Start(ctx context.Context) error {
 	if s.cfg.Role == RoleAPI {
 		return nil // an insert-only River client needs no Start
 	}
-	if err := s.queue.Start(ctx); err != nil {
+	if err := s.river.Start(ctx); err != nil {
 		return err
 	}
 	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
@@ -138,7 +154,7 @@ func (s *Service) Stop(ctx context.Context) error {
 		s.stopRecover()
 		<-s.recoverDone
 	}
-	err := s.queue.StopAndCancel(ctx)
+	err := s.river.StopAndCancel(ctx)
 	if errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("jobs: stop: exports did not stop in time: %w", err)
 	}

@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"time"
 )
@@ -68,25 +69,29 @@ func (s *Service) RecoverExpired(ctx context.Context, now time.Time) (int, error
 	return n, nil
 }
 
-// requeue clears one stale lease (only one process succeeds), queues a new
-// run and cancels the dead job.
+// requeue clears one stale lease (only one process succeeds) and queues a
+// new run in the same transaction, so a failed insert leaves the stale lease
+// for the next pass; then it cancels the dead job.
 func (s *Service) requeue(ctx context.Context, l staleLease, now time.Time) (bool, error) {
-	res, err := s.db.SQL.ExecContext(ctx, s.db.q(`UPDATE downloads SET lease_owner = '', lease_until = 0, modified = ?
-		WHERE key = ? AND lease_owner = ? AND lease_until < ?`), now.UnixMilli(), l.key, l.owner, now.UnixMilli())
-	if err != nil {
-		return false, err
-	}
-	if n, err := res.RowsAffected(); err != nil || n == 0 {
-		return false, err
-	}
-	s.logger.WarnContext(ctx, "worker lost; queueing the download again", "key", l.key, "owner", l.owner)
-	if err := s.enqueue(ctx, l.key, l.attempts); err != nil {
-		return false, err
-	}
-	if l.job != 0 {
-		if err := s.queue.Cancel(ctx, l.job); err != nil {
-			s.logger.WarnContext(ctx, "cancel dead job", "key", l.key, "job", l.job, "err", err)
+	cleared := false
+	err := s.db.inTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, s.db.q(`UPDATE downloads SET lease_owner = '', lease_until = 0, modified = ?
+			WHERE key = ? AND lease_owner = ? AND lease_until < ?`), now.UnixMilli(), l.key, l.owner, now.UnixMilli())
+		if err != nil {
+			return err
 		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return err
+		}
+		cleared = true
+		return s.enqueueTx(ctx, tx, l.key, l.attempts)
+	})
+	if err != nil || !cleared {
+		return false, err
+	}
+	s.logger.WarnContext(ctx, "worker lost; queued the download again", "key", l.key, "owner", l.owner)
+	if l.job != 0 {
+		s.cancelJob(ctx, l.key, l.job)
 	}
 	return true, nil
 }

@@ -3,12 +3,15 @@ package jobs
 import (
 	"context"
 	"crypto/sha256"
+	"database/sql"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/url"
 	"time"
+
+	"github.com/riverqueue/river"
 )
 
 // Role says what a process does: serve the API, run exports, or both.
@@ -94,7 +97,12 @@ type Service struct {
 	cfg     Config
 	logger  *slog.Logger
 	started time.Time
-	queue   queue
+	river   *river.Client[*sql.Tx]
+
+	// beforeSubmitCommit, set only by tests, runs in Submit's transaction
+	// after the download and its job are written, just before the commit;
+	// an error rolls the transaction back.
+	beforeSubmitCommit func(ctx context.Context, tx *sql.Tx, key string) error
 
 	stopRecover context.CancelFunc
 	recoverDone chan struct{}
@@ -107,21 +115,22 @@ func New(db *DB, engine Engine, store Storage, mailer *Mailer, cfg Config, logge
 		return nil, fmt.Errorf("jobs: rescue interval %s must exceed the lease %s", cfg.RescueAfter, cfg.Lease)
 	}
 	s := &Service{db: db, engine: engine, store: store, mailer: mailer, cfg: cfg, logger: logger, started: time.Now()}
-	q, err := newQueue(s)
+	c, err := newRiver(s)
 	if err != nil {
 		return nil, err
 	}
-	s.queue = q
+	s.river = c
 	return s, nil
 }
 
 // Config returns the effective configuration.
 func (s *Service) Config() Config { return s.cfg }
 
-// Submit validates and records a download request by caller and queues it.
-// An identical request (same user, format and predicate) made within the
-// dedupe window returns the earlier key unless that one failed, was
-// cancelled, killed or erased.
+// Submit validates and records a download request by caller and queues it:
+// the download and its export job are committed together. An identical
+// request (same user, format and predicate) made within the dedupe window
+// returns the earlier key unless that one failed, was cancelled, killed or
+// erased.
 func (s *Service) Submit(ctx context.Context, caller User, req Request) (key string, err error) {
 	if err := req.validate(); err != nil {
 		return "", err
@@ -148,15 +157,7 @@ func (s *Service) Submit(ctx context.Context, caller User, req Request) (key str
 			req.NotificationAddresses = []string{u.Email}
 		}
 	}
-	key, fresh, err := s.insert(ctx, req)
-	if err != nil || !fresh {
-		return key, err
-	}
-	if err := s.enqueue(ctx, key, 0); err != nil {
-		// The maintenance job enqueues PREPARING downloads that lack a job.
-		s.logger.ErrorContext(ctx, "enqueue download", "key", key, "err", err)
-	}
-	return key, nil
+	return s.insert(ctx, req)
 }
 
 func dedupeHash(creator, format string, predicate json.RawMessage) string {
@@ -165,32 +166,33 @@ func dedupeHash(creator, format string, predicate json.RawMessage) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// insert records the download in one transaction with the limit and dedupe
-// checks; fresh is false when an earlier identical download was returned.
-func (s *Service) insert(ctx context.Context, req Request) (key string, fresh bool, err error) {
+// insert records the download and inserts its export job in one transaction
+// with the limit and dedupe checks, or returns the key of an earlier
+// identical download.
+func (s *Service) insert(ctx context.Context, req Request) (string, error) {
 	hash := dedupeHash(req.Creator, req.Format, req.Predicate)
 	tx, err := s.db.SQL.BeginTx(ctx, nil)
 	if err != nil {
-		return "", false, err
+		return "", err
 	}
 	defer func() { _ = tx.Rollback() }()
 	if err := s.db.lockUser(ctx, tx, req.Creator); err != nil {
-		return "", false, err
+		return "", err
 	}
 	now := time.Now().UTC()
 	if old, ok, err := s.db.findDuplicate(ctx, tx, hash, now.Add(-s.cfg.DedupeWindow)); err != nil || ok {
-		return old, false, err
+		return old, err
 	}
 	n, err := s.db.countActive(ctx, tx, req.Creator)
 	if err != nil {
-		return "", false, err
+		return "", err
 	}
 	if n >= s.cfg.MaxRunningPerUser {
-		return "", false, fmt.Errorf("%w: %s has %d downloads running (limit %d)", ErrTooManyDownloads, req.Creator, n, s.cfg.MaxRunningPerUser)
+		return "", fmt.Errorf("%w: %s has %d downloads running (limit %d)", ErrTooManyDownloads, req.Creator, n, s.cfg.MaxRunningPerUser)
 	}
-	key, err = s.db.nextKey(ctx, tx, s.started)
+	key, err := s.db.nextKey(ctx, tx, s.started)
 	if err != nil {
-		return "", false, err
+		return "", err
 	}
 	r := row{Creator: req.Creator}
 	r.Key, r.Status, r.Request = key, StatusPreparing, req
@@ -199,9 +201,20 @@ func (s *Service) insert(ctx context.Context, req Request) (key string, fresh bo
 		r.Predicate.String, r.Predicate.Valid = string(req.Predicate), true
 	}
 	if err := s.db.insertDownload(ctx, tx, r, hash); err != nil {
-		return "", false, fmt.Errorf("record download: %w", err)
+		return "", fmt.Errorf("record download: %w", err)
 	}
-	return key, true, tx.Commit()
+	if err := s.enqueueTx(ctx, tx, key, 0); err != nil {
+		return "", err
+	}
+	if s.beforeSubmitCommit != nil {
+		if err := s.beforeSubmitCommit(ctx, tx, key); err != nil {
+			return "", err
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return "", fmt.Errorf("record download: %w", err)
+	}
+	return key, nil
 }
 
 // Get returns a download; callers other than its creator and admins (caller
@@ -276,9 +289,7 @@ func (s *Service) Cancel(ctx context.Context, caller User, key string) error {
 		return fmt.Errorf("%w: download %s is %s", ErrNotCancellable, key, r.Status)
 	}
 	if id, err := s.db.riverJob(ctx, key); err == nil && id != 0 {
-		if err := s.queue.Cancel(ctx, id); err != nil {
-			s.logger.WarnContext(ctx, "cancel river job", "key", key, "job", id, "err", err)
-		}
+		s.cancelJob(ctx, key, id)
 	}
 	return nil
 }

@@ -160,8 +160,10 @@ func (db *DB) setStatus(ctx context.Context, key string, to Status, errText stri
 	return n > 0, err
 }
 
-func (db *DB) setRiverJob(ctx context.Context, key string, id int64) error {
-	_, err := db.SQL.ExecContext(ctx, db.q("UPDATE downloads SET river_job_id = ? WHERE key = ?"), id, key)
+// setRiverJob records on key the River job that exports it (in the
+// transaction that inserts the job).
+func (db *DB) setRiverJob(ctx context.Context, tx *sql.Tx, key string, id int64) error {
+	_, err := tx.ExecContext(ctx, db.q("UPDATE downloads SET river_job_id = ? WHERE key = ?"), id, key)
 	return err
 }
 

@@ -3,6 +3,7 @@ package jobs
 import (
 	"context"
 	"crypto/sha256"
+	"database/sql"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -31,7 +32,7 @@ type exportWorker struct {
 func (w *exportWorker) Work(ctx context.Context, job *river.Job[exportArgs]) error {
 	s := w.s
 	key := job.Args.Key
-	owner := fmt.Sprintf("%s/%d", s.queue.ID(), job.ID)
+	owner := fmt.Sprintf("%s/%d", s.river.ID(), job.ID)
 	claimed, err := s.db.claim(ctx, key, owner, s.cfg.Lease)
 	if err != nil {
 		return err
@@ -161,7 +162,7 @@ func (s *Service) exportFailed(ctx context.Context, job *river.Job[exportArgs], 
 			_ = s.db.dropLease(bg, key, owner)
 			return river.JobCancel(err)
 		}
-		if _, serr := s.db.release(bg, key, owner, StatusSuspended, ""); serr != nil {
+		if _, serr := s.db.release(bg, s.db.SQL, key, owner, StatusSuspended, ""); serr != nil {
 			s.logger.ErrorContext(bg, "suspend", "key", key, "err", serr)
 		}
 		s.logger.InfoContext(bg, "export suspended", "key", key)
@@ -170,24 +171,38 @@ func (s *Service) exportFailed(ctx context.Context, job *river.Job[exportArgs], 
 	var perm *PermanentError
 	if errors.As(err, &perm) || job.Attempt >= job.MaxAttempts {
 		s.logger.ErrorContext(ctx, "export failed", "key", key, "attempt", job.Attempt, "err", err)
-		if _, serr := s.db.release(bg, key, owner, StatusFailed, err.Error()); serr != nil {
+		// FAILED and the job that mails it commit together.
+		if serr := s.db.inTx(bg, func(tx *sql.Tx) error {
+			ok, rerr := s.db.release(bg, tx, key, owner, StatusFailed, err.Error())
+			if rerr != nil || !ok {
+				return rerr
+			}
+			return s.notifyTx(bg, tx, key)
+		}); serr != nil {
 			return serr
 		}
-		s.notifyLater(bg, key)
 		return river.JobCancel(err)
 	}
 	s.logger.WarnContext(ctx, "export attempt failed; will retry", "key", key, "attempt", job.Attempt, "err", err)
-	if _, serr := s.db.release(bg, key, owner, StatusRunning, err.Error()); serr != nil {
+	if _, serr := s.db.release(bg, s.db.SQL, key, owner, StatusRunning, err.Error()); serr != nil {
 		s.logger.ErrorContext(bg, "release", "key", key, "err", serr)
 	}
 	return err
 }
 
-// finish records a successful export; if the download was cancelled (or
-// taken over) meanwhile, the new archive is deleted instead.
+// finish records a successful export and queues its notification in the
+// same transaction; if the download was cancelled (or taken over) meanwhile,
+// the new archive is deleted instead.
 func (s *Service) finish(ctx context.Context, key, owner, name string, res ExportResult) error {
 	bg := context.WithoutCancel(ctx)
-	ok, err := s.db.succeed(bg, key, owner, name, res)
+	ok := false
+	err := s.db.inTx(bg, func(tx *sql.Tx) error {
+		var err error
+		if ok, err = s.db.succeed(bg, tx, key, owner, name, res); err != nil || !ok {
+			return err
+		}
+		return s.notifyTx(bg, tx, key)
+	})
 	if err != nil {
 		return err
 	}
@@ -196,18 +211,7 @@ func (s *Service) finish(ctx context.Context, key, owner, name string, res Expor
 		return s.store.Delete(bg, name)
 	}
 	s.logger.InfoContext(ctx, "export succeeded", "key", key, "records", res.Records, "bytes", res.Bytes)
-	s.notifyLater(bg, key)
 	return nil
-}
-
-func (s *Service) notifyLater(ctx context.Context, key string) {
-	if s.mailer == nil {
-		return
-	}
-	if _, err := s.queue.Insert(ctx, notifyArgs{Key: key}, &river.InsertOpts{
-		UniqueOpts: river.UniqueOpts{ByArgs: true}}); err != nil {
-		s.logger.ErrorContext(ctx, "queue notification", "key", key, "err", err)
-	}
 }
 
 type atomicProgress struct{ scanned, written, bytes atomic.Int64 }
