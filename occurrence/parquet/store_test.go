@@ -267,11 +267,11 @@ func TestCrashedManifestWriteIsCollected(t *testing.T) {
 	rec := occurrence.NewRecord()
 	for i := 0; i < 10; i++ {
 		g.Fill(rec, &plan[0], i)
-		if err := w.Append(rec); err != nil {
+		if err := w.Append(ctx, rec); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if id, err := w.Commit(ctx); err != nil || id != "1" {
+	if id, err := w.Commit(ctx, occurrence.LoadStats{}); err != nil || id != "1" {
 		t.Fatalf("commit: snapshot %q, %v", id, err)
 	}
 	for _, p := range left {
