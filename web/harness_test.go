@@ -25,7 +25,7 @@ import (
 	"github.com/biodiversity-downloads/downloader/jobs/storage/local"
 	"github.com/biodiversity-downloads/downloader/jobs/tableexport"
 	"github.com/biodiversity-downloads/downloader/occurrence"
-	"github.com/biodiversity-downloads/downloader/occurrence/ingest"
+	"github.com/biodiversity-downloads/downloader/ingest"
 	"github.com/biodiversity-downloads/downloader/occurrence/parquet"
 	"github.com/biodiversity-downloads/downloader/web"
 )

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/biodiversity-downloads/downloader/occurrence"
-	"github.com/biodiversity-downloads/downloader/occurrence/ingest"
+	"github.com/biodiversity-downloads/downloader/ingest"
 )
 
 func init() {

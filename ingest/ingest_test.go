@@ -84,7 +84,7 @@ func TestIngestDwCASamples(t *testing.T) {
 	s := openStore(t)
 	var total int64
 	for _, sm := range dwcaSamples {
-		res, err := load(t, s, filepath.Join("..", "..", "dwca", "testdata", sm.file), Options{})
+		res, err := load(t, s, filepath.Join("..", "dwca", "testdata", sm.file), Options{})
 		if sm.records < 0 {
 			if !errors.Is(err, dwca.ErrNotOccurrenceData) || !strings.Contains(err.Error(), "Taxon") {
 				t.Errorf("%s: got %v, want a not-occurrence-data error naming the Taxon core", sm.file, err)
@@ -104,7 +104,7 @@ func TestIngestDwCASamples(t *testing.T) {
 	}
 	// The same archive ingested again replaces its dataset, with the same ids.
 	before := ids(t, s)
-	if _, err := load(t, s, filepath.Join("..", "..", "dwca", "testdata", "dwca-io-archive-occ.zip"), Options{}); err != nil {
+	if _, err := load(t, s, filepath.Join("..", "dwca", "testdata", "dwca-io-archive-occ.zip"), Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if n := count(t, s, ""); n != total {
@@ -154,7 +154,7 @@ func TestIngestABCDSamples(t *testing.T) {
 		"cdmlib-MultipleIdentificationsPreferredFlag.xml":           1,
 	}
 	for file, n := range want {
-		res, err := load(t, s, filepath.Join("..", "..", "abcd", "testdata", file), Options{})
+		res, err := load(t, s, filepath.Join("..", "abcd", "testdata", file), Options{})
 		if err != nil {
 			t.Fatalf("%s: %v", file, err)
 		}

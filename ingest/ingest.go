@@ -1,7 +1,9 @@
-// Package ingest loads a source (a Darwin Core Archive, an ABCD document or
-// archive, a BioCASe endpoint) into an occurrence table: it reads raw records,
-// interprets them in parallel and hands them, in source order, to a dataset
-// writer that publishes them atomically.
+// Package ingest loads sources (Darwin Core Archives, ABCD documents and
+// archives, BioCASe endpoints) into an occurrence table: it reads raw
+// records with the dwca and abcd readers, interprets them in parallel and
+// hands them, in source order, to the table's dataset writer, which
+// publishes them atomically. It is an integration layer above occurrence,
+// dwca and abcd, which never import it.
 package ingest
 
 import (
