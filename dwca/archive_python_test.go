@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/biodiversity-downloads/downloader/dwca/internal/readers"
+	"github.com/biodiversity-downloads/downloader/internal/readers"
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
 

@@ -16,6 +16,7 @@
 // external sorting in temporary files (see star.go).
 //
 // Writing: Meta.WriteXML writes a meta.xml with every attribute explicit and
-// TextWriter writes the tab-separated, unquoted data files of a download, the
-// way GBIF's downloads and python-dwca-reader expect them.
+// TextWriter writes the tab-separated, unquoted data files, the way GBIF's
+// downloads and python-dwca-reader expect them. The download formats built
+// on them live in package download.
 package dwca

@@ -75,6 +75,23 @@ var termAliases = map[string]string{
 	"catalognumbertext":     occurrence.NSDwC + "catalogNumber",
 }
 
+// DarwinCoreTerms returns the URIs of the Darwin Core terms the reader knows
+// (current and recently deprecated ones), in the order of the reader's list.
+func DarwinCoreTerms() []string { return termURIs(occurrence.NSDwC, dwcTerms) }
+
+// DublinCoreTerms returns the URIs of the Dublin Core terms found in
+// archives, in alphabetical order.
+func DublinCoreTerms() []string { return termURIs(occurrence.NSDC, dcTerms) }
+
+func termURIs(ns, names string) []string {
+	fields := strings.Fields(names)
+	out := make([]string, len(fields))
+	for i, n := range fields {
+		out[i] = ns + n
+	}
+	return out
+}
+
 // knownTerms maps a lower-case bare term name onto its canonical URI. When a
 // name exists in several namespaces the Darwin Core one wins, then Dublin Core.
 var knownTerms = buildKnownTerms()

@@ -27,7 +27,7 @@ func (m *Meta) WriteXML(w io.Writer) error {
 	bw.WriteString("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n")
 	bw.WriteString(`<archive xmlns="` + NSText + `"`)
 	if m.Metadata != "" {
-		bw.WriteString(` metadata="` + escapeAttr(m.Metadata) + `"`)
+		bw.WriteString(` metadata="` + EscapeXML(m.Metadata) + `"`)
 	}
 	bw.WriteString(">\n")
 	writeSpec(bw, "core", "id", &m.Core)
@@ -84,14 +84,14 @@ func writeSpec(bw *bufio.Writer, elem, idElem string, s *FileSpec) {
 		lines = DefaultLinesTerminatedBy
 	}
 	fmt.Fprintf(bw, `  <%s encoding="%s" fieldsTerminatedBy="%s" linesTerminatedBy="%s" fieldsEnclosedBy="%s" ignoreHeaderLines="%d" rowType="%s"`,
-		elem, escapeAttr(enc), escapeSeparator(s.FieldsTerminatedBy), escapeSeparator(lines),
-		escapeSeparator(s.FieldsEnclosedBy), s.IgnoreHeaderLines, escapeAttr(s.RowType))
+		elem, EscapeXML(enc), escapeSeparator(s.FieldsTerminatedBy), escapeSeparator(lines),
+		escapeSeparator(s.FieldsEnclosedBy), s.IgnoreHeaderLines, EscapeXML(s.RowType))
 	if s.DateFormat != "" {
-		bw.WriteString(` dateFormat="` + escapeAttr(s.DateFormat) + `"`)
+		bw.WriteString(` dateFormat="` + EscapeXML(s.DateFormat) + `"`)
 	}
 	bw.WriteString(">\n    <files>\n")
 	for _, f := range s.Files {
-		bw.WriteString("      <location>" + escapeAttr(f) + "</location>\n")
+		bw.WriteString("      <location>" + EscapeXML(f) + "</location>\n")
 	}
 	bw.WriteString("    </files>\n")
 	if s.IDIndex >= 0 {
@@ -102,15 +102,15 @@ func writeSpec(bw *bufio.Writer, elem, idElem string, s *FileSpec) {
 		if f.Index >= 0 {
 			bw.WriteString(` index="` + strconv.Itoa(f.Index) + `"`)
 		}
-		bw.WriteString(` term="` + escapeAttr(f.Term) + `"`)
+		bw.WriteString(` term="` + EscapeXML(f.Term) + `"`)
 		if f.Default != "" || f.Index < 0 {
-			bw.WriteString(` default="` + escapeAttr(f.Default) + `"`)
+			bw.WriteString(` default="` + EscapeXML(f.Default) + `"`)
 		}
 		if f.Vocabulary != "" {
-			bw.WriteString(` vocabulary="` + escapeAttr(f.Vocabulary) + `"`)
+			bw.WriteString(` vocabulary="` + EscapeXML(f.Vocabulary) + `"`)
 		}
 		if f.Delimiter != "" {
-			bw.WriteString(` delimitedBy="` + escapeAttr(f.Delimiter) + `"`)
+			bw.WriteString(` delimitedBy="` + EscapeXML(f.Delimiter) + `"`)
 		}
 		bw.WriteString("/>\n")
 	}
@@ -135,15 +135,16 @@ func escapeSeparator(s string) string {
 		case r < 0x20 || r == 0xFFFE || r == 0xFFFF || (r >= 0xD800 && r <= 0xDFFF):
 			fmt.Fprintf(&b, `\u%04X`, r)
 		default:
-			b.WriteString(escapeAttr(string(r)))
+			b.WriteString(EscapeXML(string(r)))
 		}
 	}
 	return b.String()
 }
 
-// escapeAttr escapes text for an XML attribute value or element content.
+// EscapeXML escapes text for an XML attribute value or element content (EML
+// documents, meta.xml).
 // Characters XML 1.0 cannot carry at all are dropped.
-func escapeAttr(s string) string {
+func EscapeXML(s string) string {
 	var b strings.Builder
 	for _, r := range s {
 		switch {

@@ -1,28 +1,68 @@
 package dwca
 
 import (
+	"encoding/binary"
 	"io"
 	"unicode/utf8"
 )
 
-// TextWriter writes the data files of a download the way GBIF does and
-// python-dwca-reader, R and spreadsheet tools read them: UTF-8, tab separated,
-// no quote character, "\n" line ends. Characters that would break a row apart
-// (see CleanValue) become a space. TextWriter buffers; call Flush at the end.
-// It does not own the underlying writer. It is the exported face of the
-// download formats' rowWriter.
+// TextWriter writes the data files of an archive the way GBIF's downloads
+// do and python-dwca-reader, R and spreadsheet tools read them: UTF-8, tab
+// separated, no quote character, "\n" line ends. Characters that would
+// break a row apart (see CleanValue) become a space. It does not own the
+// underlying writer; call Flush at the end.
+//
+// Rows are built in one buffer handed to the writer in large writes: a
+// download's hot path. Cells that are printable ASCII, nearly all of them,
+// are checked eight bytes at a time and copied once. Besides whole rows
+// (WriteRow), a row can be built cell by cell (Value, Cell, CleanCell, then
+// EndRow), which is how the download formats write Arrow columns without a
+// string per cell.
 type TextWriter struct {
-	rw *rowWriter
+	w     io.Writer
+	buf   []byte
+	cells int // cells in the current row
+	err   error
+	// direct is w's AvailableBuffer when it has one (the zip writer's
+	// entries): rows are then built in the free space of the chunk being
+	// deflated and handed over without a copy.
+	direct func() []byte
+	own    []byte // the buffer otherwise
+	limit  int    // flush once buf is this long
 }
 
-// NewTextWriter returns a TextWriter on w.
+// CellFunc appends the text of row i of some column to dst (nothing for a
+// null) and returns the extended slice.
+type CellFunc func(dst []byte, i int) []byte
+
+const (
+	rowFlushBytes = 256 << 10
+	// rowMargin is the room a direct buffer keeps for the row being built;
+	// a longer row outgrows the buffer and is copied.
+	rowMargin = 64 << 10
+)
+
+// NewTextWriter returns a TextWriter on w. Rows are built in the
+// TextWriter's own buffer, so w may also be written to directly between
+// Flushes.
 func NewTextWriter(w io.Writer) *TextWriter {
-	// Rows are built in the rowWriter's own buffer, never in w's free space
-	// (newRowWriter's AvailableBuffer mode): w is not the TextWriter's, and
-	// bytes written to it directly would land where pending rows are built.
-	rw := &rowWriter{w: w}
-	rw.reset()
-	return &TextWriter{rw: rw}
+	t := &TextWriter{w: w}
+	t.reset()
+	return t
+}
+
+// NewExclusiveTextWriter returns a TextWriter on w that builds rows in w's
+// free space when w offers it (an AvailableBuffer method, as zip entries and
+// spools of internal/pzip have): no copy between the row buffer and the
+// compressor. w must then be written through the TextWriter only: bytes
+// written to w directly would land where pending rows are built.
+func NewExclusiveTextWriter(w io.Writer) *TextWriter {
+	t := &TextWriter{w: w}
+	if ab, ok := w.(interface{ AvailableBuffer() []byte }); ok {
+		t.direct = ab.AvailableBuffer
+	}
+	t.reset()
+	return t
 }
 
 // WriteHeader writes the header row (the term names).
@@ -31,17 +71,112 @@ func (t *TextWriter) WriteHeader(names []string) error { return t.WriteRow(names
 // WriteRow writes one row. Values are cleaned with the rules of CleanValue
 // without allocating.
 func (t *TextWriter) WriteRow(values []string) error {
-	if t.rw.err != nil {
-		return t.rw.err
+	if t.err != nil {
+		return t.err
 	}
-	return t.rw.row(values)
+	for _, v := range values {
+		t.Value(v)
+	}
+	return t.EndRow()
 }
 
-// Flush writes buffered data to the underlying writer.
-func (t *TextWriter) Flush() error { return t.rw.flush() }
-
 // Error returns the first error met while writing, if any.
-func (t *TextWriter) Error() error { return t.rw.err }
+func (t *TextWriter) Error() error { return t.err }
+
+// reset starts an empty buffer: the writer's free space when it offers
+// enough, else the TextWriter's own.
+func (t *TextWriter) reset() {
+	if t.direct != nil {
+		if b := t.direct(); cap(b) >= 2*rowMargin {
+			t.buf, t.limit = b, cap(b)-rowMargin
+			return
+		}
+	}
+	if t.own == nil {
+		t.own = make([]byte, 0, rowFlushBytes+rowMargin)
+	}
+	t.buf, t.limit = t.own[:0], rowFlushBytes
+}
+
+func (t *TextWriter) sep() {
+	if t.cells > 0 {
+		t.buf = append(t.buf, '\t')
+	}
+	t.cells++
+}
+
+// Cell appends row i of a formatted column as the next cell of the row,
+// cleaned when its text needs it.
+func (t *TextWriter) Cell(f CellFunc, i int) {
+	t.sep()
+	start := len(t.buf)
+	t.buf = f(t.buf, i)
+	if v := t.buf[start:]; !PlainASCII(v) && needsCleaning(v) {
+		t.buf = append(t.buf[:start], CleanValue(string(v))...)
+	}
+}
+
+// CleanCell appends row i of a formatted column whose output is known to
+// need no cleaning (numbers, a dictionary cleaned once): no check at all.
+func (t *TextWriter) CleanCell(f CellFunc, i int) {
+	t.sep()
+	t.buf = f(t.buf, i)
+}
+
+// Value appends s as the next cell of the row.
+func (t *TextWriter) Value(s string) {
+	t.sep()
+	t.buf = AppendClean(t.buf, s)
+}
+
+// AppendClean appends s to dst with the CleanValue rules applied: as it is
+// when nothing needs replacing, nearly always (printable ASCII is checked
+// eight bytes at a time).
+func AppendClean(dst []byte, s string) []byte {
+	if PlainASCII([]byte(s)) || !needsCleaning(s) {
+		return append(dst, s...)
+	}
+	return appendCleaned(dst, s)
+}
+
+// EndRow finishes the row, writing the buffer out when it is large.
+func (t *TextWriter) EndRow() error {
+	t.buf = append(t.buf, '\n')
+	t.cells = 0
+	if len(t.buf) >= t.limit {
+		return t.Flush()
+	}
+	return t.err
+}
+
+// Flush writes buffered rows to the underlying writer.
+func (t *TextWriter) Flush() error {
+	if t.err == nil && len(t.buf) > 0 {
+		_, t.err = t.w.Write(t.buf)
+	}
+	t.reset()
+	return t.err
+}
+
+// PlainASCII reports whether b holds only bytes 0x20..0x7f, eight at a time:
+// (x - 0x20..) | x has a high bit set exactly where some byte is below 0x20
+// (borrow) or at least 0x80.
+func PlainASCII(b []byte) bool {
+	const lo, hi = 0x2020202020202020, 0x8080808080808080
+	for len(b) >= 8 {
+		x := binary.LittleEndian.Uint64(b)
+		if ((x-lo)|x)&hi != 0 {
+			return false
+		}
+		b = b[8:]
+	}
+	for _, c := range b {
+		if c < 0x20 || c >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
 
 // CleanValue applies the DwC-A download text rules to one value: tab, CR, LF,
 // U+000B, U+000C, U+0085, U+2028, U+2029 and NUL become a space; invalid UTF-8

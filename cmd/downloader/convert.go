@@ -12,8 +12,8 @@ import (
 
 	"github.com/biodiversity-downloads/downloader/abcd"
 	"github.com/biodiversity-downloads/downloader/dwca"
-	"github.com/biodiversity-downloads/downloader/dwca/pzip"
 	"github.com/biodiversity-downloads/downloader/internal/atomicfile"
+	"github.com/biodiversity-downloads/downloader/internal/pzip"
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
 

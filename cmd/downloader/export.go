@@ -10,9 +10,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/biodiversity-downloads/downloader/dwca"
-	"github.com/biodiversity-downloads/downloader/dwca/pzip"
+	"github.com/biodiversity-downloads/downloader/download"
 	"github.com/biodiversity-downloads/downloader/internal/atomicfile"
+	"github.com/biodiversity-downloads/downloader/internal/pzip"
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
 
@@ -65,7 +65,7 @@ func runExport(ctx context.Context, args []string, env *Env) error {
 	if err != nil {
 		return err
 	}
-	format, err := dwca.ParseFormat(c.format)
+	format, err := download.ParseFormat(c.format)
 	if err != nil {
 		return err
 	}
@@ -109,17 +109,17 @@ func runExport(ctx context.Context, args []string, env *Env) error {
 }
 
 // exportTo scans the snapshot into an archive written to sink.
-func exportTo(ctx context.Context, sink *sink, t occurrence.Backend, snap occurrence.Snapshot, c exportConfig, format dwca.Format,
-	pred *occurrence.Predicate, env *Env) (dwca.ExportResult, error) {
+func exportTo(ctx context.Context, sink *sink, t occurrence.Backend, snap occurrence.Snapshot, c exportConfig, format download.Format,
+	pred *occurrence.Predicate, env *Env) (download.ExportResult, error) {
 	var fields []string
 	if c.fields != "" {
 		fields = strings.Split(c.fields, ",")
 	}
-	x, err := dwca.NewExport(ctx, sink.w, dwca.ExportSpec{Format: format, Key: c.key, Fields: fields, Predicate: pred, Snapshot: snap.ID},
-		dwca.ExportOptions{Zip: pzip.Options{Workers: c.zipWorkers, Level: c.level, ChunkSize: c.chunkKiB << 10},
+	x, err := download.NewExport(ctx, sink.w, download.ExportSpec{Format: format, Key: c.key, Fields: fields, Predicate: pred, Snapshot: snap.ID},
+		download.ExportOptions{Zip: pzip.Options{Workers: c.zipWorkers, Level: c.level, ChunkSize: c.chunkKiB << 10},
 			Catalog: t, TempDir: c.tmp, Logger: env.Logger})
 	if err != nil {
-		return dwca.ExportResult{}, err
+		return download.ExportResult{}, err
 	}
 	bar := newProgressBar(env.Stderr, c.progress, snap)
 	res, _, err := x.WriteScan(ctx, t, snap, occurrence.ScanOptions{Workers: c.workers}, bar.progress)
@@ -139,7 +139,7 @@ func startCPUProfile(path string) (stop func(), err error) {
 	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }
 
-func licenceName(res dwca.ExportResult) string {
+func licenceName(res download.ExportResult) string {
 	l := res.License
 	if l == "" {
 		l = "unspecified"

@@ -6,7 +6,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/biodiversity-downloads/downloader/dwca"
+	"github.com/biodiversity-downloads/downloader/download"
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
 
@@ -47,7 +47,7 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
-func (p *progressBar) progress(s dwca.ScanProgress) {
+func (p *progressBar) progress(s download.ScanProgress) {
 	p.scan, p.matched, p.bytes = s.Scan, s.Written, s.Bytes
 	p.draw(false)
 }

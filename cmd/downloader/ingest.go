@@ -8,8 +8,8 @@ import (
 	"sort"
 	"time"
 
-	"github.com/biodiversity-downloads/downloader/occurrence"
 	"github.com/biodiversity-downloads/downloader/ingest"
+	"github.com/biodiversity-downloads/downloader/occurrence"
 )
 
 func init() {

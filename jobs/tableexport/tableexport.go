@@ -1,7 +1,7 @@
 // Package tableexport is the job service's Engine backed by an occurrence
 // table and the dwca download formats: predicates are parsed by the
 // occurrence package, counts and exports scan the table in parallel, and the
-// archive is written by dwca.Export.
+// archive is written by download.Export.
 package tableexport
 
 import (
@@ -13,7 +13,7 @@ import (
 	"log/slog"
 	"net/url"
 
-	"github.com/biodiversity-downloads/downloader/dwca"
+	"github.com/biodiversity-downloads/downloader/download"
 	"github.com/biodiversity-downloads/downloader/jobs"
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
@@ -116,7 +116,7 @@ func (e *Engine) Export(ctx context.Context, req jobs.ExportRequest, w io.Writer
 	if err != nil {
 		return jobs.ExportResult{}, &jobs.PermanentError{Err: err}
 	}
-	format, err := dwca.ParseFormat(req.Format)
+	format, err := download.ParseFormat(req.Format)
 	if err != nil {
 		return jobs.ExportResult{}, &jobs.PermanentError{Err: err}
 	}
@@ -124,12 +124,12 @@ func (e *Engine) Export(ctx context.Context, req jobs.ExportRequest, w io.Writer
 	if err != nil {
 		return jobs.ExportResult{}, err
 	}
-	x, err := dwca.NewExport(ctx, w, dwca.ExportSpec{Format: format, Key: req.Key, Predicate: p,
-		Snapshot: snap.ID, Created: req.Created}, dwca.ExportOptions{Catalog: e.table, TempDir: e.cfg.TempDir, Logger: e.logger})
+	x, err := download.NewExport(ctx, w, download.ExportSpec{Format: format, Key: req.Key, Predicate: p,
+		Snapshot: snap.ID, Created: req.Created}, download.ExportOptions{Catalog: e.table, TempDir: e.cfg.TempDir, Logger: e.logger})
 	if err != nil {
 		return jobs.ExportResult{}, &jobs.PermanentError{Err: err}
 	}
-	res, st, err := x.WriteScan(ctx, e.table, snap, occurrence.ScanOptions{Workers: e.cfg.Workers}, func(s dwca.ScanProgress) {
+	res, st, err := x.WriteScan(ctx, e.table, snap, occurrence.ScanOptions{Workers: e.cfg.Workers}, func(s download.ScanProgress) {
 		// Splits report rows scanned when they finish, batches arrive
 		// sooner: never report fewer scanned than written.
 		progress(jobs.Progress{RecordsScanned: max(s.Scan.RowsScanned, s.Written), RecordsWritten: s.Written})
@@ -144,7 +144,7 @@ func (e *Engine) Export(ctx context.Context, req jobs.ExportRequest, w io.Writer
 
 // result converts dwca's result; the datasets are described as the export
 // found them in the catalog.
-func result(res dwca.ExportResult, snapshot string) jobs.ExportResult {
+func result(res download.ExportResult, snapshot string) jobs.ExportResult {
 	out := jobs.ExportResult{Records: res.Records, License: res.License, Bytes: res.Bytes, SHA256: res.SHA256,
 		Snapshot: snapshot, Datasets: make([]jobs.DatasetUsage, 0, len(res.Datasets))}
 	if out.License == "" {

@@ -1,4 +1,4 @@
-package dwca
+package download
 
 import (
 	"io"
@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/biodiversity-downloads/downloader/dwca"
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
 
@@ -57,12 +58,12 @@ func TestCellForDictionary(t *testing.T) {
 // TestRowWriterCellNoAllocs: a formatted cell with non-ASCII text that needs
 // no cleaning is checked in place, not copied into a string.
 func TestRowWriterCellNoAllocs(t *testing.T) {
-	rw := newRowWriter(io.Discard)
+	rw := dwca.NewExclusiveTextWriter(io.Discard)
 	v := "Københavns Universitet, Zoologisk Museum – Østervold"
 	fn := func(dst []byte, _ int) []byte { return append(dst, v...) }
 	if n := testing.AllocsPerRun(1000, func() {
-		rw.cell(fn, 0)
-		rw.end()
+		rw.Cell(fn, 0)
+		rw.EndRow()
 	}); n != 0 {
 		t.Errorf("cell allocates %v times per non-ASCII value", n)
 	}

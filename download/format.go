@@ -1,4 +1,4 @@
-package dwca
+package download
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
-	"github.com/biodiversity-downloads/downloader/dwca/pzip"
+	"github.com/biodiversity-downloads/downloader/internal/pzip"
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
 

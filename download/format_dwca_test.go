@@ -1,4 +1,4 @@
-package dwca
+package download
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/biodiversity-downloads/downloader/dwca"
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
 
@@ -39,7 +40,7 @@ func TestDWCA(t *testing.T) {
 	}
 	hab, loc, mod := column(t, verb, "habitat"), column(t, verb, "locality"), column(t, verb, "modified")
 	for i, r := range verb[1:] {
-		if r[0] != fmt.Sprint(1000+i) || r[hab] != "forest edge" || r[mod] != "2020-01-01" || r[loc] != CleanValue(tricky[i%len(tricky)]) {
+		if r[0] != fmt.Sprint(1000+i) || r[hab] != "forest edge" || r[mod] != "2020-01-01" || r[loc] != dwca.CleanValue(tricky[i%len(tricky)]) {
 			t.Errorf("verbatim row %d: id %s habitat %q modified %q locality %q", i, r[0], r[hab], r[mod], r[loc])
 		}
 	}
@@ -57,11 +58,11 @@ func TestDWCA(t *testing.T) {
 	if !slices.Equal(media[0], append([]string{"gbifID"}, MultimediaColumns...)) || len(media)-1 != wantMedia {
 		t.Fatalf("multimedia.txt: header %v, %d rows, want %d", media[0], len(media)-1, wantMedia)
 	}
-	if r := media[1]; r[0] != "1000" || r[1] != "StillImage" || r[3] != "https://img.example.org/0.jpg" || r[5] != CleanValue(tricky[0]) {
+	if r := media[1]; r[0] != "1000" || r[1] != "StillImage" || r[3] != "https://img.example.org/0.jpg" || r[5] != dwca.CleanValue(tricky[0]) {
 		t.Errorf("multimedia row %q", r)
 	}
 
-	m, err := ParseMeta(strings.NewReader(content["meta.xml"]))
+	m, err := dwca.ParseMeta(strings.NewReader(content["meta.xml"]))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +131,7 @@ func TestDWCAQueryInWords(t *testing.T) {
 	data, _ := export(t, ExportSpec{Format: FormatDWCA, Predicate: p}, nil)
 	_, content := entries(t, data)
 	words := p.Describe()
-	if words == "" || !strings.Contains(content["metadata.xml"], escapeAttr("Records matching: "+words+".")) {
+	if words == "" || !strings.Contains(content["metadata.xml"], dwca.EscapeXML("Records matching: "+words+".")) {
 		t.Fatalf("metadata.xml lacks the query in words %q:\n%s", words, content["metadata.xml"])
 	}
 }

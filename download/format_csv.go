@@ -1,10 +1,11 @@
-package dwca
+package download
 
 import (
 	"context"
 	"fmt"
 	"strings"
 
+	"github.com/biodiversity-downloads/downloader/dwca"
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
 
@@ -68,7 +69,7 @@ func resolveField(name string) (field, error) {
 			return field{header: c.Name, column: c.Name, term: c.Term}, nil
 		}
 	}
-	term := TermForName(name)
+	term := dwca.TermForName(name)
 	if !strings.Contains(term, "://") {
 		return field{}, fmt.Errorf("%w: field %q is neither an interpreted column nor a known term (use a term URI for others)", ErrFormat, name)
 	}
@@ -96,7 +97,7 @@ func fieldColumns(fields []field) []string {
 // tableWriter writes rows of chosen fields through a rowWriter.
 type tableWriter struct {
 	fields []field
-	rw     *rowWriter
+	rw     *dwca.TextWriter
 	verb   *verbatimRow // nil without verbatim fields
 	fns    []cellFn
 	// clean marks the fns whose output needs no cleaning: dictionary
@@ -159,15 +160,15 @@ func (t *tableWriter) writeBatch(b *batch) error {
 		k := 0 // next verbatim value
 		for j, fn := range t.fns {
 			if t.clean[j] {
-				t.rw.cleanCell(fn, i)
+				t.rw.CleanCell(fn, i)
 			} else if fn != nil {
-				t.rw.cell(fn, i)
+				t.rw.Cell(fn, i)
 			} else {
-				t.rw.str(t.verb.values[k])
+				t.rw.Value(t.verb.values[k])
 				k++
 			}
 		}
-		if err := t.rw.end(); err != nil {
+		if err := t.rw.EndRow(); err != nil {
 			return err
 		}
 	}
@@ -194,13 +195,13 @@ func newSimpleCSV(x *Export) (formatWriter, error) {
 		return nil, err
 	}
 	s := &simpleCSV{x: x, t: newTableWriter(fields)}
-	s.t.rw = newRowWriter(w)
-	return s, s.t.rw.row(s.t.header())
+	s.t.rw = dwca.NewExclusiveTextWriter(w)
+	return s, s.t.rw.WriteRow(s.t.header())
 }
 
 func (s *simpleCSV) columns() []string    { return fieldColumns(s.t.fields) }
 func (s *simpleCSV) write(b *batch) error { return s.t.writeBatch(b) }
 func (s *simpleCSV) abort()               {}
 func (s *simpleCSV) finish(context.Context, ExportResult, []occurrence.DatasetInfo) error {
-	return s.t.rw.flush()
+	return s.t.rw.Flush()
 }

@@ -1,8 +1,10 @@
-package dwca
+package download
 
 import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/biodiversity-downloads/downloader/dwca"
 )
 
 // dictText is a string dictionary's entries with the text rules applied
@@ -54,7 +56,7 @@ func (c *dictText) cell(a arrow.Array) (fn cellFn, ok bool) {
 		// A dictionary whose bytes are all plain ASCII (one check over its
 		// value buffer) is formatted from directly; only others are
 		// cleaned entry by entry.
-		if c.clean = dict.NullN() == 0 && plainASCII(dict.ValueBytes()); !c.clean {
+		if c.clean = dict.NullN() == 0 && dwca.PlainASCII(dict.ValueBytes()); !c.clean {
 			c.build(dict)
 		}
 		c.src = src
@@ -86,15 +88,8 @@ func (c *dictText) build(dict *array.String) {
 	c.offs = append(c.offs[:0], 0)
 	for k := 0; k < n; k++ {
 		if dict.IsValid(k) {
-			c.data = appendText(c.data, dict.Value(k))
+			c.data = dwca.AppendClean(c.data, dict.Value(k))
 		}
 		c.offs = append(c.offs, int32(len(c.data)))
 	}
-}
-
-// cleanCell appends row i of a column whose formatter's output is already
-// clean (dictText.cell).
-func (r *rowWriter) cleanCell(f cellFn, i int) {
-	r.sep()
-	r.buf = f(r.buf, i)
 }

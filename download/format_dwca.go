@@ -1,4 +1,4 @@
-package dwca
+package download
 
 import (
 	"context"
@@ -8,7 +8,8 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/biodiversity-downloads/downloader/dwca/pzip"
+	"github.com/biodiversity-downloads/downloader/dwca"
+	"github.com/biodiversity-downloads/downloader/internal/pzip"
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
 
@@ -41,7 +42,7 @@ type dwcaWriter struct {
 // spoolFile is a pzip spool over a temporary file, written as text.
 type spoolFile struct {
 	*pzip.TempSpool
-	rw *rowWriter
+	rw *dwca.TextWriter
 }
 
 func newSpoolFile(x *Export, pattern string) (*spoolFile, error) {
@@ -49,12 +50,12 @@ func newSpoolFile(x *Export, pattern string) (*spoolFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("dwca: %w", err)
 	}
-	return &spoolFile{TempSpool: t, rw: newRowWriter(t)}, nil
+	return &spoolFile{TempSpool: t, rw: dwca.NewExclusiveTextWriter(t)}, nil
 }
 
 // copyInto closes the spool and adds it to the archive as name.
 func (s *spoolFile) copyInto(x *Export, name string) error {
-	if err := s.rw.flush(); err != nil {
+	if err := s.rw.Flush(); err != nil {
 		return err
 	}
 	return s.Add(x.zw, &pzip.FileHeader{Name: name, Modified: x.created})
@@ -88,11 +89,11 @@ func verbatimTerms() []string {
 			terms = append(terms, t)
 		}
 	}
-	for _, n := range strings.Fields(dcTerms) {
-		add(occurrence.NSDC + n)
+	for _, t := range dwca.DublinCoreTerms() {
+		add(t)
 	}
-	for _, n := range strings.Fields(dwcTerms) {
-		add(occurrence.NSDwC + n)
+	for _, t := range dwca.DarwinCoreTerms() {
+		add(t)
 	}
 	return terms
 }
@@ -133,8 +134,8 @@ func newDWCAWriter(x *Export) (formatWriter, error) {
 	if err != nil {
 		return nil, err
 	}
-	d.occ.rw = newRowWriter(w)
-	if err := d.occ.rw.row(d.occ.header()); err != nil {
+	d.occ.rw = dwca.NewExclusiveTextWriter(w)
+	if err := d.occ.rw.WriteRow(d.occ.header()); err != nil {
 		return nil, err
 	}
 	if d.verb, err = newSpoolFile(x, "dwca-verbatim-*"); err != nil {
@@ -144,8 +145,8 @@ func newDWCAWriter(x *Export) (formatWriter, error) {
 		d.abort()
 		return nil, err
 	}
-	d.verb.rw.row(append([]string{occurrence.ColGBIFID}, headerNames(d.verbCols)...))
-	d.media.rw.row(append([]string{occurrence.ColGBIFID}, MultimediaColumns...))
+	d.verb.rw.WriteRow(append([]string{occurrence.ColGBIFID}, headerNames(d.verbCols)...))
+	d.media.rw.WriteRow(append([]string{occurrence.ColGBIFID}, MultimediaColumns...))
 	return d, nil
 }
 
@@ -164,11 +165,11 @@ func (d *dwcaWriter) write(b *batch) error {
 	verb, media := b.col(occurrence.ColVerbatim), b.col(occurrence.ColMultimedia)
 	for i := 0; i < b.n; i++ {
 		d.vrow.parse(str(verb, i))
-		d.verb.rw.cell(id, i)
+		d.verb.rw.Cell(id, i)
 		for _, v := range d.vrow.values {
-			d.verb.rw.str(v)
+			d.verb.rw.Value(v)
 		}
-		if err := d.verb.rw.end(); err != nil {
+		if err := d.verb.rw.EndRow(); err != nil {
 			return err
 		}
 		if m := str(media, i); m != "" {
@@ -185,11 +186,11 @@ func (d *dwcaWriter) writeMedia(id cellFn, i int, js string) error {
 	var err error
 	gjson.Parse(js).ForEach(func(_, row gjson.Result) bool {
 		d.mrow.parse(row.Raw)
-		d.media.rw.cell(id, i)
+		d.media.rw.Cell(id, i)
 		for _, v := range d.mrow.values {
-			d.media.rw.str(v)
+			d.media.rw.Value(v)
 		}
-		err = d.media.rw.end()
+		err = d.media.rw.EndRow()
 		return err == nil
 	})
 	return err
@@ -202,7 +203,7 @@ func (d *dwcaWriter) abort() {
 
 func (d *dwcaWriter) finish(ctx context.Context, res ExportResult, infos []occurrence.DatasetInfo) error {
 	x := d.x
-	if err := d.occ.rw.flush(); err != nil {
+	if err := d.occ.rw.Flush(); err != nil {
 		return err
 	}
 	if err := d.verb.copyInto(x, "verbatim.txt"); err != nil {
@@ -244,13 +245,13 @@ func writeEntry(x *Export, name string, fn func(io.Writer) error) error {
 }
 
 // textSpec is a FileSpec for a download text file.
-func textSpec(rowType, file string, terms []string) FileSpec {
-	s := FileSpec{
+func textSpec(rowType, file string, terms []string) dwca.FileSpec {
+	s := dwca.FileSpec{
 		RowType: rowType, Files: []string{file}, Encoding: "UTF-8", FieldsTerminatedBy: "\t",
 		LinesTerminatedBy: "\n", FieldsEnclosedBy: "", IgnoreHeaderLines: 1, IDIndex: 0,
 	}
 	for i, t := range terms {
-		s.Fields = append(s.Fields, Field{Index: i, Term: t})
+		s.Fields = append(s.Fields, dwca.Field{Index: i, Term: t})
 	}
 	return s
 }
@@ -265,9 +266,9 @@ func (d *dwcaWriter) writeMeta(x *Export) error {
 	for _, c := range MultimediaColumns {
 		mediaTerms = append(mediaTerms, occurrence.NSDC+c)
 	}
-	m := Meta{
+	m := dwca.Meta{
 		Core: textSpec(occurrence.RowTypeOccurrence, "occurrence.txt", occTerms),
-		Extensions: []FileSpec{
+		Extensions: []dwca.FileSpec{
 			textSpec(occurrence.RowTypeOccurrence, "verbatim.txt", append([]string{gbifID}, d.verbCols...)),
 			textSpec(occurrence.RowTypeMultimedia, "multimedia.txt", mediaTerms),
 		},

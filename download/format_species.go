@@ -1,4 +1,4 @@
-package dwca
+package download
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/biodiversity-downloads/downloader/dwca"
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
 
@@ -141,7 +142,7 @@ func (s *speciesList) finish(context.Context, ExportResult, []occurrence.Dataset
 	if err != nil {
 		return err
 	}
-	tw := NewTextWriter(w)
+	tw := dwca.NewTextWriter(w)
 	tw.WriteHeader(SpeciesListColumns)
 	countAt := slices.Index(SpeciesListColumns, "numberOfOccurrences")
 	for _, t := range rows {

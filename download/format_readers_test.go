@@ -1,4 +1,4 @@
-package dwca
+package download
 
 import (
 	"encoding/json"
@@ -9,7 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/biodiversity-downloads/downloader/dwca/internal/readers"
+	"github.com/biodiversity-downloads/downloader/dwca"
+	"github.com/biodiversity-downloads/downloader/internal/readers"
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
 
@@ -75,8 +76,8 @@ func TestReadersDWCA(t *testing.T) {
 		t.Fatalf("python-dwca-reader extension files %v metadata %v", out.Files, out.Metadata)
 	}
 	for i := range n {
-		if out.IDs[i] != strconv.Itoa(1000+i) || out.Loc[i] != CleanValue(tricky[i%len(tricky)]) {
-			t.Errorf("row %d: id %q locality %q, want %q", i, out.IDs[i], out.Loc[i], CleanValue(tricky[i%len(tricky)]))
+		if out.IDs[i] != strconv.Itoa(1000+i) || out.Loc[i] != dwca.CleanValue(tricky[i%len(tricky)]) {
+			t.Errorf("row %d: id %q locality %q, want %q", i, out.IDs[i], out.Loc[i], dwca.CleanValue(tricky[i%len(tricky)]))
 		}
 	}
 }
@@ -115,7 +116,7 @@ func TestReadersSimpleCSVAndSpeciesList(t *testing.T) {
 			if len(r) != wantCols {
 				t.Fatalf("%s row %d: %d cells", f, i, len(r))
 			}
-			if f == FormatSimpleCSV && r[16] != CleanValue(tricky[i%len(tricky)]) {
+			if f == FormatSimpleCSV && r[16] != dwca.CleanValue(tricky[i%len(tricky)]) {
 				t.Errorf("row %d locality %q", i, r[16])
 			}
 		}

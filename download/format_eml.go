@@ -1,4 +1,4 @@
-package dwca
+package download
 
 import (
 	"bufio"
@@ -7,6 +7,7 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/biodiversity-downloads/downloader/dwca"
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
 
@@ -63,7 +64,7 @@ func downloadCitation(x *Export) string {
 // download itself.
 func writeDownloadEML(w io.Writer, x *Export, res ExportResult, datasets int) error {
 	bw := bufio.NewWriter(w)
-	e := escapeAttr
+	e := dwca.EscapeXML
 	summary := fmt.Sprintf("A dataset containing %s from %s.", plural64(res.Records, "record", "records"),
 		plural(datasets, "dataset", "datasets"))
 	query := "Records matching: " + queryWords(x.spec.Predicate) + "."
@@ -129,7 +130,7 @@ func writeCitations(w io.Writer, x *Export, res ExportResult, infos []occurrence
 		if c == "" {
 			c = datasetTitle(in) + ". Dataset " + in.Key + "."
 		}
-		fmt.Fprintf(bw, "%s (%s)\n", CleanValue(c), plural64(res.Datasets[in.Key], "record", "records"))
+		fmt.Fprintf(bw, "%s (%s)\n", dwca.CleanValue(c), plural64(res.Datasets[in.Key], "record", "records"))
 	}
 	return bw.Flush()
 }
@@ -151,7 +152,7 @@ func writeRights(w io.Writer, res ExportResult, infos []occurrence.DatasetInfo, 
 		if rankLicence(lic) == licUnknown {
 			lic += " (not a recognized licence)"
 		}
-		fmt.Fprintf(bw, "Dataset: %s\nKey: %s\nRights as supplied: %s\n\n", CleanValue(datasetTitle(in)), in.Key, CleanValue(lic))
+		fmt.Fprintf(bw, "Dataset: %s\nKey: %s\nRights as supplied: %s\n\n", dwca.CleanValue(datasetTitle(in)), in.Key, dwca.CleanValue(lic))
 	}
 	return bw.Flush()
 }

@@ -1,4 +1,4 @@
-package dwca
+package download
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/biodiversity-downloads/downloader/dwca"
 	"github.com/biodiversity-downloads/downloader/occurrence"
 	"github.com/biodiversity-downloads/downloader/occurrence/parquet"
 )
@@ -180,15 +181,15 @@ func TestDictTextCleansLikeCell(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got, want bytes.Buffer
-	gw, ww := newRowWriter(&got), newRowWriter(&want)
+	gw, ww := dwca.NewExclusiveTextWriter(&got), dwca.NewExclusiveTextWriter(&want)
 	for i := 0; i < d.Len(); i++ {
-		gw.cleanCell(fn, i)
-		ww.cell(pfn, i)
+		gw.CleanCell(fn, i)
+		ww.Cell(pfn, i)
 	}
-	gw.end()
-	ww.end()
-	gw.flush()
-	ww.flush()
+	gw.EndRow()
+	ww.EndRow()
+	gw.Flush()
+	ww.Flush()
 	if got.String() != want.String() {
 		t.Fatalf("dictionary row\n%q\nplain row\n%q", got.String(), want.String())
 	}

@@ -1,9 +1,7 @@
-package dwca
+package download
 
 import (
-	"encoding/binary"
 	"fmt"
-	"io"
 	"math"
 	"strconv"
 	"time"
@@ -11,6 +9,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/tidwall/gjson"
+
+	"github.com/biodiversity-downloads/downloader/dwca"
 )
 
 // batch is a record batch with its columns looked up by name.
@@ -51,7 +51,7 @@ func str(a arrow.Array, i int) string {
 
 // cellFn appends the GBIF text form of row i of a column to dst; a null
 // appends nothing.
-type cellFn func(dst []byte, i int) []byte
+type cellFn = dwca.CellFunc
 
 // timeLayout is ISO 8601 in UTC with milliseconds only when there are any.
 const timeLayout = "2006-01-02T15:04:05.999Z"
@@ -151,7 +151,7 @@ func cleanOutput(a arrow.Array) bool {
 	case *array.Int32, *array.Int64, *array.Float64, *array.Boolean, *array.Timestamp:
 		return true
 	case *array.String:
-		return plainASCII(a.ValueBytes())
+		return dwca.PlainASCII(a.ValueBytes())
 	}
 	return false
 }
@@ -213,139 +213,6 @@ func appendFloat(dst []byte, v float64) []byte {
 
 // formatTime is timeLayout for one value.
 func formatTime(t time.Time) string { return t.UTC().Format(timeLayout) }
-
-// rowWriter writes text rows for TextWriter and the download formats (tab
-// separated, "\n" ends, the CleanValue rules applied to every cell), built
-// in one buffer handed to w in large writes: a download's hot path. Cells that are
-// printable ASCII, nearly all of them, are checked eight bytes at a time and
-// copied once.
-type rowWriter struct {
-	w     io.Writer
-	buf   []byte
-	cells int // cells in the current row
-	err   error
-	// direct is w's AvailableBuffer when it has one (the zip writer's
-	// entries): rows are then built in the free space of the chunk being
-	// deflated and handed over without a copy.
-	direct func() []byte
-	own    []byte // the buffer otherwise
-	limit  int    // flush once buf is this long
-}
-
-const (
-	rowFlushBytes = 256 << 10
-	// rowMargin is the room a direct buffer keeps for the row being built;
-	// a longer row outgrows the buffer and is copied.
-	rowMargin = 64 << 10
-)
-
-// newRowWriter returns a rowWriter on w, building rows in w's free space
-// when w offers it (AvailableBuffer): w must then be written through the
-// rowWriter only, as the formats' own zip entries are (NewTextWriter, whose
-// caller keeps w, does not use it).
-func newRowWriter(w io.Writer) *rowWriter {
-	r := &rowWriter{w: w}
-	if ab, ok := w.(interface{ AvailableBuffer() []byte }); ok {
-		r.direct = ab.AvailableBuffer
-	}
-	r.reset()
-	return r
-}
-
-// reset starts an empty buffer: the writer's free space when it offers
-// enough, else the rowWriter's own.
-func (r *rowWriter) reset() {
-	if r.direct != nil {
-		if b := r.direct(); cap(b) >= 2*rowMargin {
-			r.buf, r.limit = b, cap(b)-rowMargin
-			return
-		}
-	}
-	if r.own == nil {
-		r.own = make([]byte, 0, rowFlushBytes+rowMargin)
-	}
-	r.buf, r.limit = r.own[:0], rowFlushBytes
-}
-
-func (r *rowWriter) sep() {
-	if r.cells > 0 {
-		r.buf = append(r.buf, '\t')
-	}
-	r.cells++
-}
-
-// cell appends row i of a formatted column.
-func (r *rowWriter) cell(f cellFn, i int) {
-	r.sep()
-	start := len(r.buf)
-	r.buf = f(r.buf, i)
-	if v := r.buf[start:]; !plainASCII(v) && needsCleaning(v) {
-		r.buf = append(r.buf[:start], CleanValue(string(v))...)
-	}
-}
-
-// str appends one value.
-func (r *rowWriter) str(s string) {
-	r.sep()
-	r.buf = appendText(r.buf, s)
-}
-
-// appendText appends s with the CleanValue rules applied: as it is when
-// nothing needs replacing, nearly always (printable ASCII is checked eight
-// bytes at a time).
-func appendText(dst []byte, s string) []byte {
-	if plainASCII([]byte(s)) || !needsCleaning(s) {
-		return append(dst, s...)
-	}
-	return appendCleaned(dst, s)
-}
-
-// row writes a whole row of values.
-func (r *rowWriter) row(values []string) error {
-	for _, v := range values {
-		r.str(v)
-	}
-	return r.end()
-}
-
-// end finishes the row, writing the buffer out when it is large.
-func (r *rowWriter) end() error {
-	r.buf = append(r.buf, '\n')
-	r.cells = 0
-	if len(r.buf) >= r.limit {
-		return r.flush()
-	}
-	return r.err
-}
-
-// flush writes buffered rows to w.
-func (r *rowWriter) flush() error {
-	if r.err == nil && len(r.buf) > 0 {
-		_, r.err = r.w.Write(r.buf)
-	}
-	r.reset()
-	return r.err
-}
-
-// plainASCII reports whether b holds only bytes 0x20..0x7f, eight at a time:
-// (x - 0x20..) | x has a high bit set exactly where some byte is below 0x20
-// (borrow) or at least 0x80.
-func plainASCII(b []byte) bool {
-	const lo, hi = 0x2020202020202020, 0x8080808080808080
-	for len(b) >= 8 {
-		x := binary.LittleEndian.Uint64(b)
-		if ((x-lo)|x)&hi != 0 {
-			return false
-		}
-		b = b[8:]
-	}
-	for _, c := range b {
-		if c < 0x20 || c >= 0x80 {
-			return false
-		}
-	}
-	return true
-}
 
 // verbatimRow extracts chosen keys of a verbatim JSON object
 // ({"country": "Denmark", "dcterms:modified": ...}, see

@@ -13,7 +13,7 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/biodiversity-downloads/downloader/dwca/internal/readers"
+	"github.com/biodiversity-downloads/downloader/internal/readers"
 )
 
 // sample builds n bytes of text that compresses like occurrence rows.

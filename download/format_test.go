@@ -1,4 +1,4 @@
-package dwca
+package download
 
 import (
 	"bytes"
@@ -16,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
+	"github.com/biodiversity-downloads/downloader/dwca"
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
 
@@ -35,7 +36,7 @@ func TestSimpleCSV(t *testing.T) {
 	loc, lat, lon := column(t, rows, "locality"), column(t, rows, "decimalLatitude"), column(t, rows, "decimalLongitude")
 	elev, li, ts := column(t, rows, "elevation"), column(t, rows, "lastInterpreted"), column(t, rows, "typeStatus")
 	for i, r := range rows[1:] {
-		if want := CleanValue(tricky[i%len(tricky)]); r[loc] != want {
+		if want := dwca.CleanValue(tricky[i%len(tricky)]); r[loc] != want {
 			t.Errorf("row %d locality %q, want %q", i, r[loc], want)
 		}
 		if want := strconv.FormatFloat(55.5+float64(i)/1000, 'f', -1, 64); r[lat] != want {

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/biodiversity-downloads/downloader/dwca/internal/readers"
+	"github.com/biodiversity-downloads/downloader/internal/readers"
 )
 
 // The zip64 tests write multi-gigabyte streams; they run in the full test

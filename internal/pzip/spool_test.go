@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/biodiversity-downloads/downloader/dwca/internal/readers"
+	"github.com/biodiversity-downloads/downloader/internal/readers"
 )
 
 func TestSpools(t *testing.T) {

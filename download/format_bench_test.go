@@ -1,4 +1,4 @@
-package dwca
+package download
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/klauspost/compress/flate"
 
+	"github.com/biodiversity-downloads/downloader/dwca"
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
 
@@ -76,12 +77,12 @@ func benchExport(b *testing.B, w io.Writer) int64 {
 var csvBytes = sync.OnceValue(func() []byte {
 	var tw bytes.Buffer
 	t := newTableWriter(mustFields(benchFields))
-	t.rw = newRowWriter(&tw)
+	t.rw = dwca.NewExclusiveTextWriter(&tw)
 	for _, rec := range benchBatches() {
 		bt := newBatch(rec)
 		t.writeBatch(bt)
 	}
-	t.rw.flush()
+	t.rw.Flush()
 	return tw.Bytes()
 })
 
@@ -127,12 +128,12 @@ func BenchmarkFormatOnlyCSV(b *testing.B) {
 	defer cpuMetric(b)()
 	for b.Loop() {
 		t := newTableWriter(fields)
-		t.rw = newRowWriter(io.Discard)
+		t.rw = dwca.NewExclusiveTextWriter(io.Discard)
 		for _, rec := range benchBatches() {
 			bt := newBatch(rec)
 			t.writeBatch(bt)
 		}
-		t.rw.flush()
+		t.rw.Flush()
 	}
 }
 

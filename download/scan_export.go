@@ -1,4 +1,4 @@
-package dwca
+package download
 
 import (
 	"context"
