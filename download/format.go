@@ -18,33 +18,6 @@ import (
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
 
-// Format is a download format, named as GBIF names them.
-type Format string
-
-// Download formats.
-const (
-	FormatDWCA          Format = "DWCA"
-	FormatSimpleCSV     Format = "SIMPLE_CSV"
-	FormatSpeciesList   Format = "SPECIES_LIST"
-	FormatSimpleParquet Format = "SIMPLE_PARQUET"
-)
-
-// Formats lists the supported formats.
-var Formats = []Format{FormatDWCA, FormatSimpleCSV, FormatSpeciesList, FormatSimpleParquet}
-
-// ErrFormat marks an unknown format or a bad field choice.
-var ErrFormat = errors.New("dwca: bad download format")
-
-// ParseFormat accepts a format name in any case.
-func ParseFormat(s string) (Format, error) {
-	for _, f := range Formats {
-		if strings.EqualFold(s, string(f)) {
-			return f, nil
-		}
-	}
-	return "", fmt.Errorf("%w: %q (want one of DWCA, SIMPLE_CSV, SPECIES_LIST, SIMPLE_PARQUET)", ErrFormat, s)
-}
-
 // ExportSpec says what a download contains.
 type ExportSpec struct {
 	Format Format
@@ -119,6 +92,7 @@ type formatWriter interface {
 // scan's batches with Write and finish with Close.
 type Export struct {
 	spec    ExportSpec
+	format  FormatInfo
 	opts    ExportOptions
 	zw      *pzip.Writer
 	out     *hashWriter
@@ -135,13 +109,14 @@ func NewExport(ctx context.Context, w io.Writer, spec ExportSpec, opts ExportOpt
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	f, err := ParseFormat(string(spec.Format))
+	name, err := ParseFormat(string(spec.Format))
 	if err != nil {
 		return nil, err
 	}
-	spec.Format = f
-	if spec.Fields != nil && f != FormatSimpleCSV && f != FormatSimpleParquet {
-		return nil, fmt.Errorf("%w: fields can be chosen for SIMPLE_CSV and SIMPLE_PARQUET, not %s", ErrFormat, f)
+	f, _ := name.Info()
+	spec.Format = name
+	if spec.Fields != nil && !f.Fields {
+		return nil, fmt.Errorf("%w: fields can be chosen for %s, not %s", ErrFormat, strings.Join(fieldFormats(), " and "), name)
 	}
 	if spec.Key == "" {
 		spec.Key = "occurrence"
@@ -153,22 +128,13 @@ func NewExport(ctx context.Context, w io.Writer, spec ExportSpec, opts ExportOpt
 	if created.IsZero() {
 		created = time.Now().UTC()
 	}
-	x := &Export{spec: spec, opts: opts, out: &hashWriter{w: w, h: sha256.New()}, created: created}
+	x := &Export{spec: spec, format: f, opts: opts, out: &hashWriter{w: w, h: sha256.New()}, created: created}
 	zw, err := pzip.NewWriter(x.out, opts.Zip)
 	if err != nil {
 		return nil, err
 	}
 	x.zw = zw
-	switch spec.Format {
-	case FormatDWCA:
-		x.fw, err = newDWCAWriter(x)
-	case FormatSimpleCSV:
-		x.fw, err = newSimpleCSV(x)
-	case FormatSpeciesList:
-		x.fw, err = newSpeciesList(x)
-	case FormatSimpleParquet:
-		x.fw, err = newSimpleParquet(x)
-	}
+	x.fw, err = f.open(x)
 	if err != nil {
 		if x.fw != nil {
 			x.fw.abort()

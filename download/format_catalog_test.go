@@ -59,7 +59,8 @@ func TestExportFailsWhenCatalogLookupFails(t *testing.T) {
 	}()
 	ctx := context.Background()
 	for _, c := range cases {
-		for _, f := range Formats {
+		for _, info := range Formats() {
+			f := info.Name
 			if c.c.eml && f != FormatDWCA {
 				continue // only DWCA carries the datasets' EML
 			}

@@ -9,6 +9,19 @@ import (
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
 
+// FormatSimpleCSV is GBIF's SIMPLE_CSV download.
+const FormatSimpleCSV Format = "SIMPLE_CSV"
+
+func init() {
+	register(FormatInfo{
+		Name:        FormatSimpleCSV,
+		Description: "one tab-separated <key>.csv of GBIF's 50 columns, or of the fields chosen",
+		Extension:   ".zip", ContentType: "application/zip", Fields: true, Dictionaries: true,
+		BytesPerRecord: 46, CompressionRatio: 10.5, Order: 1,
+		open: newSimpleCSV,
+	})
+}
+
 // SimpleCSVColumns are GBIF's SIMPLE_CSV columns in GBIF's order.
 var SimpleCSVColumns = []string{
 	"gbifID", "datasetKey", "occurrenceID", "kingdom", "phylum", "class", "order", "family",

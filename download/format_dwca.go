@@ -20,6 +20,19 @@ var MultimediaColumns = []string{
 	"created", "creator", "contributor", "publisher", "license", "rightsHolder",
 }
 
+// FormatDWCA is GBIF's Darwin Core Archive download.
+const FormatDWCA Format = "DWCA"
+
+func init() {
+	register(FormatInfo{
+		Name:        FormatDWCA,
+		Description: "Darwin Core Archive: interpreted occurrence.txt, verbatim.txt, multimedia.txt, meta.xml, the download's and each dataset's EML, citations and rights",
+		Extension:   ".zip", ContentType: "application/zip", Dictionaries: true,
+		BytesPerRecord: 115, CompressionRatio: 10.5, Order: 0,
+		open: newDWCAWriter,
+	})
+}
+
 // dwcaWriter is GBIF's DWCA download. occurrence.txt is written straight
 // into the archive while verbatim.txt and multimedia.txt are deflated by the
 // same workers into temporary files (pzip spools) and copied in at the end.

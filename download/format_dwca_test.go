@@ -103,7 +103,8 @@ func TestDWCA(t *testing.T) {
 }
 
 func TestDWCAEmpty(t *testing.T) {
-	for _, f := range Formats {
+	for _, info := range Formats() {
+		f := info.Name
 		var buf strings.Builder
 		x, err := NewExport(t.Context(), &buf, ExportSpec{Format: f}, ExportOptions{TempDir: t.TempDir()})
 		if err != nil {

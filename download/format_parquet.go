@@ -41,6 +41,19 @@ type simpleParquet struct {
 	mem    memory.Allocator
 }
 
+// FormatSimpleParquet is GBIF's SIMPLE_PARQUET download.
+const FormatSimpleParquet Format = "SIMPLE_PARQUET"
+
+func init() {
+	register(FormatInfo{
+		Name:        FormatSimpleParquet,
+		Description: "Parquet files of GBIF's simple columns, or of the fields chosen, under occurrence.parquet/",
+		Extension:   ".zip", ContentType: "application/zip", Fields: true,
+		BytesPerRecord: 58, CompressionRatio: 1, Order: 7,
+		open: newSimpleParquet,
+	})
+}
+
 func newSimpleParquet(x *Export) (formatWriter, error) {
 	names := x.spec.Fields
 	var fields []field

@@ -60,6 +60,20 @@ var taxonNameColumns = []string{occurrence.ColScientificName, occurrence.ColTaxo
 	occurrence.ColPhylum, occurrence.ColClass, occurrence.ColOrder, occurrence.ColFamily,
 	occurrence.ColGenus, occurrence.ColSpecies}
 
+// FormatSpeciesList is GBIF's SPECIES_LIST download.
+const FormatSpeciesList Format = "SPECIES_LIST"
+
+func init() {
+	register(FormatInfo{
+		Name:        FormatSpeciesList,
+		Description: "one tab-separated <key>.csv with a row per taxon and its number of occurrences",
+		Extension:   ".zip", ContentType: "application/zip", Dictionaries: true,
+		// SPECIES_LIST grows with taxa, not records: a rough guide only.
+		BytesPerRecord: 8, CompressionRatio: 5.2, Order: 6,
+		open: newSpeciesList,
+	})
+}
+
 func newSpeciesList(x *Export) (formatWriter, error) {
 	s := &speciesList{x: x, taxa: map[string]*taxonRow{}}
 	for _, c := range SpeciesListColumns {

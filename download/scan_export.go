@@ -52,14 +52,5 @@ func (x *Export) WriteScan(ctx context.Context, t occurrence.Table, snap occurre
 }
 
 // acceptsDictionaries reports whether the export's format takes string
-// columns dictionary-encoded as well as plain (occurrence.ScanRequest's
-// Dictionaries): the text formats do (cellFor, str, dictText);
-// SIMPLE_PARQUET writes the scan's arrays as they are and needs one type
-// per column for its whole file.
-func (x *Export) acceptsDictionaries() bool {
-	switch x.spec.Format {
-	case FormatDWCA, FormatSimpleCSV, FormatSpeciesList:
-		return true
-	}
-	return false
-}
+// columns dictionary-encoded as well as plain (FormatInfo.Dictionaries).
+func (x *Export) acceptsDictionaries() bool { return x.format.Dictionaries }

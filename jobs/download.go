@@ -62,9 +62,6 @@ var (
 	ErrEngineUnavailable = errors.New("no occurrence table configured")
 )
 
-// Formats are the download formats the service accepts.
-var Formats = []string{"DWCA", "SIMPLE_CSV", "SPECIES_LIST", "SIMPLE_PARQUET"}
-
 // Request is a download request as GBIF's PredicateDownloadRequest serializes it.
 type Request struct {
 	Predicate             json.RawMessage `json:"predicate"`

@@ -7,6 +7,8 @@ import (
 	"net/mail"
 	"slices"
 	"strings"
+
+	"github.com/biodiversity-downloads/downloader/download"
 )
 
 // Property names GBIF's download request deserializer accepts, aliases
@@ -38,7 +40,7 @@ func DecodeRequest(body []byte) (Request, error) {
 			return Request{}, fmt.Errorf("%w: unknown JSON property '%s'", ErrInvalidRequest, name)
 		}
 	}
-	r := Request{Format: "DWCA", Type: "OCCURRENCE", Predicate: fields["predicate"]}
+	r := Request{Format: string(download.FormatDWCA), Type: "OCCURRENCE", Predicate: fields["predicate"]}
 	if err := decodeStrings(fields, &r); err != nil {
 		return Request{}, err
 	}
@@ -98,10 +100,10 @@ func decodeField(fields map[string]json.RawMessage, name string, dst any) error 
 // validate checks what does not depend on the caller or the table.
 func (r *Request) validate() error {
 	if r.Format == "" {
-		r.Format = "DWCA"
+		r.Format = string(download.FormatDWCA)
 	}
-	if !slices.Contains(Formats, r.Format) {
-		return fmt.Errorf("%w: format %q (want one of %s)", ErrUnknownFormat, r.Format, strings.Join(Formats, ", "))
+	if _, err := download.LookupFormat(r.Format); err != nil {
+		return fmt.Errorf("%w: format %q (want one of %s)", ErrUnknownFormat, r.Format, strings.Join(download.FormatNames(), ", "))
 	}
 	if r.Type == "" {
 		r.Type = "OCCURRENCE"

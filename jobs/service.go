@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
+
+	"github.com/biodiversity-downloads/downloader/download"
 )
 
 // Role says what a process does: serve the API, run exports, or both.
@@ -374,24 +376,19 @@ type Estimate struct {
 	Format                    string `json:"format"`
 }
 
-// Default archive bytes per record and uncompressed/compressed ratios,
-// measured by exporting web/testdata's two samples (1,553 records) in each
-// format; replaced by the observed average once downloads in a format have
-// succeeded. SPECIES_LIST grows with taxa, not records: a rough guide only.
-var (
-	defaultCompressedBytesPerRecord = map[string]float64{"DWCA": 115, "SIMPLE_CSV": 46, "SPECIES_LIST": 8, "SIMPLE_PARQUET": 58}
-	compressionRatio                = map[string]float64{"DWCA": 10.5, "SIMPLE_CSV": 10.5, "SPECIES_LIST": 5.2, "SIMPLE_PARQUET": 1}
-)
-
-// Count counts the records of a predicate and estimates the archive size.
+// Count counts the records of a predicate and estimates the archive size:
+// the average bytes per record of the format's succeeded downloads, else
+// the format's own estimate (download.FormatInfo), and its compression
+// ratio.
 func (s *Service) Count(ctx context.Context, format string, predicate json.RawMessage) (Estimate, error) {
 	if s.engine == nil {
 		return Estimate{}, ErrEngineUnavailable
 	}
 	if format == "" {
-		format = "DWCA"
+		format = string(download.FormatDWCA)
 	}
-	if _, ok := compressionRatio[format]; !ok {
+	info, err := download.LookupFormat(format)
+	if err != nil {
 		return Estimate{}, fmt.Errorf("%w: format %q", ErrUnknownFormat, format)
 	}
 	pred, err := s.engine.CheckPredicate(predicate)
@@ -404,11 +401,11 @@ func (s *Service) Count(ctx context.Context, format string, predicate json.RawMe
 	}
 	per, err := s.db.averageBytesPerRecord(ctx, format)
 	if err != nil || per == 0 {
-		per = defaultCompressedBytesPerRecord[format]
+		per = info.BytesPerRecord
 	}
 	comp := int64(per * float64(n))
 	return Estimate{Count: n, EstimatedCompressedSize: comp, Format: format,
-		EstimatedUncompressedSize: int64(float64(comp) * compressionRatio[format])}, nil
+		EstimatedUncompressedSize: int64(float64(comp) * info.CompressionRatio)}, nil
 }
 
 // PredicateFromQuery converts portal search parameters to predicate JSON.

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/biodiversity-downloads/downloader/download"
 	"github.com/biodiversity-downloads/downloader/jobs"
 )
 
@@ -123,7 +124,7 @@ func (s *Server) getPredicate(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if req.Format == "" {
-		req.Format = "DWCA"
+		req.Format = string(download.FormatDWCA)
 	}
 	req.VerbatimExtensions = []string{}
 	writeJSON(w, http.StatusOK, req)

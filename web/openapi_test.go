@@ -5,9 +5,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/biodiversity-downloads/downloader/download"
+	"github.com/biodiversity-downloads/downloader/jobs"
 )
 
 type openAPIDocument struct {
@@ -95,5 +99,37 @@ func TestOpenAPIServed(t *testing.T) {
 	var d openAPIDocument
 	if err := json.Unmarshal(rec.Body.Bytes(), &d); err != nil || len(d.Paths) == 0 {
 		t.Fatalf("served document: %v", err)
+	}
+}
+
+// TestOpenAPIListsWhatTheCodeDefines: the served document's Format and
+// Status enums are the format registry's and the job service's lists, and
+// every documented property of those types refers to them.
+func TestOpenAPIListsWhatTheCodeDefines(t *testing.T) {
+	var d struct {
+		Components struct {
+			Schemas map[string]struct {
+				Enum []string `json:"enum"`
+			} `json:"schemas"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(openAPIDoc, &d); err != nil {
+		t.Fatal(err)
+	}
+	var statuses []string
+	for _, s := range jobs.Statuses {
+		statuses = append(statuses, string(s))
+	}
+	for name, want := range map[string][]string{"Format": download.FormatNames(), "Status": statuses} {
+		got := d.Components.Schemas[name].Enum
+		if len(want) < 4 || !slices.Equal(got, want) {
+			t.Errorf("schema %s enum %v, the code defines %v", name, got, want)
+		}
+	}
+	// The source document holds no copy of the lists.
+	for _, f := range download.FormatNames() {
+		if strings.Contains(string(openAPISource), `"`+f+`"`) {
+			t.Errorf("openapi.json spells out format %s; the registry is the one list", f)
+		}
 	}
 }

@@ -5,7 +5,6 @@ package web
 
 import (
 	"context"
-	_ "embed"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -16,9 +15,6 @@ import (
 
 	"github.com/biodiversity-downloads/downloader/jobs"
 )
-
-//go:embed openapi.json
-var openAPIDoc []byte
 
 // Config holds the API's settings.
 type Config struct {

@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
+
+	"github.com/biodiversity-downloads/downloader/download"
 )
 
 //go:embed samples/*.zip samples/*.xml
@@ -23,7 +26,7 @@ func runDemo(ctx context.Context, args []string, env *Env) error {
 	fs := newFlagSet("demo", env)
 	dir := fs.String("dir", "demo", "working directory for the table and the download")
 	query := fs.String("query", "basisOfRecord=PRESERVED_SPECIMEN&basisOfRecord=HUMAN_OBSERVATION", "portal query to count and export")
-	format := fs.String("format", "DWCA", "download format")
+	format := fs.String("format", string(download.FormatDWCA), "download format: "+strings.Join(download.FormatNames(), ", "))
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

@@ -17,7 +17,7 @@ import (
 )
 
 func init() {
-	register("export", "write a download archive (DWCA, SIMPLE_CSV, SPECIES_LIST, SIMPLE_PARQUET) of matching records", runExport)
+	register("export", "write a download archive ("+strings.Join(download.FormatNames(), ", ")+") of matching records", runExport)
 }
 
 // exportConfig is the export command's flags.
@@ -32,8 +32,8 @@ func parseExportFlags(args []string, env *Env) (exportConfig, error) {
 	fs.StringVar(&c.table, "table", "", "occurrence table: a directory or hbase://host:port/name")
 	fs.StringVar(&c.query, "query", "", "portal query string, e.g. 'country=DK&year=2000,2010'")
 	fs.StringVar(&c.predicate, "predicate", "", "file with GBIF predicate JSON ('-' for stdin)")
-	fs.StringVar(&c.format, "format", "DWCA", "DWCA, SIMPLE_CSV, SPECIES_LIST or SIMPLE_PARQUET")
-	fs.StringVar(&c.fields, "fields", "", "SIMPLE_CSV/SIMPLE_PARQUET columns, comma separated: interpreted columns or verbatim terms")
+	fs.StringVar(&c.format, "format", string(download.FormatDWCA), "download format: "+formatHelp())
+	fs.StringVar(&c.fields, "fields", "", "columns of the formats that take a choice (see --format), comma separated: interpreted columns or verbatim terms")
 	fs.StringVar(&c.out, "o", "", "output zip file ('-' for stdout)")
 	fs.StringVar(&c.key, "key", "", "download key (names the SIMPLE_CSV entry; default: occurrence)")
 	fs.StringVar(&c.tmp, "tmp", "", "directory for DWCA's temporary files (default: the system's)")
@@ -125,6 +125,18 @@ func exportTo(ctx context.Context, sink *sink, t occurrence.Backend, snap occurr
 	res, _, err := x.WriteScan(ctx, t, snap, occurrence.ScanOptions{Workers: c.workers}, bar.progress)
 	bar.done()
 	return res, err
+}
+
+// formatHelp lists the registered formats for --format's help.
+func formatHelp() string {
+	var b strings.Builder
+	for _, f := range download.Formats() {
+		fmt.Fprintf(&b, "\n    %s: %s", f.Name, f.Description)
+		if f.Fields {
+			b.WriteString(" (--fields)")
+		}
+	}
+	return b.String()
 }
 
 func startCPUProfile(path string) (stop func(), err error) {
