@@ -21,11 +21,11 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/biodiversity-downloads/downloader/dwca"
+	"github.com/biodiversity-downloads/downloader/ingest"
 	"github.com/biodiversity-downloads/downloader/jobs"
 	"github.com/biodiversity-downloads/downloader/jobs/storage/local"
 	"github.com/biodiversity-downloads/downloader/jobs/tableexport"
 	"github.com/biodiversity-downloads/downloader/occurrence"
-	"github.com/biodiversity-downloads/downloader/ingest"
 	"github.com/biodiversity-downloads/downloader/occurrence/parquet"
 	"github.com/biodiversity-downloads/downloader/web"
 )
