@@ -6,25 +6,25 @@ import (
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
 
-// File names of a converted archive.
+// File names of a converted archive (WriteArchive).
 const (
-	CoreFile = "occurrence.txt"
-	EMLFile  = "eml.xml"
+	coreFile = "occurrence.txt"
+	emlFile  = "eml.xml"
 )
 
-// ExtensionFiles names the data file of each extension row type.
-var ExtensionFiles = map[string]string{
+// extensionFiles names the data file of each extension row type.
+var extensionFiles = map[string]string{
 	occurrence.RowTypeIdentification: "identification.txt",
 	occurrence.RowTypeMultimedia:     "multimedia.txt",
 	occurrence.RowTypeMeasurement:    "measurementorfact.txt",
 }
 
-// CoreHeader and ExtensionHeader are the header rows (short term names).
-func CoreHeader() []string { return shortNames(CoreTerms) }
+// coreHeader is the header row of the core file (short term names).
+func coreHeader() []string { return shortNames(coreTerms) }
 
-// ExtensionHeader is the header row of an extension file.
-func ExtensionHeader(rowType string) []string {
-	return append([]string{"coreid"}, shortNames(ExtensionTerms[rowType])...)
+// extensionHeader is the header row of an extension file.
+func extensionHeader(rowType string) []string {
+	return append([]string{"coreid"}, shortNames(extensionTerms[rowType])...)
 }
 
 func shortNames(terms []string) []string {
@@ -44,19 +44,19 @@ func RecordID(rec occurrence.RawRecord) string {
 	return rec.Source
 }
 
-// CoreRow fills buf (reused when large enough) with the core columns.
-func CoreRow(rec occurrence.RawRecord, buf []string) []string {
-	buf = fill(buf, len(CoreTerms))
-	for i, t := range CoreTerms {
+// coreRow fills buf (reused when large enough) with the core columns.
+func coreRow(rec occurrence.RawRecord, buf []string) []string {
+	buf = fill(buf, len(coreTerms))
+	for i, t := range coreTerms {
 		buf[i] = rec.Core[t]
 	}
 	buf[0] = RecordID(rec)
 	return buf
 }
 
-// ExtensionRow fills buf with one extension row: the core id then the terms.
-func ExtensionRow(id, rowType string, row occurrence.Terms, buf []string) []string {
-	terms := ExtensionTerms[rowType]
+// extensionRow fills buf with one extension row: the core id then the terms.
+func extensionRow(id, rowType string, row occurrence.Terms, buf []string) []string {
+	terms := extensionTerms[rowType]
 	buf = fill(buf, len(terms)+1)
 	buf[0] = id
 	for i, t := range terms {

@@ -125,14 +125,14 @@ func goldenTSV(recs []occurrence.RawRecord) string {
 		fmt.Fprintf(&b, "%d\t%s\t%s\t%s\n", rec, row, short(term), strings.NewReplacer("\t", " ", "\n", " ").Replace(val))
 	}
 	for i, r := range recs {
-		for _, term := range CoreTerms {
+		for _, term := range coreTerms {
 			if v := r.Core[term]; v != "" {
 				line(i+1, "core", term, v)
 			}
 		}
-		for _, rt := range ExtensionOrder {
+		for _, rt := range extensionOrder {
 			for j, row := range r.Extensions[rt] {
-				for _, term := range ExtensionTerms[rt] {
+				for _, term := range extensionTerms[rt] {
 					if v := row[term]; v != "" {
 						line(i+1, fmt.Sprintf("%s.%d", rowTypeNames[rt], j+1), term, v)
 					}
@@ -176,7 +176,7 @@ func TestSamplesGolden(t *testing.T) {
 func checkDeclared(t *testing.T, recs []occurrence.RawRecord) {
 	t.Helper()
 	declared := map[string]bool{}
-	for _, term := range CoreTerms {
+	for _, term := range coreTerms {
 		declared[term] = true
 	}
 	for _, r := range recs {
@@ -187,7 +187,7 @@ func checkDeclared(t *testing.T, recs []occurrence.RawRecord) {
 		}
 		for rt, rows := range r.Extensions {
 			cols := map[string]bool{}
-			for _, term := range ExtensionTerms[rt] {
+			for _, term := range extensionTerms[rt] {
 				cols[term] = true
 			}
 			for _, row := range rows {

@@ -21,9 +21,9 @@ var identTerms = []string{
 	dwc + "taxonRemarks",
 }
 
-// CoreTerms are the occurrence core columns the mapping can fill, in the
+// coreTerms are the occurrence core columns the mapping can fill, in the
 // order a converted archive writes them. occurrenceID is also the row id.
-var CoreTerms = append([]string{
+var coreTerms = append([]string{
 	dwc + "occurrenceID", dwc + "catalogNumber", dwc + "institutionCode", dwc + "collectionCode",
 	dwc + "basisOfRecord", dwc + "occurrenceStatus", dc + "modified", dc + "references",
 	dc + "license", dwc + "datasetID", dwc + "datasetName",
@@ -50,32 +50,30 @@ var CoreTerms = append([]string{
 	dwc + "typeStatus", gbif + "typifiedName",
 }, identTerms...)
 
-// IdentificationTerms are the columns of the Identification extension
-// (non-preferred identifications).
-var IdentificationTerms = identTerms
-
-// MultimediaTerms are the columns of the GBIF Multimedia extension.
-var MultimediaTerms = []string{
+// multimediaTerms are the columns of the GBIF Multimedia extension.
+var multimediaTerms = []string{
 	dc + "type", dc + "format", dc + "identifier", dc + "references", dc + "title",
 	dc + "description", dc + "created", dc + "creator", dc + "license", dc + "rightsHolder",
 }
 
-// MeasurementTerms are the columns of the MeasurementOrFact extension.
-var MeasurementTerms = []string{
+// measurementTerms are the columns of the MeasurementOrFact extension.
+var measurementTerms = []string{
 	dwc + "measurementType", dwc + "measurementValue", dwc + "measurementAccuracy",
 	dwc + "measurementUnit", dwc + "measurementDeterminedBy", dwc + "measurementDeterminedDate",
 	dwc + "measurementMethod", dwc + "measurementRemarks",
 }
 
-// Extension row types produced by the mapping, with their columns.
-var ExtensionTerms = map[string][]string{
-	occurrence.RowTypeIdentification: IdentificationTerms,
-	occurrence.RowTypeMultimedia:     MultimediaTerms,
-	occurrence.RowTypeMeasurement:    MeasurementTerms,
+// extensionTerms are the extension row types produced by the mapping, with
+// their columns; the Identification extension holds the non-preferred
+// identifications.
+var extensionTerms = map[string][]string{
+	occurrence.RowTypeIdentification: identTerms,
+	occurrence.RowTypeMultimedia:     multimediaTerms,
+	occurrence.RowTypeMeasurement:    measurementTerms,
 }
 
-// ExtensionOrder is the order extensions are written in an archive.
-var ExtensionOrder = []string{occurrence.RowTypeIdentification, occurrence.RowTypeMultimedia, occurrence.RowTypeMeasurement}
+// extensionOrder is the order extensions are written in an archive.
+var extensionOrder = []string{occurrence.RowTypeIdentification, occurrence.RowTypeMultimedia, occurrence.RowTypeMeasurement}
 
 // terms is a Terms builder that drops empty values and keeps the first value
 // set for a key unless overwritten explicitly.

@@ -9,7 +9,6 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/biodiversity-downloads/downloader/dwca"
-	"github.com/biodiversity-downloads/downloader/internal/pzip"
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
 
@@ -33,9 +32,10 @@ func init() {
 	})
 }
 
-// dwcaWriter is GBIF's DWCA download. occurrence.txt is written straight
-// into the archive while verbatim.txt and multimedia.txt are deflated by the
-// same workers into temporary files (pzip spools) and copied in at the end.
+// dwcaWriter is GBIF's DWCA download, written with dwca's archive writer:
+// occurrence.txt is the core, streamed into the zip, while verbatim.txt and
+// multimedia.txt are extensions deflated by the same workers into temporary
+// files and copied in at the end.
 //
 // verbatim.txt has a fixed header, since a stream cannot know the union of
 // terms before its first row: gbifID, the Dublin Core terms, then the Darwin
@@ -43,41 +43,14 @@ func init() {
 // ExportResult.DroppedVerbatimTerms and logged.
 type dwcaWriter struct {
 	x        *Export
+	aw       *dwca.Writer
 	occ      *tableWriter
-	verb     *spoolFile
-	media    *spoolFile
+	verb     *dwca.TextWriter
+	media    *dwca.TextWriter
 	verbCols []string // terms of verbatim.txt after gbifID
 	vrow     *verbatimRow
 	mrow     *verbatimRow // one multimedia object, by MultimediaColumns
 	dropped  map[string]int64
-}
-
-// spoolFile is a pzip spool over a temporary file, written as text.
-type spoolFile struct {
-	*pzip.TempSpool
-	rw *dwca.TextWriter
-}
-
-func newSpoolFile(x *Export, pattern string) (*spoolFile, error) {
-	t, err := x.zw.NewTempSpool(x.opts.TempDir, pattern)
-	if err != nil {
-		return nil, fmt.Errorf("dwca: %w", err)
-	}
-	return &spoolFile{TempSpool: t, rw: dwca.NewExclusiveTextWriter(t)}, nil
-}
-
-// copyInto closes the spool and adds it to the archive as name.
-func (s *spoolFile) copyInto(x *Export, name string) error {
-	if err := s.rw.Flush(); err != nil {
-		return err
-	}
-	return s.Add(x.zw, &pzip.FileHeader{Name: name, Modified: x.created})
-}
-
-func (s *spoolFile) remove() {
-	if s != nil {
-		s.Remove()
-	}
 }
 
 // occurrenceFields are the interpreted columns of occurrence.txt: every
@@ -143,7 +116,9 @@ func newDWCAWriter(x *Export) (formatWriter, error) {
 		}
 		d.dropped[k]++
 	}
-	w, err := x.create("occurrence.txt")
+	d.aw = dwca.NewWriter(x.zw, dwca.WriterOptions{TempDir: x.opts.TempDir, Modified: x.created, Metadata: "metadata.xml"})
+	occ, verb, media := d.fileSpecs()
+	w, err := d.aw.Core(occ)
 	if err != nil {
 		return nil, err
 	}
@@ -151,16 +126,36 @@ func newDWCAWriter(x *Export) (formatWriter, error) {
 	if err := d.occ.rw.WriteRow(d.occ.header()); err != nil {
 		return nil, err
 	}
-	if d.verb, err = newSpoolFile(x, "dwca-verbatim-*"); err != nil {
+	vw, err := d.aw.Extension(verb)
+	if err != nil {
 		return nil, err
 	}
-	if d.media, err = newSpoolFile(x, "dwca-multimedia-*"); err != nil {
+	mw, err := d.aw.Extension(media)
+	if err != nil {
 		d.abort()
 		return nil, err
 	}
-	d.verb.rw.WriteRow(append([]string{occurrence.ColGBIFID}, headerNames(d.verbCols)...))
-	d.media.rw.WriteRow(append([]string{occurrence.ColGBIFID}, MultimediaColumns...))
+	d.verb, d.media = dwca.NewExclusiveTextWriter(vw), dwca.NewExclusiveTextWriter(mw)
+	d.verb.WriteRow(append([]string{occurrence.ColGBIFID}, headerNames(d.verbCols)...))
+	d.media.WriteRow(append([]string{occurrence.ColGBIFID}, MultimediaColumns...))
 	return d, nil
+}
+
+// fileSpecs describes occurrence.txt (the core), verbatim.txt and
+// multimedia.txt (extensions whose column 0, gbifID, is the core id).
+func (d *dwcaWriter) fileSpecs() (occ, verb, media dwca.FileSpec) {
+	occTerms := make([]string, len(d.occ.fields))
+	for i, f := range d.occ.fields {
+		occTerms[i] = f.term
+	}
+	gbifID := occurrence.NSGBIF + "gbifID"
+	mediaTerms := []string{gbifID}
+	for _, c := range MultimediaColumns {
+		mediaTerms = append(mediaTerms, occurrence.NSDC+c)
+	}
+	return dwca.TextFile(occurrence.RowTypeOccurrence, "occurrence.txt", occTerms, 0),
+		dwca.TextFile(occurrence.RowTypeOccurrence, "verbatim.txt", append([]string{gbifID}, d.verbCols...), 0),
+		dwca.TextFile(occurrence.RowTypeMultimedia, "multimedia.txt", mediaTerms, 0)
 }
 
 func (d *dwcaWriter) columns() []string {
@@ -178,11 +173,11 @@ func (d *dwcaWriter) write(b *batch) error {
 	verb, media := b.col(occurrence.ColVerbatim), b.col(occurrence.ColMultimedia)
 	for i := 0; i < b.n; i++ {
 		d.vrow.parse(str(verb, i))
-		d.verb.rw.Cell(id, i)
+		d.verb.Cell(id, i)
 		for _, v := range d.vrow.values {
-			d.verb.rw.Value(v)
+			d.verb.Value(v)
 		}
-		if err := d.verb.rw.EndRow(); err != nil {
+		if err := d.verb.EndRow(); err != nil {
 			return err
 		}
 		if m := str(media, i); m != "" {
@@ -199,37 +194,30 @@ func (d *dwcaWriter) writeMedia(id cellFn, i int, js string) error {
 	var err error
 	gjson.Parse(js).ForEach(func(_, row gjson.Result) bool {
 		d.mrow.parse(row.Raw)
-		d.media.rw.Cell(id, i)
+		d.media.Cell(id, i)
 		for _, v := range d.mrow.values {
-			d.media.rw.Value(v)
+			d.media.Value(v)
 		}
-		err = d.media.rw.EndRow()
+		err = d.media.EndRow()
 		return err == nil
 	})
 	return err
 }
 
-func (d *dwcaWriter) abort() {
-	d.verb.remove()
-	d.media.remove()
-}
+func (d *dwcaWriter) abort() { d.aw.Abort() }
 
 func (d *dwcaWriter) finish(ctx context.Context, res ExportResult, infos []occurrence.DatasetInfo) error {
 	x := d.x
-	if err := d.occ.rw.Flush(); err != nil {
-		return err
+	for _, tw := range []*dwca.TextWriter{d.occ.rw, d.verb, d.media} {
+		if err := tw.Flush(); err != nil {
+			return err
+		}
 	}
-	if err := d.verb.copyInto(x, "verbatim.txt"); err != nil {
-		return err
-	}
-	if err := d.media.copyInto(x, "multimedia.txt"); err != nil {
+	if err := d.aw.Finish(); err != nil {
 		return err
 	}
 	if len(d.dropped) > 0 {
 		x.opts.Logger.Warn("verbatim terms without a column in verbatim.txt", "terms", len(d.dropped))
-	}
-	if err := d.writeMeta(x); err != nil {
-		return err
 	}
 	if err := writeEntry(x, "metadata.xml", func(w io.Writer) error {
 		return writeDownloadEML(w, x, res, len(infos))
@@ -255,39 +243,6 @@ func writeEntry(x *Export, name string, fn func(io.Writer) error) error {
 		return fmt.Errorf("dwca: write %s: %w", name, err)
 	}
 	return nil
-}
-
-// textSpec is a FileSpec for a download text file.
-func textSpec(rowType, file string, terms []string) dwca.FileSpec {
-	s := dwca.FileSpec{
-		RowType: rowType, Files: []string{file}, Encoding: "UTF-8", FieldsTerminatedBy: "\t",
-		LinesTerminatedBy: "\n", FieldsEnclosedBy: "", IgnoreHeaderLines: 1, IDIndex: 0,
-	}
-	for i, t := range terms {
-		s.Fields = append(s.Fields, dwca.Field{Index: i, Term: t})
-	}
-	return s
-}
-
-func (d *dwcaWriter) writeMeta(x *Export) error {
-	occTerms := make([]string, len(d.occ.fields))
-	for i, f := range d.occ.fields {
-		occTerms[i] = f.term
-	}
-	gbifID := occurrence.NSGBIF + "gbifID"
-	mediaTerms := []string{gbifID}
-	for _, c := range MultimediaColumns {
-		mediaTerms = append(mediaTerms, occurrence.NSDC+c)
-	}
-	m := dwca.Meta{
-		Core: textSpec(occurrence.RowTypeOccurrence, "occurrence.txt", occTerms),
-		Extensions: []dwca.FileSpec{
-			textSpec(occurrence.RowTypeOccurrence, "verbatim.txt", append([]string{gbifID}, d.verbCols...)),
-			textSpec(occurrence.RowTypeMultimedia, "multimedia.txt", mediaTerms),
-		},
-		Metadata: "metadata.xml",
-	}
-	return writeEntry(x, "meta.xml", m.WriteXML)
 }
 
 // writeDatasetEML copies the EML of each constituent dataset that was

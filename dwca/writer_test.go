@@ -1,0 +1,149 @@
+package dwca
+
+import (
+	"archive/zip"
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/biodiversity-downloads/downloader/internal/pzip"
+	"github.com/biodiversity-downloads/downloader/occurrence"
+)
+
+// The archive writer puts the core first, spooled extensions after what was
+// created meanwhile, then meta.xml describing exactly the files it holds;
+// an omitted extension is neither in the zip nor in meta.xml; the archive
+// reads back with this package's reader.
+func TestWriterArchive(t *testing.T) {
+	var buf bytes.Buffer
+	zw, err := pzip.NewWriter(&buf, pzip.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spools := t.TempDir()
+	stamp := time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC)
+	w := NewWriter(zw, WriterOptions{TempDir: spools, Modified: stamp, Metadata: "eml.xml"})
+	id := occurrence.NSDwC + "occurrenceID"
+	core, err := w.Core(TextFile(occurrence.RowTypeOccurrence, "occurrence.txt", []string{id, occurrence.NSDwC + "locality"}, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	media, err := w.Extension(TextFile(occurrence.RowTypeMultimedia, "multimedia.txt", []string{occurrence.NSDC + "identifier"}, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	empty, err := w.Extension(TextFile(occurrence.RowTypeMeasurement, "measurementorfact.txt", []string{occurrence.NSDwC + "measurementType"}, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ct, mt := NewExclusiveTextWriter(core), NewExclusiveTextWriter(media)
+	ct.WriteHeader([]string{"occurrenceID", "locality"})
+	mt.WriteHeader([]string{"coreid", "identifier"})
+	for i, loc := range []string{"Aarhus", "tab\there"} {
+		id := string(rune('a' + i))
+		ct.WriteRow([]string{id, loc})
+		mt.WriteRow([]string{id, "https://img.example.org/" + id + ".jpg"})
+	}
+	empty.Omit()
+	if err := errors.Join(ct.Flush(), mt.Flush()); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.CreateWith("notes.txt", func(w io.Writer) error { _, err := io.WriteString(w, "before finish"); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.CreateWith("eml.xml", func(w io.Writer) error { _, err := io.WriteString(w, "<eml/>"); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if left, _ := os.ReadDir(spools); len(left) != 0 {
+		t.Errorf("spools left after Finish: %v", left)
+	}
+	zr, err := zip.NewReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range zr.File {
+		names = append(names, f.Name)
+		if !f.Modified.Equal(stamp) {
+			t.Errorf("%s stamped %s, want %s", f.Name, f.Modified, stamp)
+		}
+	}
+	if got := strings.Join(names, " "); got != "occurrence.txt notes.txt multimedia.txt meta.xml eml.xml" {
+		t.Fatalf("entries %s", got)
+	}
+	path := t.TempDir() + "/a.zip"
+	os.WriteFile(path, buf.Bytes(), 0o644)
+	a, err := Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	m := a.Meta
+	if m.Metadata != "eml.xml" || len(m.Extensions) != 1 || m.Extensions[0].RowType != occurrence.RowTypeMultimedia ||
+		m.Extensions[0].Fields[0].Index != 1 || len(m.Core.Fields) != 2 {
+		t.Fatalf("meta.xml %+v", m)
+	}
+	sr, err := a.Records(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sr.Close()
+	var got []string
+	for {
+		r, err := sr.Next()
+		if err != nil {
+			break
+		}
+		got = append(got, r.Core[occurrence.NSDwC+"locality"]+"|"+r.Extensions[occurrence.RowTypeMultimedia][0][occurrence.NSDC+"identifier"])
+	}
+	if strings.Join(got, ",") != "Aarhus|https://img.example.org/a.jpg,tab here|https://img.example.org/b.jpg" {
+		t.Fatalf("records read back: %q", got)
+	}
+}
+
+// Misuse gives errors, and Abort removes the spools of an archive never
+// finished.
+func TestWriterErrors(t *testing.T) {
+	zw, _ := pzip.NewWriter(io.Discard, pzip.Options{})
+	defer zw.Abort()
+	spools := t.TempDir()
+	w := NewWriter(zw, WriterOptions{TempDir: spools})
+	if err := w.Finish(); err == nil {
+		t.Error("Finish without a core succeeded")
+	}
+	spec := TextFile(occurrence.RowTypeOccurrence, "occurrence.txt", []string{occurrence.NSDwC + "occurrenceID"}, 0)
+	if _, err := w.Core(spec); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Core(spec); err == nil {
+		t.Error("a second core was accepted")
+	}
+	two := spec
+	two.Files = []string{"a.txt", "b.txt"}
+	if _, err := w.Extension(two); err == nil {
+		t.Error("an extension of two files was accepted")
+	}
+	if _, err := w.Extension(TextFile(occurrence.RowTypeMultimedia, "m.txt", []string{occurrence.NSDC + "identifier"}, 1)); err != nil {
+		t.Fatal(err)
+	}
+	if left, _ := os.ReadDir(spools); len(left) != 1 {
+		t.Fatalf("%d spools, want 1", len(left))
+	}
+	w.Abort()
+	if left, _ := os.ReadDir(spools); len(left) != 0 {
+		t.Errorf("spools left after Abort: %v", left)
+	}
+	if _, err := w.Extension(spec); !errors.Is(err, errWriterDone) {
+		t.Errorf("Extension after Abort: %v", err)
+	}
+}
