@@ -41,7 +41,8 @@ const (
 // timeouts and broken bodies; at least MinInterval between requests. The
 // zero value is usable.
 type Harvester struct {
-	Client      *http.Client
+	Client *http.Client
+	// Logger receives warnings; nil discards.
 	Logger      *slog.Logger
 	Limit       int           // records per page; 0 = DefaultLimit
 	MinInterval time.Duration // between request starts; 0 = DefaultMinInterval, <0 = none

@@ -31,7 +31,8 @@ type SourceOptions struct {
 	Harvester *Harvester
 	// TempDir receives downloaded archives ("" = os.TempDir()).
 	TempDir string
-	Logger  *slog.Logger
+	// Logger receives warnings; nil discards.
+	Logger *slog.Logger
 }
 
 func (o SourceOptions) withDefaults() SourceOptions {

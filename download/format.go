@@ -50,7 +50,8 @@ type ExportOptions struct {
 	// ParquetPartBytes rolls SIMPLE_PARQUET over to a new part after about
 	// this many bytes; 0 means 256 MiB.
 	ParquetPartBytes int64
-	Logger           *slog.Logger
+	// Logger receives warnings; nil discards.
+	Logger *slog.Logger
 }
 
 // ExportResult describes a finished download.

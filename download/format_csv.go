@@ -22,8 +22,8 @@ func init() {
 	})
 }
 
-// SimpleCSVColumns are GBIF's SIMPLE_CSV columns in GBIF's order.
-var SimpleCSVColumns = []string{
+// simpleCSVColumns are GBIF's SIMPLE_CSV columns in GBIF's order.
+var simpleCSVColumns = []string{
 	"gbifID", "datasetKey", "occurrenceID", "kingdom", "phylum", "class", "order", "family",
 	"genus", "species", "infraspecificEpithet", "taxonRank", "scientificName",
 	"verbatimScientificName", "verbatimScientificNameAuthorship", "countryCode", "locality",
@@ -77,7 +77,7 @@ func resolveField(name string) (field, error) {
 	if c, _, ok := occurrence.ColumnByName(name); ok && !jsonColumns[name] {
 		return field{header: c.Name, column: c.Name, term: c.Term}, nil
 	}
-	for _, c := range occurrence.Columns {
+	for _, c := range occurrence.Columns() {
 		if strings.EqualFold(c.Name, name) && !jsonColumns[c.Name] {
 			return field{header: c.Name, column: c.Name, term: c.Term}, nil
 		}
@@ -197,7 +197,7 @@ type simpleCSV struct {
 func newSimpleCSV(x *Export) (formatWriter, error) {
 	names := x.spec.Fields
 	if names == nil {
-		names = SimpleCSVColumns
+		names = simpleCSVColumns
 	}
 	fields, err := resolveFields(names)
 	if err != nil {

@@ -12,9 +12,9 @@ import (
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
 
-// MultimediaColumns are the columns of GBIF's multimedia.txt after gbifID;
+// multimediaColumns are the columns of GBIF's multimedia.txt after gbifID;
 // the multimedia column stores rows keyed by these names.
-var MultimediaColumns = []string{
+var multimediaColumns = []string{
 	"type", "format", "identifier", "references", "title", "description", "source", "audience",
 	"created", "creator", "contributor", "publisher", "license", "rightsHolder",
 }
@@ -49,7 +49,7 @@ type dwcaWriter struct {
 	media    *dwca.TextWriter
 	verbCols []string // terms of verbatim.txt after gbifID
 	vrow     *verbatimRow
-	mrow     *verbatimRow // one multimedia object, by MultimediaColumns
+	mrow     *verbatimRow // one multimedia object, by multimediaColumns
 	dropped  map[string]int64
 }
 
@@ -57,7 +57,7 @@ type dwcaWriter struct {
 // column with a term, gbifID first.
 func occurrenceFields() []field {
 	var fs []field
-	for _, c := range occurrence.Columns {
+	for _, c := range occurrence.Columns() {
 		if c.Term != "" {
 			fs = append(fs, field{header: c.Name, column: c.Name, term: c.Term})
 		}
@@ -108,7 +108,7 @@ func newDWCAWriter(x *Export) (formatWriter, error) {
 		keys[i] = occurrence.VerbatimKey(t)
 	}
 	d.vrow = newVerbatimRow(keys)
-	d.mrow = newVerbatimRow(MultimediaColumns)
+	d.mrow = newVerbatimRow(multimediaColumns)
 	d.vrow.unknown = func(k string) {
 		// k points into the batch's buffer: clone it before keeping it.
 		if _, ok := d.dropped[k]; !ok {
@@ -137,7 +137,7 @@ func newDWCAWriter(x *Export) (formatWriter, error) {
 	}
 	d.verb, d.media = dwca.NewExclusiveTextWriter(vw), dwca.NewExclusiveTextWriter(mw)
 	d.verb.WriteRow(append([]string{occurrence.ColGBIFID}, headerNames(d.verbCols)...))
-	d.media.WriteRow(append([]string{occurrence.ColGBIFID}, MultimediaColumns...))
+	d.media.WriteRow(append([]string{occurrence.ColGBIFID}, multimediaColumns...))
 	return d, nil
 }
 
@@ -150,7 +150,7 @@ func (d *dwcaWriter) fileSpecs() (occ, verb, media dwca.FileSpec) {
 	}
 	gbifID := occurrence.NSGBIF + "gbifID"
 	mediaTerms := []string{gbifID}
-	for _, c := range MultimediaColumns {
+	for _, c := range multimediaColumns {
 		mediaTerms = append(mediaTerms, occurrence.NSDC+c)
 	}
 	return dwca.TextFile(occurrence.RowTypeOccurrence, "occurrence.txt", occTerms, 0),

@@ -55,7 +55,7 @@ func TestDWCA(t *testing.T) {
 			wantMedia++
 		}
 	}
-	if !slices.Equal(media[0], append([]string{"gbifID"}, MultimediaColumns...)) || len(media)-1 != wantMedia {
+	if !slices.Equal(media[0], append([]string{"gbifID"}, multimediaColumns...)) || len(media)-1 != wantMedia {
 		t.Fatalf("multimedia.txt: header %v, %d rows, want %d", media[0], len(media)-1, wantMedia)
 	}
 	if r := media[1]; r[0] != "1000" || r[1] != "StillImage" || r[3] != "https://img.example.org/0.jpg" || r[5] != dwca.CleanValue(tricky[0]) {

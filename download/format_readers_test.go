@@ -107,7 +107,7 @@ func TestReadersSimpleCSVAndSpeciesList(t *testing.T) {
 		}
 		wantRows, wantCols := testRecordCount(), 50
 		if f == FormatSpeciesList {
-			wantRows, wantCols = 3, len(SpeciesListColumns)
+			wantRows, wantCols = 3, len(speciesListColumns)
 		}
 		if len(out.Header) != wantCols || len(out.Rows) != wantRows {
 			t.Fatalf("%s: python csv sees %d columns, %d rows", f, len(out.Header), len(out.Rows))

@@ -13,10 +13,10 @@ import (
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
 
-// SpeciesListColumns are GBIF's SPECIES_LIST columns. acceptedScientificName,
+// speciesListColumns are GBIF's SPECIES_LIST columns. acceptedScientificName,
 // taxonomicStatus and iucnRedListCategory stay empty: the table has no
 // taxonomy backbone to fill them.
-var SpeciesListColumns = []string{
+var speciesListColumns = []string{
 	"taxonKey", "scientificName", "acceptedTaxonKey", "acceptedScientificName",
 	"numberOfOccurrences", "taxonRank", "taxonomicStatus", "kingdom", "kingdomKey", "phylum",
 	"phylumKey", "class", "classKey", "order", "orderKey", "family", "familyKey", "genus",
@@ -39,7 +39,7 @@ var speciesSource = map[string]string{
 
 // taxonRow is one taxon of the list: its first-seen values and its count.
 type taxonRow struct {
-	values []string // SpeciesListColumns, count column empty
+	values []string // speciesListColumns, count column empty
 	count  int64
 }
 
@@ -76,7 +76,7 @@ func init() {
 
 func newSpeciesList(x *Export) (formatWriter, error) {
 	s := &speciesList{x: x, taxa: map[string]*taxonRow{}}
-	for _, c := range SpeciesListColumns {
+	for _, c := range speciesListColumns {
 		if src, ok := speciesSource[c]; ok {
 			s.cols = append(s.cols, src)
 		}
@@ -102,7 +102,7 @@ func taxonID(dst []byte, key *array.Int64, names []arrow.Array, i int) []byte {
 
 func (s *speciesList) write(b *batch) error {
 	s.fns = s.fns[:0]
-	for _, c := range SpeciesListColumns {
+	for _, c := range speciesListColumns {
 		src, ok := speciesSource[c]
 		var fn cellFn
 		if ok {
@@ -122,7 +122,7 @@ func (s *speciesList) write(b *batch) error {
 		s.id = taxonID(s.id[:0], key, s.names, i)
 		t := s.taxa[string(s.id)] // no allocation for a known taxon
 		if t == nil {
-			t = &taxonRow{values: make([]string, len(SpeciesListColumns))}
+			t = &taxonRow{values: make([]string, len(speciesListColumns))}
 			for j, fn := range s.fns {
 				if fn != nil {
 					t.values[j] = string(fn(nil, i))
@@ -157,8 +157,8 @@ func (s *speciesList) finish(context.Context, ExportResult, []occurrence.Dataset
 		return err
 	}
 	tw := dwca.NewTextWriter(w)
-	tw.WriteHeader(SpeciesListColumns)
-	countAt := slices.Index(SpeciesListColumns, "numberOfOccurrences")
+	tw.WriteHeader(speciesListColumns)
+	countAt := slices.Index(speciesListColumns, "numberOfOccurrences")
 	for _, t := range rows {
 		t.values[countAt] = strconv.FormatInt(t.count, 10)
 		if err := tw.WriteRow(t.values); err != nil {

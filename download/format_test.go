@@ -27,7 +27,7 @@ func TestSimpleCSV(t *testing.T) {
 		t.Fatalf("entries %v", names)
 	}
 	rows := table(t, names[0], content[names[0]])
-	if !slices.Equal(rows[0], SimpleCSVColumns) || len(rows[0]) != 50 {
+	if !slices.Equal(rows[0], simpleCSVColumns) || len(rows[0]) != 50 {
 		t.Fatalf("header %v", rows[0])
 	}
 	if len(rows)-1 != testRecordCount() || res.Records != int64(testRecordCount()) {
@@ -127,7 +127,7 @@ func TestSpeciesList(t *testing.T) {
 	data, _ := export(t, ExportSpec{Format: FormatSpeciesList, Key: "k1"}, nil)
 	_, content := entries(t, data)
 	rows := table(t, "k1.csv", content["k1.csv"])
-	if !slices.Equal(rows[0], SpeciesListColumns) {
+	if !slices.Equal(rows[0], speciesListColumns) {
 		t.Fatalf("header %v", rows[0])
 	}
 	n := testRecordCount()

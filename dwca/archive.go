@@ -27,6 +27,7 @@ var (
 
 // Options tune opening and reading archives. The zero value is usable.
 type Options struct {
+	// Logger receives warnings; nil discards.
 	Logger *slog.Logger
 	// TempDir holds downloads and join spill files ("" = os.TempDir()).
 	TempDir string

@@ -25,7 +25,8 @@ type OpenOptions struct {
 	TempDir    string
 	// Dataset picks a dataset by title at a BioCASe endpoint serving several.
 	Dataset string
-	Logger  *slog.Logger
+	// Logger receives warnings; nil discards.
+	Logger *slog.Logger
 }
 
 // Open opens a source by its name: a DwC-A zip, an unpacked archive folder,

@@ -90,8 +90,12 @@ func (db *DB) Close() error {
 	return err
 }
 
-// Migrate applies the service's migrations and River's own.
+// Migrate applies the service's migrations and River's own; a nil logger
+// discards.
 func (db *DB) Migrate(ctx context.Context, logger *slog.Logger) error {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
 	if _, err := migrations.Apply(ctx, db.SQL, db.Dialect, logger); err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ package jobs
 import (
 	"encoding/json"
 	"errors"
+	"slices"
 	"time"
 )
 
@@ -27,8 +28,10 @@ const (
 	StatusFileErased Status = "FILE_ERASED"
 )
 
-// Statuses lists every status, in lifecycle order.
-var Statuses = []Status{StatusPreparing, StatusRunning, StatusSuspended, StatusSucceeded,
+// Statuses returns every status, in lifecycle order.
+func Statuses() []Status { return slices.Clone(statuses) }
+
+var statuses = []Status{StatusPreparing, StatusRunning, StatusSuspended, StatusSucceeded,
 	StatusFailed, StatusCancelled, StatusKilled, StatusFileErased}
 
 // Active reports whether a download still occupies a running slot.
@@ -38,7 +41,7 @@ func (s Status) Active() bool {
 
 // Valid reports whether s is a known status.
 func (s Status) Valid() bool {
-	for _, v := range Statuses {
+	for _, v := range statuses {
 		if v == s {
 			return true
 		}

@@ -110,8 +110,12 @@ type Service struct {
 	recoverDone chan struct{}
 }
 
-// New returns a Service; call Start to run its queue.
+// New returns a Service; call Start to run its queue. A nil logger
+// discards.
 func New(db *DB, engine Engine, store Storage, mailer *Mailer, cfg Config, logger *slog.Logger) (*Service, error) {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
 	cfg = cfg.WithDefaults()
 	if cfg.RescueAfter <= cfg.Lease {
 		return nil, fmt.Errorf("jobs: rescue interval %s must exceed the lease %s", cfg.RescueAfter, cfg.Lease)

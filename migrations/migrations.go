@@ -103,8 +103,11 @@ func parseName(file string, dialect Dialect) (Migration, bool, error) {
 }
 
 // Apply runs every migration not yet recorded in schema_migrations and
-// returns the versions it applied.
+// returns the versions it applied; a nil logger discards.
 func Apply(ctx context.Context, db *sql.DB, dialect Dialect, logger *slog.Logger) ([]int, error) {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
 	all, err := List(dialect)
 	if err != nil {
 		return nil, err

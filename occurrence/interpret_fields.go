@@ -315,7 +315,7 @@ func appendJSONList(buf []byte, rows []map[string]string) []byte {
 
 func (in *interpreter) finishIssues() {
 	geo := false
-	for _, g := range GeospatialIssues {
+	for _, g := range geospatialIssues {
 		geo = geo || slices.Contains(in.issues, g)
 	}
 	in.r.SetBool(iHasGeoIssue, geo)

@@ -25,7 +25,7 @@ func benchRows(n int) []row {
 			ColPhylumKey: int64(10 + rng.IntN(40)), ColClassKey: int64(100 + rng.IntN(200)),
 			ColOrderKey: int64(1000 + rng.IntN(900)), ColFamilyKey: int64(5000 + rng.IntN(5000)),
 			ColGenusKey: tk / 7, ColSpeciesKey: tk,
-			ColBasisOfRecord:  BasisOfRecordValues[rng.IntN(4)],
+			ColBasisOfRecord:  basisOfRecordValues[rng.IntN(4)],
 			ColScientificName: fmt.Sprintf("Genus%d species%d (Author, %d)", tk/7, tk, 1750+rng.IntN(250)),
 		}
 		if rng.IntN(20) != 0 {

@@ -183,10 +183,10 @@ func normUUID(s string) (string, error) {
 // URIs themselves, and returns the stored value.
 func normLicense(s string) (string, error) {
 	s = strings.TrimSpace(s)
-	if v, ok := LicenseValues[strings.ToUpper(s)]; ok {
+	if v, ok := licenseValues[strings.ToUpper(s)]; ok {
 		return v, nil
 	}
-	for _, v := range LicenseValues {
+	for _, v := range licenseValues {
 		if strings.EqualFold(strings.TrimSuffix(s, "/"), v) {
 			return v, nil
 		}
@@ -196,7 +196,7 @@ func normLicense(s string) (string, error) {
 
 // licenseName returns the enum name of a stored licence value for Describe.
 func licenseName(v string) string {
-	for k, u := range LicenseValues {
+	for k, u := range licenseValues {
 		if u == v {
 			return k
 		}

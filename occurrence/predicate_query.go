@@ -9,10 +9,10 @@ import (
 	"strings"
 )
 
-// ReservedQueryParams are query parameters that are not search criteria:
+// reservedQueryParams are query parameters that are not search criteria:
 // ParseQuery skips them and the caller handles them (download format,
 // notification, paging of search pages).
-var ReservedQueryParams = []string{"format", "notification_address", "notificationAddress", "limit", "offset", "locale"}
+var reservedQueryParams = []string{"format", "notification_address", "notificationAddress", "limit", "offset", "locale"}
 
 // ParseQuery turns portal search parameters into a predicate, the way GBIF's
 // download service does for GET requests: parameters are ANDed; repeated
@@ -25,7 +25,7 @@ func ParseQuery(q url.Values, lim Limits) (*Predicate, error) {
 	lim = lim.withDefaults()
 	names := make([]string, 0, len(q))
 	for n := range q {
-		if !slices.Contains(ReservedQueryParams, n) {
+		if !slices.Contains(reservedQueryParams, n) {
 			names = append(names, n)
 		}
 	}

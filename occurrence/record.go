@@ -27,7 +27,7 @@ type Record struct {
 }
 
 // NewRecord returns an empty record.
-func NewRecord() *Record { return &Record{vals: make([]Value, len(Columns))} }
+func NewRecord() *Record { return &Record{vals: make([]Value, len(columns))} }
 
 // Reset clears every value.
 func (r *Record) Reset() { clear(r.vals) }
@@ -97,7 +97,7 @@ func (b *Builder) Len() int { return b.n }
 
 // Append adds one record.
 func (b *Builder) Append(r *Record) {
-	for i, c := range Columns {
+	for i, c := range columns {
 		v := r.vals[i]
 		fb := b.b.Field(i)
 		if !v.Valid {

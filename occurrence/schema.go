@@ -5,6 +5,8 @@
 package occurrence
 
 import (
+	"slices"
+
 	"github.com/apache/arrow-go/v18/arrow"
 )
 
@@ -115,8 +117,18 @@ const (
 	dcT  = NSDC
 )
 
-// Columns lists the interpreted record in storage order. gbifID is first.
-var Columns = []Column{
+// Columns returns the columns of the interpreted record in storage order
+// (gbifID first): a copy, which the caller may keep or change.
+func Columns() []Column { return slices.Clone(columns) }
+
+// NumColumns is the number of columns of the interpreted record.
+func NumColumns() int { return len(columns) }
+
+// ColumnAt returns column i of Columns.
+func ColumnAt(i int) Column { return columns[i] }
+
+// columns lists the interpreted record in storage order. gbifID is first.
+var columns = []Column{
 	{ColGBIFID, KindInt64, gbif + "gbifID"},
 	{ColDatasetKey, KindString, gbif + "datasetKey"},
 	{ColDatasetName, KindString, dwc + "datasetName"},
@@ -185,8 +197,8 @@ var Columns = []Column{
 }
 
 var columnIndex = func() map[string]int {
-	m := make(map[string]int, len(Columns))
-	for i, c := range Columns {
+	m := make(map[string]int, len(columns))
+	for i, c := range columns {
 		m[c.Name] = i
 	}
 	return m
@@ -198,7 +210,7 @@ func ColumnByName(name string) (Column, int, bool) {
 	if !ok {
 		return Column{}, -1, false
 	}
-	return Columns[i], i, true
+	return columns[i], i, true
 }
 
 // ArrowType returns the Arrow data type used to store a column of kind k.
@@ -230,8 +242,8 @@ var fullSchema = SchemaOf(nil)
 // means all columns.
 func SchemaOf(names []string) *arrow.Schema {
 	if names == nil {
-		names = make([]string, len(Columns))
-		for i, c := range Columns {
+		names = make([]string, len(columns))
+		for i, c := range columns {
 			names[i] = c.Name
 		}
 	}

@@ -14,9 +14,9 @@ const (
 	LicenseUnspecified = "unspecified"
 )
 
-// LicenseValues maps GBIF's License enum names (as predicates use them) to the
+// licenseValues maps GBIF's License enum names (as predicates use them) to the
 // stored licence value.
-var LicenseValues = map[string]string{
+var licenseValues = map[string]string{
 	"CC0_1_0":      LicenseCC0,
 	"CC_BY_4_0":    LicenseCCBY,
 	"CC_BY_NC_4_0": LicenseCCBYNC,
@@ -37,21 +37,21 @@ const (
 	BasisOccurrence         = "OCCURRENCE"
 )
 
-// BasisOfRecordValues lists GBIF's BasisOfRecord vocabulary.
-var BasisOfRecordValues = []string{
+// basisOfRecordValues lists GBIF's BasisOfRecord vocabulary.
+var basisOfRecordValues = []string{
 	BasisPreservedSpecimen, BasisFossilSpecimen, BasisLivingSpecimen, BasisObservation,
 	BasisHumanObservation, BasisMachineObservation, BasisMaterialSample, BasisLiterature,
 	BasisMaterialCitation, BasisOccurrence,
 }
 
-// OccurrenceStatusValues lists GBIF's OccurrenceStatus vocabulary.
-var OccurrenceStatusValues = []string{"PRESENT", "ABSENT"}
+// occurrenceStatusValues lists GBIF's OccurrenceStatus vocabulary.
+var occurrenceStatusValues = []string{"PRESENT", "ABSENT"}
 
-// MediaTypeValues lists GBIF's MediaType vocabulary (stored in this case).
-var MediaTypeValues = []string{"StillImage", "MovingImage", "Sound", "InteractiveResource"}
+// mediaTypeValues lists GBIF's MediaType vocabulary (stored in this case).
+var mediaTypeValues = []string{"StillImage", "MovingImage", "Sound", "InteractiveResource"}
 
-// TypeStatusValues lists GBIF's TypeStatus vocabulary.
-var TypeStatusValues = []string{
+// typeStatusValues lists GBIF's TypeStatus vocabulary.
+var typeStatusValues = []string{
 	"TYPE", "TYPE_SPECIES", "TYPE_GENUS", "ALLOLECTOTYPE", "ALLONEOTYPE", "ALLOTYPE",
 	"COTYPE", "EPITYPE", "EXEPITYPE", "EXHOLOTYPE", "EXISOTYPE", "EXLECTOTYPE",
 	"EXNEOTYPE", "EXPARATYPE", "EXSYNTYPE", "EXTYPE", "HAPANTOTYPE", "HOLOTYPE",
@@ -98,9 +98,9 @@ const (
 	IssueCountryDerivedFromName = "COUNTRY_DERIVED_FROM_NAME"
 )
 
-// IssueValues lists the issue names predicates accept: GBIF's OccurrenceIssue
+// issueValues lists the issue names predicates accept: GBIF's OccurrenceIssue
 // vocabulary plus IssueCountryDerivedFromName.
-var IssueValues = []string{
+var issueValues = []string{
 	"ZERO_COORDINATE", "COORDINATE_OUT_OF_RANGE", "COORDINATE_INVALID", "COORDINATE_ROUNDED",
 	"GEODETIC_DATUM_INVALID", "GEODETIC_DATUM_ASSUMED_WGS84", "COORDINATE_REPROJECTED",
 	"COORDINATE_REPROJECTION_FAILED", "COORDINATE_REPROJECTION_SUSPICIOUS",
@@ -132,9 +132,9 @@ var IssueValues = []string{
 	"DIFFERENT_OWNER_INSTITUTION", IssueCountryDerivedFromName,
 }
 
-// GeospatialIssues are the issues that set hasGeospatialIssues (GBIF's
+// geospatialIssues are the issues that set hasGeospatialIssues (GBIF's
 // OccurrenceIssue.GEOSPATIAL_RULES).
-var GeospatialIssues = []string{
+var geospatialIssues = []string{
 	IssueZeroCoordinate, IssueCoordinateOutOfRange, IssueCoordinateInvalid,
 	IssueCountryCoordinateMismatch, IssuePresumedSwappedCoordinate,
 	IssuePresumedNegatedLongitude, IssuePresumedNegatedLatitude,
@@ -181,9 +181,9 @@ func looseKey(s string) string {
 }
 
 var (
-	vocabBasisOfRecord    = newVocabulary("basis of record", BasisOfRecordValues)
-	vocabOccurrenceStatus = newVocabulary("occurrence status", OccurrenceStatusValues)
-	vocabMediaType        = newVocabulary("media type", MediaTypeValues)
-	vocabTypeStatus       = newVocabulary("type status", TypeStatusValues)
-	vocabIssue            = newVocabulary("issue", IssueValues)
+	vocabBasisOfRecord    = newVocabulary("basis of record", basisOfRecordValues)
+	vocabOccurrenceStatus = newVocabulary("occurrence status", occurrenceStatusValues)
+	vocabMediaType        = newVocabulary("media type", mediaTypeValues)
+	vocabTypeStatus       = newVocabulary("type status", typeStatusValues)
+	vocabIssue            = newVocabulary("issue", issueValues)
 )

@@ -27,8 +27,8 @@ func completeOpenAPI(src []byte) []byte {
 	if !ok {
 		panic("web: openapi.json has no components.schemas")
 	}
-	statuses := make([]string, len(jobs.Statuses))
-	for i, s := range jobs.Statuses {
+	statuses := make([]string, len(jobs.Statuses()))
+	for i, s := range jobs.Statuses() {
 		statuses[i] = string(s)
 	}
 	setEnum(schemas, "Format", download.FormatNames())

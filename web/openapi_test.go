@@ -117,7 +117,7 @@ func TestOpenAPIListsWhatTheCodeDefines(t *testing.T) {
 		t.Fatal(err)
 	}
 	var statuses []string
-	for _, s := range jobs.Statuses {
+	for _, s := range jobs.Statuses() {
 		statuses = append(statuses, string(s))
 	}
 	for name, want := range map[string][]string{"Format": download.FormatNames(), "Status": statuses} {

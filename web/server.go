@@ -42,8 +42,11 @@ type route struct {
 	handler func(http.ResponseWriter, *http.Request) error
 }
 
-// New returns the API server.
+// New returns the API server; a nil logger discards.
 func New(svc *jobs.Service, auth *jobs.Authenticator, cfg Config, logger *slog.Logger) *Server {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
 	if cfg.MaxBodyBytes == 0 {
 		cfg.MaxBodyBytes = 1 << 20
 	}

@@ -43,8 +43,11 @@ type Engine struct {
 
 var _ jobs.Engine = (*Engine)(nil)
 
-// New returns an Engine reading t.
+// New returns an Engine reading t; a nil logger discards.
 func New(t Table, cfg Config, logger *slog.Logger) *Engine {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
 	if cfg.Limits == (occurrence.Limits{}) {
 		cfg.Limits = occurrence.DefaultLimits()
 	}

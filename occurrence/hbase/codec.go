@@ -15,7 +15,7 @@ import (
 // The full record is one cell in a compact binary form:
 //
 //	version byte (2)
-//	presence bitmap: one bit per column of occurrence.Columns, LSB first
+//	presence bitmap: one bit per column of occurrence.Columns(), LSB first
 //	the present values in column order:
 //	  strings  uvarint length + UTF-8 bytes
 //	  integers and timestamps  zig-zag varint
@@ -26,7 +26,7 @@ import (
 
 const codecVersion = 2
 
-var bitmapLen = (len(occurrence.Columns) + 7) / 8
+var bitmapLen = (occurrence.NumColumns() + 7) / 8
 
 // ErrCorruptRecord marks a stored record that cannot be decoded.
 var ErrCorruptRecord = errors.New("corrupt stored record")
@@ -36,7 +36,7 @@ func encodeRecord(dst []byte, r *occurrence.Record) []byte {
 	dst = append(dst, codecVersion)
 	bm := len(dst)
 	dst = append(dst, make([]byte, bitmapLen)...)
-	for i, c := range occurrence.Columns {
+	for i, c := range occurrence.Columns() {
 		v := r.Get(i)
 		if !v.Valid {
 			continue
@@ -68,7 +68,7 @@ type columnSink struct {
 }
 
 func newColumnSink(builders []array.Builder, names []string) *columnSink {
-	s := &columnSink{slots: make([]array.Builder, len(occurrence.Columns)), last: -1}
+	s := &columnSink{slots: make([]array.Builder, occurrence.NumColumns()), last: -1}
 	for i, n := range names {
 		_, ci, _ := occurrence.ColumnByName(n)
 		s.slots[ci] = builders[i]
@@ -96,7 +96,7 @@ func (s *columnSink) decodeInto(rec []byte) error {
 		}
 		n, err := s.value(i, rec[off:], b)
 		if err != nil {
-			return fmt.Errorf("%w: column %s: %v", ErrCorruptRecord, occurrence.Columns[i].Name, err)
+			return fmt.Errorf("%w: column %s: %v", ErrCorruptRecord, occurrence.ColumnAt(i).Name, err)
 		}
 		off += n
 	}
@@ -105,7 +105,7 @@ func (s *columnSink) decodeInto(rec []byte) error {
 
 // value decodes (or skips, when b is nil) one value and returns its length.
 func (s *columnSink) value(ci int, p []byte, b array.Builder) (int, error) {
-	switch occurrence.Columns[ci].Kind {
+	switch occurrence.ColumnAt(ci).Kind {
 	case occurrence.KindInt32, occurrence.KindInt64, occurrence.KindTimestamp:
 		v, n := binary.Varint(p)
 		if n <= 0 {

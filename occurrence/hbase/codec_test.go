@@ -36,9 +36,9 @@ func TestRecordRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer got.Release()
-	for ci := range occurrence.Columns {
+	for ci := range occurrence.Columns() {
 		if !array.Equal(got.Column(ci), want.Column(ci)) {
-			t.Fatalf("column %s differs after encode/decode", occurrence.Columns[ci].Name)
+			t.Fatalf("column %s differs after encode/decode", occurrence.ColumnAt(ci).Name)
 		}
 	}
 	// A subset in another order.
@@ -68,9 +68,9 @@ func TestRecordRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer after.Release()
-	for ci := range occurrence.Columns {
+	for ci := range occurrence.Columns() {
 		if !array.Equal(after.Column(ci), want.Column(ci)) {
-			t.Fatalf("column %s differs after a failed batch", occurrence.Columns[ci].Name)
+			t.Fatalf("column %s differs after a failed batch", occurrence.ColumnAt(ci).Name)
 		}
 	}
 	half := len(encoded) / 2

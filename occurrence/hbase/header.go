@@ -47,7 +47,7 @@ func (k headerKind) width() int {
 
 // headerField is one column of the header.
 type headerField struct {
-	col    int // index in occurrence.Columns
+	col    int // index in occurrence.Columns()
 	kind   headerKind
 	offset int // from the start of the cell value
 }

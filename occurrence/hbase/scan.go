@@ -15,8 +15,8 @@ import (
 )
 
 var allNames = func() []string {
-	out := make([]string, len(occurrence.Columns))
-	for i, c := range occurrence.Columns {
+	out := make([]string, occurrence.NumColumns())
+	for i, c := range occurrence.Columns() {
 		out[i] = c.Name
 	}
 	return out

@@ -341,7 +341,7 @@ func (r *rows) checkValues(t testing.TB, ref *Reference, cols []string) {
 	t.Helper()
 	ref.cut()
 	if cols == nil {
-		for _, c := range occurrence.Columns {
+		for _, c := range occurrence.Columns() {
 			cols = append(cols, c.Name)
 		}
 	}

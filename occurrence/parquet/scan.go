@@ -112,8 +112,8 @@ func (s *Store) ScanSplit(ctx context.Context, split occurrence.Split, req occur
 }
 
 var allNames = func() []string {
-	out := make([]string, len(occurrence.Columns))
-	for i, c := range occurrence.Columns {
+	out := make([]string, occurrence.NumColumns())
+	for i, c := range occurrence.Columns() {
 		out[i] = c.Name
 	}
 	return out

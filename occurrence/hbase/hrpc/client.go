@@ -29,7 +29,8 @@ type Config struct {
 	// ScansPerServer bounds the scanner calls in flight per region server
 	// (default 4).
 	ScansPerServer int
-	Logger         *slog.Logger
+	// Logger receives warnings; nil discards.
+	Logger *slog.Logger
 }
 
 func (c *Config) fill() {
