@@ -12,12 +12,14 @@
 # and compares those exports the same way (lastInterpreted and other ingest
 # times blanked), so that a change of ingest shows up too.
 #
-# Usage: bench/outputs.sh BASE_REV [RECORDS]   (RECORDS default 200000)
-# Env: WORK (default /tmp/downloader-outputs) keeps builds and tables.
+# Usage: bench/outputs.sh BASE_REV [NEW_REV]   (NEW_REV default: the working tree)
+# Env: RECORDS (default 200000) in the generated table; WORK (default
+# /tmp/downloader-outputs) keeps builds and tables.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-base="${1:?usage: bench/outputs.sh BASE_REV [RECORDS]}"
-records="${2:-200000}"
+base="${1:?usage: bench/outputs.sh BASE_REV [NEW_REV]}"
+new="${2:-WORKTREE}"
+records="${RECORDS:-200000}"
 work="${WORK:-/tmp/downloader-outputs}"
 rm -rf "$work/out" "$work/demo-old" "$work/demo-new"
 mkdir -p "$work/bin" "$work/out"
@@ -28,7 +30,7 @@ build() { # rev dir
 		(cd "$root" && go build -o "$dir/downloader" ./cmd/downloader && go build -o "$dir/gen" ./bench/gen)
 		return
 	fi
-	local src="$work/src-$rev"
+	local src="$work/src-$(basename "$dir")"
 	rm -rf "$src"
 	git -C "$root" worktree add --detach "$src" "$rev" >/dev/null
 	(cd "$src" && go build -o "$dir/downloader" ./cmd/downloader && go build -o "$dir/gen" ./bench/gen)
@@ -36,7 +38,7 @@ build() { # rev dir
 }
 mkdir -p "$work/bin/old" "$work/bin/new"
 build "$base" "$work/bin/old"
-build WORKTREE "$work/bin/new"
+build "$new" "$work/bin/new"
 
 # Tables, made by the base build so both builds read the same bytes.
 "$work/bin/old/downloader" demo --dir "$work/demo-old" >/dev/null
