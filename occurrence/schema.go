@@ -1,7 +1,8 @@
 // Package occurrence owns the interpreted occurrence record: its Arrow schema,
 // the interpretation of raw Darwin Core values, the GBIF predicate language and
-// the Table interface with its scan contract. Backends live in sub-packages named
-// after the backend (occurrence/parquet, occurrence/hbase).
+// the backend contract (Table and its scans, Catalog, Loader; table.go).
+// Backends live in sub-packages named after the backend (occurrence/parquet,
+// occurrence/hbase) and run occurrencetest's conformance suite.
 package occurrence
 
 import (

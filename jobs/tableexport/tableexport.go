@@ -1,7 +1,7 @@
 // Package tableexport is the job service's Engine backed by an occurrence
-// table and the dwca download formats: predicates are parsed by the
-// occurrence package, counts and exports scan the table in parallel, and the
-// archive is written by download.Export.
+// table and the download formats: predicates are parsed by the occurrence
+// package, counts and exports scan the table in parallel, and the archive
+// is written by download.Export.
 package tableexport
 
 import (

@@ -1,6 +1,6 @@
-// Package occurrencetest holds what every occurrence.Table backend is tested
-// with: a generator of realistic records and the conformance suite of the
-// scan contract.
+// Package occurrencetest holds what every occurrence.Backend is tested with:
+// a generator of realistic records and the conformance suite of the backend
+// contract (scans, catalog, loading).
 package occurrencetest
 
 import (
