@@ -21,6 +21,7 @@ if [ -n "$unformatted" ]; then
 	exit 1
 fi
 go vet ./...
+bash scripts/check-layers.sh
 log "staticcheck"
 go install honnef.co/go/tools/cmd/staticcheck@v0.8.2
 staticcheck ./...
