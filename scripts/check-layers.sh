@@ -15,7 +15,7 @@ floor() {
 	occurrence/parquet | occurrence/hbase | occurrence/occurrencetest | dwca) echo 2 ;;
 	abcd | download) echo 3 ;;
 	ingest | jobs) echo 4 ;;
-	jobs/storage/* | jobs/tableexport | web) echo 5 ;;
+	jobs/storage/* | jobs/tableexport | jobs/faultinject | web) echo 5 ;;
 	cmd/* | bench/* | abcd/internal/abcdgen/cmd/*) echo 6 ;;
 	*) echo "" ;;
 	esac

@@ -23,6 +23,7 @@ import (
 	"github.com/biodiversity-downloads/downloader/dwca"
 	"github.com/biodiversity-downloads/downloader/ingest"
 	"github.com/biodiversity-downloads/downloader/jobs"
+	"github.com/biodiversity-downloads/downloader/jobs/faultinject"
 	"github.com/biodiversity-downloads/downloader/jobs/storage/local"
 	"github.com/biodiversity-downloads/downloader/jobs/tableexport"
 	"github.com/biodiversity-downloads/downloader/occurrence"
@@ -81,6 +82,33 @@ func buildFixture(t testing.TB) (bin, table string) {
 		t.Fatal(fixture.err)
 	}
 	return fixture.bin, fixture.table
+}
+
+// faultFixture is the downloader binary built with the faultinject tag,
+// which has the --test-export-throttle flag; built on first use, next to the
+// production binary of fixture.
+var faultFixture struct {
+	once sync.Once
+	err  error
+	bin  string
+}
+
+func buildFaultBinary(t testing.TB) string {
+	t.Helper()
+	buildFixture(t)
+	faultFixture.once.Do(func() {
+		bin := filepath.Join(fixture.dir, "downloader-faultinject")
+		out, err := exec.Command("go", "build", "-tags", "faultinject", "-o", bin, "../cmd/downloader").CombinedOutput()
+		if err != nil {
+			faultFixture.err = fmt.Errorf("go build -tags faultinject: %v\n%s", err, out)
+			return
+		}
+		faultFixture.bin = bin
+	})
+	if faultFixture.err != nil {
+		t.Fatal(faultFixture.err)
+	}
+	return faultFixture.bin
 }
 
 // ingestSample loads one DwC-A into the embedded table with the real
@@ -248,7 +276,7 @@ func openService(t testing.TB, dsn string, o options) (*jobs.Service, *jobs.DB, 
 	if o.engine != nil {
 		engine = o.engine(engine)
 	}
-	engine = jobs.Throttle(engine, o.throttle)
+	engine = faultinject.Throttle(engine, o.throttle)
 	dir := o.archiveDir
 	if dir == "" {
 		dir = t.TempDir()

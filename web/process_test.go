@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"strconv"
 	"sync"
 	"syscall"
 	"testing"
@@ -46,7 +47,22 @@ type worker struct {
 
 func startWorker(t *testing.T, dsn, archive string, extra ...string) *worker {
 	t.Helper()
-	bin, table := buildFixture(t)
+	bin, _ := buildFixture(t)
+	return runWorker(t, bin, dsn, archive, extra...)
+}
+
+// startThrottledWorker is startWorker writing archives at no more than
+// bytesPerSecond: the binary built with the faultinject tag, whose
+// --test-export-throttle flag production builds lack.
+func startThrottledWorker(t *testing.T, dsn, archive string, bytesPerSecond int64, extra ...string) *worker {
+	t.Helper()
+	bin := buildFaultBinary(t)
+	return runWorker(t, bin, dsn, archive, append([]string{"--test-export-throttle", strconv.FormatInt(bytesPerSecond, 10)}, extra...)...)
+}
+
+func runWorker(t *testing.T, bin, dsn, archive string, extra ...string) *worker {
+	t.Helper()
+	_, table := buildFixture(t)
 	args := append([]string{"serve", "--role", "worker", "--db", dsn, "--table", table, "--storage", archive,
 		"--lease", "2s", "--rescue-after", "4s", "--heartbeat", "100ms", "--poll", "100ms"}, extra...)
 	w := &worker{cmd: exec.Command(bin, args...), logs: &lockedBuffer{}, done: make(chan struct{})}
@@ -109,7 +125,7 @@ func TestKillWorkerMidExport(t *testing.T) {
 		archive := t.TempDir()
 		api := startServer(t, dsn, options{role: jobs.RoleAPI, archiveDir: archive})
 		want := api.count(`null`).Count
-		w1 := startWorker(t, dsn, archive, "--test-export-throttle", "20000")
+		w1 := startThrottledWorker(t, dsn, archive, 20_000)
 		key := api.submit("alice", `{"format":"DWCA"}`)
 		// A client fetches the archive over and over the whole time: every
 		// answer before success must be 404, and every 200 the final archive.

@@ -96,3 +96,26 @@ func serveEndToEnd(t *testing.T, storage string, env []string) {
 		t.Fatal("serve did not stop on SIGTERM")
 	}
 }
+
+// TestFaultInjectionOnlyInTaggedBuild: the production binary has no
+// --test-export-throttle (not in its help, refused when given); the binary
+// built with the faultinject tag, which the process tests use, has it.
+func TestFaultInjectionOnlyInTaggedBuild(t *testing.T) {
+	const flag = "test-export-throttle"
+	prod, _ := buildFixture(t)
+	help, _ := exec.Command(prod, "serve", "--help").CombinedOutput()
+	if !strings.Contains(string(help), "-role") {
+		t.Fatalf("serve --help printed no flags:\n%s", help)
+	}
+	if strings.Contains(string(help), flag) {
+		t.Fatalf("the production serve --help lists --%s:\n%s", flag, help)
+	}
+	out, err := exec.Command(prod, "serve", "--"+flag, "1000", "--db", sqliteDSN(t)).CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "flag provided but not defined: -"+flag) {
+		t.Fatalf("the production binary took --%s: %v\n%s", flag, err, out)
+	}
+	help, _ = exec.Command(buildFaultBinary(t), "serve", "--help").CombinedOutput()
+	if !strings.Contains(string(help), flag) {
+		t.Fatalf("the faultinject build's serve --help lacks --%s:\n%s", flag, help)
+	}
+}

@@ -27,9 +27,9 @@ func init() {
 type serveFlags struct {
 	role, listen, dsn, table, storage, smtp, smtpFrom, smtpUser, publicURL string
 	shutdown                                                               time.Duration
-	throttle                                                               int64
 	maxBody                                                                int64
 	jobs                                                                   jobs.Config
+	faults                                                                 faultFlags
 }
 
 func parseServeFlags(args []string, env *Env) (serveFlags, error) {
@@ -47,7 +47,7 @@ func parseServeFlags(args []string, env *Env) (serveFlags, error) {
 	fs.StringVar(&f.publicURL, "public-url", "", "base URL clients use (default http://LISTEN)")
 	fs.DurationVar(&f.shutdown, "shutdown-timeout", 30*time.Second, "how long a graceful stop may take")
 	fs.Int64Var(&f.maxBody, "max-body", 1<<20, "largest request body in bytes")
-	fs.Int64Var(&f.throttle, "test-export-throttle", 0, "fault injection for tests: write archives at most this many bytes/s")
+	f.faults.register(fs)
 	c, def := &f.jobs, jobs.Config{}.WithDefaults()
 	fs.IntVar(&c.MaxRunningPerUser, "max-running", def.MaxRunningPerUser, "running downloads per user")
 	fs.IntVar(&c.Workers, "workers", def.Workers, "exports run at once by this process")
@@ -107,7 +107,7 @@ func runServe(ctx context.Context, args []string, env *Env) error {
 		}
 	}
 	f.jobs.PublicURL = f.publicURL
-	engine = jobs.Throttle(engine, f.throttle)
+	engine = f.faults.wrap(engine)
 	svc, err := jobs.New(db, engine, store, mailer, f.jobs, env.Logger)
 	if err != nil {
 		return err

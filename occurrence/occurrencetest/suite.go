@@ -19,9 +19,11 @@ import (
 // loads.
 const SuiteRecords = 24000
 
-// Predicates covers every predicate type, on every kind of column. Each
-// entry is GBIF predicate JSON.
-var Predicates = []string{
+// Predicates returns GBIF predicate JSON covering every predicate type, on
+// every kind of column (a copy).
+func Predicates() []string { return slices.Clone(predicates) }
+
+var predicates = []string{
 	`{"type":"equals","key":"COUNTRY","value":"NL"}`,
 	`{"type":"equals","key":"BASIS_OF_RECORD","value":"PRESERVED_SPECIMEN"}`,
 	`{"type":"equals","key":"HAS_COORDINATE","value":"false"}`,
@@ -88,7 +90,7 @@ func runScans(t *testing.T, tbl occurrence.Backend) {
 		all.checkValues(t, ref, nil)
 	})
 	order := all.ids // the table's deterministic order
-	for i, js := range Predicates {
+	for i, js := range predicates {
 		t.Run(fmt.Sprintf("predicate-%02d", i), func(t *testing.T) {
 			pred := mustParse(t, js)
 			want := ref.filter(order, pred)
@@ -118,7 +120,7 @@ func runScans(t *testing.T, tbl occurrence.Backend) {
 		})
 	}
 	t.Run("all-columns", func(t *testing.T) {
-		got := scanAll(t, tbl, mustParse(t, Predicates[0]), nil)
+		got := scanAll(t, tbl, mustParse(t, predicates[0]), nil)
 		if len(got.ids) == 0 {
 			t.Fatal("no rows to compare")
 		}
@@ -127,7 +129,7 @@ func runScans(t *testing.T, tbl occurrence.Backend) {
 	t.Run("deterministic", func(t *testing.T) {
 		// A predicate matching rows in many splits: an empty result would
 		// compare equal whatever the order.
-		pred := mustParse(t, Predicates[13])
+		pred := mustParse(t, predicates[13])
 		a := scanAll(t, tbl, pred, []string{occurrence.ColGBIFID})
 		if len(a.ids) == 0 {
 			t.Fatal("no rows to compare")
@@ -162,7 +164,7 @@ func checkDictionaries(t *testing.T, tbl occurrence.Table, ref *Reference, order
 		var cols []string // all columns
 		want := order
 		if i >= 0 {
-			pred = mustParse(t, Predicates[i])
+			pred = mustParse(t, predicates[i])
 			cols = []string{occurrence.ColGBIFID, occurrence.ColDatasetKey, occurrence.ColCountryCode, occurrence.ColLocality,
 				occurrence.ColScientificName, occurrence.ColOccurrenceID, occurrence.ColYear, occurrence.ColIssue}
 			want = ref.filter(order, pred)

@@ -342,7 +342,11 @@ func (c *flatColumn) loadDict(p *page) error {
 		if len(data) < n*c.width {
 			return c.errorf("dictionary of %d values in %d bytes", n, len(data))
 		}
-		c.dictFixed = data[:n*c.width]
+		// No capacity past the values: arrow reinterprets a buffer's whole
+		// capacity as values, and an empty dictionary in the last bytes of
+		// the page buffer would make an int64 pointer reach past the
+		// allocation (checkptr, on in race builds, aborts on that).
+		c.dictFixed = data[: n*c.width : n*c.width]
 		if dictKind(c.kind) {
 			c.dictArr = array.MakeFromData(array.NewData(c.kind.ArrowType(), n,
 				[]*memory.Buffer{nil, memory.NewBufferBytes(c.dictFixed)}, nil, 0, 0))

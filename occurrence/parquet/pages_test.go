@@ -404,3 +404,32 @@ func TestRLEKnownRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestDictionaryKeepsNoSpareCapacity: a fixed-width dictionary's value
+// buffer ends at its last value, whatever the page buffer holds after it.
+// Arrow reinterprets a buffer's whole capacity as values; an empty
+// dictionary (an all-null chunk) in the last bytes of a page buffer made an
+// int64 pointer reach past the allocation, and the race detector's pointer
+// checks abort the process on that.
+func TestDictionaryKeepsNoSpareCapacity(t *testing.T) {
+	for _, c := range []struct {
+		kind  occurrence.Kind
+		width int
+	}{{occurrence.KindInt32, 4}, {occurrence.KindInt64, 8}} {
+		for _, n := range []int{0, 1, 3} {
+			buf := make([]byte, 64)
+			start := len(buf) - n*c.width - 3 // 3 bytes of something else follow
+			col := &flatColumn{kind: c.kind, width: c.width}
+			p := &page{pageHeader: pageHeader{numValues: int32(n)}, data: buf[start:]}
+			if err := col.loadDict(p); err != nil {
+				t.Fatal(err)
+			}
+			if col.dictArr.Len() != n {
+				t.Fatalf("%v: dictionary of %d values has %d", c.kind, n, col.dictArr.Len())
+			}
+			if b := col.dictArr.Data().Buffers()[1].Bytes(); len(b) != n*c.width || cap(b) != len(b) {
+				t.Fatalf("%v, %d values: value buffer of %d bytes, capacity %d", c.kind, n, len(b), cap(b))
+			}
+		}
+	}
+}

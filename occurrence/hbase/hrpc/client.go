@@ -31,6 +31,10 @@ type Config struct {
 	ScansPerServer int
 	// Logger receives warnings; nil discards.
 	Logger *slog.Logger
+
+	// frameTap, when set, sees every response frame of every connection
+	// the client dials. Only this package's tests set it.
+	frameTap func(frame []byte)
 }
 
 func (c *Config) fill() {
@@ -114,7 +118,7 @@ func (c *Client) conn(ctx context.Context, addr string, service Service) (*Conn,
 			c.conns[key] = s
 			c.mu.Unlock()
 			dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-			s.conn, s.err = Dial(dctx, addr, service, c.cfg.User)
+			s.conn, s.err = dial(dctx, addr, service, c.cfg.User, c.cfg.frameTap)
 			cancel()
 			close(s.ready)
 			if s.err != nil {

@@ -35,10 +35,6 @@ const (
 	maxFrame = 256 << 20
 )
 
-// frameTap, when set (by tests only, before any connection), sees every
-// response frame.
-var frameTap func(frame []byte)
-
 // preamble opens every connection: magic "HBas", RPC version 0, auth SIMPLE.
 var preamble = []byte{'H', 'B', 'a', 's', 0, 80}
 
@@ -59,6 +55,9 @@ type Conn struct {
 	nextID uint32
 	err    error
 	done   chan struct{}
+
+	// frameTap, when set, sees every response frame (Config.frameTap).
+	frameTap func(frame []byte)
 }
 
 type response struct {
@@ -70,6 +69,11 @@ type response struct {
 // Dial connects to addr, sends the preamble and connection header for
 // service and starts the response reader.
 func Dial(ctx context.Context, addr string, service Service, user string) (*Conn, error) {
+	return dial(ctx, addr, service, user, nil)
+}
+
+// dial is Dial with a frame tap for the reader.
+func dial(ctx context.Context, addr string, service Service, user string, frameTap func([]byte)) (*Conn, error) {
 	var d net.Dialer
 	nc, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
@@ -79,7 +83,7 @@ func Dial(ctx context.Context, addr string, service Service, user string) (*Conn
 		_ = tc.SetNoDelay(true)
 	}
 	c := &Conn{addr: addr, service: service, nc: nc, bw: bufio.NewWriterSize(nc, 64<<10),
-		calls: make(map[uint32]chan response), done: make(chan struct{})}
+		calls: make(map[uint32]chan response), done: make(chan struct{}), frameTap: frameTap}
 	if err := c.handshake(ctx, user); err != nil {
 		nc.Close()
 		return nil, err
@@ -262,8 +266,8 @@ func (c *Conn) readLoop() {
 			c.fail(fmt.Errorf("%w: %s: read: %w", ErrConnection, c.addr, err))
 			return
 		}
-		if frameTap != nil {
-			frameTap(frame)
+		if c.frameTap != nil {
+			c.frameTap(frame)
 		}
 		r, err := DecodeResponse(frame)
 		if err != nil {

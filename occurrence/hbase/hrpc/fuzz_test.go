@@ -142,13 +142,11 @@ func TestWriteFuzzSeeds(t *testing.T) {
 	}
 	var mu sync.Mutex
 	var frames [][]byte
-	frameTap = func(b []byte) {
+	c := testClientTap(t, func(b []byte) {
 		mu.Lock()
 		frames = append(frames, append([]byte(nil), b...))
 		mu.Unlock()
-	}
-	defer func() { frameTap = nil }()
-	c := testClient(t)
+	})
 	ctx := context.Background()
 	table := testTable(t, c, [][]byte{rowKey(3)})
 	fill(t, c, table, 6)

@@ -16,6 +16,13 @@ import (
 // scripts/hbase/start.sh). Without it the test skips, or fails under CI.
 func testClient(t *testing.T) *Client {
 	t.Helper()
+	return testClientTap(t, nil)
+}
+
+// testClientTap is testClient whose connections pass every response frame
+// to frameTap.
+func testClientTap(t *testing.T, frameTap func(frame []byte)) *Client {
+	t.Helper()
 	master := os.Getenv("HBASE_MASTER")
 	if master == "" {
 		if os.Getenv("CI") == "true" {
@@ -23,7 +30,8 @@ func testClient(t *testing.T) *Client {
 		}
 		t.Skip("HBASE_MASTER not set (start HBase with scripts/hbase/start.sh)")
 	}
-	c, err := New(Config{Master: master, Logger: slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	c, err := New(Config{Master: master, Logger: slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		frameTap: frameTap})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,16 +1,21 @@
-package jobs
+// Package faultinject makes exports slow on demand for tests and drills:
+// killing or cancelling a worker mid-export needs an export that lasts, and
+// a real table cannot be made slow at will. Only tests import it, and the
+// downloader binary built with the faultinject tag (its
+// --test-export-throttle flag); production builds do not contain it.
+package faultinject
 
 import (
 	"context"
 	"io"
 	"time"
+
+	"github.com/biodiversity-downloads/downloader/jobs"
 )
 
 // Throttle returns an Engine whose exports write the archive at no more than
-// bytesPerSecond. It is fault injection for tests and drills (killing or
-// cancelling a worker mid-export needs an export that lasts, and a real table
-// cannot be made slow on demand); it is not meant for production.
-func Throttle(e Engine, bytesPerSecond int64) Engine {
+// bytesPerSecond; bytesPerSecond <= 0 returns e itself.
+func Throttle(e jobs.Engine, bytesPerSecond int64) jobs.Engine {
 	if bytesPerSecond <= 0 {
 		return e
 	}
@@ -18,11 +23,11 @@ func Throttle(e Engine, bytesPerSecond int64) Engine {
 }
 
 type throttled struct {
-	Engine
+	jobs.Engine
 	rate int64
 }
 
-func (t throttled) Export(ctx context.Context, req ExportRequest, w io.Writer, progress func(Progress)) (ExportResult, error) {
+func (t throttled) Export(ctx context.Context, req jobs.ExportRequest, w io.Writer, progress func(jobs.Progress)) (jobs.ExportResult, error) {
 	return t.Engine.Export(ctx, req, &slowWriter{ctx: ctx, w: w, rate: t.rate}, progress)
 }
 
