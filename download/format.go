@@ -135,7 +135,7 @@ func NewExport(ctx context.Context, w io.Writer, spec ExportSpec, opts ExportOpt
 		return nil, err
 	}
 	x.zw = zw
-	x.fw, err = f.open(x)
+	x.fw, err = f.open(ctx, x)
 	if err != nil {
 		if x.fw != nil {
 			x.fw.abort()

@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
 	"github.com/biodiversity-downloads/downloader/dwca"
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
@@ -41,6 +44,9 @@ type field struct {
 	column   string // interpreted column, or "" for a verbatim term
 	term     string // term URI (meta.xml, verbatim lookup)
 	verbatim string // occurrence.VerbatimKey(term) for verbatim fields
+	multi    bool   // a list column (values joined with ";")
+	// layout is a timestamp column's text form (occurrence.Column.Layout).
+	layout string
 }
 
 // jsonColumns hold nested data and cannot be chosen as fields.
@@ -73,20 +79,45 @@ func resolveFields(names []string) ([]field, error) {
 	return out, nil
 }
 
+// resolveField finds the column a requested name means: a column by its
+// name (exact, else ignoring case), else the column written under the
+// term the name spells (dcterms:modified, a term URI), else that term's
+// verbatim value.
 func resolveField(name string) (field, error) {
+	col := columnField
 	if c, _, ok := occurrence.ColumnByName(name); ok && !jsonColumns[name] {
-		return field{header: c.Name, column: c.Name, term: c.Term}, nil
+		return col(c), nil
 	}
 	for _, c := range occurrence.Columns() {
 		if strings.EqualFold(c.Name, name) && !jsonColumns[c.Name] {
-			return field{header: c.Name, column: c.Name, term: c.Term}, nil
+			return col(c), nil
 		}
 	}
 	term := dwca.TermForName(name)
 	if !strings.Contains(term, "://") {
 		return field{}, fmt.Errorf("%w: field %q is neither an interpreted column nor a known term (use a term URI for others)", ErrFormat, name)
 	}
+	if c, ok := columnOfTerm(term); ok {
+		f := col(c)
+		f.header = name
+		return f, nil
+	}
 	return field{header: name, term: term, verbatim: occurrence.VerbatimKey(term)}, nil
+}
+
+// columnField is the field of one column.
+func columnField(c occurrence.Column) field {
+	return field{header: c.Name, column: c.Name, term: c.Term, multi: c.Kind == occurrence.KindMulti, layout: c.Layout}
+}
+
+// columnOfTerm returns the column written under term, if any.
+func columnOfTerm(term string) (occurrence.Column, bool) {
+	for _, c := range occurrence.Columns() {
+		if c.Term == term && !jsonColumns[c.Name] {
+			return c, true
+		}
+	}
+	return occurrence.Column{}, false
 }
 
 // fieldColumns returns the interpreted columns fields need, adding the
@@ -116,6 +147,9 @@ type tableWriter struct {
 	// clean marks the fns whose output needs no cleaning: dictionary
 	// columns formatted through dicts (one per field).
 	clean []bool
+	// empty[j] > 0 starts a run of that many columns null in the whole
+	// batch (see writeBatch).
+	empty []int
 	dicts []dictText
 }
 
@@ -147,23 +181,35 @@ func (t *tableWriter) header() []string {
 }
 
 // writeBatch writes every row of b.
+//
+// A DWCA's occurrence.txt has 230 columns of which a record fills a few
+// dozen: the columns null in every row of the batch are found first, and
+// each run of them is written as its tabs at once.
 func (t *tableWriter) writeBatch(b *batch) error {
 	t.fns, t.clean = t.fns[:0], t.clean[:0]
+	t.empty = t.empty[:0]
 	for j, f := range t.fields {
 		var fn cellFn
 		clean := false
 		if f.column != "" {
-			col := b.col(f.column)
-			if fn, clean = t.dicts[j].cell(col); !clean {
-				var err error
-				if fn, err = cellFor(col); err != nil {
-					return fmt.Errorf("column %s: %w", f.column, err)
-				}
-				clean = cleanOutput(col)
+			var err error
+			if fn, clean, err = t.cell(j, b.col(f.column)); err != nil {
+				return fmt.Errorf("column %s: %w", f.column, err)
 			}
 		}
 		t.fns = append(t.fns, fn)
 		t.clean = append(t.clean, clean)
+		t.empty = append(t.empty, 0)
+	}
+	// empty[j] is the number of all-null columns from j on (0 for others).
+	for j := len(t.fields) - 1; j >= 0; j-- {
+		f := t.fields[j]
+		if a := b.col(f.column); f.column != "" && (a == nil || a.NullN() == a.Len()) {
+			t.empty[j] = 1
+			if j+1 < len(t.empty) {
+				t.empty[j] += t.empty[j+1]
+			}
+		}
 	}
 	verb := b.col(occurrence.ColVerbatim)
 	for i := 0; i < b.n; i++ {
@@ -171,12 +217,17 @@ func (t *tableWriter) writeBatch(b *batch) error {
 			t.verb.parse(str(verb, i))
 		}
 		k := 0 // next verbatim value
-		for j, fn := range t.fns {
-			if t.clean[j] {
+		for j := 0; j < len(t.fns); j++ {
+			fn := t.fns[j]
+			switch {
+			case t.empty[j] > 0:
+				t.rw.EmptyCells(t.empty[j])
+				j += t.empty[j] - 1
+			case t.clean[j]:
 				t.rw.CleanCell(fn, i)
-			} else if fn != nil {
+			case fn != nil:
 				t.rw.Cell(fn, i)
-			} else {
+			default:
 				t.rw.Value(t.verb.values[k])
 				k++
 			}
@@ -188,13 +239,34 @@ func (t *tableWriter) writeBatch(b *batch) error {
 	return nil
 }
 
+// cell returns the formatter of field j's column a in this batch, and
+// whether its output needs no cleaning: the licence as GBIF's enum names,
+// timestamps in their column's layout, dictionaries through dictText, the
+// rest through cellFor.
+func (t *tableWriter) cell(j int, a arrow.Array) (cellFn, bool, error) {
+	f := t.fields[j]
+	switch {
+	case f.column == occurrence.ColLicense && a != nil:
+		return licenseCell(a), true, nil
+	case f.layout != "":
+		if ts, ok := a.(*array.Timestamp); ok {
+			return timestampCell(ts, f.layout), true, nil
+		}
+	}
+	if fn, clean := t.dicts[j].cell(a); clean {
+		return fn, true, nil
+	}
+	fn, err := cellFor(a)
+	return fn, cleanOutput(a), err
+}
+
 // simpleCSV is GBIF's SIMPLE_CSV: one tab-separated <key>.csv entry.
 type simpleCSV struct {
 	x *Export
 	t *tableWriter
 }
 
-func newSimpleCSV(x *Export) (formatWriter, error) {
+func newSimpleCSV(_ context.Context, x *Export) (formatWriter, error) {
 	names := x.spec.Fields
 	if names == nil {
 		names = simpleCSVColumns

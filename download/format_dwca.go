@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -37,9 +38,12 @@ func init() {
 // multimedia.txt are extensions deflated by the same workers into temporary
 // files and copied in at the end.
 //
-// verbatim.txt has a fixed header, since a stream cannot know the union of
-// terms before its first row: gbifID, the Dublin Core terms, then the Darwin
-// Core terms. Values of other terms are counted in
+// occurrence.txt has GBIF's 230 columns in GBIF's order (the schema's
+// leading columns). verbatim.txt has GBIF's columns (gbifID, then
+// gbifVerbatimTerms), then every other term the table's datasets were
+// published with (DatasetInfo.Terms, sorted), so that no value a publisher
+// supplied is dropped. Only a table loaded before datasets recorded their
+// terms can hold values without a column: those are counted in
 // ExportResult.DroppedVerbatimTerms and logged.
 type dwcaWriter struct {
 	x        *Export
@@ -53,35 +57,50 @@ type dwcaWriter struct {
 	dropped  map[string]int64
 }
 
-// occurrenceFields are the interpreted columns of occurrence.txt: every
-// column with a term, gbifID first.
+// occurrenceFields are the interpreted columns of occurrence.txt: GBIF's,
+// gbifID first.
 func occurrenceFields() []field {
 	var fs []field
-	for _, c := range occurrence.Columns() {
-		if c.Term != "" {
-			fs = append(fs, field{header: c.Name, column: c.Name, term: c.Term})
-		}
+	for _, c := range occurrence.Columns()[:occurrence.GBIFColumns] {
+		fs = append(fs, field{header: c.Name, column: c.Name, term: c.Term, multi: c.Kind == occurrence.KindMulti})
 	}
 	return fs
 }
 
-// verbatimTerms returns the fixed verbatim.txt terms.
-func verbatimTerms() []string {
-	var terms []string
-	seen := map[string]bool{}
-	add := func(t string) {
-		if !seen[t] {
+// verbatimTerms returns the terms of verbatim.txt after gbifID: GBIF's, then
+// the other core terms in extra (sorted, canonical).
+func verbatimTerms(extra []string) []string {
+	terms := slices.Clone(gbifVerbatimTerms)
+	seen := map[string]bool{occurrence.NSGBIF + "gbifID": true}
+	for _, t := range terms {
+		seen[t] = true
+	}
+	var more []string
+	for _, t := range extra {
+		if t = dwca.CanonicalTerm(t); !seen[t] {
 			seen[t] = true
-			terms = append(terms, t)
+			more = append(more, t)
 		}
 	}
-	for _, t := range dwca.DublinCoreTerms() {
-		add(t)
+	slices.Sort(more)
+	return append(terms, more...)
+}
+
+// tableTerms returns the union of the core terms of every dataset the
+// catalog describes (nil without a catalog).
+func tableTerms(ctx context.Context, c occurrence.Catalog) ([]string, error) {
+	if c == nil {
+		return nil, nil
 	}
-	for _, t := range dwca.DarwinCoreTerms() {
-		add(t)
+	infos, err := c.Datasets(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("download: the datasets' terms: %w", err)
 	}
-	return terms
+	var out []string
+	for _, in := range infos {
+		out = append(out, in.Terms[occurrence.RowTypeOccurrence]...)
+	}
+	return out, nil
 }
 
 // headerNames gives each term its simple name, or its verbatim key where
@@ -101,8 +120,12 @@ func headerNames(terms []string) []string {
 	return out
 }
 
-func newDWCAWriter(x *Export) (formatWriter, error) {
-	d := &dwcaWriter{x: x, occ: newTableWriter(occurrenceFields()), verbCols: verbatimTerms(), dropped: map[string]int64{}}
+func newDWCAWriter(ctx context.Context, x *Export) (formatWriter, error) {
+	extra, err := tableTerms(ctx, x.opts.Catalog)
+	if err != nil {
+		return nil, err
+	}
+	d := &dwcaWriter{x: x, occ: newTableWriter(occurrenceFields()), verbCols: verbatimTerms(extra), dropped: map[string]int64{}}
 	keys := make([]string, len(d.verbCols))
 	for i, t := range d.verbCols {
 		keys[i] = occurrence.VerbatimKey(t)
@@ -142,18 +165,27 @@ func newDWCAWriter(x *Export) (formatWriter, error) {
 }
 
 // fileSpecs describes occurrence.txt (the core), verbatim.txt and
-// multimedia.txt (extensions whose column 0, gbifID, is the core id).
+// multimedia.txt (extensions whose column 0, gbifID, is the core id), as
+// GBIF's meta.xml does: geodeticDatum is WGS84 for every record (a default
+// field, first), and the core's list columns are delimitedBy ";".
 func (d *dwcaWriter) fileSpecs() (occ, verb, media dwca.FileSpec) {
 	occTerms := make([]string, len(d.occ.fields))
 	for i, f := range d.occ.fields {
 		occTerms[i] = f.term
 	}
+	occ = dwca.TextFile(occurrence.RowTypeOccurrence, "occurrence.txt", occTerms, 0)
+	for i, f := range d.occ.fields {
+		if f.multi {
+			occ.Fields[i].Delimiter = ";"
+		}
+	}
+	occ.Fields = append([]dwca.Field{{Index: -1, Term: occurrence.NSDwC + "geodeticDatum", Default: "WGS84"}}, occ.Fields...)
 	gbifID := occurrence.NSGBIF + "gbifID"
 	mediaTerms := []string{gbifID}
 	for _, c := range multimediaColumns {
 		mediaTerms = append(mediaTerms, occurrence.NSDC+c)
 	}
-	return dwca.TextFile(occurrence.RowTypeOccurrence, "occurrence.txt", occTerms, 0),
+	return occ,
 		dwca.TextFile(occurrence.RowTypeOccurrence, "verbatim.txt", append([]string{gbifID}, d.verbCols...), 0),
 		dwca.TextFile(occurrence.RowTypeMultimedia, "multimedia.txt", mediaTerms, 0)
 }

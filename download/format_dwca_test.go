@@ -67,8 +67,22 @@ func TestDWCA(t *testing.T) {
 		t.Fatal(err)
 	}
 	if m.Metadata != "metadata.xml" || m.Core.IDIndex != 0 || m.Core.FieldsEnclosedBy != "" || m.Core.FieldsTerminatedBy != "\t" ||
-		m.Core.IgnoreHeaderLines != 1 || len(m.Core.Fields) != len(occ[0]) || len(m.Extensions) != 2 {
-		t.Fatalf("meta.xml: %+v", m)
+		m.Core.IgnoreHeaderLines != 1 || len(m.Core.Fields) != len(occ[0])+1 || len(m.Extensions) != 2 {
+		t.Fatalf("meta.xml: %d core fields for %d columns, %d extensions", len(m.Core.Fields), len(occ[0]), len(m.Extensions))
+	}
+	// As GBIF's: geodeticDatum is WGS84 for every record (a default field,
+	// first), and the list columns are delimitedBy ";".
+	if f := m.Core.Fields[0]; f.Index != -1 || f.Default != "WGS84" || f.Term != occurrence.NSDwC+"geodeticDatum" {
+		t.Errorf("first core field %+v, want the WGS84 geodeticDatum default", f)
+	}
+	delimited := 0
+	for _, f := range m.Core.Fields {
+		if f.Delimiter == ";" {
+			delimited++
+		}
+	}
+	if delimited != 17 {
+		t.Errorf("%d core fields delimitedBy \";\", GBIF's meta.xml has 17", delimited)
 	}
 	if m.Extensions[0].Files[0] != "verbatim.txt" || len(m.Extensions[0].Fields) != len(verb[0]) || m.Extensions[1].RowType != occurrence.RowTypeMultimedia {
 		t.Errorf("extensions %+v", m.Extensions)

@@ -1,27 +1,65 @@
 package download
 
 import (
+	"bytes"
 	"math"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"testing"
 )
 
-// TestAppendFloatIsShortest compares appendFloat with strconv's shortest
-// plain formatting on coordinates of every precision, integers, random
-// doubles and edge values: the fast path must never print anything else.
-func TestAppendFloatIsShortest(t *testing.T) {
+// javaDouble is Java's Double.toString written independently of
+// appendFloat: shortest digits (Go's), plain between 1e-3 and 1e7 with at
+// least one fractional digit, else d.dddE[-]n.
+func javaDouble(v float64) string {
+	if a := math.Abs(v); a != 0 && (a < 1e-3 || a >= 1e7) {
+		m, e, _ := strings.Cut(strconv.FormatFloat(v, 'e', -1, 64), "e")
+		if !strings.Contains(m, ".") {
+			m += ".0"
+		}
+		n, _ := strconv.Atoi(e)
+		return m + "E" + strconv.Itoa(n)
+	}
+	s := strconv.FormatFloat(v, 'f', -1, 64)
+	if !strings.Contains(s, ".") {
+		s += ".0"
+	}
+	return s
+}
+
+// TestAppendFloatLikeJava: downloads print doubles as GBIF's do (Java's
+// Double.toString): literal cases as Java prints them, then the fast path
+// against the reference on coordinates of every precision, integers,
+// random doubles and edge values.
+func TestAppendFloatLikeJava(t *testing.T) {
+	for v, want := range map[float64]string{
+		0: "0.0", 100: "100.0", 52.1234: "52.1234", -33.8688: "-33.8688", 0.001: "0.001", 0.0001: "1.0E-4",
+		1e7: "1.0E7", 9999999: "9999999.0", 12345678.9: "1.23456789E7", 1e21: "1.0E21", -2.5e-5: "-2.5E-5",
+		math.MaxFloat64: "1.7976931348623157E308", 180: "180.0", 0.5: "0.5", 1.0000005: "1.0000005",
+	} {
+		if got := string(appendFloat(nil, v)); got != want {
+			t.Errorf("appendFloat(%v) = %q, Java prints %q", v, got, want)
+		}
+	}
+	if got := string(appendFloat(nil, math.Copysign(0, -1))); got != "-0.0" {
+		t.Errorf("appendFloat(-0) = %q, Java prints -0.0", got)
+	}
 	r := rand.New(rand.NewPCG(5, 6))
 	check := func(v float64) {
 		t.Helper()
-		want := strconv.FormatFloat(v, 'f', -1, 64)
-		if got := string(appendFloat(nil, v)); got != want {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return // never stored
+		}
+		if got, want := string(appendFloat(nil, v)), javaDouble(v); got != want {
 			t.Fatalf("appendFloat(%v) = %q, want %q", v, got, want)
 		}
+		if back, err := strconv.ParseFloat(string(appendFloat(nil, v)), 64); err != nil || back != v {
+			t.Fatalf("appendFloat(%v) reads back as %v (%v)", v, back, err)
+		}
 	}
-	for _, v := range []float64{0, math.Copysign(0, -1), 1, -1, 0.5, 1e-7, -1e-7, 1e-6, 0.000001, 0.0000015,
-		999999999.999999, 1e9, -1e9, 123456789.123456, 180, -180, 90, -90, 0.1, 0.2, 0.3, 1.0000005,
-		math.MaxFloat64, math.SmallestNonzeroFloat64, math.Inf(1), math.Inf(-1), math.NaN(), 4.35, 52.123456, -33.8688} {
+	for _, v := range []float64{1, -1, 1e-7, -1e-7, 1e-6, 0.000001, 0.0000015, 999999999.999999, 1e9, -1e9,
+		123456789.123456, -180, 90, -90, 0.1, 0.2, 0.3, 4.35, 52.123456, math.SmallestNonzeroFloat64 * 3} {
 		check(v)
 	}
 	for i := 0; i < 200000; i++ {
@@ -52,6 +90,9 @@ func BenchmarkAppendFloat(b *testing.B) {
 		for b.Loop() {
 			for _, v := range vals {
 				buf = strconv.AppendFloat(buf[:0], v, 'f', -1, 64)
+				if bytes.IndexByte(buf, '.') < 0 {
+					buf = append(buf, '.', '0')
+				}
 			}
 		}
 	})

@@ -54,7 +54,7 @@ func init() {
 	})
 }
 
-func newSimpleParquet(x *Export) (formatWriter, error) {
+func newSimpleParquet(_ context.Context, x *Export) (formatWriter, error) {
 	names := x.spec.Fields
 	var fields []field
 	if names == nil {

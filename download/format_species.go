@@ -74,7 +74,7 @@ func init() {
 	})
 }
 
-func newSpeciesList(x *Export) (formatWriter, error) {
+func newSpeciesList(_ context.Context, x *Export) (formatWriter, error) {
 	s := &speciesList{x: x, taxa: map[string]*taxonRow{}}
 	for _, c := range speciesListColumns {
 		if src, ok := speciesSource[c]; ok {

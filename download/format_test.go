@@ -39,15 +39,16 @@ func TestSimpleCSV(t *testing.T) {
 		if want := dwca.CleanValue(tricky[i%len(tricky)]); r[loc] != want {
 			t.Errorf("row %d locality %q, want %q", i, r[loc], want)
 		}
-		if want := strconv.FormatFloat(55.5+float64(i)/1000, 'f', -1, 64); r[lat] != want {
+		// Doubles as GBIF prints them (Java's Double.toString).
+		if want := javaDouble(55.5 + float64(i)/1000); r[lat] != want {
 			t.Errorf("row %d latitude %q, want %q", i, r[lat], want)
 		}
-		if strings.ContainsAny(r[lon]+r[elev], "eE") {
-			t.Errorf("row %d: exponent in %q / %q", i, r[lon], r[elev])
+		if want := javaDouble(0.000001 * float64(i+1)); r[lon] != want {
+			t.Errorf("row %d longitude %q, want %q", i, r[lon], want)
 		}
 	}
 	r := rows[1]
-	if r[lon] != "0.000001" || r[elev] != "1000000000000000000000" || r[li] != "2024-01-02T03:04:05.006Z" || r[ts] != "HOLOTYPE;PARATYPE" {
+	if r[lon] != "1.0E-6" || r[elev] != "1.0E21" || r[li] != "2024-01-02T03:04:05.006Z" || r[ts] != "HOLOTYPE;PARATYPE" {
 		t.Errorf("formatting: lon %q elevation %q lastInterpreted %q typeStatus %q", r[lon], r[elev], r[li], r[ts])
 	}
 	if r[column(t, rows, "kingdom")] != "Animalia" || r[column(t, rows, "species")] != "" {
@@ -62,7 +63,10 @@ func TestSimpleCSVFields(t *testing.T) {
 	if want := []string{"gbifID", "hasCoordinate", "habitat", "dcterms:modified", "http://example.org/terms/custom", "locality"}; !slices.Equal(rows[0], want) {
 		t.Fatalf("header %v, want %v", rows[0], want)
 	}
-	if got := rows[1]; got[0] != "1000" || got[1] != "true" || got[2] != "forest edge" || got[3] != "2020-01-01" || got[4] != "x" {
+	// habitat and dcterms:modified are columns (modified interpreted as a
+	// timestamp, printed as GBIF does); the custom term is read from the
+	// verbatim record.
+	if got := rows[1]; got[0] != "1000" || got[1] != "true" || got[2] != "forest edge" || got[3] != "2020-01-01T00:00:00Z" || got[4] != "x" {
 		t.Fatalf("row %q", got)
 	}
 	for _, bad := range [][]string{{"nosuchthing"}, {"gbifID", "gbifid"}, {""}, {"verbatim"}} {

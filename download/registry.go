@@ -1,6 +1,7 @@
 package download
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -38,7 +39,7 @@ type FormatInfo struct {
 	Order int
 
 	// open starts the format's writer on an export.
-	open func(x *Export) (formatWriter, error)
+	open func(ctx context.Context, x *Export) (formatWriter, error)
 }
 
 // ErrFormat marks an unknown format or a bad field choice.

@@ -52,7 +52,7 @@ func ReadDatasetInfo(r io.Reader) (occurrence.DatasetInfo, error) {
 		e.token(tok)
 	}
 	info := e.result()
-	if info == (occurrence.DatasetInfo{}) {
+	if info.Key == "" && info.Title == "" && info.License == "" && info.Citation == "" {
 		return occurrence.DatasetInfo{}, errors.New("dwca: EML: empty document")
 	}
 	return info, nil

@@ -296,7 +296,7 @@ func TestReadDatasetInfo(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got != want {
+		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s:\n got %+v\nwant %+v", file, got, want)
 		}
 	}
@@ -306,7 +306,7 @@ func TestReadDatasetInfo(t *testing.T) {
 		"<eml><dataset><alternateIdentifier>2814930A-3B93-48D6-B887-00979481AC9E</alternateIdentifier></dataset></eml>": {
 			Key: "2814930a-3b93-48d6-b887-00979481ac9e"},
 	} {
-		if got, err := ReadDatasetInfo(strings.NewReader(doc)); err != nil || got != want {
+		if got, err := ReadDatasetInfo(strings.NewReader(doc)); err != nil || !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: got %+v, %v; want %+v", doc, got, err, want)
 		}
 	}

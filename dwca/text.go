@@ -123,6 +123,21 @@ func (t *TextWriter) CleanCell(f CellFunc, i int) {
 	t.buf = f(t.buf, i)
 }
 
+// EmptyCells appends n empty cells to the row (their separators).
+func (t *TextWriter) EmptyCells(n int) {
+	if n <= 0 {
+		return
+	}
+	k := n
+	if t.cells == 0 {
+		k-- // the row's first cell has no separator before it
+	}
+	for ; k > 0; k-- {
+		t.buf = append(t.buf, '\t')
+	}
+	t.cells += n
+}
+
 // Value appends s as the next cell of the row.
 func (t *TextWriter) Value(s string) {
 	t.sep()

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/biodiversity-downloads/downloader/occurrence"
@@ -96,8 +97,9 @@ func Load(ctx context.Context, table occurrence.Loader, src Source, opts Options
 	}
 	// The licence normalized above: Interpret then need not normalize it
 	// again for every record.
-	dctx := occurrence.DatasetContext{Key: info.Key, Title: info.Title, License: info.License}
-	if err := pipeline(ctx, src, w, dctx, opts, &res); err != nil {
+	dctx := occurrence.DatasetContext{Key: info.Key, Title: info.Title, License: info.License, Protocol: info.Protocol}
+	terms := termSet{}
+	if err := pipeline(ctx, src, w, dctx, opts, &res, terms); err != nil {
 		w.Abort(ctx)
 		return res, err
 	}
@@ -112,7 +114,7 @@ func Load(ctx context.Context, table occurrence.Loader, src Source, opts Options
 			res.Problems = append(res.Problems, p)
 		}
 	}
-	snap, err := w.Commit(ctx, occurrence.LoadStats{BrokenRows: res.BrokenRows})
+	snap, err := w.Commit(ctx, occurrence.LoadStats{BrokenRows: res.BrokenRows, Terms: terms.sorted()})
 	if err != nil {
 		return res, err
 	}
@@ -139,9 +141,10 @@ func copyEML(ctx context.Context, w occurrence.DatasetWriter, src Source) error 
 // chunk is a run of consecutive records travelling through the pipeline.
 // Once appended it goes back to the reader, records and all, for a later run.
 type chunk struct {
-	raw  []occurrence.RawRecord
-	recs []*occurrence.Record // at least len(raw); Interpret resets each
-	done chan struct{}
+	raw   []occurrence.RawRecord
+	recs  []*occurrence.Record // at least len(raw); Interpret resets each
+	terms termSet              // the terms of raw, filled by the worker
+	done  chan struct{}
 }
 
 const chunkSize = 256
@@ -160,7 +163,7 @@ func nextChunk(free <-chan *chunk) *chunk {
 
 // pipeline reads on one goroutine, interprets on opts.Workers goroutines and
 // appends on the calling goroutine in source order.
-func pipeline(ctx context.Context, src Source, w occurrence.DatasetWriter, dctx occurrence.DatasetContext, opts Options, res *Result) error {
+func pipeline(ctx context.Context, src Source, w occurrence.DatasetWriter, dctx occurrence.DatasetContext, opts Options, res *Result, terms termSet) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	// One chunk queued per worker keeps the workers busy; each chunk in
@@ -183,8 +186,13 @@ func pipeline(ctx context.Context, src Source, w occurrence.DatasetWriter, dctx 
 		go func() {
 			defer wg.Done()
 			for c := range work {
+				if c.terms == nil {
+					c.terms = termSet{}
+				}
+				clear(c.terms)
 				for j, raw := range c.raw {
 					occurrence.Interpret(raw, dctx, c.recs[j])
+					c.terms.add(raw)
 				}
 				close(c.done)
 			}
@@ -208,6 +216,7 @@ func pipeline(ctx context.Context, src Source, w occurrence.DatasetWriter, dctx 
 			res.Records++
 			countIssues(r, res.Issues)
 		}
+		terms.merge(c.terms)
 		if err == nil {
 			select {
 			case free <- c:
@@ -281,4 +290,64 @@ func countIssues(r *occurrence.Record, into map[string]int64) {
 			start = i + 1
 		}
 	}
+}
+
+// termSet collects, by row type, the terms raw records carried values for:
+// the dataset's table entry keeps them (occurrence.LoadStats.Terms), so
+// that downloads give every one a column.
+type termSet map[string]map[string]struct{}
+
+func (s termSet) add(raw occurrence.RawRecord) {
+	s.addRow(occurrence.RowTypeOccurrence, raw.Core)
+	for rt, rows := range raw.Extensions {
+		for _, t := range rows {
+			s.addRow(rt, t)
+		}
+	}
+}
+
+func (s termSet) addRow(rowType string, t occurrence.Terms) {
+	set := s[rowType]
+	for term, v := range t {
+		if v == "" {
+			continue
+		}
+		if _, ok := set[term]; !ok {
+			if set == nil {
+				set = map[string]struct{}{}
+				s[rowType] = set
+			}
+			set[term] = struct{}{}
+		}
+	}
+}
+
+func (s termSet) merge(o termSet) {
+	for rt, set := range o {
+		dst := s[rt]
+		if dst == nil {
+			dst = make(map[string]struct{}, len(set))
+			s[rt] = dst
+		}
+		for t := range set {
+			dst[t] = struct{}{}
+		}
+	}
+}
+
+// sorted returns the terms by row type, each list sorted; nil when empty.
+func (s termSet) sorted() map[string][]string {
+	if len(s) == 0 {
+		return nil
+	}
+	out := make(map[string][]string, len(s))
+	for rt, set := range s {
+		list := make([]string, 0, len(set))
+		for t := range set {
+			list = append(list, t)
+		}
+		slices.Sort(list)
+		out[rt] = list
+	}
+	return out
 }

@@ -174,7 +174,7 @@ type dwcaSource struct {
 }
 
 func newDwCASource(src string, a *dwca.Archive, sr *dwca.StarReader) *dwcaSource {
-	s := &dwcaSource{a: a, sr: sr, ds: occurrence.DatasetInfo{Title: sourceName(src), Source: src}}
+	s := &dwcaSource{a: a, sr: sr, ds: occurrence.DatasetInfo{Title: sourceName(src), Source: src, Protocol: "DWC_ARCHIVE"}}
 	if r, err := a.EML(); err == nil {
 		data, rerr := io.ReadAll(io.LimitReader(r, 64<<20))
 		r.Close()
@@ -250,7 +250,8 @@ func openABCD(ctx context.Context, src string, opts OpenOptions) (*abcdSource, e
 
 func (a *abcdSource) Dataset() occurrence.DatasetInfo {
 	m := a.s.Dataset()
-	ds := occurrence.DatasetInfo{Key: m.GUID, Title: m.Title, License: m.License(), Citation: m.Citation, Source: a.src}
+	ds := occurrence.DatasetInfo{Key: m.GUID, Title: m.Title, License: m.License(), Citation: m.Citation, Source: a.src,
+		Protocol: abcdProtocol(a.src)}
 	if ds.Title == "" {
 		ds.Title = sourceName(a.src)
 	}
@@ -266,6 +267,17 @@ func (a *abcdSource) EML() (io.ReadCloser, error) {
 		return nil, err
 	}
 	return io.NopCloser(&buf), nil
+}
+
+// abcdProtocol names, as GBIF's EndpointType does, how ABCD records were
+// published: a BioCASe endpoint or one of its responses (BIOCASE), or an
+// ABCD archive (BIOCASE_XML_ARCHIVE).
+func abcdProtocol(src string) string {
+	switch strings.ToLower(filepath.Ext(src)) {
+	case ".zip", ".abcda":
+		return "BIOCASE_XML_ARCHIVE"
+	}
+	return "BIOCASE"
 }
 
 func firstNonEmpty(vals ...string) string {

@@ -17,6 +17,10 @@ type DatasetContext struct {
 	Title            string
 	License          string // the dataset's licence as given (URI or text)
 	PublishingOrgKey string
+	// Protocol is how the records were published, as GBIF's EndpointType
+	// names it (DWC_ARCHIVE, BIOCASE, BIOCASE_XML_ARCHIVE); it fills the
+	// protocol column.
+	Protocol string
 	// Now stamps lastInterpreted and bounds plausible dates; zero means
 	// time.Now().
 	Now time.Time
@@ -61,35 +65,40 @@ var (
 	iMediaType        = mustIndex(ColMediaType)
 	iIssue            = mustIndex(ColIssue)
 	iLastInterpreted  = mustIndex(ColLastInterpreted)
+	iLastParsed       = mustIndex("lastParsed")
+	iLastCrawled      = mustIndex("lastCrawled")
+	iProtocol         = mustIndex("protocol")
+	iModified         = mustIndex("modified")
+	iStartDayOfYear   = mustIndex("startDayOfYear")
+	iEndDayOfYear     = mustIndex("endDayOfYear")
+	iContinent        = mustIndex("continent")
+	iNonTaxonIssue    = mustIndex("nonTaxonomicIssue")
 	iVerbatim         = mustIndex(ColVerbatim)
 	iMultimedia       = mustIndex(ColMultimedia)
 	iExtensions       = mustIndex(ColExtensions)
 )
 
-// copied are the columns taken from a Darwin Core term of the same name
-// unchanged (after trimming).
-var copied = []struct {
+// passedColumn is a Passed column and its kind.
+type passedColumn struct {
 	col  int
-	term string
-}{
-	{mustIndex(ColInstitutionCode), NSDwC + "institutionCode"},
-	{mustIndex(ColCollectionCode), NSDwC + "collectionCode"},
-	{mustIndex(ColCatalogNumber), NSDwC + "catalogNumber"},
-	{mustIndex(ColRecordNumber), NSDwC + "recordNumber"},
-	{mustIndex(ColKingdom), NSDwC + "kingdom"},
-	{mustIndex(ColPhylum), NSDwC + "phylum"},
-	{mustIndex(ColClass), NSDwC + "class"},
-	{mustIndex(ColOrder), NSDwC + "order"},
-	{mustIndex(ColFamily), NSDwC + "family"},
-	{iGenus, NSDwC + "genus"},
-	{mustIndex(ColInfraspecificEpithet), NSDwC + "infraspecificEpithet"},
-	{mustIndex(ColStateProvince), NSDwC + "stateProvince"},
-	{mustIndex(ColLocality), NSDwC + "locality"},
-	{mustIndex(ColRecordedBy), NSDwC + "recordedBy"},
-	{mustIndex(ColIdentifiedBy), NSDwC + "identifiedBy"},
-	{mustIndex(ColRightsHolder), NSDC + "rightsHolder"},
-	{mustIndex(ColEstablishmentMeans), NSDwC + "establishmentMeans"},
+	kind Kind
 }
+
+// passedByTerm maps a raw term to the Passed column that carries it.
+var passedByTerm = func() map[string]passedColumn {
+	m := map[string]passedColumn{}
+	for i, c := range columns {
+		if c.Fill != Passed {
+			continue
+		}
+		src := c.Source
+		if src == "" {
+			src = c.Term
+		}
+		m[src] = passedColumn{col: i, kind: c.Kind}
+	}
+	return m
+}()
 
 // gbifKeys are GBIF backbone keys a source may carry (GBIF downloads do).
 var gbifKeys = []struct {
@@ -133,8 +142,10 @@ func Interpret(raw RawRecord, ds DatasetContext, rec *Record) {
 		core = Terms{}
 	}
 	in := &interpreter{t: core, r: rec, ds: ds}
-	for _, c := range copied {
-		rec.SetString(c.col, strings.TrimSpace(core[c.term]))
+	for term, v := range core {
+		if p, ok := passedByTerm[term]; ok {
+			in.pass(p, v)
+		}
 	}
 	for _, k := range gbifKeys {
 		if v, ok := parseInt(core[k.term]); ok {
@@ -146,20 +157,74 @@ func Interpret(raw RawRecord, ds DatasetContext, rec *Record) {
 	in.taxonomy()
 	in.location()
 	in.dates()
+	in.otherDates()
+	in.continent()
 	in.measurements()
 	in.typeStatus()
 	in.license()
 	in.media(raw.Extensions)
 	in.verbatim(raw)
 	rec.SetTime(iLastInterpreted, ds.Now)
+	// Records are parsed and "crawled" when the source is ingested.
+	rec.SetTime(iLastParsed, ds.Now)
+	rec.SetTime(iLastCrawled, ds.Now)
+	rec.SetString(iProtocol, ds.Protocol)
 	in.finishIssues()
+}
+
+// pass sets a Passed column from its raw value: trimmed text, a number or
+// a boolean parsed from it (an unparsable value stays null), or the
+// "|"-separated parts of a multi-value column joined with ";".
+func (in *interpreter) pass(p passedColumn, raw string) {
+	v := strings.TrimSpace(raw)
+	if v == "" {
+		return
+	}
+	switch p.kind {
+	case KindMulti:
+		in.r.SetString(p.col, joinParts(v))
+	case KindInt32, KindInt64:
+		if n, ok := parseInt(v); ok {
+			in.r.SetInt(p.col, n)
+		}
+	case KindFloat64:
+		if f, err := parseNumber(v); err == nil {
+			in.r.SetFloat(p.col, f)
+		}
+	case KindBool:
+		switch strings.ToLower(v) {
+		case "true", "yes", "1":
+			in.r.SetBool(p.col, true)
+		case "false", "no", "0":
+			in.r.SetBool(p.col, false)
+		}
+	default:
+		in.r.SetString(p.col, v)
+	}
+}
+
+// joinParts splits a multi-value source value at "|" (GBIF's delimiter for
+// list terms), trims the parts and joins the non-empty ones with ";", the
+// download delimiter. A value without "|" is returned as it is.
+func joinParts(v string) string {
+	if !strings.Contains(v, "|") {
+		return v
+	}
+	parts := strings.Split(v, "|")
+	out := parts[:0]
+	for _, p := range parts {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, ";")
 }
 
 func (in *interpreter) identity() {
 	r, ds := in.r, in.ds
 	r.SetString(iDatasetKey, ds.Key)
 	r.SetString(iPublishingOrgKey, firstNonEmpty(in.t[NSGBIF+"publishingOrgKey"], ds.PublishingOrgKey))
-	r.SetString(iDatasetName, firstNonEmpty(in.get(NSDwC+"datasetName"), ds.Title))
+	r.SetString(iDatasetName, joinParts(firstNonEmpty(in.get(NSDwC+"datasetName"), ds.Title)))
 	occID := in.get(NSDwC + "occurrenceID")
 	r.SetString(iOccurrenceID, occID)
 	if id, ok := parseInt(in.t[NSGBIF+"gbifID"]); ok && id > 0 {

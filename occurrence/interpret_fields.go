@@ -40,6 +40,8 @@ func (in *interpreter) dates() {
 		in.flag(IssueRecordedDateUnlikely)
 	}
 	r.SetString(iEventDate, dr.Text)
+	r.SetInt(iStartDayOfYear, int64(dr.Start.YearDay()))
+	r.SetInt(iEndDayOfYear, int64(dr.End.YearDay()))
 	r.SetTime(iEventStart, dr.Start)
 	r.SetTime(iEventEnd, dr.End)
 	s, e := dr.Start, dr.End
@@ -52,13 +54,57 @@ func (in *interpreter) dates() {
 			}
 		}
 	}
+}
+
+// otherDates interprets dateIdentified and modified as GBIF does: the first
+// instant of the date, dateIdentified written as a local ISO date-time
+// (2020-05-17T00:00:00), modified kept as a UTC timestamp; an unparsable
+// value stays null and is flagged.
+func (in *interpreter) otherDates() {
 	if di := in.get(NSDwC + "dateIdentified"); di != "" {
 		if dd, ok := ParseDateRange(di); ok {
-			r.SetString(iDateIdentified, dd.Text)
+			in.r.SetString(iDateIdentified, dd.Start.UTC().Format(LayoutLocalDateTime))
 		} else {
-			r.SetString(iDateIdentified, di)
 			in.flag(IssueIdentifiedDateInvalid)
 		}
+	}
+	if m := in.get(NSDC + "modified"); m != "" {
+		if dm, ok := ParseDateRange(m); ok {
+			in.r.SetTime(iModified, dm.Start)
+		} else {
+			in.flag(IssueModifiedDateInvalid)
+		}
+	}
+}
+
+// LayoutLocalDateTime is GBIF's text form of dateIdentified: an ISO local
+// date-time, no zone.
+const LayoutLocalDateTime = "2006-01-02T15:04:05"
+
+// continents are GBIF's Continent values by their normalized names.
+var continents = map[string]string{
+	"AFRICA": "AFRICA", "ANTARCTICA": "ANTARCTICA", "ASIA": "ASIA", "EUROPE": "EUROPE",
+	"NORTHAMERICA": "NORTH_AMERICA", "OCEANIA": "OCEANIA", "AUSTRALIA": "OCEANIA",
+	"SOUTHAMERICA": "SOUTH_AMERICA", "AUSTRALASIA": "OCEANIA", "CENTRALAMERICA": "NORTH_AMERICA",
+}
+
+// continent maps dwc:continent onto GBIF's Continent vocabulary.
+func (in *interpreter) continent() {
+	v := in.get(NSDwC + "continent")
+	if v == "" {
+		return
+	}
+	var buf [32]byte
+	key := buf[:0]
+	for _, c := range strings.ToUpper(v) {
+		if c >= 'A' && c <= 'Z' {
+			key = append(key, byte(c))
+		}
+	}
+	if c, ok := continents[string(key)]; ok {
+		in.r.SetString(iContinent, c)
+	} else {
+		in.flag(IssueContinentInvalid)
 	}
 }
 
@@ -324,6 +370,9 @@ func (in *interpreter) finishIssues() {
 	}
 	slices.Sort(in.issues)
 	in.r.SetString(iIssue, strings.Join(in.issues, ";"))
+	// Every issue this interpretation flags is a non-taxonomic one (no
+	// checklist matching yet).
+	in.r.SetString(iNonTaxonIssue, in.r.Get(iIssue).S)
 }
 
 // appendJSONObject appends m as a JSON object, byte for byte as json.Marshal

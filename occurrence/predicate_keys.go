@@ -196,10 +196,25 @@ func normLicense(s string) (string, error) {
 
 // licenseName returns the enum name of a stored licence value for Describe.
 func licenseName(v string) string {
-	for k, u := range licenseValues {
-		if u == v {
-			return k
-		}
+	if n, ok := LicenseName(v); ok {
+		return n
 	}
 	return v
+}
+
+// LicenseName returns GBIF's License enum name (CC_BY_4_0) of a stored
+// licence value, as GBIF's downloads write it; ok is false for a value that
+// is none of them.
+func LicenseName(v string) (string, bool) {
+	switch v {
+	case LicenseCC0:
+		return "CC0_1_0", true
+	case LicenseCCBY:
+		return "CC_BY_4_0", true
+	case LicenseCCBYNC:
+		return "CC_BY_NC_4_0", true
+	case LicenseUnspecified:
+		return "UNSPECIFIED", true
+	}
+	return "", false
 }

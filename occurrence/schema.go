@@ -109,13 +109,54 @@ type Column struct {
 	// Term is the Darwin Core (or GBIF) term URI the column is written under in
 	// meta.xml; empty for internal columns.
 	Term string
+	// Fill says where the value comes from.
+	Fill Fill
+	// Source is the raw term a Passed column is copied from when it is not
+	// Term itself (gbif:projectId from dwc:projectID).
+	Source string
+	// Layout is the text form of a timestamp column in downloads (a Go time
+	// layout, always in UTC); empty means ISO 8601 with milliseconds when
+	// there are any ("2006-01-02T15:04:05.999Z").
+	Layout string
+	// Extra marks the columns after GBIF's occurrence.txt columns: kept by
+	// this table for SIMPLE_CSV, predicates and the DWCA's other files, not
+	// written to occurrence.txt.
+	Extra bool
 }
+
+// Fill says how interpretation fills a column.
+type Fill int
+
+const (
+	// Passed columns carry the source's value of their term (Source, else
+	// Term), trimmed, parsed to the column's kind when it is not text (an
+	// unparsable value stays null); a multi-value column splits the value at
+	// "|", as GBIF's pipelines do, and keeps its parts joined with ";".
+	Passed Fill = iota
+	// Interpreted columns are set by an interpretation step from one or
+	// more source terms (coordinates, dates, vocabularies).
+	Interpreted
+	// Derived columns are GBIF's own (keys, flags, issues, dataset facts),
+	// set by interpretation or by the table; null where nothing here knows
+	// the value yet (see docs/record.md).
+	Derived
+)
 
 // Short names of the namespaces in raw.go for the column table.
 const (
 	dwc  = NSDwC
 	gbif = NSGBIF
 	dcT  = NSDC
+	gadm = "http://rs.gbif.org/terms/gadm/3.0/"
+	iucn = "http://iucn.org/terms/"
+	// gbint is GBIF's internal namespace (terms not published in a standard).
+	gbint = "http://rs.gbif.org/terms/internal/"
+)
+
+// Timestamp layouts of Column.Layout.
+const (
+	// layoutUTCSeconds is how GBIF prints dcterms:modified (UTC, seconds).
+	layoutUTCSeconds = "2006-01-02T15:04:05Z"
 )
 
 // Columns returns the columns of the interpreted record in storage order
@@ -128,74 +169,15 @@ func NumColumns() int { return len(columns) }
 // ColumnAt returns column i of Columns.
 func ColumnAt(i int) Column { return columns[i] }
 
-// columns lists the interpreted record in storage order. gbifID is first.
-var columns = []Column{
-	{ColGBIFID, KindInt64, gbif + "gbifID"},
-	{ColDatasetKey, KindString, gbif + "datasetKey"},
-	{ColDatasetName, KindString, dwc + "datasetName"},
-	{ColPublishingOrgKey, KindString, gbif + "publishingOrgKey"},
-	{ColOccurrenceID, KindString, dwc + "occurrenceID"},
-	{ColInstitutionCode, KindString, dwc + "institutionCode"},
-	{ColCollectionCode, KindString, dwc + "collectionCode"},
-	{ColCatalogNumber, KindString, dwc + "catalogNumber"},
-	{ColRecordNumber, KindString, dwc + "recordNumber"},
-	{ColBasisOfRecord, KindString, dwc + "basisOfRecord"},
-	{ColOccurrenceStatus, KindString, dwc + "occurrenceStatus"},
-	{ColKingdom, KindString, dwc + "kingdom"},
-	{ColPhylum, KindString, dwc + "phylum"},
-	{ColClass, KindString, dwc + "class"},
-	{ColOrder, KindString, dwc + "order"},
-	{ColFamily, KindString, dwc + "family"},
-	{ColGenus, KindString, dwc + "genus"},
-	{ColSpecies, KindString, gbif + "species"},
-	{ColInfraspecificEpithet, KindString, dwc + "infraspecificEpithet"},
-	{ColTaxonRank, KindString, dwc + "taxonRank"},
-	{ColScientificName, KindString, dwc + "scientificName"},
-	{ColVerbatimScientificName, KindString, gbif + "verbatimScientificName"},
-	{ColVerbatimScientificNameAuthorship, KindString, gbif + "verbatimScientificNameAuthorship"},
-	{ColTaxonKey, KindInt64, gbif + "taxonKey"},
-	{ColAcceptedTaxonKey, KindInt64, gbif + "acceptedTaxonKey"},
-	{ColKingdomKey, KindInt64, gbif + "kingdomKey"},
-	{ColPhylumKey, KindInt64, gbif + "phylumKey"},
-	{ColClassKey, KindInt64, gbif + "classKey"},
-	{ColOrderKey, KindInt64, gbif + "orderKey"},
-	{ColFamilyKey, KindInt64, gbif + "familyKey"},
-	{ColGenusKey, KindInt64, gbif + "genusKey"},
-	{ColSpeciesKey, KindInt64, gbif + "speciesKey"},
-	{ColCountryCode, KindString, dwc + "countryCode"},
-	{ColStateProvince, KindString, dwc + "stateProvince"},
-	{ColLocality, KindString, dwc + "locality"},
-	{ColDecimalLatitude, KindFloat64, dwc + "decimalLatitude"},
-	{ColDecimalLongitude, KindFloat64, dwc + "decimalLongitude"},
-	{ColCoordinateUncertaintyInMeters, KindFloat64, dwc + "coordinateUncertaintyInMeters"},
-	{ColCoordinatePrecision, KindFloat64, dwc + "coordinatePrecision"},
-	{ColHasCoordinate, KindBool, gbif + "hasCoordinate"},
-	{ColHasGeospatialIssue, KindBool, gbif + "hasGeospatialIssues"},
-	{ColEventDate, KindString, dwc + "eventDate"},
-	{ColEventDateStart, KindTimestamp, ""},
-	{ColEventDateEnd, KindTimestamp, ""},
-	{ColYear, KindInt32, dwc + "year"},
-	{ColMonth, KindInt32, dwc + "month"},
-	{ColDay, KindInt32, dwc + "day"},
-	{ColElevation, KindFloat64, gbif + "elevation"},
-	{ColElevationAccuracy, KindFloat64, gbif + "elevationAccuracy"},
-	{ColDepth, KindFloat64, gbif + "depth"},
-	{ColDepthAccuracy, KindFloat64, gbif + "depthAccuracy"},
-	{ColRecordedBy, KindString, dwc + "recordedBy"},
-	{ColIdentifiedBy, KindString, dwc + "identifiedBy"},
-	{ColDateIdentified, KindString, dwc + "dateIdentified"},
-	{ColTypeStatus, KindMulti, dwc + "typeStatus"},
-	{ColLicense, KindString, dcT + "license"},
-	{ColRightsHolder, KindString, dcT + "rightsHolder"},
-	{ColEstablishmentMeans, KindString, dwc + "establishmentMeans"},
-	{ColIndividualCount, KindInt32, dwc + "individualCount"},
-	{ColMediaType, KindMulti, gbif + "mediaType"},
-	{ColIssue, KindMulti, gbif + "issue"},
-	{ColLastInterpreted, KindTimestamp, gbif + "lastInterpreted"},
-	{ColVerbatim, KindString, ""},
-	{ColMultimedia, KindString, ""},
-	{ColExtensions, KindString, ""},
-}
+// GBIFColumns is the number of leading columns that are GBIF's DWCA
+// occurrence.txt columns, in GBIF's order; the Extra ones follow.
+var GBIFColumns = func() int {
+	n := 0
+	for n < len(columns) && !columns[n].Extra {
+		n++
+	}
+	return n
+}()
 
 var columnIndex = func() map[string]int {
 	m := make(map[string]int, len(columns))

@@ -125,8 +125,8 @@ type DatasetWriter interface {
 	SetEML(ctx context.Context, r io.Reader) error
 	// Commit publishes the appended records as the dataset's new version in
 	// one atomic step and returns the id of the snapshot that holds it.
-	// DatasetInfo.Records becomes the number appended and BrokenRows
-	// stats.BrokenRows.
+	// DatasetInfo.Records becomes the number appended, BrokenRows and Terms
+	// stats'.
 	Commit(ctx context.Context, stats LoadStats) (snapshot string, err error)
 	// Abort discards what was written. It returns once the table is as it
 	// was; what it could not delete (ctx done, a failure) is left for the
@@ -139,6 +139,9 @@ type DatasetWriter interface {
 type LoadStats struct {
 	// BrokenRows counts source rows skipped as unreadable.
 	BrokenRows int64
+	// Terms lists, by row type, the terms the dataset's records carried
+	// (sorted; see DatasetInfo.Terms).
+	Terms map[string][]string
 }
 
 // Loader replaces and deletes the datasets of a table.
@@ -183,10 +186,18 @@ type DatasetInfo struct {
 	License  string `json:"license,omitempty"` // normalized (see NormalizeLicense) or as given
 	Citation string `json:"citation,omitempty"`
 	Source   string `json:"source,omitempty"`
+	// Protocol is how the dataset was published, as GBIF's EndpointType
+	// names it (DWC_ARCHIVE, BIOCASE, BIOCASE_XML_ARCHIVE).
+	Protocol string `json:"protocol,omitempty"`
 	// Records is the number of records the table holds of the dataset.
 	Records int64 `json:"records"`
 	// BrokenRows counts the source rows skipped as unreadable at its load.
-	BrokenRows int64     `json:"brokenRows,omitempty"`
+	BrokenRows int64 `json:"brokenRows,omitempty"`
+	// Terms lists, by row type (the occurrence core's and each
+	// extension's), the terms the dataset's raw records carried values for,
+	// sorted: downloads give every one of them a column (verbatim.txt's
+	// terms beyond GBIF's, the verbatim extension files).
+	Terms map[string][]string `json:"terms,omitempty"`
 	Ingested   time.Time `json:"ingested"`
 	HasEML     bool      `json:"hasEML,omitempty"`
 }

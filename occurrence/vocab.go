@@ -86,6 +86,7 @@ const (
 	IssueElevationMinMaxSwapped       = "ELEVATION_MIN_MAX_SWAPPED"
 	IssueModifiedDateInvalid          = "MODIFIED_DATE_INVALID"
 	IssueIdentifiedDateInvalid        = "IDENTIFIED_DATE_INVALID"
+	IssueContinentInvalid             = "CONTINENT_INVALID"
 	IssueBasisOfRecordInvalid         = "BASIS_OF_RECORD_INVALID"
 	IssueTypeStatusInvalid            = "TYPE_STATUS_INVALID"
 	IssueMultimediaURIInvalid         = "MULTIMEDIA_URI_INVALID"

@@ -14,35 +14,58 @@ import (
 
 // The full record is one cell in a compact binary form:
 //
-//	version byte (2)
-//	presence bitmap: one bit per column of occurrence.Columns(), LSB first
-//	the present values in column order:
+//	version byte (codecVersion)
+//	presence bitmap: one bit per column of the version's layout, LSB first
+//	the present values in layout order:
 //	  strings  uvarint length + UTF-8 bytes
 //	  integers and timestamps  zig-zag varint
 //	  floats   8 bytes little-endian IEEE 754
 //	  booleans 1 byte
 //
-// Decoding walks the values once and materializes only the columns asked for.
+// The layout of each version is frozen (codec_layouts.go): records written
+// before a schema change decode with their own layout, columns the layout
+// lacks read as null and columns it has that the schema dropped are
+// skipped. Decoding walks the values once and materializes only the
+// columns asked for.
 
-const codecVersion = 2
-
-var bitmapLen = (occurrence.NumColumns() + 7) / 8
+const codecVersion = 3
 
 // ErrCorruptRecord marks a stored record that cannot be decoded.
 var ErrCorruptRecord = errors.New("corrupt stored record")
+
+// layoutColumn is one column of a frozen layout.
+type layoutColumn struct {
+	name string
+	kind occurrence.Kind
+}
+
+// layout is the column order of one encoding version.
+type layout struct {
+	cols      []layoutColumn
+	bitmapLen int
+}
+
+var layouts = map[byte]*layout{
+	2: {cols: v2Columns, bitmapLen: (len(v2Columns) + 7) / 8},
+	3: {cols: v3Columns, bitmapLen: (len(v3Columns) + 7) / 8},
+}
+
+// current is the layout records are written with: the schema's own
+// (TestCodecLayoutIsCurrent keeps them equal).
+var current = layouts[codecVersion]
 
 // encodeRecord appends r's encoding to dst.
 func encodeRecord(dst []byte, r *occurrence.Record) []byte {
 	dst = append(dst, codecVersion)
 	bm := len(dst)
-	dst = append(dst, make([]byte, bitmapLen)...)
-	for i, c := range occurrence.Columns() {
+	dst = append(dst, make([]byte, current.bitmapLen)...)
+	for i, c := range current.cols {
 		v := r.Get(i)
 		if !v.Valid {
 			continue
 		}
 		dst[bm+i/8] |= 1 << (i % 8)
-		switch c.Kind {
+		switch c.kind {
 		case occurrence.KindInt32, occurrence.KindInt64, occurrence.KindTimestamp:
 			dst = binary.AppendVarint(dst, v.I)
 		case occurrence.KindFloat64:
@@ -63,49 +86,89 @@ func encodeRecord(dst []byte, r *occurrence.Record) []byte {
 
 // columnSink receives decoded values of the columns a decoder materializes.
 type columnSink struct {
-	slots []array.Builder // by column index; nil when not wanted
-	last  int             // highest wanted column index
+	builders []array.Builder
+	names    []string
+	plans    map[byte]*sinkPlan // by encoding version, made on first use
+}
+
+// sinkPlan is where one layout's values go: slots by layout position (nil
+// when not wanted), and the wanted columns the layout does not have.
+type sinkPlan struct {
+	l       *layout
+	slots   []array.Builder
+	last    int // highest wanted position
+	missing []array.Builder
 }
 
 func newColumnSink(builders []array.Builder, names []string) *columnSink {
-	s := &columnSink{slots: make([]array.Builder, occurrence.NumColumns()), last: -1}
-	for i, n := range names {
-		_, ci, _ := occurrence.ColumnByName(n)
-		s.slots[ci] = builders[i]
-		s.last = max(s.last, ci)
+	return &columnSink{builders: builders, names: names, plans: map[byte]*sinkPlan{}}
+}
+
+func (s *columnSink) plan(version byte) (*sinkPlan, error) {
+	if p, ok := s.plans[version]; ok {
+		return p, nil
 	}
-	return s
+	l, ok := layouts[version]
+	if !ok {
+		return nil, fmt.Errorf("%w: unknown encoding version %d", ErrCorruptRecord, version)
+	}
+	p := &sinkPlan{l: l, slots: make([]array.Builder, len(l.cols)), last: -1}
+	pos := make(map[string]int, len(l.cols))
+	for i, c := range l.cols {
+		pos[c.name] = i
+	}
+	for i, n := range s.names {
+		j, ok := pos[n]
+		if !ok {
+			p.missing = append(p.missing, s.builders[i])
+			continue
+		}
+		p.slots[j] = s.builders[i]
+		p.last = max(p.last, j)
+	}
+	s.plans[version] = p
+	return p, nil
 }
 
 // decodeInto appends the wanted columns of one encoded record to the sink's
 // builders (nulls for absent values).
 func (s *columnSink) decodeInto(rec []byte) error {
-	start := 1
-	if len(rec) < start+bitmapLen || rec[0] != codecVersion {
+	if len(rec) < 1 {
+		return fmt.Errorf("%w: empty", ErrCorruptRecord)
+	}
+	p, err := s.plan(rec[0])
+	if err != nil {
+		return err
+	}
+	if len(rec) < 1+p.l.bitmapLen {
 		return fmt.Errorf("%w: bad header", ErrCorruptRecord)
 	}
-	bm := rec[start : start+bitmapLen]
-	off := start + bitmapLen
-	for i := 0; i <= s.last; i++ {
-		b := s.slots[i]
+	bm := rec[1 : 1+p.l.bitmapLen]
+	off := 1 + p.l.bitmapLen
+	for i := 0; i <= p.last; i++ {
+		b := p.slots[i]
 		if bm[i/8]&(1<<(i%8)) == 0 {
 			if b != nil {
 				b.AppendNull()
 			}
 			continue
 		}
-		n, err := s.value(i, rec[off:], b)
+		n, err := value(p.l.cols[i].kind, rec[off:], b)
 		if err != nil {
-			return fmt.Errorf("%w: column %s: %v", ErrCorruptRecord, occurrence.ColumnAt(i).Name, err)
+			return fmt.Errorf("%w: column %s: %v", ErrCorruptRecord, p.l.cols[i].name, err)
 		}
 		off += n
+	}
+	for _, b := range p.missing {
+		b.AppendNull()
 	}
 	return nil
 }
 
-// value decodes (or skips, when b is nil) one value and returns its length.
-func (s *columnSink) value(ci int, p []byte, b array.Builder) (int, error) {
-	switch occurrence.ColumnAt(ci).Kind {
+// value decodes (or skips, when b is nil) one value of a column of kind k
+// and returns its length.
+func value(k occurrence.Kind, p []byte, b array.Builder) (int, error) {
+	switch k {
 	case occurrence.KindInt32, occurrence.KindInt64, occurrence.KindTimestamp:
 		v, n := binary.Varint(p)
 		if n <= 0 {

@@ -92,9 +92,13 @@ var headerOrder = func() []headerField {
 	return out
 }()
 
+// headerVersion leads every header cell; the header's layout (headerCols)
+// is independent of the record encoding's.
+const headerVersion = 2
+
 // encodeHeader appends r's header cell value to dst.
 func encodeHeader(dst []byte, r *occurrence.Record) []byte {
-	dst = append(dst, codecVersion)
+	dst = append(dst, headerVersion)
 	for _, f := range headerOrder {
 		v := r.Get(f.col)
 		if !v.Valid {

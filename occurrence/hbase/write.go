@@ -138,7 +138,7 @@ func (w *DatasetWriter) Commit(ctx context.Context, stats occurrence.LoadStats) 
 	}
 	st.Pending = dropGen(st.Pending, w.gen)
 	info := w.info
-	info.Records, info.BrokenRows, info.Ingested, info.HasEML = w.records, stats.BrokenRows, now, w.eml != nil
+	info.Records, info.BrokenRows, info.Terms, info.Ingested, info.HasEML = w.records, stats.BrokenRows, stats.Terms, now, w.eml != nil
 	st.Info, st.Gen, st.Counts, st.Countries = info, w.gen, w.counts, w.countryList()
 	var extra []hrpc.Cell
 	if w.eml != nil {

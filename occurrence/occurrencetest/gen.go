@@ -136,6 +136,8 @@ type Dataset struct {
 	// global datasets (the large citizen-science ones) span every country;
 	// the others are national.
 	global bool
+	// terms are the LoadStats.Terms the suite commits the dataset with.
+	terms map[string][]string
 }
 
 // Datasets plans n datasets holding total records, sizes Zipf-distributed.

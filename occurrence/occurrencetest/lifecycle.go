@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -24,6 +25,11 @@ func runLifecycle(t *testing.T, tbl occurrence.Backend) {
 	g := NewGenerator(7, 300)
 	plan := g.Datasets(3000, 3)
 	plan[0].Info.Citation = "Generated & cited <dataset> one."
+	plan[0].terms = map[string][]string{
+		occurrence.RowTypeOccurrence:  {occurrence.NSDwC + "locality", occurrence.NSDwC + "occurrenceID", "http://example.org/terms/custom"},
+		occurrence.RowTypeMeasurement: {occurrence.NSDwC + "measurementType", occurrence.NSDwC + "measurementValue"},
+	}
+	plan[2].terms = map[string][]string{occurrence.RowTypeOccurrence: {occurrence.NSDwC + "habitat"}}
 	eml := map[string][]byte{plan[0].Info.Key: emlDocument(plan[0].Info.Title)}
 	broken := map[string]int64{plan[0].Info.Key: 5}
 	before, after := newReference(t), newReference(t) // the table before and after the replace
@@ -138,7 +144,7 @@ func loadWithEML(t testing.TB, tbl occurrence.Loader, g *Generator, ds *Dataset,
 			r.add(rec)
 		}
 	}
-	snap, err := w.Commit(ctx, occurrence.LoadStats{BrokenRows: broken[ds.Info.Key]})
+	snap, err := w.Commit(ctx, occurrence.LoadStats{BrokenRows: broken[ds.Info.Key], Terms: ds.terms})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,14 +170,15 @@ func checkCatalog(t *testing.T, tbl occurrence.Catalog, plan []Dataset, eml map[
 		got := list[i]
 		w := ds.Info
 		w.Records, w.BrokenRows, w.HasEML, w.Ingested = int64(ds.Records), broken[w.Key], eml[w.Key] != nil, got.Ingested
-		if got != w {
+		w.Terms = ds.terms
+		if !reflect.DeepEqual(got, w) {
 			t.Fatalf("Datasets entry %d:\n got %+v\nwant %+v", i, got, w)
 		}
 		if got.Ingested.Before(start) || got.Ingested.After(time.Now().Add(time.Second)) {
 			t.Fatalf("dataset %s ingested at %s, loaded after %s", w.Key, got.Ingested, start)
 		}
 		one, err := tbl.Dataset(ctx, w.Key)
-		if err != nil || one != got {
+		if err != nil || !reflect.DeepEqual(one, got) {
 			t.Fatalf("Dataset(%s) = %+v, %v; Datasets says %+v", w.Key, one, err, got)
 		}
 		checkEML(t, tbl, w.Key, eml[w.Key])

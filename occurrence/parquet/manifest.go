@@ -1,6 +1,7 @@
 package parquet
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -199,6 +200,11 @@ type splitStats struct {
 
 	mu   sync.Mutex
 	cols map[string]decodedStats
+	// index holds each column's encoded statistics, split out of raw in
+	// one pass the first time a column is asked for: an export of all 230
+	// columns asks for every one of them, and a lookup each through raw
+	// would cost the whole object every time.
+	index map[string][]byte
 }
 
 type decodedStats struct {
@@ -220,17 +226,47 @@ func (s *splitStats) ColumnStats(name string) (occurrence.ColumnStats, bool) {
 	return cs, ok
 }
 
+// entry returns column name's encoded statistics (s.mu held).
+func (s *splitStats) entry(name string) ([]byte, bool) {
+	if s.index == nil {
+		s.index = map[string][]byte{}
+		gjson.ParseBytes(s.raw).ForEach(func(k, v gjson.Result) bool {
+			if v.IsObject() {
+				s.index[k.String()] = s.raw[v.Index : v.Index+len(v.Raw)]
+			}
+			return true
+		})
+	}
+	e, ok := s.index[name]
+	return e, ok
+}
+
+// Nulls returns the null count of a column of the row group, without
+// decoding the rest of its statistics.
+func (s *splitStats) Nulls(name string) (int64, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if d, ok := s.cols[name]; ok {
+		return d.cs.NullCount, d.ok
+	}
+	e, ok := s.entry(name)
+	if !ok {
+		return 0, false
+	}
+	n := gjson.GetBytes(e, "nulls")
+	return n.Int(), n.Exists()
+}
+
 func (s *splitStats) decode(name string) (occurrence.ColumnStats, bool) {
-	// Column names are plain identifiers: no gjson path syntax to escape.
-	v := gjson.GetBytes(s.raw, name)
-	if !v.Exists() || !v.IsObject() {
+	e, ok := s.entry(name)
+	if !ok {
 		return occurrence.ColumnStats{}, false
 	}
 	c, _, ok := occurrence.ColumnByName(name)
 	if !ok {
 		return occurrence.ColumnStats{}, false
 	}
-	dec := json.NewDecoder(strings.NewReader(v.Raw))
+	dec := json.NewDecoder(bytes.NewReader(e))
 	dec.UseNumber()
 	var st colStats
 	if err := dec.Decode(&st); err != nil {

@@ -52,6 +52,10 @@ type flatColumn struct {
 	*flatBuffers
 	nulls  int
 	asDict bool // every row of the batch so far is a dictionary index
+
+	// absent marks a column the file does not have (written before the
+	// column was added to the schema): every row is null.
+	absent bool
 }
 
 // flatBuffers are a column's decoding buffers, pooled across row groups.
@@ -112,8 +116,29 @@ func (c *flatColumn) close() error {
 		flatPool.Put(c.flatBuffers)
 		c.flatBuffers = nil
 	}
-	c.pr.close()
+	if c.pr != nil {
+		c.pr.close()
+	}
 	return nil
+}
+
+// newAbsentColumn reads a column the file does not have as nulls.
+func newAbsentColumn(kind occurrence.Kind, where string) *flatColumn {
+	c := newFlatColumn(nil, kind, 0, where)
+	c.absent = true
+	return c
+}
+
+// nulls returns n null rows (an absent column).
+func (c *flatColumn) nullRows(n int) arrow.Array {
+	c.begin(n)
+	clear(c.valid)
+	c.nulls = n
+	if c.kind == occurrence.KindString {
+		c.offsets = grow(c.offsets, n+1)
+		clear(c.offsets)
+	}
+	return c.array(n)
 }
 
 // nextPage moves to the next data page, loading a dictionary page on the way.
@@ -179,6 +204,9 @@ func (c *flatColumn) startPage(p *page) (ok bool, err error) {
 // levels and passing over their values; farther rows are reached through the
 // page index without reading the pages in between.
 func (c *flatColumn) seek(row int64) error {
+	if c.absent {
+		return nil
+	}
 	if c.cur == nil && row == 0 {
 		return nil // next reads the chunk from its start, dictionary page first
 	}
@@ -357,6 +385,9 @@ func (c *flatColumn) loadDict(p *page) error {
 
 // next decodes the next n rows.
 func (c *flatColumn) next(n int) (arrow.Array, error) {
+	if c.absent {
+		return c.nullRows(n), nil
+	}
 	if c.pageLeft == 0 {
 		// Load the dictionary first: a batch starts as indices only if it has one.
 		if err := c.nextPage(); err != nil {

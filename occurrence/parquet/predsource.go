@@ -38,7 +38,14 @@ func (sc *splitScan) openFlat(name string) (*flatColumn, error) {
 	foot := sc.file.foot
 	leaf, ok := foot.byName[name]
 	if !ok {
-		return nil, fmt.Errorf("read %s: no column %q", sc.path, name)
+		// A file written before the column joined the schema: the
+		// column is null in all of its rows.
+		return newAbsentColumn(kind, fmt.Sprintf("%s column %s (absent)", sc.path, name)), nil
+	}
+	if sc.allNull(name) {
+		// Most of a record's 230 columns are empty in most row groups:
+		// their pages are not read at all.
+		return newAbsentColumn(kind, fmt.Sprintf("%s column %s (all null)", sc.path, name)), nil
 	}
 	if sc.rg >= len(foot.rowGroups) {
 		return nil, fmt.Errorf("read %s: no row group %d", sc.path, sc.rg)
@@ -53,6 +60,16 @@ func (sc *splitScan) openFlat(name string) (*flatColumn, error) {
 		return nil, err
 	}
 	return newFlatColumn(pr, kind, l.maxDef, where), nil
+}
+
+// allNull reports whether the split's statistics say column name holds no
+// value in any row.
+func (sc *splitScan) allNull(name string) bool {
+	if s, ok := sc.split.(interface{ Nulls(string) (int64, bool) }); ok {
+		n, ok := s.Nulls(name)
+		return ok && n == sc.rows && n > 0
+	}
+	return false
 }
 
 // next decodes rows [pos, pos+n) of every column, seeking when pos is not

@@ -272,7 +272,7 @@ func (w *DatasetWriter) Commit(ctx context.Context, stats occurrence.LoadStats) 
 		w.Abort(ctx)
 		return "", err
 	}
-	w.info.Records, w.info.BrokenRows = w.records, stats.BrokenRows
+	w.info.Records, w.info.BrokenRows, w.info.Terms = w.records, stats.BrokenRows, stats.Terms
 	w.info.Ingested = time.Now().UTC()
 	var snap int64
 	err := w.s.update(ctx, func(m *manifest) error {
