@@ -197,7 +197,7 @@ type DatasetInfo struct {
 	// extension's), the terms the dataset's raw records carried values for,
 	// sorted: downloads give every one of them a column (verbatim.txt's
 	// terms beyond GBIF's, the verbatim extension files).
-	Terms map[string][]string `json:"terms,omitempty"`
-	Ingested   time.Time `json:"ingested"`
-	HasEML     bool      `json:"hasEML,omitempty"`
+	Terms    map[string][]string `json:"terms,omitempty"`
+	Ingested time.Time           `json:"ingested"`
+	HasEML   bool                `json:"hasEML,omitempty"`
 }
