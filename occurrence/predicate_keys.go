@@ -14,7 +14,7 @@ const (
 	vText  valueKind = iota // free text; case-insensitive unless matchCase
 	vExact                  // normalized code (country, UUID, vocabulary); exact
 	vMulti                  // ";"-joined vocabulary values; any element matches
-	vPiped                  // people: whole value or any "|"-separated part
+	vPiped                  // lists of people and identifiers: whole value or any ";"- (or "|"-) separated part
 	vInt                    // int32/int64 column(s)
 	vFloat                  // float64 column
 	vBool                   // boolean column
@@ -120,6 +120,69 @@ func init() {
 	text("ESTABLISHMENT_MEANS", "Establishment means", ColEstablishmentMeans)
 	addKey(&keySpec{name: "RECORDED_BY", label: "Recorded by", cols: []string{ColRecordedBy}, kind: vPiped})
 	addKey(&keySpec{name: "IDENTIFIED_BY", label: "Identified by", cols: []string{ColIdentifiedBy}, kind: vPiped})
+	addParameterKeys()
+}
+
+// enumParameters hold GBIF enum values (CONTINENT=EUROPE): matched exactly,
+// upper-cased with spaces as underscores.
+var enumParameters = map[string]bool{
+	"CONTINENT": true, "PROTOCOL": true, "GBIF_REGION": true, "PUBLISHED_BY_GBIF_REGION": true,
+	"IUCN_RED_LIST_CATEGORY": true, "TAXONOMIC_STATUS": true,
+}
+
+// addParameterKeys accepts every GBIF search parameter whose term is a
+// column of the record and that the keys above do not already define: the
+// column's kind says how its values are parsed and compared (text ignores
+// case unless matchCase, list columns match any element).
+func addParameterKeys() {
+	byTerm := map[string]Column{}
+	for _, c := range columns {
+		if c.Term != "" {
+			byTerm[c.Term] = c
+		}
+	}
+	for _, p := range searchParameters {
+		c, ok := byTerm[p.term]
+		if _, have := keySpecs[p.name]; have || !ok {
+			continue
+		}
+		s := &keySpec{name: p.name, label: parameterLabel(p.name), cols: []string{c.Name}}
+		switch {
+		case p.name == "PUBLISHING_COUNTRY":
+			s.kind, s.norm = vExact, normCountry
+		case enumParameters[p.name]:
+			s.kind, s.norm = vExact, normEnum
+		case c.Kind == KindMulti:
+			s.kind = vPiped
+		case c.Kind == KindInt32 || c.Kind == KindInt64:
+			s.kind = vInt
+		case c.Kind == KindFloat64:
+			s.kind = vFloat
+		case c.Kind == KindBool:
+			s.kind = vBool
+		case c.Kind == KindTimestamp:
+			s.kind = vTime
+		default:
+			s.kind = vText
+		}
+		addKey(s, c.Name)
+	}
+}
+
+// parameterLabel turns SAMPLING_PROTOCOL into "Sampling protocol".
+func parameterLabel(name string) string {
+	l := strings.ToLower(strings.ReplaceAll(name, "_", " "))
+	return strings.ToUpper(l[:1]) + l[1:]
+}
+
+// normEnum normalizes a GBIF enum value: upper case, spaces and hyphens as
+// underscores.
+func normEnum(s string) (string, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return "", fmt.Errorf("empty value")
+	}
+	return strings.NewReplacer(" ", "_", "-", "_").Replace(strings.ToUpper(s)), nil
 }
 
 // lookupKey resolves a search-parameter name in any accepted spelling

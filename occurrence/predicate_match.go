@@ -102,7 +102,7 @@ func (c *compiled) buildSet() {
 type strMatcher struct {
 	fold bool
 	like bool
-	sep  byte // 0, ';' (any element) or '|' (whole value or any part)
+	sep  byte // 0, ';' (any element) or '|' (whole value or any part, parts split at ';' or '|')
 	vals []string
 	set  map[string]struct{}
 }
@@ -140,6 +140,9 @@ func (m *strMatcher) match(s string, buf *[]byte) bool {
 	}
 	for {
 		i := strings.IndexByte(s, m.sep)
+		if m.sep == '|' {
+			i = strings.IndexAny(s, "|;")
+		}
 		part := s
 		if i >= 0 {
 			part = s[:i]

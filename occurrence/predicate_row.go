@@ -162,7 +162,7 @@ func (c *compiled) matchText(stored string) bool {
 	case vMulti:
 		cands = trimAll(strings.Split(stored, ";"))
 	case vPiped:
-		cands = append([]string{stored}, trimAll(strings.Split(stored, "|"))...)
+		cands = append([]string{stored}, trimAll(strings.FieldsFunc(stored, func(r rune) bool { return r == '|' || r == ';' }))...)
 	default:
 		cands = []string{stored}
 	}
