@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -23,15 +24,23 @@ const (
 )
 
 // simpleParquet is GBIF's SIMPLE_PARQUET: Parquet files
-// occurrence.parquet/000000.parquet, 000001.parquet, ... inside the zip,
-// streamed straight into the archive (a Parquet writer never seeks). A part
-// is closed after about ExportOptions.ParquetPartBytes; a row group buffers
-// at most 64Ki rows, so memory stays bounded. Columns keep their Arrow types
-// and interpreted names; chosen verbatim terms are string columns. Parts are
+// occurrence.parquet/000000, 000001, ... inside the zip (GBIF's entry
+// names), streamed straight into the archive (a Parquet writer never
+// seeks). A part is closed after about ExportOptions.ParquetPartBytes; a
+// row group buffers at most 64Ki rows, so memory stays bounded. Parts are
 // Snappy-compressed and stored in the zip without a second compression.
+//
+// The columns are GBIF's 50 simple ones unless fields are chosen, in GBIF's
+// schema (gbif/occurrence ParquetSchemaQueries over download-tables'
+// HiveDataTypes): lower-case names, gbifid and the taxon keys as strings,
+// the list columns (issue, mediatype, recordedby, identifiedby, typestatus,
+// ...) as lists of strings, dateidentified and lastinterpreted as
+// timestamps, the licence as GBIF's enum name; chosen verbatim terms are
+// strings.
 type simpleParquet struct {
 	x      *Export
 	fields []field
+	cols   []parquetColumn // by field
 	verb   *verbatimRow
 	schema *arrow.Schema
 	fw     *pqarrow.FileWriter
@@ -47,7 +56,7 @@ const FormatSimpleParquet Format = "SIMPLE_PARQUET"
 func init() {
 	register(FormatInfo{
 		Name:        FormatSimpleParquet,
-		Description: "Parquet files of GBIF's simple columns, or of the fields chosen, under occurrence.parquet/",
+		Description: "Parquet files of GBIF's 50 simple columns, or of the fields chosen, under occurrence.parquet/",
 		Extension:   ".zip", ContentType: "application/zip", Fields: true,
 		BytesPerRecord: 58, CompressionRatio: 1, Order: 7,
 		open: newSimpleParquet,
@@ -56,45 +65,32 @@ func init() {
 
 func newSimpleParquet(_ context.Context, x *Export) (formatWriter, error) {
 	names := x.spec.Fields
-	var fields []field
 	if names == nil {
-		fields = occurrenceFields()
-	} else {
-		var err error
-		if fields, err = resolveFields(names); err != nil {
-			return nil, err
-		}
+		names = simpleCSVColumns
+	}
+	fields, err := resolveFields(names)
+	if err != nil {
+		return nil, err
 	}
 	p := &simpleParquet{x: x, fields: fields, verb: fieldsVerbatim(fields), limit: x.opts.ParquetPartBytes,
 		mem: memory.NewGoAllocator()}
 	if p.limit <= 0 {
 		p.limit = defaultParquetPartBytes
 	}
+	fs := make([]arrow.Field, len(fields))
+	for i, f := range fields {
+		p.cols = append(p.cols, parquetColumnOf(f))
+		fs[i] = arrow.Field{Name: strings.ToLower(f.header), Type: p.cols[i].typ, Nullable: true}
+	}
+	p.schema = arrow.NewSchema(fs, nil)
 	return p, nil
 }
 
 func (p *simpleParquet) columns() []string { return fieldColumns(p.fields) }
 func (p *simpleParquet) abort()            {}
 
-// outSchema derives the part schema from the first batch.
-func (p *simpleParquet) outSchema(b *batch) (*arrow.Schema, error) {
-	fs := make([]arrow.Field, len(p.fields))
-	for i, f := range p.fields {
-		if f.column == "" {
-			fs[i] = arrow.Field{Name: f.header, Type: arrow.BinaryTypes.String, Nullable: true}
-			continue
-		}
-		a := b.col(f.column)
-		if a == nil {
-			return nil, fmt.Errorf("dwca: parquet: batch lacks column %s", f.column)
-		}
-		fs[i] = arrow.Field{Name: f.header, Type: a.DataType(), Nullable: true}
-	}
-	return arrow.NewSchema(fs, nil), nil
-}
-
 func (p *simpleParquet) openPart() error {
-	name := fmt.Sprintf("occurrence.parquet/%06d.parquet", p.parts)
+	name := fmt.Sprintf("occurrence.parquet/%06d", p.parts)
 	w, err := p.x.zw.CreateHeader(&pzip.FileHeader{Name: name, Modified: p.x.created, Stored: true})
 	if err != nil {
 		return err
@@ -109,7 +105,7 @@ func (p *simpleParquet) openPart() error {
 	)
 	p.fw, err = pqarrow.NewFileWriter(p.schema, p.entry, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
 	if err != nil {
-		return fmt.Errorf("dwca: parquet part %s: %w", name, err)
+		return fmt.Errorf("download: parquet part %s: %w", name, err)
 	}
 	p.parts++
 	return nil
@@ -122,7 +118,7 @@ func (p *simpleParquet) closePart() error {
 	err := p.fw.Close()
 	p.fw = nil
 	if err != nil {
-		return fmt.Errorf("dwca: parquet part %d: %w", p.parts-1, err)
+		return fmt.Errorf("download: parquet part %d: %w", p.parts-1, err)
 	}
 	return nil
 }
@@ -130,13 +126,6 @@ func (p *simpleParquet) closePart() error {
 func (p *simpleParquet) write(b *batch) error {
 	if b.n == 0 {
 		return nil
-	}
-	if p.schema == nil {
-		s, err := p.outSchema(b)
-		if err != nil {
-			return err
-		}
-		p.schema = s
 	}
 	if p.fw == nil {
 		if err := p.openPart(); err != nil {
@@ -149,7 +138,7 @@ func (p *simpleParquet) write(b *batch) error {
 	}
 	defer rec.Release()
 	if err := p.fw.WriteBuffered(rec); err != nil {
-		return fmt.Errorf("dwca: parquet: %w", err)
+		return fmt.Errorf("download: parquet: %w", err)
 	}
 	if p.entry.n >= p.limit {
 		return p.closePart()
@@ -160,76 +149,75 @@ func (p *simpleParquet) write(b *batch) error {
 // project builds the part's record from a scan batch.
 func (p *simpleParquet) project(b *batch) (arrow.RecordBatch, error) {
 	cols := make([]arrow.Array, len(p.fields))
-	var verbCols []*array.StringBuilder
-	if p.verb != nil {
-		n := len(p.verb.values)
-		verbCols = make([]*array.StringBuilder, n)
-		for i := range verbCols {
-			verbCols[i] = array.NewStringBuilder(p.mem)
-			defer verbCols[i].Release()
-		}
-		verb := b.col(occurrence.ColVerbatim)
-		for i := 0; i < b.n; i++ {
-			p.verb.parse(str(verb, i))
-			for j, v := range p.verb.values {
-				if v == "" {
-					verbCols[j].AppendNull()
-				} else {
-					verbCols[j].Append(v)
-				}
+	release := func() {
+		for _, c := range cols {
+			if c != nil {
+				c.Release()
 			}
 		}
 	}
+	verbCols := p.verbatimColumns(b)
 	k := 0
 	for i, f := range p.fields {
 		if f.column == "" {
-			cols[i] = verbCols[k].NewArray()
+			cols[i] = verbCols[k]
 			k++
 			continue
 		}
 		a := b.col(f.column)
-		if !arrow.TypeEqual(a.DataType(), p.schema.Field(i).Type) {
-			for _, c := range cols[:i] {
-				if c != nil {
-					c.Release()
-				}
-			}
-			return nil, fmt.Errorf("dwca: parquet: column %s changed type from %s to %s", f.column, p.schema.Field(i).Type, a.DataType())
+		if a == nil {
+			release()
+			return nil, fmt.Errorf("download: parquet: batch lacks column %s", f.column)
 		}
-		a.Retain()
-		cols[i] = a
+		c, err := p.cols[i].convert(p.mem, a)
+		if err != nil {
+			release()
+			return nil, fmt.Errorf("download: parquet: column %s: %w", f.column, err)
+		}
+		cols[i] = c
 	}
 	rec := array.NewRecordBatch(p.schema, cols, int64(b.n))
-	for _, c := range cols {
-		c.Release()
-	}
+	release()
 	return rec, nil
+}
+
+// verbatimColumns reads the chosen verbatim terms of a batch as string
+// arrays, in field order.
+func (p *simpleParquet) verbatimColumns(b *batch) []arrow.Array {
+	if p.verb == nil {
+		return nil
+	}
+	bs := make([]*array.StringBuilder, len(p.verb.values))
+	for i := range bs {
+		bs[i] = array.NewStringBuilder(p.mem)
+		defer bs[i].Release()
+	}
+	verb := b.col(occurrence.ColVerbatim)
+	for i := 0; i < b.n; i++ {
+		p.verb.parse(str(verb, i))
+		for j, v := range p.verb.values {
+			if v == "" {
+				bs[j].AppendNull()
+			} else {
+				bs[j].Append(v)
+			}
+		}
+	}
+	out := make([]arrow.Array, len(bs))
+	for i, sb := range bs {
+		out[i] = sb.NewArray()
+	}
+	return out
 }
 
 func (p *simpleParquet) finish(context.Context, ExportResult, []occurrence.DatasetInfo) error {
 	if p.parts == 0 {
 		// No record matched: one empty part keeps the layout readers expect.
-		if p.schema == nil {
-			p.schema = p.emptySchema()
-		}
 		if err := p.openPart(); err != nil {
 			return err
 		}
 	}
 	return p.closePart()
-}
-
-// emptySchema is the part schema when no batch arrived: the table's types.
-func (p *simpleParquet) emptySchema() *arrow.Schema {
-	fs := make([]arrow.Field, len(p.fields))
-	for i, f := range p.fields {
-		t := arrow.DataType(arrow.BinaryTypes.String)
-		if c, _, ok := occurrence.ColumnByName(f.column); ok {
-			t = c.Kind.ArrowType()
-		}
-		fs[i] = arrow.Field{Name: f.header, Type: t, Nullable: true}
-	}
-	return arrow.NewSchema(fs, nil)
 }
 
 // countingWriter counts bytes; it hides any Close of the zip entry from the

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -137,17 +138,25 @@ func TestReadersSimpleParquet(t *testing.T) {
 	readers.RequirePython(t, "duckdb", "pyarrow")
 	dir := t.TempDir()
 	readers.Run(t, time.Minute, "unzip", "-q", path, "-d", dir)
-	glob := filepath.Join(dir, "occurrence.parquet", "*.parquet")
+	// GBIF's layout: parts named occurrence.parquet/000000, ... (no
+	// extension), GBIF's 50 columns with lower-case names and GBIF's types.
+	glob := filepath.Join(dir, "occurrence.parquet", "*")
 	got := readers.Python(t, time.Minute, `
 import sys, duckdb, pyarrow.dataset as ds
-n = duckdb.sql("SELECT count(*), count(DISTINCT gbifID), max(decimalLatitude) FROM read_parquet(?)", params=[sys.argv[1]]).fetchone()
+n = duckdb.sql("SELECT count(*), count(DISTINCT gbifid), max(decimallatitude) FROM read_parquet(?)", params=[sys.argv[1]]).fetchone()
 t = ds.dataset(sys.argv[2], format="parquet").to_table()
-print(n[0], n[1], n[2], t.num_rows, t.column("locality")[5].as_py())
+s = t.schema
+print(n[0], n[1], n[2], t.num_rows, len(s), s.field("gbifid").type, s.field("issue").type, s.field("typestatus").type,
+      s.field("lastinterpreted").type, s.field("license").type, t.column("typestatus")[0].as_py(), t.column("locality")[5].as_py())
 `, glob, filepath.Join(dir, "occurrence.parquet"))
 	f := strings.Fields(got)
 	n := strconv.Itoa(testRecordCount())
-	if len(f) < 4 || f[0] != n || f[1] != n || f[3] != n {
-		t.Fatalf("duckdb/pyarrow: %q, want %s rows", got, n)
+	if len(f) < 5 || f[0] != n || f[1] != n || f[3] != n || f[4] != "50" {
+		t.Fatalf("duckdb/pyarrow: %q, want %s rows of 50 columns", got, n)
+	}
+	types := regexp.MustCompile(`^\d+ \d+ \S+ \d+ 50 string list<\w+: string> list<\w+: string> timestamp\[ms\] string \['HOLOTYPE', 'PARATYPE'\] `)
+	if !types.MatchString(got) {
+		t.Errorf("pyarrow reads %q, want GBIF's types (gbifid string, issue and typestatus lists, lastinterpreted a timestamp)", got)
 	}
 	if !strings.Contains(got, "🦉") {
 		t.Errorf("non-BMP value lost in Parquet: %q", got)

@@ -9,9 +9,9 @@ import (
 	"io"
 	"slices"
 	"strconv"
-	"strings"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
@@ -153,7 +153,7 @@ func TestSpeciesList(t *testing.T) {
 func TestSimpleParquet(t *testing.T) {
 	data, _ := export(t, ExportSpec{Format: FormatSimpleParquet, Fields: []string{"gbifID", "locality", "decimalLatitude", "habitat"}}, nil)
 	names, content := entries(t, data)
-	if len(names) < 2 || !strings.HasPrefix(names[0], "occurrence.parquet/000000.parquet") {
+	if len(names) < 2 || names[0] != "occurrence.parquet/000000" || names[1] != "occurrence.parquet/000001" {
 		t.Fatalf("parts %v (a 1-byte part limit must roll over)", names)
 	}
 	total := 0
@@ -172,6 +172,9 @@ func TestSimpleParquet(t *testing.T) {
 		}
 		if got := tbl.Schema().Field(3).Name; got != "habitat" {
 			t.Errorf("field 3 %q", got)
+		}
+		if got := tbl.Schema().Field(0); got.Name != "gbifid" || !arrow.TypeEqual(got.Type, arrow.BinaryTypes.String) {
+			t.Errorf("field 0 %v: GBIF's gbifid is a string", got)
 		}
 		total += int(tbl.NumRows())
 		tbl.Release()
