@@ -34,7 +34,33 @@ type ExportSpec struct {
 	Snapshot string
 	// Created stamps entries and metadata; zero means now.
 	Created time.Time
+	// DOI is the download's DOI name (10.xxxx/yyy), when an operator's DOI
+	// provider gave it one; the citation then names it.
+	DOI string
+	// Link is the download's address (its landing page or file), cited
+	// when there is no DOI.
+	Link string
+	// ChecklistKey names the taxonomy the request asked for; the
+	// download's metadata says which taxonomy answered.
+	ChecklistKey string
+	// VerbatimExtensions are the extension row types whose source rows a
+	// DWCA carries (GBIF's request field; verbatim/<name>.txt files).
+	VerbatimExtensions []string
 }
+
+// Portal names the service in a download's citation and metadata, where
+// GBIF's say "GBIF.org" and "GBIF".
+type Portal struct {
+	// Name is the publisher in citations ("GBIF.org"); default
+	// DefaultPortalName.
+	Name string
+	// Short prefixes the download's title ("GBIF" in "GBIF Occurrence
+	// Download"); empty leaves the title without a prefix.
+	Short string
+}
+
+// DefaultPortalName is Portal.Name when an operator configures none.
+const DefaultPortalName = "Occurrence download service"
 
 // ExportOptions tune an export.
 type ExportOptions struct {
@@ -50,6 +76,8 @@ type ExportOptions struct {
 	// ParquetPartBytes rolls SIMPLE_PARQUET over to a new part after about
 	// this many bytes; 0 means 256 MiB.
 	ParquetPartBytes int64
+	// Portal names the service in citations and metadata.
+	Portal Portal
 	// Logger receives warnings; nil discards.
 	Logger *slog.Logger
 }
@@ -109,6 +137,9 @@ type Export struct {
 func NewExport(ctx context.Context, w io.Writer, spec ExportSpec, opts ExportOptions) (*Export, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Portal.Name == "" {
+		opts.Portal.Name = DefaultPortalName
 	}
 	name, err := ParseFormat(string(spec.Format))
 	if err != nil {

@@ -252,17 +252,17 @@ func (d *dwcaWriter) finish(ctx context.Context, res ExportResult, infos []occur
 		x.opts.Logger.Warn("verbatim terms without a column in verbatim.txt", "terms", len(d.dropped))
 	}
 	if err := writeEntry(x, "metadata.xml", func(w io.Writer) error {
-		return writeDownloadEML(w, x, res, len(infos))
+		return writeDownloadEML(w, x, res, infos)
 	}); err != nil {
 		return err
 	}
 	if err := d.writeDatasetEML(ctx, infos); err != nil {
 		return err
 	}
-	if err := writeEntry(x, "citations.txt", func(w io.Writer) error { return writeCitations(w, x, res, infos) }); err != nil {
+	if err := writeEntry(x, "citations.txt", func(w io.Writer) error { return writeCitations(w, x, infos) }); err != nil {
 		return err
 	}
-	return writeEntry(x, "rights.txt", func(w io.Writer) error { return writeRights(w, res, infos, &x.acct) })
+	return writeEntry(x, "rights.txt", func(w io.Writer) error { return writeRights(w, infos, &x.acct) })
 }
 
 // writeEntry adds one small entry produced by fn.

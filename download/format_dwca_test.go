@@ -97,21 +97,53 @@ func TestDWCA(t *testing.T) {
 	if err := xml.Unmarshal([]byte(eml), new(struct{})); err != nil {
 		t.Fatalf("metadata.xml is not XML: %v", err)
 	}
-	for _, s := range []string{fmt.Sprintf("%d records from 4 datasets", n), "0000001-240506070809000", "CC BY-NC 4.0", "snap-1",
-		testDatasets[3].key, "Records matching: all records."} {
-		if !strings.Contains(eml, s) {
-			t.Errorf("metadata.xml lacks %q", s)
+	// GBIF's metadata.xml: the query, then each dataset's record count.
+	var doc struct {
+		PackageID string `xml:"packageId,attr"`
+		Dataset   struct {
+			Title    string `xml:"title"`
+			Creator  string `xml:"creator>individualName>surName"`
+			Abstract string `xml:"abstract>para"`
+			Rights   string `xml:"intellectualRights>para"`
+			Methods  string `xml:",innerxml"`
+		} `xml:"dataset"`
+		Citation string `xml:"additionalMetadata>metadata>gbif>citation"`
+	}
+	if err := xml.Unmarshal([]byte(eml), &doc); err != nil {
+		t.Fatal(err)
+	}
+	wantAbstract := "A dataset containing all occurrences available in Occurrence download service matching the query:\nall records\n" +
+		"The dataset includes records from the following constituent datasets. The full metadata for each constituent is also included in this archive:\n" +
+		"7 records from Dataset 0 & <friends>\n5 records from Dataset 1 & <friends>\n3 records from Dataset 2 & <friends>\n2 records from Dataset " + testDatasets[3].key + "\n"
+	if doc.Dataset.Abstract != wantAbstract || doc.PackageID != "0000001-240506070809000" ||
+		doc.Dataset.Title != "Occurrence Download 0000001-240506070809000" || doc.Dataset.Creator != "Occurrence download service Download Service" ||
+		doc.Citation != "Occurrence download service (6 May 2024) Occurrence Download 0000001-240506070809000" {
+		t.Errorf("metadata.xml %+v\nwant abstract %q", doc, wantAbstract)
+	}
+	if !strings.HasPrefix(doc.Dataset.Rights, "The data included in this download are provided to the user under a Creative Commons Attribution Non Commercial (CC-BY-NC) 4.0 license (http://creativecommons.org/licenses/by-nc/4.0/legalcode)") ||
+		!strings.HasSuffix(doc.Dataset.Rights, "1 dataset has no recognized licence: "+testDatasets[3].key+".") {
+		t.Errorf("metadata.xml rights %q", doc.Dataset.Rights)
+	}
+	for _, s := range []string{"Table snapshot: snap-1.", "Records matching: all records."} {
+		if !strings.Contains(doc.Dataset.Methods, s) {
+			t.Errorf("metadata.xml methods lack %q", s)
 		}
 	}
 	if !strings.HasPrefix(content["dataset/"+testDatasets[0].key+".xml"], "<?xml") {
 		t.Errorf("dataset EML not copied")
 	}
+	// citations.txt: GBIF's header, the download's citation, each dataset's.
 	cit := content["citations.txt"]
-	if !strings.Contains(cit, "Dataset 0 & <friends>. Dataset "+testDatasets[0].key+". (7 records)") || !strings.Contains(cit, "(2 records)") {
-		t.Errorf("citations.txt:\n%s", cit)
+	wantCit := "When using this dataset please use the following citation and pay attention to the rights documented in rights.txt:\n" +
+		"Occurrence download service (6 May 2024) Occurrence Download 0000001-240506070809000\n\n" +
+		"Dataset 0 & <friends>. Occurrence dataset " + testDatasets[0].key + " accessed via Occurrence download service on 2024-05-06.\n"
+	if !strings.HasPrefix(cit, wantCit) || strings.Count(cit, "\n") != 3+len(testDatasets) {
+		t.Errorf("citations.txt:\n%s\nwant it to start\n%s", cit, wantCit)
 	}
+	// rights.txt as GBIF's: "Dataset: <title> " then the licence URL.
 	rights := content["rights.txt"]
-	if !strings.Contains(rights, "Creative Commons Attribution (CC-BY) 4.0") || !strings.Contains(rights, "unspecified (not a recognized licence)") {
+	if !strings.HasPrefix(rights, "Dataset: Dataset 0 & <friends> \nRights as supplied: http://creativecommons.org/licenses/by/4.0/legalcode\n") ||
+		!strings.HasSuffix(rights, "Dataset: Dataset "+testDatasets[3].key+" \nRights as supplied: Not supplied\n") {
 		t.Errorf("rights.txt:\n%s", rights)
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strconv"
+	"strings"
 
 	"github.com/biodiversity-downloads/downloader/dwca"
 	"github.com/biodiversity-downloads/downloader/occurrence"
@@ -52,34 +52,82 @@ func queryWords(p *occurrence.Predicate) string {
 	return p.Describe()
 }
 
-// downloadTitle names the download.
-func downloadTitle(x *Export) string { return "Occurrence download " + x.spec.Key }
-
-// downloadCitation is how the download asks to be cited.
-func downloadCitation(x *Export) string {
-	return downloadTitle(x) + " (" + x.created.Format("2 January 2006") + ")"
+// downloadTitle names the download as GBIF does ("GBIF Occurrence Download
+// 10.15468/dl.abc123"): the portal's short name, then the DOI, else the key.
+func downloadTitle(x *Export) string {
+	t := "Occurrence Download " + x.identifier()
+	if s := x.opts.Portal.Short; s != "" {
+		t = s + " " + t
+	}
+	return t
 }
 
-// writeDownloadEML writes metadata.xml: an EML 2.1.1 document describing the
-// download itself.
-func writeDownloadEML(w io.Writer, x *Export, res ExportResult, datasets int) error {
+// identifier is what names the download: its DOI, else its key.
+func (x *Export) identifier() string {
+	if x.spec.DOI != "" {
+		return x.spec.DOI
+	}
+	return x.spec.Key
+}
+
+// downloadCitation is how the download asks to be cited, in the words of
+// GBIF's /occurrence/download/{key}/citation: "GBIF.org (7 May 2026) GBIF
+// Occurrence Download https://doi.org/10.15468/dl.v2j3ye", with the DOI's
+// address, else the download's link, else its key.
+func downloadCitation(x *Export) string {
+	ref := x.spec.Key
+	switch {
+	case x.spec.DOI != "":
+		ref = "https://doi.org/" + x.spec.DOI
+	case x.spec.Link != "":
+		ref = x.spec.Link
+	}
+	t := "Occurrence Download"
+	if s := x.opts.Portal.Short; s != "" {
+		t = s + " " + t
+	}
+	return x.opts.Portal.Name + " (" + x.created.Format("2 January 2006") + ") " + t + " " + ref
+}
+
+// licenceNames are GBIF's License titles and URLs (gbif-api License).
+var licenceNames = map[licenceRank]string{
+	licCC0:    "Public Domain (CC0 1.0)",
+	licCCBY:   "Creative Commons Attribution (CC-BY) 4.0",
+	licCCBYNC: "Creative Commons Attribution Non Commercial (CC-BY-NC) 4.0",
+}
+
+// writeDownloadEML writes metadata.xml: the EML document (GBIF's metadata
+// profile, EML 2.2.0) describing the download itself, in the structure and
+// words of GBIF's DownloadMetadataBuilder: its title, the query, the
+// constituent datasets with their record counts, the service as creator and
+// contact, and the citation. Unlike GBIF's, whose template drops it, the
+// download's licence is stated (intellectualRights); the table snapshot,
+// the format and the taxonomy that answered are given as methods.
+func writeDownloadEML(w io.Writer, x *Export, res ExportResult, infos []occurrence.DatasetInfo) error {
 	bw := bufio.NewWriter(w)
 	e := dwca.EscapeXML
-	summary := fmt.Sprintf("A dataset containing %s from %s.", plural64(res.Records, "record", "records"),
-		plural(datasets, "dataset", "datasets"))
-	query := "Records matching: " + queryWords(x.spec.Predicate) + "."
-	lic := licenceWords(res)
+	var abs strings.Builder
+	fmt.Fprintf(&abs, "A dataset containing all occurrences available in %s matching the query:\n%s\n", x.opts.Portal.Name, queryWords(x.spec.Predicate))
+	abs.WriteString("The dataset includes records from the following constituent datasets. The full metadata for each constituent is also included in this archive:\n")
+	for _, in := range infos {
+		fmt.Fprintf(&abs, "%d records from %s\n", res.Datasets[in.Key], datasetTitle(in))
+	}
+	service := x.opts.Portal.Name + " Download Service"
+	party := "<individualName><surName>" + e(service) + "</surName></individualName>"
+	taxonomy := "the taxonomy of the table (the names and keys its sources carry)"
+	if x.spec.ChecklistKey != "" {
+		taxonomy += "; checklist " + x.spec.ChecklistKey + " was asked for"
+	}
 	fmt.Fprintf(bw, `<?xml version="1.0" encoding="UTF-8"?>
-<eml:eml xmlns:eml="eml://ecoinformatics.org/eml-2.1.1" xmlns:dc="http://purl.org/dc/terms/" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:schemaLocation="eml://ecoinformatics.org/eml-2.1.1 http://rs.gbif.org/schema/eml-gbif-profile/1.1/eml.xsd" packageId="%s" system="http://gbif.org" scope="system" xml:lang="en">
+<eml:eml xmlns:eml="https://eml.ecoinformatics.org/eml-2.2.0" xmlns:dc="http://purl.org/dc/terms/" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:schemaLocation="https://eml.ecoinformatics.org/eml-2.2.0 https://rs.gbif.org/schema/eml-gbif-profile/1.3/eml.xsd" packageId="%s" system="http://gbif.org" scope="system" xml:lang="eng">
   <dataset>
     <alternateIdentifier>%s</alternateIdentifier>
-    <title xml:lang="en">%s</title>
-    <creator><organizationName>Occurrence download service</organizationName></creator>
-    <metadataProvider><organizationName>Occurrence download service</organizationName></metadataProvider>
+    <title xml:lang="eng">%s</title>
+    <creator>%s</creator>
+    <metadataProvider>%s</metadataProvider>
     <pubDate>%s</pubDate>
     <language>eng</language>
     <abstract>
-      <para>%s</para>
       <para>%s</para>
     </abstract>
     <intellectualRights>
@@ -87,22 +135,39 @@ func writeDownloadEML(w io.Writer, x *Export, res ExportResult, datasets int) er
     </intellectualRights>
     <methods>
       <methodStep><description><para>%s</para></description></methodStep>
-      <methodStep><description><para>Table snapshot: %s. Format: %s.</para></description></methodStep>
+      <methodStep><description><para>Table snapshot: %s. Format: %s. Taxonomy: %s.</para></description></methodStep>
     </methods>
+    <contact>%s</contact>
   </dataset>
   <additionalMetadata>
     <metadata>
       <gbif>
         <dateStamp>%s</dateStamp>
-        <citation>%s</citation>
+        <citation identifier="%s">%s</citation>
       </gbif>
     </metadata>
   </additionalMetadata>
 </eml:eml>
-`, e(x.spec.Key), e(x.spec.Key), e(downloadTitle(x)), x.created.Format("2006-01-02"),
-		e(summary), e(query), e("This work is licensed under "+lic+"."), e(query),
-		e(orNone(x.spec.Snapshot)), e(string(x.spec.Format)), formatTime(x.created), e(downloadCitation(x)))
+`, e(x.identifier()), e(x.spec.Key), e(downloadTitle(x)), party, party, x.created.Format("2006-01-02"),
+		e(abs.String()), e(rightsText(res)), e("Records matching: "+queryWords(x.spec.Predicate)+"."),
+		e(orNone(x.spec.Snapshot)), e(string(x.spec.Format)), e(taxonomy), party,
+		formatTime(x.created), e(x.identifier()), e(downloadCitation(x)))
 	return bw.Flush()
+}
+
+// rightsText is GBIF's statement of a download's licence (its RIGHTS
+// template), naming datasets without a recognized licence.
+func rightsText(res ExportResult) string {
+	r := rankLicence(res.License)
+	if r == licUnknown {
+		return "No licence of the constituent datasets is recognized: " + licenceWords(res) + "."
+	}
+	t := fmt.Sprintf("The data included in this download are provided to the user under a %s license (%s), please read the license terms and conditions to understand the implications of its usage and sharing.\nData from some individual datasets included in this download may be licensed under less restrictive terms; review the details below.",
+		licenceNames[r], licenceURI[r])
+	if n := len(res.UnknownLicense); n > 0 {
+		t += "\n" + plural(n, "dataset has", "datasets have") + " no recognized licence: " + strings.Join(res.UnknownLicense, ", ") + "."
+	}
+	return t
 }
 
 func orNone(s string) string {
@@ -112,47 +177,58 @@ func orNone(s string) string {
 	return s
 }
 
-func plural64(n int64, one, many string) string {
-	if n == 1 {
-		return "1 " + one
+// datasetCitation is a dataset's citation: the one its metadata gives,
+// else one in the shape of GBIF's generated citations.
+func datasetCitation(x *Export, in occurrence.DatasetInfo) string {
+	if in.Citation != "" {
+		return in.Citation
 	}
-	return strconv.FormatInt(n, 10) + " " + many
+	return datasetTitle(in) + ". Occurrence dataset " + in.Key + " accessed via " + x.opts.Portal.Name +
+		" on " + x.created.Format("2006-01-02") + "."
 }
 
-// writeCitations writes citations.txt: the download's citation, then each
-// dataset's citation with its record count.
-func writeCitations(w io.Writer, x *Export, res ExportResult, infos []occurrence.DatasetInfo) error {
+// writeCitations writes citations.txt as GBIF's ConstituentsCitationWriter
+// does: its header line, then each dataset's citation, one per line; the
+// download's own citation comes first, as in GBIF's sequence downloads (the
+// header asks for "the following citation").
+func writeCitations(w io.Writer, x *Export, infos []occurrence.DatasetInfo) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "When using this dataset please use the following citation and pay attention to the rights documented in rights.txt:\n%s\n\n", downloadCitation(x))
-	fmt.Fprintf(bw, "The data included in this download are provided by the following %s:\n\n", plural(len(infos), "dataset", "datasets"))
-	for _, in := range infos {
-		c := in.Citation
-		if c == "" {
-			c = datasetTitle(in) + ". Dataset " + in.Key + "."
+	bw.WriteString("When using this dataset please use the following citation and pay attention to the rights documented in rights.txt:\n")
+	bw.WriteString(dwca.CleanValue(downloadCitation(x)) + "\n\n")
+	for i, in := range infos {
+		if i > 0 {
+			bw.WriteByte('\n')
 		}
-		fmt.Fprintf(bw, "%s (%s)\n", dwca.CleanValue(c), plural64(res.Datasets[in.Key], "record", "records"))
+		bw.WriteString(dwca.CleanValue(datasetCitation(x, in)))
+	}
+	if len(infos) > 0 {
+		bw.WriteByte('\n')
 	}
 	return bw.Flush()
 }
 
-// writeRights writes rights.txt: the licence of each dataset.
-func writeRights(w io.Writer, res ExportResult, infos []occurrence.DatasetInfo, acct *accounting) error {
+// writeRights writes rights.txt as GBIF's ConstituentsRightsWriter does:
+// "Dataset: <title> " and "Rights as supplied: <licence URL>" per dataset.
+// A licence GBIF does not recognize is written as supplied and said to be
+// unrecognized (GBIF writes "Not supplied" for it, losing the text); none
+// at all is "Not supplied".
+func writeRights(w io.Writer, infos []occurrence.DatasetInfo, acct *accounting) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "Licence of this download (the most restrictive of its datasets): %s\n\n", licenceWords(res))
-	for _, in := range infos {
-		lic := in.License
-		if lic == "" {
-			if d := acct.datasets[in.Key]; d != nil && !d.unknown {
-				lic = licenceURI[d.maxLic]
-			}
+	for i, in := range infos {
+		lic := "Not supplied"
+		switch r := acct.datasetLicence(in); {
+		case r != licUnknown:
+			lic = licenceURI[r]
+		case in.License != "" && in.License != occurrence.LicenseUnspecified:
+			lic = in.License + " (not a recognized licence)"
 		}
-		if lic == "" {
-			lic = occurrence.LicenseUnspecified
+		if i > 0 {
+			bw.WriteByte('\n')
 		}
-		if rankLicence(lic) == licUnknown {
-			lic += " (not a recognized licence)"
-		}
-		fmt.Fprintf(bw, "Dataset: %s\nKey: %s\nRights as supplied: %s\n\n", dwca.CleanValue(datasetTitle(in)), in.Key, dwca.CleanValue(lic))
+		fmt.Fprintf(bw, "Dataset: %s \nRights as supplied: %s", dwca.CleanValue(datasetTitle(in)), dwca.CleanValue(lic))
+	}
+	if len(infos) > 0 {
+		bw.WriteByte('\n')
 	}
 	return bw.Flush()
 }

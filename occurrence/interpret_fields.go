@@ -253,8 +253,7 @@ var multimediaTerms = map[string]string{
 	"http://ns.adobe.com/xap/1.0/rights/Owner": "rightsHolder",
 }
 
-// mediaRowTypes are the extensions interpreted into the multimedia column;
-// the extensions column leaves them out.
+// mediaRowTypes are the extensions interpreted into the multimedia column.
 var mediaRowTypes = []string{RowTypeMultimedia, RowTypeAudubon, RowTypeImage}
 
 // mediaTypeOf returns GBIF's MediaType for a multimedia row.
@@ -321,11 +320,11 @@ func (in *interpreter) verbatim(raw RawRecord) {
 		}
 	}
 	in.r.SetString(iVerbatim, string(appendJSONObject(make([]byte, 0, size), v)))
+	// Every extension row is kept as published (media rows too: the
+	// multimedia column holds their interpretation), for the verbatim
+	// extension files of a DWCA.
 	others := map[string][]map[string]string{}
 	for rt, rows := range raw.Extensions {
-		if slices.Contains(mediaRowTypes, rt) {
-			continue
-		}
 		for _, t := range rows {
 			m := make(map[string]string, len(t))
 			for term, val := range t {

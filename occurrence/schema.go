@@ -97,8 +97,8 @@ const (
 	// ColMultimedia holds the record's multimedia rows as a JSON array of
 	// objects keyed by GBIF Multimedia term names.
 	ColMultimedia = "multimedia"
-	// ColExtensions holds other extension rows verbatim as a JSON object
-	// {rowType: [{term: value}, ...]}.
+	// ColExtensions holds the record's extension rows verbatim as a JSON
+	// object {rowType: [{verbatim key: value}, ...]} (see VerbatimKey).
 	ColExtensions = "extensions"
 )
 
