@@ -150,6 +150,9 @@ func NewExport(ctx context.Context, w io.Writer, spec ExportSpec, opts ExportOpt
 	if spec.Fields != nil && !f.Fields {
 		return nil, fmt.Errorf("%w: fields can be chosen for %s, not %s", ErrFormat, strings.Join(fieldFormats(), " and "), name)
 	}
+	if len(spec.VerbatimExtensions) > 0 && name != FormatDWCA {
+		return nil, fmt.Errorf("%w: verbatim extensions come in a %s, not %s", ErrFormat, FormatDWCA, name)
+	}
 	if spec.Key == "" {
 		spec.Key = "occurrence"
 	}

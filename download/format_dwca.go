@@ -55,6 +55,7 @@ type dwcaWriter struct {
 	vrow     *verbatimRow
 	mrow     *verbatimRow // one multimedia object, by multimediaColumns
 	dropped  map[string]int64
+	exts     []*verbatimExtension // the requested verbatim/<name>.txt files
 }
 
 // occurrenceFields are the interpreted columns of occurrence.txt: GBIF's,
@@ -121,6 +122,10 @@ func headerNames(terms []string) []string {
 }
 
 func newDWCAWriter(ctx context.Context, x *Export) (formatWriter, error) {
+	exts, err := resolveExtensions(x.spec.VerbatimExtensions)
+	if err != nil {
+		return nil, err
+	}
 	extra, err := tableTerms(ctx, x.opts.Catalog)
 	if err != nil {
 		return nil, err
@@ -159,6 +164,10 @@ func newDWCAWriter(ctx context.Context, x *Export) (formatWriter, error) {
 		return nil, err
 	}
 	d.verb, d.media = dwca.NewExclusiveTextWriter(vw), dwca.NewExclusiveTextWriter(mw)
+	if err := d.openExtensions(ctx, exts); err != nil {
+		d.abort()
+		return nil, err
+	}
 	d.verb.WriteRow(append([]string{occurrence.ColGBIFID}, headerNames(d.verbCols)...))
 	d.media.WriteRow(append([]string{occurrence.ColGBIFID}, multimediaColumns...))
 	return d, nil
@@ -191,7 +200,11 @@ func (d *dwcaWriter) fileSpecs() (occ, verb, media dwca.FileSpec) {
 }
 
 func (d *dwcaWriter) columns() []string {
-	return append(fieldColumns(d.occ.fields), occurrence.ColVerbatim, occurrence.ColMultimedia)
+	cols := append(fieldColumns(d.occ.fields), occurrence.ColVerbatim, occurrence.ColMultimedia)
+	if len(d.exts) > 0 {
+		cols = append(cols, occurrence.ColExtensions)
+	}
+	return cols
 }
 
 func (d *dwcaWriter) write(b *batch) error {
@@ -202,7 +215,11 @@ func (d *dwcaWriter) write(b *batch) error {
 	if err != nil {
 		return err
 	}
-	verb, media := b.col(occurrence.ColVerbatim), b.col(occurrence.ColMultimedia)
+	verb, media, exts := b.col(occurrence.ColVerbatim), b.col(occurrence.ColMultimedia), b.col(occurrence.ColExtensions)
+	dataset, err := cellFor(b.col(occurrence.ColDatasetKey))
+	if err != nil {
+		return err
+	}
 	for i := 0; i < b.n; i++ {
 		d.vrow.parse(str(verb, i))
 		d.verb.Cell(id, i)
@@ -216,6 +233,9 @@ func (d *dwcaWriter) write(b *batch) error {
 			if err := d.writeMedia(id, i, m); err != nil {
 				return err
 			}
+		}
+		if err := d.writeExtensions(id, dataset, i, str(exts, i)); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -240,7 +260,11 @@ func (d *dwcaWriter) abort() { d.aw.Abort() }
 
 func (d *dwcaWriter) finish(ctx context.Context, res ExportResult, infos []occurrence.DatasetInfo) error {
 	x := d.x
-	for _, tw := range []*dwca.TextWriter{d.occ.rw, d.verb, d.media} {
+	tws := []*dwca.TextWriter{d.occ.rw, d.verb, d.media}
+	for _, ve := range d.exts {
+		tws = append(tws, ve.tw)
+	}
+	for _, tw := range tws {
 		if err := tw.Flush(); err != nil {
 			return err
 		}

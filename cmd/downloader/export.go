@@ -23,6 +23,8 @@ func init() {
 // exportConfig is the export command's flags.
 type exportConfig struct {
 	table, query, predicate, format, fields, out, key, tmp, progress, cpuprofile string
+	extensions, checklistKey                                                     string
+	portal                                                                       download.Portal
 	workers, zipWorkers, level, chunkKiB                                         int
 }
 
@@ -34,6 +36,10 @@ func parseExportFlags(args []string, env *Env) (exportConfig, error) {
 	fs.StringVar(&c.predicate, "predicate", "", "file with GBIF predicate JSON ('-' for stdin)")
 	fs.StringVar(&c.format, "format", string(download.FormatDWCA), "download format: "+formatHelp())
 	fs.StringVar(&c.fields, "fields", "", "columns of the formats that take a choice (see --format), comma separated: interpreted columns or verbatim terms")
+	fs.StringVar(&c.extensions, "verbatim-extensions", "", "DWCA: extensions whose source rows to add as verbatim/<name>.txt, comma separated row types or GBIF names (MEASUREMENT_OR_FACT)")
+	fs.StringVar(&c.checklistKey, "checklist-key", "", "taxonomy asked for (GBIF's checklistKey); the table's own answers and the metadata says so")
+	fs.StringVar(&c.portal.Name, "portal-name", download.DefaultPortalName, "publisher named in citations and metadata, where GBIF's say GBIF.org")
+	fs.StringVar(&c.portal.Short, "portal-short", "", "prefix of the download's title, where GBIF's says GBIF (\"GBIF Occurrence Download\")")
 	fs.StringVar(&c.out, "o", "", "output zip file ('-' for stdout)")
 	fs.StringVar(&c.key, "key", "", "download key (names the SIMPLE_CSV entry; default: occurrence)")
 	fs.StringVar(&c.tmp, "tmp", "", "directory for DWCA's temporary files (default: the system's)")
@@ -111,13 +117,10 @@ func runExport(ctx context.Context, args []string, env *Env) error {
 // exportTo scans the snapshot into an archive written to sink.
 func exportTo(ctx context.Context, sink *sink, t occurrence.Backend, snap occurrence.Snapshot, c exportConfig, format download.Format,
 	pred *occurrence.Predicate, env *Env) (download.ExportResult, error) {
-	var fields []string
-	if c.fields != "" {
-		fields = strings.Split(c.fields, ",")
-	}
-	x, err := download.NewExport(ctx, sink.w, download.ExportSpec{Format: format, Key: c.key, Fields: fields, Predicate: pred, Snapshot: snap.ID},
+	x, err := download.NewExport(ctx, sink.w, download.ExportSpec{Format: format, Key: c.key, Fields: splitList(c.fields), Predicate: pred,
+		Snapshot: snap.ID, VerbatimExtensions: splitList(c.extensions), ChecklistKey: c.checklistKey},
 		download.ExportOptions{Zip: pzip.Options{Workers: c.zipWorkers, Level: c.level, ChunkSize: c.chunkKiB << 10},
-			Catalog: t, TempDir: c.tmp, Logger: env.Logger})
+			Catalog: t, TempDir: c.tmp, Logger: env.Logger, Portal: c.portal})
 	if err != nil {
 		return download.ExportResult{}, err
 	}
@@ -125,6 +128,14 @@ func exportTo(ctx context.Context, sink *sink, t occurrence.Backend, snap occurr
 	res, _, err := x.WriteScan(ctx, t, snap, occurrence.ScanOptions{Workers: c.workers}, bar.progress)
 	bar.done()
 	return res, err
+}
+
+// splitList splits a comma-separated flag value (nil when empty).
+func splitList(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, ",")
 }
 
 // formatHelp lists the registered formats for --format's help.

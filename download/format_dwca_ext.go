@@ -1,0 +1,153 @@
+package download
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/biodiversity-downloads/downloader/dwca"
+	"github.com/biodiversity-downloads/downloader/occurrence"
+)
+
+// verbatimExtension is one verbatim/<name>.txt file of a DWCA: the source
+// rows of one extension, for every record of the download that has any.
+//
+// GBIF's file has one column per property of the extension's definition;
+// this service has no copy of the definitions, so its columns are the
+// terms the table's datasets published for that row type (sorted), which
+// are the ones that can hold a value. The header names are GBIF's: gbifid,
+// datasetkey, then each term's simple name lower-cased without "-" or "_".
+type verbatimExtension struct {
+	ext   Extension
+	terms []string
+	tw    *dwca.TextWriter
+	row   *verbatimRow
+}
+
+// resolveExtensions parses a request's verbatimExtensions (row types or
+// GBIF's enum names), without duplicates, in the order asked.
+func resolveExtensions(names []string) ([]Extension, error) {
+	var out []Extension
+	for _, n := range names {
+		e, err := LookupExtension(n)
+		if err != nil {
+			return nil, err
+		}
+		if !slices.Contains(out, e) {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+// extensionTerms returns the union, sorted, of the terms the catalog's
+// datasets published for rowType.
+func extensionTerms(ctx context.Context, c occurrence.Catalog, rowType string) ([]string, error) {
+	if c == nil {
+		return nil, nil
+	}
+	infos, err := c.Datasets(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("download: the datasets' %s terms: %w", rowType, err)
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, in := range infos {
+		for _, t := range in.Terms[rowType] {
+			if !seen[t] {
+				seen[t] = true
+				out = append(out, t)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// extensionHeader returns GBIF's column names for an extension file:
+// gbifid, datasetkey, then each term normalised as GBIF's
+// TermNormalizationUtils.normalizeFieldName does, with the namespace
+// prefix kept where two terms would share a name.
+func extensionHeader(terms []string) []string {
+	names := headerNames(terms)
+	out := []string{"gbifid", "datasetkey"}
+	for _, n := range names {
+		out = append(out, normalizeFieldName(n))
+	}
+	return out
+}
+
+// normalizeFieldName lower-cases a name and drops "-" and "_", turns ":"
+// into "_", and prefixes "_" when it starts with a digit.
+func normalizeFieldName(n string) string {
+	n = strings.ToLower(strings.NewReplacer("-", "", "_", "", ":", "_").Replace(n))
+	if n != "" && unicode.IsDigit(rune(n[0])) {
+		n = "_" + n
+	}
+	return n
+}
+
+// openExtensions adds one verbatim/<name>.txt extension per requested
+// extension to the archive, with its header written.
+func (d *dwcaWriter) openExtensions(ctx context.Context, exts []Extension) error {
+	gbifID, datasetKey := occurrence.NSGBIF+"gbifID", occurrence.NSGBIF+"datasetKey"
+	for _, e := range exts {
+		terms, err := extensionTerms(ctx, d.x.opts.Catalog, e.RowType)
+		if err != nil {
+			return err
+		}
+		dw, err := d.aw.Extension(dwca.TextFile(e.RowType, e.File(), append([]string{gbifID, datasetKey}, terms...), 0))
+		if err != nil {
+			return err
+		}
+		keys := make([]string, len(terms))
+		for i, t := range terms {
+			keys[i] = occurrence.VerbatimKey(t)
+		}
+		ve := &verbatimExtension{ext: e, terms: terms, tw: dwca.NewExclusiveTextWriter(dw), row: newVerbatimRow(keys)}
+		if err := ve.tw.WriteRow(extensionHeader(terms)); err != nil {
+			return err
+		}
+		d.exts = append(d.exts, ve)
+	}
+	return nil
+}
+
+// writeExtensions writes the rows of the requested extensions of one
+// record, whose extension rows are js (the extensions column).
+func (d *dwcaWriter) writeExtensions(id, dataset cellFn, i int, js string) error {
+	if js == "" || len(d.exts) == 0 {
+		return nil
+	}
+	var err error
+	gjson.Parse(js).ForEach(func(rowType, rows gjson.Result) bool {
+		for _, ve := range d.exts {
+			if ve.ext.RowType == rowType.Str {
+				err = ve.writeRows(id, dataset, i, rows)
+				break
+			}
+		}
+		return err == nil
+	})
+	return err
+}
+
+// writeRows writes one record's rows of the extension.
+func (ve *verbatimExtension) writeRows(id, dataset cellFn, i int, rows gjson.Result) error {
+	var err error
+	rows.ForEach(func(_, row gjson.Result) bool {
+		ve.row.parse(row.Raw)
+		ve.tw.Cell(id, i)
+		ve.tw.Cell(dataset, i)
+		for _, v := range ve.row.values {
+			ve.tw.Value(v)
+		}
+		err = ve.tw.EndRow()
+		return err == nil
+	})
+	return err
+}
