@@ -5,8 +5,10 @@
 package jobs
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"time"
 )
@@ -28,11 +30,12 @@ const (
 	StatusFileErased Status = "FILE_ERASED"
 )
 
-// Statuses returns every status, in lifecycle order.
+// Statuses returns every status, in the order of GBIF's Download.Status
+// enum (clients and the OpenAPI document list them in this order).
 func Statuses() []Status { return slices.Clone(statuses) }
 
-var statuses = []Status{StatusPreparing, StatusRunning, StatusSuspended, StatusSucceeded,
-	StatusFailed, StatusCancelled, StatusKilled, StatusFileErased}
+var statuses = []Status{StatusPreparing, StatusRunning, StatusSucceeded, StatusCancelled,
+	StatusKilled, StatusFailed, StatusSuspended, StatusFileErased}
 
 // Active reports whether a download still occupies a running slot.
 func (s Status) Active() bool {
@@ -59,15 +62,42 @@ var (
 	ErrPredicateTooLarge = errors.New("predicate too complex")
 	ErrNotReady          = errors.New("download file not ready")
 	ErrErased            = errors.New("download file erased")
-	ErrNotCancellable    = errors.New("download already finished")
 	ErrUserExists        = errors.New("user already exists")
 	ErrUnknownFormat     = errors.New("unknown download format")
 	ErrEngineUnavailable = errors.New("no occurrence table configured")
 )
 
+// LimitError is a request over one of the service's limits, worded as
+// GBIF words it ("A download limitation is exceeded:" and the reason on the
+// next line), so that portals that show GBIF's message show this one. It
+// wraps ErrTooManyDownloads or ErrPredicateTooLarge.
+type LimitError struct {
+	Reason string
+	Kind   error
+	Err    error // the underlying error, if any
+}
+
+func (e *LimitError) Error() string { return "A download limitation is exceeded:\n" + e.Reason }
+
+// Unwrap returns the kind and the underlying error.
+func (e *LimitError) Unwrap() []error {
+	if e.Err == nil {
+		return []error{e.Kind}
+	}
+	return []error{e.Kind, e.Err}
+}
+
+// tooManyDownloads is GBIF's answer to a user at the running limit. GBIF's
+// message ends "See your user page."; this service has no user pages, so
+// that sentence is left out.
+func tooManyDownloads(user string, limit int) error {
+	return &LimitError{Kind: ErrTooManyDownloads, Reason: fmt.Sprintf("User %s has too many simultaneous downloads; "+
+		"the limit is %d.\nPlease wait for some to complete, or cancel any unwanted downloads.", user, limit)}
+}
+
 // Request is a download request as GBIF's PredicateDownloadRequest serializes it.
 type Request struct {
-	Predicate             json.RawMessage `json:"predicate"`
+	Predicate             json.RawMessage `json:"predicate,omitempty"`
 	SendNotification      bool            `json:"sendNotification"`
 	Format                string          `json:"format"`
 	Type                  string          `json:"type"`
@@ -75,7 +105,31 @@ type Request struct {
 	NotificationAddresses []string        `json:"notificationAddresses,omitempty"`
 	Description           string          `json:"description,omitempty"`
 	MachineDescription    json.RawMessage `json:"machineDescription,omitempty"`
-	VerbatimExtensions    []string        `json:"verbatimExtensions"`
+	// ChecklistKey is the taxonomy the client asked for (pygbif 0.7 sends
+	// the Catalogue of Life's by default). It is recorded and shown; the
+	// table has one taxonomy, the one its records were ingested with.
+	ChecklistKey       string   `json:"checklistKey,omitempty"`
+	VerbatimExtensions []string `json:"verbatimExtensions"`
+	// Source is where the request came from (GBIF's Download.source: the
+	// client's source parameter, else rgbif, pygbif or python from the
+	// User-Agent, else the User-Agent); the API sets it. It is the
+	// download's, not the request's, and so not part of the request's JSON.
+	Source string `json:"-"`
+}
+
+// MarshalJSON writes the request as GBIF does: null members, a null
+// predicate included, are left out (GBIF's mapper writes NON_NULL), and
+// the extension set is always there, empty when there are none.
+func (r Request) MarshalJSON() ([]byte, error) {
+	type plain Request
+	p := plain(r)
+	if string(bytes.TrimSpace(p.Predicate)) == "null" {
+		p.Predicate = nil
+	}
+	if p.VerbatimExtensions == nil {
+		p.VerbatimExtensions = []string{}
+	}
+	return json.Marshal(p)
 }
 
 // Progress is what a running export has done so far.
@@ -85,20 +139,37 @@ type Progress struct {
 	BytesWritten   int64 `json:"bytesWritten"`
 }
 
-// Download is GBIF's download status object plus progress and provenance.
+// Download is GBIF's download status object (its fields in GBIF's order,
+// null ones left out as GBIF leaves them out) plus progress and provenance.
 type Download struct {
-	Key            string    `json:"key"`
-	License        string    `json:"license"`
-	Request        Request   `json:"request"`
-	Created        Time      `json:"created"`
-	Modified       Time      `json:"modified"`
-	EraseAfter     Time      `json:"eraseAfter"`
-	Status         Status    `json:"status"`
-	DownloadLink   string    `json:"downloadLink,omitempty"`
-	Size           int64     `json:"size"`
-	TotalRecords   int64     `json:"totalRecords"`
-	NumberDatasets int64     `json:"numberDatasets"`
-	Progress       *Progress `json:"progress,omitempty"`
+	Key string `json:"key"`
+	// DOI is the download's DOI (prefix/suffix, no resolver). No DOI
+	// provider can be configured yet, so it is always empty and absent, as
+	// GBIF's is until a DOI is minted.
+	DOI string `json:"doi,omitempty"`
+	// License is the licence URL, or "unspecified" (GBIF's serialization).
+	License    string  `json:"license"`
+	Request    Request `json:"request"`
+	Created    Time    `json:"created"`
+	Modified   Time    `json:"modified"`
+	EraseAfter Time    `json:"eraseAfter"`
+	// ErasureNotification is when the creator was told the archive will be
+	// erased. This service sends no such notice, so it stays absent.
+	ErasureNotification Time   `json:"erasureNotification,omitzero"`
+	Status              Status `json:"status"`
+	DownloadLink        string `json:"downloadLink,omitempty"`
+	Size                int64  `json:"size"`
+	TotalRecords        int64  `json:"totalRecords"`
+	NumberDatasets      int64  `json:"numberDatasets"`
+	// NumberOrganizations and NumberPublishingCountries count the distinct
+	// publishing organizations and countries of the constituent datasets,
+	// only when statistics are asked for and only over the datasets whose
+	// organization or country is recorded; absent when none is.
+	NumberOrganizations       *int64 `json:"numberOrganizations,omitempty"`
+	NumberPublishingCountries *int64 `json:"numberPublishingCountries,omitempty"`
+	Source                    string `json:"source,omitempty"`
+
+	Progress *Progress `json:"progress,omitempty"`
 	// TableSnapshot is the occurrence table snapshot the export read.
 	TableSnapshot string `json:"tableSnapshot,omitempty"`
 	// SHA256 is the hex digest of the archive once it exists.
@@ -110,21 +181,57 @@ type Download struct {
 	ObjectName string `json:"-"`
 }
 
-// Redact removes what only the owner and admins may see, as GBIF does.
+// Redact removes what only the owner and admins may see: what GBIF hides
+// (creator, notification addresses, description, source) and also the
+// machine description (which may identify a portal's user) and the error.
 func (d *Download) Redact() {
 	d.Request.Creator = ""
 	d.Request.NotificationAddresses = nil
+	d.Request.Description = ""
+	d.Request.MachineDescription = nil
+	d.Source = ""
 	d.Error = ""
 }
 
-// DatasetUsage is one constituent dataset of a download and its record count.
+// DatasetUsage is one constituent dataset of a download and its record
+// count, as GBIF's DatasetOccurrenceDownloadUsage (its fields, null ones
+// left out), plus the dataset's licence. GBIF's object has no licence; it
+// is kept because GBIF's clients read the fields they know by name and
+// ignore others (GBIF's own mapper ignores unknown properties), and the
+// licence is what a user needs next to a citation.
 type DatasetUsage struct {
-	DownloadKey   string `json:"downloadKey"`
-	DatasetKey    string `json:"datasetKey"`
-	DatasetTitle  string `json:"datasetTitle,omitempty"`
-	NumberRecords int64  `json:"numberRecords"`
-	License       string `json:"license,omitempty"`
+	DownloadKey  string `json:"downloadKey"`
+	DatasetKey   string `json:"datasetKey"`
+	DatasetTitle string `json:"datasetTitle,omitempty"`
+	// DatasetDOI is the dataset's DOI when the catalog records one.
+	DatasetDOI    string `json:"datasetDOI,omitempty"`
 	Citation      string `json:"datasetCitation,omitempty"`
+	NumberRecords int64  `json:"numberRecords"`
+	// PublishingCountryCode is the ISO code of the publisher's country when
+	// the catalog records it.
+	PublishingCountryCode string `json:"publishingCountryCode,omitempty"`
+	License               string `json:"license,omitempty"`
+	// PublishingOrgKey is the publishing organization when the catalog
+	// records it (GBIF lists organizations separately: /organizations).
+	PublishingOrgKey string `json:"-"`
+}
+
+// OrganizationUsage is GBIF's OrganizationOccurrenceDownloadUsage: the
+// records of a download by publishing organization.
+type OrganizationUsage struct {
+	DownloadKey           string `json:"downloadKey"`
+	OrganizationKey       string `json:"organizationKey"`
+	OrganizationTitle     string `json:"organizationTitle,omitempty"`
+	NumberRecords         int64  `json:"numberRecords"`
+	PublishingCountryCode string `json:"publishingCountryCode,omitempty"`
+}
+
+// CountryUsage is GBIF's CountryOccurrenceDownloadUsage: the records of a
+// download by publishing country.
+type CountryUsage struct {
+	DownloadKey           string `json:"downloadKey"`
+	NumberRecords         int64  `json:"numberRecords"`
+	PublishingCountryCode string `json:"publishingCountryCode"`
 }
 
 // Page is GBIF's paging response.
@@ -150,8 +257,12 @@ func (t Time) MarshalJSON() ([]byte, error) {
 	return json.Marshal(t.UTC().Format(gbifTimeLayout))
 }
 
-// UnmarshalJSON reads GBIF's layout or RFC 3339.
+// UnmarshalJSON reads GBIF's layout or RFC 3339; null is the zero time.
 func (t *Time) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*t = Time{}
+		return nil
+	}
 	var s string
 	if err := json.Unmarshal(b, &s); err != nil {
 		return err

@@ -83,8 +83,10 @@ func (db *DB) succeed(ctx context.Context, tx *sql.Tx, key, owner, object string
 	}
 	for _, d := range r.Datasets {
 		if _, err := tx.ExecContext(ctx, db.q(`INSERT INTO download_datasets
-			(download_key, dataset_key, title, record_count, license, citation) VALUES (?, ?, ?, ?, ?, ?)`),
-			key, d.DatasetKey, d.DatasetTitle, d.NumberRecords, d.License, d.Citation); err != nil {
+			(download_key, dataset_key, title, record_count, license, citation, dataset_doi, publishing_org_key,
+			publishing_country) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+			key, d.DatasetKey, d.DatasetTitle, d.NumberRecords, d.License, d.Citation, d.DatasetDOI,
+			d.PublishingOrgKey, d.PublishingCountryCode); err != nil {
 			return false, err
 		}
 	}

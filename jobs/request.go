@@ -18,12 +18,13 @@ var (
 		"notification_addresses", "notification_address"}
 	sendNotificationAliases = []string{"sendNotification", "send_notification"}
 	knownProperties         = append(append([]string{"predicate", "creator", "format", "type",
-		"verbatimExtensions", "description", "machineDescription", "created", "checklistKey"},
+		"verbatimExtensions", "interpretedExtensions", "description", "machineDescription", "created", "checklistKey"},
 		notificationAliases...), sendNotificationAliases...)
 )
 
 // DecodeRequest reads a GBIF download request body. Unknown properties are
-// rejected, as GBIF does; format defaults to DWCA and type to OCCURRENCE.
+// rejected, as GBIF does; format defaults to DWCA and type to OCCURRENCE;
+// checklistKey is trimmed and the text "null" is no key, as GBIF reads it.
 // The predicate is kept as given; Submit validates it.
 func DecodeRequest(body []byte) (Request, error) {
 	var fields map[string]json.RawMessage
@@ -61,12 +62,15 @@ func DecodeRequest(body []byte) (Request, error) {
 	if err := decodeField(fields, "verbatimExtensions", &r.VerbatimExtensions); err != nil {
 		return Request{}, err
 	}
-	var checklist string
-	if err := decodeField(fields, "checklistKey", &checklist); err != nil {
+	var interpreted []string
+	if err := decodeField(fields, "interpretedExtensions", &interpreted); err != nil {
 		return Request{}, err
 	}
-	if strings.TrimSpace(checklist) != "" && !strings.EqualFold(strings.TrimSpace(checklist), "null") {
-		return Request{}, fmt.Errorf("%w: checklistKey %q: only the table's own taxonomy is served", ErrInvalidRequest, checklist)
+	if len(interpreted) > 0 {
+		return Request{}, fmt.Errorf("%w: interpretedExtensions: extension downloads are not served", ErrInvalidRequest)
+	}
+	if err := decodeField(fields, "checklistKey", &r.ChecklistKey); err != nil {
+		return Request{}, err
 	}
 	if md, ok := fields["machineDescription"]; ok && string(md) != "null" {
 		r.MachineDescription = md
@@ -81,9 +85,40 @@ func decodeStrings(fields map[string]json.RawMessage, r *Request) error {
 			return err
 		}
 	}
-	r.Format = strings.ToUpper(strings.TrimSpace(r.Format))
+	r.Format = normalizeFormat(r.Format)
 	r.Type = strings.ToUpper(strings.TrimSpace(r.Type))
 	return nil
+}
+
+// normalizeFormat returns the registered format name s spells, ignoring
+// case and the characters '.', ' ', '_' and '-' as GBIF's enum lookup does
+// (simple_csv, simpleCsv and SIMPLE-CSV are SIMPLE_CSV); anything else is
+// returned upper-cased, for validate to reject.
+func normalizeFormat(s string) string {
+	squash := func(s string) string {
+		return strings.Map(func(r rune) rune {
+			if strings.ContainsRune(". _-", r) {
+				return -1
+			}
+			return r
+		}, strings.ToUpper(s))
+	}
+	want := squash(s)
+	for _, name := range download.FormatNames() {
+		if squash(name) == want {
+			return name
+		}
+	}
+	return strings.ToUpper(strings.TrimSpace(s))
+}
+
+// normalizeChecklist trims a checklist key; "null" in any case is none.
+func normalizeChecklist(s string) string {
+	s = strings.TrimSpace(s)
+	if strings.EqualFold(s, "null") {
+		return ""
+	}
+	return s
 }
 
 func decodeField(fields map[string]json.RawMessage, name string, dst any) error {
@@ -102,11 +137,16 @@ func (r *Request) validate() error {
 	if r.Format == "" {
 		r.Format = string(download.FormatDWCA)
 	}
+	r.Format = normalizeFormat(r.Format)
 	if _, err := download.LookupFormat(r.Format); err != nil {
 		return fmt.Errorf("%w: format %q (want one of %s)", ErrUnknownFormat, r.Format, strings.Join(download.FormatNames(), ", "))
 	}
 	if r.Type == "" {
 		r.Type = "OCCURRENCE"
+	}
+	r.ChecklistKey = normalizeChecklist(r.ChecklistKey)
+	if len(r.ChecklistKey) > 200 {
+		return fmt.Errorf("%w: checklistKey longer than 200 characters", ErrInvalidRequest)
 	}
 	if r.Type != "OCCURRENCE" {
 		return fmt.Errorf("%w: type %q: only OCCURRENCE downloads are served", ErrInvalidRequest, r.Type)

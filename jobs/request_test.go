@@ -43,13 +43,47 @@ func TestDecodeRequestFields(t *testing.T) {
 	}
 }
 
+// TestDecodeRequestPygbif: the body pygbif 0.7.0 posts by default, with
+// its checklistKey (the Catalogue of Life's) and predicate-level keys, is
+// read; the checklist is kept, trimmed, and "null" is none, as GBIF reads it.
+func TestDecodeRequestPygbif(t *testing.T) {
+	body := `{"creator": "alice", "notification_address": ["alice@example.org"], "sendNotification": true,
+		"predicate": {"type": "and", "predicates": [{"type": "equals", "key": "TAXON_KEY", "value": 3119195,
+		"checklistKey": "d7dddbf4-2cf0-4f39-9b2a-bb099caae36c"}]}, "format": "SIMPLE_CSV",
+		"checklistKey": " 7ddf754f-d193-4cc9-b351-99906754a03b "}`
+	r, err := DecodeRequest([]byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.ChecklistKey != "7ddf754f-d193-4cc9-b351-99906754a03b" || r.Format != "SIMPLE_CSV" || !r.SendNotification {
+		t.Fatalf("%+v", r)
+	}
+	b, _ := json.Marshal(r)
+	if !strings.Contains(string(b), `"checklistKey":"7ddf754f-d193-4cc9-b351-99906754a03b"`) {
+		t.Fatalf("checklistKey not in the request's JSON: %s", b)
+	}
+	for _, none := range []string{`"null"`, `"NULL"`, `null`, `""`} {
+		r, err := DecodeRequest([]byte(`{"checklistKey":` + none + `}`))
+		if err != nil || r.ChecklistKey != "" {
+			t.Errorf("checklistKey %s: %q %v", none, r.ChecklistKey, err)
+		}
+	}
+	// GBIF's format lookup ignores case and . _ -
+	for _, f := range []string{"simpleCsv", "simple-csv", "Simple.CSV"} {
+		if r, err := DecodeRequest([]byte(`{"format":"` + f + `"}`)); err != nil || r.Format != "SIMPLE_CSV" {
+			t.Errorf("format %s: %q %v", f, r.Format, err)
+		}
+	}
+}
+
 func TestDecodeRequestRejects(t *testing.T) {
 	for body, want := range map[string]string{
 		`{"predicate":null,"foo":1}`:                "unknown JSON property 'foo'",
 		`{"format":"XLS"}`:                          `"XLS"`,
 		`{"type":"EVENT"}`:                          `"EVENT"`,
 		`{"verbatimExtensions":["x"]}`:              "verbatimExtensions",
-		`{"checklistKey":"7ddf754f"}`:               "checklistKey",
+		`{"checklistKey":7}`:                        "checklistKey",
+		`{"interpretedExtensions":["x"]}`:           "interpretedExtensions",
 		`{"notificationAddresses":"a@example.org"}`: "notificationAddresses",
 		`{"notification_address":["nobody"]}`:       `"nobody"`,
 		`{"sendNotification":"yes"}`:                "sendNotification",

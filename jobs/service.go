@@ -141,22 +141,11 @@ func (s *Service) Submit(ctx context.Context, caller User, req Request) (key str
 	if err := req.validate(); err != nil {
 		return "", err
 	}
-	if req.Creator == "" {
-		req.Creator = caller.Name
-	}
-	if req.Creator != caller.Name && !caller.Admin {
-		return "", fmt.Errorf("%w: creator %q is not the authenticated user %q", ErrForbidden, req.Creator, caller.Name)
-	}
-	if s.engine == nil {
-		return "", ErrEngineUnavailable
-	}
-	pred, err := s.engine.CheckPredicate(req.Predicate)
-	if err != nil {
+	if err := setCreator(caller, &req); err != nil {
 		return "", err
 	}
-	req.Predicate = pred
-	if req.VerbatimExtensions == nil {
-		req.VerbatimExtensions = []string{}
+	if err := s.check(&req); err != nil {
+		return "", err
 	}
 	if req.SendNotification && len(req.NotificationAddresses) == 0 {
 		if u, err := s.db.GetUser(ctx, req.Creator); err == nil && u.Email != "" {
@@ -166,9 +155,63 @@ func (s *Service) Submit(ctx context.Context, caller User, req Request) (key str
 	return s.insert(ctx, req)
 }
 
-func dedupeHash(creator, format string, predicate json.RawMessage) string {
+// setCreator makes the caller the creator of a request that names none,
+// and refuses a creator other than the caller unless the caller is an
+// admin: unauthorized, as GBIF answers (401, not 403), with its message.
+func setCreator(caller User, req *Request) error {
+	if req.Creator == "" {
+		req.Creator = caller.Name
+	}
+	if req.Creator != caller.Name && !caller.Admin {
+		return fmt.Errorf("%w: %s not allowed to create download with creator %s", ErrUnauthorized, caller.Name, req.Creator)
+	}
+	return nil
+}
+
+// check validates req's predicate with the engine and puts it in canonical
+// form.
+func (s *Service) check(req *Request) error {
+	if s.engine == nil {
+		return ErrEngineUnavailable
+	}
+	pred, err := s.engine.CheckPredicate(req.Predicate)
+	if err != nil {
+		return err
+	}
+	req.Predicate = pred
+	if req.VerbatimExtensions == nil {
+		req.VerbatimExtensions = []string{}
+	}
+	return nil
+}
+
+// Validate checks a download request as Submit would, without recording
+// it, and returns it as it would be recorded. A caller (nil: anonymous) who
+// names no creator is the creator; the creator rule is Submit's.
+func (s *Service) Validate(ctx context.Context, caller *User, req Request) (Request, error) {
+	if err := req.validate(); err != nil {
+		return Request{}, err
+	}
+	if caller != nil {
+		if err := setCreator(*caller, &req); err != nil {
+			return Request{}, err
+		}
+	}
+	if err := s.check(&req); err != nil {
+		return Request{}, err
+	}
+	return req, nil
+}
+
+// dedupeHash identifies identical requests: same creator, format,
+// predicate and (when given) checklist. A request without a checklist
+// hashes as before checklists were recorded.
+func dedupeHash(creator, format string, predicate json.RawMessage, checklist string) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00%s", creator, format, predicate)
+	if checklist != "" {
+		fmt.Fprintf(h, "\x00%s", checklist)
+	}
 	return hex.EncodeToString(h.Sum(nil))
 }
 
@@ -176,7 +219,7 @@ func dedupeHash(creator, format string, predicate json.RawMessage) string {
 // with the limit and dedupe checks, or returns the key of an earlier
 // identical download.
 func (s *Service) insert(ctx context.Context, req Request) (string, error) {
-	hash := dedupeHash(req.Creator, req.Format, req.Predicate)
+	hash := dedupeHash(req.Creator, req.Format, req.Predicate, req.ChecklistKey)
 	tx, err := s.db.SQL.BeginTx(ctx, nil)
 	if err != nil {
 		return "", err
@@ -194,7 +237,7 @@ func (s *Service) insert(ctx context.Context, req Request) (string, error) {
 		return "", err
 	}
 	if n >= s.cfg.MaxRunningPerUser {
-		return "", fmt.Errorf("%w: %s has %d downloads running (limit %d)", ErrTooManyDownloads, req.Creator, n, s.cfg.MaxRunningPerUser)
+		return "", tooManyDownloads(req.Creator, s.cfg.MaxRunningPerUser)
 	}
 	key, err := s.db.nextKey(ctx, tx, s.started)
 	if err != nil {
@@ -224,14 +267,22 @@ func (s *Service) insert(ctx context.Context, req Request) (string, error) {
 }
 
 // Get returns a download; callers other than its creator and admins (caller
-// nil for anonymous) see it redacted.
-func (s *Service) Get(ctx context.Context, caller *User, key string) (Download, error) {
+// nil for anonymous) see it redacted. With stats, the numbers of publishing
+// organizations and countries are filled in (GBIF's statistics=true).
+func (s *Service) Get(ctx context.Context, caller *User, key string, stats bool) (Download, error) {
 	r, err := s.db.getDownload(ctx, s.db.read, key)
 	if err != nil {
 		return Download{}, err
 	}
 	if !mayManage(caller, r.Creator) {
 		r.Redact()
+	}
+	if stats {
+		ds := []Download{r.Download}
+		if err := s.db.usageCounts(ctx, ds); err != nil {
+			return Download{}, err
+		}
+		return ds[0], nil
 	}
 	return r.Download, nil
 }
@@ -240,28 +291,60 @@ func mayManage(caller *User, creator string) bool {
 	return caller != nil && (caller.Admin || caller.Name == creator)
 }
 
-// List pages through user's downloads, newest first, optionally filtered by
-// status. Only the user and admins may list.
-func (s *Service) List(ctx context.Context, caller User, user string, statuses []Status, limit, offset int) (Page[Download], error) {
+// mayList rejects callers other than user and admins, with GBIF's 401.
+func mayList(caller User, user string) error {
 	if !mayManage(&caller, user) {
-		return Page[Download]{}, fmt.Errorf("%w: %s may not list the downloads of %s", ErrForbidden, caller.Name, user)
+		return fmt.Errorf("%w: %s may not see the downloads of %s", ErrUnauthorized, caller.Name, user)
 	}
-	for _, st := range statuses {
+	return nil
+}
+
+func (f ListFilter) validate() error {
+	for _, st := range f.Statuses {
 		if !st.Valid() {
-			return Page[Download]{}, fmt.Errorf("%w: status %q", ErrInvalidRequest, st)
+			return fmt.Errorf("%w: status %q", ErrInvalidRequest, st)
 		}
 	}
+	return nil
+}
+
+// List pages through user's downloads, newest first, filtered by f. Only
+// the user and admins may list. With stats, each download's numbers of
+// publishing organizations and countries are filled in (GBIF's default).
+func (s *Service) List(ctx context.Context, caller User, user string, f ListFilter, stats bool, limit, offset int) (Page[Download], error) {
+	if err := mayList(caller, user); err != nil {
+		return Page[Download]{}, err
+	}
+	if err := f.validate(); err != nil {
+		return Page[Download]{}, err
+	}
 	limit, offset = clampPage(limit, offset)
-	rows, total, err := s.db.listDownloads(ctx, user, statuses, limit, offset)
+	rows, total, err := s.db.listDownloads(ctx, user, f, limit, offset)
 	if err != nil {
 		return Page[Download]{}, err
 	}
-	p := Page[Download]{Offset: offset, Limit: limit, Count: total, Results: []Download{}}
-	for _, r := range rows {
-		p.Results = append(p.Results, r.Download)
+	res := make([]Download, len(rows))
+	for i, r := range rows {
+		res[i] = r.Download
 	}
-	p.EndOfRecords = int64(offset+len(rows)) >= total
-	return p, nil
+	if stats {
+		if err := s.db.usageCounts(ctx, res); err != nil {
+			return Page[Download]{}, err
+		}
+	}
+	return newPage(res, total, limit, offset), nil
+}
+
+// CountUser counts user's downloads selected by f; only the user and admins
+// may count.
+func (s *Service) CountUser(ctx context.Context, caller User, user string, f ListFilter) (int64, error) {
+	if err := mayList(caller, user); err != nil {
+		return 0, err
+	}
+	if err := f.validate(); err != nil {
+		return 0, err
+	}
+	return s.db.countDownloads(ctx, user, f)
 }
 
 func clampPage(limit, offset int) (int, int) {
@@ -278,21 +361,20 @@ func clampPage(limit, offset int) (int, int) {
 }
 
 // Cancel stops a download that has not finished. The running export sees
-// the CANCELLED status at its next heartbeat and stops.
+// the CANCELLED status at its next heartbeat and stops. Cancelling a
+// download that already finished changes nothing and succeeds, as GBIF's
+// does.
 func (s *Service) Cancel(ctx context.Context, caller User, key string) error {
 	r, err := s.db.getDownload(ctx, s.db.read, key)
 	if err != nil {
 		return err
 	}
 	if !mayManage(&caller, r.Creator) {
-		return fmt.Errorf("%w: %s may not cancel download %s", ErrForbidden, caller.Name, key)
+		return fmt.Errorf("%w: %s not allowed to cancel download %s", ErrUnauthorized, caller.Name, key)
 	}
 	ok, err := s.db.setStatus(ctx, key, StatusCancelled, "", StatusPreparing, StatusRunning, StatusSuspended)
-	if err != nil {
+	if err != nil || !ok {
 		return err
-	}
-	if !ok {
-		return fmt.Errorf("%w: download %s is %s", ErrNotCancellable, key, r.Status)
 	}
 	if id, err := s.db.riverJob(ctx, key); err == nil && id != 0 {
 		s.cancelJob(ctx, key, id)
@@ -324,27 +406,14 @@ func (s *Service) Postpone(ctx context.Context, caller User, key string, until t
 			return Download{}, err
 		}
 	}
-	return s.Get(ctx, &caller, key)
+	return s.Get(ctx, &caller, key, false)
 }
 
-// Datasets pages through a download's constituent datasets and their counts.
-func (s *Service) Datasets(ctx context.Context, key string, limit, offset int) (Page[DatasetUsage], error) {
-	if _, err := s.db.getDownload(ctx, s.db.read, key); err != nil {
-		return Page[DatasetUsage]{}, err
-	}
-	limit, offset = clampPage(limit, offset)
-	res, total, err := s.db.datasets(ctx, key, limit, offset)
-	if err != nil {
-		return Page[DatasetUsage]{}, err
-	}
-	if res == nil {
-		res = []DatasetUsage{}
-	}
-	return Page[DatasetUsage]{Offset: offset, Limit: limit, Count: total, Results: res,
-		EndOfRecords: int64(offset+len(res)) >= total}, nil
-}
-
-// Citation returns the text to cite a download with.
+// Citation returns the text to cite a download with, in GBIF's shape
+// "GBIF.org (2 January 2023) GBIF Occurrence Download https://doi.org/..."
+// and a newline: the publisher is the host of link (the download's page,
+// as GBIF.org is GBIF's site), the date the download's creation day (UTC)
+// and the identifier its DOI URL when it has one, else link.
 func (s *Service) Citation(ctx context.Context, key, link string) (string, error) {
 	r, err := s.db.getDownload(ctx, s.db.read, key)
 	if err != nil {
@@ -353,8 +422,15 @@ func (s *Service) Citation(ctx context.Context, key, link string) (string, error
 	if r.Status != StatusSucceeded && r.Status != StatusFileErased {
 		return "", fmt.Errorf("%w: download %s is %s", ErrNotReady, key, r.Status)
 	}
-	return fmt.Sprintf("Occurrence download %s (%s), %d records from %d datasets. %s\n",
-		key, r.Created.Format("2 January 2006"), r.TotalRecords, r.NumberDatasets, link), nil
+	publisher := link
+	if u, err := url.Parse(link); err == nil && u.Host != "" {
+		publisher = u.Host
+	}
+	id := link
+	if r.DOI != "" {
+		id = "https://doi.org/" + r.DOI
+	}
+	return fmt.Sprintf("%s (%s) Occurrence Download %s\n", publisher, r.Created.UTC().Format("2 January 2006"), id), nil
 }
 
 // File returns the archive of a SUCCEEDED download.

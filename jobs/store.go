@@ -21,7 +21,7 @@ type querier interface {
 
 const downloadColumns = `key, creator, status, format, predicate, request, created, modified, erase_after,
 	size, total_records, number_datasets, license, table_snapshot, object_name, sha256,
-	records_scanned, records_written, bytes_written, error`
+	records_scanned, records_written, bytes_written, error, source`
 
 // scanner is what *sql.Row and *sql.Rows share.
 type scanner interface{ Scan(dest ...any) error }
@@ -60,18 +60,34 @@ func scanDownload(s scanner) (row, error) {
 	var p Progress
 	err := s.Scan(&r.Key, &r.Creator, &r.Status, &r.Request.Format, &r.Predicate, &req, &created, &modified, &erase,
 		&r.Size, &r.TotalRecords, &r.NumberDatasets, &r.License, &r.TableSnapshot, &r.ObjectName, &r.SHA256,
-		&p.RecordsScanned, &p.RecordsWritten, &p.BytesWritten, &r.Error)
+		&p.RecordsScanned, &p.RecordsWritten, &p.BytesWritten, &r.Error, &r.Source)
 	if err != nil {
 		return row{}, err
 	}
 	if err := json.Unmarshal([]byte(req), &r.Request); err != nil {
 		return row{}, fmt.Errorf("download %s: stored request: %w", r.Key, err)
 	}
+	r.Request.Source = r.Source
+	r.License = gbifLicense(r.License)
 	r.Created, r.Modified, r.EraseAfter = fromMillis(created), fromMillis(modified), fromMillis(erase)
 	if r.Status != StatusPreparing {
 		r.Progress = &p
 	}
 	return r, nil
+}
+
+// gbifLicense is a stored download licence as GBIF's API serializes it:
+// the licence URL, else the lower-cased name of GBIF's License value. A
+// download without one yet (not finished) is "unspecified", as GBIF
+// records it at creation.
+func gbifLicense(stored string) string {
+	if stored == "" {
+		return "unspecified"
+	}
+	if strings.Contains(stored, "://") {
+		return stored
+	}
+	return strings.ToLower(stored)
 }
 
 func (db *DB) getDownload(ctx context.Context, q querier, key string) (row, error) {
@@ -88,10 +104,10 @@ func (db *DB) insertDownload(ctx context.Context, q querier, r row, dedupe strin
 		return err
 	}
 	_, err = q.ExecContext(ctx, db.q(`INSERT INTO downloads
-		(key, creator, status, format, predicate, request, dedupe_hash, created, modified, erase_after)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+		(key, creator, status, format, predicate, request, dedupe_hash, created, modified, erase_after, source)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
 		r.Key, r.Creator, r.Status, r.Request.Format, r.Predicate, string(req), dedupe,
-		r.Created.UnixMilli(), r.Modified.UnixMilli(), r.EraseAfter.UnixMilli())
+		r.Created.UnixMilli(), r.Modified.UnixMilli(), r.EraseAfter.UnixMilli(), r.Request.Source)
 	return err
 }
 
@@ -123,19 +139,42 @@ func (db *DB) countActive(ctx context.Context, q querier, user string) (int, err
 	return n, err
 }
 
-func (db *DB) listDownloads(ctx context.Context, user string, statuses []Status, limit, offset int) ([]row, int64, error) {
+// ListFilter selects a user's downloads: by status (any when empty) and
+// created at or after From (any time when zero).
+type ListFilter struct {
+	Statuses []Status
+	From     time.Time
+}
+
+func (f ListFilter) where(user string) (string, []any) {
 	where := "creator = ?"
 	args := []any{user}
-	if len(statuses) > 0 {
-		where += " AND status IN (?" + strings.Repeat(", ?", len(statuses)-1) + ")"
-		for _, s := range statuses {
+	if len(f.Statuses) > 0 {
+		where += " AND status IN (?" + strings.Repeat(", ?", len(f.Statuses)-1) + ")"
+		for _, s := range f.Statuses {
 			args = append(args, s)
 		}
 	}
+	if !f.From.IsZero() {
+		where += " AND created >= ?"
+		args = append(args, f.From.UnixMilli())
+	}
+	return where, args
+}
+
+func (db *DB) countDownloads(ctx context.Context, user string, f ListFilter) (int64, error) {
+	where, args := f.where(user)
 	var total int64
-	if err := db.read.QueryRowContext(ctx, db.q("SELECT count(*) FROM downloads WHERE "+where), args...).Scan(&total); err != nil {
+	err := db.read.QueryRowContext(ctx, db.q("SELECT count(*) FROM downloads WHERE "+where), args...).Scan(&total)
+	return total, err
+}
+
+func (db *DB) listDownloads(ctx context.Context, user string, f ListFilter, limit, offset int) ([]row, int64, error) {
+	total, err := db.countDownloads(ctx, user, f)
+	if err != nil {
 		return nil, 0, err
 	}
+	where, args := f.where(user)
 	out, err := collect(ctx, db.read, db.q("SELECT "+downloadColumns+" FROM downloads WHERE "+where+
 		" ORDER BY created DESC, key DESC LIMIT ? OFFSET ?"), append(args, limit, offset), scanDownload)
 	if err != nil {
@@ -177,25 +216,6 @@ func (db *DB) postpone(ctx context.Context, key string, until time.Time) error {
 	_, err := db.SQL.ExecContext(ctx, db.q("UPDATE downloads SET erase_after = ?, modified = ? WHERE key = ?"),
 		until.UnixMilli(), time.Now().UnixMilli(), key)
 	return err
-}
-
-func (db *DB) datasets(ctx context.Context, key string, limit, offset int) ([]DatasetUsage, int64, error) {
-	var total int64
-	if err := db.read.QueryRowContext(ctx, db.q("SELECT count(*) FROM download_datasets WHERE download_key = ?"), key).
-		Scan(&total); err != nil {
-		return nil, 0, err
-	}
-	out, err := collect(ctx, db.read, db.q(`SELECT dataset_key, title, record_count, license, citation
-		FROM download_datasets WHERE download_key = ? ORDER BY record_count DESC, dataset_key LIMIT ? OFFSET ?`),
-		[]any{key, limit, offset}, func(s scanner) (DatasetUsage, error) {
-			u := DatasetUsage{DownloadKey: key}
-			err := s.Scan(&u.DatasetKey, &u.DatasetTitle, &u.NumberRecords, &u.License, &u.Citation)
-			return u, err
-		})
-	if err != nil {
-		return nil, 0, err
-	}
-	return out, total, nil
 }
 
 // averageBytesPerRecord returns the mean archive bytes per record of recent

@@ -73,6 +73,11 @@ type Predicate struct {
 	Longitude  float64    // geoDistance
 	Distance   string     // geoDistance: "10km", "500m", "1.5mi"
 	Range      *RangeValue
+	// ChecklistKey is the taxonomy a predicate's taxon key belongs to
+	// (GBIF's checklistKey, which pygbif 0.7 adds to taxon-key predicates).
+	// It is kept with the predicate and not used to match: the table has
+	// the one taxonomy its records were ingested with.
+	ChecklistKey string
 
 	c atomic.Pointer[compiled]
 }

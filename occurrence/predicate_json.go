@@ -89,11 +89,14 @@ func predicateFromJSON(raw any, path string) (*Predicate, error) {
 		}
 		return nil, ptErr(joinPath(path, f), "", "", "field %q is not part of a %s predicate (fields: %s)", f, typ, strings.Join(allowed, ", "))
 	}
-	if ck, ok := obj["checklistKey"]; ok && ck != nil {
-		// GBIF's experimental choice of taxonomy: this table has one.
-		return nil, ptErr(joinPath(path, "checklistKey"), "", fmt.Sprint(ck), "checklistKey is not supported: taxon keys are those of the ingested records")
-	}
 	p := &Predicate{Type: typ}
+	if ck, ok := obj["checklistKey"]; ok && ck != nil {
+		s, ok := ck.(string)
+		if !ok {
+			return nil, ptErr(joinPath(path, "checklistKey"), "", fmt.Sprint(ck), "checklistKey must be a string")
+		}
+		p.ChecklistKey = strings.TrimSpace(s)
+	}
 	var err error
 	switch typ {
 	case TypeAnd, TypeOr:
@@ -265,6 +268,11 @@ type jsonPredicate struct {
 	Predicate  *Predicate      `json:"predicate,omitempty"`
 	Predicates []*Predicate    `json:"predicates,omitempty"`
 	Range      *jsonRangeValue `json:"-"`
+
+	// ChecklistKey comes last: the predicates that take it have none of
+	// the fields above after matchCase and parameter, so it follows them
+	// as in GBIF's JSON.
+	ChecklistKey string `json:"checklistKey,omitempty"`
 }
 
 type jsonRangeValue struct {
@@ -281,7 +289,7 @@ func (p *Predicate) MarshalJSON() ([]byte, error) {
 		return []byte("null"), nil
 	}
 	j := jsonPredicate{Type: p.Type, Key: p.Key, Values: p.Values, MatchCase: p.MatchCase,
-		Parameter: p.Parameter, Geometry: p.Geometry, Distance: p.Distance,
+		Parameter: p.Parameter, ChecklistKey: p.ChecklistKey, Geometry: p.Geometry, Distance: p.Distance,
 		Predicate: p.Predicate, Predicates: p.Predicates}
 	switch p.Type {
 	case TypeGeoDistance:

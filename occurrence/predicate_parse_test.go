@@ -27,6 +27,11 @@ func TestParsePredicateJSONNormalizes(t *testing.T) {
 		{`null`, `null`},
 		// as GBIF stores them: matchCase on every simple predicate
 		{`{"type":"equals","key":"TAXON_KEY","value":"212","matchCase":false,"checklistKey":null}`, `{"type":"equals","key":"TAXON_KEY","value":"212","matchCase":false}`},
+		// as pygbif 0.7 sends them: numeric taxon keys, a checklistKey on
+		// each taxon predicate (kept; the table has one taxonomy)
+		{`{"type":"equals","key":"TAXON_KEY","value":3119195,"checklistKey":"d7dddbf4-2cf0-4f39-9b2a-bb099caae36c"}`, `{"type":"equals","key":"TAXON_KEY","value":"3119195","checklistKey":"d7dddbf4-2cf0-4f39-9b2a-bb099caae36c"}`},
+		{`{"type":"in","key":"SPECIES_KEY","values":[1,2],"checklistKey":" 7ddf754f-d193-4cc9-b351-99906754a03b "}`, `{"type":"in","key":"SPECIES_KEY","values":["1","2"],"checklistKey":"7ddf754f-d193-4cc9-b351-99906754a03b"}`},
+		{`{"type":"isNull","parameter":"TAXON_KEY","checklistKey":"7ddf754f-d193-4cc9-b351-99906754a03b"}`, `{"type":"isNull","parameter":"TAXON_KEY","checklistKey":"7ddf754f-d193-4cc9-b351-99906754a03b"}`},
 	}
 	for _, c := range cases {
 		p, err := ParsePredicateJSON([]byte(c.in), Limits{})
@@ -48,6 +53,7 @@ func TestPredicateJSONRoundTrip(t *testing.T) {
 	}
 	for _, js := range []string{
 		`{"type":"and","predicates":[{"type":"equals","key":"COUNTRY","value":"DK"},{"type":"or","predicates":[{"type":"isNull","parameter":"YEAR"},{"type":"not","predicate":{"type":"equals","key":"YEAR","value":"2000"}}]}]}`,
+		`{"type":"and","predicates":[{"type":"equals","key":"COUNTRY","value":"TR"},{"type":"in","key":"TAXON_KEY","values":[5,6],"checklistKey":"d7dddbf4-2cf0-4f39-9b2a-bb099caae36c"}]}`,
 	} {
 		roundTrip(t, js)
 	}
@@ -100,7 +106,7 @@ func TestParsePredicateJSONRejects(t *testing.T) {
 		{`{"type":"lessThan","key":"YEAR","value":"1990,2000"}`, false, []string{"YEAR", "range is only allowed"}},
 		{`{"type":"lessThan","key":"COUNTRY","value":"DK"}`, false, []string{"COUNTRY", "lessThan only applies"}},
 		{`{"type":"like","key":"YEAR","value":"19*"}`, false, []string{"YEAR", "like only applies"}},
-		{`{"type":"equals","key":"TAXON_KEY","value":"212","checklistKey":"7ddf754f-d193-4cc9-b351-99906754a03b"}`, false, []string{"checklistKey", "not supported"}},
+		{`{"type":"equals","key":"TAXON_KEY","value":"212","checklistKey":7}`, false, []string{"checklistKey", "must be a string"}},
 		{`{"type":"equals","key":"HAS_COORDINATE","value":"yes"}`, false, []string{"HAS_COORDINATE", "yes", "true or false"}},
 		{`{"type":"equals","key":"COUNTRY","value":""}`, false, []string{"COUNTRY", "empty"}},
 		{`{"type":"equals","key":"COUNTRY"}`, false, []string{"value", "missing"}},

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The whole test suite on a fresh Debian machine with Go: installs and starts
 # the real services the integration tests use on loopback (PostgreSQL,
-# versitygw for S3, mailpit for SMTP, a single-node HBase) and the third-party
+# versitygw for S3, mailpit for SMTP, a single-node HBase), the third-party
 # readers the archives are checked with (unzip, 7z, python-dwca-reader,
-# pyarrow/DuckDB), then runs every test with CI=true so
-# that a service that cannot start fails the run instead of skipping tests.
+# pyarrow/DuckDB) and GBIF's Python client (pygbif), then runs every test
+# with CI=true so that a service that cannot start fails the run instead of
+# skipping tests.
 # gofmt, go vet and staticcheck (pinned, installed with go install) run first;
 # the packages with concurrent pipelines run again under the race detector
 # last.

@@ -24,6 +24,16 @@ var keyRE = regexp.MustCompile(`^[0-9]{7,}-[0-9]{15}$`)
 
 const familyPredicate = `{"type":"equals","key":"STATE_PROVINCE","value":"Nigde"}`
 
+// unauthorized checks GBIF's 401 with a Basic challenge.
+func unauthorized(t testing.TB, r response) response {
+	t.Helper()
+	expect(t, r, http.StatusUnauthorized)
+	if !strings.HasPrefix(r.header.Get("WWW-Authenticate"), "Basic realm=") {
+		t.Fatalf("401 without a Basic challenge: %v", r.header)
+	}
+	return r
+}
+
 // submit POSTs a download request and returns its key.
 func (s *server) submit(user, body string) string {
 	s.t.Helper()
@@ -128,7 +138,8 @@ func TestDownloadLifecycle(t *testing.T) {
 		}
 		// GBIF's aliases: notification_address and send_notification.
 		key := s.submit("alice", `{"creator":"alice","notification_address":["alice@example.org"],
-			"send_notification":true,"format":"DWCA","predicate":`+familyPredicate+`,"description":"lifecycle"}`)
+			"send_notification":true,"format":"DWCA","predicate":`+familyPredicate+`,"description":"lifecycle",
+			"machineDescription":{"portal":"test"}}`)
 		d := s.waitStatus(key, time.Minute, jobs.StatusSucceeded)
 		if d.TotalRecords != want.Count || d.NumberDatasets != 1 || d.Size <= 0 || d.SHA256 == "" || d.TableSnapshot == "" {
 			t.Fatalf("finished download %+v, want %d records from 1 dataset", d, want.Count)
@@ -172,16 +183,27 @@ func TestDownloadLifecycle(t *testing.T) {
 		if page.Count != 1 || len(page.Results) != 1 || page.Results[0].NumberRecords != want.Count || !page.EndOfRecords {
 			t.Fatalf("datasets %s", ds.body)
 		}
+		// GBIF's shape: "GBIF.org (2 January 2023) GBIF Occurrence Download
+		// https://doi.org/..." and a newline; here the host, the download's
+		// day and its page.
 		cit := expect(t, s.do("GET", "/v1/occurrence/download/"+key+"/citation", "", nil), http.StatusOK)
-		if !strings.Contains(string(cit.body), key) || !strings.Contains(string(cit.body), strconv.FormatInt(want.Count, 10)+" records") {
-			t.Fatalf("citation %q", cit.body)
+		host := strings.TrimPrefix(s.URL, "http://")
+		wantCit := host + " (" + d.Created.UTC().Format("2 January 2006") + ") Occurrence Download " + s.URL + "/v1/occurrence/download/" + key + "\n"
+		if string(cit.body) != wantCit {
+			t.Fatalf("citation %q, want %q", cit.body, wantCit)
 		}
 
-		// Redaction: anonymous and other users do not see creator or addresses.
+		// Redaction: anonymous and other users do not see creator,
+		// addresses, description or source (GBIF's), nor the machine
+		// description.
+		if d.Source != "Go-http-client/1.1" || string(d.Request.MachineDescription) != `{"portal":"test"}` {
+			t.Fatalf("owner sees source %q, machine description %s", d.Source, d.Request.MachineDescription)
+		}
 		for _, who := range []string{"", "bob"} {
 			r := s.status(key, who)
-			if r.Request.Creator != "" || r.Request.NotificationAddresses != nil || r.Status != jobs.StatusSucceeded {
-				t.Fatalf("%q sees %+v", who, r.Request)
+			if r.Request.Creator != "" || r.Request.NotificationAddresses != nil || r.Request.Description != "" ||
+				r.Request.MachineDescription != nil || r.Source != "" || r.Status != jobs.StatusSucceeded {
+				t.Fatalf("%q sees %+v (source %q)", who, r.Request, r.Source)
 			}
 		}
 		if r := s.status(key, "root"); r.Request.Creator != "alice" {
@@ -200,8 +222,11 @@ func TestDownloadLifecycle(t *testing.T) {
 			t.Fatalf("postponed to %s (%v), want %s", pd.EraseAfter, err, later)
 		}
 
-		// Cancelling a finished download conflicts.
-		expect(t, s.do("DELETE", "/v1/occurrence/download/request/"+key, "alice", nil), http.StatusConflict)
+		// Cancelling a finished download is a no-op success, as GBIF's.
+		expect(t, s.do("DELETE", "/v1/occurrence/download/request/"+key, "alice", nil), http.StatusNoContent)
+		if st := s.status(key, "alice").Status; st != jobs.StatusSucceeded {
+			t.Fatalf("status after cancelling a finished download: %s", st)
+		}
 
 		// Erase schedule: nothing before eraseAfter, FILE_ERASED after; 410.
 		ctx := context.Background()
@@ -230,7 +255,7 @@ func TestListPagingAndStatusFilter(t *testing.T) {
 		for _, k := range keys {
 			s.waitStatus(k, time.Minute, jobs.StatusSucceeded)
 		}
-		expect(t, s.do("DELETE", "/v1/occurrence/download/request/"+keys[0], "alice", nil), http.StatusConflict)
+		expect(t, s.do("DELETE", "/v1/occurrence/download/request/"+keys[0], "alice", nil), http.StatusNoContent)
 		list := func(user, q string) jobs.Page[jobs.Download] {
 			r := expect(t, s.do("GET", "/v1/occurrence/download/user/alice"+q, user, nil), http.StatusOK)
 			var p jobs.Page[jobs.Download]
@@ -255,7 +280,8 @@ func TestListPagingAndStatusFilter(t *testing.T) {
 		}
 		expect(t, s.do("GET", "/v1/occurrence/download/user/alice?status=DONE", "alice", nil), http.StatusBadRequest)
 		expect(t, s.do("GET", "/v1/occurrence/download/user/alice?limit=x", "alice", nil), http.StatusBadRequest)
-		expect(t, s.do("GET", "/v1/occurrence/download/user/alice", "bob", nil), http.StatusForbidden)
+		unauthorized(t, s.do("GET", "/v1/occurrence/download/user/alice", "bob", nil))
+		unauthorized(t, s.do("GET", "/v1/occurrence/download/user/alice/count", "bob", nil))
 		expect(t, s.do("GET", "/v1/occurrence/download/user/alice", "", nil), http.StatusUnauthorized)
 	})
 }
@@ -271,7 +297,10 @@ func TestAuthRules(t *testing.T) {
 		wrong := s.do("POST", "/v1/occurrence/download/request", "", body, "Authorization", "Basic YWxpY2U6bm9wZQ==")
 		expect(t, wrong, http.StatusUnauthorized)
 		expect(t, s.do("POST", "/v1/occurrence/download/request", "", body, "Authorization", "Bearer x"), http.StatusUnauthorized)
-		expect(t, s.do("POST", "/v1/occurrence/download/request", "bob", body), http.StatusForbidden)
+		r = unauthorized(t, s.do("POST", "/v1/occurrence/download/request", "bob", body))
+		if !strings.Contains(string(r.body), "bob not allowed to create download with creator alice") {
+			t.Fatalf("message %q", r.body)
+		}
 		// Bad credentials on a public endpoint are still refused.
 		expect(t, s.do("GET", "/v1/occurrence/download/0000001-000000000000000", "", nil, "Authorization", "Basic Ym9iOng="), http.StatusUnauthorized)
 
@@ -279,7 +308,7 @@ func TestAuthRules(t *testing.T) {
 		if d := s.status(key, "alice"); d.Request.Creator != "alice" {
 			t.Fatalf("creator %q", d.Request.Creator)
 		}
-		expect(t, s.do("DELETE", "/v1/occurrence/download/request/"+key, "bob", nil), http.StatusForbidden)
+		unauthorized(t, s.do("DELETE", "/v1/occurrence/download/request/"+key, "bob", nil))
 		expect(t, s.do("DELETE", "/v1/occurrence/download/request/"+key, "", nil), http.StatusUnauthorized)
 		expect(t, s.do("DELETE", "/v1/occurrence/download/request/"+key, "root", nil), http.StatusNoContent)
 		if d := s.status(key, "alice"); d.Status != jobs.StatusCancelled {
@@ -317,7 +346,11 @@ func TestRequestValidation(t *testing.T) {
 		vals[i] = strconv.Itoa(i)
 	}
 	big, _ := json.Marshal(map[string]any{"predicate": map[string]any{"type": "in", "key": "TAXON_KEY", "values": vals}})
-	expect(t, s.do("POST", "/v1/occurrence/download/request", "alice", big), http.StatusRequestEntityTooLarge)
+	r := expect(t, s.do("POST", "/v1/occurrence/download/request", "alice", big), http.StatusRequestEntityTooLarge)
+	// GBIF's words.
+	if want := "A download limitation is exceeded:\nThe request contains 101001 predicate items.  The maximum is 101000.\n"; string(r.body) != want {
+		t.Fatalf("413 body %q, want %q", r.body, want)
+	}
 	expect(t, s.do("POST", "/v1/occurrence/search/predicate", "", string(big)), http.StatusRequestEntityTooLarge)
 	// Bodies are capped (1 MiB by default).
 	huge := `{"description":"` + strings.Repeat("x", 2<<20) + `"}`
@@ -336,9 +369,15 @@ func TestRunningLimitAndDedupe(t *testing.T) {
 		if k := s.submit("alice", `{"predicate":{"type":"equals","key":"YEAR","value":"1990"},"format":"DWCA"}`); k != keys[0] {
 			t.Fatalf("duplicate got %s, want %s", k, keys[0])
 		}
-		r := expect(t, s.do("POST", "/v1/occurrence/download/request", "alice", `{"predicate":`+familyPredicate+`}`), http.StatusTooManyRequests)
-		if ra, err := strconv.Atoi(r.header.Get("Retry-After")); err != nil || ra <= 0 {
-			t.Fatalf("Retry-After %q", r.header.Get("Retry-After"))
+		// GBIF's 420 and its message; the Retry-After is the service's
+		// RetryAfter (a minute by default).
+		r := expect(t, s.do("POST", "/v1/occurrence/download/request", "alice", `{"predicate":`+familyPredicate+`}`), 420)
+		if ra := r.header.Get("Retry-After"); ra != "60" {
+			t.Fatalf("Retry-After %q", ra)
+		}
+		if want := "A download limitation is exceeded:\nUser alice has too many simultaneous downloads; the limit is 3.\n" +
+			"Please wait for some to complete, or cancel any unwanted downloads.\n"; string(r.body) != want {
+			t.Fatalf("body %q, want %q", r.body, want)
 		}
 		// Another user is not limited by alice's downloads; the same
 		// predicate by bob is a different download.

@@ -79,7 +79,7 @@ func keepExporting(b *testing.B, s *server) (stop func(), done *atomic.Int64) {
 				return
 			}
 			for ctx.Err() == nil {
-				d, err := s.svc.Get(ctx, nil, key)
+				d, err := s.svc.Get(ctx, nil, key, false)
 				if err == nil && !d.Status.Active() {
 					done.Add(1)
 					break

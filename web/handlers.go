@@ -3,6 +3,7 @@ package web
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -11,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/biodiversity-downloads/downloader/download"
 	"github.com/biodiversity-downloads/downloader/jobs"
 )
 
@@ -33,8 +33,9 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error
 }
 
 // submit records req by u and answers with the new (or deduplicated)
-// download's key as text.
+// download's key as the bare body, 201 as GBIF answers.
 func (s *Server) submit(w http.ResponseWriter, r *http.Request, u jobs.User, req jobs.Request) error {
+	req.Source = sourceOf(r)
 	key, err := s.svc.Submit(r.Context(), u, req)
 	if err != nil {
 		return err
@@ -42,6 +43,30 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request, u jobs.User, req
 	w.Header().Set("Location", s.baseURL(r)+"/v1/occurrence/download/"+key)
 	writeText(w, http.StatusCreated, key)
 	return nil
+}
+
+// sourceOf is GBIF's Download.source of a request: the source parameter,
+// else rgbif, pygbif or python when the User-Agent names one (in that
+// order), else the whole User-Agent (at most 500 bytes kept).
+func sourceOf(r *http.Request) string {
+	if v := r.URL.Query().Get("source"); v != "" {
+		return truncate(v, 500)
+	}
+	ua := r.UserAgent()
+	lower := strings.ToLower(ua)
+	for _, client := range []string{"rgbif", "pygbif", "python"} {
+		if strings.Contains(lower, client) {
+			return client
+		}
+	}
+	return truncate(ua, 500)
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "")
 }
 
 // postRequest: POST /v1/occurrence/download/request with GBIF's JSON body.
@@ -61,13 +86,49 @@ func (s *Server) postRequest(w http.ResponseWriter, r *http.Request) error {
 	return s.submit(w, r, u, req)
 }
 
+// validateRequest: POST /v1/occurrence/download/request/validate checks a
+// request body as a submission would be checked, recording nothing. GBIF
+// validates only SQL requests there (a predicate request gets 422 "not
+// implemented"); a client can expect the answers of its SQL validation:
+// the normalized request as JSON, or 400 with {"status":"INVALID",
+// "reason":...}. Bad credentials are 401; anonymous callers may validate.
+func (s *Server) validateRequest(w http.ResponseWriter, r *http.Request) error {
+	u, err := s.caller(r)
+	if err != nil {
+		return err
+	}
+	body, err := s.readBody(w, r)
+	if err != nil {
+		return err
+	}
+	req, err := jobs.DecodeRequest(body)
+	if err == nil {
+		req, err = s.svc.Validate(r.Context(), u, req)
+	}
+	var tooBig *http.MaxBytesError
+	if err != nil && !errors.As(err, &tooBig) {
+		if code := statusOf(err); code == http.StatusBadRequest || code == http.StatusRequestEntityTooLarge {
+			writeJSON(w, http.StatusBadRequest, struct {
+				Status string `json:"status"`
+				Reason string `json:"reason"`
+			}{"INVALID", err.Error()})
+			return nil
+		}
+	}
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, req)
+	return nil
+}
+
 // Query parameters of the GET download shortcuts that are not search
 // parameters.
 var (
 	addressParams = []string{"notification_address", "notificationAddress", "notificationAddresses",
 		"notification_addresses"}
-	requestParams = append([]string{"format", "send_notification", "sendNotification", "description"},
-		addressParams...)
+	requestParams = append([]string{"format", "send_notification", "sendNotification", "description",
+		"checklistKey", "source"}, addressParams...)
 )
 
 // requestFromQuery builds a download request from portal search parameters.
@@ -79,7 +140,8 @@ func (s *Server) requestFromQuery(q url.Values) (jobs.Request, error) {
 	for _, p := range requestParams {
 		delete(search, p)
 	}
-	req := jobs.Request{Format: strings.ToUpper(q.Get("format")), Type: "OCCURRENCE", Description: q.Get("description")}
+	req := jobs.Request{Format: q.Get("format"), Type: "OCCURRENCE", Description: q.Get("description"),
+		ChecklistKey: q.Get("checklistKey")}
 	for _, p := range addressParams {
 		for _, v := range q[p] {
 			req.NotificationAddresses = append(req.NotificationAddresses, strings.Split(v, ",")...)
@@ -117,27 +179,51 @@ func (s *Server) getRequest(w http.ResponseWriter, r *http.Request) error {
 }
 
 // getPredicate: GET /v1/occurrence/download/request/predicate converts
-// search parameters to the request a client would POST.
+// search parameters to the request a client would POST. format is
+// required, as GBIF requires it (its messages).
 func (s *Server) getPredicate(w http.ResponseWriter, r *http.Request) error {
-	req, err := s.requestFromQuery(r.URL.Query())
+	q := r.URL.Query()
+	if _, ok := q["format"]; !ok {
+		return fmt.Errorf("%w: Required request parameter 'format' for method parameter type String is not present", jobs.ErrInvalidRequest)
+	}
+	if strings.TrimSpace(q.Get("format")) == "" {
+		return fmt.Errorf("%w: Format param is not present", jobs.ErrInvalidRequest)
+	}
+	req, err := s.requestFromQuery(q)
 	if err != nil {
 		return err
 	}
-	if req.Format == "" {
-		req.Format = string(download.FormatDWCA)
+	if req, err = s.svc.Validate(r.Context(), nil, req); err != nil {
+		return err
 	}
-	req.VerbatimExtensions = []string{}
 	writeJSON(w, http.StatusOK, req)
 	return nil
 }
 
-// getStatus: GET /v1/occurrence/download/{key}.
+// boolParam reads an optional true/false parameter.
+func boolParam(q url.Values, name string, def bool) (bool, error) {
+	v := q.Get(name)
+	if v == "" {
+		return def, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, fmt.Errorf("%w: %s=%q is not true or false", jobs.ErrInvalidRequest, name, v)
+	}
+	return b, nil
+}
+
+// getStatus: GET /v1/occurrence/download/{key}[?statistics=true].
 func (s *Server) getStatus(w http.ResponseWriter, r *http.Request) error {
 	u, err := s.caller(r)
 	if err != nil {
 		return err
 	}
-	d, err := s.svc.Get(r.Context(), u, r.PathValue("key"))
+	stats, err := boolParam(r.URL.Query(), "statistics", false)
+	if err != nil {
+		return err
+	}
+	d, err := s.svc.Get(r.Context(), u, r.PathValue("key"), stats)
 	if err != nil {
 		return err
 	}
@@ -160,6 +246,26 @@ func (s *Server) present(r *http.Request, d *jobs.Download) {
 	}
 }
 
+// listFilter reads GBIF's status (repeated or comma-separated) and from
+// (a date or date-time) parameters.
+func listFilter(q url.Values) (jobs.ListFilter, error) {
+	var f jobs.ListFilter
+	for _, v := range q["status"] {
+		for _, st := range strings.Split(v, ",") {
+			f.Statuses = append(f.Statuses, jobs.Status(strings.ToUpper(strings.TrimSpace(st))))
+		}
+	}
+	if v := q.Get("from"); v != "" {
+		var t jobs.Time
+		b, _ := json.Marshal(v)
+		if err := t.UnmarshalJSON(b); err != nil {
+			return f, fmt.Errorf("%w: from=%q: %v", jobs.ErrInvalidRequest, v, err)
+		}
+		f.From = t.Time
+	}
+	return f, nil
+}
+
 // listUser: GET /v1/occurrence/download/user/{user}.
 func (s *Server) listUser(w http.ResponseWriter, r *http.Request) error {
 	u, err := s.mustCaller(r)
@@ -171,13 +277,15 @@ func (s *Server) listUser(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var statuses []jobs.Status
-	for _, v := range q["status"] {
-		for _, st := range strings.Split(v, ",") {
-			statuses = append(statuses, jobs.Status(strings.ToUpper(strings.TrimSpace(st))))
-		}
+	f, err := listFilter(q)
+	if err != nil {
+		return err
 	}
-	p, err := s.svc.List(r.Context(), u, r.PathValue("user"), statuses, limit, offset)
+	stats, err := boolParam(q, "statistics", true)
+	if err != nil {
+		return err
+	}
+	p, err := s.svc.List(r.Context(), u, r.PathValue("user"), f, stats, limit, offset)
 	if err != nil {
 		return err
 	}
@@ -185,6 +293,25 @@ func (s *Server) listUser(w http.ResponseWriter, r *http.Request) error {
 		s.present(r, &p.Results[i])
 	}
 	writeJSON(w, http.StatusOK, p)
+	return nil
+}
+
+// countUser: GET /v1/occurrence/download/user/{user}/count answers a bare
+// number, as GBIF does.
+func (s *Server) countUser(w http.ResponseWriter, r *http.Request) error {
+	u, err := s.mustCaller(r)
+	if err != nil {
+		return err
+	}
+	f, err := listFilter(r.URL.Query())
+	if err != nil {
+		return err
+	}
+	n, err := s.svc.CountUser(r.Context(), u, r.PathValue("user"), f)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, n)
 	return nil
 }
 
@@ -201,7 +328,8 @@ func paging(q url.Values) (limit, offset int, err error) {
 	return limit, offset, nil
 }
 
-// cancel: DELETE /v1/occurrence/download/request/{key}.
+// cancel: DELETE /v1/occurrence/download/request/{key}: 204, also for a
+// download that already finished (nothing changes), as GBIF answers.
 func (s *Server) cancel(w http.ResponseWriter, r *http.Request) error {
 	u, err := s.mustCaller(r)
 	if err != nil {
@@ -246,32 +374,6 @@ func (s *Server) postpone(w http.ResponseWriter, r *http.Request) error {
 	}
 	s.present(r, &d)
 	writeJSON(w, http.StatusOK, d)
-	return nil
-}
-
-// getSub: GET /v1/occurrence/download/{key}/datasets and .../citation.
-func (s *Server) getSub(w http.ResponseWriter, r *http.Request) error {
-	key := r.PathValue("key")
-	switch r.PathValue("sub") {
-	case "datasets":
-		limit, offset, err := paging(r.URL.Query())
-		if err != nil {
-			return err
-		}
-		p, err := s.svc.Datasets(r.Context(), key, limit, offset)
-		if err != nil {
-			return err
-		}
-		writeJSON(w, http.StatusOK, p)
-	case "citation":
-		c, err := s.svc.Citation(r.Context(), key, s.baseURL(r)+"/v1/occurrence/download/"+key)
-		if err != nil {
-			return err
-		}
-		writeText(w, http.StatusOK, c)
-	default:
-		http.NotFound(w, r)
-	}
 	return nil
 }
 

@@ -29,16 +29,18 @@ func TestServeCommand(t *testing.T) {
 	})
 }
 
-func serveEndToEnd(t *testing.T, storage string, env []string) {
-	bin, table := buildFixture(t)
-	dsn := sqliteDSN(t)
-	add := exec.Command(bin, "user", "add", "alice", "--db", dsn)
-	add.Stdin = strings.NewReader(password("alice") + "\n")
-	if out, err := add.CombinedOutput(); err != nil {
-		t.Fatalf("user add: %v %s", err, out)
-	}
-	cmd := exec.Command(bin, "serve", "--role", "all", "--listen", "127.0.0.1:0", "--db", dsn, "--table", table,
-		"--storage", storage, "--poll", "100ms")
+// serveProcess is a running `downloader serve` subprocess.
+type serveProcess struct {
+	cmd    *exec.Cmd
+	base   string
+	exited chan error
+}
+
+// startServe runs bin serve with args (and env added to the environment)
+// until the test ends, and reads the base URL it serves on.
+func startServe(t *testing.T, bin string, env []string, args ...string) *serveProcess {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"serve"}, args...)...)
 	cmd.Env = append(os.Environ(), env...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -49,9 +51,9 @@ func serveEndToEnd(t *testing.T, storage string, env []string) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	exited := make(chan error, 1)
+	p := &serveProcess{cmd: cmd, exited: make(chan error, 1)}
 	line, err := bufio.NewReader(stdout).ReadString('\n')
-	go func() { _, _ = io.Copy(io.Discard, stdout); exited <- cmd.Wait() }()
+	go func() { _, _ = io.Copy(io.Discard, stdout); p.exited <- cmd.Wait() }()
 	t.Cleanup(func() {
 		_ = cmd.Process.Kill()
 		if t.Failed() {
@@ -62,6 +64,27 @@ func serveEndToEnd(t *testing.T, storage string, env []string) {
 	if err != nil || !ok || !strings.HasPrefix(base, "http://127.0.0.1:") {
 		t.Fatalf("first line %q (%v)", line, err)
 	}
+	p.base = base
+	return p
+}
+
+// addUser adds the user name to the job database dsn with the user command.
+func addUser(t *testing.T, bin, dsn, name string) {
+	t.Helper()
+	add := exec.Command(bin, "user", "add", name, "--db", dsn)
+	add.Stdin = strings.NewReader(password(name) + "\n")
+	if out, err := add.CombinedOutput(); err != nil {
+		t.Fatalf("user add: %v %s", err, out)
+	}
+}
+
+func serveEndToEnd(t *testing.T, storage string, env []string) {
+	bin, table := buildFixture(t)
+	dsn := sqliteDSN(t)
+	addUser(t, bin, dsn, "alice")
+	p := startServe(t, bin, env, "--role", "all", "--listen", "127.0.0.1:0", "--db", dsn, "--table", table,
+		"--storage", storage, "--poll", "100ms")
+	cmd, exited, base := p.cmd, p.exited, p.base
 	s := &server{t: t, URL: base, stopped: true}
 	key := s.submit("alice", `{"format":"SIMPLE_CSV","predicate":`+familyPredicate+`}`)
 	d := s.waitStatus(key, time.Minute, jobs.StatusSucceeded)
@@ -117,5 +140,22 @@ func TestFaultInjectionOnlyInTaggedBuild(t *testing.T) {
 	help, _ = exec.Command(buildFaultBinary(t), "serve", "--help").CombinedOutput()
 	if !strings.Contains(string(help), flag) {
 		t.Fatalf("the faultinject build's serve --help lacks --%s:\n%s", flag, help)
+	}
+}
+
+// TestServeRetryAfter: a user at serve's --max-running gets GBIF's 420 with
+// a Retry-After of --retry-after.
+func TestServeRetryAfter(t *testing.T) {
+	bin := buildFaultBinary(t) // exports slowed, so that the first one runs on
+	_, table := buildFixture(t)
+	dsn := sqliteDSN(t)
+	addUser(t, bin, dsn, "alice")
+	p := startServe(t, bin, nil, "--listen", "127.0.0.1:0", "--db", dsn, "--table", table, "--storage", t.TempDir(),
+		"--max-running", "1", "--retry-after", "7s", "--test-export-throttle", "1000")
+	s := &server{t: t, URL: p.base, stopped: true}
+	s.submit("alice", `{"format":"DWCA"}`)
+	r := expect(t, s.do("POST", "/v1/occurrence/download/request", "alice", `{"format":"SIMPLE_CSV"}`), 420)
+	if ra := r.header.Get("Retry-After"); ra != "7" || !strings.Contains(string(r.body), "the limit is 1.") {
+		t.Fatalf("Retry-After %q, body %q", ra, r.body)
 	}
 }

@@ -69,18 +69,31 @@ func (s *Server) handle(h func(http.ResponseWriter, *http.Request) error) http.H
 
 func (s *Server) routes() []route {
 	const dl = "/v1/occurrence/download"
+	const stats = dl + "/statistics"
 	return []route{
 		{"POST", dl + "/request", nil, s.postRequest},
 		{"GET", dl + "/request", nil, s.getRequest},
 		{"GET", dl + "/request/predicate", nil, s.getPredicate},
+		{"POST", dl + "/request/validate", nil, s.validateRequest},
 		{"GET", dl + "/request/{file}", []string{dl + "/request/{key}.zip", dl + "/request/{key}"}, s.getFile},
 		{"DELETE", dl + "/request/{key}", nil, s.cancel},
+		{"GET", dl + "/describe/{format}", []string{dl + "/describe/dwca", dl + "/describe/simpleCsv",
+			dl + "/describe/speciesList", dl + "/describe/simpleParquet"}, s.describe},
+		{"GET", stats, nil, s.statistics},
+		{"GET", stats + "/export", nil, s.statisticsExport},
+		{"GET", stats + "/downloadsByUserCountry", nil, s.downloadsByUserCountry},
+		{"GET", stats + "/downloadsBySource", nil, s.downloadsBySource},
+		{"GET", stats + "/downloadedRecordsByDataset", nil, s.downloadedRecordsByDataset},
+		{"GET", stats + "/downloadsByDataset", nil, s.downloadsByDataset},
 		{"GET", dl + "/user/{user}", nil, s.listUser},
+		{"GET", dl + "/user/{user}/count", nil, s.countUser},
 		{"GET", dl + "/{key}", nil, s.getStatus},
 		{"PUT", dl + "/{key}", nil, s.postpone},
-		// One pattern for both sub-resources: a separate {key}/datasets would
+		// One pattern for the sub-resources: a separate {key}/datasets would
 		// overlap request/{file} in Go's ServeMux.
-		{"GET", dl + "/{key}/{sub}", []string{dl + "/{key}/datasets", dl + "/{key}/citation"}, s.getSub},
+		{"GET", dl + "/{key}/{sub}", []string{dl + "/{key}/datasets", dl + "/{key}/citation",
+			dl + "/{key}/organizations", dl + "/{key}/countries"}, s.getSub},
+		{"GET", dl + "/{key}/datasets/export", nil, s.datasetsExport},
 		{"GET", "/v1/occurrence/search/count", nil, s.count},
 		{"POST", "/v1/occurrence/search/predicate", nil, s.countPredicate},
 		{"GET", "/v1/openapi.json", nil, s.openAPI},
@@ -122,14 +135,21 @@ func (s *Server) mustCaller(r *http.Request) (jobs.User, error) {
 	return *u, nil
 }
 
+// statusEnhanceYourCalm is GBIF's answer to a user with too many running
+// downloads (Spring's METHOD_FAILURE; GBIF's code says "Keep HTTP 420").
+const statusEnhanceYourCalm = 420
+
 // fail writes err as a plain-text message with the status its kind maps to.
+// A 401 carries a Basic challenge; a 420 a Retry-After of the service's
+// RetryAfter setting (GBIF sends none; clients that honour it wait as long
+// as the service asks).
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	code := statusOf(err)
 	switch code {
 	case http.StatusUnauthorized:
 		w.Header().Set("WWW-Authenticate", `Basic realm="downloads", charset="UTF-8"`)
-	case http.StatusTooManyRequests:
-		w.Header().Set("Retry-After", strconv.Itoa(int(s.svc.Config().RetryAfter/time.Second)))
+	case statusEnhanceYourCalm:
+		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(s.svc.Config().RetryAfter/time.Second))))
 	case http.StatusInternalServerError:
 		s.logger.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 	}
@@ -155,10 +175,8 @@ func statusOf(err error) int {
 		return http.StatusNotFound
 	case errors.Is(err, jobs.ErrErased):
 		return http.StatusGone
-	case errors.Is(err, jobs.ErrNotCancellable):
-		return http.StatusConflict
 	case errors.Is(err, jobs.ErrTooManyDownloads):
-		return http.StatusTooManyRequests
+		return statusEnhanceYourCalm
 	case errors.Is(err, jobs.ErrEngineUnavailable):
 		return http.StatusServiceUnavailable
 	case errors.Is(err, context.Canceled):

@@ -50,6 +50,7 @@ func parseServeFlags(args []string, env *Env) (serveFlags, error) {
 	f.faults.register(fs)
 	c, def := &f.jobs, jobs.Config{}.WithDefaults()
 	fs.IntVar(&c.MaxRunningPerUser, "max-running", def.MaxRunningPerUser, "running downloads per user")
+	fs.DurationVar(&c.RetryAfter, "retry-after", def.RetryAfter, "Retry-After of the 420 answer to a user at --max-running")
 	fs.IntVar(&c.Workers, "workers", def.Workers, "exports run at once by this process")
 	fs.IntVar(&c.MaxAttempts, "max-attempts", def.MaxAttempts, "tries of an export before it fails")
 	fs.DurationVar(&c.EraseAfter, "erase-after", def.EraseAfter, "how long archives are kept")

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net/url"
 
 	"github.com/biodiversity-downloads/downloader/download"
@@ -48,19 +49,34 @@ func New(t Table, cfg Config, logger *slog.Logger) *Engine {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	if cfg.Limits == (occurrence.Limits{}) {
-		cfg.Limits = occurrence.DefaultLimits()
+	def := occurrence.DefaultLimits()
+	if cfg.Limits.MaxValues <= 0 {
+		cfg.Limits.MaxValues = def.MaxValues
+	}
+	if cfg.Limits.MaxPolygonPoints <= 0 {
+		cfg.Limits.MaxPolygonPoints = def.MaxPolygonPoints
 	}
 	return &Engine{table: t, cfg: cfg, logger: logger}
 }
 
 // predicateErr maps the occurrence package's error kinds to the job
-// service's.
-func predicateErr(err error) error {
-	if errors.Is(err, occurrence.ErrPredicateTooComplex) {
-		return fmt.Errorf("%w: %w", jobs.ErrPredicateTooLarge, err)
+// service's. A predicate over the limits is reported in GBIF's words (its
+// size and the limit), which reparse, the same parse without limits, counts.
+func (e *Engine) predicateErr(err error, reparse func(occurrence.Limits) (*occurrence.Predicate, error)) error {
+	if !errors.Is(err, occurrence.ErrPredicateTooComplex) {
+		return fmt.Errorf("%w: %w", jobs.ErrInvalidRequest, err)
 	}
-	return fmt.Errorf("%w: %w", jobs.ErrInvalidRequest, err)
+	reason := err.Error()
+	lim := e.cfg.Limits
+	if p, perr := reparse(occurrence.Limits{MaxValues: math.MaxInt, MaxPolygonPoints: math.MaxInt}); perr == nil {
+		switch values, points := p.Complexity(); {
+		case values > lim.MaxValues:
+			reason = fmt.Sprintf("The request contains %d predicate items.  The maximum is %d.", values, lim.MaxValues)
+		case points > lim.MaxPolygonPoints:
+			reason = fmt.Sprintf("The geometry (or geometries) contains %d points.  The maximum is %d.", points, lim.MaxPolygonPoints)
+		}
+	}
+	return &jobs.LimitError{Kind: jobs.ErrPredicateTooLarge, Reason: reason, Err: err}
 }
 
 func canonical(p *occurrence.Predicate) (json.RawMessage, error) {
@@ -76,7 +92,9 @@ func (e *Engine) parse(raw json.RawMessage) (*occurrence.Predicate, error) {
 	}
 	p, err := occurrence.ParsePredicateJSON(raw, e.cfg.Limits)
 	if err != nil {
-		return nil, predicateErr(err)
+		return nil, e.predicateErr(err, func(lim occurrence.Limits) (*occurrence.Predicate, error) {
+			return occurrence.ParsePredicateJSON(raw, lim)
+		})
 	}
 	return p, nil
 }
@@ -94,7 +112,9 @@ func (e *Engine) CheckPredicate(raw json.RawMessage) (json.RawMessage, error) {
 func (e *Engine) PredicateFromQuery(params url.Values) (json.RawMessage, error) {
 	p, err := occurrence.ParseQuery(params, e.cfg.Limits)
 	if err != nil {
-		return nil, predicateErr(err)
+		return nil, e.predicateErr(err, func(lim occurrence.Limits) (*occurrence.Predicate, error) {
+			return occurrence.ParseQuery(params, lim)
+		})
 	}
 	return canonical(p)
 }
@@ -146,14 +166,17 @@ func (e *Engine) Export(ctx context.Context, req jobs.ExportRequest, w io.Writer
 }
 
 // result converts dwca's result; the datasets are described as the export
-// found them in the catalog.
+// found them in the catalog. The catalog (occurrence.DatasetInfo) records
+// no DOI, publishing organization or publishing country of a dataset, so
+// those stay empty: the download's organization and country lists are
+// empty rather than guessed.
 func result(res download.ExportResult, snapshot string) jobs.ExportResult {
 	out := jobs.ExportResult{Records: res.Records, License: res.License, Bytes: res.Bytes, SHA256: res.SHA256,
 		Snapshot: snapshot, Datasets: make([]jobs.DatasetUsage, 0, len(res.Datasets))}
 	if out.License == "" {
 		// GBIF's value when no constituent licence is recognized; datasets
 		// with an unknown licence never make the download CC0.
-		out.License = "UNSPECIFIED"
+		out.License = occurrence.LicenseUnspecified
 	}
 	for _, info := range res.DatasetInfos {
 		out.Datasets = append(out.Datasets, jobs.DatasetUsage{DatasetKey: info.Key, NumberRecords: res.Datasets[info.Key],

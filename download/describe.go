@@ -1,0 +1,248 @@
+package download
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/biodiversity-downloads/downloader/dwca"
+	"github.com/biodiversity-downloads/downloader/occurrence"
+)
+
+// A format's description lists the columns its files have, in the shape of
+// GBIF's /occurrence/download/describe endpoints. It is built from what the
+// writers themselves use (the SIMPLE_CSV columns and their resolution, the
+// DWCA files' fields and terms, the SPECIES_LIST columns, the Parquet
+// writer's schema) and the interpreted columns' kinds, so that it follows
+// any change to them.
+
+// DescribedField is one column of a download file, as GBIF describes it:
+// its header name, its type in Hive's names (STRING, INT, BIGINT, DOUBLE,
+// BOOLEAN, ARRAY<STRING>; timestamps are DATE, as GBIF reports them), the
+// text layout of a DATE in a text file, the separator of a multi-value
+// column, its term URI, and whether it may be empty.
+type DescribedField struct {
+	Name       string `json:"name"`
+	Type       string `json:"type"`
+	TypeFormat string `json:"typeFormat,omitempty"`
+	Delimiter  string `json:"delimiter,omitempty"`
+	Term       string `json:"term"`
+	Nullable   bool   `json:"nullable"`
+}
+
+// DescribedTable is one file's columns (GBIF's Table).
+type DescribedTable struct {
+	Fields []DescribedField `json:"fields"`
+}
+
+// DescribedDWCA is the DWCA download's files (GBIF's DwcDownload): the
+// interpreted occurrence.txt, verbatim.txt and multimedia.txt, and the row
+// types of the extensions a request may add (none are served).
+type DescribedDWCA struct {
+	Verbatim           DescribedTable `json:"verbatim"`
+	Multimedia         DescribedTable `json:"multimedia"`
+	Interpreted        DescribedTable `json:"interpreted"`
+	VerbatimExtensions []string       `json:"verbatimExtensions"`
+}
+
+// multiDelimiter separates the values of a multi-value column in text.
+const multiDelimiter = ";"
+
+// LookupDescribed returns the format a describe path names: GBIF's
+// camel-case names (simpleCsv, speciesList, simpleParquet, dwca) or any
+// spelling of a registered name, ignoring case and '_'.
+func LookupDescribed(name string) (Format, error) {
+	squash := func(s string) string { return strings.ToLower(strings.ReplaceAll(s, "_", "")) }
+	for _, f := range registry {
+		if squash(string(f.Name)) == squash(name) {
+			return f.Name, nil
+		}
+	}
+	_, err := LookupFormat(name)
+	return "", err
+}
+
+// Describe returns the columns of format f: a DescribedDWCA for DWCA, a
+// DescribedTable for the one-file formats.
+func Describe(f Format) (any, error) {
+	switch f {
+	case FormatDWCA:
+		return describeDWCA()
+	case FormatSimpleCSV:
+		fields, err := resolveFields(simpleCSVColumns)
+		if err != nil {
+			return nil, err
+		}
+		return describeText(fields)
+	case FormatSpeciesList:
+		return describeSpeciesList()
+	case FormatSimpleParquet:
+		return describeParquet()
+	}
+	return nil, fmt.Errorf("%w: %s has no description", ErrFormat, f)
+}
+
+// required are the columns GBIF describes as never empty.
+func required(term string) bool {
+	return term == occurrence.NSGBIF+"gbifID" || term == occurrence.NSGBIF+"datasetKey"
+}
+
+// textType is how a text file writes a column of kind k.
+func textType(k occurrence.Kind) (typ, format, delim string, err error) {
+	switch k {
+	case occurrence.KindString:
+		return "STRING", "", "", nil
+	case occurrence.KindMulti:
+		return "ARRAY<STRING>", "", multiDelimiter, nil
+	case occurrence.KindInt32:
+		return "INT", "", "", nil
+	case occurrence.KindInt64:
+		return "BIGINT", "", "", nil
+	case occurrence.KindFloat64:
+		return "DOUBLE", "", "", nil
+	case occurrence.KindBool:
+		return "BOOLEAN", "", "", nil
+	case occurrence.KindTimestamp:
+		return "DATE", javaDateFormat(timeLayout), "", nil
+	}
+	return "", "", "", fmt.Errorf("download: describe: no type for column kind %d", k)
+}
+
+// javaDateFormat spells a Go time layout as GBIF's typeFormat does
+// (yyyy-MM-ddTHH:mm:ss.SSSZ); fractional seconds that Go leaves out when
+// zero are an optional section, [.SSS].
+func javaDateFormat(layout string) string {
+	return strings.NewReplacer("2006", "yyyy", "01", "MM", "02", "dd", "15", "HH", "04", "mm", "05", "ss",
+		".000", ".SSS", ".999", "[.SSS]").Replace(layout)
+}
+
+// describeText describes fields as the text writers write them: an
+// interpreted column by its kind, a verbatim term as text.
+func describeText(fields []field) (DescribedTable, error) {
+	t := DescribedTable{Fields: make([]DescribedField, 0, len(fields))}
+	for _, f := range fields {
+		d := DescribedField{Name: f.header, Type: "STRING", Term: f.term, Nullable: !required(f.term)}
+		if f.column != "" {
+			c, _, ok := occurrence.ColumnByName(f.column)
+			if !ok {
+				return DescribedTable{}, fmt.Errorf("download: describe: no column %s", f.column)
+			}
+			var err error
+			if d.Type, d.TypeFormat, d.Delimiter, err = textType(c.Kind); err != nil {
+				return DescribedTable{}, err
+			}
+		}
+		t.Fields = append(t.Fields, d)
+	}
+	return t, nil
+}
+
+// verbatimTable describes a file of verbatim text columns: names in header
+// order, terms from its meta.xml file spec.
+func verbatimTable(names []string, spec dwca.FileSpec) (DescribedTable, error) {
+	if len(names) != len(spec.Fields) {
+		return DescribedTable{}, fmt.Errorf("download: describe: %s has %d header names for %d fields",
+			spec.Files[0], len(names), len(spec.Fields))
+	}
+	t := DescribedTable{Fields: make([]DescribedField, len(names))}
+	for i, f := range spec.Fields {
+		t.Fields[i] = DescribedField{Name: names[i], Type: "STRING", Term: f.Term, Nullable: !required(f.Term)}
+	}
+	return t, nil
+}
+
+// describeDWCA describes the DWCA writer's three files.
+func describeDWCA() (DescribedDWCA, error) {
+	d := &dwcaWriter{occ: newTableWriter(occurrenceFields()), verbCols: verbatimTerms()}
+	_, verb, media := d.fileSpecs()
+	var out DescribedDWCA
+	var err error
+	if out.Interpreted, err = describeText(d.occ.fields); err != nil {
+		return out, err
+	}
+	if out.Verbatim, err = verbatimTable(append([]string{occurrence.ColGBIFID}, headerNames(d.verbCols)...), verb); err != nil {
+		return out, err
+	}
+	if out.Multimedia, err = verbatimTable(append([]string{occurrence.ColGBIFID}, multimediaColumns...), media); err != nil {
+		return out, err
+	}
+	// Requests for extensions are refused, so none is available.
+	out.VerbatimExtensions = []string{}
+	return out, nil
+}
+
+// speciesListTerms are the terms of SPECIES_LIST columns the table has no
+// column for (GBIF's terms for them).
+var speciesListTerms = map[string]string{
+	"acceptedScientificName": occurrence.NSGBIF + "acceptedScientificName",
+	"numberOfOccurrences":    occurrence.NSGBIF + "numberOfOccurrences",
+	"taxonomicStatus":        occurrence.NSDwC + "taxonomicStatus",
+	"iucnRedListCategory":    "http://iucn.org/terms/iucnRedListCategory",
+}
+
+// describeSpeciesList describes SPECIES_LIST: the table columns it copies
+// by their kind, the count as BIGINT and the columns it leaves empty as
+// STRING. Every column may be empty, taxonKey too: taxa without a key are
+// listed by name (GBIF describes taxonKey as never empty).
+func describeSpeciesList() (DescribedTable, error) {
+	t := DescribedTable{Fields: make([]DescribedField, 0, len(speciesListColumns))}
+	for _, name := range speciesListColumns {
+		d := DescribedField{Name: name, Type: "STRING", Term: speciesListTerms[name], Nullable: true}
+		if src, ok := speciesSource[name]; ok {
+			c, _, ok := occurrence.ColumnByName(src)
+			if !ok {
+				return DescribedTable{}, fmt.Errorf("download: describe: no column %s", src)
+			}
+			var err error
+			if d.Type, d.TypeFormat, d.Delimiter, err = textType(c.Kind); err != nil {
+				return DescribedTable{}, err
+			}
+			d.Term = c.Term
+		}
+		if name == "numberOfOccurrences" {
+			d.Type, d.Nullable = "BIGINT", false
+		}
+		if d.Term == "" {
+			return DescribedTable{}, fmt.Errorf("download: describe: no term for SPECIES_LIST column %s", name)
+		}
+		t.Fields = append(t.Fields, d)
+	}
+	return t, nil
+}
+
+// describeParquet describes SIMPLE_PARQUET by the schema its writer gives
+// its parts. Multi-value columns are strings joined with ';' there.
+func describeParquet() (DescribedTable, error) {
+	fw, err := newSimpleParquet(&Export{})
+	if err != nil {
+		return DescribedTable{}, err
+	}
+	p := fw.(*simpleParquet)
+	schema := p.emptySchema()
+	t := DescribedTable{Fields: make([]DescribedField, 0, len(p.fields))}
+	for i, f := range p.fields {
+		d := DescribedField{Name: schema.Field(i).Name, Term: f.term, Nullable: !required(f.term)}
+		switch schema.Field(i).Type.ID() {
+		case arrow.STRING:
+			d.Type = "STRING"
+		case arrow.INT32:
+			d.Type = "INT"
+		case arrow.INT64:
+			d.Type = "BIGINT"
+		case arrow.FLOAT64:
+			d.Type = "DOUBLE"
+		case arrow.BOOL:
+			d.Type = "BOOLEAN"
+		case arrow.TIMESTAMP:
+			d.Type = "DATE"
+		default:
+			return DescribedTable{}, fmt.Errorf("download: describe: no type for Parquet column %s (%s)", d.Name, schema.Field(i).Type)
+		}
+		if c, _, ok := occurrence.ColumnByName(f.column); ok && c.Kind == occurrence.KindMulti {
+			d.Delimiter = multiDelimiter
+		}
+		t.Fields = append(t.Fields, d)
+	}
+	return t, nil
+}

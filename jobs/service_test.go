@@ -1,0 +1,64 @@
+package jobs
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+)
+
+// At the running limit a submission fails with GBIF's wording; a creator
+// other than the caller is refused as unauthorized (GBIF's 401).
+func TestSubmitLimitAndCreator(t *testing.T) {
+	s := queueTestService(t, testDB(t), false)
+	ctx := context.Background()
+	for y := 2000; y < 2003; y++ {
+		req := Request{Format: "SIMPLE_CSV", Predicate: json.RawMessage(fmt.Sprintf(`{"type":"equals","key":"YEAR","value":"%d"}`, y))}
+		if _, err := s.Submit(ctx, alice, req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := s.Submit(ctx, alice, testRequest())
+	want := "A download limitation is exceeded:\nUser alice has too many simultaneous downloads; the limit is 3.\n" +
+		"Please wait for some to complete, or cancel any unwanted downloads."
+	if !errors.Is(err, ErrTooManyDownloads) || err.Error() != want {
+		t.Fatalf("at the limit: %q, want %q", err, want)
+	}
+	req := testRequest()
+	req.Creator = "bob"
+	if _, err := s.Submit(ctx, alice, req); !errors.Is(err, ErrUnauthorized) || err.Error() != "unauthorized: alice not allowed to create download with creator bob" {
+		t.Fatalf("creator bob: %v", err)
+	}
+	v, err := s.Validate(ctx, &alice, Request{Format: "simpleCsv", ChecklistKey: "null"})
+	if err != nil || v.Creator != "alice" || v.Format != "SIMPLE_CSV" || v.ChecklistKey != "" || string(v.Predicate) != "null" {
+		t.Fatalf("validated %+v %v", v, err)
+	}
+	if _, err := s.Validate(ctx, nil, Request{Format: "XLS"}); !errors.Is(err, ErrUnknownFormat) {
+		t.Fatalf("validate XLS: %v", err)
+	}
+}
+
+// A checklist key takes part in deduplication only when given, so that
+// requests recorded before checklists keep their hashes.
+func TestDedupeHashChecklist(t *testing.T) {
+	p := json.RawMessage(`{"type":"equals","key":"YEAR","value":"2000"}`)
+	old := sha256.Sum256([]byte("a\x00DWCA\x00" + string(p)))
+	if dedupeHash("a", "DWCA", p, "") != hex.EncodeToString(old[:]) {
+		t.Fatal("the hash of a request without a checklist changed")
+	}
+	if dedupeHash("a", "DWCA", p, "") == dedupeHash("a", "DWCA", p, "7ddf754f-d193-4cc9-b351-99906754a03b") {
+		t.Fatal("the checklist does not change the hash")
+	}
+}
+
+// The statuses are listed in the order of GBIF's Download.Status enum.
+func TestStatusesInGBIFOrder(t *testing.T) {
+	want := []Status{"PREPARING", "RUNNING", "SUCCEEDED", "CANCELLED", "KILLED", "FAILED", "SUSPENDED", "FILE_ERASED"}
+	if got := Statuses(); !slices.Equal(got, want) {
+		t.Fatalf("%v, want %v", got, want)
+	}
+}
