@@ -1,6 +1,7 @@
 package download
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -37,8 +38,9 @@ type DescribedTable struct {
 }
 
 // DescribedDWCA is the DWCA download's files (GBIF's DwcDownload): the
-// interpreted occurrence.txt, verbatim.txt and multimedia.txt, and the row
-// types of the extensions a request may add (none are served).
+// interpreted occurrence.txt, verbatim.txt (GBIF's columns; a table's
+// extra terms follow them) and multimedia.txt, and the row types of GBIF's
+// available extensions a request may add.
 type DescribedDWCA struct {
 	Verbatim           DescribedTable `json:"verbatim"`
 	Multimedia         DescribedTable `json:"multimedia"`
@@ -154,7 +156,7 @@ func verbatimTable(names []string, spec dwca.FileSpec) (DescribedTable, error) {
 
 // describeDWCA describes the DWCA writer's three files.
 func describeDWCA() (DescribedDWCA, error) {
-	d := &dwcaWriter{occ: newTableWriter(occurrenceFields()), verbCols: verbatimTerms()}
+	d := &dwcaWriter{occ: newTableWriter(occurrenceFields()), verbCols: verbatimTerms(nil)}
 	_, verb, media := d.fileSpecs()
 	var out DescribedDWCA
 	var err error
@@ -167,8 +169,7 @@ func describeDWCA() (DescribedDWCA, error) {
 	if out.Multimedia, err = verbatimTable(append([]string{occurrence.ColGBIFID}, multimediaColumns...), media); err != nil {
 		return out, err
 	}
-	// Requests for extensions are refused, so none is available.
-	out.VerbatimExtensions = []string{}
+	out.VerbatimExtensions = AvailableExtensions()
 	return out, nil
 }
 
@@ -212,14 +213,14 @@ func describeSpeciesList() (DescribedTable, error) {
 }
 
 // describeParquet describes SIMPLE_PARQUET by the schema its writer gives
-// its parts. Multi-value columns are strings joined with ';' there.
+// its parts (GBIF's: lowercase names, lists, no text delimiters).
 func describeParquet() (DescribedTable, error) {
-	fw, err := newSimpleParquet(&Export{})
+	fw, err := newSimpleParquet(context.Background(), &Export{})
 	if err != nil {
 		return DescribedTable{}, err
 	}
 	p := fw.(*simpleParquet)
-	schema := p.emptySchema()
+	schema := p.schema
 	t := DescribedTable{Fields: make([]DescribedField, 0, len(p.fields))}
 	for i, f := range p.fields {
 		d := DescribedField{Name: schema.Field(i).Name, Term: f.term, Nullable: !required(f.term)}
@@ -236,11 +237,10 @@ func describeParquet() (DescribedTable, error) {
 			d.Type = "BOOLEAN"
 		case arrow.TIMESTAMP:
 			d.Type = "DATE"
+		case arrow.LIST:
+			d.Type = "ARRAY<STRING>"
 		default:
 			return DescribedTable{}, fmt.Errorf("download: describe: no type for Parquet column %s (%s)", d.Name, schema.Field(i).Type)
-		}
-		if c, _, ok := occurrence.ColumnByName(f.column); ok && c.Kind == occurrence.KindMulti {
-			d.Delimiter = multiDelimiter
 		}
 		t.Fields = append(t.Fields, d)
 	}
