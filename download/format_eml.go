@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/biodiversity-downloads/downloader/dwca"
 	"github.com/biodiversity-downloads/downloader/occurrence"
@@ -75,18 +76,30 @@ func (x *Export) identifier() string {
 // Occurrence Download https://doi.org/10.15468/dl.v2j3ye", with the DOI's
 // address, else the download's link, else its key.
 func downloadCitation(x *Export) string {
-	ref := x.spec.Key
+	return Citation(x.opts.Portal, x.created, x.spec.DOI, x.spec.Link, x.spec.Key)
+}
+
+// Citation is a download's citation as GBIF words it (its
+// /occurrence/download/{key}/citation and citations.txt): "<portal> (<day
+// created, UTC>) [<short> ]Occurrence Download <ref>", where ref is the
+// DOI's address, else link, else the key.
+func Citation(p Portal, created time.Time, doi, link, key string) string {
+	ref := key
 	switch {
-	case x.spec.DOI != "":
-		ref = "https://doi.org/" + x.spec.DOI
-	case x.spec.Link != "":
-		ref = x.spec.Link
+	case doi != "":
+		ref = "https://doi.org/" + doi
+	case link != "":
+		ref = link
 	}
 	t := "Occurrence Download"
-	if s := x.opts.Portal.Short; s != "" {
-		t = s + " " + t
+	if p.Short != "" {
+		t = p.Short + " " + t
 	}
-	return x.opts.Portal.Name + " (" + x.created.Format("2 January 2006") + ") " + t + " " + ref
+	name := p.Name
+	if name == "" {
+		name = DefaultPortalName
+	}
+	return name + " (" + created.UTC().Format("2 January 2006") + ") " + t + " " + ref
 }
 
 // licenceNames are GBIF's License titles and URLs (gbif-api License).

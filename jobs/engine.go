@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/url"
 	"time"
+
+	"github.com/biodiversity-downloads/downloader/download"
 )
 
 // Engine is what the job service needs from the occurrence table and the
@@ -33,6 +35,16 @@ type ExportRequest struct {
 	Predicate   json.RawMessage
 	Description string
 	Created     time.Time
+	// ChecklistKey is the taxonomy the request named (the table's own
+	// answers; the archive's metadata says so).
+	ChecklistKey string
+	// VerbatimExtensions are the extension row types whose source rows a
+	// DWCA carries.
+	VerbatimExtensions []string
+	// DOI is the download's DOI name, when it has one; Link its page.
+	DOI, Link string
+	// Portal names the service in citations and metadata.
+	Portal download.Portal
 }
 
 // ExportResult is what an export reports once the archive is written.

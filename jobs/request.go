@@ -151,8 +151,8 @@ func (r *Request) validate() error {
 	if r.Type != "OCCURRENCE" {
 		return fmt.Errorf("%w: type %q: only OCCURRENCE downloads are served", ErrInvalidRequest, r.Type)
 	}
-	if len(r.VerbatimExtensions) > 0 {
-		return fmt.Errorf("%w: verbatimExtensions: extension downloads are not served", ErrInvalidRequest)
+	if err := r.validateExtensions(); err != nil {
+		return err
 	}
 	seen := map[string]bool{}
 	var addrs []string
@@ -170,5 +170,29 @@ func (r *Request) validate() error {
 	if len(r.Description) > 10_000 {
 		return fmt.Errorf("%w: description longer than 10000 characters", ErrInvalidRequest)
 	}
+	return nil
+}
+
+// validateExtensions resolves verbatimExtensions (row types or GBIF's
+// names) to row types, once each, for a DWCA: the other formats have no
+// place for extension rows.
+func (r *Request) validateExtensions() error {
+	if len(r.VerbatimExtensions) == 0 {
+		return nil
+	}
+	if r.Format != string(download.FormatDWCA) {
+		return fmt.Errorf("%w: verbatimExtensions: extension rows come in a %s download, not %s", ErrInvalidRequest, download.FormatDWCA, r.Format)
+	}
+	var out []string
+	for _, name := range r.VerbatimExtensions {
+		e, err := download.LookupExtension(name)
+		if err != nil {
+			return fmt.Errorf("%w: verbatimExtensions: %v", ErrInvalidRequest, err)
+		}
+		if !slices.Contains(out, e.RowType) {
+			out = append(out, e.RowType)
+		}
+	}
+	r.VerbatimExtensions = out
 	return nil
 }

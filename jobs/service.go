@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -56,8 +57,13 @@ type Config struct {
 	MaintenanceInterval time.Duration
 	// FetchPollInterval is how often idle workers poll for new jobs.
 	FetchPollInterval time.Duration
-	// PublicURL is the API's base URL as clients see it (for links in mail).
+	// PublicURL is the API's base URL as clients see it (for links in mail
+	// and the download's link in its citation).
 	PublicURL string
+	// Portal names the service in citations and metadata where GBIF's say
+	// GBIF.org; an empty name is PublicURL's host, else
+	// download.DefaultPortalName.
+	Portal download.Portal
 }
 
 // WithDefaults returns c with every zero field set to its default.
@@ -69,6 +75,12 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.Role == "" {
 		c.Role = RoleAll
+	}
+	if c.Portal.Name == "" {
+		c.Portal.Name = download.DefaultPortalName
+		if u, err := url.Parse(c.PublicURL); err == nil && u.Host != "" {
+			c.Portal.Name = u.Host
+		}
 	}
 	if c.MaxRunningPerUser == 0 {
 		c.MaxRunningPerUser = 3
@@ -206,11 +218,14 @@ func (s *Service) Validate(ctx context.Context, caller *User, req Request) (Requ
 // dedupeHash identifies identical requests: same creator, format,
 // predicate and (when given) checklist. A request without a checklist
 // hashes as before checklists were recorded.
-func dedupeHash(creator, format string, predicate json.RawMessage, checklist string) string {
+func dedupeHash(creator, format string, predicate json.RawMessage, checklist string, extensions []string) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00%s", creator, format, predicate)
 	if checklist != "" {
 		fmt.Fprintf(h, "\x00%s", checklist)
+	}
+	if len(extensions) > 0 {
+		fmt.Fprintf(h, "\x00extensions:%s", strings.Join(extensions, " "))
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }
@@ -219,7 +234,7 @@ func dedupeHash(creator, format string, predicate json.RawMessage, checklist str
 // with the limit and dedupe checks, or returns the key of an earlier
 // identical download.
 func (s *Service) insert(ctx context.Context, req Request) (string, error) {
-	hash := dedupeHash(req.Creator, req.Format, req.Predicate, req.ChecklistKey)
+	hash := dedupeHash(req.Creator, req.Format, req.Predicate, req.ChecklistKey, req.VerbatimExtensions)
 	tx, err := s.db.SQL.BeginTx(ctx, nil)
 	if err != nil {
 		return "", err
@@ -409,11 +424,11 @@ func (s *Service) Postpone(ctx context.Context, caller User, key string, until t
 	return s.Get(ctx, &caller, key, false)
 }
 
-// Citation returns the text to cite a download with, in GBIF's shape
-// "GBIF.org (2 January 2023) GBIF Occurrence Download https://doi.org/..."
-// and a newline: the publisher is the host of link (the download's page,
-// as GBIF.org is GBIF's site), the date the download's creation day (UTC)
-// and the identifier its DOI URL when it has one, else link.
+// Citation returns the text to cite a download with, the same as its
+// archive's citations.txt says (download.Citation) and a newline: "GBIF.org
+// (2 January 2023) GBIF Occurrence Download https://doi.org/...", with the
+// configured portal, the download's DOI URL when it has one, else its link
+// (under PublicURL when configured, else link, the page the caller asked).
 func (s *Service) Citation(ctx context.Context, key, link string) (string, error) {
 	r, err := s.db.getDownload(ctx, s.db.read, key)
 	if err != nil {
@@ -422,15 +437,18 @@ func (s *Service) Citation(ctx context.Context, key, link string) (string, error
 	if r.Status != StatusSucceeded && r.Status != StatusFileErased {
 		return "", fmt.Errorf("%w: download %s is %s", ErrNotReady, key, r.Status)
 	}
-	publisher := link
-	if u, err := url.Parse(link); err == nil && u.Host != "" {
-		publisher = u.Host
+	if l := s.downloadLink(key); l != "" {
+		link = l
 	}
-	id := link
-	if r.DOI != "" {
-		id = "https://doi.org/" + r.DOI
+	return download.Citation(s.cfg.Portal, r.Created.Time, r.DOI, link, key) + "\n", nil
+}
+
+// downloadLink is the download's page under PublicURL ("" without one).
+func (s *Service) downloadLink(key string) string {
+	if s.cfg.PublicURL == "" {
+		return ""
 	}
-	return fmt.Sprintf("%s (%s) Occurrence Download %s\n", publisher, r.Created.UTC().Format("2 January 2006"), id), nil
+	return strings.TrimSuffix(s.cfg.PublicURL, "/") + "/v1/occurrence/download/" + key
 }
 
 // File returns the archive of a SUCCEEDED download.

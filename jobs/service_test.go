@@ -47,10 +47,10 @@ func TestSubmitLimitAndCreator(t *testing.T) {
 func TestDedupeHashChecklist(t *testing.T) {
 	p := json.RawMessage(`{"type":"equals","key":"YEAR","value":"2000"}`)
 	old := sha256.Sum256([]byte("a\x00DWCA\x00" + string(p)))
-	if dedupeHash("a", "DWCA", p, "") != hex.EncodeToString(old[:]) {
+	if dedupeHash("a", "DWCA", p, "", nil) != hex.EncodeToString(old[:]) {
 		t.Fatal("the hash of a request without a checklist changed")
 	}
-	if dedupeHash("a", "DWCA", p, "") == dedupeHash("a", "DWCA", p, "7ddf754f-d193-4cc9-b351-99906754a03b") {
+	if dedupeHash("a", "DWCA", p, "", nil) == dedupeHash("a", "DWCA", p, "7ddf754f-d193-4cc9-b351-99906754a03b", nil) {
 		t.Fatal("the checklist does not change the hash")
 	}
 }
@@ -60,5 +60,29 @@ func TestStatusesInGBIFOrder(t *testing.T) {
 	want := []Status{"PREPARING", "RUNNING", "SUCCEEDED", "CANCELLED", "KILLED", "FAILED", "SUSPENDED", "FILE_ERASED"}
 	if got := Statuses(); !slices.Equal(got, want) {
 		t.Fatalf("%v, want %v", got, want)
+	}
+}
+
+// verbatimExtensions are GBIF's row types or names, for a DWCA; they are
+// stored as row types, once each, and take part in deduplication.
+func TestValidateVerbatimExtensions(t *testing.T) {
+	s := queueTestService(t, testDB(t), false)
+	ctx := context.Background()
+	v, err := s.Validate(ctx, &alice, Request{Format: "DWCA", VerbatimExtensions: []string{"MEASUREMENT_OR_FACT",
+		"http://rs.tdwg.org/dwc/terms/MeasurementOrFact", "Multimedia"}})
+	if err != nil || !slices.Equal(v.VerbatimExtensions, []string{"http://rs.tdwg.org/dwc/terms/MeasurementOrFact", "http://rs.gbif.org/terms/1.0/Multimedia"}) {
+		t.Fatalf("validated %v %v", v.VerbatimExtensions, err)
+	}
+	for _, bad := range []Request{
+		{Format: "SIMPLE_CSV", VerbatimExtensions: []string{"MULTIMEDIA"}},
+		{Format: "DWCA", VerbatimExtensions: []string{"http://example.org/NoSuchRowType"}},
+	} {
+		if _, err := s.Validate(ctx, &alice, bad); !errors.Is(err, ErrInvalidRequest) {
+			t.Errorf("%s %v: %v, want ErrInvalidRequest", bad.Format, bad.VerbatimExtensions, err)
+		}
+	}
+	p := json.RawMessage(`{"type":"equals","key":"YEAR","value":"2000"}`)
+	if dedupeHash("a", "DWCA", p, "", nil) == dedupeHash("a", "DWCA", p, "", v.VerbatimExtensions) {
+		t.Error("verbatimExtensions do not change the hash")
 	}
 }

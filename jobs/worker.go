@@ -84,7 +84,8 @@ func (s *Service) runExport(ctx context.Context, r row, owner string) (ExportRes
 	h := sha256.New()
 	cw := &countingWriter{w: io.MultiWriter(up, h), n: &prog.bytes}
 	res, err := s.engine.Export(ctx, ExportRequest{Key: key, Format: r.Request.Format, Predicate: r.Request.Predicate,
-		Description: r.Request.Description, Created: r.Created.Time}, cw, prog.store)
+		Description: r.Request.Description, Created: r.Created.Time, ChecklistKey: r.Request.ChecklistKey,
+		VerbatimExtensions: r.Request.VerbatimExtensions, DOI: r.DOI, Link: s.downloadLink(key), Portal: s.cfg.Portal}, cw, prog.store)
 	if cause := context.Cause(ctx); err == nil && cause != nil {
 		err = cause
 	}

@@ -12,6 +12,7 @@ import (
 	"io"
 	"net/http"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -139,13 +140,14 @@ func TestDownloadLifecycle(t *testing.T) {
 		// GBIF's aliases: notification_address and send_notification.
 		key := s.submit("alice", `{"creator":"alice","notification_address":["alice@example.org"],
 			"send_notification":true,"format":"DWCA","predicate":`+familyPredicate+`,"description":"lifecycle",
-			"machineDescription":{"portal":"test"}}`)
+			"machineDescription":{"portal":"test"},"verbatimExtensions":["MEASUREMENT_OR_FACT"]}`)
 		d := s.waitStatus(key, time.Minute, jobs.StatusSucceeded)
 		if d.TotalRecords != want.Count || d.NumberDatasets != 1 || d.Size <= 0 || d.SHA256 == "" || d.TableSnapshot == "" {
 			t.Fatalf("finished download %+v, want %d records from 1 dataset", d, want.Count)
 		}
 		if d.Request.Creator != "alice" || len(d.Request.NotificationAddresses) != 1 || !d.Request.SendNotification ||
-			d.Request.Format != "DWCA" || d.Request.Description != "lifecycle" {
+			d.Request.Format != "DWCA" || d.Request.Description != "lifecycle" ||
+			!slices.Equal(d.Request.VerbatimExtensions, []string{"http://rs.tdwg.org/dwc/terms/MeasurementOrFact"}) {
 			t.Fatalf("request as stored %+v", d.Request)
 		}
 		if d.License == "" || d.Progress == nil || d.Progress.RecordsWritten != want.Count || d.Progress.RecordsScanned < want.Count {
@@ -166,8 +168,8 @@ func TestDownloadLifecycle(t *testing.T) {
 			t.Fatalf("archive %d bytes sha %x, status says %d %s", len(zr.body), sum, d.Size, d.SHA256)
 		}
 		entries, rows := readArchive(t, zr.body)
-		if int64(rows) != want.Count {
-			t.Fatalf("occurrence.txt has %d rows, count says %d (entries %v)", rows, want.Count, entries)
+		if int64(rows) != want.Count || !slices.Contains(entries, "verbatim/measurementorfact.txt") {
+			t.Fatalf("occurrence.txt has %d rows, count says %d (entries %v, want verbatim/measurementorfact.txt)", rows, want.Count, entries)
 		}
 		part := expect(t, s.do("GET", "/v1/occurrence/download/request/"+key+".zip", "", nil, "Range", "bytes=10-109"), http.StatusPartialContent)
 		if !bytes.Equal(part.body, zr.body[10:110]) {
@@ -184,13 +186,16 @@ func TestDownloadLifecycle(t *testing.T) {
 			t.Fatalf("datasets %s", ds.body)
 		}
 		// GBIF's shape: "GBIF.org (2 January 2023) GBIF Occurrence Download
-		// https://doi.org/..." and a newline; here the host, the download's
-		// day and its page.
+		// https://doi.org/..." and a newline; here the portal (PublicURL's
+		// host, as none is configured), the download's day and its page
+		// under PublicURL; the archive's citations.txt cites it the same.
 		cit := expect(t, s.do("GET", "/v1/occurrence/download/"+key+"/citation", "", nil), http.StatusOK)
-		host := strings.TrimPrefix(s.URL, "http://")
-		wantCit := host + " (" + d.Created.UTC().Format("2 January 2006") + ") Occurrence Download " + s.URL + "/v1/occurrence/download/" + key + "\n"
+		wantCit := "downloads.test (" + d.Created.UTC().Format("2 January 2006") + ") Occurrence Download http://downloads.test/v1/occurrence/download/" + key + "\n"
 		if string(cit.body) != wantCit {
 			t.Fatalf("citation %q, want %q", cit.body, wantCit)
+		}
+		if lines := strings.Split(zipText(t, zr.body, "citations.txt"), "\n"); len(lines) < 2 || lines[1]+"\n" != wantCit {
+			t.Fatalf("citations.txt cites the download as %q, the API as %q", lines, wantCit)
 		}
 
 		// Redaction: anonymous and other users do not see creator,
@@ -430,4 +435,23 @@ func TestCancelStopsRunningExport(t *testing.T) {
 		expect(t, s.do("GET", "/v1/occurrence/download/request/"+key+".zip", "", nil), http.StatusNotFound)
 		expect(t, s.do("GET", "/v1/occurrence/download/"+key+"/citation", "", nil), http.StatusNotFound)
 	})
+}
+
+// zipText returns one entry of a zip.
+func zipText(t *testing.T, b []byte, name string) string {
+	t.Helper()
+	zr, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc, err := zr.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	out, err := io.ReadAll(rc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out)
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -111,8 +110,9 @@ func TestPygbif(t *testing.T) {
 	if got.FileSize != got.Meta.Size || !slices.Equal(got.Entries, []string{got.Key + ".csv"}) || int64(got.CSVLines) != want+1 {
 		t.Fatalf("zip of %d bytes (status says %d), entries %v, %d lines for %d records", got.FileSize, got.Meta.Size, got.Entries, got.CSVLines, want)
 	}
-	u, _ := url.Parse(s.URL)
-	if !strings.HasPrefix(got.Citation, u.Host+" (") || !strings.HasSuffix(got.Citation, ") Occurrence Download "+s.URL+"/v1/occurrence/download/"+got.Key+"\n") {
+	// The portal is PublicURL's host (none is configured), the link the
+	// download's page under PublicURL.
+	if !strings.HasPrefix(got.Citation, "downloads.test (") || !strings.HasSuffix(got.Citation, ") Occurrence Download http://downloads.test/v1/occurrence/download/"+got.Key+"\n") {
 		t.Fatalf("download_citation %q", got.Citation)
 	}
 	for name, f := range map[string]download.Format{"simpleCsv": download.FormatSimpleCSV, "dwca": download.FormatDWCA,

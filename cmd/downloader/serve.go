@@ -50,6 +50,8 @@ func parseServeFlags(args []string, env *Env) (serveFlags, error) {
 	f.faults.register(fs)
 	c, def := &f.jobs, jobs.Config{}.WithDefaults()
 	fs.IntVar(&c.MaxRunningPerUser, "max-running", def.MaxRunningPerUser, "running downloads per user")
+	fs.StringVar(&c.Portal.Name, "portal-name", "", "publisher in citations and metadata, where GBIF's say GBIF.org (default: the host of --public-url)")
+	fs.StringVar(&c.Portal.Short, "portal-short", "", "prefix of a download's title, where GBIF's says GBIF (\"GBIF Occurrence Download\")")
 	fs.DurationVar(&c.RetryAfter, "retry-after", def.RetryAfter, "Retry-After of the 420 answer to a user at --max-running")
 	fs.IntVar(&c.Workers, "workers", def.Workers, "exports run at once by this process")
 	fs.IntVar(&c.MaxAttempts, "max-attempts", def.MaxAttempts, "tries of an export before it fails")

@@ -148,7 +148,9 @@ func (e *Engine) Export(ctx context.Context, req jobs.ExportRequest, w io.Writer
 		return jobs.ExportResult{}, err
 	}
 	x, err := download.NewExport(ctx, w, download.ExportSpec{Format: format, Key: req.Key, Predicate: p,
-		Snapshot: snap.ID, Created: req.Created}, download.ExportOptions{Catalog: e.table, TempDir: e.cfg.TempDir, Logger: e.logger})
+		Snapshot: snap.ID, Created: req.Created, DOI: req.DOI, Link: req.Link, ChecklistKey: req.ChecklistKey,
+		VerbatimExtensions: req.VerbatimExtensions},
+		download.ExportOptions{Catalog: e.table, TempDir: e.cfg.TempDir, Logger: e.logger, Portal: req.Portal})
 	if err != nil {
 		return jobs.ExportResult{}, &jobs.PermanentError{Err: err}
 	}
