@@ -223,9 +223,7 @@ func (d *dwcaWriter) write(b *batch) error {
 	for i := 0; i < b.n; i++ {
 		d.vrow.parse(str(verb, i))
 		d.verb.Cell(id, i)
-		for _, v := range d.vrow.values {
-			d.verb.Value(v)
-		}
+		d.vrow.write(d.verb)
 		if err := d.verb.EndRow(); err != nil {
 			return err
 		}
@@ -247,9 +245,7 @@ func (d *dwcaWriter) writeMedia(id cellFn, i int, js string) error {
 	gjson.Parse(js).ForEach(func(_, row gjson.Result) bool {
 		d.mrow.parse(row.Raw)
 		d.media.Cell(id, i)
-		for _, v := range d.mrow.values {
-			d.media.Value(v)
-		}
+		d.mrow.write(d.media)
 		err = d.media.EndRow()
 		return err == nil
 	})

@@ -143,9 +143,7 @@ func (ve *verbatimExtension) writeRows(id, dataset cellFn, i int, rows gjson.Res
 		ve.row.parse(row.Raw)
 		ve.tw.Cell(id, i)
 		ve.tw.Cell(dataset, i)
-		for _, v := range ve.row.values {
-			ve.tw.Value(v)
-		}
+		ve.row.write(ve.tw)
 		err = ve.tw.EndRow()
 		return err == nil
 	})

@@ -9,7 +9,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/tidwall/gjson"
 
 	"github.com/biodiversity-downloads/downloader/dwca"
 	"github.com/biodiversity-downloads/downloader/occurrence"
@@ -274,43 +273,3 @@ func licenseCell(a arrow.Array) cellFn {
 
 // formatTime is timeLayout for one value.
 func formatTime(t time.Time) string { return t.UTC().Format(timeLayout) }
-
-// verbatimRow extracts chosen keys of a verbatim JSON object
-// ({"country": "Denmark", "dcterms:modified": ...}, see
-// occurrence.VerbatimKey) into values by index.
-type verbatimRow struct {
-	index  map[string]int // verbatim key -> column
-	values []string
-	// unknown, when set, is called for keys without a column.
-	unknown func(key string)
-}
-
-func newVerbatimRow(keys []string) *verbatimRow {
-	v := &verbatimRow{index: make(map[string]int, len(keys)), values: make([]string, len(keys))}
-	for i, k := range keys {
-		v.index[k] = i
-	}
-	return v
-}
-
-// parse fills values from one JSON object (the store writes it with
-// encoding/json); anything but an object leaves them empty and returns false.
-func (v *verbatimRow) parse(js string) bool {
-	clear(v.values)
-	if js == "" {
-		return true
-	}
-	res := gjson.Parse(js)
-	if !res.IsObject() {
-		return false
-	}
-	res.ForEach(func(k, val gjson.Result) bool {
-		if i, ok := v.index[k.Str]; ok {
-			v.values[i] = val.String()
-		} else if v.unknown != nil && val.String() != "" {
-			v.unknown(k.Str)
-		}
-		return true
-	})
-	return true
-}

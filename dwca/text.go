@@ -132,11 +132,18 @@ func (t *TextWriter) EmptyCells(n int) {
 	if t.cells == 0 {
 		k-- // the row's first cell has no separator before it
 	}
-	for ; k > 0; k-- {
-		t.buf = append(t.buf, '\t')
+	for k > len(tabs) {
+		t.buf = append(t.buf, tabs...)
+		k -= len(tabs)
 	}
+	t.buf = append(t.buf, tabs[:k]...)
 	t.cells += n
 }
+
+// tabs are separators for EmptyCells to copy.
+const tabs = "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t" +
+	"\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t"
+
 
 // Value appends s as the next cell of the row.
 func (t *TextWriter) Value(s string) {
