@@ -144,7 +144,6 @@ func (t *TextWriter) EmptyCells(n int) {
 const tabs = "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t" +
 	"\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t"
 
-
 // Value appends s as the next cell of the row.
 func (t *TextWriter) Value(s string) {
 	t.sep()
