@@ -100,6 +100,6 @@ func writeDataset(ctx context.Context, s *parquet.Store, g *occurrencetest.Gener
 			return err
 		}
 	}
-	_, err = w.Commit(ctx, occurrence.LoadStats{})
+	_, err = w.Commit(ctx, occurrence.LoadStats{Terms: occurrencetest.Terms()})
 	return err
 }

@@ -474,3 +474,14 @@ func (g *Generator) Reseed(seed uint64) {
 	g.rng = rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	g.zipfTaxa = rand.NewZipf(g.rng, 1.1, 2, uint64(len(g.taxa)-1))
 }
+
+// Terms returns the terms generated records can carry in their verbatim
+// column, by row type, as a load commits them (occurrence.LoadStats.Terms).
+func Terms() map[string][]string {
+	terms := make([]string, len(verbatimKeys))
+	for i, k := range verbatimKeys {
+		terms[i] = occurrence.VerbatimTerm(k)
+	}
+	slices.Sort(terms)
+	return map[string][]string{occurrence.RowTypeOccurrence: terms}
+}

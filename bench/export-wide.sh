@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# Wide export benchmark (issue 13), side by side in one run on a generated
+# table whose records carry the pass-through terms publishers fill (about
+# 35 verbatim terms and 55 filled columns a record), for the 85%-selective
+# predicate hasCoordinate=true:
+#   SIMPLE_CSV of 43 interpreted and pass-through columns (--fields), and
+#   the full DWCA (occurrence.txt of GBIF's 230 columns, verbatim.txt,
+#   multimedia.txt, metadata);
+# each against
+#   DuckDB (2 threads) writing the same columns of the same records from
+#     one Parquet file (the table's files copied into one, untimed) to a
+#     gzipped TSV, and
+#   the compression floor: klauspost flate level 5 on 2 goroutines over the
+#     uncompressed text our export wrote (bench/floor).
+# Runs alternate ours, DuckDB and the floor RUNS times (default 3) and the
+# fastest of each is reported, with the highest peak RSS.
+#
+# Usage: bench/export-wide.sh [RECORDS...]   (default: 1000000)
+# Env: BENCH_DIR (default /tmp/downloader-bench) keeps generated tables;
+# needs python3 with duckdb (scripts/ci/export-readers.sh).
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+work="${BENCH_DIR:-/tmp/downloader-bench}"
+mkdir -p "$work/bin"
+sizes=("$@")
+runs="${RUNS:-3}"
+((${#sizes[@]})) || sizes=(1000000)
+fields=gbifID,datasetKey,occurrenceID,catalogNumber,institutionCode,collectionCode,basisOfRecord,occurrenceStatus,kingdom,phylum,class,order,family,genus,species,scientificName,taxonRank,taxonKey,countryCode,stateProvince,county,municipality,locality,continent,decimalLatitude,decimalLongitude,coordinateUncertaintyInMeters,eventDate,year,month,day,recordedBy,identifiedBy,habitat,samplingProtocol,occurrenceRemarks,sex,lifeStage,eventID,recordNumber,license,issue,lastInterpreted
+query="hasCoordinate=true"
+sql_where="hasCoordinate"
+
+(cd "$root" && go build -o "$work/bin/downloader" ./cmd/downloader && go build -o "$work/bin/floor" ./bench/floor &&
+	go build -o "$work/bin/gen" ./bench/gen)
+dl="$work/bin/downloader"
+python3 -c 'import duckdb' || { echo "bench/export-wide.sh: python3 duckdb missing (scripts/ci/export-readers.sh)" >&2; exit 1; }
+. "$root/bench/lib.sh"
+
+# quoted a,b,c: "a","b","c" (column names such as order and class are SQL words).
+quoted() { sed 's/[^,]*/"&"/g' <<<"$1"; }
+
+# dwca_columns TABLE: the columns a DWCA reads, as the export asks the scan
+# for them (GBIF's 230, then verbatim and multimedia).
+dwca_columns() {
+	python3 - "$root/download/testdata/gbif-occurrence-columns.txt" <<'PY'
+import sys
+cols = [l.split(":", 1)[1].strip() for l in open(sys.argv[1]) if l.strip() and not l.startswith("#")]
+print(",".join(cols + ["verbatim", "multimedia"]))
+PY
+}
+
+duck_sql() { # columns parquet out
+	cat <<SQL
+SET threads = 2;
+COPY (SELECT $(quoted "$1") FROM read_parquet('$2') WHERE $sql_where)
+TO '$3' (FORMAT csv, DELIMITER '\t', QUOTE '', ESCAPE '', HEADER, COMPRESSION gzip);
+SQL
+}
+
+echo "| records | format | columns | matched | ours wall s | DuckDB wall s | floor wall s | DuckDB/ours | ours/floor | ours CPU s | DuckDB CPU s | floor CPU s | ours RSS MB | DuckDB RSS MB | text MB | zip MB | gz MB |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+for n in "${sizes[@]}"; do
+	table="$work/wide$n"
+	if [[ ! -f "$table/.bench-done" ]]; then
+		rm -rf "$table"
+		"$work/bin/gen" -table "$table" -records "$n" >&2
+		touch "$table/.bench-done"
+	fi
+	one="$table.one.parquet"
+	if [[ ! -f "$one" ]]; then
+		python3 -c 'import duckdb,sys; duckdb.sql("SET threads = 2; COPY (SELECT * FROM read_parquet(%r, union_by_name=true)) TO %r (FORMAT parquet)" % (sys.argv[1], sys.argv[2]))' \
+			"$table/data/*/*/*.parquet" "$one"
+	fi
+	matched=$("$dl" count --table "$table" --query "$query")
+	for format in SIMPLE_CSV DWCA; do
+		zip="$work/out.zip" gz="$work/duck.tsv.gz" raw="$work/raw.txt"
+		if [[ $format == SIMPLE_CSV ]]; then
+			cols=$fields
+			ours=("$dl" export --table "$table" --query "$query" --format SIMPLE_CSV --fields "$fields" --progress never -o "$zip")
+		else
+			cols=$(dwca_columns)
+			ours=("$dl" export --table "$table" --query "$query" --format DWCA --progress never -o "$zip" --tmp "$work")
+		fi
+		duck_sql "$cols" "$one" "$gz" >"$work/duck.sql"
+		ow="" dw="" fw="" orss=0 drss=0
+		for i in $(seq "$runs"); do
+			rm -f "$zip" "$gz"
+			read -r _ w c r < <(timed ours "${ours[@]}")
+			if [[ -z "$ow" ]] || awk -v a="$w" -v b="$ow" 'BEGIN { exit !(a < b) }'; then ow=$w oc=$c; fi
+			((r > orss)) && orss=$r
+			read -r _ w c r < <(timed duckdb python3 -c 'import duckdb,sys; duckdb.sql(open(sys.argv[1]).read())' "$work/duck.sql")
+			if [[ -z "$dw" ]] || awk -v a="$w" -v b="$dw" 'BEGIN { exit !(a < b) }'; then dw=$w dc=$c; fi
+			((r > drss)) && drss=$r
+			if [[ $format == SIMPLE_CSV ]]; then
+				unzip -p "$zip" occurrence.csv >"$raw"
+				rows=$(($(wc -l <"$raw") - 1))
+			else
+				unzip -p "$zip" occurrence.txt verbatim.txt multimedia.txt >"$raw"
+				rows=$(($(unzip -p "$zip" occurrence.txt | wc -l) - 1))
+			fi
+			[[ "$rows" == "$matched" ]] || { echo "export wrote $rows rows, count says $matched" >&2; exit 1; }
+			read -r _ w c _ < <(timed floor "$work/bin/floor" -level 5 -workers 2 "$raw")
+			if [[ -z "$fw" ]] || awk -v a="$w" -v b="$fw" 'BEGIN { exit !(a < b) }'; then fw=$w fc=$c; fi
+		done
+		duckrows=$(python3 -c 'import gzip,sys; print(sum(1 for _ in gzip.open(sys.argv[1], "rb")) - 1)' "$gz")
+		[[ "$duckrows" == "$matched" ]] || echo "warning: DuckDB wrote $duckrows rows, count says $matched" >&2
+		mb() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1048576 }'; }
+		tmb=$(mb "$(stat -c %s "$raw")") zmb=$(mb "$(stat -c %s "$zip")") gmb=$(mb "$(stat -c %s "$gz")")
+		rm -f "$raw"
+		ncols=$(awk -F, '{print NF}' <<<"$cols")
+		awk -v n="$n" -v f="$format" -v k="$ncols" -v m="$matched" -v ow="$ow" -v dw="$dw" -v fw="$fw" -v oc="$oc" -v dc="$dc" -v fc="$fc" \
+			-v orss="$orss" -v drss="$drss" -v t="$tmb" -v z="$zmb" -v g="$gmb" 'BEGIN {
+			printf "| %d | %s | %d | %d | %.2f | %.2f | %.2f | %.2fx | %.2fx | %.2f | %.2f | %.2f | %d | %d | %s | %s | %s |\n",
+				n, f, k, m, ow, dw, fw, dw / ow, ow / fw, oc, dc, fc, orss, drss, t, z, g }'
+	done
+done
