@@ -76,6 +76,9 @@ var (
 	iVerbatim         = mustIndex(ColVerbatim)
 	iMultimedia       = mustIndex(ColMultimedia)
 	iExtensions       = mustIndex(ColExtensions)
+	iIsSequenced      = mustIndex("isSequenced")
+
+	iRelativeOrganismQuantity = mustIndex("relativeOrganismQuantity")
 )
 
 // passedColumn is a Passed column and its kind.
@@ -162,6 +165,7 @@ func Interpret(raw RawRecord, ds DatasetContext, rec *Record) {
 	in.measurements()
 	in.typeStatus()
 	in.license()
+	in.derived(raw.Extensions)
 	in.media(raw.Extensions)
 	in.verbatim(raw)
 	rec.SetTime(iLastInterpreted, ds.Now)

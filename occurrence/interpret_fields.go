@@ -1,6 +1,7 @@
 package occurrence
 
 import (
+	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -453,4 +454,35 @@ func appendJSONString(buf []byte, s string) []byte {
 	}
 	buf = append(buf, s[start:]...)
 	return append(buf, '"')
+}
+
+// sequenceRowTypes are the extensions whose rows make a record sequenced,
+// as GBIF's BasicInterpreter.interpretIsSequenced reads them: DNA-derived
+// data and GGBN's amplification, cloning and gel image.
+var sequenceRowTypes = []string{
+	"http://rs.gbif.org/terms/1.0/DNADerivedData",
+	"http://data.ggbn.org/schemas/ggbn/terms/Amplification",
+	"http://data.ggbn.org/schemas/ggbn/terms/Cloning",
+	"http://data.ggbn.org/schemas/ggbn/terms/GelImage",
+}
+
+// derived sets the columns GBIF computes from other terms without a
+// reference (pipelines' BasicInterpreter): isSequenced (a sequence
+// extension row or associatedSequences), relativeOrganismQuantity
+// (organismQuantity / sampleSizeValue when organismQuantityType and
+// sampleSizeUnit name the same unit).
+func (in *interpreter) derived(ext map[string][]Terms) {
+	seq := in.get(NSDwC+"associatedSequences") != ""
+	for _, rt := range sequenceRowTypes {
+		seq = seq || len(ext[rt]) > 0
+	}
+	in.r.SetBool(iIsSequenced, seq)
+	qt, unit := in.get(NSDwC+"organismQuantityType"), in.get(NSDwC+"sampleSizeUnit")
+	if qt != "" && strings.EqualFold(qt, unit) {
+		q, errQ := parseNumber(in.get(NSDwC + "organismQuantity"))
+		n, errN := parseNumber(in.get(NSDwC + "sampleSizeValue"))
+		if r := q / n; errQ == nil && errN == nil && !math.IsNaN(r) && !math.IsInf(r, 0) {
+			in.r.SetFloat(iRelativeOrganismQuantity, r)
+		}
+	}
 }

@@ -99,3 +99,33 @@ func TestInterpretOtherDatesAndContinent(t *testing.T) {
 		t.Errorf("nonTaxonomicIssue %q, issue %q", get("nonTaxonomicIssue").S, issues)
 	}
 }
+
+// isSequenced and relativeOrganismQuantity as GBIF's BasicInterpreter
+// computes them.
+func TestInterpretDerivedColumns(t *testing.T) {
+	rec := NewRecord()
+	get := func(name string) Value { return rec.Get(mustIndex(name)) }
+	cases := []struct {
+		raw       RawRecord
+		sequenced bool
+		relative  float64 // 0: none
+	}{
+		{RawRecord{Core: Terms{NSDwC + "organismQuantity": "12", NSDwC + "organismQuantityType": "individuals",
+			NSDwC + "sampleSizeValue": "48", NSDwC + "sampleSizeUnit": "Individuals"}}, false, 0.25},
+		{RawRecord{Core: Terms{NSDwC + "organismQuantity": "12", NSDwC + "organismQuantityType": "individuals",
+			NSDwC + "sampleSizeValue": "2", NSDwC + "sampleSizeUnit": "square metres"}}, false, 0},
+		{RawRecord{Core: Terms{NSDwC + "organismQuantity": "3", NSDwC + "organismQuantityType": "%",
+			NSDwC + "sampleSizeValue": "0", NSDwC + "sampleSizeUnit": "%"}}, false, 0},
+		{RawRecord{Core: Terms{NSDwC + "associatedSequences": "GenBank:MN908947"}}, true, 0},
+		{RawRecord{Core: Terms{}, Extensions: map[string][]Terms{"http://rs.gbif.org/terms/1.0/DNADerivedData": {{"x": "y"}}}}, true, 0},
+	}
+	for i, c := range cases {
+		Interpret(c.raw, DatasetContext{Key: "d"}, rec)
+		if s := get("isSequenced"); !s.Valid || s.B != c.sequenced {
+			t.Errorf("case %d: isSequenced %+v, want %v", i, s, c.sequenced)
+		}
+		if r := get("relativeOrganismQuantity"); r.Valid != (c.relative != 0) || r.F != c.relative {
+			t.Errorf("case %d: relativeOrganismQuantity %+v, want %v", i, r, c.relative)
+		}
+	}
+}
