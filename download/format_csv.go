@@ -150,6 +150,11 @@ type tableWriter struct {
 	// empty[j] > 0 starts a run of that many columns null in the whole
 	// batch (see writeBatch).
 	empty []int
+	// valid[j] is field j's validity bitmap when its column has nulls in
+	// the batch (nil otherwise), from bit voff[j]: a null cell is counted
+	// into the row's run of empty cells without a call.
+	valid [][]byte
+	voff  []int
 	dicts []dictText
 }
 
@@ -187,19 +192,27 @@ func (t *tableWriter) header() []string {
 // each run of them is written as its tabs at once.
 func (t *tableWriter) writeBatch(b *batch) error {
 	t.fns, t.clean = t.fns[:0], t.clean[:0]
-	t.empty = t.empty[:0]
+	t.empty, t.valid, t.voff = t.empty[:0], t.valid[:0], t.voff[:0]
 	for j, f := range t.fields {
 		var fn cellFn
 		clean := false
+		var valid []byte
+		off := 0
 		if f.column != "" {
+			a := b.col(f.column)
 			var err error
-			if fn, clean, err = t.cell(j, b.col(f.column)); err != nil {
+			if fn, clean, err = t.cell(j, a); err != nil {
 				return fmt.Errorf("column %s: %w", f.column, err)
+			}
+			if a != nil && a.NullN() > 0 {
+				valid, off = a.NullBitmapBytes(), a.Data().Offset()
 			}
 		}
 		t.fns = append(t.fns, fn)
 		t.clean = append(t.clean, clean)
 		t.empty = append(t.empty, 0)
+		t.valid = append(t.valid, valid)
+		t.voff = append(t.voff, off)
 	}
 	// empty[j] is the number of all-null columns from j on (0 for others).
 	for j := len(t.fields) - 1; j >= 0; j-- {
@@ -216,13 +229,25 @@ func (t *tableWriter) writeBatch(b *batch) error {
 		if t.verb != nil {
 			t.verb.parse(str(verb, i))
 		}
-		k := 0 // next verbatim value
+		k := 0   // next verbatim value
+		gap := 0 // empty cells not yet written
 		for j := 0; j < len(t.fns); j++ {
-			fn := t.fns[j]
-			switch {
-			case t.empty[j] > 0:
-				t.rw.EmptyCells(t.empty[j])
-				j += t.empty[j] - 1
+			if e := t.empty[j]; e > 0 {
+				gap += e
+				j += e - 1
+				continue
+			}
+			if v := t.valid[j]; v != nil {
+				if p := t.voff[j] + i; v[p>>3]&(1<<(p&7)) == 0 {
+					gap++
+					continue
+				}
+			}
+			if gap > 0 {
+				t.rw.EmptyCells(gap)
+				gap = 0
+			}
+			switch fn := t.fns[j]; {
 			case t.clean[j]:
 				t.rw.CleanCell(fn, i)
 			case fn != nil:
@@ -232,6 +257,7 @@ func (t *tableWriter) writeBatch(b *batch) error {
 				k++
 			}
 		}
+		t.rw.EmptyCells(gap)
 		if err := t.rw.EndRow(); err != nil {
 			return err
 		}
