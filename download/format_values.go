@@ -107,13 +107,7 @@ func cellFor(a arrow.Array) (cellFn, error) {
 			return strconv.AppendBool(dst, a.Value(i))
 		}, nil
 	case *array.Timestamp:
-		unit := a.DataType().(*arrow.TimestampType).Unit
-		return func(dst []byte, i int) []byte {
-			if a.IsNull(i) {
-				return dst
-			}
-			return a.Value(i).ToTime(unit).UTC().AppendFormat(dst, timeLayout)
-		}, nil
+		return timestampCell(a, timeLayout), nil
 	case *array.Dictionary:
 		inner, err := cellFor(a.Dictionary())
 		if err != nil {
@@ -247,11 +241,18 @@ func appendJavaScientific(dst []byte, v float64) []byte {
 // timestampCell formats a timestamp column in layout (UTC).
 func timestampCell(a *array.Timestamp, layout string) cellFn {
 	unit := a.DataType().(*arrow.TimestampType).Unit
+	// Neighbouring rows often share a timestamp (a dataset's lastInterpreted,
+	// its modified date): the last one formatted is kept.
+	var last arrow.Timestamp
+	var text []byte
 	return func(dst []byte, i int) []byte {
 		if a.IsNull(i) {
 			return dst
 		}
-		return a.Value(i).ToTime(unit).UTC().AppendFormat(dst, layout)
+		if v := a.Value(i); v != last || text == nil {
+			last, text = v, v.ToTime(unit).UTC().AppendFormat(text[:0], layout)
+		}
+		return append(dst, text...)
 	}
 }
 
