@@ -97,7 +97,7 @@ func Load(ctx context.Context, table occurrence.Loader, src Source, opts Options
 	// The licence normalized above: Interpret then need not normalize it
 	// again for every record.
 	dctx := occurrence.DatasetContext{Key: info.Key, Title: info.Title, License: info.License}
-	if err := pipeline(ctx, src, w, dctx, opts, &res); err != nil {
+	if err := pipeline(ctx, src, table, w, dctx, opts, &res); err != nil {
 		w.Abort(ctx)
 		return res, err
 	}
@@ -141,7 +141,17 @@ func copyEML(ctx context.Context, w occurrence.DatasetWriter, src Source) error 
 type chunk struct {
 	raw  []occurrence.RawRecord
 	recs []*occurrence.Record // at least len(raw); Interpret resets each
-	done chan struct{}
+	// keys are the records' occurrence keys ("": none), set by the workers.
+	keys []string
+	// keep marks the records the minter gave an id to; the others are
+	// broken rows.
+	keep []bool
+	// broken and problems are the rows of this run that are skipped: the
+	// source's unreadable ones, then the minter's.
+	broken   int64
+	problems []string
+	done     chan struct{}
+	mintScratch
 }
 
 const chunkSize = 256
@@ -151,16 +161,30 @@ func nextChunk(free <-chan *chunk) *chunk {
 	select {
 	case c := <-free:
 		clear(c.raw) // drop the old raw records for the collector
+		clear(c.keys)
 		c.raw, c.done = c.raw[:0], make(chan struct{})
+		c.broken, c.problems = 0, c.problems[:0]
 		return c
 	default:
 		return &chunk{done: make(chan struct{}), raw: make([]occurrence.RawRecord, 0, chunkSize)}
 	}
 }
 
-// pipeline reads on one goroutine, interprets on opts.Workers goroutines and
-// appends on the calling goroutine in source order.
-func pipeline(ctx context.Context, src Source, w occurrence.DatasetWriter, dctx occurrence.DatasetContext, opts Options, res *Result) error {
+// problem notes a skipped row of the chunk, with its message while the
+// stage that found it has messages left in its budget (Options.MaxProblems
+// each: the whole load keeps no more than that).
+func (c *chunk) problem(budget *int, msg func() string) {
+	c.broken++
+	if *budget > 0 {
+		*budget--
+		c.problems = append(c.problems, msg())
+	}
+}
+
+// pipeline reads on one goroutine, interprets on opts.Workers goroutines,
+// mints the records' gbifIDs on one goroutine in source order (a batch per
+// chunk) and appends on the calling goroutine in source order.
+func pipeline(ctx context.Context, src Source, table occurrence.IDMinter, w occurrence.DatasetWriter, dctx occurrence.DatasetContext, opts Options, res *Result) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	// One chunk queued per worker keeps the workers busy; each chunk in
@@ -168,14 +192,16 @@ func pipeline(ctx context.Context, src Source, w occurrence.DatasetWriter, dctx 
 	// documents of ~200 terms), so deeper queues only cost memory.
 	ordered := make(chan *chunk, opts.Workers)
 	work := make(chan *chunk, opts.Workers)
+	minted := make(chan *chunk, 1)
 	// free holds appended chunks for reuse: room for every chunk in flight,
-	// the ones queued in ordered, the one being appended and the one being read.
-	free := make(chan *chunk, opts.Workers+2)
+	// the ones queued in ordered and minted, the one being minted, the one
+	// being appended and the one being read.
+	free := make(chan *chunk, opts.Workers+4)
 	var readErr error
 	go func() {
 		defer close(ordered)
 		defer close(work)
-		readErr = readChunks(ctx, src, ordered, work, free, res, opts)
+		readErr = readChunks(ctx, src, ordered, work, free, opts)
 	}()
 	var wg sync.WaitGroup
 	for i := 0; i < opts.Workers; i++ {
@@ -185,22 +211,40 @@ func pipeline(ctx context.Context, src Source, w occurrence.DatasetWriter, dctx 
 			for c := range work {
 				for j, raw := range c.raw {
 					occurrence.Interpret(raw, dctx, c.recs[j])
+					c.keys[j], _ = occurrence.RecordKey(c.recs[j])
 				}
 				close(c.done)
 			}
 		}()
 	}
 	defer wg.Wait()
+	var mintErr error
+	mt := newMinter(table, dctx.Key, opts.MaxProblems)
+	go func() {
+		defer close(minted)
+		mintErr = mt.run(ctx, ordered, minted)
+		if mintErr != nil {
+			cancel()
+		}
+	}()
 	var err error
-	for c := range ordered {
-		<-c.done
+	for c := range minted {
 		if err == nil {
 			err = ctx.Err()
 		}
 		if err != nil {
 			continue
 		}
-		for _, r := range c.recs[:len(c.raw)] {
+		res.BrokenRows += c.broken
+		for _, p := range c.problems {
+			if len(res.Problems) < opts.MaxProblems {
+				res.Problems = append(res.Problems, p)
+			}
+		}
+		for j, r := range c.recs[:len(c.raw)] {
+			if !c.keep[j] {
+				continue
+			}
 			if err = w.Append(ctx, r); err != nil {
 				cancel()
 				break
@@ -215,16 +259,19 @@ func pipeline(ctx context.Context, src Source, w occurrence.DatasetWriter, dctx 
 			}
 		}
 	}
-	if err != nil {
+	switch {
+	case mintErr != nil:
+		return mintErr
+	case err != nil:
 		return err
-	}
-	if readErr != nil {
+	case readErr != nil:
 		return readErr
 	}
 	return ctx.Err()
 }
 
-func readChunks(ctx context.Context, src Source, ordered, work chan<- *chunk, free <-chan *chunk, res *Result, opts Options) error {
+func readChunks(ctx context.Context, src Source, ordered, work chan<- *chunk, free <-chan *chunk, opts Options) error {
+	budget := opts.MaxProblems
 	for {
 		c := nextChunk(free)
 		var eof bool
@@ -236,10 +283,7 @@ func readChunks(ctx context.Context, src Source, ordered, work chan<- *chunk, fr
 			}
 			var re *RowError
 			if errors.As(err, &re) {
-				res.BrokenRows++
-				if len(res.Problems) < opts.MaxProblems {
-					res.Problems = append(res.Problems, re.Error())
-				}
+				c.problem(&budget, re.Error)
 				continue
 			}
 			if err != nil {
@@ -249,6 +293,10 @@ func readChunks(ctx context.Context, src Source, ordered, work chan<- *chunk, fr
 		}
 		for len(c.recs) < len(c.raw) {
 			c.recs = append(c.recs, occurrence.NewRecord())
+		}
+		for len(c.keys) < len(c.raw) {
+			c.keys = append(c.keys, "")
+			c.keep = append(c.keep, false)
 		}
 		select {
 		case ordered <- c:
