@@ -219,3 +219,121 @@ func loadKeyed(t testing.TB, tbl occurrence.Loader, ds string, keys []string, id
 		t.Fatal(err)
 	}
 }
+
+// CheckLegacyIDs checks the migration of a dataset version stored with ids
+// the table did not mint: unmint must make the dataset's current version
+// look as a table written before ids were minted left it (the backend's own
+// marker removed). The dataset is loaded with 63-bit hash ids, unminted,
+// and loaded again with minted ids; then every old id of a record with an
+// occurrence key resolves to its key's new id (also for records the new
+// version dropped), old ids of records without a key and new ids resolve
+// to nothing, and the key lookup agrees.
+func CheckLegacyIDs(t *testing.T, tbl occurrence.Backend, unmint func(t testing.TB, datasetKey string)) {
+	t.Helper()
+	ctx := context.Background()
+	const ds = "legacy-ds"
+	type rec struct {
+		occID, cat string
+		old        int64
+	}
+	var recs []rec
+	for i := 0; i < 300; i++ {
+		r := rec{occID: fmt.Sprintf("urn:legacy:%d", i)}
+		switch {
+		case i%10 == 3: // keyed by a triplet
+			r.occID, r.cat = "", fmt.Sprintf("c-%d", i)
+		case i%10 == 7: // no key: the old hash of its content
+			r.occID = ""
+		}
+		r.old = occurrence.StableID(ds, fmt.Sprint("legacy ", i))
+		recs = append(recs, r)
+	}
+	write := func(rs []rec, ids []int64) {
+		w, err := tbl.BeginDataset(ctx, occurrence.DatasetInfo{Key: ds})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := occurrence.NewRecord()
+		for i, r := range rs {
+			rec.Reset()
+			rec.SetInt(occurrence.ColumnIndex(occurrence.ColGBIFID), ids[i])
+			rec.SetString(occurrence.ColumnIndex(occurrence.ColDatasetKey), ds)
+			rec.SetString(occurrence.ColumnIndex(occurrence.ColOccurrenceID), r.occID)
+			if r.cat != "" {
+				rec.SetString(occurrence.ColumnIndex(occurrence.ColInstitutionCode), "INST")
+				rec.SetString(occurrence.ColumnIndex(occurrence.ColCollectionCode), "COLL")
+				rec.SetString(occurrence.ColumnIndex(occurrence.ColCatalogNumber), r.cat)
+			}
+			if err := w.Append(ctx, rec); err != nil {
+				w.Abort(ctx)
+				t.Fatal(err)
+			}
+		}
+		if _, err := w.Commit(ctx, occurrence.LoadStats{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	key := func(r rec) (string, bool) {
+		if r.cat != "" {
+			return occurrence.OccurrenceKey("", "INST", "COLL", r.cat)
+		}
+		return occurrence.OccurrenceKey(r.occID, "", "", "")
+	}
+	olds := make([]int64, len(recs))
+	for i, r := range recs {
+		olds[i] = r.old
+	}
+	write(recs, olds)
+	unmint(t, ds)
+	if got := scanAll(t, tbl, nil, []string{occurrence.ColGBIFID}); len(got.ids) != len(recs) {
+		t.Fatalf("the legacy dataset scans %d records, holds %d", len(got.ids), len(recs))
+	}
+
+	// Loaded again: the keyed records but the last 50, and 10 new ones.
+	var next []rec
+	var keys []string
+	for _, r := range recs[:250] {
+		if k, ok := key(r); ok {
+			next, keys = append(next, r), append(keys, k)
+		}
+	}
+	for i := 0; i < 10; i++ {
+		r := rec{occID: fmt.Sprintf("urn:new:%d", i)}
+		next, keys = append(next, r), append(keys, r.occID)
+	}
+	ids := mint(t, tbl, ds, keys)
+	write(next, ids)
+
+	for _, r := range recs {
+		got, err := tbl.ResolveID(ctx, r.old)
+		k, ok := key(r)
+		if !ok {
+			if !errors.Is(err, occurrence.ErrNoAlias) {
+				t.Fatalf("old id %d of a record without a key resolves to %d, %v", r.old, got, err)
+			}
+			continue
+		}
+		want := mint(t, tbl, ds, []string{k})[0]
+		if err != nil || got != want {
+			t.Fatalf("old id %d of %s resolves to %d, %v; the key's id is %d", r.old, k, got, err, want)
+		}
+		if got < 1 || got > occurrence.MaxID {
+			t.Fatalf("old id %d replaced by %d", r.old, got)
+		}
+	}
+	for _, id := range ids {
+		if got, err := tbl.ResolveID(ctx, id); !errors.Is(err, occurrence.ErrNoAlias) {
+			t.Fatalf("minted id %d resolves to %d, %v", id, got, err)
+		}
+	}
+	if got := scanAll(t, tbl, nil, []string{occurrence.ColGBIFID}); !sameSet(got.ids, ids) {
+		t.Fatalf("the new version scans ids %v, loaded %v", got.ids, ids)
+	}
+}
+
+func sameSet(a, b []int64) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(a, b)
+}

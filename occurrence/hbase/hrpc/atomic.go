@@ -70,6 +70,8 @@ func (p *CheckAndPut) condition() (*pb.Condition, error) {
 // CheckAndPutAll runs the conditional puts in batches (Multi calls of one
 // conditional region action each, grouped per region server, servers in
 // parallel; needs HBase 2.4 or later) and reports which puts happened.
+// A server runs the conditional actions of one call one after another, so
+// a server's puts go in several concurrent calls of at most checkPerCall.
 // Puts that failed because their region moved or was busy are retried; a
 // put whose outcome is unknown (a failed connection) is retried too, and
 // then reports false if the first attempt did write: read the row to tell.
@@ -78,48 +80,76 @@ func (c *Client) CheckAndPutAll(ctx context.Context, table string, puts []CheckA
 	var mu sync.Mutex
 	err := c.batch(ctx, "check and put to", table, len(puts), func(i int) []byte { return puts[i].Put.Row },
 		func(ctx context.Context, server string, b *serverBatch) ([]int, error) {
-			req := &pb.MultiRequest{}
-			var order []int // the put of each region action
+			type action struct {
+				region *Region
+				put    int
+			}
+			var all []action
 			for k, r := range b.regions {
 				for _, i := range b.actions[k] {
-					cond, err := puts[i].condition()
-					if err != nil {
-						return nil, err
+					all = append(all, action{r, i})
+				}
+			}
+			var (
+				f  failures
+				wg sync.WaitGroup
+			)
+			for lo := 0; lo < len(all); lo += checkPerCall {
+				part := all[lo:min(lo+checkPerCall, len(all))]
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					order := make([]int, len(part))
+					req := &pb.MultiRequest{}
+					for k, a := range part {
+						order[k] = a.put
+						cond, err := puts[a.put].condition()
+						if err != nil {
+							mu.Lock()
+							f.note(order, err)
+							mu.Unlock()
+							return
+						}
+						req.RegionAction = append(req.RegionAction, &pb.RegionAction{Region: a.region.spec(), Condition: cond,
+							Action: []*pb.Action{{Index: proto.Uint32(0), Mutation: puts[a.put].Put.pb()}}})
 					}
-					req.RegionAction = append(req.RegionAction, &pb.RegionAction{Region: r.spec(), Condition: cond,
-						Action: []*pb.Action{{Index: proto.Uint32(0), Mutation: puts[i].Put.pb()}}})
-					order = append(order, i)
-				}
+					var resp pb.MultiResponse
+					_, err := c.call(ctx, server, ClientService, "Multi", req, &resp)
+					mu.Lock()
+					defer mu.Unlock()
+					if err != nil {
+						f.note(order, err)
+						return
+					}
+					results := resp.GetRegionActionResult()
+					for k, i := range order {
+						var ex *pb.NameBytesPair
+						switch {
+						case k >= len(results):
+							f.note([]int{i}, fmt.Errorf("%w: multi response lacks region action %d", ErrProtocol, k))
+							continue
+						case results[k].GetException() != nil:
+							ex = results[k].GetException()
+						case len(results[k].GetResultOrException()) > 0:
+							ex = results[k].GetResultOrException()[0].GetException()
+						}
+						if ex != nil {
+							f.note([]int{i}, newRemoteError(ex.GetName(), string(ex.GetValue()), server, false))
+							continue
+						}
+						done[i] = results[k].GetProcessed()
+					}
+				}()
 			}
-			var resp pb.MultiResponse
-			if _, err := c.call(ctx, server, ClientService, "Multi", req, &resp); err != nil {
-				return order, err
-			}
-			var f failures
-			results := resp.GetRegionActionResult()
-			for k, i := range order {
-				if k >= len(results) {
-					f.note([]int{i}, fmt.Errorf("%w: multi response lacks region action %d", ErrProtocol, k))
-					continue
-				}
-				rar := results[k]
-				if ex := rar.GetException(); ex != nil {
-					f.note([]int{i}, newRemoteError(ex.GetName(), string(ex.GetValue()), server, false))
-					continue
-				}
-				if roe := rar.GetResultOrException(); len(roe) > 0 && roe[0].GetException() != nil {
-					ex := roe[0].GetException()
-					f.note([]int{i}, newRemoteError(ex.GetName(), string(ex.GetValue()), server, false))
-					continue
-				}
-				mu.Lock()
-				done[i] = rar.GetProcessed()
-				mu.Unlock()
-			}
+			wg.Wait()
 			return f.failed, f.first
 		})
 	return done, err
 }
+
+// checkPerCall is the most conditional puts CheckAndPutAll sends a server
+// in one call.
+const checkPerCall = 32
 
 // GetRows reads rows in batches (Multi calls of gets, grouped per region
 // server, servers in parallel); the row of a key that does not exist is nil.
