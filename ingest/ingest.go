@@ -1,8 +1,9 @@
 // Package ingest loads sources (Darwin Core Archives, ABCD documents and
 // archives, BioCASe endpoints) into an occurrence table: it reads raw
-// records with the dwca and abcd readers, interprets them in parallel and
-// hands them, in source order, to the table's dataset writer, which
-// publishes them atomically. It is an integration layer above occurrence,
+// records with the dwca and abcd readers, interprets them in parallel, has
+// the table mint their gbifIDs from their occurrence keys, and hands them,
+// in source order, to the table's dataset writer, which publishes them
+// atomically. It is an integration layer above occurrence,
 // dwca and abcd, which never import it.
 package ingest
 
@@ -67,7 +68,9 @@ type Result struct {
 }
 
 // Load ingests src into the table as one dataset, replacing the table's
-// version of it atomically.
+// version of it atomically. The table mints the records' gbifIDs
+// (occurrence.IDMinter); records without an occurrence key, or with the key
+// of an earlier record of src, are skipped as broken rows.
 func Load(ctx context.Context, table occurrence.Loader, src Source, opts Options) (Result, error) {
 	if opts.Workers <= 0 {
 		opts.Workers = runtime.GOMAXPROCS(0)

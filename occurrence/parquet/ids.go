@@ -44,12 +44,13 @@ type idStore struct {
 	mu      sync.Mutex
 	db      *sql.DB
 	dsIDs   map[string]int64  // dataset key -> datasets.ds
+	allNew  map[int64]bool    // datasets whose last mint found none of its keys
 	selects map[int]*sql.Stmt // lookup queries by number of keys (powers of two)
 	inserts map[int]string    // insert statements by number of rows (powers of two)
 }
 
 func newIDStore(dir string) *idStore {
-	return &idStore{path: filepath.Join(dir, idsName), dsIDs: map[string]int64{},
+	return &idStore{path: filepath.Join(dir, idsName), dsIDs: map[string]int64{}, allNew: map[int64]bool{},
 		selects: map[int]*sql.Stmt{}, inserts: map[int]string{}}
 }
 
@@ -212,26 +213,39 @@ func (s *Store) MintIDs(ctx context.Context, datasetKey string, keys []string, i
 	}
 	uniq := distinct(keys)
 	found := make(map[string]int64, len(uniq))
-	if err := s.ids.lookup(ctx, db, nil, ds, uniq, found); err != nil {
-		return fmt.Errorf("look up ids of %s: %w", datasetKey, err)
+	// The first ingest of a dataset mints only new keys: after a call that
+	// found none, the keys are looked up in the write transaction only.
+	s.ids.mu.Lock()
+	allNew := s.ids.allNew[ds]
+	s.ids.mu.Unlock()
+	if !allNew {
+		if err := s.ids.lookup(ctx, db, nil, ds, uniq, found); err != nil {
+			return fmt.Errorf("look up ids of %s: %w", datasetKey, err)
+		}
 	}
+	fresh := 0
 	if len(found) < len(uniq) {
-		if err := s.ids.insertNew(ctx, db, ds, uniq, found); err != nil {
+		var err error
+		if fresh, err = s.ids.insertNew(ctx, db, ds, uniq, found); err != nil {
 			return fmt.Errorf("mint ids of %s: %w", datasetKey, err)
 		}
 	}
+	s.ids.mu.Lock()
+	s.ids.allNew[ds] = fresh == len(uniq)
+	s.ids.mu.Unlock()
 	for i, k := range keys {
 		ids[i] = found[k]
 	}
 	return nil
 }
 
-// insertNew numbers the keys of uniq not in found, in order, and inserts
-// them, adding them to found.
-func (s *idStore) insertNew(ctx context.Context, db *sql.DB, ds int64, uniq []string, found map[string]int64) error {
+// insertNew numbers the keys of uniq not in found that the database does
+// not hold either, in order, inserts them, adds them to found and returns
+// how many it inserted.
+func (s *idStore) insertNew(ctx context.Context, db *sql.DB, ds int64, uniq []string, found map[string]int64) (int, error) {
 	tx, err := db.BeginTx(ctx, nil) // BEGIN IMMEDIATE (_txlock): the write lock first
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer tx.Rollback()
 	var missing []string
@@ -242,7 +256,7 @@ func (s *idStore) insertNew(ctx context.Context, db *sql.DB, ds int64, uniq []st
 	}
 	// Another writer may have minted some since the first look.
 	if err := s.lookup(ctx, db, tx, ds, missing, found); err != nil {
-		return err
+		return 0, err
 	}
 	fresh := missing[:0]
 	for _, k := range missing {
@@ -251,14 +265,14 @@ func (s *idStore) insertNew(ctx context.Context, db *sql.DB, ds int64, uniq []st
 		}
 	}
 	if len(fresh) == 0 {
-		return tx.Commit()
+		return 0, tx.Commit()
 	}
 	var last int64
 	if err := tx.QueryRowContext(ctx, `UPDATE counter SET last = last + ? WHERE one = 1 RETURNING last`, len(fresh)).Scan(&last); err != nil {
-		return err
+		return 0, err
 	}
 	if last > occurrence.MaxID {
-		return fmt.Errorf("the table's gbifID counter passed 2^53-1")
+		return 0, fmt.Errorf("the table's gbifID counter passed 2^53-1")
 	}
 	first := last - int64(len(fresh)) + 1
 	args := make([]any, 0, 3*lookupBatch)
@@ -270,17 +284,17 @@ func (s *idStore) insertNew(ctx context.Context, db *sql.DB, ds int64, uniq []st
 			args = append(args, ds, fresh[i], first+int64(i))
 		}
 		if _, err := tx.ExecContext(ctx, s.insertSQL(n), args...); err != nil {
-			return err
+			return 0, err
 		}
 		done += n
 	}
 	if err := tx.Commit(); err != nil {
-		return err
+		return 0, err
 	}
 	for i, k := range fresh {
 		found[k] = first + int64(i)
 	}
-	return nil
+	return len(fresh), nil
 }
 
 // addAliases records old[i] -> new[i]; an id that has an alias keeps it.
