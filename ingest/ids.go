@@ -38,26 +38,31 @@ func newMinter(table occurrence.IDMinter, dataset string, maxProblems int) *mint
 // run mints the chunks of ordered as their interpretation finishes and
 // passes them on to minted, in order. After a failure (or once ctx is done)
 // it keeps receiving, so that the reader never blocks, but passes nothing on.
+// It returns its own failure only: a cancellation is the canceller's to
+// report.
 func (m *minter) run(ctx context.Context, ordered <-chan *chunk, minted chan<- *chunk) error {
-	var err error
+	var failed error
+	stopped := false
 	for c := range ordered {
 		<-c.done
-		if err == nil {
-			err = ctx.Err()
+		if stopped || ctx.Err() != nil {
+			stopped = true
+			continue
 		}
-		if err == nil {
-			err = m.mint(ctx, c)
-		}
-		if err != nil {
+		if err := m.mint(ctx, c); err != nil {
+			if ctx.Err() == nil {
+				failed = err
+			}
+			stopped = true
 			continue
 		}
 		select {
 		case minted <- c:
 		case <-ctx.Done():
-			err = ctx.Err()
+			stopped = true
 		}
 	}
-	return err
+	return failed
 }
 
 // mint sets the gbifIDs of the chunk's records and marks which to keep.

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"context"
+	"errors"
 	"io"
 	"slices"
 	"strconv"
@@ -97,5 +98,53 @@ func TestIDSet(t *testing.T) {
 	}
 	if !s.add(2) || !s.add(65537) {
 		t.Fatal("a neighbour of a seen id reported as seen")
+	}
+}
+
+// failingLoader fails MintIDs or Append at a given call.
+type failingLoader struct {
+	memLoader
+	mintFails bool
+	appendErr error
+}
+
+type failingWriter struct {
+	*memWriter
+	failAt int
+	err    error
+}
+
+func (w *failingWriter) Append(ctx context.Context, r *occurrence.Record) error {
+	if len(w.ids) == w.failAt {
+		return w.err
+	}
+	return w.memWriter.Append(ctx, r)
+}
+
+func (l failingLoader) BeginDataset(context.Context, occurrence.DatasetInfo) (occurrence.DatasetWriter, error) {
+	if l.appendErr != nil {
+		return &failingWriter{memWriter: l.w, failAt: 3*chunkSize + 5, err: l.appendErr}, nil
+	}
+	return l.w, nil
+}
+
+func (l failingLoader) MintIDs(ctx context.Context, ds string, keys []string, ids []int64) error {
+	if l.mintFails && len(*l.calls) == 2 {
+		return errors.New("lookup unreachable")
+	}
+	return l.memLoader.MintIDs(ctx, ds, keys, ids)
+}
+
+// TestLoadReportsTheFailure: a failure to mint, or to append, is what Load
+// returns (not the cancellation it causes in the other stages).
+func TestLoadReportsTheFailure(t *testing.T) {
+	boom := errors.New("disk full")
+	_, err := Load(context.Background(), failingLoader{memLoader: newMemLoader(), appendErr: boom}, &memSource{n: 20 * chunkSize}, Options{Workers: 2})
+	if !errors.Is(err, boom) {
+		t.Fatalf("append failure: Load returned %v, want %v", err, boom)
+	}
+	_, err = Load(context.Background(), failingLoader{memLoader: newMemLoader(), mintFails: true}, &memSource{n: 20 * chunkSize}, Options{Workers: 2})
+	if err == nil || !strings.Contains(err.Error(), "lookup unreachable") || !strings.Contains(err.Error(), "mint gbifIDs") {
+		t.Fatalf("mint failure: Load returned %v", err)
 	}
 }
