@@ -38,7 +38,9 @@ type IDMinter interface {
 	//     and the new keys of one call get increasing ids in the order
 	//     given (ids are skipped when a writer dies holding reserved ones);
 	//   - durable: once MintIDs returns, no later call hands its new ids to
-	//     other keys, even after a crash of the process.
+	//     other keys, even after a crash of the process; against a crash of
+	//     the machine at the latest once a Commit published records holding
+	//     them.
 	//
 	// Equal keys within one call get the same id. An empty key or dataset
 	// key is an error.

@@ -24,10 +24,11 @@
 // writers of different datasets and processes without the manifest lock:
 // SQLite's own locking serializes only the transactions that insert new
 // keys (lookups of known keys, a whole re-ingest, run beside them in WAL
-// mode), an insert and the counter move in one transaction, a synced commit
-// (synchronous=FULL) makes minted ids durable before MintIDs returns, and
-// the index keeps memory bounded (the page cache) for tens of millions of
-// keys. Sorted files would need an external sort and merge per ingest, a
+// mode), an insert and the counter move in one transaction that a crash of
+// the process cannot lose once MintIDs returns (the log is synced to disk,
+// against a crash of the machine, before any dataset commit publishes ids),
+// and the index keeps memory bounded (the page cache) for tens of millions
+// of keys. Sorted files would need an external sort and merge per ingest, a
 // counter reserved under the manifest lock, and would lose the ids of keys
 // minted by a writer that lost a race to commit. The database is created
 // by the first mint, so a table that is only read never gets one. A

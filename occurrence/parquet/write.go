@@ -280,6 +280,11 @@ func (w *DatasetWriter) Commit(ctx context.Context, stats occurrence.LoadStats) 
 		w.Abort(ctx)
 		return "", fmt.Errorf("commit dataset %s: %w", w.info.Key, err)
 	}
+	// The ids the records carry are durable before a snapshot shows them.
+	if err := w.s.ids.sync(); err != nil {
+		w.Abort(ctx)
+		return "", fmt.Errorf("commit dataset %s: %w", w.info.Key, err)
+	}
 	w.info.Records, w.info.BrokenRows = w.records, stats.BrokenRows
 	w.info.Ingested = time.Now().UTC()
 	var snap int64
