@@ -102,13 +102,19 @@ func (s *Store) MintIDs(ctx context.Context, datasetKey string, keys []string, i
 		if err != nil {
 			return fmt.Errorf("mint ids of %s: %w", datasetKey, err)
 		}
+		// The check-and-puts do not wait for the WAL to sync, one after
+		// another (half their cost): one synced put per region then makes
+		// them durable, as the WAL syncs in order.
 		puts := make([]hrpc.CheckAndPut, len(fresh))
 		for i, k := range fresh {
-			puts[i] = hrpc.CheckAndPut{Family: famMeta, Qualifier: qualID, Put: &hrpc.Mutation{Row: lookupKey(datasetKey, k),
+			puts[i] = hrpc.CheckAndPut{Family: famMeta, Qualifier: qualID, Put: &hrpc.Mutation{Row: lookupKey(datasetKey, k), AsyncWAL: true,
 				Cells: []hrpc.Cell{{Family: famMeta, Qualifier: qualID, Value: binary.BigEndian.AppendUint64(nil, uint64(newIDs[i]))}}}}
 		}
 		written, err := s.c.CheckAndPutAll(ctx, s.cfg.Table, puts)
 		if err != nil {
+			return fmt.Errorf("mint ids of %s: %w", datasetKey, err)
+		}
+		if err := s.syncRegions(ctx, puts, written); err != nil {
 			return fmt.Errorf("mint ids of %s: %w", datasetKey, err)
 		}
 		var lost []string // another writer minted them first
@@ -132,6 +138,33 @@ func (s *Store) MintIDs(ctx context.Context, datasetKey string, keys []string, i
 		ids[i] = found[k]
 	}
 	return nil
+}
+
+// syncRegions writes again, synced, one of the puts that happened in each
+// region (the same cell: nothing changes), which syncs the WAL past all of
+// them. Puts that did not happen are the other writer's to sync.
+func (s *Store) syncRegions(ctx context.Context, puts []hrpc.CheckAndPut, written []bool) error {
+	seen := map[*hrpc.Region]bool{}
+	var muts []*hrpc.Mutation
+	for i, p := range puts {
+		if !written[i] {
+			continue
+		}
+		r, err := s.c.Locate(ctx, s.cfg.Table, p.Put.Row)
+		if err != nil {
+			return err
+		}
+		if !seen[r] {
+			seen[r] = true
+			m := *p.Put
+			m.AsyncWAL = false
+			muts = append(muts, &m)
+		}
+	}
+	if len(muts) == 0 {
+		return nil
+	}
+	return s.c.Apply(ctx, s.cfg.Table, muts)
 }
 
 // lookupIDs adds to found the ids keys have in the dataset.

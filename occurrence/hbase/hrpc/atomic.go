@@ -58,8 +58,18 @@ type CheckAndPut struct {
 	Value             []byte
 }
 
+// absentComparator is the comparator of a check for a missing cell (an
+// empty value), encoded once.
+var absentComparator = sync.OnceValues(func() (*pb.Comparator, error) { return BinaryComparator(nil).comparatorPB() })
+
 func (p *CheckAndPut) condition() (*pb.Condition, error) {
-	cmp, err := BinaryComparator(p.Value).comparatorPB()
+	var cmp *pb.Comparator
+	var err error
+	if len(p.Value) == 0 {
+		cmp, err = absentComparator()
+	} else {
+		cmp, err = BinaryComparator(p.Value).comparatorPB()
+	}
 	if err != nil {
 		return nil, err
 	}

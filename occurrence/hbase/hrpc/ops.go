@@ -21,12 +21,18 @@ type Mutation struct {
 	// SkipWAL trades durability for ingest speed (data since the last flush
 	// is lost if the region server dies).
 	SkipWAL bool
+	// AsyncWAL writes the WAL without waiting for its sync: the mutation is
+	// durable once a later synced mutation of the same region has returned.
+	AsyncWAL bool
 }
 
 func (m *Mutation) pb() *pb.MutationProto {
 	mp := &pb.MutationProto{Row: m.Row}
-	if m.SkipWAL {
+	switch {
+	case m.SkipWAL:
 		mp.Durability = pb.MutationProto_SKIP_WAL.Enum()
+	case m.AsyncWAL:
+		mp.Durability = pb.MutationProto_ASYNC_WAL.Enum()
 	}
 	if m.Delete {
 		mp.MutateType = pb.MutationProto_DELETE.Enum()
