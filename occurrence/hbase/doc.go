@@ -23,8 +23,9 @@
 //     table's row. Like GBIF's own key service the lookup lives in HBase:
 //     every writer of every process shares it. New ids come in blocks of
 //     1000 from one atomic Increment of the counter; a new key's row is
-//     written with a check-and-put on its absence (batched, HBase 2.4+),
-//     so that of two writers minting one key at once both end with the
+//     written with a check-and-put on its absence (batched, HBase 2.4+;
+//     without waiting for the WAL, then one synced put per region), so
+//     that of two writers minting one key at once both end with the
 //     winner's id.
 //
 // Ingest writes a dataset as a new generation with batched Multi puts and
