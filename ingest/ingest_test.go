@@ -135,7 +135,7 @@ func TestIngestDwCASamples(t *testing.T) {
 	// The table minted them: one per record, counted from 1.
 	for id := int64(1); id <= total; id++ {
 		if !after[id] {
-			t.Fatalf("%d records hold ids %d..; id %d is missing", total, len(after), id)
+			t.Fatalf("the %d records' ids lack %d: want 1..%d", total, id, total)
 		}
 	}
 }
