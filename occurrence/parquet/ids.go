@@ -125,17 +125,33 @@ func (s *idStore) datasetID(ctx context.Context, db *sql.DB, key string) (int64,
 	return id, nil
 }
 
-// selectStmt returns the lookup query for n keys (n a power of two).
-func (s *idStore) selectStmt(ctx context.Context, db *sql.DB, n int) (*sql.Stmt, error) {
+// selectStmt returns the lookup query for n keys (n a power of two), in
+// transaction tx when it is not nil. Within a transaction it never asks
+// the pool for another connection (preparing on db would): with every
+// connection held by a writer waiting for this transaction's lock, that
+// would wait for good.
+func (s *idStore) selectStmt(ctx context.Context, db *sql.DB, tx *sql.Tx, n int) (*sql.Stmt, error) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if st, ok := s.selects[n]; ok {
+	st, ok := s.selects[n]
+	s.mu.Unlock()
+	q := `SELECT key, id FROM ids WHERE ds = ? AND key IN (?` + strings.Repeat(",?", n-1) + `)`
+	switch {
+	case ok && tx != nil:
+		return tx.StmtContext(ctx, st), nil
+	case tx != nil:
+		return tx.PrepareContext(ctx, q) // closed with tx
+	case ok:
 		return st, nil
 	}
-	q := `SELECT key, id FROM ids WHERE ds = ? AND key IN (?` + strings.Repeat(",?", n-1) + `)`
 	st, err := db.PrepareContext(ctx, q)
 	if err != nil {
 		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if prev, ok := s.selects[n]; ok { // prepared meanwhile by another call
+		st.Close()
+		return prev, nil
 	}
 	s.selects[n] = st
 	return st, nil
@@ -163,12 +179,9 @@ func (s *idStore) lookup(ctx context.Context, db *sql.DB, tx *sql.Tx, ds int64, 
 		part := keys[:min(len(keys), lookupBatch)]
 		keys = keys[len(part):]
 		n := 1 << bits.Len(uint(len(part)-1))
-		st, err := s.selectStmt(ctx, db, n)
+		st, err := s.selectStmt(ctx, db, tx, n)
 		if err != nil {
 			return err
-		}
-		if tx != nil {
-			st = tx.StmtContext(ctx, st)
 		}
 		args = append(args[:0], ds)
 		for i := 0; i < n; i++ {

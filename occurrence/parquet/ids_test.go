@@ -10,8 +10,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/biodiversity-downloads/downloader/occurrence/occurrencetest"
 )
@@ -261,5 +263,35 @@ func BenchmarkMintIDs(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.N*256)/b.Elapsed().Seconds(), "keys/s")
 		})
+	}
+}
+
+// TestMintManyWritersOneStore: more concurrent minters than the store has
+// database connections, each minting batches of sizes not seen before, so
+// that writers need lookup statements prepared while others wait for the
+// write lock.
+func TestMintManyWritersOneStore(t *testing.T) {
+	s := openTest(t, Config{})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for n := 1; n <= 60; n++ {
+				keys := numberedKeys(fmt.Sprintf("g%d-n%d-", g, n), (n*7+g)%200+1)
+				if err := s.MintIDs(ctx, fmt.Sprintf("ds-%d", g%3), keys, make([]int64, len(keys))); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
 	}
 }
