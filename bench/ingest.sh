@@ -60,7 +60,10 @@ for i in $(seq "$runs"); do
 	for b in base tree; do
 		bin="$work/bin/downloader"
 		[ "$b" = base ] && bin="$work/bin/downloader-base"
-		read -r _ w c r rate < <(timed "$b" "$bin")
+		# Not "read < <(timed ...)": that would let timed's final rm -rf run
+		# on into the next ingest of the same table directory.
+		timed "$b" "$bin" >"$work/timed.txt"
+		read -r _ w c r rate <"$work/timed.txt"
 		if [[ -z "${bw[$b]:-}" ]] || awk -v a="$w" -v b="${bw[$b]}" 'BEGIN { exit !(a < b) }'; then
 			bw[$b]=$w bc[$b]=$c brate[$b]=$rate
 		fi

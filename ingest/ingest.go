@@ -1,8 +1,9 @@
 // Package ingest loads sources (Darwin Core Archives, ABCD documents and
 // archives, BioCASe endpoints) into an occurrence table: it reads raw
-// records with the dwca and abcd readers, interprets them in parallel and
-// hands them, in source order, to the table's dataset writer, which
-// publishes them atomically. It is an integration layer above occurrence,
+// records with the dwca and abcd readers, interprets them in parallel, has
+// the table mint their gbifIDs from their occurrence keys, and hands them,
+// in source order, to the table's dataset writer, which publishes them
+// atomically. It is an integration layer above occurrence,
 // dwca and abcd, which never import it.
 package ingest
 
@@ -68,7 +69,9 @@ type Result struct {
 }
 
 // Load ingests src into the table as one dataset, replacing the table's
-// version of it atomically.
+// version of it atomically. The table mints the records' gbifIDs
+// (occurrence.IDMinter); records without an occurrence key, or with the key
+// of an earlier record of src, are skipped as broken rows.
 func Load(ctx context.Context, table occurrence.Loader, src Source, opts Options) (Result, error) {
 	if opts.Workers <= 0 {
 		opts.Workers = runtime.GOMAXPROCS(0)
@@ -99,7 +102,7 @@ func Load(ctx context.Context, table occurrence.Loader, src Source, opts Options
 	// again for every record.
 	dctx := occurrence.DatasetContext{Key: info.Key, Title: info.Title, License: info.License, Protocol: info.Protocol}
 	terms := termSet{}
-	if err := pipeline(ctx, src, w, dctx, opts, &res, terms); err != nil {
+	if err := pipeline(ctx, src, table, w, dctx, opts, &res, terms); err != nil {
 		w.Abort(ctx)
 		return res, err
 	}
@@ -144,7 +147,17 @@ type chunk struct {
 	raw   []occurrence.RawRecord
 	recs  []*occurrence.Record // at least len(raw); Interpret resets each
 	terms termSet              // the terms of raw, filled by the worker
-	done  chan struct{}
+	// keys are the records' occurrence keys ("": none), set by the workers.
+	keys []string
+	// keep marks the records the minter gave an id to; the others are
+	// broken rows.
+	keep []bool
+	// broken and problems are the rows of this run that are skipped: the
+	// source's unreadable ones, then the minter's.
+	broken   int64
+	problems []string
+	done     chan struct{}
+	mintScratch
 }
 
 const chunkSize = 256
@@ -154,16 +167,30 @@ func nextChunk(free <-chan *chunk) *chunk {
 	select {
 	case c := <-free:
 		clear(c.raw) // drop the old raw records for the collector
+		clear(c.keys)
 		c.raw, c.done = c.raw[:0], make(chan struct{})
+		c.broken, c.problems = 0, c.problems[:0]
 		return c
 	default:
 		return &chunk{done: make(chan struct{}), raw: make([]occurrence.RawRecord, 0, chunkSize)}
 	}
 }
 
-// pipeline reads on one goroutine, interprets on opts.Workers goroutines and
-// appends on the calling goroutine in source order.
-func pipeline(ctx context.Context, src Source, w occurrence.DatasetWriter, dctx occurrence.DatasetContext, opts Options, res *Result, terms termSet) error {
+// problem notes a skipped row of the chunk, with its message while the
+// stage that found it has messages left in its budget (Options.MaxProblems
+// each: the whole load keeps no more than that).
+func (c *chunk) problem(budget *int, msg func() string) {
+	c.broken++
+	if *budget > 0 {
+		*budget--
+		c.problems = append(c.problems, msg())
+	}
+}
+
+// pipeline reads on one goroutine, interprets on opts.Workers goroutines,
+// mints the records' gbifIDs on one goroutine in source order (a batch per
+// chunk) and appends on the calling goroutine in source order.
+func pipeline(ctx context.Context, src Source, table occurrence.IDMinter, w occurrence.DatasetWriter, dctx occurrence.DatasetContext, opts Options, res *Result, terms termSet) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	// One chunk queued per worker keeps the workers busy; each chunk in
@@ -171,14 +198,16 @@ func pipeline(ctx context.Context, src Source, w occurrence.DatasetWriter, dctx 
 	// documents of ~200 terms), so deeper queues only cost memory.
 	ordered := make(chan *chunk, opts.Workers)
 	work := make(chan *chunk, opts.Workers)
+	minted := make(chan *chunk, 1)
 	// free holds appended chunks for reuse: room for every chunk in flight,
-	// the ones queued in ordered, the one being appended and the one being read.
-	free := make(chan *chunk, opts.Workers+2)
+	// the ones queued in ordered and minted, the one being minted, the one
+	// being appended and the one being read.
+	free := make(chan *chunk, opts.Workers+4)
 	var readErr error
 	go func() {
 		defer close(ordered)
 		defer close(work)
-		readErr = readChunks(ctx, src, ordered, work, free, res, opts)
+		readErr = readChunks(ctx, src, ordered, work, free, opts)
 	}()
 	var wg sync.WaitGroup
 	for i := 0; i < opts.Workers; i++ {
@@ -193,22 +222,40 @@ func pipeline(ctx context.Context, src Source, w occurrence.DatasetWriter, dctx 
 				for j, raw := range c.raw {
 					occurrence.Interpret(raw, dctx, c.recs[j])
 					c.terms.add(raw)
+					c.keys[j], _ = occurrence.RecordKey(c.recs[j])
 				}
 				close(c.done)
 			}
 		}()
 	}
 	defer wg.Wait()
+	var mintErr error
+	mt := newMinter(table, dctx.Key, opts.MaxProblems)
+	go func() {
+		defer close(minted)
+		mintErr = mt.run(ctx, ordered, minted)
+		if mintErr != nil {
+			cancel()
+		}
+	}()
 	var err error
-	for c := range ordered {
-		<-c.done
+	for c := range minted {
 		if err == nil {
 			err = ctx.Err()
 		}
 		if err != nil {
 			continue
 		}
-		for _, r := range c.recs[:len(c.raw)] {
+		res.BrokenRows += c.broken
+		for _, p := range c.problems {
+			if len(res.Problems) < opts.MaxProblems {
+				res.Problems = append(res.Problems, p)
+			}
+		}
+		for j, r := range c.recs[:len(c.raw)] {
+			if !c.keep[j] {
+				continue
+			}
 			if err = w.Append(ctx, r); err != nil {
 				cancel()
 				break
@@ -224,16 +271,19 @@ func pipeline(ctx context.Context, src Source, w occurrence.DatasetWriter, dctx 
 			}
 		}
 	}
-	if err != nil {
+	switch {
+	case mintErr != nil:
+		return mintErr
+	case err != nil:
 		return err
-	}
-	if readErr != nil {
+	case readErr != nil:
 		return readErr
 	}
 	return ctx.Err()
 }
 
-func readChunks(ctx context.Context, src Source, ordered, work chan<- *chunk, free <-chan *chunk, res *Result, opts Options) error {
+func readChunks(ctx context.Context, src Source, ordered, work chan<- *chunk, free <-chan *chunk, opts Options) error {
+	budget := opts.MaxProblems
 	for {
 		c := nextChunk(free)
 		var eof bool
@@ -245,10 +295,7 @@ func readChunks(ctx context.Context, src Source, ordered, work chan<- *chunk, fr
 			}
 			var re *RowError
 			if errors.As(err, &re) {
-				res.BrokenRows++
-				if len(res.Problems) < opts.MaxProblems {
-					res.Problems = append(res.Problems, re.Error())
-				}
+				c.problem(&budget, re.Error)
 				continue
 			}
 			if err != nil {
@@ -258,6 +305,10 @@ func readChunks(ctx context.Context, src Source, ordered, work chan<- *chunk, fr
 		}
 		for len(c.recs) < len(c.raw) {
 			c.recs = append(c.recs, occurrence.NewRecord())
+		}
+		for len(c.keys) < len(c.raw) {
+			c.keys = append(c.keys, "")
+			c.keep = append(c.keep, false)
 		}
 		select {
 		case ordered <- c:

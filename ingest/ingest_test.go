@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -24,7 +25,7 @@ import (
 // document (grep -c '<abcd:Unit>' and the like, checked in abcd's tests).
 var dwcaSamples = []struct {
 	file    string
-	records int64 // -1: not occurrence data
+	records int64 // -1: not occurrence data; 0: none has an occurrence key
 }{
 	{"dissco-dwca-kew-gbif-media.zip", 19},
 	{"dissco-dwca-lux-associated-media.zip", 20},
@@ -34,7 +35,7 @@ var dwcaSamples = []struct {
 	{"gbif-validator-Archive.zip", 19},
 	{"pydwca-dwca-2extensions.zip", -1},
 	{"pydwca-dwca-simple-csv-eml.zip", 3},
-	{"pydwca-dwca-simple-test-archive-enclosed.zip", 2},
+	{"pydwca-dwca-simple-test-archive-enclosed.zip", 0}, // 2 rows, no occurrenceID, no triplet
 	{"pydwca-dwca-utf8-eol-test.zip", 1},
 }
 
@@ -91,6 +92,15 @@ func TestIngestDwCASamples(t *testing.T) {
 			}
 			continue
 		}
+		if sm.records == 0 {
+			// GBIF cannot give these rows an id either: broken rows saying
+			// why, and no dataset.
+			if !errors.Is(err, ErrNoRecords) || res.BrokenRows != 2 || len(res.Problems) != 2 ||
+				!strings.HasSuffix(res.Problems[0], ": "+occurrence.ErrNoOccurrenceKey.Error()) {
+				t.Errorf("%s: %v, %d broken rows %q; want ErrNoRecords and 2 rows without an occurrence key", sm.file, err, res.BrokenRows, res.Problems)
+			}
+			continue
+		}
 		if err != nil {
 			t.Fatalf("%s: %v", sm.file, err)
 		}
@@ -117,6 +127,15 @@ func TestIngestDwCASamples(t *testing.T) {
 	for id := range before {
 		if !after[id] {
 			t.Fatalf("gbifID %d not stable across re-ingest", id)
+		}
+		if id < 1 || id > occurrence.MaxID {
+			t.Fatalf("gbifID %d outside 1..2^53-1", id)
+		}
+	}
+	// The table minted them: one per record, counted from 1.
+	for id := int64(1); id <= total; id++ {
+		if !after[id] {
+			t.Fatalf("the %d records' ids lack %d: want 1..%d", total, id, total)
 		}
 	}
 }
@@ -219,10 +238,14 @@ func (s *memSource) Next(ctx context.Context) (occurrence.RawRecord, error) {
 	return occurrence.RawRecord{Core: occurrence.Terms{occurrence.NSDwC + "occurrenceID": "o" + strconv.Itoa(s.i)}}, nil
 }
 
-type memWriter struct{ ids []string }
+type memWriter struct {
+	ids     []string
+	gbifIDs []int64
+}
 
 func (w *memWriter) Append(_ context.Context, r *occurrence.Record) error {
 	w.ids = append(w.ids, r.Get(occurrence.ColumnIndex(occurrence.ColOccurrenceID)).S)
+	w.gbifIDs = append(w.gbifIDs, r.Get(occurrence.ColumnIndex(occurrence.ColGBIFID)).I)
 	return nil
 }
 func (w *memWriter) SetEML(context.Context, io.Reader) error { return nil }
@@ -231,20 +254,42 @@ func (w *memWriter) Commit(context.Context, occurrence.LoadStats) (string, error
 }
 func (w *memWriter) Abort(context.Context) {}
 
-// memLoader hands out its one writer.
-type memLoader struct{ w *memWriter }
+// memLoader hands out its one writer and mints ids from a map, recording
+// the size of each MintIDs call.
+type memLoader struct {
+	w     *memWriter
+	ids   map[string]int64
+	calls *[]int
+}
+
+func newMemLoader() memLoader {
+	return memLoader{w: &memWriter{}, ids: map[string]int64{}, calls: new([]int)}
+}
 
 func (l memLoader) BeginDataset(context.Context, occurrence.DatasetInfo) (occurrence.DatasetWriter, error) {
 	return l.w, nil
 }
 func (l memLoader) DeleteDataset(context.Context, string) error { return nil }
+func (l memLoader) MintIDs(_ context.Context, ds string, keys []string, ids []int64) error {
+	*l.calls = append(*l.calls, len(keys))
+	for i, k := range keys {
+		id, ok := l.ids[ds+"\x00"+k]
+		if !ok {
+			id = int64(len(l.ids) + 1)
+			l.ids[ds+"\x00"+k] = id
+		}
+		ids[i] = id
+	}
+	return nil
+}
 
 // TestPipelineOrder runs many chunks through parallel interpretation (chunks
 // and their records are reused) and expects every record once, in source order.
 func TestPipelineOrder(t *testing.T) {
 	const n = 20*chunkSize + 7
-	w := &memWriter{}
-	res, err := Load(context.Background(), memLoader{w}, &memSource{n: n}, Options{Workers: 3})
+	l := newMemLoader()
+	w := l.w
+	res, err := Load(context.Background(), l, &memSource{n: n}, Options{Workers: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,5 +300,14 @@ func TestPipelineOrder(t *testing.T) {
 		if want := "o" + strconv.Itoa(i+1); id != want {
 			t.Fatalf("record %d is %s, want %s", i, id, want)
 		}
+	}
+	// The ids were minted a chunk at a time, in source order.
+	for i, id := range w.gbifIDs {
+		if id != int64(i+1) {
+			t.Fatalf("record %d has gbifID %d, want %d (minted in source order)", i, id, i+1)
+		}
+	}
+	if calls := *l.calls; len(calls) != n/chunkSize+1 || slices.Max(calls) != chunkSize {
+		t.Fatalf("MintIDs calls of %v keys, want one per chunk of %d", calls, chunkSize)
 	}
 }

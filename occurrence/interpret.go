@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"math"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -231,36 +230,8 @@ func (in *interpreter) identity() {
 	r.SetString(iDatasetName, joinParts(firstNonEmpty(in.get(NSDwC+"datasetName"), ds.Title)))
 	occID := in.get(NSDwC + "occurrenceID")
 	r.SetString(iOccurrenceID, occID)
-	if id, ok := parseInt(in.t[NSGBIF+"gbifID"]); ok && id > 0 {
-		r.SetInt(iGBIFID, id)
-		return
-	}
-	r.SetInt(iGBIFID, StableID(ds.Key, in.identityKey(occID)))
-}
-
-// identityKey is what makes a record the same record across ingests: its
-// occurrenceID, else its catalogue triplet, else its whole content.
-func (in *interpreter) identityKey(occID string) string {
-	if occID != "" {
-		return "occurrenceID:" + occID
-	}
-	if cat := in.get(NSDwC + "catalogNumber"); cat != "" {
-		return "triplet:" + in.get(NSDwC+"institutionCode") + "\x00" + in.get(NSDwC+"collectionCode") + "\x00" + cat
-	}
-	keys := make([]string, 0, len(in.t))
-	for k := range in.t {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var b strings.Builder
-	b.WriteString("content:")
-	for _, k := range keys {
-		b.WriteString(k)
-		b.WriteByte(0)
-		b.WriteString(in.t[k])
-		b.WriteByte(0)
-	}
-	return b.String()
+	// gbifID stays null: the table mints it from the occurrence key
+	// (occurrence.IDMinter), in ingest.
 }
 
 // parseInt parses a trimmed decimal integer. An absent value, the common
@@ -274,8 +245,9 @@ func parseInt(s string) (int64, bool) {
 	return v, err == nil
 }
 
-// StableID derives a record's gbifID from its dataset and identity: the same
-// record ingested again gets the same id. It is a positive 63-bit number.
+// StableID hashes a dataset key and an identity to a positive 63-bit
+// number: the gbifIDs of tables written before ids were minted, and of
+// generated test records.
 func StableID(datasetKey, identity string) int64 {
 	h := sha256.New()
 	h.Write([]byte(datasetKey))

@@ -73,9 +73,16 @@ func TestInterpretTypicalRecord(t *testing.T) {
 	if !hasIssue(r, IssueCountryDerivedFromName) {
 		t.Errorf("issues %q lack %s", get(r, ColIssue).S, IssueCountryDerivedFromName)
 	}
-	// The id is stable: the same identity gives the same gbifID.
-	if again := interpret(t, dwcTerms("occurrenceID", "urn:x:1"), nil); get(again, ColGBIFID).I != get(r, ColGBIFID).I {
-		t.Error("gbifID differs for the same dataset and occurrenceID")
+	// The table mints gbifIDs (IDMinter): interpretation leaves the id
+	// null, also when the source carries one, and keeps the occurrence key.
+	if v := get(r, ColGBIFID); v.Valid {
+		t.Errorf("gbifID %d set by interpretation", v.I)
+	}
+	if v := get(interpret(t, Terms{NSGBIF + "gbifID": "17", NSDwC + "occurrenceID": "urn:x:1"}, nil), ColGBIFID); v.Valid {
+		t.Errorf("gbifID %d taken from the source", v.I)
+	}
+	if k, ok := RecordKey(r); !ok || k != "urn:x:1" {
+		t.Errorf("occurrence key %q, %v; want the occurrenceID", k, ok)
 	}
 }
 

@@ -144,23 +144,28 @@ type LoadStats struct {
 	Terms map[string][]string
 }
 
-// Loader replaces and deletes the datasets of a table.
+// Loader replaces and deletes the datasets of a table, and mints the
+// gbifIDs of the records it stores: a loader appends records whose ids it
+// minted for their dataset (IDMinter), so that ids are unique table-wide.
 type Loader interface {
+	IDMinter
 	// BeginDataset starts replacing (or adding) the dataset info.Key.
 	BeginDataset(ctx context.Context, info DatasetInfo) (DatasetWriter, error)
 	// DeleteDataset removes a dataset from later snapshots (ErrNoDataset
-	// when the table does not hold it).
+	// when the table does not hold it). The ids minted for it stay with
+	// their keys and are never handed to others.
 	DeleteDataset(ctx context.Context, key string) error
 }
 
 // Backend is a whole occurrence table as a backend package provides it
-// (occurrence/parquet, occurrence/hbase): scans, catalog and loading. Each
-// backend asserts it at compile time and runs occurrencetest's conformance
-// suite.
+// (occurrence/parquet, occurrence/hbase): scans, catalog, loading and id
+// minting, and the resolution of replaced ids. Each backend asserts it at
+// compile time and runs occurrencetest's conformance suite.
 type Backend interface {
 	Table
 	Catalog
 	Loader
+	IDResolver
 	Close() error
 }
 

@@ -17,7 +17,16 @@
 //     selects a superset; the exact predicate is re-checked client-side with
 //     (*occurrence.Predicate).Eval unless the filter was exact.
 //   - Family m: one state row per dataset (after every bucket): its current
-//     generation, per-bucket row counts, description and EML.
+//     generation, per-bucket row counts, description and EML; and the
+//     gbifID lookup (ids.go): a row per dataset and occurrence key holding
+//     its id, an alias row per replaced hash id, and the id counter in the
+//     table's row. Like GBIF's own key service the lookup lives in HBase:
+//     every writer of every process shares it. New ids come in blocks of
+//     1000 from one atomic Increment of the counter; a new key's row is
+//     written with a check-and-put on its absence (batched, HBase 2.4+;
+//     without waiting for the WAL, then one synced put per region), so
+//     that of two writers minting one key at once both end with the
+//     winner's id.
 //
 // Ingest writes a dataset as a new generation with batched Multi puts and
 // makes it current with one atomic row write; readers take the generations

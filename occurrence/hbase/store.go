@@ -79,6 +79,8 @@ type Store struct {
 	c       *hrpc.Client
 	log     *slog.Logger
 	buckets int
+
+	idBlocks idBlocks // gbifIDs reserved from the table's counter (ids.go)
 }
 
 // ParseURI splits hbase://host:port/table[?buckets=N] into a Config.
@@ -214,6 +216,10 @@ type datasetState struct {
 	Countries []string  `json:"countries,omitempty"`
 	Retired   []genMark `json:"retired,omitempty"`
 	Pending   []genMark `json:"pending,omitempty"`
+	// MintedIDs says the table minted Gen's gbifIDs; false in tables
+	// written before it minted ids (hashes, migrated when the dataset is
+	// loaded again).
+	MintedIDs bool `json:"mintedIDs,omitempty"`
 }
 
 func (s *Store) readState(ctx context.Context, key string) (*datasetState, error) {

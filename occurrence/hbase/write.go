@@ -58,8 +58,9 @@ func (s *Store) BeginDataset(ctx context.Context, info occurrence.DatasetInfo) (
 		counts: make([]int64, s.buckets), countries: map[string]bool{}}, nil
 }
 
-// Append adds one interpreted record; it needs a gbifID. Every WriteBatch
-// records it writes the batch to HBase under ctx.
+// Append adds one interpreted record; it needs a gbifID, one the table
+// minted (MintIDs). Every WriteBatch records it writes the batch to HBase
+// under ctx.
 func (w *DatasetWriter) Append(ctx context.Context, r *occurrence.Record) error {
 	if w.done {
 		return errWriterDone
@@ -132,6 +133,13 @@ func (w *DatasetWriter) Commit(ctx context.Context, stats occurrence.LoadStats) 
 	if st == nil {
 		st = &datasetState{}
 	}
+	// The generation being replaced may hold ids the table did not mint:
+	// its records' ids are minted now and its old ids become aliases,
+	// before the new generation (with the minted ids) becomes current.
+	if err := s.migrateLegacyIDs(ctx, w.info.Key, st); err != nil {
+		w.Abort(ctx)
+		return "", fmt.Errorf("commit dataset %s: %w", w.info.Key, err)
+	}
 	now := time.Now().UTC()
 	if st.Gen != 0 {
 		st.Retired = append(st.Retired, genMark{Gen: st.Gen, At: now, Countries: st.Countries})
@@ -139,7 +147,7 @@ func (w *DatasetWriter) Commit(ctx context.Context, stats occurrence.LoadStats) 
 	st.Pending = dropGen(st.Pending, w.gen)
 	info := w.info
 	info.Records, info.BrokenRows, info.Terms, info.Ingested, info.HasEML = w.records, stats.BrokenRows, stats.Terms, now, w.eml != nil
-	st.Info, st.Gen, st.Counts, st.Countries = info, w.gen, w.counts, w.countryList()
+	st.Info, st.Gen, st.Counts, st.Countries, st.MintedIDs = info, w.gen, w.counts, w.countryList(), true
 	var extra []hrpc.Cell
 	if w.eml != nil {
 		extra = append(extra, hrpc.Cell{Family: famMeta, Qualifier: qualEML, Value: w.eml})

@@ -72,10 +72,15 @@ var predicates = []string{
 //   - catalog, replace, delete, abort: the datasets' descriptions, EML
 //     documents, record and broken-row counts; replacing a dataset and
 //     deleting one publish new snapshots while the older snapshot still
-//     scans as it was; an aborted load leaves the table as it was.
+//     scans as it was; an aborted load leaves the table as it was;
+//   - ids: minting counts from 1 in the order keys are given, is stable
+//     (also after a delete), scoped by dataset, byte for byte, never hands
+//     an id to two keys, also from concurrent goroutines; ids never
+//     replaced resolve to ErrNoAlias.
 func Run(t *testing.T, open func(t *testing.T) occurrence.Backend) {
 	t.Run("scan", func(t *testing.T) { runScans(t, open(t)) })
 	t.Run("lifecycle", func(t *testing.T) { runLifecycle(t, open(t)) })
+	t.Run("ids", func(t *testing.T) { runIDs(t, open(t)) })
 }
 
 // runScans loads SuiteRecords generated records in 12 datasets and checks

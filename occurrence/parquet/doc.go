@@ -6,6 +6,7 @@
 //	manifest.json                    the current snapshot (replaced atomically)
 //	manifests/<snapshot>.json        recent snapshots, kept for running scans
 //	data/<datasetKey>/<generation>/  part-NNNNN.parquet files and eml.xml
+//	ids.sqlite (-wal, -shm)          the gbifID lookup, counter and aliases
 //	.lock                            serializes writers across processes
 //
 // Every ingest of a dataset writes a new generation directory, then publishes
@@ -14,6 +15,26 @@
 // the whole old dataset or the whole new one; a crash or an error before the
 // rename leaves the previous snapshot untouched (the orphaned generation is
 // removed by the next writer).
+//
+// The gbifID lookup (ids.go) is an SQLite database (modernc.org/sqlite, pure
+// Go, already the job database's driver): a table of (dataset, occurrence
+// key) -> id whose primary key is the lookup index, a one-row counter, and
+// old id -> new id aliases. SQLite rather than sorted id files written
+// with each generation because minting must be shared by concurrent
+// writers of different datasets and processes without the manifest lock:
+// SQLite's own locking serializes only the transactions that insert new
+// keys (lookups of known keys, a whole re-ingest, run beside them in WAL
+// mode), an insert and the counter move in one transaction that a crash of
+// the process cannot lose once MintIDs returns (the log is synced to disk,
+// against a crash of the machine, before any dataset commit publishes ids),
+// and the index keeps memory bounded (the page cache) for tens of millions
+// of keys. Sorted files would need an external sort and merge per ingest, a
+// counter reserved under the manifest lock, and would lose the ids of keys
+// minted by a writer that lost a race to commit. The database is created
+// by the first mint, so a table that is only read never gets one. A
+// dataset entry written with minted ids says so ("ids": "minted"); one
+// without (a table written before) is migrated at its next commit: its
+// records' keys are minted and their old ids recorded as aliases.
 //
 // Splits are Parquet row groups. The manifest carries per-row-group
 // statistics (min, max, null count and, for low-cardinality string columns,

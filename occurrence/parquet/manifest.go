@@ -43,7 +43,14 @@ type datasetEntry struct {
 	occurrence.DatasetInfo
 	Generation string      `json:"generation"`
 	Files      []fileEntry `json:"files"`
+	// IDs says where the generation's gbifIDs come from: idsMinted, the
+	// table's lookup; empty in tables written before ids were minted
+	// (hashes, migrated when the dataset is loaded again).
+	IDs string `json:"ids,omitempty"`
 }
+
+// idsMinted marks a dataset generation whose gbifIDs the table minted.
+const idsMinted = "minted"
 
 type fileEntry struct {
 	Path      string          `json:"path"` // relative to the table directory

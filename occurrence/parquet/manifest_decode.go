@@ -75,11 +75,13 @@ func (w *jsonWalker) dataset() (*datasetEntry, error) {
 	e := &datasetEntry{}
 	head := []byte{'{'}
 	err := w.object(func(key []byte) (err error) {
-		switch jsonKey(key, "files", "generation") {
+		switch jsonKey(key, "files", "generation", "ids") {
 		case "files":
 			e.Files, err = w.files()
 		case "generation":
 			err = json.Unmarshal(w.value(), &e.Generation)
+		case "ids":
+			err = json.Unmarshal(w.value(), &e.IDs)
 		default:
 			if len(head) > 1 {
 				head = append(head, ',')

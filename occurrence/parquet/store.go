@@ -88,6 +88,8 @@ type Store struct {
 	cacheFile *os.File
 	cacheInfo os.FileInfo
 	cached    *manifest
+
+	ids *idStore // the gbifID lookup (ids.go)
 }
 
 var _ occurrence.Table = (*Store)(nil)
@@ -100,7 +102,7 @@ func Open(dir string, cfg Config, logger *slog.Logger) (*Store, error) {
 	if err := os.MkdirAll(filepath.Join(dir, dataDir), 0o755); err != nil {
 		return nil, fmt.Errorf("open table %s: %w", dir, err)
 	}
-	s := &Store{dir: dir, cfg: cfg.withDefaults(), logger: logger, files: map[string]*fileSlot{}}
+	s := &Store{dir: dir, cfg: cfg.withDefaults(), logger: logger, files: map[string]*fileSlot{}, ids: newIDStore(dir)}
 	// Reading the manifest checks it and keeps it for the first snapshot.
 	if _, err := s.current(); err != nil {
 		return nil, fmt.Errorf("open table %s: %w", dir, err)
@@ -126,6 +128,7 @@ func (s *Store) Close() error {
 		s.cacheFile, s.cached = nil, nil
 	}
 	s.cacheMu.Unlock()
+	errs = append(errs, s.ids.close())
 	return errors.Join(errs...)
 }
 

@@ -67,8 +67,9 @@ func (s *Store) BeginDataset(ctx context.Context, info occurrence.DatasetInfo) (
 		builder: occurrence.NewBuilder(nil)}, nil
 }
 
-// Append adds one interpreted record. It writes to local files only: ctx
-// is checked when a row group is cut.
+// Append adds one interpreted record, whose gbifID the table minted
+// (MintIDs). It writes to local files only: ctx is checked when a row
+// group is cut.
 func (w *DatasetWriter) Append(ctx context.Context, r *occurrence.Record) error {
 	if w.done {
 		return errWriterDone
@@ -272,11 +273,23 @@ func (w *DatasetWriter) Commit(ctx context.Context, stats occurrence.LoadStats) 
 		w.Abort(ctx)
 		return "", err
 	}
+	// The version being replaced may hold ids the table did not mint: its
+	// records' ids are minted now and its old ids become aliases, before
+	// the new version (with the minted ids) is published.
+	if err := w.s.migrateLegacyIDs(ctx, w.info.Key); err != nil {
+		w.Abort(ctx)
+		return "", fmt.Errorf("commit dataset %s: %w", w.info.Key, err)
+	}
+	// The ids the records carry are durable before a snapshot shows them.
+	if err := w.s.ids.sync(); err != nil {
+		w.Abort(ctx)
+		return "", fmt.Errorf("commit dataset %s: %w", w.info.Key, err)
+	}
 	w.info.Records, w.info.BrokenRows, w.info.Terms = w.records, stats.BrokenRows, stats.Terms
 	w.info.Ingested = time.Now().UTC()
 	var snap int64
 	err := w.s.update(ctx, func(m *manifest) error {
-		m.Datasets[w.info.Key] = &datasetEntry{DatasetInfo: w.info, Generation: w.gen, Files: w.files}
+		m.Datasets[w.info.Key] = &datasetEntry{DatasetInfo: w.info, Generation: w.gen, Files: w.files, IDs: idsMinted}
 		snap = m.Snapshot + 1
 		return nil
 	})

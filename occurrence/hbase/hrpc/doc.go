@@ -9,7 +9,9 @@
 //
 // A Client finds hbase:meta through the master's ClientMetaService, caches
 // each table's regions from hbase:meta, and offers Get, Put, batched Apply
-// (Multi grouped per region server), region-by-region Scan with server-side
+// and GetRows (Multi grouped per region server), atomic Increment and
+// batched CheckAndPutAll (conditional region actions, HBase 2.4+),
+// region-by-region Scan with server-side
 // filters that survives region moves, splits and expired scanners, and table
 // administration through the master (create with split keys, disable,
 // delete, split and move regions).

@@ -2,9 +2,7 @@ package hrpc
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"sync"
 
 	"google.golang.org/protobuf/proto"
 
@@ -23,12 +21,18 @@ type Mutation struct {
 	// SkipWAL trades durability for ingest speed (data since the last flush
 	// is lost if the region server dies).
 	SkipWAL bool
+	// AsyncWAL writes the WAL without waiting for its sync: the mutation is
+	// durable once a later synced mutation of the same region has returned.
+	AsyncWAL bool
 }
 
 func (m *Mutation) pb() *pb.MutationProto {
 	mp := &pb.MutationProto{Row: m.Row}
-	if m.SkipWAL {
+	switch {
+	case m.SkipWAL:
 		mp.Durability = pb.MutationProto_SKIP_WAL.Enum()
+	case m.AsyncWAL:
+		mp.Durability = pb.MutationProto_ASYNC_WAL.Enum()
 	}
 	if m.Delete {
 		mp.MutateType = pb.MutationProto_DELETE.Enum()
@@ -125,69 +129,15 @@ func (c *Client) Put(ctx context.Context, table string, m *Mutation) error {
 // because their region moved or was busy are retried until the operation
 // timeout. The order of mutations of different rows is not kept.
 func (c *Client) Apply(ctx context.Context, table string, muts []*Mutation) error {
-	pending := make([]int, len(muts))
-	for i := range pending {
-		pending[i] = i
-	}
-	return c.retry(ctx, "write to", table, func(ctx context.Context) error {
-		failed, err := c.applyOnce(ctx, table, muts, pending)
-		pending = failed
-		if err == nil && len(failed) > 0 {
-			err = fmt.Errorf("%d of %d mutations failed", len(failed), len(muts))
-		}
-		return err
-	})
+	return c.batch(ctx, "write to", table, len(muts), func(i int) []byte { return muts[i].Row },
+		func(ctx context.Context, server string, b *serverBatch) ([]int, error) {
+			return c.multi(ctx, server, b, muts)
+		})
 }
 
 type serverBatch struct {
 	regions []*Region
-	actions [][]int // mutation indexes per region
-}
-
-// applyOnce sends the pending mutations once and returns those to retry.
-func (c *Client) applyOnce(ctx context.Context, table string, muts []*Mutation, pending []int) ([]int, error) {
-	byServer := map[string]*serverBatch{}
-	regionIdx := map[*Region]int{}
-	for _, i := range pending {
-		r, err := c.Locate(ctx, table, muts[i].Row)
-		if err != nil {
-			return pending, err
-		}
-		b := byServer[r.Server]
-		if b == nil {
-			b = &serverBatch{}
-			byServer[r.Server] = b
-		}
-		k, ok := regionIdx[r]
-		if !ok {
-			k = len(b.regions)
-			regionIdx[r] = k
-			b.regions = append(b.regions, r)
-			b.actions = append(b.actions, nil)
-		}
-		b.actions[k] = append(b.actions[k], i)
-	}
-	var (
-		mu     sync.Mutex
-		failed []int
-		errs   []error
-		wg     sync.WaitGroup
-	)
-	for server, b := range byServer {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			f, err := c.multi(ctx, server, b, muts)
-			mu.Lock()
-			failed = append(failed, f...)
-			if err != nil {
-				errs = append(errs, err)
-			}
-			mu.Unlock()
-		}()
-	}
-	wg.Wait()
-	return failed, errors.Join(errs...)
+	actions [][]int // operation indexes per region
 }
 
 // multi sends one server's batch; it returns the indexes that failed with a
@@ -209,14 +159,8 @@ func (c *Client) multi(ctx context.Context, server string, b *serverBatch, muts 
 		}
 		return all, err
 	}
-	var failed []int
-	var first error
-	note := func(idx []int, err error) {
-		failed = append(failed, idx...)
-		if first == nil || (Retryable(first) && !Retryable(err)) {
-			first = err
-		}
-	}
+	var f failures
+	note := f.note
 	results := resp.GetRegionActionResult()
 	for k, a := range b.actions {
 		if k >= len(results) {
@@ -234,5 +178,5 @@ func (c *Client) multi(ctx context.Context, server string, b *serverBatch, muts 
 			}
 		}
 	}
-	return failed, first
+	return f.failed, f.first
 }

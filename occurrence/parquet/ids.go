@@ -1,0 +1,454 @@
+package parquet
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math/bits"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	_ "modernc.org/sqlite" // the id lookup's database
+
+	"github.com/biodiversity-downloads/downloader/occurrence"
+)
+
+// idsName is the table's id lookup, an SQLite database beside the manifest.
+const idsName = "ids.sqlite"
+
+// idsSchema: a dataset's keys are its occurrence keys with their ids (the
+// primary key is the lookup index, keys compared byte for byte); counter
+// holds the last id handed out; aliases maps ids of dataset versions the
+// table did not mint to the ids that replaced them.
+const idsSchema = `
+CREATE TABLE IF NOT EXISTS datasets (ds INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE);
+CREATE TABLE IF NOT EXISTS ids (ds INTEGER NOT NULL, key TEXT NOT NULL, id INTEGER NOT NULL,
+	PRIMARY KEY (ds, key)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS counter (one INTEGER PRIMARY KEY CHECK (one = 1), last INTEGER NOT NULL);
+INSERT OR IGNORE INTO counter (one, last) VALUES (1, 0);
+CREATE TABLE IF NOT EXISTS aliases (old INTEGER PRIMARY KEY, new INTEGER NOT NULL);
+`
+
+// lookupBatch is the most keys one lookup query names.
+const lookupBatch = 256
+
+// idStore is the table's gbifID lookup and counter. It is opened on first
+// use, so that a table only read never creates it.
+type idStore struct {
+	path string
+
+	mu      sync.Mutex
+	db      *sql.DB
+	dsIDs   map[string]int64  // dataset key -> datasets.ds
+	allNew  map[int64]bool    // datasets whose last mint found none of its keys
+	selects map[int]*sql.Stmt // lookup queries by number of keys (powers of two)
+	inserts map[int]string    // insert statements by number of rows (powers of two)
+}
+
+func newIDStore(dir string) *idStore {
+	return &idStore{path: filepath.Join(dir, idsName), dsIDs: map[string]int64{}, allNew: map[int64]bool{},
+		selects: map[int]*sql.Stmt{}, inserts: map[int]string{}}
+}
+
+// open returns the database, creating it if create is set; without create
+// and without a database file it returns nil.
+func (s *idStore) open(ctx context.Context, create bool) (*sql.DB, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.db != nil {
+		return s.db, nil
+	}
+	if !create {
+		if _, err := os.Stat(s.path); errors.Is(err, os.ErrNotExist) {
+			return nil, nil
+		}
+	}
+	// WAL lets lookups run beside a writer; busy_timeout waits for writers
+	// of other processes. A committed transaction is in the log file, which
+	// a crash of the process does not lose; synchronous=NORMAL leaves
+	// syncing it to checkpoints and to sync, which every dataset commit
+	// calls before it publishes ids: a sync per minted chunk would make the
+	// file system flush everything else an ingest writes as often.
+	dsn := "file:" + s.path + "?_pragma=busy_timeout(60000)&_pragma=journal_mode(WAL)" +
+		"&_pragma=synchronous(NORMAL)&_txlock=immediate"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", idsName, err)
+	}
+	db.SetMaxOpenConns(4)
+	if _, err := db.ExecContext(ctx, idsSchema); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("create %s: %w", idsName, err)
+	}
+	s.db = db
+	return db, nil
+}
+
+func (s *idStore) close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.db == nil {
+		return nil
+	}
+	for _, st := range s.selects {
+		st.Close()
+	}
+	s.selects = map[int]*sql.Stmt{}
+	err := s.db.Close()
+	s.db = nil
+	return err
+}
+
+// datasetID returns the row id of a dataset, adding it when new.
+func (s *idStore) datasetID(ctx context.Context, db *sql.DB, key string) (int64, error) {
+	s.mu.Lock()
+	id, ok := s.dsIDs[key]
+	s.mu.Unlock()
+	if ok {
+		return id, nil
+	}
+	err := db.QueryRowContext(ctx, `SELECT ds FROM datasets WHERE key = ?`, key).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		err = db.QueryRowContext(ctx, `INSERT INTO datasets (key) VALUES (?)
+			ON CONFLICT (key) DO UPDATE SET key = excluded.key RETURNING ds`, key).Scan(&id)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("dataset %s in %s: %w", key, idsName, err)
+	}
+	s.mu.Lock()
+	s.dsIDs[key] = id
+	s.mu.Unlock()
+	return id, nil
+}
+
+// selectStmt returns the lookup query for n keys (n a power of two), in
+// transaction tx when it is not nil. Within a transaction it never asks
+// the pool for another connection (preparing on db would): with every
+// connection held by a writer waiting for this transaction's lock, that
+// would wait for good.
+func (s *idStore) selectStmt(ctx context.Context, db *sql.DB, tx *sql.Tx, n int) (*sql.Stmt, error) {
+	s.mu.Lock()
+	st, ok := s.selects[n]
+	s.mu.Unlock()
+	q := `SELECT key, id FROM ids WHERE ds = ? AND key IN (?` + strings.Repeat(",?", n-1) + `)`
+	switch {
+	case ok && tx != nil:
+		return tx.StmtContext(ctx, st), nil
+	case tx != nil:
+		return tx.PrepareContext(ctx, q) // closed with tx
+	case ok:
+		return st, nil
+	}
+	st, err := db.PrepareContext(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if prev, ok := s.selects[n]; ok { // prepared meanwhile by another call
+		st.Close()
+		return prev, nil
+	}
+	s.selects[n] = st
+	return st, nil
+}
+
+// insertSQL returns the statement inserting n rows (n a power of two).
+func (s *idStore) insertSQL(n int) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	q, ok := s.inserts[n]
+	if !ok {
+		q = `INSERT INTO ids (ds, key, id) VALUES (?,?,?)` + strings.Repeat(",(?,?,?)", n-1)
+		s.inserts[n] = q
+	}
+	return q
+}
+
+// lookup adds to found the ids keys already have in dataset ds, with
+// queries of at most lookupBatch keys (padded to a power of two by
+// repeating the last key, so that a few prepared statements serve all).
+// tx, when not nil, runs them in that transaction.
+func (s *idStore) lookup(ctx context.Context, db *sql.DB, tx *sql.Tx, ds int64, keys []string, found map[string]int64) error {
+	args := make([]any, 0, 1+lookupBatch)
+	for len(keys) > 0 {
+		part := keys[:min(len(keys), lookupBatch)]
+		keys = keys[len(part):]
+		n := 1 << bits.Len(uint(len(part)-1))
+		st, err := s.selectStmt(ctx, db, tx, n)
+		if err != nil {
+			return err
+		}
+		args = append(args[:0], ds)
+		for i := 0; i < n; i++ {
+			args = append(args, part[min(i, len(part)-1)])
+		}
+		rows, err := st.QueryContext(ctx, args...)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var k string
+			var id int64
+			if err := rows.Scan(&k, &id); err != nil {
+				rows.Close()
+				return err
+			}
+			found[k] = id
+		}
+		if err := rows.Close(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// MintIDs gives keys the ids they have in the dataset, or new ones from the
+// table's counter (see occurrence.IDMinter). Known keys are found without
+// a write; new ones are numbered and inserted in one transaction, which
+// takes SQLite's write lock: writers of several processes and datasets mint
+// one after another, each seeing what the others inserted.
+func (s *Store) MintIDs(ctx context.Context, datasetKey string, keys []string, ids []int64) error {
+	if err := checkMint(datasetKey, keys, ids); err != nil {
+		return err
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	db, err := s.ids.open(ctx, true)
+	if err != nil {
+		return err
+	}
+	ds, err := s.ids.datasetID(ctx, db, datasetKey)
+	if err != nil {
+		return err
+	}
+	uniq := distinct(keys)
+	found := make(map[string]int64, len(uniq))
+	// The first ingest of a dataset mints only new keys: after a call that
+	// found none, the keys are looked up in the write transaction only.
+	s.ids.mu.Lock()
+	allNew := s.ids.allNew[ds]
+	s.ids.mu.Unlock()
+	if !allNew {
+		if err := s.ids.lookup(ctx, db, nil, ds, uniq, found); err != nil {
+			return fmt.Errorf("look up ids of %s: %w", datasetKey, err)
+		}
+	}
+	fresh := 0
+	if len(found) < len(uniq) {
+		var err error
+		if fresh, err = s.ids.insertNew(ctx, db, ds, uniq, found); err != nil {
+			return fmt.Errorf("mint ids of %s: %w", datasetKey, err)
+		}
+	}
+	s.ids.mu.Lock()
+	s.ids.allNew[ds] = fresh == len(uniq)
+	s.ids.mu.Unlock()
+	for i, k := range keys {
+		ids[i] = found[k]
+	}
+	return nil
+}
+
+// insertNew numbers the keys of uniq not in found that the database does
+// not hold either, in order, inserts them, adds them to found and returns
+// how many it inserted.
+func (s *idStore) insertNew(ctx context.Context, db *sql.DB, ds int64, uniq []string, found map[string]int64) (int, error) {
+	tx, err := db.BeginTx(ctx, nil) // BEGIN IMMEDIATE (_txlock): the write lock first
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback()
+	var missing []string
+	for _, k := range uniq {
+		if _, ok := found[k]; !ok {
+			missing = append(missing, k)
+		}
+	}
+	// Another writer may have minted some since the first look.
+	if err := s.lookup(ctx, db, tx, ds, missing, found); err != nil {
+		return 0, err
+	}
+	fresh := missing[:0]
+	for _, k := range missing {
+		if _, ok := found[k]; !ok {
+			fresh = append(fresh, k)
+		}
+	}
+	if len(fresh) == 0 {
+		return 0, tx.Commit()
+	}
+	var last int64
+	if err := tx.QueryRowContext(ctx, `UPDATE counter SET last = last + ? WHERE one = 1 RETURNING last`, len(fresh)).Scan(&last); err != nil {
+		return 0, err
+	}
+	if last > occurrence.MaxID {
+		return 0, fmt.Errorf("the table's gbifID counter passed 2^53-1")
+	}
+	first := last - int64(len(fresh)) + 1
+	args := make([]any, 0, 3*lookupBatch)
+	for done := 0; done < len(fresh); {
+		// The largest power of two of rows left, at most lookupBatch.
+		n := min(1<<(bits.Len(uint(len(fresh)-done))-1), lookupBatch)
+		args = args[:0]
+		for i := done; i < done+n; i++ {
+			args = append(args, ds, fresh[i], first+int64(i))
+		}
+		if _, err := tx.ExecContext(ctx, s.insertSQL(n), args...); err != nil {
+			return 0, err
+		}
+		done += n
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, err
+	}
+	for i, k := range fresh {
+		found[k] = first + int64(i)
+	}
+	return len(fresh), nil
+}
+
+// sync makes every id minted so far durable on disk, also against a crash
+// of the machine: it syncs the database's log and file (a checkpoint syncs
+// the log before it copies frames into the file, and the file after). An
+// fsync covers what any process wrote to the file.
+func (s *idStore) sync() error {
+	s.mu.Lock()
+	opened := s.db != nil
+	s.mu.Unlock()
+	if !opened {
+		return nil // this store minted nothing
+	}
+	for _, p := range []string{s.path + "-wal", s.path} {
+		f, err := os.Open(p)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("sync %s: %w", filepath.Base(p), err)
+		}
+		err = f.Sync()
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("sync %s: %w", filepath.Base(p), err)
+		}
+	}
+	return nil
+}
+
+// addAliases records old[i] -> new[i]; an id that has an alias keeps it.
+func (s *idStore) addAliases(ctx context.Context, old, new []int64) error {
+	if len(old) == 0 {
+		return nil
+	}
+	db, err := s.open(ctx, true)
+	if err != nil {
+		return err
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	st, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO aliases (old, new) VALUES (?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	for i := range old {
+		if _, err := st.ExecContext(ctx, old[i], new[i]); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+// ResolveID returns the id that replaced old when its dataset was loaded
+// again (see occurrence.IDResolver).
+func (s *Store) ResolveID(ctx context.Context, old int64) (int64, error) {
+	db, err := s.ids.open(ctx, false)
+	if err != nil {
+		return 0, err
+	}
+	if db == nil {
+		return 0, fmt.Errorf("%w: %d", occurrence.ErrNoAlias, old)
+	}
+	var id int64
+	err = db.QueryRowContext(ctx, `SELECT new FROM aliases WHERE old = ?`, old).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, fmt.Errorf("%w: %d", occurrence.ErrNoAlias, old)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("resolve gbifID %d: %w", old, err)
+	}
+	return id, nil
+}
+
+// checkMint checks MintIDs' arguments.
+func checkMint(datasetKey string, keys []string, ids []int64) error {
+	if datasetKey == "" {
+		return errors.New("mint ids: empty dataset key")
+	}
+	if len(ids) != len(keys) {
+		return fmt.Errorf("mint ids of %s: %d keys, %d ids", datasetKey, len(keys), len(ids))
+	}
+	for i, k := range keys {
+		if k == "" {
+			return fmt.Errorf("mint ids of %s: key %d is empty", datasetKey, i)
+		}
+	}
+	return nil
+}
+
+// distinct returns keys without repeats, in order of first appearance.
+func distinct(keys []string) []string {
+	seen := make(map[string]struct{}, len(keys))
+	out := make([]string, 0, len(keys))
+	for _, k := range keys {
+		if _, ok := seen[k]; !ok {
+			seen[k] = struct{}{}
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// migrateLegacyIDs mints ids for the records of dataset key's current
+// version when the table did not mint them (a table written before it
+// minted ids) and records each old id as an alias of the new one. It runs
+// again until a version with minted ids is committed; the lookup's ids
+// and aliases are the same each time.
+func (s *Store) migrateLegacyIDs(ctx context.Context, key string) error {
+	m, err := s.current()
+	if err != nil {
+		return err
+	}
+	e, ok := m.Datasets[key]
+	if !ok || e.IDs == idsMinted {
+		return nil
+	}
+	var aliases int
+	for _, sp := range snapshotOf(m).Splits {
+		if sp.Ref.(splitRef).dataset != key {
+			continue
+		}
+		_, err := s.ScanSplit(ctx, sp, occurrence.ScanRequest{Columns: occurrence.LegacyIDColumns}, func(b arrow.RecordBatch) error {
+			old, new, err := occurrence.LegacyAliases(ctx, s, key, b)
+			if err == nil {
+				err = s.ids.addAliases(ctx, old, new)
+			}
+			aliases += len(old)
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("migrate the gbifIDs of %s: %w", key, err)
+		}
+	}
+	s.logger.Info("gbifIDs minted for a dataset stored with older ids", "dataset", key, "aliases", aliases)
+	return nil
+}
