@@ -92,13 +92,15 @@ func runConvert(ctx context.Context, args []string, env *Env) error {
 	problems := src.Problems()
 	for i, p := range problems {
 		if i == maxListedFailures {
-			fmt.Fprintf(env.Stderr, "... and %d more failed documents\n", len(problems)-i)
 			break
 		}
 		fmt.Fprintf(env.Stderr, "failed: %v (%d units kept)\n", p.Err, p.Kept)
 	}
-	if len(problems) > 0 {
-		return fmt.Errorf("%d of %d documents failed; %s holds the others", len(problems), st.Documents, c.out)
+	if more := st.FailedDocuments - min(len(problems), maxListedFailures); more > 0 {
+		fmt.Fprintf(env.Stderr, "... and %d more failed documents\n", more)
+	}
+	if st.FailedDocuments > 0 {
+		return fmt.Errorf("%d of %d documents failed; %s holds the others", st.FailedDocuments, st.Documents, c.out)
 	}
 	return nil
 }
