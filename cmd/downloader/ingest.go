@@ -52,7 +52,7 @@ func runIngest(ctx context.Context, args []string, env *Env) error {
 			fmt.Fprintf(env.Stderr, "peak live heap %.0f MB, its profile in %s\n", float64(peak)/(1<<20), *memprofile)
 		}()
 	}
-	t, err := openTable(ctx, *tableSpec, env.Logger)
+	t, err := createTable(ctx, *tableSpec, env.Logger)
 	if err != nil {
 		return err
 	}
