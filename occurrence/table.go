@@ -200,7 +200,12 @@ type DatasetInfo struct {
 	Title    string `json:"title,omitempty"`
 	License  string `json:"license,omitempty"` // normalized (see NormalizeLicense) or as given
 	Citation string `json:"citation,omitempty"`
-	Source   string `json:"source,omitempty"`
+	// Source is where the dataset was loaded from: an absolute path, a URL.
+	Source string `json:"source,omitempty"`
+	// Fingerprint identifies what it was loaded from by content (a hash of
+	// the first data rows, or of an ABCD document's metadata and first
+	// unit), whatever the file's name: with Source, its origin.
+	Fingerprint string `json:"fingerprint,omitempty"`
 	// Protocol is how the dataset was published, as GBIF's EndpointType
 	// names it (DWC_ARCHIVE, BIOCASE, BIOCASE_XML_ARCHIVE).
 	Protocol string `json:"protocol,omitempty"`

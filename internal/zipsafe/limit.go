@@ -23,17 +23,10 @@ type TooLargeError struct {
 	What string
 	// Limit is the cap in bytes.
 	Limit int64
-	// Setting tells how to raise the cap ("" when there is nothing to say),
-	// e.g. "--max-input-bytes".
-	Setting string
 }
 
 func (e *TooLargeError) Error() string {
-	s := fmt.Sprintf("%s: %s larger than the limit of %s (%d bytes)", e.Name, e.What, Size(e.Limit), e.Limit)
-	if e.Setting != "" {
-		s += "; raise it with " + e.Setting
-	}
-	return s
+	return fmt.Sprintf("%s: %s larger than the limit of %s (%d bytes)", e.Name, e.What, Size(e.Limit), e.Limit)
 }
 
 // Unwrap makes every TooLargeError match ErrTooLarge.
@@ -71,12 +64,6 @@ type CapReader struct {
 func Cap(r io.Reader, limit int64, name, what string) *CapReader {
 	c, _ := r.(io.Closer)
 	return &CapReader{r: r, c: c, lim: TooLargeError{Name: name, What: what, Limit: limit}}
-}
-
-// WithSetting names how the cap is raised in its error.
-func (c *CapReader) WithSetting(s string) *CapReader {
-	c.lim.Setting = s
-	return c
 }
 
 // Read reads from the input, failing once it passes the cap.
