@@ -54,3 +54,17 @@ func TestReadCommandsNeedATable(t *testing.T) {
 		t.Errorf("count after ingest printed %q", out)
 	}
 }
+
+// A predicate file is read up to its cap, as stdin is: a larger one (or an
+// endless one) fails naming the file and the cap.
+func TestPredicateFileCap(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "huge.json")
+	f, _ := os.Create(p)
+	f.WriteString(`{"type":"equals","key":"COUNTRY","value":"DK"}`)
+	f.Write(bytes.Repeat([]byte(" "), maxPredicateBytes))
+	f.Close()
+	code, _, stderr := runCode("count", "--table", t.TempDir(), "--predicate", p)
+	if code != 1 || !strings.Contains(stderr, p+": predicate document larger than the limit of 16 MiB") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}
