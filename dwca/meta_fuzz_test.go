@@ -111,6 +111,9 @@ func FuzzOpenZip(f *testing.F) {
 			ReadDatasetInfo(rc)
 			rc.Close()
 		}
+		if fp, err := a.Fingerprint(t.Context()); err == nil && !strings.HasPrefix(fp, "sha256:") {
+			t.Fatalf("fingerprint %q", fp)
+		}
 		// whatever it read, it kept to the caps
 		if left, _ := os.ReadDir(dir); len(left) != 1 {
 			t.Errorf("temporary files left: %v", left)

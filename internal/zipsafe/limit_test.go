@@ -112,3 +112,40 @@ func TestOpenEntry(t *testing.T) {
 	}
 	capped.Close()
 }
+
+// FuzzOpenEntry reads every entry of arbitrary zips under a cap: no panic,
+// never more than the cap handed out, and no entry refused that declares
+// no more than the cap.
+func FuzzOpenEntry(f *testing.F) {
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	w, _ := zw.Create("meta.xml")
+	w.Write(bytes.Repeat([]byte("<x/>"), 100))
+	zw.Close()
+	f.Add(buf.Bytes(), int64(64))
+	f.Add(buf.Bytes(), int64(1000))
+	f.Fuzz(func(t *testing.T, data []byte, limit int64) {
+		zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			return
+		}
+		limit = limit%4096 + 1
+		if limit < 1 {
+			limit += 4096
+		}
+		for _, zf := range zr.File {
+			rc, err := OpenEntry(zf, limit, "f.zip!"+zf.Name, "entry")
+			if err != nil {
+				if errors.Is(err, ErrTooLarge) && zf.UncompressedSize64 <= uint64(limit) {
+					t.Fatalf("refused an entry declaring %d bytes under a cap of %d", zf.UncompressedSize64, limit)
+				}
+				continue
+			}
+			n, _ := io.Copy(io.Discard, io.LimitReader(rc, 1<<20))
+			rc.Close()
+			if n > limit {
+				t.Fatalf("read %d bytes under a cap of %d", n, limit)
+			}
+		}
+	})
+}
