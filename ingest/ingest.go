@@ -3,8 +3,10 @@
 // records with the dwca and abcd readers, interprets them in parallel, has
 // the table mint their gbifIDs from their occurrence keys, and hands them,
 // in source order, to the table's dataset writer, which publishes them
-// atomically. It is an integration layer above occurrence,
-// dwca and abcd, which never import it.
+// atomically. A source's dataset key is its own identifier or one derived
+// from its content, and a load never silently replaces a dataset loaded
+// from another origin (keys.go). It is an integration layer above
+// occurrence, dwca and abcd, which never import it.
 package ingest
 
 import (
