@@ -3,11 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // runCode runs a command line and returns its exit code and output.
@@ -66,5 +68,28 @@ func TestPredicateFileCap(t *testing.T) {
 	code, _, stderr := runCode("count", "--table", t.TempDir(), "--predicate", p)
 	if code != 1 || !strings.Contains(stderr, p+": predicate document larger than the limit of 16 MiB") {
 		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+// count and export on a missing HBase table fail naming it, and create
+// nothing (the second count finds it missing too).
+func TestReadCommandsNeedAnHBaseTable(t *testing.T) {
+	master := os.Getenv("HBASE_MASTER")
+	if master == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("HBASE_MASTER is not set: run scripts/hbase/start.sh and source its env file")
+		}
+		t.Skip("HBASE_MASTER not set (scripts/hbase/start.sh)")
+	}
+	table := fmt.Sprintf("hbase://%s/no_such_table_%d", master, time.Now().UnixNano()%1e9)
+	for _, args := range [][]string{
+		{"count", "--table", table},
+		{"export", "--table", table, "--format", "SIMPLE_CSV", "-o", filepath.Join(t.TempDir(), "out.zip")},
+		{"count", "--table", table},
+	} {
+		code, stdout, stderr := runCode(args...)
+		if code != 1 || stdout != "" || !strings.Contains(stderr, "no occurrence table") || !strings.Contains(stderr, table[strings.LastIndex(table, "/")+1:]) {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q", strings.Join(args, " "), code, stdout, stderr)
+		}
 	}
 }
