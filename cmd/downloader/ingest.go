@@ -19,7 +19,7 @@ func init() {
 func runIngest(ctx context.Context, args []string, env *Env) error {
 	fs := newFlagSet("ingest", env)
 	tableSpec := fs.String("table", "", "occurrence table: a directory or hbase://host:port/name")
-	key := fs.String("dataset-key", "", "dataset key to store the source under (default: from its metadata, else derived from its name)")
+	key := fs.String("dataset-key", "", "dataset key to store the source under (default: its metadata's identifier, else one derived from its content)")
 	dataset := fs.String("dataset", "", "dataset title to harvest from a BioCASe endpoint serving several")
 	tmp := fs.String("tmp", "", "directory for downloads and spill files (default: the system's)")
 	timeout := fs.Duration("http-timeout", 10*time.Minute, "timeout of one HTTP download")
