@@ -51,8 +51,9 @@ type Harvester struct {
 	Backoff     time.Duration // first retry delay, doubled each time; 0 = DefaultBackoff
 	Reader      Options
 	// MaxResponseBytes caps one search response, whose records are held
-	// until the page is complete (0 = DefaultMaxResponseBytes; inventory and
-	// capabilities documents are capped at 32 MiB).
+	// until the page is complete (0 = DefaultMaxResponseBytes); inventory
+	// and capabilities documents are capped at 32 MiB, or at this when it
+	// is smaller.
 	MaxResponseBytes int64
 
 	mu   sync.Mutex
@@ -200,7 +201,7 @@ func (h *Harvester) smallDocument(ctx context.Context, u string) (*etree.Documen
 	err := h.do(ctx, u, func(body io.Reader) error {
 		d := etree.NewDocument()
 		d.ReadSettings.CharsetReader = charset.XMLReader
-		if _, err := d.ReadFrom(zipsafe.Cap(body, maxSmallDocument, u, "BioCASe document")); err != nil {
+		if _, err := d.ReadFrom(zipsafe.Cap(body, min(maxSmallDocument, h.responseCap()), u, "BioCASe document")); err != nil {
 			if errors.Is(err, ErrTooLarge) {
 				return err
 			}
