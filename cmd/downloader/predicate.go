@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/biodiversity-downloads/downloader/internal/zipsafe"
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
 
@@ -20,13 +21,7 @@ func loadPredicate(query, file string, env *Env) (*occurrence.Predicate, error) 
 	}
 	lim := occurrence.DefaultLimits()
 	if file != "" {
-		var data []byte
-		var err error
-		if file == "-" {
-			data, err = readAllLimited(env.Stdin)
-		} else {
-			data, err = os.ReadFile(file)
-		}
+		data, err := readPredicateFile(file, env.Stdin)
 		if err != nil {
 			return nil, fmt.Errorf("read predicate: %w", err)
 		}
@@ -53,13 +48,17 @@ func loadPredicate(query, file string, env *Env) (*occurrence.Predicate, error) 
 // maxPredicateBytes caps a predicate document read from a file or stdin.
 const maxPredicateBytes = 16 << 20
 
-func readAllLimited(r io.Reader) ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(r, maxPredicateBytes+1))
-	if err != nil {
-		return nil, err
+// readPredicateFile reads a predicate document from file ("-": stdin),
+// at most maxPredicateBytes of it.
+func readPredicateFile(file string, stdin io.Reader) ([]byte, error) {
+	r, name := stdin, "stdin"
+	if file != "-" {
+		f, err := os.Open(file)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		r, name = f, file
 	}
-	if len(data) > maxPredicateBytes {
-		return nil, fmt.Errorf("predicate larger than %d bytes", maxPredicateBytes)
-	}
-	return data, nil
+	return io.ReadAll(zipsafe.Cap(r, maxPredicateBytes, name, "predicate document"))
 }
