@@ -80,7 +80,11 @@ func (w *notifyWorker) Work(ctx context.Context, job *river.Job[notifyArgs]) err
 		return nil
 	}
 	subject, body := notification(r.Download, s.cfg.PublicURL)
-	return s.mailer.Send(ctx, r.Request.NotificationAddresses, subject, body)
+	if err := s.mailer.Send(ctx, r.Request.NotificationAddresses, subject, body); err != nil {
+		s.metrics.mailFailures.Inc()
+		return err
+	}
+	return nil
 }
 
 func notification(d Download, base string) (subject, body string) {

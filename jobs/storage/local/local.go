@@ -28,7 +28,10 @@ const archivePerm = 0o600
 // Store is a directory of archives.
 type Store struct{ dir string }
 
-var _ jobs.Storage = (*Store)(nil)
+var (
+	_ jobs.Storage        = (*Store)(nil)
+	_ jobs.StorageChecker = (*Store)(nil)
+)
 
 // New returns a Store in dir, creating it.
 func New(dir string) (*Store, error) {
@@ -95,6 +98,18 @@ func (s *Store) Open(ctx context.Context, name string) (jobs.Object, error) {
 		return jobs.Object{}, err
 	}
 	return jobs.Object{Content: f, Size: st.Size(), ModTime: st.ModTime()}, nil
+}
+
+// Check reports whether the directory is there (jobs.StorageChecker).
+func (s *Store) Check(ctx context.Context) error {
+	st, err := os.Stat(s.dir)
+	if err != nil {
+		return fmt.Errorf("storage: %w", err)
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("storage: %s is not a directory", s.dir)
+	}
+	return nil
 }
 
 // Delete removes an archive.

@@ -50,7 +50,10 @@ type Store struct {
 	presign *s3.PresignClient
 }
 
-var _ jobs.Storage = (*Store)(nil)
+var (
+	_ jobs.Storage        = (*Store)(nil)
+	_ jobs.StorageChecker = (*Store)(nil)
+)
 
 // New returns a Store; it checks that the bucket exists.
 func New(ctx context.Context, cfg Config) (*Store, error) {
@@ -187,6 +190,14 @@ func (s *Store) Open(ctx context.Context, name string) (jobs.Object, error) {
 		o.ModTime = *head.LastModified
 	}
 	return o, nil
+}
+
+// Check reports whether the bucket answers (jobs.StorageChecker).
+func (s *Store) Check(ctx context.Context) error {
+	if _, err := s.client.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: &s.cfg.Bucket}); err != nil {
+		return fmt.Errorf("s3: bucket %s: %w", s.cfg.Bucket, err)
+	}
+	return nil
 }
 
 // Delete removes an object.
