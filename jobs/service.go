@@ -15,6 +15,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/biodiversity-downloads/downloader/download"
+	"github.com/biodiversity-downloads/downloader/internal/logctx"
 )
 
 // Role says what a process does: serve the API, run exports, or both.
@@ -129,6 +130,8 @@ func New(db *DB, engine Engine, store Storage, mailer *Mailer, cfg Config, logge
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
+	// Lines logged with a job's context carry its download key.
+	logger = logctx.Logger(logger)
 	cfg = cfg.WithDefaults()
 	if cfg.RescueAfter <= cfg.Lease {
 		return nil, fmt.Errorf("jobs: rescue interval %s must exceed the lease %s", cfg.RescueAfter, cfg.Lease)

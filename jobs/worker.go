@@ -9,10 +9,13 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"log/slog"
 	"sync/atomic"
 	"time"
 
 	"github.com/riverqueue/river"
+
+	"github.com/biodiversity-downloads/downloader/internal/logctx"
 )
 
 // Why an export's context was cancelled from inside the service.
@@ -32,6 +35,7 @@ type exportWorker struct {
 func (w *exportWorker) Work(ctx context.Context, job *river.Job[exportArgs]) error {
 	s := w.s
 	key := job.Args.Key
+	ctx = logctx.With(ctx, slog.String("key", key))
 	owner := fmt.Sprintf("%s/%d", s.river.ID(), job.ID)
 	claimed, err := s.db.claim(ctx, key, owner, s.cfg.Lease)
 	if err != nil {
