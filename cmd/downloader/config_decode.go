@@ -255,7 +255,12 @@ func (d *configDecoder) jsonValue(n *yaml.Node, v reflect.Value, path string) {
 	}
 	var x any
 	if err := n.Decode(&x); err != nil {
-		d.fail(d.pos(n), path, "%v", strings.TrimPrefix(err.Error(), "yaml: "))
+		msg := strings.TrimPrefix(err.Error(), "yaml: ")
+		var te *yaml.TypeError
+		if errors.As(err, &te) {
+			msg = strings.Join(te.Errors, "; ")
+		}
+		d.fail(d.pos(n), path, "%s", msg)
 		return
 	}
 	b, err := json.Marshal(x)
@@ -369,6 +374,11 @@ func readSecretFile(name string) (string, error) {
 		return "", err
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err != nil {
+		return "", err
+	} else if !st.Mode().IsRegular() {
+		return "", fmt.Errorf("%s is not a regular file", name)
+	}
 	b, err := io.ReadAll(io.LimitReader(f, maxSecretBytes+1))
 	if err != nil {
 		return "", err

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"net"
 	"net/http"
@@ -40,6 +41,28 @@ type serveFlags struct {
 
 func parseServeFlags(args []string, env *Env) (serveFlags, error) {
 	var f serveFlags
+	fs := serveFlagSet(&f, env)
+	if err := fs.Parse(args); err != nil {
+		return f, err
+	}
+	if fs.NArg() > 0 {
+		return f, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if err := applyServeConfig(fs, &f); err != nil {
+		return f, err
+	}
+	switch jobs.Role(f.role) {
+	case jobs.RoleAPI, jobs.RoleWorker, jobs.RoleAll:
+		f.jobs.Role = jobs.Role(f.role)
+	default:
+		return f, fmt.Errorf("--role %q: want api, worker or all", f.role)
+	}
+	return f, nil
+}
+
+// serveFlagSet defines the flags of serve on f (each has a key in the
+// configuration file: fileConfig's flag tags).
+func serveFlagSet(f *serveFlags, env *Env) *flag.FlagSet {
 	fs := newFlagSet("serve", env)
 	fs.StringVar(&f.role, "role", "all", "api (HTTP only), worker (exports only) or all")
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:8080", "HTTP address (roles api and all)")
@@ -70,22 +93,7 @@ func parseServeFlags(args []string, env *Env) (serveFlags, error) {
 	fs.DurationVar(&c.Heartbeat, "heartbeat", def.Heartbeat, "progress/cancel check interval of an export")
 	fs.DurationVar(&c.MaintenanceInterval, "maintenance", def.MaintenanceInterval, "erase/sweep/reconcile interval")
 	fs.DurationVar(&c.FetchPollInterval, "poll", def.FetchPollInterval, "how often idle workers look for jobs")
-	if err := fs.Parse(args); err != nil {
-		return f, err
-	}
-	if fs.NArg() > 0 {
-		return f, fmt.Errorf("unexpected arguments %q", fs.Args())
-	}
-	if err := applyServeConfig(fs, &f); err != nil {
-		return f, err
-	}
-	switch jobs.Role(f.role) {
-	case jobs.RoleAPI, jobs.RoleWorker, jobs.RoleAll:
-		c.Role = jobs.Role(f.role)
-	default:
-		return f, fmt.Errorf("--role %q: want api, worker or all", f.role)
-	}
-	return f, nil
+	return fs
 }
 
 // runServe: downloader serve.
