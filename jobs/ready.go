@@ -27,6 +27,27 @@ type StorageChecker interface {
 	Check(ctx context.Context) error
 }
 
+// UploadAborter is implemented by storages that can discard the unfinished
+// uploads of the objects whose names begin with a prefix: the attempts of a
+// download whose worker was killed mid-upload.
+type UploadAborter interface {
+	AbortUploads(ctx context.Context, prefix string) error
+}
+
+// abortDeadUploads discards the unfinished uploads of the earlier attempts
+// of the download key, which this worker has just claimed: an attempt's
+// object is named after the key (runExport), and a claim means no live
+// worker writes it any more (one that lost its lease fails its commit).
+func (s *Service) abortDeadUploads(ctx context.Context, key string) {
+	a, ok := s.store.(UploadAborter)
+	if !ok {
+		return
+	}
+	if err := a.AbortUploads(ctx, key+"-"); err != nil {
+		s.logger.WarnContext(ctx, "discarding the unfinished uploads of earlier attempts", "err", err)
+	}
+}
+
 // tableInfo finds the TableInfo of e, looking through engines that wrap
 // another (Unwrap() Engine).
 func tableInfo(e Engine) (TableInfo, bool) {

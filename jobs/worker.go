@@ -56,6 +56,7 @@ func (w *exportWorker) Work(ctx context.Context, job *river.Job[exportArgs]) err
 	if err := s.dropStaleObject(ctx, r); err != nil {
 		return err
 	}
+	s.abortDeadUploads(ctx, key)
 	res, name, err := s.runExport(ctx, r, owner)
 	if err == nil {
 		return s.finish(ctx, key, owner, name, res)

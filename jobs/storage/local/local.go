@@ -31,6 +31,7 @@ type Store struct{ dir string }
 var (
 	_ jobs.Storage        = (*Store)(nil)
 	_ jobs.StorageChecker = (*Store)(nil)
+	_ jobs.UploadAborter  = (*Store)(nil)
 )
 
 // New returns a Store in dir, creating it.
@@ -120,6 +121,24 @@ func (s *Store) Delete(ctx context.Context, name string) error {
 	}
 	if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
+	}
+	return nil
+}
+
+// AbortUploads removes the temporary files of unfinished uploads of the
+// objects whose names begin with prefix (jobs.UploadAborter).
+func (s *Store) AbortUploads(ctx context.Context, prefix string) error {
+	entries, err := os.ReadDir(s.dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if !atomicfile.IsTemp(e.Name()) || !strings.HasPrefix(e.Name(), "."+prefix) {
+			continue
+		}
+		if err := os.Remove(filepath.Join(s.dir, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
 	}
 	return nil
 }
