@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"log/slog"
 	"mime"
 	"net"
 	"net/smtp"
@@ -11,6 +12,8 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
+
+	"github.com/biodiversity-downloads/downloader/internal/logctx"
 )
 
 // MailConfig says how to reach the SMTP server.
@@ -72,6 +75,7 @@ type notifyWorker struct {
 // addresses. River retries it with backoff when the server is unreachable.
 func (w *notifyWorker) Work(ctx context.Context, job *river.Job[notifyArgs]) error {
 	s := w.s
+	ctx = logctx.With(ctx, slog.String("key", job.Args.Key))
 	r, err := s.db.getDownload(ctx, s.db.SQL, job.Args.Key)
 	if err != nil {
 		return err
@@ -80,7 +84,12 @@ func (w *notifyWorker) Work(ctx context.Context, job *river.Job[notifyArgs]) err
 		return nil
 	}
 	subject, body := notification(r.Download, s.cfg.PublicURL)
-	return s.mailer.Send(ctx, r.Request.NotificationAddresses, subject, body)
+	if err := s.mailer.Send(ctx, r.Request.NotificationAddresses, subject, body); err != nil {
+		s.metrics.mailFailures.Inc()
+		s.logger.WarnContext(ctx, "notification not sent; will retry", "attempt", job.Attempt, "err", err)
+		return err
+	}
+	return nil
 }
 
 func notification(d Download, base string) (subject, body string) {

@@ -60,6 +60,7 @@ func (s *Service) EraseExpired(ctx context.Context, now time.Time) (int, error) 
 		if err := s.store.Delete(ctx, v.name); err != nil {
 			return n, fmt.Errorf("erase %s: %w", v.key, err)
 		}
+		s.counted(ctx, v.key, StatusFileErased)
 		n++
 	}
 	return n, nil
@@ -117,8 +118,11 @@ func (s *Service) reconcileOne(ctx context.Context, a activeDownload) (bool, err
 	}
 	switch j.State {
 	case rivertype.JobStateDiscarded, rivertype.JobStateCancelled, rivertype.JobStateCompleted:
-		_, err := s.db.setStatus(ctx, a.key, StatusKilled, "the export job stopped without finishing (worker lost)",
+		ok, err := s.db.setStatus(ctx, a.key, StatusKilled, "the export job stopped without finishing (worker lost)",
 			StatusPreparing, StatusRunning, StatusSuspended)
+		if ok {
+			s.counted(ctx, a.key, StatusKilled)
+		}
 		return err == nil, err
 	case rivertype.JobStateRunning:
 		stuck := j.AttemptedAt != nil && time.Since(*j.AttemptedAt) > s.cfg.RescueAfter

@@ -15,6 +15,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/biodiversity-downloads/downloader/download"
+	"github.com/biodiversity-downloads/downloader/internal/logctx"
 )
 
 // Role says what a process does: serve the API, run exports, or both.
@@ -112,6 +113,7 @@ type Service struct {
 	logger  *slog.Logger
 	started time.Time
 	river   *river.Client[*sql.Tx]
+	metrics *metrics
 
 	// beforeSubmitCommit, set only by tests, runs in Submit's transaction
 	// after the download and its job are written, just before the commit;
@@ -124,15 +126,23 @@ type Service struct {
 
 // New returns a Service; call Start to run its queue. A nil logger
 // discards.
-func New(db *DB, engine Engine, store Storage, mailer *Mailer, cfg Config, logger *slog.Logger) (*Service, error) {
+func New(db *DB, engine Engine, store Storage, mailer *Mailer, cfg Config, logger *slog.Logger, opts ...Option) (*Service, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
+	// Lines logged with a job's context carry its download key.
+	logger = logctx.Logger(logger)
 	cfg = cfg.WithDefaults()
 	if cfg.RescueAfter <= cfg.Lease {
 		return nil, fmt.Errorf("jobs: rescue interval %s must exceed the lease %s", cfg.RescueAfter, cfg.Lease)
 	}
-	s := &Service{db: db, engine: engine, store: store, mailer: mailer, cfg: cfg, logger: logger, started: time.Now()}
+	s := &Service{db: db, engine: engine, store: store, mailer: mailer, cfg: cfg, logger: logger, started: time.Now(),
+		metrics: newMetrics()}
+	for _, o := range opts {
+		if err := o(s); err != nil {
+			return nil, err
+		}
+	}
 	c, err := newRiver(s)
 	if err != nil {
 		return nil, err
@@ -278,6 +288,7 @@ func (s *Service) insert(ctx context.Context, req Request) (string, error) {
 	if err := tx.Commit(); err != nil {
 		return "", fmt.Errorf("record download: %w", err)
 	}
+	s.metrics.downloads.WithLabelValues(string(StatusPreparing), req.Format).Inc()
 	return key, nil
 }
 
@@ -391,6 +402,7 @@ func (s *Service) Cancel(ctx context.Context, caller User, key string) error {
 	if err != nil || !ok {
 		return err
 	}
+	s.metrics.downloads.WithLabelValues(string(StatusCancelled), r.Request.Format).Inc()
 	if id, err := s.db.riverJob(ctx, key); err == nil && id != 0 {
 		s.cancelJob(ctx, key, id)
 	}
@@ -459,11 +471,26 @@ func (s *Service) File(ctx context.Context, key string) (Object, error) {
 	}
 	switch r.Status {
 	case StatusSucceeded:
-		return s.store.Open(ctx, r.ObjectName)
+		obj, err := s.store.Open(ctx, r.ObjectName)
+		obj.SHA256 = r.SHA256
+		return obj, err
 	case StatusFileErased:
 		return Object{}, fmt.Errorf("%w: download %s", ErrErased, key)
 	}
 	return Object{}, fmt.Errorf("%w: download %s is %s", ErrNotReady, key, r.Status)
+}
+
+// Checksum returns the hex SHA-256 of the archive of a SUCCEEDED (or since
+// erased) download.
+func (s *Service) Checksum(ctx context.Context, key string) (string, error) {
+	r, err := s.db.getDownload(ctx, s.db.read, key)
+	if err != nil {
+		return "", err
+	}
+	if (r.Status != StatusSucceeded && r.Status != StatusFileErased) || r.SHA256 == "" {
+		return "", fmt.Errorf("%w: download %s is %s", ErrNotReady, key, r.Status)
+	}
+	return r.SHA256, nil
 }
 
 // Estimate is a count with the archive size it would make.

@@ -37,4 +37,7 @@ type Object struct {
 	URL     string
 	Size    int64
 	ModTime time.Time
+	// SHA256 is the archive's hex SHA-256 as the download records it (set
+	// by Service.File, not by storages).
+	SHA256 string
 }

@@ -9,10 +9,13 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"log/slog"
 	"sync/atomic"
 	"time"
 
 	"github.com/riverqueue/river"
+
+	"github.com/biodiversity-downloads/downloader/internal/logctx"
 )
 
 // Why an export's context was cancelled from inside the service.
@@ -32,6 +35,7 @@ type exportWorker struct {
 func (w *exportWorker) Work(ctx context.Context, job *river.Job[exportArgs]) error {
 	s := w.s
 	key := job.Args.Key
+	ctx = logctx.With(ctx, slog.String("key", key))
 	owner := fmt.Sprintf("%s/%d", s.river.ID(), job.ID)
 	claimed, err := s.db.claim(ctx, key, owner, s.cfg.Lease)
 	if err != nil {
@@ -52,6 +56,7 @@ func (w *exportWorker) Work(ctx context.Context, job *river.Job[exportArgs]) err
 	if err := s.dropStaleObject(ctx, r); err != nil {
 		return err
 	}
+	s.abortDeadUploads(ctx, key)
 	res, name, err := s.runExport(ctx, r, owner)
 	if err == nil {
 		return s.finish(ctx, key, owner, name, res)
@@ -81,11 +86,14 @@ func (s *Service) runExport(ctx context.Context, r row, owner string) (ExportRes
 		return ExportResult{}, "", err
 	}
 	defer func() { _ = up.Abort(context.WithoutCancel(ctx)) }()
+	meter := s.metrics.export(r.Request.Format)
+	metered := meter.upload(up)
 	h := sha256.New()
-	cw := &countingWriter{w: io.MultiWriter(up, h), n: &prog.bytes}
+	cw := &countingWriter{w: io.MultiWriter(metered, h), n: &prog.bytes}
 	res, err := s.engine.Export(ctx, ExportRequest{Key: key, Format: r.Request.Format, Predicate: r.Request.Predicate,
 		Description: r.Request.Description, Created: r.Created.Time, ChecklistKey: r.Request.ChecklistKey,
-		VerbatimExtensions: r.Request.VerbatimExtensions, DOI: r.DOI, Link: s.downloadLink(key), Portal: s.cfg.Portal}, cw, prog.store)
+		VerbatimExtensions: r.Request.VerbatimExtensions, DOI: r.DOI, Link: s.downloadLink(key), Portal: s.cfg.Portal}, cw,
+		func(p Progress) { prog.store(p); meter.progress(p) })
 	if cause := context.Cause(ctx); err == nil && cause != nil {
 		err = cause
 	}
@@ -98,12 +106,14 @@ func (s *Service) runExport(ctx context.Context, r row, owner string) (ExportRes
 	// Name the object before it exists, so that a run that dies between
 	// commit and success leaves a name the next run deletes (see
 	// dropStaleObject).
+	exported := meter.exported(res)
 	if err := s.db.setObject(ctx, key, owner, name); err != nil {
 		return ExportResult{}, "", err
 	}
-	if err := up.Commit(ctx); err != nil {
+	if err := metered.Commit(ctx); err != nil {
 		return ExportResult{}, "", err
 	}
+	meter.committed(exported)
 	fillResult(&res, cw.count(), h)
 	return res, name, nil
 }
@@ -182,6 +192,7 @@ func (s *Service) exportFailed(ctx context.Context, job *river.Job[exportArgs], 
 		}); serr != nil {
 			return serr
 		}
+		s.counted(bg, key, StatusFailed)
 		return river.JobCancel(err)
 	}
 	s.logger.WarnContext(ctx, "export attempt failed; will retry", "key", key, "attempt", job.Attempt, "err", err)
@@ -212,6 +223,7 @@ func (s *Service) finish(ctx context.Context, key, owner, name string, res Expor
 		return s.store.Delete(bg, name)
 	}
 	s.logger.InfoContext(ctx, "export succeeded", "key", key, "records", res.Records, "bytes", res.Bytes)
+	s.counted(bg, key, StatusSucceeded)
 	return nil
 }
 

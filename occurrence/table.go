@@ -87,6 +87,9 @@ func (s *ScanStats) Add(o ScanStats) {
 type Snapshot struct {
 	ID     string
 	Splits []Split
+	// Created is when the snapshot was published (the embedded store's
+	// manifest time, HBase's latest dataset load); zero when unknown.
+	Created time.Time
 }
 
 // Table is the read side of an occurrence table: its snapshots and their

@@ -379,8 +379,11 @@ func (s *Server) postpone(w http.ResponseWriter, r *http.Request) error {
 
 // getFile: GET /v1/occurrence/download/request/{key}.zip (or without .zip,
 // as rgbif and pygbif ask) streams the archive (Range requests work) or
-// redirects to the storage's URL.
+// redirects to the storage's URL; {key}.zip.sha256 is its checksum.
 func (s *Server) getFile(w http.ResponseWriter, r *http.Request) error {
+	if key, ok := strings.CutSuffix(r.PathValue("file"), ".zip.sha256"); ok {
+		return s.getChecksum(w, r, key)
+	}
 	key := strings.TrimSuffix(r.PathValue("file"), ".zip")
 	obj, err := s.svc.File(r.Context(), key)
 	if err != nil {
@@ -391,6 +394,7 @@ func (s *Server) getFile(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	}
 	defer obj.Content.Close()
+	setValidators(w.Header(), obj)
 	w.Header().Set("Content-Type", "application/zip")
 	w.Header().Set("Content-Disposition", `attachment; filename="`+key+`.zip"`)
 	http.ServeContent(w, r, key+".zip", obj.ModTime, obj.Content)

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/biodiversity-downloads/downloader/dwca"
 	"github.com/biodiversity-downloads/downloader/ingest"
@@ -231,6 +232,7 @@ type options struct {
 	maxAttempt int
 	noUsers    bool
 	archiveDir string // local storage directory shared with worker processes
+	metrics    *prometheus.Registry
 }
 
 // server is a real API server on loopback with its real service.
@@ -290,7 +292,11 @@ func openService(t testing.TB, dsn string, o options) (*jobs.Service, *jobs.DB, 
 	cfg := jobs.Config{Role: o.role, MaxRunningPerUser: o.maxRunning, Heartbeat: 100 * time.Millisecond,
 		FetchPollInterval: 100 * time.Millisecond, Lease: 2 * time.Second, RescueAfter: 4 * time.Second,
 		MaxAttempts: o.maxAttempt, PublicURL: "http://downloads.test"}
-	svc, err := jobs.New(db, engine, st, o.mailer, cfg, testLogger(t))
+	var opts []jobs.Option
+	if o.metrics != nil {
+		opts = append(opts, jobs.WithMetrics(o.metrics))
+	}
+	svc, err := jobs.New(db, engine, st, o.mailer, cfg, testLogger(t), opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -311,7 +317,11 @@ func startServer(t testing.TB, dsn string, o options) *server {
 	if err := svc.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	api := web.New(svc, jobs.NewAuthenticator(db, time.Minute), web.Config{}, testLogger(t))
+	var webOpts []web.Option
+	if o.metrics != nil {
+		webOpts = append(webOpts, web.WithMetrics(o.metrics))
+	}
+	api := web.New(svc, jobs.NewAuthenticator(db, time.Minute), web.Config{}, testLogger(t), webOpts...)
 	hs := httptest.NewServer(api)
 	s := &server{t: t, URL: hs.URL, svc: svc, db: db, dsn: dsn, archive: dir}
 	t.Cleanup(func() {

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	awss3 "github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/biodiversity-downloads/downloader/jobs"
@@ -35,9 +34,7 @@ func s3Config(t *testing.T) s3.Config {
 
 func listObjects(t *testing.T, cfg s3.Config) []string {
 	t.Helper()
-	c := awss3.New(awss3.Options{Region: "us-east-1", UsePathStyle: true, BaseEndpoint: aws.String(cfg.Endpoint),
-		Credentials: credentials.NewStaticCredentialsProvider(cfg.AccessKey, cfg.SecretKey, "")})
-	out, err := c.ListObjectsV2(context.Background(), &awss3.ListObjectsV2Input{Bucket: &cfg.Bucket, Prefix: aws.String(cfg.Prefix + "/")})
+	out, err := s3Client(cfg).ListObjectsV2(context.Background(), &awss3.ListObjectsV2Input{Bucket: &cfg.Bucket, Prefix: aws.String(cfg.Prefix + "/")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/biodiversity-downloads/downloader/jobs"
 )
 
@@ -32,6 +34,10 @@ type Server struct {
 	cfg    Config
 	logger *slog.Logger
 	mux    *http.ServeMux
+
+	handler     http.Handler // mux, instrumented when metrics are enabled
+	gatherer    prometheus.Gatherer
+	httpMetrics *httpMetrics
 }
 
 // route is one registered pattern and the OpenAPI operations it serves.
@@ -43,7 +49,7 @@ type route struct {
 }
 
 // New returns the API server; a nil logger discards.
-func New(svc *jobs.Service, auth *jobs.Authenticator, cfg Config, logger *slog.Logger) *Server {
+func New(svc *jobs.Service, auth *jobs.Authenticator, cfg Config, logger *slog.Logger, opts ...Option) *Server {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
@@ -51,9 +57,13 @@ func New(svc *jobs.Service, auth *jobs.Authenticator, cfg Config, logger *slog.L
 		cfg.MaxBodyBytes = 1 << 20
 	}
 	s := &Server{svc: svc, auth: auth, cfg: cfg, logger: logger, mux: http.NewServeMux()}
+	for _, o := range opts {
+		o(s)
+	}
 	for _, r := range s.routes() {
 		s.mux.HandleFunc(r.method+" "+r.pattern, s.handle(r.handler))
 	}
+	s.handler = s.instrument(s.mux)
 	return s
 }
 
@@ -70,12 +80,13 @@ func (s *Server) handle(h func(http.ResponseWriter, *http.Request) error) http.H
 func (s *Server) routes() []route {
 	const dl = "/v1/occurrence/download"
 	const stats = dl + "/statistics"
-	return []route{
+	return append([]route{
 		{"POST", dl + "/request", nil, s.postRequest},
 		{"GET", dl + "/request", nil, s.getRequest},
 		{"GET", dl + "/request/predicate", nil, s.getPredicate},
 		{"POST", dl + "/request/validate", nil, s.validateRequest},
-		{"GET", dl + "/request/{file}", []string{dl + "/request/{key}.zip", dl + "/request/{key}"}, s.getFile},
+		{"GET", dl + "/request/{file}", []string{dl + "/request/{key}.zip", dl + "/request/{key}",
+			dl + "/request/{key}.zip.sha256"}, s.getFile},
 		{"DELETE", dl + "/request/{key}", nil, s.cancel},
 		{"GET", dl + "/describe/{format}", []string{dl + "/describe/dwca", dl + "/describe/simpleCsv",
 			dl + "/describe/speciesList", dl + "/describe/simpleParquet"}, s.describe},
@@ -97,13 +108,13 @@ func (s *Server) routes() []route {
 		{"GET", "/v1/occurrence/search/count", nil, s.count},
 		{"POST", "/v1/occurrence/search/predicate", nil, s.countPredicate},
 		{"GET", "/v1/openapi.json", nil, s.openAPI},
-	}
+	}, s.opsRoutes()...)
 }
 
 // ServeHTTP serves the API.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
-	s.mux.ServeHTTP(w, r)
+	s.handler.ServeHTTP(w, r)
 }
 
 // caller returns the authenticated user, nil for an anonymous request, or

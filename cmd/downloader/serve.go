@@ -3,14 +3,16 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/biodiversity-downloads/downloader/jobs"
 	"github.com/biodiversity-downloads/downloader/jobs/storage/local"
@@ -30,10 +32,37 @@ type serveFlags struct {
 	maxBody                                                                int64
 	jobs                                                                   jobs.Config
 	faults                                                                 faultFlags
+	// The configuration file and what only it sets (config*.go).
+	configPath, opsListen string
+	check                 bool
+	conf                  fileConfig
+	origin                map[string]string
 }
 
 func parseServeFlags(args []string, env *Env) (serveFlags, error) {
 	var f serveFlags
+	fs := serveFlagSet(&f, env)
+	if err := fs.Parse(args); err != nil {
+		return f, err
+	}
+	if fs.NArg() > 0 {
+		return f, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if err := applyServeConfig(fs, &f); err != nil {
+		return f, err
+	}
+	switch jobs.Role(f.role) {
+	case jobs.RoleAPI, jobs.RoleWorker, jobs.RoleAll:
+		f.jobs.Role = jobs.Role(f.role)
+	default:
+		return f, fmt.Errorf("--role %q: want api, worker or all", f.role)
+	}
+	return f, nil
+}
+
+// serveFlagSet defines the flags of serve on f (each has a key in the
+// configuration file: fileConfig's flag tags).
+func serveFlagSet(f *serveFlags, env *Env) *flag.FlagSet {
 	fs := newFlagSet("serve", env)
 	fs.StringVar(&f.role, "role", "all", "api (HTTP only), worker (exports only) or all")
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:8080", "HTTP address (roles api and all)")
@@ -43,7 +72,10 @@ func parseServeFlags(args []string, env *Env) (serveFlags, error) {
 		"(credentials from $AWS_ACCESS_KEY_ID and $AWS_SECRET_ACCESS_KEY)")
 	fs.StringVar(&f.smtp, "smtp", "", "SMTP server host:port for notifications (none if empty)")
 	fs.StringVar(&f.smtpFrom, "smtp-from", "downloads@localhost", "sender of notifications")
-	fs.StringVar(&f.smtpUser, "smtp-user", "", "SMTP user (password in $DOWNLOADER_SMTP_PASSWORD)")
+	fs.StringVar(&f.smtpUser, "smtp-user", "", "SMTP user (password in $DOWNLOADER_SMTP_PASSWORD or the config file's smtp.password_file)")
+	fs.StringVar(&f.configPath, "config", "", "configuration file (YAML, docs/configuration.md; default $"+configEnv+"); flags and DOWNLOADER_* variables override it")
+	fs.BoolVar(&f.check, "check", false, "validate the configuration, print it with secrets redacted, and exit")
+	fs.StringVar(&f.opsListen, "ops-listen", "", "address serving only /healthz, /readyz and /metrics (a worker's; roles api and all also serve them on --listen)")
 	fs.StringVar(&f.publicURL, "public-url", "", "base URL clients use (default http://LISTEN)")
 	fs.DurationVar(&f.shutdown, "shutdown-timeout", 30*time.Second, "how long a graceful stop may take")
 	fs.Int64Var(&f.maxBody, "max-body", 1<<20, "largest request body in bytes")
@@ -61,19 +93,7 @@ func parseServeFlags(args []string, env *Env) (serveFlags, error) {
 	fs.DurationVar(&c.Heartbeat, "heartbeat", def.Heartbeat, "progress/cancel check interval of an export")
 	fs.DurationVar(&c.MaintenanceInterval, "maintenance", def.MaintenanceInterval, "erase/sweep/reconcile interval")
 	fs.DurationVar(&c.FetchPollInterval, "poll", def.FetchPollInterval, "how often idle workers look for jobs")
-	if err := fs.Parse(args); err != nil {
-		return f, err
-	}
-	if fs.NArg() > 0 {
-		return f, fmt.Errorf("unexpected arguments %q", fs.Args())
-	}
-	switch jobs.Role(f.role) {
-	case jobs.RoleAPI, jobs.RoleWorker, jobs.RoleAll:
-		c.Role = jobs.Role(f.role)
-	default:
-		return f, fmt.Errorf("--role %q: want api, worker or all", f.role)
-	}
-	return f, nil
+	return fs
 }
 
 // runServe: downloader serve.
@@ -82,7 +102,15 @@ func runServe(ctx context.Context, args []string, env *Env) error {
 	if err != nil {
 		return err
 	}
-	db, err := openJobDB(ctx, f.dsn, env)
+	if f.check {
+		return printConfig(env.Stdout, &f.conf, f.origin)
+	}
+	env = f.serveEnv(env)
+	dsn, err := f.databaseURL()
+	if err != nil {
+		return err
+	}
+	db, err := openJobDB(ctx, dsn, env)
 	if err != nil {
 		return err
 	}
@@ -92,7 +120,7 @@ func runServe(ctx context.Context, args []string, env *Env) error {
 		return err
 	}
 	defer closeTable()
-	store, err := openStorage(ctx, f.storage)
+	store, err := openStorage(ctx, f.storage, f.conf.Storage)
 	if err != nil {
 		return err
 	}
@@ -111,28 +139,35 @@ func runServe(ctx context.Context, args []string, env *Env) error {
 	}
 	f.jobs.PublicURL = f.publicURL
 	engine = f.faults.wrap(engine)
-	svc, err := jobs.New(db, engine, store, mailer, f.jobs, env.Logger)
+	reg := newMetricsRegistry()
+	svc, err := jobs.New(db, engine, store, mailer, f.jobs, env.Logger, jobs.WithMetrics(reg))
 	if err != nil {
 		return err
 	}
-	return serve(ctx, f, svc, db, ln, env)
+	return serve(ctx, f, svc, db, ln, reg, env)
 }
 
 // serve runs until ctx ends, then stops gracefully: HTTP first, then the
 // workers (running exports become SUSPENDED and resume at the next start).
-func serve(ctx context.Context, f serveFlags, svc *jobs.Service, db *jobs.DB, ln net.Listener, env *Env) error {
+func serve(ctx context.Context, f serveFlags, svc *jobs.Service, db *jobs.DB, ln net.Listener, reg *prometheus.Registry, env *Env) error {
 	if err := svc.Start(ctx); err != nil {
 		return err
 	}
-	errc := make(chan error, 1)
+	errc := make(chan error, 2)
 	var srv *http.Server
+	api := web.New(svc, jobs.NewAuthenticator(db, time.Minute), web.Config{MaxBodyBytes: f.maxBody, PublicURL: f.publicURL},
+		env.Logger, web.WithMetrics(reg))
 	if ln != nil {
-		api := web.New(svc, jobs.NewAuthenticator(db, time.Minute), web.Config{MaxBodyBytes: f.maxBody, PublicURL: f.publicURL}, env.Logger)
 		srv = &http.Server{Handler: api, ReadHeaderTimeout: 10 * time.Second}
 		go func() { errc <- srv.Serve(ln) }()
 		fmt.Fprintf(env.Stdout, "serving %s on %s\n", f.role, f.publicURL)
 	} else {
 		fmt.Fprintf(env.Stdout, "serving %s\n", f.role)
+	}
+	ops, err := startOps(f.opsListen, api.OpsHandler(), errc, env)
+	if err != nil {
+		_ = svc.Stop(ctx)
+		return err
 	}
 	var runErr error
 	select {
@@ -141,8 +176,10 @@ func serve(ctx context.Context, f serveFlags, svc *jobs.Service, db *jobs.DB, ln
 	}
 	stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), f.shutdown)
 	defer cancel()
-	if srv != nil {
-		_ = srv.Shutdown(stopCtx)
+	for _, hs := range []*http.Server{srv, ops} {
+		if hs != nil {
+			_ = hs.Shutdown(stopCtx)
+		}
 	}
 	if err := svc.Stop(stopCtx); err != nil {
 		runErr = errors.Join(runErr, err)
@@ -165,8 +202,9 @@ func openEngine(ctx context.Context, spec string, env *Env) (jobs.Engine, func()
 	return tableexport.New(t, tableexport.Config{}, env.Logger), func() { _ = t.Close() }, nil
 }
 
-// openStorage opens a directory or an s3:// bucket.
-func openStorage(ctx context.Context, spec string) (jobs.Storage, error) {
+// openStorage opens a directory or an s3:// bucket (credentials and tuning
+// from the configuration).
+func openStorage(ctx context.Context, spec string, sc storeConfig) (jobs.Storage, error) {
 	if !strings.HasPrefix(spec, "s3://") {
 		return local.New(spec)
 	}
@@ -176,8 +214,8 @@ func openStorage(ctx context.Context, spec string) (jobs.Storage, error) {
 	}
 	q := u.Query()
 	cfg := s3.Config{Bucket: u.Host, Prefix: strings.TrimPrefix(u.Path, "/"), Endpoint: q.Get("endpoint"),
-		Region: q.Get("region"), AccessKey: os.Getenv("AWS_ACCESS_KEY_ID"), SecretKey: os.Getenv("AWS_SECRET_ACCESS_KEY"),
-		PathStyle: q.Get("endpoint") != ""}
+		Region: q.Get("region"), AccessKey: sc.AccessKeyID, SecretKey: sc.SecretAccessKey.Reveal(),
+		PathStyle: q.Get("endpoint") != "", PartSize: int(sc.PartSize), LinkExpiry: time.Duration(sc.LinkExpiry)}
 	if v := q.Get("path-style"); v != "" {
 		if cfg.PathStyle, err = strconv.ParseBool(v); err != nil {
 			return nil, fmt.Errorf("--storage: path-style=%q: %w", v, err)
@@ -191,5 +229,5 @@ func openMailer(f serveFlags) (*jobs.Mailer, error) {
 		return nil, nil
 	}
 	return jobs.NewMailer(jobs.MailConfig{Addr: f.smtp, From: f.smtpFrom, Username: f.smtpUser,
-		Password: os.Getenv("DOWNLOADER_SMTP_PASSWORD")})
+		Password: f.conf.SMTP.Password.Reveal()})
 }

@@ -42,7 +42,10 @@ type Engine struct {
 	logger *slog.Logger
 }
 
-var _ jobs.Engine = (*Engine)(nil)
+var (
+	_ jobs.Engine    = (*Engine)(nil)
+	_ jobs.TableInfo = (*Engine)(nil)
+)
 
 // New returns an Engine reading t; a nil logger discards.
 func New(t Table, cfg Config, logger *slog.Logger) *Engine {
@@ -185,4 +188,14 @@ func result(res download.ExportResult, snapshot string) jobs.ExportResult {
 			DatasetTitle: info.Title, License: info.License, Citation: info.Citation})
 	}
 	return out
+}
+
+// TableSnapshot describes the table's current snapshot (readiness and the
+// snapshot-age metric).
+func (e *Engine) TableSnapshot(ctx context.Context) (jobs.TableSnapshot, error) {
+	snap, err := e.table.Snapshot(ctx)
+	if err != nil {
+		return jobs.TableSnapshot{}, err
+	}
+	return jobs.TableSnapshot{ID: snap.ID, Created: snap.Created}, nil
 }

@@ -325,6 +325,11 @@ func (s *Store) Snapshot(ctx context.Context) (occurrence.Snapshot, error) {
 		fmt.Fprintf(h, "%s:%d\n", k, states[k].Gen)
 	}
 	snap := occurrence.Snapshot{ID: fmt.Sprintf("%s@%016x", s.cfg.Table, h.Sum64())}
+	for _, k := range keys {
+		if t := states[k].Info.Ingested; t.After(snap.Created) {
+			snap.Created = t
+		}
+	}
 	for b := 0; b < s.buckets; b++ {
 		snap.Splits = append(snap.Splits, occurrence.Split{Index: b, Rows: rows[b], Ref: splitRef{bucket: b, live: live}})
 	}

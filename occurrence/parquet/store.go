@@ -213,7 +213,7 @@ func (s *Store) current() (*manifest, error) {
 }
 
 func snapshotOf(m *manifest) occurrence.Snapshot {
-	snap := occurrence.Snapshot{ID: strconv.FormatInt(m.Snapshot, 10)}
+	snap := occurrence.Snapshot{ID: strconv.FormatInt(m.Snapshot, 10), Created: m.Created}
 	for _, key := range m.sortedKeys() {
 		ds := m.Datasets[key]
 		for _, f := range ds.Files {

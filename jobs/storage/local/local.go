@@ -28,7 +28,11 @@ const archivePerm = 0o600
 // Store is a directory of archives.
 type Store struct{ dir string }
 
-var _ jobs.Storage = (*Store)(nil)
+var (
+	_ jobs.Storage        = (*Store)(nil)
+	_ jobs.StorageChecker = (*Store)(nil)
+	_ jobs.UploadAborter  = (*Store)(nil)
+)
 
 // New returns a Store in dir, creating it.
 func New(dir string) (*Store, error) {
@@ -97,6 +101,18 @@ func (s *Store) Open(ctx context.Context, name string) (jobs.Object, error) {
 	return jobs.Object{Content: f, Size: st.Size(), ModTime: st.ModTime()}, nil
 }
 
+// Check reports whether the directory is there (jobs.StorageChecker).
+func (s *Store) Check(ctx context.Context) error {
+	st, err := os.Stat(s.dir)
+	if err != nil {
+		return fmt.Errorf("storage: %w", err)
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("storage: %s is not a directory", s.dir)
+	}
+	return nil
+}
+
 // Delete removes an archive.
 func (s *Store) Delete(ctx context.Context, name string) error {
 	p, err := s.path(name)
@@ -105,6 +121,24 @@ func (s *Store) Delete(ctx context.Context, name string) error {
 	}
 	if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
+	}
+	return nil
+}
+
+// AbortUploads removes the temporary files of unfinished uploads of the
+// objects whose names begin with prefix (jobs.UploadAborter).
+func (s *Store) AbortUploads(ctx context.Context, prefix string) error {
+	entries, err := os.ReadDir(s.dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if !atomicfile.IsTemp(e.Name()) || !strings.HasPrefix(e.Name(), "."+prefix) {
+			continue
+		}
+		if err := os.Remove(filepath.Join(s.dir, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
 	}
 	return nil
 }

@@ -128,3 +128,54 @@ func count(t *testing.T, dir string) int {
 	}
 	return len(e)
 }
+
+// TestAbortUploads: the unfinished uploads of one download's attempts go,
+// other downloads' uploads and committed archives stay; Check sees the
+// directory vanish.
+func TestAbortUploads(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	s, err := New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"0000001-261130010203004-1.zip", "0000001-261130010203004-2.zip", "0000002-261130010203004-1.zip"} {
+		up, err := s.Create(ctx, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.WriteString(up, "partial"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	done, err := s.Create(ctx, "0000001-261130010203004-0.zip")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := done.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AbortUploads(ctx, "0000001-261130010203004-"); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var left []string
+	for _, e := range entries {
+		left = append(left, e.Name())
+	}
+	if len(left) != 2 || left[0][:len(".0000002-")] != ".0000002-" || left[1] != "0000001-261130010203004-0.zip" {
+		t.Fatalf("left %v", left)
+	}
+	if err := s.Check(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Check(ctx); err == nil {
+		t.Fatal("Check passed without the directory")
+	}
+}

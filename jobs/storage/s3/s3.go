@@ -50,7 +50,11 @@ type Store struct {
 	presign *s3.PresignClient
 }
 
-var _ jobs.Storage = (*Store)(nil)
+var (
+	_ jobs.Storage        = (*Store)(nil)
+	_ jobs.StorageChecker = (*Store)(nil)
+	_ jobs.UploadAborter  = (*Store)(nil)
+)
 
 // New returns a Store; it checks that the bucket exists.
 func New(ctx context.Context, cfg Config) (*Store, error) {
@@ -189,6 +193,14 @@ func (s *Store) Open(ctx context.Context, name string) (jobs.Object, error) {
 	return o, nil
 }
 
+// Check reports whether the bucket answers (jobs.StorageChecker).
+func (s *Store) Check(ctx context.Context) error {
+	if _, err := s.client.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: &s.cfg.Bucket}); err != nil {
+		return fmt.Errorf("s3: bucket %s: %w", s.cfg.Bucket, err)
+	}
+	return nil
+}
+
 // Delete removes an object.
 func (s *Store) Delete(ctx context.Context, name string) error {
 	key := s.key(name)
@@ -204,18 +216,38 @@ func (s *Store) Sweep(ctx context.Context, olderThan time.Time) error {
 	if prefix != "" {
 		prefix += "/"
 	}
-	out, err := s.client.ListMultipartUploads(ctx, &s3.ListMultipartUploadsInput{Bucket: &s.cfg.Bucket, Prefix: &prefix})
-	if err != nil {
-		return fmt.Errorf("s3: list uploads: %w", err)
-	}
-	for _, up := range out.Uploads {
-		if up.Initiated == nil || up.Initiated.After(olderThan) {
-			continue
+	return s.abortUploads(ctx, prefix, func(up types.MultipartUpload) bool {
+		return up.Initiated != nil && !up.Initiated.After(olderThan)
+	})
+}
+
+// AbortUploads aborts the multipart uploads of the objects whose names
+// begin with prefix (jobs.UploadAborter).
+func (s *Store) AbortUploads(ctx context.Context, prefix string) error {
+	return s.abortUploads(ctx, s.key(prefix), func(types.MultipartUpload) bool { return true })
+}
+
+// abortUploads aborts the uploads under the key prefix that match, page by
+// page.
+func (s *Store) abortUploads(ctx context.Context, prefix string, match func(types.MultipartUpload) bool) error {
+	in := &s3.ListMultipartUploadsInput{Bucket: &s.cfg.Bucket, Prefix: &prefix}
+	for {
+		out, err := s.client.ListMultipartUploads(ctx, in)
+		if err != nil {
+			return fmt.Errorf("s3: list uploads: %w", err)
 		}
-		if _, err := s.client.AbortMultipartUpload(ctx, &s3.AbortMultipartUploadInput{
-			Bucket: &s.cfg.Bucket, Key: up.Key, UploadId: up.UploadId}); err != nil {
-			return fmt.Errorf("s3: abort %s: %w", aws.ToString(up.Key), err)
+		for _, up := range out.Uploads {
+			if !match(up) {
+				continue
+			}
+			if _, err := s.client.AbortMultipartUpload(ctx, &s3.AbortMultipartUploadInput{
+				Bucket: &s.cfg.Bucket, Key: up.Key, UploadId: up.UploadId}); err != nil {
+				return fmt.Errorf("s3: abort %s: %w", aws.ToString(up.Key), err)
+			}
 		}
+		if !aws.ToBool(out.IsTruncated) {
+			return nil
+		}
+		in.KeyMarker, in.UploadIdMarker = out.NextKeyMarker, out.NextUploadIdMarker
 	}
-	return nil
 }
