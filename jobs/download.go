@@ -115,6 +115,10 @@ type Request struct {
 	// User-Agent, else the User-Agent); the API sets it. It is the
 	// download's, not the request's, and so not part of the request's JSON.
 	Source string `json:"-"`
+	// Language is the Accept-Language the request came with (the API sets
+	// it, at most 200 bytes); notices are written in its best language
+	// when the user has none set. Not part of the request's JSON.
+	Language string `json:"-"`
 }
 
 // MarshalJSON writes the request as GBIF does: null members, a null

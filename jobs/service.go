@@ -64,6 +64,10 @@ type Config struct {
 	// GBIF.org; an empty name is PublicURL's host, else
 	// download.DefaultPortalName.
 	Portal download.Portal
+	// OverridesDir is the operator's overrides directory: its mail/ folder
+	// overrides the notices' templates and strings file by file
+	// (docs/mail.md). Empty: the embedded ones only.
+	OverridesDir string
 }
 
 // WithDefaults returns c with every zero field set to its default.
@@ -108,6 +112,7 @@ type Service struct {
 	engine  Engine
 	store   Storage
 	mailer  *Mailer
+	mail    *mailCatalog // the notices' words (nil without a mailer)
 	cfg     Config
 	logger  *slog.Logger
 	started time.Time
@@ -117,6 +122,9 @@ type Service struct {
 	// after the download and its job are written, just before the commit;
 	// an error rolls the transaction back.
 	beforeSubmitCommit func(ctx context.Context, tx *sql.Tx, key string) error
+	// mailFault and mailObserver: InjectMailFault, ObserveMail.
+	mailFault    func(stage MailStage, idempotencyKey string) error
+	mailObserver func(kind NoticeKind, err error)
 
 	stopRecover context.CancelFunc
 	recoverDone chan struct{}
@@ -133,6 +141,12 @@ func New(db *DB, engine Engine, store Storage, mailer *Mailer, cfg Config, logge
 		return nil, fmt.Errorf("jobs: rescue interval %s must exceed the lease %s", cfg.RescueAfter, cfg.Lease)
 	}
 	s := &Service{db: db, engine: engine, store: store, mailer: mailer, cfg: cfg, logger: logger, started: time.Now()}
+	if mailer != nil {
+		var err error
+		if s.mail, err = loadMailCatalog(cfg.OverridesDir); err != nil {
+			return nil, err
+		}
+	}
 	c, err := newRiver(s)
 	if err != nil {
 		return nil, err
@@ -158,11 +172,6 @@ func (s *Service) Submit(ctx context.Context, caller User, req Request) (key str
 	}
 	if err := s.check(&req); err != nil {
 		return "", err
-	}
-	if req.SendNotification && len(req.NotificationAddresses) == 0 {
-		if u, err := s.db.GetUser(ctx, req.Creator); err == nil && u.Email != "" {
-			req.NotificationAddresses = []string{u.Email}
-		}
 	}
 	return s.insert(ctx, req)
 }

@@ -104,10 +104,10 @@ func (db *DB) insertDownload(ctx context.Context, q querier, r row, dedupe strin
 		return err
 	}
 	_, err = q.ExecContext(ctx, db.q(`INSERT INTO downloads
-		(key, creator, status, format, predicate, request, dedupe_hash, created, modified, erase_after, source)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+		(key, creator, status, format, predicate, request, dedupe_hash, created, modified, erase_after, source, language)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
 		r.Key, r.Creator, r.Status, r.Request.Format, r.Predicate, string(req), dedupe,
-		r.Created.UnixMilli(), r.Modified.UnixMilli(), r.EraseAfter.UnixMilli(), r.Request.Source)
+		r.Created.UnixMilli(), r.Modified.UnixMilli(), r.EraseAfter.UnixMilli(), r.Request.Source, r.Request.Language)
 	return err
 }
 

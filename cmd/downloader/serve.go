@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"net"
 	"net/http"
@@ -25,11 +26,12 @@ func init() {
 
 // serveFlags are the settings of `downloader serve`.
 type serveFlags struct {
-	role, listen, dsn, table, storage, smtp, smtpFrom, smtpUser, publicURL string
-	shutdown                                                               time.Duration
-	maxBody                                                                int64
-	jobs                                                                   jobs.Config
-	faults                                                                 faultFlags
+	role, listen, dsn, table, storage, publicURL string
+	shutdown                                     time.Duration
+	maxBody                                      int64
+	jobs                                         jobs.Config
+	mail                                         jobs.MailConfig
+	faults                                       faultFlags
 }
 
 func parseServeFlags(args []string, env *Env) (serveFlags, error) {
@@ -41,9 +43,8 @@ func parseServeFlags(args []string, env *Env) (serveFlags, error) {
 	fs.StringVar(&f.table, "table", "", "occurrence table: a directory or hbase://host:port/name")
 	fs.StringVar(&f.storage, "storage", "archives", "archive storage: a directory or s3://bucket/prefix?endpoint=URL&region=R "+
 		"(credentials from $AWS_ACCESS_KEY_ID and $AWS_SECRET_ACCESS_KEY)")
-	fs.StringVar(&f.smtp, "smtp", "", "SMTP server host:port for notifications (none if empty)")
-	fs.StringVar(&f.smtpFrom, "smtp-from", "downloads@localhost", "sender of notifications")
-	fs.StringVar(&f.smtpUser, "smtp-user", "", "SMTP user (password in $DOWNLOADER_SMTP_PASSWORD)")
+	registerMailFlags(fs, &f.mail)
+	fs.StringVar(&f.jobs.OverridesDir, "overrides", "", "operator's overrides directory: mail/messages/*.json and mail/templates/* replace the embedded notice strings and templates")
 	fs.StringVar(&f.publicURL, "public-url", "", "base URL clients use (default http://LISTEN)")
 	fs.DurationVar(&f.shutdown, "shutdown-timeout", 30*time.Second, "how long a graceful stop may take")
 	fs.Int64Var(&f.maxBody, "max-body", 1<<20, "largest request body in bytes")
@@ -67,6 +68,7 @@ func parseServeFlags(args []string, env *Env) (serveFlags, error) {
 	if fs.NArg() > 0 {
 		return f, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
+	f.mail.Password = os.Getenv("DOWNLOADER_SMTP_PASSWORD")
 	switch jobs.Role(f.role) {
 	case jobs.RoleAPI, jobs.RoleWorker, jobs.RoleAll:
 		c.Role = jobs.Role(f.role)
@@ -115,6 +117,7 @@ func runServe(ctx context.Context, args []string, env *Env) error {
 	if err != nil {
 		return err
 	}
+	f.faults.service(svc)
 	return serve(ctx, f, svc, db, ln, env)
 }
 
@@ -186,10 +189,38 @@ func openStorage(ctx context.Context, spec string) (jobs.Storage, error) {
 	return s3.New(ctx, cfg)
 }
 
+// openMailer returns the SMTP mailer of --smtp, or nil without one.
 func openMailer(f serveFlags) (*jobs.Mailer, error) {
-	if f.smtp == "" {
+	if f.mail.Addr == "" {
 		return nil, nil
 	}
-	return jobs.NewMailer(jobs.MailConfig{Addr: f.smtp, From: f.smtpFrom, Username: f.smtpUser,
-		Password: os.Getenv("DOWNLOADER_SMTP_PASSWORD")})
+	return jobs.NewMailer(f.mail)
+}
+
+// registerMailFlags binds the notice settings (jobs.MailConfig) to flags.
+func registerMailFlags(fs *flag.FlagSet, c *jobs.MailConfig) {
+	def := jobs.MailConfig{}.WithDefaults()
+	fs.StringVar(&c.Addr, "smtp", "", "SMTP server host:port for notices (none if empty)")
+	fs.StringVar(&c.From, "smtp-from", "downloads@localhost", "sender of notices, an address with an optional name")
+	fs.StringVar(&c.Username, "smtp-user", "", "SMTP AUTH user (password in $DOWNLOADER_SMTP_PASSWORD)")
+	fs.Func("smtp-tls", "starttls (required), tls (implicit, port 465) or none; default: STARTTLS when offered, required with a password off loopback",
+		func(v string) error { c.TLS = jobs.TLSMode(v); return nil })
+	fs.StringVar(&c.CAFile, "smtp-ca-file", "", "PEM certificates trusted for the SMTP server besides the system's")
+	fs.DurationVar(&c.ConnectTimeout, "smtp-connect-timeout", def.ConnectTimeout, "how long connecting to the SMTP server may take")
+	fs.DurationVar(&c.CommandTimeout, "smtp-command-timeout", def.CommandTimeout, "how long each SMTP command may take")
+	fs.IntVar(&c.MaxAttempts, "smtp-attempts", def.MaxAttempts, "tries of a notice before it is given up")
+	fs.DurationVar(&c.RetryMin, "smtp-retry-min", def.RetryMin, "wait after a notice's first failed try (doubling after each)")
+	fs.DurationVar(&c.RetryMax, "smtp-retry-max", def.RetryMax, "longest wait between tries of a notice")
+	fs.Func("mail-operators", "comma-separated addresses of the daily digest of failed downloads", func(v string) error {
+		c.Operators = nil
+		for _, a := range strings.Split(v, ",") {
+			if a = strings.TrimSpace(a); a != "" {
+				c.Operators = append(c.Operators, a)
+			}
+		}
+		return nil
+	})
+	fs.StringVar(&c.OperatorLanguage, "mail-operator-language", def.OperatorLanguage, "language of the operators' digest")
+	fs.StringVar(&c.Help, "mail-help", "", "where users get help (URL or address), in failure mails (default: the first operator)")
+	fs.StringVar(&c.PageURL, "mail-page-url", "", "a download's page in the portal, {key} for its key (default: its API address)")
 }
