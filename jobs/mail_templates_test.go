@@ -352,10 +352,10 @@ func TestMessageIDAndReason(t *testing.T) {
 		t.Errorf("message ids: %s", a)
 	}
 	for err, want := range map[error]string{
-		&PermanentError{Err: fmt.Errorf("%w: bad", ErrInvalidRequest)}:           reasonQuery,
-		&LimitError{Kind: ErrPredicateTooLarge, Reason: "big"}:                    reasonTooLarge,
-		&PermanentError{Err: errors.New("download: bad download format")}:         reasonQuery,
-		fmt.Errorf("storage: %w", errors.New("connection reset")):                 reasonInternal,
+		&PermanentError{Err: fmt.Errorf("%w: bad", ErrInvalidRequest)}:             reasonQuery,
+		&LimitError{Kind: ErrPredicateTooLarge, Reason: "big"}:                     reasonTooLarge,
+		&PermanentError{Err: errors.New("download: bad download format")}:          reasonQuery,
+		fmt.Errorf("storage: %w", errors.New("connection reset")):                  reasonInternal,
 		&PermanentError{Err: &LimitError{Kind: ErrPredicateTooLarge, Reason: "x"}}: reasonTooLarge,
 	} {
 		if got := failureReason(err); got != want {
