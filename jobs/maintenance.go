@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"time"
@@ -117,8 +118,15 @@ func (s *Service) reconcileOne(ctx context.Context, a activeDownload) (bool, err
 	}
 	switch j.State {
 	case rivertype.JobStateDiscarded, rivertype.JobStateCancelled, rivertype.JobStateCompleted:
-		_, err := s.db.setStatus(ctx, a.key, StatusKilled, "the export job stopped without finishing (worker lost)",
-			StatusPreparing, StatusRunning, StatusSuspended)
+		// KILLED and the job that mails it commit together.
+		err := s.db.inTx(ctx, func(tx *sql.Tx) error {
+			ok, err := s.db.setStatusIn(ctx, tx, a.key, StatusKilled, "the export job stopped without finishing (worker lost)",
+				StatusPreparing, StatusRunning, StatusSuspended)
+			if err != nil || !ok {
+				return err
+			}
+			return s.notifyTx(ctx, tx, a.key, reasonInterrupted)
+		})
 		return err == nil, err
 	case rivertype.JobStateRunning:
 		stuck := j.AttemptedAt != nil && time.Since(*j.AttemptedAt) > s.cfg.RescueAfter
