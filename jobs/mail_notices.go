@@ -65,15 +65,15 @@ const (
 // the faultinject tag; production code never calls it. f runs at each stage
 // of every delivery with the notice's idempotency key; an error ends the
 // delivery there (as if the worker had died) and the notice's job fails
-// that attempt. Call it before Start.
+// that attempt. nil removes it.
 func (s *Service) InjectMailFault(f func(stage MailStage, idempotencyKey string) error) {
-	s.mailFault = f
+	s.mailFault.Store(&f)
 }
 
 // ObserveMail registers f, called after every attempt to send a notice
 // with its kind and the error (nil when the server accepted the message):
-// metrics count mail failures here. Call it before Start.
-func (s *Service) ObserveMail(f func(kind NoticeKind, err error)) { s.mailObserver = f }
+// metrics count mail failures here. nil removes it.
+func (s *Service) ObserveMail(f func(kind NoticeKind, err error)) { s.mailObserver.Store(&f) }
 
 // QueueErasureWarning queues the notice that d's archive will be erased on
 // erase, with how to keep it. The schedules call it days before; the same
@@ -105,7 +105,7 @@ func (w *notifyWorker) Timeout(*river.Job[notifyArgs]) time.Duration {
 	if w.s.mailer == nil {
 		return time.Minute
 	}
-	return w.s.mailer.cfg.sendTimeout() + 30*time.Second
+	return w.s.mailer.cfg.sendTimeout() + 5*time.Second
 }
 
 // NextRetry waits RetryMin after the first failure, doubling up to RetryMax.
@@ -173,8 +173,8 @@ func (s *Service) deliver(ctx context.Context, a notifyArgs, complete func(*sql.
 		return nil
 	}
 	err = s.mailer.Send(ctx, n.msg)
-	if s.mailObserver != nil {
-		s.mailObserver(n.kind, err)
+	if f := s.mailObserver.Load(); f != nil && *f != nil {
+		(*f)(n.kind, err)
 	}
 	if err != nil {
 		s.logger.WarnContext(ctx, "notice not sent; will retry", "key", n.downloadKey, "notice", n.kind, "err", err)
@@ -203,10 +203,11 @@ func (s *Service) deliver(ctx context.Context, a notifyArgs, complete func(*sql.
 }
 
 func (s *Service) injectMailFault(stage MailStage, idem string) error {
-	if s.mailFault == nil {
+	f := s.mailFault.Load()
+	if f == nil || *f == nil {
 		return nil
 	}
-	if err := s.mailFault(stage, idem); err != nil {
+	if err := (*f)(stage, idem); err != nil {
 		return fmt.Errorf("fault injected at %s: %w", stage, err)
 	}
 	return nil

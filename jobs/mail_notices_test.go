@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/biodiversity-downloads/downloader/download"
+	"github.com/biodiversity-downloads/downloader/internal/mailpit"
 )
 
 // noticeService is a service (never started) on db that mails through
@@ -18,7 +19,7 @@ import (
 func noticeService(t *testing.T, db *DB, smtpAddr string, mc MailConfig) *Service {
 	t.Helper()
 	ctx := context.Background()
-	for _, u := range []User{{Name: "alice", Email: uniqueAddress("alice"), Language: "es-MX"}, {Name: "bob", Email: uniqueAddress("bob")}} {
+	for _, u := range []User{{Name: "alice", Email: mailpit.Address("alice"), Language: "es-MX"}, {Name: "bob", Email: mailpit.Address("bob")}} {
 		if err := db.AddUser(ctx, u, "correct horse"); err != nil {
 			t.Fatal(err)
 		}
@@ -71,9 +72,9 @@ func userEmail(t *testing.T, s *Service, name string) string {
 // acceptance and the record repeats it once with the same Message-ID; a
 // fault after the record sends nothing more.
 func TestNoticeOnce(t *testing.T) {
-	smtpAddr, api := sharedMailpit(t)
+	pit := mailpit.Shared(t)
 	forEachDB(t, func(t *testing.T, db *DB) {
-		s := noticeService(t, db, smtpAddr, MailConfig{})
+		s := noticeService(t, db, pit.SMTP, MailConfig{})
 		ctx := context.Background()
 		req := testRequest()
 		req.Creator = "alice"
@@ -85,7 +86,7 @@ func TestNoticeOnce(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		ms := waitMessages(t, api, to, 1)
+		ms := pit.Wait(t, to, 1, 10*time.Second)
 		if want := messageID("success/"+r.Key, "downloads@example.org"); ms[0].MessageID != want {
 			t.Fatalf("Message-ID %s, want %s", ms[0].MessageID, want)
 		}
@@ -115,7 +116,7 @@ func TestNoticeOnce(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		ms = waitMessages(t, api, to, 3)
+		ms = pit.Wait(t, to, 3, 10*time.Second)
 		ids := map[string]int{}
 		for _, m := range ms {
 			ids[m.MessageID]++
@@ -139,7 +140,7 @@ func TestNoticeOnce(t *testing.T) {
 		if err := s.deliver(ctx, notifyArgs{Key: r3.Key}, nil); err != nil {
 			t.Fatal(err)
 		}
-		waitMessages(t, api, to, 4)
+		pit.Wait(t, to, 4, 10*time.Second)
 	})
 }
 
@@ -152,8 +153,8 @@ func withPredicate(r Request, p string) Request {
 // the failure mail; the request's addresses, else the user's; the user's
 // language, else the request's, else English; failures in words.
 func TestNoticeRecipientsAndLanguages(t *testing.T) {
-	smtpAddr, api := sharedMailpit(t)
-	s := noticeService(t, testDB(t), smtpAddr, MailConfig{Help: "https://help.example.org", Operators: []string{uniqueAddress("ops")}})
+	pit := mailpit.Shared(t)
+	s := noticeService(t, testDB(t), pit.SMTP, MailConfig{Help: "https://help.example.org", Operators: []string{mailpit.Address("ops")}})
 	ctx := context.Background()
 	deliver := func(a notifyArgs) {
 		t.Helper()
@@ -169,7 +170,7 @@ func TestNoticeRecipientsAndLanguages(t *testing.T) {
 	failed := finishedDownload(t, s, withPredicate(quiet, `{"type":"equals","key":"YEAR","value":"1999"}`), StatusFailed,
 		"invalid request: unknown search parameter")
 	deliver(notifyArgs{Key: failed.Key, Reason: reasonQuery})
-	ms := waitMessages(t, api, alice, 1)
+	ms := pit.Wait(t, alice, 1, 10*time.Second)
 	m := ms[0]
 	if m.Subject != "Su descarga "+failed.Key+" ha fallado" || !strings.Contains(m.Text, "La solicitud no puede ejecutarse") ||
 		!strings.Contains(m.Text, "unknown search parameter") || !strings.Contains(m.HTML, `href="https://help.example.org"`) {
@@ -178,18 +179,18 @@ func TestNoticeRecipientsAndLanguages(t *testing.T) {
 
 	// Bob has no language: the request's Accept-Language decides; the
 	// request's addresses get it, not bob.
-	other := uniqueAddress("carol")
+	other := mailpit.Address("carol")
 	req := testRequest()
 	req.Creator, req.NotificationAddresses, req.Language = "bob", []string{other}, "fr-CA,fr;q=0.9,en;q=0.5"
 	ok := finishedDownload(t, s, req, StatusSucceeded, "")
 	deliver(notifyArgs{Key: ok.Key})
-	m = waitMessages(t, api, other, 1)[0]
+	m = pit.Wait(t, other, 1, 10*time.Second)[0]
 	if m.Subject != "Votre téléchargement "+ok.Key+" est prêt" || !strings.Contains(m.Text, "1\u00a0234 enregistrements issus de 2 jeux de données") ||
 		!strings.Contains(m.Text, "5,6 Mo") || !strings.Contains(m.Text, "http://downloads.test/v1/occurrence/download/request/"+ok.Key+".zip") ||
 		!strings.Contains(m.Text, `predicate {"type":"equals","key":"FAMILY","value":"Felidae"}`) {
 		t.Fatalf("success mail in French: %q\n%s", m.Subject, m.Text)
 	}
-	if len(pitMessages(t, api, bob)) != 0 {
+	if len(pit.Messages(t, bob)) != 0 {
 		t.Fatal("the user got mail although the request named other addresses")
 	}
 
@@ -210,7 +211,7 @@ func TestNoticeRecipientsAndLanguages(t *testing.T) {
 	}
 	deliver(a)
 	deliver(notifyArgs{Key: plain.Key})
-	ms = waitMessages(t, api, bob, 2)
+	ms = pit.Wait(t, bob, 2, 10*time.Second)
 	subjects := ms[0].Subject + " | " + ms[1].Subject
 	if !strings.Contains(subjects, "Your download "+plain.Key+" will be erased on 1 March 2031") ||
 		!strings.Contains(subjects, "Your download "+plain.Key+" is ready") {
@@ -223,12 +224,12 @@ func TestNoticeRecipientsAndLanguages(t *testing.T) {
 	}
 	deliver(notifyArgs{Notice: NoticeDigest, Date: time.Now().Add(24 * time.Hour).UTC().Format(time.DateOnly)})
 	ops := s.mailer.cfg.Operators[0]
-	m = waitMessages(t, api, ops, 1)[0]
+	m = pit.Wait(t, ops, 1, 10*time.Second)[0]
 	if !strings.Contains(m.Subject, "1 failed download on") || !strings.Contains(m.Text, failed.Key) ||
 		!strings.Contains(m.Text, "unknown search parameter") {
 		t.Fatalf("digest: %q\n%s", m.Subject, m.Text)
 	}
 	// A day without failures sends nothing.
 	deliver(notifyArgs{Notice: NoticeDigest, Date: "2020-01-02"})
-	waitMessages(t, api, ops, 1)
+	pit.Wait(t, ops, 1, 10*time.Second)
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/biodiversity-downloads/downloader/internal/mailpit"
 )
 
 func testMessage(to string) Message {
@@ -19,7 +21,7 @@ func testMessage(to string) Message {
 // with a certificate made for the test and trusted through CAFile.
 func TestMailerTLSAndAuth(t *testing.T) {
 	dir := t.TempDir()
-	cert, key := selfSignedCert(t, dir)
+	cert, key := mailpit.SelfSignedCert(t, dir)
 	auth := filepath.Join(dir, "auth")
 	writeFile(t, auth, "sender:s3cret-pass\n")
 	ctx := context.Background()
@@ -29,24 +31,24 @@ func TestMailerTLSAndAuth(t *testing.T) {
 			if mode == TLSImplicit {
 				require = "--smtp-require-tls"
 			}
-			addr, api := startMailpit(t, freePort(t), "--smtp-tls-cert", cert, "--smtp-tls-key", key, require, "--smtp-auth-file", auth)
-			cfg := MailConfig{Addr: addr, From: "Downloads <downloads@example.org>", Username: "sender", Password: "s3cret-pass",
+			pit := mailpit.Start(t, mailpit.FreePort(t), "--smtp-tls-cert", cert, "--smtp-tls-key", key, require, "--smtp-auth-file", auth)
+			cfg := MailConfig{Addr: pit.SMTP, From: "Downloads <downloads@example.org>", Username: "sender", Password: "s3cret-pass",
 				TLS: mode, CAFile: cert, ConnectTimeout: 5 * time.Second, CommandTimeout: 5 * time.Second}
 			m, err := NewMailer(cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
-			to := uniqueAddress("tls")
+			to := mailpit.Address("tls")
 			msg := testMessage(to)
 			if err := m.Send(ctx, msg); err != nil {
 				t.Fatal(err)
 			}
-			got := waitMessages(t, api, to, 1)[0]
+			got := pit.Wait(t, to, 1, 10*time.Second)[0]
 			if got.Subject != msg.Subject || got.MessageID != msg.MessageID || !strings.Contains(got.Text, "Hola ñandú") ||
 				!strings.Contains(got.HTML, "<b>ñandú</b>") {
 				t.Fatalf("received %+v", got)
 			}
-			h := pitHeaders(t, api, got.ID)
+			h := pit.Headers(t, got.ID)
 			if subj := strings.Join(h["Subject"], ""); !strings.HasPrefix(subj, "=?UTF-8?") || strings.Contains(subj, "ñ") {
 				t.Errorf("subject header %q is not RFC 2047 encoded", subj)
 			}
@@ -59,33 +61,33 @@ func TestMailerTLSAndAuth(t *testing.T) {
 			bad.Password = "wrong"
 			if m, err := NewMailer(bad); err != nil {
 				t.Fatal(err)
-			} else if err := m.Send(ctx, testMessage(uniqueAddress("badpw"))); err == nil || !strings.Contains(err.Error(), "AUTH") {
+			} else if err := m.Send(ctx, testMessage(mailpit.Address("badpw"))); err == nil || !strings.Contains(err.Error(), "AUTH") {
 				t.Errorf("wrong password: %v", err)
 			}
 			untrusted := cfg
 			untrusted.CAFile = ""
 			if m, err := NewMailer(untrusted); err != nil {
 				t.Fatal(err)
-			} else if err := m.Send(ctx, testMessage(uniqueAddress("untrusted"))); err == nil || !strings.Contains(err.Error(), "certificate") {
+			} else if err := m.Send(ctx, testMessage(mailpit.Address("untrusted"))); err == nil || !strings.Contains(err.Error(), "certificate") {
 				t.Errorf("untrusted certificate: %v", err)
 			}
 			if mode == TLSStartTLS {
 				// Loopback: the default mode uses the STARTTLS offered.
 				auto := cfg
 				auto.TLS = TLSAuto
-				to := uniqueAddress("auto")
+				to := mailpit.Address("auto")
 				if m, err := NewMailer(auto); err != nil {
 					t.Fatal(err)
 				} else if err := m.Send(ctx, testMessage(to)); err != nil {
 					t.Fatalf("default mode: %v", err)
 				}
-				waitMessages(t, api, to, 1)
+				pit.Wait(t, to, 1, 10*time.Second)
 				// Without TLS the server refuses the session.
 				plain := cfg
 				plain.TLS = TLSNone
 				if m, err := NewMailer(plain); err != nil {
 					t.Fatal(err)
-				} else if err := m.Send(ctx, testMessage(uniqueAddress("plain"))); err == nil {
+				} else if err := m.Send(ctx, testMessage(mailpit.Address("plain"))); err == nil {
 					t.Error("a server requiring STARTTLS accepted a plaintext session")
 				}
 			}

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -123,8 +124,8 @@ type Service struct {
 	// an error rolls the transaction back.
 	beforeSubmitCommit func(ctx context.Context, tx *sql.Tx, key string) error
 	// mailFault and mailObserver: InjectMailFault, ObserveMail.
-	mailFault    func(stage MailStage, idempotencyKey string) error
-	mailObserver func(kind NoticeKind, err error)
+	mailFault    atomic.Pointer[func(stage MailStage, idempotencyKey string) error]
+	mailObserver atomic.Pointer[func(kind NoticeKind, err error)]
 
 	stopRecover context.CancelFunc
 	recoverDone chan struct{}
