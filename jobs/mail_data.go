@@ -214,7 +214,7 @@ func sampleNotice(kind NoticeKind) noticeData {
 		Description: "sample", Link: "https://example.org/v1/occurrence/download/request/0000001-260507100000000.zip",
 		API: "https://example.org/v1/occurrence/download/0000001-260507100000000", Citation: "Example portal (7 May 2026) Occurrence Download https://example.org",
 		Records: 1234, Datasets: 1, Size: 12_345_678, Format: "Darwin Core Archive", FormatName: "DWCA",
-		Query: "Country is DK", Created: now, EraseAfter: now.Add(180 * 24 * time.Hour), DaysLeft: 14,
+		Query: "Country is DK", Created: now, EraseAfter: now.Add(14 * 24 * time.Hour), DaysLeft: 14,
 		Reason: "sample reason", Detail: "sample detail", Help: "help@example.org", HelpLink: "mailto:help@example.org"}
 	d.Page = d.API
 	if kind == NoticeFailure {

@@ -593,3 +593,31 @@ func (l *mailLocale) check() error {
 	}
 	return nil
 }
+
+// MailPreview renders notice kind in the catalogue language that best
+// matches lang (a tag; English when none does) with sample data, from the
+// embedded templates under those of overridesDir: what an operator checks
+// overrides with (`downloader mail preview`), and sends with Mailer.Send
+// to check the SMTP settings.
+func MailPreview(overridesDir string, kind NoticeKind, lang string) (Message, error) {
+	c, err := loadMailCatalog(overridesDir)
+	if err != nil {
+		return Message{}, err
+	}
+	if !slices.Contains(noticeKinds, kind) {
+		return Message{}, fmt.Errorf("%w: notice %q (want one of %v)", ErrInvalidRequest, kind, noticeKinds)
+	}
+	l := c.pick(lang)
+	d := sampleNotice(kind)
+	d.Lang = l.name
+	if d.Reason, err = l.text1("reason."+reasonInternal, d); err != nil {
+		return Message{}, err
+	}
+	out, err := l.render(string(kind), d)
+	if err != nil {
+		return Message{}, err
+	}
+	return Message{Subject: out.Subject, Text: out.Text, HTML: out.HTML, Language: l.name,
+		MessageID: messageID("preview/"+string(kind)+"/"+time.Now().Format(time.RFC3339Nano), "preview@localhost"),
+		Date: time.Now()}, nil
+}
