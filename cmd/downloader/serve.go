@@ -111,6 +111,9 @@ func runServe(ctx context.Context, args []string, env *Env) error {
 			f.publicURL = "http://" + ln.Addr().String()
 		}
 	}
+	if mailer != nil && f.publicURL == "" {
+		return errors.New("--smtp needs --public-url in the worker role: notices link to the download")
+	}
 	f.jobs.PublicURL = f.publicURL
 	engine = f.faults.wrap(engine)
 	svc, err := jobs.New(db, engine, store, mailer, f.jobs, env.Logger)
