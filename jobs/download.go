@@ -2,6 +2,11 @@
 // River queue and its workers, limits, dedupe, archive storage, notification
 // and the erase schedule. It is what the REST API (package web) and the
 // `downloader serve` command drive; it knows nothing about HTTP.
+//
+// Notices are mailed through github.com/wneessen/go-mail rather than
+// net/smtp by hand: implicit TLS and STARTTLS under a policy, the choice of
+// an SMTP AUTH mechanism, and multipart/alternative MIME with RFC 2047
+// headers are what net/smtp leaves to its caller (mail.go; docs/mail.md).
 package jobs
 
 import (

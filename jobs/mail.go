@@ -60,9 +60,10 @@ type MailConfig struct {
 	CAFile string
 	// ConnectTimeout bounds connecting (and the TLS handshake of implicit
 	// TLS); CommandTimeout bounds each SMTP command and its reply
-	// (--smtp-connect-timeout, --smtp-command-timeout). A notice whose
-	// worker died is tried again once ConnectTimeout + 8 × CommandTimeout
-	// have passed (and the queue's rescue interval).
+	// (--smtp-connect-timeout, --smtp-command-timeout). One delivery may
+	// take ConnectTimeout + 8 × CommandTimeout; a notice whose worker died
+	// is tried again once that and 5 s (and the queue's rescue interval)
+	// have passed.
 	ConnectTimeout, CommandTimeout time.Duration
 	// MaxAttempts is how often a notice is tried before it is given up
 	// (--smtp-attempts); RetryMin is the wait after the first failure,
