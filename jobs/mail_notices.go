@@ -84,9 +84,10 @@ func (s *Service) QueueErasureWarning(ctx context.Context, d Download, erase tim
 	})
 }
 
-// QueueDigest queues the operators' digest of the downloads that failed in
-// the day before end (one digest per day: a second call for the same day
-// changes nothing). Nothing is mailed without operator addresses or when
+// QueueDigest queues the operators' digest of the downloads that failed on
+// the UTC day before end's (a schedule that calls it at 06:00 mails
+// yesterday's failures). One digest per day: a second call for the same day
+// changes nothing. Nothing is mailed without operator addresses or when
 // nothing failed.
 func (s *Service) QueueDigest(ctx context.Context, end time.Time) error {
 	return s.db.inTx(ctx, func(tx *sql.Tx) error {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
@@ -232,4 +233,81 @@ func TestNoticeRecipientsAndLanguages(t *testing.T) {
 	// A day without failures sends nothing.
 	deliver(notifyArgs{Notice: NoticeDigest, Date: "2020-01-02"})
 	pit.Wait(t, ops, 1, 10*time.Second)
+}
+
+// Every notice through a real SMTP server in two languages: subject, text
+// and HTML parts as mailpit received them, with their links and counts.
+func TestNoticeContentOnMailpit(t *testing.T) {
+	pit := mailpit.Shared(t)
+	type want struct{ success, failure, warning, counts, size, filter, format string }
+	langs := map[string]want{
+		"alice": {"Su descarga %s está lista", "Su descarga %s ha fallado", "Su descarga %s se borrará el 1 de marzo de 2031",
+			"1.234 registros de 2 conjuntos de datos", "5,6 MB", "Filtro", "tabla simple (valores separados por tabuladores)"},
+		"bob": {"Your download %s is ready", "Your download %s failed", "Your download %s will be erased on 1 March 2031",
+			"1,234 records from 2 datasets", "5.6 MB", "Filter", "simple table (tab-separated values)"},
+	}
+	ctx := context.Background()
+	for lang, digestSubject := range map[string]string{"en": "Test portal: 2 failed downloads on ", "es": "Test portal: 2 descargas fallidas el "} {
+		ops := mailpit.Address("ops-" + lang)
+		s := noticeService(t, testDB(t), pit.SMTP, MailConfig{Operators: []string{ops}, OperatorLanguage: lang, Help: "https://help.example.org/"})
+		for user, w := range langs {
+			to := userEmail(t, s, user)
+			req := withPredicate(testRequest(), `{"type":"equals","key":"YEAR","value":"1950"}`)
+			req.Creator = user
+			ok := finishedDownload(t, s, req, StatusSucceeded, "")
+			bad := finishedDownload(t, s, withPredicate(req, `{"type":"equals","key":"YEAR","value":"1951"}`), StatusFailed,
+				"invalid request: YEAR: 1951x is not a number")
+			for _, a := range []notifyArgs{{Key: ok.Key}, {Key: bad.Key, Reason: reasonQuery},
+				{Key: ok.Key, Notice: NoticeErasureWarning, Date: "2031-03-01"}} {
+				if err := s.deliver(ctx, a, nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			bySubject := map[string]mailpit.Message{}
+			for _, m := range pit.Wait(t, to, 3, 10*time.Second) {
+				bySubject[m.Subject] = m
+			}
+			link := "http://downloads.test/v1/occurrence/download/request/" + ok.Key + ".zip"
+			page := "http://downloads.test/v1/occurrence/download/"
+			checks := []struct {
+				subject string
+				parts   []string
+			}{
+				{fmt.Sprintf(w.success, ok.Key), []string{link, w.counts, w.size, w.format, w.filter, page + ok.Key}},
+				{fmt.Sprintf(w.failure, bad.Key), []string{"1951x is not a number", page + bad.Key, "https://help.example.org/", w.filter}},
+				{fmt.Sprintf(w.warning, ok.Key), []string{"curl -u " + user + " -X PUT " + page + ok.Key, w.size, "Test portal ("}},
+			}
+			for _, c := range checks {
+				m, found := bySubject[c.subject]
+				if !found {
+					t.Fatalf("no mail %q to %s among %v", c.subject, user, keys(bySubject))
+				}
+				for _, p := range c.parts {
+					if !strings.Contains(m.Text, p) || !strings.Contains(m.HTML, htmlEscape(p)) {
+						t.Errorf("%q lacks %q in a part:\n%s", c.subject, p, m.Text)
+					}
+				}
+			}
+		}
+		// The digest of the day before tomorrow: today's failures.
+		if err := s.deliver(ctx, notifyArgs{Notice: NoticeDigest, Date: time.Now().Add(24 * time.Hour).UTC().Format(time.DateOnly)}, nil); err != nil {
+			t.Fatal(err)
+		}
+		m := pit.Wait(t, ops, 1, 10*time.Second)[0]
+		// Both failures are listed (alice's and bob's); the subject counts them.
+		if !strings.HasPrefix(m.Subject, digestSubject) {
+			t.Errorf("digest subject %q, want it to start %q", m.Subject, digestSubject)
+		}
+		if strings.Count(m.Text, "1951x is not a number") != 2 || strings.Count(m.HTML, "1951x is not a number") != 2 {
+			t.Errorf("digest (%s):\n%s", lang, m.Text)
+		}
+	}
+}
+
+func keys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
 }

@@ -3,6 +3,7 @@ package web_test
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -136,5 +137,66 @@ func TestMailWorkerKilled(t *testing.T) {
 				t.Fatalf("status %s", d.Status)
 			}
 		})
+	}
+}
+
+// A failure mail goes out only when a download has finally failed: an
+// attempt that is retried mails nothing, a download that succeeds on its
+// second attempt mails its success once, one that fails every attempt
+// mails its failure once (even with sendNotification false, as GBIF does),
+// and sendNotification false suppresses the success mail.
+func TestMailOnlyFinalOutcome(t *testing.T) {
+	pit := mailpit.Shared(t)
+	mailer, err := jobs.NewMailer(jobs.MailConfig{Addr: pit.SMTP, From: "downloads@example.org", Help: "help@example.org"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f *flaky
+	s := startServer(t, sqliteDSN(t), options{mailer: mailer, maxAttempt: 2, engine: func(e jobs.Engine) jobs.Engine {
+		f = &flaky{Engine: e, failures: 1}
+		return f
+	}})
+	var kinds sync.Map
+	s.svc.ObserveMail(func(kind jobs.NoticeKind, err error) {
+		n, _ := kinds.LoadOrStore(kind, new(atomic.Int64))
+		n.(*atomic.Int64).Add(1)
+	})
+	count := func(k jobs.NoticeKind) int64 {
+		if n, ok := kinds.Load(k); ok {
+			return n.(*atomic.Int64).Load()
+		}
+		return 0
+	}
+
+	retried := mailpit.Address("retried")
+	key := s.submit("alice", notifyBody(retried, 1900))
+	s.waitStatus(key, 90*time.Second, jobs.StatusSucceeded)
+	if f.calls.Load() != 2 {
+		t.Fatalf("%d export calls, want a failed attempt and a retry", f.calls.Load())
+	}
+	if m := pit.Wait(t, retried, 1, 30*time.Second)[0]; !strings.Contains(m.Subject, "is ready") {
+		t.Fatalf("after a retried attempt: %q", m.Subject)
+	}
+
+	f.calls.Store(0)
+	f.failures = 2
+	failed := mailpit.Address("failed")
+	body := strings.Replace(notifyBody(failed, 1901), `"sendNotification":true`, `"sendNotification":false`, 1)
+	key = s.submit("alice", body)
+	d := s.waitStatus(key, 90*time.Second, jobs.StatusFailed)
+	m := pit.Wait(t, failed, 1, 30*time.Second)[0]
+	if m.Subject != "Your download "+key+" failed" || !strings.Contains(m.Text, "Something went wrong on our side") ||
+		strings.Contains(m.Text, d.Error) || !strings.Contains(m.HTML, `href="mailto:help@example.org"`) {
+		t.Fatalf("failure mail %q:\n%s", m.Subject, m.Text)
+	}
+
+	f.calls.Store(0)
+	f.failures = 0
+	quiet := mailpit.Address("quiet")
+	key = s.submit("alice", strings.Replace(notifyBody(quiet, 1902), `"sendNotification":true`, `"sendNotification":false`, 1))
+	s.waitStatus(key, 90*time.Second, jobs.StatusSucceeded)
+	time.Sleep(2 * time.Second)
+	if n := len(pit.Messages(t, quiet)); n != 0 || count(jobs.NoticeSuccess) != 1 || count(jobs.NoticeFailure) != 1 {
+		t.Fatalf("%d mails with sendNotification false; sends: %d success, %d failure", n, count(jobs.NoticeSuccess), count(jobs.NoticeFailure))
 	}
 }
