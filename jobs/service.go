@@ -174,6 +174,11 @@ func (s *Service) Submit(ctx context.Context, caller User, req Request) (key str
 	if err := s.check(&req); err != nil {
 		return "", err
 	}
+	if req.SendNotification && len(req.NotificationAddresses) == 0 {
+		if u, err := s.db.GetUser(ctx, req.Creator); err == nil && u.Email != "" {
+			req.NotificationAddresses = []string{u.Email}
+		}
+	}
 	return s.insert(ctx, req)
 }
 
