@@ -23,6 +23,8 @@ require (
 	modernc.org/sqlite v1.62.0
 )
 
+require github.com/wneessen/go-mail v0.8.1 // indirect
+
 require (
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect

@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"time"
@@ -118,9 +119,18 @@ func (s *Service) reconcileOne(ctx context.Context, a activeDownload) (bool, err
 	}
 	switch j.State {
 	case rivertype.JobStateDiscarded, rivertype.JobStateCancelled, rivertype.JobStateCompleted:
-		ok, err := s.db.setStatus(ctx, a.key, StatusKilled, "the export job stopped without finishing (worker lost)",
-			StatusPreparing, StatusRunning, StatusSuspended)
-		if ok {
+		// KILLED and the job that mails it commit together.
+		killed := false
+		err := s.db.inTx(ctx, func(tx *sql.Tx) error {
+			ok, err := s.db.setStatusIn(ctx, tx, a.key, StatusKilled, "the export job stopped without finishing (worker lost)",
+				StatusPreparing, StatusRunning, StatusSuspended)
+			if err != nil || !ok {
+				return err
+			}
+			killed = true
+			return s.notifyTx(ctx, tx, a.key, reasonInterrupted)
+		})
+		if err == nil && killed {
 			s.counted(ctx, a.key, StatusKilled)
 		}
 		return err == nil, err

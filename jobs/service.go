@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -65,6 +66,10 @@ type Config struct {
 	// GBIF.org; an empty name is PublicURL's host, else
 	// download.DefaultPortalName.
 	Portal download.Portal
+	// OverridesDir is the operator's overrides directory: its mail/ folder
+	// overrides the notices' templates and strings file by file
+	// (docs/mail.md). Empty: the embedded ones only.
+	OverridesDir string
 }
 
 // WithDefaults returns c with every zero field set to its default.
@@ -109,6 +114,7 @@ type Service struct {
 	engine  Engine
 	store   Storage
 	mailer  *Mailer
+	mail    *mailCatalog // the notices' words (nil without a mailer)
 	cfg     Config
 	logger  *slog.Logger
 	started time.Time
@@ -119,6 +125,9 @@ type Service struct {
 	// after the download and its job are written, just before the commit;
 	// an error rolls the transaction back.
 	beforeSubmitCommit func(ctx context.Context, tx *sql.Tx, key string) error
+	// mailFault and mailObserver: InjectMailFault, ObserveMail.
+	mailFault    atomic.Pointer[func(stage MailStage, idempotencyKey string) error]
+	mailObserver atomic.Pointer[func(kind NoticeKind, err error)]
 
 	stopRecover context.CancelFunc
 	recoverDone chan struct{}
@@ -140,6 +149,12 @@ func New(db *DB, engine Engine, store Storage, mailer *Mailer, cfg Config, logge
 		metrics: newMetrics()}
 	for _, o := range opts {
 		if err := o(s); err != nil {
+			return nil, err
+		}
+	}
+	if mailer != nil {
+		var err error
+		if s.mail, err = loadMailCatalog(cfg.OverridesDir); err != nil {
 			return nil, err
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"golang.org/x/crypto/bcrypt"
+	"golang.org/x/text/language"
 )
 
 // User is an account that may request downloads.
@@ -18,6 +19,23 @@ type User struct {
 	Name  string
 	Email string
 	Admin bool
+	// Language is the BCP 47 tag of the language the user reads notices in
+	// ("es", "fr", "pt-BR"); empty: the language of the request, else
+	// English.
+	Language string
+}
+
+// CanonicalLanguage checks a language tag and returns it in canonical
+// form ("" stays "").
+func CanonicalLanguage(tag string) (string, error) {
+	if tag == "" {
+		return "", nil
+	}
+	t, err := language.Parse(tag)
+	if err != nil {
+		return "", fmt.Errorf("%w: language %q: want a BCP 47 tag such as es, fr or pt-BR", ErrInvalidRequest, tag)
+	}
+	return t.String(), nil
 }
 
 var userNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$`)
@@ -33,6 +51,10 @@ func (db *DB) AddUser(ctx context.Context, u User, password string) error {
 	if len(password) > 72 {
 		return fmt.Errorf("%w: password for %q: at most 72 bytes (bcrypt's limit)", ErrInvalidRequest, u.Name)
 	}
+	lang, err := CanonicalLanguage(u.Language)
+	if err != nil {
+		return err
+	}
 	hash, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.DefaultCost)
 	if err != nil {
 		return err
@@ -45,8 +67,8 @@ func (db *DB) AddUser(ctx context.Context, u User, password string) error {
 		return fmt.Errorf("%w: %s", ErrUserExists, u.Name)
 	}
 	_, err = db.SQL.ExecContext(ctx,
-		db.q("INSERT INTO users (name, email, password_hash, admin, created) VALUES (?, ?, ?, ?, ?)"),
-		u.Name, u.Email, string(hash), u.Admin, time.Now().UnixMilli())
+		db.q("INSERT INTO users (name, email, password_hash, admin, created, language) VALUES (?, ?, ?, ?, ?, ?)"),
+		u.Name, u.Email, string(hash), u.Admin, time.Now().UnixMilli(), lang)
 	if err != nil {
 		return fmt.Errorf("add user %s: %w", u.Name, err)
 	}
@@ -62,8 +84,8 @@ func (db *DB) GetUser(ctx context.Context, name string) (User, error) {
 func (db *DB) userWithHash(ctx context.Context, name string) (User, string, error) {
 	var u User
 	var hash string
-	err := db.SQL.QueryRowContext(ctx, db.q("SELECT name, email, admin, password_hash FROM users WHERE name = ?"), name).
-		Scan(&u.Name, &u.Email, &u.Admin, &hash)
+	err := db.SQL.QueryRowContext(ctx, db.q("SELECT name, email, admin, password_hash, language FROM users WHERE name = ?"), name).
+		Scan(&u.Name, &u.Email, &u.Admin, &hash, &u.Language)
 	if errors.Is(err, sql.ErrNoRows) {
 		return User{}, "", fmt.Errorf("%w: user %s", ErrNotFound, name)
 	}

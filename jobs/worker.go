@@ -188,7 +188,7 @@ func (s *Service) exportFailed(ctx context.Context, job *river.Job[exportArgs], 
 			if rerr != nil || !ok {
 				return rerr
 			}
-			return s.notifyTx(bg, tx, key)
+			return s.notifyTx(bg, tx, key, failureReason(err))
 		}); serr != nil {
 			return serr
 		}
@@ -213,7 +213,7 @@ func (s *Service) finish(ctx context.Context, key, owner, name string, res Expor
 		if ok, err = s.db.succeed(bg, tx, key, owner, name, res); err != nil || !ok {
 			return err
 		}
-		return s.notifyTx(bg, tx, key)
+		return s.notifyTx(bg, tx, key, "")
 	})
 	if err != nil {
 		return err

@@ -36,6 +36,8 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error
 // download's key as the bare body, 201 as GBIF answers.
 func (s *Server) submit(w http.ResponseWriter, r *http.Request, u jobs.User, req jobs.Request) error {
 	req.Source = sourceOf(r)
+	// The language of the notices when the user has none set.
+	req.Language = truncate(r.Header.Get("Accept-Language"), 200)
 	key, err := s.svc.Submit(r.Context(), u, req)
 	if err != nil {
 		return err

@@ -32,13 +32,14 @@ type fileConfig struct {
 	Table     string       `yaml:"table" flag:"table"`
 	Storage   storeConfig  `yaml:"storage"`
 	SMTP      smtpConfig   `yaml:"smtp"`
+	Mail      mailConfig   `yaml:"mail"`
 	Limits    limitsConfig `yaml:"limits"`
 	Erase     eraseConfig  `yaml:"erase"`
 	// Schedules are named periodic jobs (erasure, rollover, exports).
 	Schedules []scheduleConfig `yaml:"schedules"`
 	// Overrides is the directory where operators put templates, strings,
 	// CSS and a logo that replace the built-in ones.
-	Overrides string    `yaml:"overrides"`
+	Overrides string    `yaml:"overrides" flag:"overrides"`
 	Log       logConfig `yaml:"log"`
 }
 
@@ -63,12 +64,27 @@ type storeConfig struct {
 
 type smtpConfig struct {
 	// Host and Port make the --smtp flag's host:port.
-	Host     string `yaml:"host"`
-	Port     int    `yaml:"port"`
-	TLS      string `yaml:"tls"`
-	User     string `yaml:"user" flag:"smtp-user"`
-	Password secret `yaml:"password"`
-	From     string `yaml:"from" flag:"smtp-from"`
+	Host           string   `yaml:"host"`
+	Port           int      `yaml:"port"`
+	TLS            string   `yaml:"tls" flag:"smtp-tls"`
+	CAFile         string   `yaml:"ca_file" flag:"smtp-ca-file"`
+	User           string   `yaml:"user" flag:"smtp-user"`
+	Password       secret   `yaml:"password"`
+	From           string   `yaml:"from" flag:"smtp-from"`
+	ConnectTimeout duration `yaml:"connect_timeout" flag:"smtp-connect-timeout"`
+	CommandTimeout duration `yaml:"command_timeout" flag:"smtp-command-timeout"`
+	Attempts       int      `yaml:"attempts" flag:"smtp-attempts"`
+	RetryMin       duration `yaml:"retry_min" flag:"smtp-retry-min"`
+	RetryMax       duration `yaml:"retry_max" flag:"smtp-retry-max"`
+}
+
+// mailConfig is what the notices say beyond the SMTP connection.
+type mailConfig struct {
+	// Operators receive the daily digest of failures (comma separated).
+	Operators        string `yaml:"operators" flag:"mail-operators"`
+	OperatorLanguage string `yaml:"operator_language" flag:"mail-operator-language"`
+	Help             string `yaml:"help" flag:"mail-help"`
+	PageURL          string `yaml:"page_url" flag:"mail-page-url"`
 }
 
 type limitsConfig struct {

@@ -161,7 +161,7 @@ func (d *configDecoder) applyFlags(fs *flag.FlagSet, c *fileConfig, leaves []con
 // defaultSMTPPort is the submission port of a TLS mode.
 func defaultSMTPPort(mode string) int {
 	switch mode {
-	case smtpImplicitTLS:
+	case smtpImplicitTLS, "implicit":
 		return 465
 	case smtpNoTLS:
 		return 25

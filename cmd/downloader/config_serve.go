@@ -39,9 +39,6 @@ func (f *serveFlags) reportPending(logger *slog.Logger) {
 	if n := len(f.conf.Schedules); n > 0 {
 		logger.Warn("schedules are validated but not run by this version", "schedules", n)
 	}
-	if f.conf.Overrides != "" {
-		logger.Warn("the overrides directory is not read by this version", "overrides", f.conf.Overrides)
-	}
 	if f.conf.Erase.WarnBefore > 0 {
 		logger.Warn("erasure warnings are not sent by this version", "warn_before", f.conf.Erase.WarnBefore.String())
 	}

@@ -173,9 +173,9 @@ func TestConfigPrecedence(t *testing.T) {
 		t.Fatal(err)
 	}
 	if f.jobs.Workers != 5 || f.jobs.MaxAttempts != 7 || f.maxBody != 2<<20 || f.jobs.EraseAfter != 240*time.Hour ||
-		f.jobs.MaxRunningPerUser != 3 || f.smtp != "mail.example.org:587" {
+		f.jobs.MaxRunningPerUser != 3 || f.mail.Addr != "mail.example.org:587" {
 		t.Errorf("workers %d attempts %d body %d erase %s running %d smtp %s", f.jobs.Workers, f.jobs.MaxAttempts,
-			f.maxBody, f.jobs.EraseAfter, f.jobs.MaxRunningPerUser, f.smtp)
+			f.maxBody, f.jobs.EraseAfter, f.jobs.MaxRunningPerUser, f.mail.Addr)
 	}
 	if f.origin["limits.workers"] != "$DOWNLOADER_WORKERS" || f.origin["limits.max_attempts"] != "--max-attempts" ||
 		f.origin["limits.max_body"] != path+":4" {

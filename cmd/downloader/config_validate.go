@@ -15,10 +15,11 @@ import (
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
 
-// SMTP TLS modes (smtp.tls).
+// SMTP TLS modes (smtp.tls), as --smtp-tls prints them.
 const (
+	smtpAutoTLS     = "auto"
 	smtpStartTLS    = "starttls"
-	smtpImplicitTLS = "implicit"
+	smtpImplicitTLS = "tls"
 	smtpNoTLS       = "none"
 )
 
@@ -77,13 +78,9 @@ func (d *configDecoder) nonNegative(c *fileConfig) {
 
 func (d *configDecoder) validateSMTP(s *smtpConfig) {
 	switch s.TLS {
-	case "", smtpStartTLS:
-	case smtpImplicitTLS, smtpNoTLS:
-		// The mailer (jobs.MailConfig) has no TLS setting yet: it uses
-		// STARTTLS whenever the server offers it.
-		d.fail(d.origin["smtp.tls"], "smtp.tls", "%q is not supported by this version's mailer (only starttls)", s.TLS)
+	case "", smtpAutoTLS, smtpStartTLS, smtpImplicitTLS, "implicit", smtpNoTLS:
 	default:
-		d.fail(d.origin["smtp.tls"], "smtp.tls", "%q: want starttls, implicit or none", s.TLS)
+		d.fail(d.origin["smtp.tls"], "smtp.tls", "%q: want auto, starttls, tls (implicit) or none", s.TLS)
 	}
 	if s.Port < 0 || s.Port > 65535 {
 		d.fail(d.origin["smtp.port"], "smtp.port", "%d is not a port", s.Port)
@@ -91,7 +88,7 @@ func (d *configDecoder) validateSMTP(s *smtpConfig) {
 	if s.Host != "" {
 		return
 	}
-	for k, set := range map[string]bool{"smtp.port": s.Port != 0, "smtp.tls": s.TLS != "" && s.TLS != smtpStartTLS,
+	for k, set := range map[string]bool{"smtp.port": s.Port != 0, "smtp.tls": s.TLS != "" && s.TLS != smtpAutoTLS,
 		"smtp.user": s.User != "", "smtp.password": s.Password.value != ""} {
 		if where := d.origin[k]; set && !strings.HasPrefix(where, "--") {
 			d.fail(where, k, "set without smtp.host")

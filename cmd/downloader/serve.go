@@ -27,11 +27,12 @@ func init() {
 
 // serveFlags are the settings of `downloader serve`.
 type serveFlags struct {
-	role, listen, dsn, table, storage, smtp, smtpFrom, smtpUser, publicURL string
-	shutdown                                                               time.Duration
-	maxBody                                                                int64
-	jobs                                                                   jobs.Config
-	faults                                                                 faultFlags
+	role, listen, dsn, table, storage, publicURL string
+	shutdown                                     time.Duration
+	maxBody                                      int64
+	jobs                                         jobs.Config
+	mail                                         jobs.MailConfig
+	faults                                       faultFlags
 	// The configuration file and what only it sets (config*.go).
 	configPath, opsListen string
 	check                 bool
@@ -70,9 +71,8 @@ func serveFlagSet(f *serveFlags, env *Env) *flag.FlagSet {
 	fs.StringVar(&f.table, "table", "", "occurrence table: a directory or hbase://host:port/name")
 	fs.StringVar(&f.storage, "storage", "archives", "archive storage: a directory or s3://bucket/prefix?endpoint=URL&region=R "+
 		"(credentials from $AWS_ACCESS_KEY_ID and $AWS_SECRET_ACCESS_KEY)")
-	fs.StringVar(&f.smtp, "smtp", "", "SMTP server host:port for notifications (none if empty)")
-	fs.StringVar(&f.smtpFrom, "smtp-from", "downloads@localhost", "sender of notifications")
-	fs.StringVar(&f.smtpUser, "smtp-user", "", "SMTP user (password in $DOWNLOADER_SMTP_PASSWORD or the config file's smtp.password_file)")
+	registerMailFlags(fs, &f.mail)
+	fs.StringVar(&f.jobs.OverridesDir, "overrides", "", "operator's overrides directory: mail/messages/*.json and mail/templates/* replace the embedded notice strings and templates")
 	fs.StringVar(&f.configPath, "config", "", "configuration file (YAML, docs/configuration.md; default $"+configEnv+"); flags and DOWNLOADER_* variables override it")
 	fs.BoolVar(&f.check, "check", false, "validate the configuration, print it with secrets redacted, and exit")
 	fs.StringVar(&f.opsListen, "ops-listen", "", "address serving only /healthz, /readyz and /metrics (a worker's; roles api and all also serve them on --listen)")
@@ -137,6 +137,9 @@ func runServe(ctx context.Context, args []string, env *Env) error {
 			f.publicURL = "http://" + ln.Addr().String()
 		}
 	}
+	if mailer != nil && f.publicURL == "" {
+		return errors.New("--smtp needs --public-url in the worker role: notices link to the download")
+	}
 	f.jobs.PublicURL = f.publicURL
 	engine = f.faults.wrap(engine)
 	reg := newMetricsRegistry()
@@ -144,6 +147,7 @@ func runServe(ctx context.Context, args []string, env *Env) error {
 	if err != nil {
 		return err
 	}
+	f.faults.service(svc)
 	return serve(ctx, f, svc, db, ln, reg, env)
 }
 
@@ -224,10 +228,12 @@ func openStorage(ctx context.Context, spec string, sc storeConfig) (jobs.Storage
 	return s3.New(ctx, cfg)
 }
 
+// openMailer returns the SMTP mailer of --smtp, or nil without one.
 func openMailer(f serveFlags) (*jobs.Mailer, error) {
-	if f.smtp == "" {
+	if f.mail.Addr == "" {
 		return nil, nil
 	}
-	return jobs.NewMailer(jobs.MailConfig{Addr: f.smtp, From: f.smtpFrom, Username: f.smtpUser,
-		Password: f.conf.SMTP.Password.Reveal()})
+	c := f.mail
+	c.Password = f.conf.SMTP.Password.Reveal()
+	return jobs.NewMailer(c)
 }

@@ -12,19 +12,21 @@ import (
 )
 
 func init() {
-	register("user", "manage API users: user add NAME --email E [--admin]", runUser)
+	register("user", "manage API users: user add NAME --email E [--admin] [--language L]", runUser)
 }
 
-// runUser: downloader user add NAME [--email E] [--admin] [--db DSN]. The
-// password comes from $DOWNLOADER_PASSWORD or the first line of stdin.
+// runUser: downloader user add NAME [--email E] [--admin] [--language L]
+// [--db DSN]. The password comes from $DOWNLOADER_PASSWORD or the first
+// line of stdin.
 func runUser(ctx context.Context, args []string, env *Env) error {
 	if len(args) == 0 || args[0] != "add" {
-		return errors.New("usage: downloader user add NAME [--email E] [--admin] [--db DSN] (password on stdin or in $DOWNLOADER_PASSWORD)")
+		return errors.New("usage: downloader user add NAME [--email E] [--admin] [--language L] [--db DSN] (password on stdin or in $DOWNLOADER_PASSWORD)")
 	}
 	fs := newFlagSet("user add", env)
 	dsn := fs.String("db", "sqlite:downloads.db", dbFlagHelp)
 	email := fs.String("email", "", "the user's e-mail address (default notification address)")
 	admin := fs.Bool("admin", false, "the user may act for others")
+	lang := fs.String("language", "", "language of the user's notices: a tag such as es, fr or pt-BR (default: the request's, else English)")
 	rest := args[1:]
 	name := ""
 	if len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
@@ -50,7 +52,7 @@ func runUser(ctx context.Context, args []string, env *Env) error {
 		return err
 	}
 	defer db.Close()
-	if err := db.AddUser(ctx, jobs.User{Name: name, Email: *email, Admin: *admin}, password); err != nil {
+	if err := db.AddUser(ctx, jobs.User{Name: name, Email: *email, Admin: *admin, Language: *lang}, password); err != nil {
 		return err
 	}
 	fmt.Fprintf(env.Stdout, "added user %s\n", name)

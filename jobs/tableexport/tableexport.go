@@ -122,6 +122,16 @@ func (e *Engine) PredicateFromQuery(params url.Values) (json.RawMessage, error) 
 	return canonical(p)
 }
 
+// DescribePredicate returns the predicate in words, the words of the
+// archive's metadata.xml ("" for every record).
+func (e *Engine) DescribePredicate(raw json.RawMessage) (string, error) {
+	p, err := e.parse(raw)
+	if err != nil || p == nil {
+		return "", err
+	}
+	return p.Describe(), nil
+}
+
 // Count counts the matching records of the current snapshot.
 func (e *Engine) Count(ctx context.Context, predicate json.RawMessage) (int64, error) {
 	p, err := e.parse(predicate)
