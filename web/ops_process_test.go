@@ -109,14 +109,14 @@ log:
 			t.Fatalf("log line is not JSON: %q", line)
 		}
 		msg, _ := rec["msg"].(string)
-		if strings.HasPrefix(msg, "export ") || strings.HasPrefix(msg, "notification ") {
+		if strings.HasPrefix(msg, "export ") || strings.HasPrefix(msg, "notice ") {
 			aboutJob++
 			if rec["key"] != key {
 				t.Errorf("a line about the job without its key: %s", line)
 			}
 		}
 	}
-	if aboutJob < 3 { // export started, export succeeded, notification not sent
+	if aboutJob < 3 { // export started, export succeeded, notice not sent
 		t.Errorf("%d lines about the job:\n%s", aboutJob, logs)
 	}
 }
