@@ -105,6 +105,8 @@ type strMatcher struct {
 	sep  byte // 0, ';' (any element) or '|' (whole value or any part, parts split at ';' or '|')
 	vals []string
 	set  map[string]struct{}
+	// likes are the compiled patterns of vals (like only).
+	likes []*likeMatcher
 }
 
 // exact reports plain exact comparison: no folding, elements or patterns.
@@ -117,6 +119,12 @@ func newStrMatcher(c *compiled) *strMatcher {
 		m.sep = ';'
 	case vPiped:
 		m.sep = '|'
+	}
+	if m.like {
+		m.likes = make([]*likeMatcher, len(m.vals))
+		for i, v := range m.vals {
+			m.likes[i] = compileLike(v)
+		}
 	}
 	if !m.like && len(m.vals) > 8 {
 		m.set = make(map[string]struct{}, len(m.vals))
@@ -159,8 +167,8 @@ func (m *strMatcher) match(s string, buf *[]byte) bool {
 
 func (m *strMatcher) matchOne(s string) bool {
 	if m.like {
-		for _, p := range m.vals {
-			if globMatch(p, s) {
+		for _, p := range m.likes {
+			if p.match(s) {
 				return true
 			}
 		}
@@ -201,42 +209,4 @@ func foldInto(s string, buf *[]byte) string {
 	}
 	*buf = b
 	return unsafe.String(unsafe.SliceData(b), len(b))
-}
-
-// globMatch matches s against a pattern where '*' is any run and '?' one
-// character (rune).
-func globMatch(p, s string) bool {
-	px, sx := 0, 0
-	starP, starS := -1, 0
-	for sx < len(s) {
-		if px < len(p) {
-			switch p[px] {
-			case '*':
-				starP, starS = px, sx
-				px++
-				continue
-			case '?':
-				_, n := utf8.DecodeRuneInString(s[sx:])
-				px++
-				sx += n
-				continue
-			default:
-				if p[px] == s[sx] {
-					px++
-					sx++
-					continue
-				}
-			}
-		}
-		if starP < 0 {
-			return false
-		}
-		_, n := utf8.DecodeRuneInString(s[starS:])
-		starS += n
-		px, sx = starP+1, starS
-	}
-	for px < len(p) && p[px] == '*' {
-		px++
-	}
-	return px == len(p)
 }
