@@ -1,7 +1,9 @@
 package occurrence
 
 import (
+	"cmp"
 	"math"
+	"slices"
 	"strings"
 	"unicode/utf8"
 	"unsafe"
@@ -70,6 +72,70 @@ func (c *compiled) buildIntervals() {
 	if c.spec.kind == vInt && len(c.ivs) > 4 {
 		c.buildSet()
 	}
+	if c.bits == nil && c.iset == nil && len(c.ivs) > 8 {
+		c.ivx = newIntervalIndex(c.ivs, fl)
+	}
+}
+
+// intervalIndex finds whether a span [s, e] lies within one of many
+// intervals in a binary search: the intervals sorted by start, with the
+// largest end among each prefix.
+type intervalIndex struct {
+	lo, hiMax   []int64
+	flo, fhiMax []float64
+}
+
+func newIntervalIndex(ivs []interval, fl bool) *intervalIndex {
+	s := slices.Clone(ivs)
+	x := &intervalIndex{}
+	if fl {
+		slices.SortFunc(s, func(a, b interval) int { return cmp.Compare(a.lo.f, b.lo.f) })
+		for i, iv := range s {
+			x.flo = append(x.flo, iv.lo.f)
+			x.fhiMax = append(x.fhiMax, iv.hi.f)
+			if i > 0 {
+				x.fhiMax[i] = max(x.fhiMax[i], x.fhiMax[i-1])
+			}
+		}
+		return x
+	}
+	slices.SortFunc(s, func(a, b interval) int { return cmp.Compare(a.lo.i, b.lo.i) })
+	for i, iv := range s {
+		x.lo = append(x.lo, iv.lo.i)
+		x.hiMax = append(x.hiMax, iv.hi.i)
+		if i > 0 {
+			x.hiMax[i] = max(x.hiMax[i], x.hiMax[i-1])
+		}
+	}
+	return x
+}
+
+// within reports whether some interval holds [s, e]: of the intervals
+// starting at or before s, the one reaching furthest must reach e.
+func (x *intervalIndex) within(s, e int64) bool {
+	lo, hi := 0, len(x.lo)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if x.lo[m] <= s {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo > 0 && x.hiMax[lo-1] >= e
+}
+
+func (x *intervalIndex) withinFloat(v float64) bool {
+	lo, hi := 0, len(x.flo)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if x.flo[m] <= v {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo > 0 && x.fhiMax[lo-1] >= v
 }
 
 // buildSet turns many single integer values into a bit set when their span

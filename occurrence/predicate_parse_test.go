@@ -141,7 +141,7 @@ func TestParsePredicateJSONRejects(t *testing.T) {
 		{`{"type":"equals","key":"YEAR","value":"1"} {}`, false, []string{"trailing"}},
 		{`[1]`, false, []string{"JSON object"}},
 		{`{`, false, []string{"not valid JSON"}},
-		{`{"type":"in","key":"YEAR","values":[` + strings.Join(big, ",") + `]}`, true, []string{"101001 values", "101000"}},
+		{`{"type":"in","key":"YEAR","values":[` + strings.Join(big, ",") + `]}`, true, []string{"101001 predicate items", "maxValues", "101000"}},
 		{hugePoly, true, []string{"5002 polygon points", "5000"}},
 		{strings.Repeat(`{"type":"not","predicate":`, 70) + `{"type":"isNull","parameter":"YEAR"}` + strings.Repeat("}", 70), true, []string{"nested deeper"}},
 	}
@@ -188,8 +188,8 @@ func TestLimitsConfigurable(t *testing.T) {
 		t.Fatalf("5 points over a limit of 4: %v", err)
 	}
 	p := mustParse(t, `{"type":"and","predicates":[`+js+`,`+poly+`]}`)
-	if v, pts := p.Complexity(); v != 4 || pts != 5 {
-		t.Fatalf("Complexity = %d, %d", v, pts)
+	if c := p.Cost(); c.Values != 4 || c.Points != 5 || c.Nodes != 3 || c.Depth != 2 || c.Work <= 0 {
+		t.Fatalf("Cost = %+v", c)
 	}
 }
 
