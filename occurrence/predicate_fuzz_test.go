@@ -21,6 +21,7 @@ var fuzzSeedsJSON = []string{
 	`{"type":"geoDistance","latitude":"55.68","longitude":"12.57","distance":"10km"}`,
 	`{"type":"isNull","parameter":"YEAR"}`,
 	`null`,
+	"{\"type\":\"equals\",\"key\":\"RECORDED_BY\",\"value\":\"Sm\xffth\"}",
 }
 
 // fuzzSeedsQuery are portal search query strings.

@@ -80,10 +80,12 @@ func (l Limits) withDefaults() Limits { return l.WithDefaults() }
 type Cost struct {
 	Depth, Nodes, Values, Points, Likes int
 	// Work is the estimated work per record, in units of about one value
-	// comparison: a number compared with a value or a set is 1-2 per
-	// column read, a text value 4-16, a like pattern 12 and 6 more for
-	// each of its segments between stars, a polygon 20 and more with its
-	// points, and each further branch of an or 3 (its masks).
+	// comparison (about 2 ns on one core of a 2020s machine; BENCHMARKS.md
+	// compares the estimate with measured times): a number compared with a
+	// value or a set is 2 per column read, a text value 4-16, a like
+	// pattern 12 and 6 more for each of its segments between stars, a
+	// polygon 20 and more with its points, and each further branch of an
+	// or 6 (its masks).
 	Work int
 }
 
@@ -296,7 +298,7 @@ func (p *Predicate) work(memo map[*Predicate]int) int {
 			for _, c := range plan.rest {
 				w += c.work(memo)
 			}
-			w += 3 * (len(plan.fused) + len(plan.rest) - 1)
+			w += 6 * (len(plan.fused) + len(plan.rest) - 1)
 			if memo != nil {
 				for _, c := range p.Predicates {
 					c.work(memo)
@@ -306,7 +308,7 @@ func (p *Predicate) work(memo map[*Predicate]int) int {
 			for _, c := range p.Predicates {
 				w += c.work(memo)
 			}
-			w += 3 * (len(p.Predicates) - 1)
+			w += 6 * (len(p.Predicates) - 1)
 		}
 	case TypeNot:
 		w = 2 + p.Predicate.work(memo)
@@ -337,7 +339,7 @@ func (c *compiled) work() int {
 	case c.spec.kind == vBool:
 	case c.spec.kind.numeric():
 		if c.bits == nil && c.iset == nil {
-			per = searchWork(len(c.ivs))
+			per = max(2, searchWork(len(c.ivs)))
 		}
 	case c.sm.like:
 		per = 0

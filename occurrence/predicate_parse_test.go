@@ -289,3 +289,21 @@ func TestDescribe(t *testing.T) {
 
 func cos(a float64) float64 { return math.Cos(a) }
 func sin(a float64) float64 { return math.Sin(a) }
+
+// Invalid UTF-8 is rejected with where it is, never read as U+FFFD (which
+// would match, or fail to match, something the user did not write).
+func TestParsePredicateJSONRejectsInvalidUTF8(t *testing.T) {
+	cases := []struct{ js, path, byteAt string }{
+		{"{\"type\":\"or\",\"predicates\":[{\"type\":\"equals\",\"key\":\"COUNTRY\",\"value\":\"DK\"},{\"type\":\"equals\",\"key\":\"RECORDED_BY\",\"value\":\"Sm\xffth\"}]}",
+			"at predicates[1].value:", "byte 122 "},
+		{"{\"type\":\"in\",\"key\":\"COUNTRY\",\"values\":[\"DK\",\"SE\",\"\xfe\"]}", "at values[2]:", "byte 50 "},
+		{"{\"type\":\"like\",\"key\":\"LOCALITY\",\"value\":\"*\xc3(*\"}", "at value:", "byte 42 "},
+	}
+	for _, c := range cases {
+		_, err := ParsePredicateJSON([]byte(c.js), DefaultLimits())
+		if !errors.Is(err, ErrInvalidPredicate) || !strings.Contains(err.Error(), c.path) ||
+			!strings.Contains(err.Error(), c.byteAt) || !strings.Contains(err.Error(), "UTF-8") {
+			t.Errorf("%q: %v, want invalid UTF-8 %s %s", c.js, err, c.path, c.byteAt)
+		}
+	}
+}

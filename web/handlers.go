@@ -398,6 +398,8 @@ func (s *Server) getFile(w http.ResponseWriter, r *http.Request) error {
 }
 
 // count: GET /v1/occurrence/search/count?<search params>[&format=F].
+// Anonymous callers may count; signed-in ones (HTTP Basic) get the
+// longer deadline and more slots of jobs.Config.UserCounts.
 func (s *Server) count(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	format := strings.ToUpper(q.Get("format"))
@@ -438,7 +440,11 @@ func (s *Server) countPredicate(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) writeEstimate(w http.ResponseWriter, r *http.Request, format string, pred json.RawMessage) error {
-	est, err := s.svc.Count(r.Context(), format, pred)
+	u, err := s.caller(r)
+	if err != nil {
+		return err
+	}
+	est, err := s.svc.Count(r.Context(), u, format, pred)
 	if err != nil {
 		return err
 	}
