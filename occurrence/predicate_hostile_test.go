@@ -77,6 +77,10 @@ func TestHostileQueryParameters(t *testing.T) {
 	if !errors.As(err, &pe) || pe.Rule != occurrence.RuleCost || !strings.Contains(err.Error(), "query parameter geometry costs") {
 		t.Fatalf("1,000 polygons: %v, want %s naming the geometry parameter", err, occurrence.RuleCost)
 	}
+	delete(q, "year") // the parameter is the whole predicate
+	if _, err := occurrence.ParseQuery(q, occurrence.DefaultLimits()); err == nil || !strings.Contains(err.Error(), "query parameter geometry costs") {
+		t.Fatalf("1,000 polygons alone: %v, want the geometry parameter named", err)
+	}
 	_, err = occurrence.ParseQuery(map[string][]string{"taxonKey": {"1,2,3"}}, occurrence.DefaultLimits())
 	if !errors.Is(err, occurrence.ErrInvalidPredicate) || !strings.Contains(err.Error(), "taxonKey=1&taxonKey=2&taxonKey=3") {
 		t.Fatalf("taxonKey=1,2,3: %v, want the advice to repeat the parameter", err)

@@ -251,7 +251,7 @@ func checkWork(p *Predicate, lim Limits, names map[*Predicate]string) error {
 	if total <= lim.MaxCost {
 		return nil
 	}
-	path, n := "", p
+	path, n := names[p], p
 	for names[n] == "" {
 		var best *Predicate
 		bestPath := ""

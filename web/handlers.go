@@ -423,7 +423,8 @@ func (s *Server) countPredicate(w http.ResponseWriter, r *http.Request) error {
 		return fmt.Errorf("%w: body is not a JSON object: %v", jobs.ErrInvalidRequest, err)
 	}
 	pred, format := json.RawMessage(body), ""
-	if p, ok := probe["predicate"]; ok {
+	// A wrapper has a predicate and no type (a bare not predicate has both).
+	if p, ok := probe["predicate"]; ok && probe["type"] == nil {
 		for k := range probe {
 			if k != "predicate" && k != "format" {
 				return fmt.Errorf("%w: unknown JSON property '%s'", jobs.ErrInvalidRequest, k)
