@@ -322,7 +322,7 @@ func evalInt[T ~int32 | ~int64](vals []T, arr arrow.Array, c *compiled, out, mas
 		}
 	case c.ivx != nil:
 		for i, v := range vals {
-			m[i] = c.ivx.within(int64(v), int64(v))
+			m[i] = c.ivx.i.within(int64(v), int64(v))
 		}
 	default:
 		for i, v := range vals {
@@ -345,7 +345,7 @@ func evalFloat(vals []float64, arr arrow.Array, c *compiled, out, mask []bool, o
 		}
 	} else if c.ivx != nil {
 		for i, x := range vals {
-			m[i] = c.ivx.withinFloat(x)
+			m[i] = c.ivx.f.within(x, x)
 		}
 	} else {
 		for i, x := range vals {
@@ -426,7 +426,7 @@ func evalDate(startArr, endArr arrow.Array, c *compiled, out, mask []bool) {
 			e = int64(evs[i])
 		}
 		if c.ivx != nil {
-			out[i] = c.ivx.within(s, e)
+			out[i] = c.ivx.i.within(s, e)
 			continue
 		}
 		m := false

@@ -79,32 +79,33 @@ func (c *compiled) buildIntervals() {
 
 // intervalIndex finds whether a span [s, e] lies within one of many
 // intervals in a binary search: the intervals sorted by start, with the
-// largest end among each prefix.
+// largest end among each prefix (ints and timestamps, or floats).
 type intervalIndex struct {
-	lo, hiMax   []int64
-	flo, fhiMax []float64
+	i spans[int64]
+	f spans[float64]
 }
 
+type spans[T cmp.Ordered] struct{ lo, hiMax []T }
+
 func newIntervalIndex(ivs []interval, fl bool) *intervalIndex {
-	s := slices.Clone(ivs)
 	x := &intervalIndex{}
 	if fl {
-		slices.SortFunc(s, func(a, b interval) int { return cmp.Compare(a.lo.f, b.lo.f) })
-		for i, iv := range s {
-			x.flo = append(x.flo, iv.lo.f)
-			x.fhiMax = append(x.fhiMax, iv.hi.f)
-			if i > 0 {
-				x.fhiMax[i] = max(x.fhiMax[i], x.fhiMax[i-1])
-			}
-		}
-		return x
+		x.f = newSpans(ivs, func(v num) float64 { return v.f })
+	} else {
+		x.i = newSpans(ivs, func(v num) int64 { return v.i })
 	}
-	slices.SortFunc(s, func(a, b interval) int { return cmp.Compare(a.lo.i, b.lo.i) })
-	for i, iv := range s {
-		x.lo = append(x.lo, iv.lo.i)
-		x.hiMax = append(x.hiMax, iv.hi.i)
-		if i > 0 {
-			x.hiMax[i] = max(x.hiMax[i], x.hiMax[i-1])
+	return x
+}
+
+func newSpans[T cmp.Ordered](ivs []interval, val func(num) T) spans[T] {
+	s := slices.Clone(ivs)
+	slices.SortFunc(s, func(a, b interval) int { return cmp.Compare(val(a.lo), val(b.lo)) })
+	var x spans[T]
+	for k, iv := range s {
+		x.lo = append(x.lo, val(iv.lo))
+		x.hiMax = append(x.hiMax, val(iv.hi))
+		if k > 0 {
+			x.hiMax[k] = max(x.hiMax[k], x.hiMax[k-1])
 		}
 	}
 	return x
@@ -112,7 +113,7 @@ func newIntervalIndex(ivs []interval, fl bool) *intervalIndex {
 
 // within reports whether some interval holds [s, e]: of the intervals
 // starting at or before s, the one reaching furthest must reach e.
-func (x *intervalIndex) within(s, e int64) bool {
+func (x *spans[T]) within(s, e T) bool {
 	lo, hi := 0, len(x.lo)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
@@ -123,19 +124,6 @@ func (x *intervalIndex) within(s, e int64) bool {
 		}
 	}
 	return lo > 0 && x.hiMax[lo-1] >= e
-}
-
-func (x *intervalIndex) withinFloat(v float64) bool {
-	lo, hi := 0, len(x.flo)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if x.flo[m] <= v {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	return lo > 0 && x.fhiMax[lo-1] >= v
 }
 
 // buildSet turns many single integer values into a bit set when their span
