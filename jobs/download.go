@@ -70,6 +70,11 @@ var (
 	ErrUserExists        = errors.New("user already exists")
 	ErrUnknownFormat     = errors.New("unknown download format")
 	ErrEngineUnavailable = errors.New("no occurrence table configured")
+	// ErrTooManyCounts: the caller's class already runs as many counts as
+	// it may (Config.AnonymousCounts, UserCounts).
+	ErrTooManyCounts = errors.New("too many counts running")
+	// ErrCountTimeout: a count ran past its deadline and was stopped.
+	ErrCountTimeout = errors.New("count stopped at its deadline")
 )
 
 // LimitError is a request over one of the service's limits, worded as

@@ -70,6 +70,11 @@ type Config struct {
 	// overrides the notices' templates and strings file by file
 	// (docs/mail.md). Empty: the embedded ones only.
 	OverridesDir string
+	// AnonymousCounts and UserCounts bound the record counts of the search
+	// routes for anonymous and signed-in callers (see Count).
+	AnonymousCounts, UserCounts CountLimit
+	// CountRetryAfter is the hint given with ErrTooManyCounts.
+	CountRetryAfter time.Duration
 }
 
 // WithDefaults returns c with every zero field set to its default.
@@ -105,6 +110,9 @@ func (c Config) WithDefaults() Config {
 	def(&c.Heartbeat, 500*time.Millisecond)
 	def(&c.MaintenanceInterval, time.Hour)
 	def(&c.FetchPollInterval, time.Second)
+	c.AnonymousCounts = c.AnonymousCounts.withDefaults(2, 10*time.Second)
+	c.UserCounts = c.UserCounts.withDefaults(4, time.Minute)
+	def(&c.CountRetryAfter, 2*time.Second)
 	return c
 }
 
@@ -131,6 +139,9 @@ type Service struct {
 
 	stopRecover context.CancelFunc
 	recoverDone chan struct{}
+
+	// countSlots are the running counts of anonymous and signed-in callers.
+	anonCounts, userCounts chan struct{}
 }
 
 // New returns a Service; call Start to run its queue. A nil logger
@@ -146,7 +157,8 @@ func New(db *DB, engine Engine, store Storage, mailer *Mailer, cfg Config, logge
 		return nil, fmt.Errorf("jobs: rescue interval %s must exceed the lease %s", cfg.RescueAfter, cfg.Lease)
 	}
 	s := &Service{db: db, engine: engine, store: store, mailer: mailer, cfg: cfg, logger: logger, started: time.Now(),
-		metrics: newMetrics()}
+		metrics: newMetrics(), anonCounts: make(chan struct{}, cfg.AnonymousCounts.Concurrent),
+		userCounts: make(chan struct{}, cfg.UserCounts.Concurrent)}
 	for _, o := range opts {
 		if err := o(s); err != nil {
 			return nil, err
@@ -506,46 +518,6 @@ func (s *Service) Checksum(ctx context.Context, key string) (string, error) {
 		return "", fmt.Errorf("%w: download %s is %s", ErrNotReady, key, r.Status)
 	}
 	return r.SHA256, nil
-}
-
-// Estimate is a count with the archive size it would make.
-type Estimate struct {
-	Count                     int64  `json:"count"`
-	EstimatedUncompressedSize int64  `json:"estimatedUncompressedSize"`
-	EstimatedCompressedSize   int64  `json:"estimatedCompressedSize"`
-	Format                    string `json:"format"`
-}
-
-// Count counts the records of a predicate and estimates the archive size:
-// the average bytes per record of the format's succeeded downloads, else
-// the format's own estimate (download.FormatInfo), and its compression
-// ratio.
-func (s *Service) Count(ctx context.Context, format string, predicate json.RawMessage) (Estimate, error) {
-	if s.engine == nil {
-		return Estimate{}, ErrEngineUnavailable
-	}
-	if format == "" {
-		format = string(download.FormatDWCA)
-	}
-	info, err := download.LookupFormat(format)
-	if err != nil {
-		return Estimate{}, fmt.Errorf("%w: format %q", ErrUnknownFormat, format)
-	}
-	pred, err := s.engine.CheckPredicate(predicate)
-	if err != nil {
-		return Estimate{}, err
-	}
-	n, err := s.engine.Count(ctx, pred)
-	if err != nil {
-		return Estimate{}, err
-	}
-	per, err := s.db.averageBytesPerRecord(ctx, format)
-	if err != nil || per == 0 {
-		per = info.BytesPerRecord
-	}
-	comp := int64(per * float64(n))
-	return Estimate{Count: n, EstimatedCompressedSize: comp, Format: format,
-		EstimatedUncompressedSize: int64(float64(comp) * info.CompressionRatio)}, nil
 }
 
 // PredicateFromQuery converts portal search parameters to predicate JSON.

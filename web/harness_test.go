@@ -233,6 +233,10 @@ type options struct {
 	noUsers    bool
 	archiveDir string // local storage directory shared with worker processes
 	metrics    *prometheus.Registry
+	// table wraps the occurrence table the engine reads; config adjusts
+	// the service's settings.
+	table  func(tableexport.Table) tableexport.Table
+	config func(*jobs.Config)
 }
 
 // server is a real API server on loopback with its real service.
@@ -274,7 +278,11 @@ func openService(t testing.TB, dsn string, o options) (*jobs.Service, *jobs.DB, 
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = store.Close() })
-	var engine jobs.Engine = tableexport.New(store, tableexport.Config{}, testLogger(t))
+	var tbl tableexport.Table = store
+	if o.table != nil {
+		tbl = o.table(tbl)
+	}
+	var engine jobs.Engine = tableexport.New(tbl, tableexport.Config{}, testLogger(t))
 	if o.engine != nil {
 		engine = o.engine(engine)
 	}
@@ -292,6 +300,9 @@ func openService(t testing.TB, dsn string, o options) (*jobs.Service, *jobs.DB, 
 	cfg := jobs.Config{Role: o.role, MaxRunningPerUser: o.maxRunning, Heartbeat: 100 * time.Millisecond,
 		FetchPollInterval: 100 * time.Millisecond, Lease: 2 * time.Second, RescueAfter: 4 * time.Second,
 		MaxAttempts: o.maxAttempt, PublicURL: "http://downloads.test"}
+	if o.config != nil {
+		o.config(&cfg)
+	}
 	var opts []jobs.Option
 	if o.metrics != nil {
 		opts = append(opts, jobs.WithMetrics(o.metrics))

@@ -153,7 +153,8 @@ const statusEnhanceYourCalm = 420
 // fail writes err as a plain-text message with the status its kind maps to.
 // A 401 carries a Basic challenge; a 420 a Retry-After of the service's
 // RetryAfter setting (GBIF sends none; clients that honour it wait as long
-// as the service asks).
+// as the service asks); a 429 (counts at their concurrency limit) one of
+// CountRetryAfter.
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	code := statusOf(err)
 	switch code {
@@ -161,6 +162,8 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		w.Header().Set("WWW-Authenticate", `Basic realm="downloads", charset="UTF-8"`)
 	case statusEnhanceYourCalm:
 		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(s.svc.Config().RetryAfter/time.Second))))
+	case http.StatusTooManyRequests:
+		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(s.svc.Config().CountRetryAfter/time.Second))))
 	case http.StatusInternalServerError:
 		s.logger.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 	}
@@ -190,6 +193,10 @@ func statusOf(err error) int {
 		return statusEnhanceYourCalm
 	case errors.Is(err, jobs.ErrEngineUnavailable):
 		return http.StatusServiceUnavailable
+	case errors.Is(err, jobs.ErrTooManyCounts):
+		return http.StatusTooManyRequests
+	case errors.Is(err, jobs.ErrCountTimeout):
+		return http.StatusGatewayTimeout
 	case errors.Is(err, context.Canceled):
 		return 499
 	}

@@ -98,6 +98,29 @@ type limitsConfig struct {
 	RescueAfter     duration `yaml:"rescue_after" flag:"rescue-after"`
 	Heartbeat       duration `yaml:"heartbeat" flag:"heartbeat"`
 	Poll            duration `yaml:"poll" flag:"poll"`
+	// Counts bounds the search routes' record counts per caller class.
+	Counts countsConfig `yaml:"counts"`
+	// Predicate bounds a predicate's cost before any scan (docs/limits.md).
+	Predicate predicateLimits `yaml:"predicate"`
+}
+
+type countsConfig struct {
+	Concurrency          int      `yaml:"concurrency" flag:"count-concurrency"`
+	Timeout              duration `yaml:"timeout" flag:"count-timeout"`
+	ConcurrencyAnonymous int      `yaml:"concurrency_anonymous" flag:"count-concurrency-anonymous"`
+	TimeoutAnonymous     duration `yaml:"timeout_anonymous" flag:"count-timeout-anonymous"`
+	RetryAfter           duration `yaml:"retry_after" flag:"count-retry-after"`
+}
+
+type predicateLimits struct {
+	MaxValues           int `yaml:"max_values" flag:"predicate-max-values"`
+	MaxPoints           int `yaml:"max_points" flag:"predicate-max-points"`
+	MaxDepth            int `yaml:"max_depth" flag:"predicate-max-depth"`
+	MaxNodes            int `yaml:"max_nodes" flag:"predicate-max-nodes"`
+	MaxLikes            int `yaml:"max_likes" flag:"predicate-max-likes"`
+	MaxPatternLength    int `yaml:"max_pattern_length" flag:"predicate-max-pattern-length"`
+	MaxPatternWildcards int `yaml:"max_pattern_wildcards" flag:"predicate-max-pattern-wildcards"`
+	MaxCost             int `yaml:"max_cost" flag:"predicate-max-cost"`
 }
 
 type eraseConfig struct {

@@ -18,6 +18,7 @@ import (
 	"github.com/biodiversity-downloads/downloader/jobs/storage/local"
 	"github.com/biodiversity-downloads/downloader/jobs/storage/s3"
 	"github.com/biodiversity-downloads/downloader/jobs/tableexport"
+	"github.com/biodiversity-downloads/downloader/occurrence"
 	"github.com/biodiversity-downloads/downloader/web"
 )
 
@@ -32,6 +33,7 @@ type serveFlags struct {
 	maxBody                                      int64
 	jobs                                         jobs.Config
 	mail                                         jobs.MailConfig
+	limits                                       occurrence.Limits
 	faults                                       faultFlags
 	// The configuration file and what only it sets (config*.go).
 	configPath, opsListen string
@@ -93,6 +95,12 @@ func serveFlagSet(f *serveFlags, env *Env) *flag.FlagSet {
 	fs.DurationVar(&c.Heartbeat, "heartbeat", def.Heartbeat, "progress/cancel check interval of an export")
 	fs.DurationVar(&c.MaintenanceInterval, "maintenance", def.MaintenanceInterval, "erase/sweep/reconcile interval")
 	fs.DurationVar(&c.FetchPollInterval, "poll", def.FetchPollInterval, "how often idle workers look for jobs")
+	fs.IntVar(&c.AnonymousCounts.Concurrent, "count-concurrency-anonymous", def.AnonymousCounts.Concurrent, "counts of anonymous callers run at once (more: 429)")
+	fs.DurationVar(&c.AnonymousCounts.Timeout, "count-timeout-anonymous", def.AnonymousCounts.Timeout, "how long an anonymous caller's count may run (then: 504)")
+	fs.IntVar(&c.UserCounts.Concurrent, "count-concurrency", def.UserCounts.Concurrent, "counts of signed-in users run at once (more: 429)")
+	fs.DurationVar(&c.UserCounts.Timeout, "count-timeout", def.UserCounts.Timeout, "how long a signed-in user's count may run (then: 504)")
+	fs.DurationVar(&c.CountRetryAfter, "count-retry-after", def.CountRetryAfter, "Retry-After of the 429 answer to a count over its class's slots")
+	limitFlags(fs, &f.limits)
 	return fs
 }
 
@@ -115,7 +123,7 @@ func runServe(ctx context.Context, args []string, env *Env) error {
 		return err
 	}
 	defer db.Close()
-	engine, closeTable, err := openEngine(ctx, f.table, env)
+	engine, closeTable, err := openEngine(ctx, f.table, f.limits, env)
 	if err != nil {
 		return err
 	}
@@ -195,7 +203,7 @@ func serve(ctx context.Context, f serveFlags, svc *jobs.Service, db *jobs.DB, ln
 }
 
 // openEngine opens the occurrence table behind the counts and exports.
-func openEngine(ctx context.Context, spec string, env *Env) (jobs.Engine, func(), error) {
+func openEngine(ctx context.Context, spec string, lim occurrence.Limits, env *Env) (jobs.Engine, func(), error) {
 	if spec == "" {
 		return nil, func() {}, errors.New("no table: give --table DIR")
 	}
@@ -203,7 +211,7 @@ func openEngine(ctx context.Context, spec string, env *Env) (jobs.Engine, func()
 	if err != nil {
 		return nil, nil, err
 	}
-	return tableexport.New(t, tableexport.Config{}, env.Logger), func() { _ = t.Close() }, nil
+	return tableexport.New(t, tableexport.Config{Limits: lim}, env.Logger), func() { _ = t.Close() }, nil
 }
 
 // openStorage opens a directory or an s3:// bucket (credentials and tuning

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math"
 	"net/url"
 
 	"github.com/biodiversity-downloads/downloader/download"
@@ -52,31 +51,26 @@ func New(t Table, cfg Config, logger *slog.Logger) *Engine {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	def := occurrence.DefaultLimits()
-	if cfg.Limits.MaxValues <= 0 {
-		cfg.Limits.MaxValues = def.MaxValues
-	}
-	if cfg.Limits.MaxPolygonPoints <= 0 {
-		cfg.Limits.MaxPolygonPoints = def.MaxPolygonPoints
-	}
+	cfg.Limits = cfg.Limits.WithDefaults()
 	return &Engine{table: t, cfg: cfg, logger: logger}
 }
 
 // predicateErr maps the occurrence package's error kinds to the job
-// service's. A predicate over the limits is reported in GBIF's words (its
-// size and the limit), which reparse, the same parse without limits, counts.
-func (e *Engine) predicateErr(err error, reparse func(occurrence.Limits) (*occurrence.Predicate, error)) error {
+// service's. A predicate over GBIF's two limits is reported in GBIF's words
+// (its size and the limit); the service's own rules say which rule, the
+// limit and what the predicate has, and where.
+func predicateErr(err error) error {
 	if !errors.Is(err, occurrence.ErrPredicateTooComplex) {
 		return fmt.Errorf("%w: %w", jobs.ErrInvalidRequest, err)
 	}
 	reason := err.Error()
-	lim := e.cfg.Limits
-	if p, perr := reparse(occurrence.Limits{MaxValues: math.MaxInt, MaxPolygonPoints: math.MaxInt}); perr == nil {
-		switch values, points := p.Complexity(); {
-		case values > lim.MaxValues:
-			reason = fmt.Sprintf("The request contains %d predicate items.  The maximum is %d.", values, lim.MaxValues)
-		case points > lim.MaxPolygonPoints:
-			reason = fmt.Sprintf("The geometry (or geometries) contains %d points.  The maximum is %d.", points, lim.MaxPolygonPoints)
+	var pe *occurrence.PredicateError
+	if errors.As(err, &pe) {
+		switch pe.Rule {
+		case occurrence.RuleValues:
+			reason = fmt.Sprintf("The request contains %d predicate items.  The maximum is %d.\nRule: %s.", pe.Got, pe.Limit, pe.Rule)
+		case occurrence.RulePolygonPoints:
+			reason = fmt.Sprintf("The geometry (or geometries) contains %d points.  The maximum is %d.\nRule: %s.", pe.Got, pe.Limit, pe.Rule)
 		}
 	}
 	return &jobs.LimitError{Kind: jobs.ErrPredicateTooLarge, Reason: reason, Err: err}
@@ -95,9 +89,7 @@ func (e *Engine) parse(raw json.RawMessage) (*occurrence.Predicate, error) {
 	}
 	p, err := occurrence.ParsePredicateJSON(raw, e.cfg.Limits)
 	if err != nil {
-		return nil, e.predicateErr(err, func(lim occurrence.Limits) (*occurrence.Predicate, error) {
-			return occurrence.ParsePredicateJSON(raw, lim)
-		})
+		return nil, predicateErr(err)
 	}
 	return p, nil
 }
@@ -115,9 +107,7 @@ func (e *Engine) CheckPredicate(raw json.RawMessage) (json.RawMessage, error) {
 func (e *Engine) PredicateFromQuery(params url.Values) (json.RawMessage, error) {
 	p, err := occurrence.ParseQuery(params, e.cfg.Limits)
 	if err != nil {
-		return nil, e.predicateErr(err, func(lim occurrence.Limits) (*occurrence.Predicate, error) {
-			return occurrence.ParseQuery(params, lim)
-		})
+		return nil, predicateErr(err)
 	}
 	return canonical(p)
 }
