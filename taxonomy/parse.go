@@ -76,7 +76,8 @@ func (p *parser) parse(name string) {
 		n.Type = NameNoName
 		return
 	}
-	if noNameRE.MatchString(s) || onlyNovMarkers(s) {
+	low := strings.ToLower(s)
+	if strings.Contains(low, "delete") && noNameRE.MatchString(s) || onlyNovMarkers(s) {
 		n.Type = NameNoName
 		return
 	}
@@ -93,12 +94,12 @@ func (p *parser) parse(name string) {
 		n.Type = NamePlaceholder
 		return
 	}
-	if informalCladeRE.MatchString(s) {
+	if strings.Contains(low, "clade") && informalCladeRE.MatchString(s) {
 		// "Amauropeltoid clade": informal, not parsed
 		n.Type, n.Rank = NameInformal, RankUnranked
 		return
 	}
-	if monomialGroupRE.MatchString(s) {
+	if strings.HasSuffix(low, "group") && monomialGroupRE.MatchString(s) {
 		n.Type = NamePlaceholder
 		return
 	}
@@ -194,7 +195,7 @@ func (p *parser) clean(s string) string {
 	if strings.IndexByte(s, '.') >= 0 {
 		s = gluedMarkerRE.ReplaceAllString(s, "$1$2. $3")
 	}
-	if strings.Contains(s, "sp") {
+	if strings.Contains(s, "f. sp") || strings.Contains(s, "f.sp") || strings.Contains(s, "f sp") {
 		s = formaSpecialisRE.ReplaceAllString(s, "${1}f.sp.$2")
 	}
 	return normalizeBrackets(s)
@@ -344,7 +345,7 @@ var (
 // otuID returns the identifier of a BOLD BIN or UNITE species hypothesis
 // in s, upper-cased.
 func otuID(s string) (string, bool) {
-	if len(s) < 10 {
+	if len(s) < 10 || !strings.ContainsAny(s, "0123456789") {
 		return "", false
 	}
 	if m := boldRE.FindString(s); m != "" {
@@ -418,11 +419,40 @@ func onlyNovMarkers(s string) bool {
 }
 
 func isPlaceholder(s string) bool {
+	if !mayBePlaceholder(s) {
+		return false
+	}
 	return placeholderRE.MatchString(placeholderSubgenusRE.ReplaceAllString(s, ""))
+}
+
+// placeholderStarts start the words of placeholderRE: a cheap test first.
+var placeholderStarts = []string{"alloc", "await", "delet", "dummy", "incertae", "indet", "undet", "mixed", "not",
+	"place", "temp", "tobedeleted", "unac", "unal", "unas", "unce", "uncl", "uncu", "unde", "unid", "unkn", "unna",
+	"unpl", "unsp", "n.", "[un"}
+
+// mayBePlaceholder reports whether a word of s starts like a placeholder
+// word.
+func mayBePlaceholder(s string) bool {
+	low := strings.ToLower(s)
+	for i := 0; i < len(low); i++ {
+		if i > 0 && low[i-1] != ' ' && low[i-1] != '(' && low[i-1] != '[' && low[i-1] != ',' {
+			continue
+		}
+		for _, p := range placeholderStarts {
+			if strings.HasPrefix(low[i:], p) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // indetSpecies reads "Genus sp." / "Genus indet." / "Genus spec.".
 func (p *parser) indetSpecies(s string) bool {
+	if !strings.HasSuffix(s, "sp") && !strings.HasSuffix(s, "sp.") && !strings.HasSuffix(s, "spec") &&
+		!strings.HasSuffix(s, "spec.") && !strings.HasSuffix(s, "indet") && !strings.HasSuffix(s, "indet.") {
+		return false
+	}
 	m := indetSpeciesRE.FindStringSubmatch(s)
 	if m == nil {
 		return false

@@ -104,7 +104,7 @@ func (p *parser) team(s string) (a Authorship, rest string, ok bool) {
 	if s == "" {
 		return a, "", false
 	}
-	if loc := yearRE.FindStringSubmatchIndex(s); loc != nil {
+	if loc := findYear(s); loc != nil {
 		a.Year = s[loc[2]:loc[3]]
 		if strings.HasSuffix(a.Year, "?") {
 			a.Year = a.Year[:3]
@@ -145,13 +145,13 @@ func (p *parser) authors(s string) []string {
 		return nil
 	}
 	etAl := false
-	if loc := etAlRE.FindStringIndex(s); loc != nil && strings.TrimSpace(strings.Trim(s[loc[1]:], ".,")) == "" {
+	if loc := etAlIndex(s); loc != nil && strings.TrimSpace(strings.Trim(s[loc[1]:], ".,")) == "" {
 		etAl = true
 		s = strings.TrimSpace(s[:loc[0]])
 	}
 	var parts []string
 	for _, c := range strings.Split(s, ",") {
-		for _, a := range andRE.Split(c, -1) {
+		for _, a := range splitAnd(c) {
 			if a = strings.TrimSpace(a); a != "" {
 				parts = append(parts, a)
 			}
@@ -159,7 +159,7 @@ func (p *parser) authors(s string) []string {
 	}
 	var out []string
 	for _, a := range parts {
-		if initialsRE.MatchString(a) && len(out) > 0 {
+		if len(out) > 0 && len(a) <= 10 && isUpperStart(a) && initialsRE.MatchString(a) {
 			out[len(out)-1] = dotInitials(a) + out[len(out)-1]
 			continue
 		}
@@ -180,6 +180,30 @@ func (p *parser) authors(s string) []string {
 		return nil
 	}
 	return out
+}
+
+// findYear finds a year in s (the indices of yearRE's match and group).
+func findYear(s string) []int {
+	if !strings.ContainsAny(s, "12") {
+		return nil
+	}
+	return yearRE.FindStringSubmatchIndex(s)
+}
+
+// etAlIndex finds "et al." in s.
+func etAlIndex(s string) []int {
+	if !strings.Contains(s, "al") {
+		return nil
+	}
+	return etAlRE.FindStringIndex(s)
+}
+
+// splitAnd splits authors joined by "&", "and", "et", "und" or ";".
+func splitAnd(s string) []string {
+	if !strings.ContainsAny(s, "&;") && !strings.Contains(s, " and ") && !strings.Contains(s, " et ") && !strings.Contains(s, " und ") {
+		return []string{s}
+	}
+	return andRE.Split(s, -1)
 }
 
 // dotInitials writes "L. W" as "L.W.".

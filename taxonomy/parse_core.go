@@ -20,7 +20,7 @@ var (
 // core reads the name's parts from s, the authorship from what follows.
 func (p *parser) core(s string) {
 	n := p.n
-	if upperNomenRE.MatchString(s) {
+	if len(s) > 1 && isUpperStart(s) && isUpperStart(s[1:]) && upperNomenRE.MatchString(s) {
 		// "ABIES ALBA": a capitalized genus and lower-case epithets
 		f := strings.Fields(s)
 		f[0] = titleCase(f[0])
@@ -29,7 +29,7 @@ func (p *parser) core(s string) {
 		}
 		s = strings.Join(f, " ")
 	}
-	if m := cultivarGroupRE.FindStringSubmatch(s); m != nil && strings.IndexByte(m[1], ' ') < 0 || m != nil && epithetAfterGenus(m[1]) {
+	if m := cultivarGroup(s); m != nil && strings.IndexByte(m[1], ' ') < 0 || m != nil && epithetAfterGenus(m[1]) {
 		n.CultivarEpithet = strings.TrimSpace(m[2])
 		switch m[3] {
 		case "Group", "Hybrids":
@@ -39,7 +39,8 @@ func (p *parser) core(s string) {
 		}
 		s = m[1]
 	}
-	if m := familyPrefixRE.FindStringSubmatchIndex(s); m != nil {
+	if (strings.Contains(s, "fam.") || strings.Contains(s, "trib.")) && familyPrefixRE.MatchString(s) {
+		m := familyPrefixRE.FindStringSubmatchIndex(s)
 		s = s[m[2]:]
 	}
 	toks := strings.Fields(s)
@@ -65,6 +66,24 @@ func (p *parser) core(s string) {
 		// a cultivar has no authorship: the species' is the name's
 		p.authorship(strings.Join(p.skipped, " "))
 	}
+}
+
+// cultivarGroup matches cultivarGroupRE on names ending like one.
+func cultivarGroup(s string) []string {
+	for _, e := range []string{" Group", " Hybrids", " grex", " Grex", " gx"} {
+		if strings.HasSuffix(s, e) {
+			return cultivarGroupRE.FindStringSubmatch(s)
+		}
+	}
+	return nil
+}
+
+// manuscriptDesignation matches manuscriptRE on "sp.1"-like words.
+func manuscriptDesignation(t string) []string {
+	if len(t) < 3 || !strings.HasPrefix(t, "sp") && !strings.HasPrefix(t, "indet") {
+		return nil
+	}
+	return manuscriptRE.FindStringSubmatch(t)
 }
 
 // epithetAfterGenus reports "Genus epithet" (a cultivar group of a species).
@@ -228,7 +247,7 @@ func (p *parser) afterGenus(toks []string, i int) int {
 		return j
 	}
 	// "sp." names: "Abies sp.", "Verticordia sp.1", "Bryozoan sp. E"
-	if m := manuscriptRE.FindStringSubmatch(t); m != nil {
+	if m := manuscriptDesignation(t); m != nil {
 		toGenus()
 		n.SpecificEpithet = "sp." + m[1]
 		n.Type, n.Manuscript, n.Rank = NameInformal, true, RankSpecies

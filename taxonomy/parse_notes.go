@@ -42,7 +42,7 @@ func (p *parser) extractNotes(s string, authorshipOnly bool) string {
 		n.Corrig = true
 		s = strings.TrimSpace(corrigRE.ReplaceAllString(s, " "))
 	}
-	if loc := nomStatusRE.FindStringSubmatchIndex(s); loc != nil && (loc[2] > 0 || authorshipOnly) {
+	if loc := findNomStatus(s); loc != nil && (loc[2] > 0 || authorshipOnly) {
 		note := s[loc[2]:loc[3]]
 		n.NomenclaturalNote = normalizeNomNote(note)
 		switch low := strings.ToLower(strings.TrimSpace(note)); {
@@ -71,7 +71,7 @@ func (p *parser) extractNotes(s string, authorshipOnly bool) string {
 			s = strings.TrimSpace(s[:c])
 		}
 	}
-	if m := publishedInRE.FindStringSubmatchIndex(s); m != nil && (m[0] > 0 || authorshipOnly) {
+	if m := findPublishedIn(s); m != nil && (m[0] > 0 || authorshipOnly) {
 		n.PublishedIn = strings.TrimSpace(s[m[2]:m[3]])
 		s = strings.TrimSpace(s[:m[0]])
 	}
@@ -81,6 +81,9 @@ func (p *parser) extractNotes(s string, authorshipOnly bool) string {
 // badAuthorship removes an authorship that says there is none ("Not
 // given", "<Unspecified Agent>", "?").
 func (p *parser) badAuthorship(s string) string {
+	if !strings.HasSuffix(s, "?") && !strings.HasSuffix(s, ">") && !mayHaveBadAuthorship(strings.ToLower(s)) {
+		return s
+	}
 	loc := badAuthorshipRE.FindStringIndex(s)
 	if loc == nil || loc[0] == 0 {
 		return s
@@ -91,6 +94,35 @@ func (p *parser) badAuthorship(s string) string {
 	}
 	p.n.addWarning(WarnAuthorshipRemoved)
 	return strings.TrimSpace(s[:loc[0]])
+}
+
+// mayHaveBadAuthorship tests for the words of badAuthorshipRE.
+func mayHaveBadAuthorship(low string) bool {
+	for _, w := range []string{"applicable", "given", "known", "specified", "certain", "missing"} {
+		if strings.Contains(low, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// findNomStatus finds a nomenclatural status remark (nomStatusRE's indices).
+func findNomStatus(s string) []int {
+	low := strings.ToLower(s)
+	for _, w := range []string{"nov", "ined", "ms", "press", "unpublished", "orth", "nom"} {
+		if strings.Contains(low, w) {
+			return nomStatusRE.FindStringSubmatchIndex(s)
+		}
+	}
+	return nil
+}
+
+// findPublishedIn finds an "in" reference (publishedInRE's indices).
+func findPublishedIn(s string) []int {
+	if !strings.Contains(s, " in ") && !strings.Contains(s, " IN ") && !strings.Contains(s, " apud ") {
+		return nil
+	}
+	return publishedInRE.FindStringSubmatchIndex(s)
 }
 
 // findSensu returns where the taxonomic note starts in s (i: the cut,
