@@ -1,0 +1,469 @@
+package taxonomy
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/biodiversity-downloads/downloader/internal/atomicfile"
+)
+
+// maxHeap caps the string heap (offsets are 32-bit).
+const maxHeap = 1<<32 - 1
+
+// heapWriter appends the store's strings to a temporary file.
+type heapWriter struct {
+	f   *os.File
+	w   *bufio.Writer
+	off uint64
+}
+
+func newHeapWriter(dir string) (*heapWriter, error) {
+	f, err := os.CreateTemp(dir, ".heap-*.tmp")
+	if err != nil {
+		return nil, fmt.Errorf("taxonomy: heap file: %w", err)
+	}
+	return &heapWriter{f: f, w: bufio.NewWriterSize(f, 1<<20)}, nil
+}
+
+// add writes s (cut to 65535 bytes) and returns where it is.
+func (h *heapWriter) add(s string) (uint32, uint16, error) {
+	if len(s) > 0xFFFF {
+		s = s[:0xFFFF]
+	}
+	if h.off+uint64(len(s)) > maxHeap {
+		return 0, 0, fmt.Errorf("taxonomy: checklist text exceeds %d bytes", uint64(maxHeap))
+	}
+	off := h.off
+	h.w.WriteString(s)
+	h.off += uint64(len(s))
+	return uint32(off), uint16(len(s)), nil
+}
+
+func (h *heapWriter) close() {
+	if h.f != nil {
+		h.f.Close()
+		os.Remove(h.f.Name())
+		h.f = nil
+	}
+}
+
+// builder turns the loaded records and their heap into a store file.
+type builder struct {
+	heap *heapWriter
+	recs []record
+	data []byte // the mapped heap while building
+}
+
+func (b *builder) str(off uint32, n uint16) string {
+	return string(b.data[off : int(off)+int(n)])
+}
+
+// strView returns the heap bytes without copying (valid while building).
+func (b *builder) strView(off uint32, n uint16) []byte { return b.data[off : int(off)+int(n)] }
+
+// build writes the store to path atomically.
+func (b *builder) build(ctx context.Context, path string, info ChecklistInfo) error {
+	if err := b.heap.w.Flush(); err != nil {
+		return fmt.Errorf("taxonomy: heap file: %w", err)
+	}
+	data, unmap, err := mapFile(b.heap.f)
+	if err != nil {
+		return err
+	}
+	defer unmap()
+	b.data = data
+	b.sortByKey()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	words, posts := b.firstWords()
+	heads := b.headIndex(words)
+	byNorm := b.normIndex()
+	children, synonyms := b.treeIndexes()
+	b.depthFirst(children)
+	suggest := b.suggestIndex()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	meta, err := json.Marshal(info)
+	if err != nil {
+		return err
+	}
+	out, err := atomicfile.Create(path, 0o644)
+	if err != nil {
+		return fmt.Errorf("taxonomy: %w", err)
+	}
+	if err := b.write(out, meta, words, posts, heads, byNorm, children, synonyms, suggest); err != nil {
+		out.Abort()
+		return err
+	}
+	return out.Commit()
+}
+
+// sortByKey orders the records by key and renumbers their links.
+func (b *builder) sortByKey() {
+	n := len(b.recs)
+	perm := make([]uint32, n)
+	for i := range perm {
+		perm[i] = uint32(i)
+	}
+	slices.SortFunc(perm, func(x, y uint32) int { return cmpU32(b.recs[x].key, b.recs[y].key) })
+	inv := make([]uint32, n)
+	for newIdx, old := range perm {
+		inv[old] = uint32(newIdx)
+	}
+	sorted := make([]record, n)
+	for newIdx, old := range perm {
+		r := b.recs[old]
+		if r.parent != 0 {
+			r.parent = inv[r.parent-1] + 1
+		}
+		if r.accepted != 0 {
+			r.accepted = inv[r.accepted-1] + 1
+		}
+		sorted[newIdx] = r
+	}
+	b.recs = sorted
+}
+
+func cmpU32(a, b uint32) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// wordEntry is a first word and its postings while building.
+type wordEntry struct {
+	off   uint32
+	n     uint16
+	start uint32
+	count uint32
+}
+
+// firstWord is the first word of a canonical name, lower case.
+func firstWord(canon []byte) []byte {
+	if i := bytes.IndexByte(canon, ' '); i >= 0 {
+		canon = canon[:i]
+	}
+	return canon
+}
+
+// firstWords builds the first-word dictionary and its postings.
+func (b *builder) firstWords() ([]wordEntry, []uint32) {
+	type wr struct {
+		idx  uint32
+		word []byte
+	}
+	all := make([]wr, 0, len(b.recs))
+	for i := range b.recs {
+		r := &b.recs[i]
+		if r.canonLen == 0 {
+			continue
+		}
+		w := firstWord(b.strView(r.canonOff, r.canonLen))
+		all = append(all, wr{uint32(i), w})
+	}
+	slices.SortFunc(all, func(x, y wr) int {
+		if c := compareFold(x.word, y.word); c != 0 {
+			return c
+		}
+		return cmpU32(x.idx, y.idx)
+	})
+	var words []wordEntry
+	posts := make([]uint32, 0, len(all))
+	for i, e := range all {
+		if i == 0 || compareFold(all[i-1].word, e.word) != 0 {
+			r := &b.recs[e.idx]
+			words = append(words, wordEntry{off: r.canonOff, n: uint16(len(e.word)), start: uint32(len(posts))})
+		}
+		w := &words[len(words)-1]
+		w.count++
+		posts = append(posts, e.idx)
+		b.recs[e.idx].word = uint32(len(words))
+	}
+	return words, posts
+}
+
+// compareFold compares ASCII case-insensitively.
+func compareFold(a, b []byte) int {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		ca, cb := lowerASCII(a[i]), lowerASCII(b[i])
+		if ca != cb {
+			if ca < cb {
+				return -1
+			}
+			return 1
+		}
+	}
+	return len(a) - len(b)
+}
+
+func lowerASCII(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// headKeys are the fuzzy keys of a word: its first four letters (lower
+// case) and each variant with one of the letters after the first removed.
+// Two words whose heads are one edit apart share a key.
+func headKeys(word string, keys []uint32) []uint32 {
+	w := strings.ToLower(word)
+	if len(w) > 4 {
+		w = w[:4]
+	}
+	keys = append(keys[:0], fnv32(w))
+	for i := 1; i < len(w); i++ {
+		keys = append(keys, fnv32(w[:i]+w[i+1:]))
+	}
+	return keys
+}
+
+func fnv32(s string) uint32 {
+	h := fnv64(s)
+	return uint32(h) ^ uint32(h>>32)
+}
+
+// headIndex builds the fuzzy key -> word postings.
+func (b *builder) headIndex(words []wordEntry) []uint64 {
+	heads := make([]uint64, 0, len(words)*4)
+	var keys []uint32
+	for i, w := range words {
+		keys = headKeys(b.str(w.off, w.n), keys)
+		slices.Sort(keys)
+		keys = slices.Compact(keys)
+		for _, k := range keys {
+			heads = append(heads, uint64(k)<<32|uint64(i))
+		}
+	}
+	slices.Sort(heads)
+	return heads
+}
+
+// normEntry is a normalized-name hash and its usage.
+type normEntry struct {
+	hash uint64
+	idx  uint32
+}
+
+// normIndex builds the normalized canonical name -> usages index.
+func (b *builder) normIndex() []normEntry {
+	out := make([]normEntry, 0, len(b.recs))
+	for i := range b.recs {
+		r := &b.recs[i]
+		if r.canonLen == 0 {
+			continue
+		}
+		out = append(out, normEntry{fnv64(NormalizeName(b.str(r.canonOff, r.canonLen))), uint32(i)})
+	}
+	slices.SortFunc(out, func(x, y normEntry) int {
+		switch {
+		case x.hash < y.hash:
+			return -1
+		case x.hash > y.hash:
+			return 1
+		}
+		return cmpU32(x.idx, y.idx)
+	})
+	return out
+}
+
+// treeIndexes lists accepted usages by parent and synonyms by accepted.
+func (b *builder) treeIndexes() (children, synonyms []uint32) {
+	for i := range b.recs {
+		r := &b.recs[i]
+		if r.accepted != 0 {
+			synonyms = append(synonyms, uint32(i))
+		} else if r.parent != 0 {
+			children = append(children, uint32(i))
+		}
+	}
+	slices.SortFunc(children, func(x, y uint32) int {
+		if c := cmpU32(b.recs[x].parent, b.recs[y].parent); c != 0 {
+			return c
+		}
+		return cmpU32(x, y)
+	})
+	slices.SortFunc(synonyms, func(x, y uint32) int {
+		if c := cmpU32(b.recs[x].accepted, b.recs[y].accepted); c != 0 {
+			return c
+		}
+		return cmpU32(x, y)
+	})
+	return children, synonyms
+}
+
+// depthFirst numbers the accepted usages in a depth-first order (Lo, Hi)
+// and sets their depth; synonyms take their accepted usage's numbers.
+func (b *builder) depthFirst(children []uint32) {
+	n := uint32(0)
+	type frame struct {
+		idx  uint32
+		next int // position in children of the next child to visit
+		end  int
+	}
+	childRange := func(parent uint32) (int, int) {
+		lo, _ := slices.BinarySearchFunc(children, parent+1, func(c uint32, p uint32) int { return cmpU32(b.recs[c].parent, p) })
+		hi := lo
+		for hi < len(children) && b.recs[children[hi]].parent == parent+1 {
+			hi++
+		}
+		return lo, hi
+	}
+	var stack []frame
+	for i := range b.recs {
+		r := &b.recs[i]
+		if r.accepted != 0 || r.parent != 0 {
+			continue
+		}
+		r.lo, r.depth = n, 0
+		n++
+		s, e := childRange(uint32(i))
+		stack = append(stack[:0], frame{uint32(i), s, e})
+		for len(stack) > 0 {
+			top := &stack[len(stack)-1]
+			if top.next == top.end {
+				b.recs[top.idx].hi = n - 1
+				stack = stack[:len(stack)-1]
+				continue
+			}
+			c := children[top.next]
+			top.next++
+			cr := &b.recs[c]
+			cr.lo, cr.depth = n, b.recs[top.idx].depth+1
+			n++
+			s, e := childRange(c)
+			stack = append(stack, frame{c, s, e})
+		}
+	}
+	for i := range b.recs {
+		r := &b.recs[i]
+		if r.accepted != 0 {
+			a := &b.recs[r.accepted-1]
+			r.lo, r.hi, r.depth = a.lo, a.hi, a.depth
+		}
+	}
+}
+
+// suggestIndex orders usages by their lower-case canonical name.
+func (b *builder) suggestIndex() []uint32 {
+	out := make([]uint32, 0, len(b.recs))
+	for i := range b.recs {
+		if b.recs[i].canonLen > 0 {
+			out = append(out, uint32(i))
+		}
+	}
+	slices.SortFunc(out, func(x, y uint32) int {
+		rx, ry := &b.recs[x], &b.recs[y]
+		if c := compareFold(b.strView(rx.canonOff, rx.canonLen), b.strView(ry.canonOff, ry.canonLen)); c != 0 {
+			return c
+		}
+		return cmpU32(x, y)
+	})
+	return out
+}
+
+// write writes the header and sections.
+func (b *builder) write(out io.Writer, meta []byte, words []wordEntry, posts []uint32, heads []uint64,
+	byNorm []normEntry, children, synonyms, suggest []uint32) error {
+	w := bufio.NewWriterSize(out, 1<<20)
+	var lens [numSections]uint64
+	lens[secMeta] = uint64(len(meta))
+	lens[secHeap] = uint64(len(b.data))
+	lens[secUsages] = uint64(len(b.recs) * recordSize)
+	lens[secByNorm] = uint64(len(byNorm) * normEntrySize)
+	lens[secWords] = uint64(len(words) * wordEntrySize)
+	lens[secPosts] = uint64(len(posts) * 4)
+	lens[secHeads] = uint64(len(heads) * headEntrySize)
+	lens[secChildren] = uint64(len(children) * 4)
+	lens[secSynonyms] = uint64(len(synonyms) * 4)
+	lens[secSuggest] = uint64(len(suggest) * 4)
+	hdr := make([]byte, headerSize)
+	copy(hdr, storeMagic)
+	le := binary.LittleEndian
+	le.PutUint32(hdr[8:], storeVersion)
+	le.PutUint32(hdr[12:], numSections)
+	off := uint64(headerSize)
+	for i := range numSections {
+		off = (off + 7) &^ 7 // align every section to 8 bytes
+		le.PutUint64(hdr[16+16*i:], off)
+		le.PutUint64(hdr[24+16*i:], lens[i])
+		off += lens[i]
+	}
+	w.Write(hdr)
+	pos := uint64(headerSize)
+	pad := func() {
+		for pos%8 != 0 {
+			w.WriteByte(0)
+			pos++
+		}
+	}
+	emit := func(p []byte) {
+		pad()
+		w.Write(p)
+		pos += uint64(len(p))
+	}
+	emit(meta)
+	emit(b.data)
+	pad()
+	var buf [recordSize]byte
+	for i := range b.recs {
+		b.recs[i].put(buf[:])
+		w.Write(buf[:])
+	}
+	pos += lens[secUsages]
+	pad()
+	var e [16]byte
+	for _, n := range byNorm {
+		le.PutUint64(e[0:], n.hash)
+		le.PutUint32(e[8:], n.idx)
+		w.Write(e[:normEntrySize])
+	}
+	pos += lens[secByNorm]
+	pad()
+	for _, x := range words {
+		le.PutUint32(e[0:], x.off)
+		le.PutUint16(e[4:], x.n)
+		le.PutUint16(e[6:], 0)
+		le.PutUint32(e[8:], x.start)
+		le.PutUint32(e[12:], x.count)
+		w.Write(e[:wordEntrySize])
+	}
+	pos += lens[secWords]
+	writeU32s := func(s []uint32) {
+		pad()
+		for _, v := range s {
+			le.PutUint32(e[0:], v)
+			w.Write(e[:4])
+		}
+		pos += uint64(len(s) * 4)
+	}
+	writeU32s(posts)
+	pad()
+	for _, h := range heads {
+		le.PutUint32(e[0:], uint32(h>>32))
+		le.PutUint32(e[4:], uint32(h))
+		w.Write(e[:headEntrySize])
+	}
+	pos += lens[secHeads]
+	writeU32s(children)
+	writeU32s(synonyms)
+	writeU32s(suggest)
+	if err := w.Flush(); err != nil {
+		return fmt.Errorf("taxonomy: write store: %w", err)
+	}
+	return nil
+}
