@@ -34,20 +34,18 @@ type LoadOptions struct {
 
 // Kinds of LoadIssue.
 const (
-	IssueBrokenRow          = "BROKEN_ROW"
-	IssueNoName             = "NO_SCIENTIFIC_NAME"
-	IssueDuplicateID        = "DUPLICATE_TAXON_ID"
-	IssueParentNotFound     = "PARENT_NOT_FOUND"
-	IssueAcceptedNotFound   = "ACCEPTED_NOT_FOUND"
-	IssueParentCycle        = "PARENT_CYCLE"
-	IssueAcceptedCycle      = "ACCEPTED_CYCLE"
-	IssueSynonymParent      = "PARENT_IS_SYNONYM"
-	IssueStatusConflict     = "STATUS_CONFLICT"
-	IssueSynonymNoAccepted  = "SYNONYM_WITHOUT_ACCEPTED"
-	IssueDuplicateKey       = "DUPLICATE_KEY"
-	IssueImplicitHomonym    = "AMBIGUOUS_CLASSIFICATION"
-	IssueNameTooLong        = "NAME_TOO_LONG"
-	issueRowsSkippedSummary = "ROWS_SKIPPED"
+	LoadBrokenRow               = "BROKEN_ROW"
+	LoadNoName                  = "NO_SCIENTIFIC_NAME"
+	LoadDuplicateID             = "DUPLICATE_TAXON_ID"
+	LoadParentNotFound          = "PARENT_NOT_FOUND"
+	LoadAcceptedNotFound        = "ACCEPTED_NOT_FOUND"
+	LoadParentCycle             = "PARENT_CYCLE"
+	LoadAcceptedCycle           = "ACCEPTED_CYCLE"
+	LoadSynonymParent           = "PARENT_IS_SYNONYM"
+	LoadStatusConflict          = "STATUS_CONFLICT"
+	LoadSynonymNoAccepted       = "SYNONYM_WITHOUT_ACCEPTED"
+	LoadAmbiguousClassification = "AMBIGUOUS_CLASSIFICATION"
+	LoadNameTooLong             = "NAME_TOO_LONG"
 )
 
 // LoadIssue is a problem found in a checklist: where, which taxon, what.
@@ -303,7 +301,7 @@ func (l *loader) read(ctx context.Context, a *dwca.Archive) error {
 			}
 			var re *dwca.RowError
 			if errors.As(err, &re) {
-				l.rowIssue(re.File, re.Line, "", IssueBrokenRow, re.Err.Error())
+				l.rowIssue(re.File, re.Line, "", LoadBrokenRow, re.Err.Error())
 				l.rows++
 				continue
 			}

@@ -91,7 +91,7 @@ func (l *loader) add(r *rowOut) error {
 		if int(r.in.file) < len(l.files) {
 			file = l.files[r.in.file]
 		}
-		l.rowIssue(file, int(r.in.line), v[colID], IssueNoName, "no scientificName; row skipped")
+		l.rowIssue(file, int(r.in.line), v[colID], LoadNoName, "no scientificName; row skipped")
 		return nil
 	}
 	id := v[colID]
@@ -104,7 +104,7 @@ func (l *loader) add(r *rowOut) error {
 		if int(r.in.file) < len(l.files) {
 			file = l.files[r.in.file]
 		}
-		l.rowIssue(file, int(r.in.line), id, IssueNameTooLong, "scientificName cut to 65535 bytes")
+		l.rowIssue(file, int(r.in.line), id, LoadNameTooLong, "scientificName cut to 65535 bytes")
 	}
 	var rec record
 	var err error
@@ -264,7 +264,7 @@ func (l *loader) dropDuplicates() error {
 		for k := j - 1; k >= 0 && l.ids[order[k]] == l.ids[b]; k-- {
 			first = int(order[k])
 		}
-		l.issue(b, IssueDuplicateID, fmt.Sprintf("taxonID already used at line %d; row skipped", l.lines[first]))
+		l.issue(b, LoadDuplicateID, fmt.Sprintf("taxonID already used at line %d; row skipped", l.lines[first]))
 		dead[b] = true
 	}
 	if len(dead) > 0 {
@@ -346,7 +346,7 @@ func (l *loader) linkAccepted(find func(uint64) int) {
 			if a := find(l.accs[i]); a >= 0 && a != i {
 				r.accepted = uint32(a) + 1
 			} else if a < 0 {
-				l.issue(i, IssueAcceptedNotFound, "acceptedNameUsageID is no taxonID of the checklist; taken as a doubtful accepted name")
+				l.issue(i, LoadAcceptedNotFound, "acceptedNameUsageID is no taxonID of the checklist; taken as a doubtful accepted name")
 				r.status = StatusDoubtful
 			}
 		}
@@ -366,7 +366,7 @@ func (l *loader) linkAccepted(find func(uint64) int) {
 			steps++
 		}
 		if l.recs[a].accepted != 0 {
-			l.issue(i, IssueAcceptedCycle, "acceptedNameUsageID chain loops; taken as a doubtful accepted name")
+			l.issue(i, LoadAcceptedCycle, "acceptedNameUsageID chain loops; taken as a doubtful accepted name")
 			r.accepted, r.status = 0, StatusDoubtful
 			continue
 		}
@@ -377,11 +377,11 @@ func (l *loader) linkAccepted(find func(uint64) int) {
 		switch {
 		case r.accepted != 0 && !r.status.IsSynonym():
 			if r.status != StatusUnknown {
-				l.issue(i, IssueStatusConflict, fmt.Sprintf("status %s with an acceptedNameUsageID of another taxon; taken as a synonym", r.status))
+				l.issue(i, LoadStatusConflict, fmt.Sprintf("status %s with an acceptedNameUsageID of another taxon; taken as a synonym", r.status))
 			}
 			r.status = StatusSynonym
 		case r.accepted == 0 && r.status.IsSynonym():
-			l.issue(i, IssueSynonymNoAccepted, "a synonym without acceptedNameUsageID; taken as a doubtful accepted name")
+			l.issue(i, LoadSynonymNoAccepted, "a synonym without acceptedNameUsageID; taken as a doubtful accepted name")
 			r.status = StatusDoubtful
 		case r.accepted == 0 && r.status == StatusUnknown:
 			r.status = StatusAccepted
@@ -404,12 +404,12 @@ func (l *loader) linkParents(find func(uint64) int) {
 			if l.cls[i] >= 0 {
 				msg += "; placed by its classification columns"
 			}
-			l.issue(i, IssueParentNotFound, msg)
+			l.issue(i, LoadParentNotFound, msg)
 			continue
 		case p == i:
 			continue
 		case l.recs[p].accepted != 0:
-			l.issue(i, IssueSynonymParent, "parentNameUsageID is a synonym; its accepted name is taken")
+			l.issue(i, LoadSynonymParent, "parentNameUsageID is a synonym; its accepted name is taken")
 			p = int(l.recs[p].accepted - 1)
 			if p == i {
 				continue
@@ -469,7 +469,7 @@ func (l *loader) implicitParents(keys *keyLookup) error {
 				}
 				if kingdom == "" || rank == RankKingdom || strings.EqualFold(kingdomOf(int(c)), kingdom) || kingdomOf(int(c)) == "" {
 					if found >= 0 {
-						l.issue(i, IssueImplicitHomonym, fmt.Sprintf("%s %s names several taxa; the first is taken", rank, name))
+						l.issue(i, LoadAmbiguousClassification, fmt.Sprintf("%s %s names several taxa; the first is taken", rank, name))
 						break
 					}
 					found = int(c)
@@ -573,7 +573,7 @@ func (l *loader) cutParentCycles() {
 			}
 			pi := int(p - 1)
 			if state[pi] == onPath {
-				l.issue(i, IssueParentCycle, fmt.Sprintf("parentNameUsageID loops back through %q; the link is cut", l.taxonID(pi)))
+				l.issue(i, LoadParentCycle, fmt.Sprintf("parentNameUsageID loops back through %q; the link is cut", l.taxonID(pi)))
 				l.recs[i].parent = 0
 				break
 			}

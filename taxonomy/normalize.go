@@ -73,7 +73,13 @@ func isASCII(s string) bool {
 //     alba) and its ending -ei is -i (brownei = brownii = browni).
 //
 // Two names with the same key that differ otherwise match as FUZZY.
-func NormalizeName(s string) string {
+func NormalizeName(s string) string { return normalizeName(s, true) }
+
+// normalizeName applies the rules of NormalizeName; strongFirst also
+// applies the letter rules to the first word (GBIF's normalizeAll, used
+// for the index) rather than only folding it (GBIF's normalize, used to
+// score similarity).
+func normalizeName(s string, strongFirst bool) string {
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return ""
@@ -101,6 +107,7 @@ func NormalizeName(s string) string {
 		if wi > 0 {
 			b.WriteByte(' ')
 		}
+		strong := wi > 0 || strongFirst
 		start := b.Len()
 		var prev byte
 		for i := 0; i < len(w); i++ {
@@ -111,17 +118,21 @@ func NormalizeName(s string) string {
 			switch c {
 			case '\'', '-', '_':
 				continue
-			case 'j', 'y':
-				if b.Len() > start {
-					c = 'i'
+			}
+			if strong {
+				switch c {
+				case 'j', 'y':
+					if b.Len() > start {
+						c = 'i'
+					}
+				case 'h':
+					if prev == 't' || prev == 'r' {
+						continue
+					}
 				}
-			case 'h':
-				if prev == 't' || prev == 'r' {
+				if c == prev && isLetter(c) {
 					continue
 				}
-			}
-			if c == prev && isLetter(c) {
-				continue
 			}
 			b.WriteByte(c)
 			prev = c
@@ -129,7 +140,7 @@ func NormalizeName(s string) string {
 	}
 	out := b.String()
 	last := strings.LastIndexByte(out, ' ') + 1
-	if len(out)-last > 3 {
+	if (last > 0 || strongFirst) && len(out)-last > 3 {
 		switch {
 		case strings.HasSuffix(out, "us"), strings.HasSuffix(out, "um"), strings.HasSuffix(out, "on"):
 			out = out[:len(out)-2] + "a"

@@ -90,6 +90,7 @@ func (b *builder) build(ctx context.Context, path string, info ChecklistInfo) er
 	children, synonyms := b.treeIndexes()
 	b.depthFirst(children)
 	suggest := b.suggestIndex()
+	byID := b.idIndex()
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -101,7 +102,7 @@ func (b *builder) build(ctx context.Context, path string, info ChecklistInfo) er
 	if err != nil {
 		return fmt.Errorf("taxonomy: %w", err)
 	}
-	if err := b.write(out, meta, words, posts, heads, byNorm, children, synonyms, suggest); err != nil {
+	if err := b.write(out, meta, words, posts, heads, byNorm, children, synonyms, suggest, byID); err != nil {
 		out.Abort()
 		return err
 	}
@@ -281,6 +282,19 @@ func (b *builder) normIndex() []normEntry {
 	return out
 }
 
+// idIndex builds the taxonID -> usage index.
+func (b *builder) idIndex() []normEntry {
+	out := make([]normEntry, 0, len(b.recs))
+	for i := range b.recs {
+		r := &b.recs[i]
+		if r.idLen > 0 {
+			out = append(out, normEntry{fnv64(b.str(r.idOff, r.idLen)), uint32(i)})
+		}
+	}
+	slices.SortFunc(out, func(x, y normEntry) int { return cmpU64(x.hash, y.hash) })
+	return out
+}
+
 // treeIndexes lists accepted usages by parent and synonyms by accepted.
 func (b *builder) treeIndexes() (children, synonyms []uint32) {
 	for i := range b.recs {
@@ -378,7 +392,7 @@ func (b *builder) suggestIndex() []uint32 {
 
 // write writes the header and sections.
 func (b *builder) write(out io.Writer, meta []byte, words []wordEntry, posts []uint32, heads []uint64,
-	byNorm []normEntry, children, synonyms, suggest []uint32) error {
+	byNorm []normEntry, children, synonyms, suggest []uint32, byID []normEntry) error {
 	w := bufio.NewWriterSize(out, 1<<20)
 	var lens [numSections]uint64
 	lens[secMeta] = uint64(len(meta))
@@ -391,6 +405,7 @@ func (b *builder) write(out io.Writer, meta []byte, words []wordEntry, posts []u
 	lens[secChildren] = uint64(len(children) * 4)
 	lens[secSynonyms] = uint64(len(synonyms) * 4)
 	lens[secSuggest] = uint64(len(suggest) * 4)
+	lens[secByID] = uint64(len(byID) * normEntrySize)
 	hdr := make([]byte, headerSize)
 	copy(hdr, storeMagic)
 	le := binary.LittleEndian
@@ -462,6 +477,12 @@ func (b *builder) write(out io.Writer, meta []byte, words []wordEntry, posts []u
 	writeU32s(children)
 	writeU32s(synonyms)
 	writeU32s(suggest)
+	pad()
+	for _, n := range byID {
+		le.PutUint64(e[0:], n.hash)
+		le.PutUint32(e[8:], n.idx)
+		w.Write(e[:normEntrySize])
+	}
 	if err := w.Flush(); err != nil {
 		return fmt.Errorf("taxonomy: write store: %w", err)
 	}

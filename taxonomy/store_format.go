@@ -23,6 +23,7 @@ import (
 //	children usage indexes of accepted usages sorted by parent
 //	synonyms usage indexes of synonyms sorted by accepted usage
 //	suggest  usage indexes sorted by lower-case canonical name
+//	byID     {hash u64, usage u32} sorted: taxonID -> usage
 const (
 	storeMagic    = "DLTAXON1"
 	storeVersion  = 1
@@ -44,6 +45,7 @@ const (
 	secChildren
 	secSynonyms
 	secSuggest
+	secByID
 	numSections
 )
 
@@ -123,7 +125,7 @@ func sections(data []byte) ([numSections][]byte, error) {
 		s[i] = data[off : off+n]
 	}
 	sizes := [numSections]int{secUsages: recordSize, secByNorm: normEntrySize, secWords: wordEntrySize,
-		secPosts: 4, secHeads: headEntrySize, secChildren: 4, secSynonyms: 4, secSuggest: 4}
+		secPosts: 4, secHeads: headEntrySize, secChildren: 4, secSynonyms: 4, secSuggest: 4, secByID: normEntrySize}
 	for i, sz := range sizes {
 		if sz > 0 && len(s[i])%sz != 0 {
 			return s, fmt.Errorf("%w: section %d is not a whole number of entries", ErrCorruptStore, i)

@@ -50,6 +50,7 @@ type Checklist struct {
 	children []byte
 	synonyms []byte
 	suggest  []byte
+	byID     []byte
 	n        int
 	closeMu  sync.Mutex
 }
@@ -81,7 +82,7 @@ func newChecklist(path string, data []byte) (*Checklist, error) {
 	}
 	c := &Checklist{path: path, data: data, heap: s[secHeap], usages: s[secUsages], byNorm: s[secByNorm],
 		words: s[secWords], posts: s[secPosts], heads: s[secHeads], children: s[secChildren],
-		synonyms: s[secSynonyms], suggest: s[secSuggest]}
+		synonyms: s[secSynonyms], suggest: s[secSuggest], byID: s[secByID]}
 	if err := json.Unmarshal(s[secMeta], &c.info); err != nil {
 		return nil, fmt.Errorf("%w: metadata: %v", ErrCorruptStore, err)
 	}
@@ -279,6 +280,27 @@ func (c *Checklist) byName(norm string, out []int) []int {
 		out = append(out, int(binary.LittleEndian.Uint32(c.byNorm[j*normEntrySize+8:])))
 	}
 	return out
+}
+
+// ByTaxonID returns the usage with a checklist taxonID, or nil.
+func (c *Checklist) ByTaxonID(id string) *Usage {
+	if i := c.indexByTaxonID(id); i >= 0 {
+		return c.usage(i)
+	}
+	return nil
+}
+
+func (c *Checklist) indexByTaxonID(id string) int {
+	h := fnv64(id)
+	n := len(c.byID) / normEntrySize
+	lo := sort.Search(n, func(j int) bool { return binary.LittleEndian.Uint64(c.byID[j*normEntrySize:]) >= h })
+	for j := lo; j < n && binary.LittleEndian.Uint64(c.byID[j*normEntrySize:]) == h; j++ {
+		i := int(binary.LittleEndian.Uint32(c.byID[j*normEntrySize+8:]))
+		if r := c.rec(i); c.str(r.idOff, r.idLen) == id {
+			return i
+		}
+	}
+	return -1
 }
 
 // wordAt returns first word j and its postings range.
