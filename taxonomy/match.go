@@ -31,11 +31,11 @@ func (t MatchType) MarshalText() ([]byte, error) { return []byte(t.String()), ni
 
 // The interpretation issues a match raises (GBIF's OccurrenceIssue names).
 const (
-	IssueTaxonMatchFuzzy      = "TAXON_MATCH_FUZZY"
-	IssueTaxonMatchHigherRank = "TAXON_MATCH_HIGHERRANK"
-	IssueTaxonMatchNone       = "TAXON_MATCH_NONE"
-	IssueTaxonMatchAggregate  = "TAXON_MATCH_AGGREGATE"
-	IssueTaxonIDNotFound      = "TAXON_ID_NOT_FOUND"
+	IssueTaxonMatchFuzzy       = "TAXON_MATCH_FUZZY"
+	IssueTaxonMatchHigherRank  = "TAXON_MATCH_HIGHERRANK"
+	IssueTaxonMatchNone        = "TAXON_MATCH_NONE"
+	IssueTaxonMatchAggregate   = "TAXON_MATCH_AGGREGATE"
+	IssueTaxonIDNotFound       = "TAXON_ID_NOT_FOUND"
 	IssueNameAndIDInconsistent = "SCIENTIFIC_NAME_AND_ID_INCONSISTENT"
 )
 
@@ -80,10 +80,10 @@ type Match struct {
 	Accepted *Usage `json:"acceptedUsage,omitempty"`
 	// Classification is the accepted usage's ancestors from the root down,
 	// then the accepted usage.
-	Classification []Taxon   `json:"classification,omitempty"`
-	Issues         []string  `json:"issues,omitempty"`
-	Note           string    `json:"note,omitempty"`
-	Alternatives   []Match   `json:"alternatives,omitempty"`
+	Classification []Taxon  `json:"classification,omitempty"`
+	Issues         []string `json:"issues,omitempty"`
+	Note           string   `json:"note,omitempty"`
+	Alternatives   []Match  `json:"alternatives,omitempty"`
 }
 
 // Matcher matches queries to taxa: a loaded Checklist, a Derived taxonomy,

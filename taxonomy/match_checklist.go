@@ -90,12 +90,12 @@ func (c *Checklist) matchByID(id string, q *Query) (Match, bool, string) {
 
 // cmatch is an internal match outcome.
 type cmatch struct {
-	typ   MatchType
-	best  *candidate
-	conf  int
-	note  string
-	alts  []*candidate
-	aggr  bool // the query was an aggregate that matched higher
+	typ  MatchType
+	best *candidate
+	conf int
+	note string
+	alts []*candidate
+	aggr bool // the query was an aggregate that matched higher
 }
 
 func noMatch(conf int, note string, alts []*candidate) cmatch {

@@ -138,7 +138,6 @@ func kingdomOf(name string) string {
 	return strings.ToUpper(low)
 }
 
-
 var vagueKingdoms = map[string]bool{"ARCHAEA": true, "BACTERIA": true, "FUNGI": true, "CHROMISTA": true, "PROTOZOA": true, "INCERTAE_SEDIS": true}
 
 // kingdomScore (strict mode): -10 to 10, 0 when unknown.

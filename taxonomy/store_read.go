@@ -87,7 +87,63 @@ func newChecklist(path string, data []byte) (*Checklist, error) {
 		return nil, fmt.Errorf("%w: metadata: %v", ErrCorruptStore, err)
 	}
 	c.n = len(c.usages) / recordSize
+	if err := c.validate(); err != nil {
+		return nil, err
+	}
 	return c, nil
+}
+
+// validate checks every reference in the file once, so that lookups can
+// trust them.
+func (c *Checklist) validate() error {
+	bad := func(what string, i int) error {
+		return fmt.Errorf("%w: %s %d out of range", ErrCorruptStore, what, i)
+	}
+	heap := uint64(len(c.heap))
+	for i := range c.n {
+		r := c.rec(i)
+		if uint64(r.parent) > uint64(c.n) || uint64(r.accepted) > uint64(c.n) || uint64(r.word) > uint64(len(c.words)/wordEntrySize) {
+			return bad("usage link", i)
+		}
+		for _, s := range [...][2]uint64{{uint64(r.sciOff), uint64(r.sciLen)}, {uint64(r.canonOff), uint64(r.canonLen)},
+			{uint64(r.authOff), uint64(r.authLen)}, {uint64(r.idOff), uint64(r.idLen)}} {
+			if s[0]+s[1] > heap {
+				return bad("usage string", i)
+			}
+		}
+		if i > 0 && binary.LittleEndian.Uint32(c.usages[(i-1)*recordSize:]) >= r.key {
+			return bad("usage key order", i)
+		}
+	}
+	for _, list := range [...][]byte{c.posts, c.children, c.synonyms, c.suggest} {
+		for j := 0; j+4 <= len(list); j += 4 {
+			if int(binary.LittleEndian.Uint32(list[j:])) >= c.n {
+				return bad("index entry", j/4)
+			}
+		}
+	}
+	for _, list := range [...][]byte{c.byNorm, c.byID} {
+		for j := 0; j+normEntrySize <= len(list); j += normEntrySize {
+			if int(binary.LittleEndian.Uint32(list[j+8:])) >= c.n {
+				return bad("index entry", j/normEntrySize)
+			}
+		}
+	}
+	nw := len(c.words) / wordEntrySize
+	for j := 0; j+headEntrySize <= len(c.heads); j += headEntrySize {
+		if int(binary.LittleEndian.Uint32(c.heads[j+4:])) >= nw {
+			return bad("fuzzy key", j/headEntrySize)
+		}
+	}
+	for j := range nw {
+		e := c.words[j*wordEntrySize:]
+		off, n := uint64(binary.LittleEndian.Uint32(e)), uint64(binary.LittleEndian.Uint16(e[4:]))
+		start, count := uint64(binary.LittleEndian.Uint32(e[8:])), uint64(binary.LittleEndian.Uint32(e[12:]))
+		if off+n > heap || start+count > uint64(len(c.posts)/4) {
+			return bad("word", j)
+		}
+	}
+	return nil
 }
 
 // Close releases the store's memory map. Usages already returned stay
@@ -246,8 +302,7 @@ func (c *Checklist) linked(list []byte, key int64, link func(*record) uint32) []
 }
 
 // Suggest returns up to limit usages whose canonical name starts with
-// prefix (case-insensitive, accents ignored), shortest names first, as
-// GBIF's species suggest does for name prefixes.
+// prefix (case-insensitive, accents ignored), in alphabetical order.
 func (c *Checklist) Suggest(prefix string, limit int) []*Usage {
 	p := []byte(strings.ToLower(FoldASCII(strings.TrimSpace(prefix))))
 	if len(p) == 0 || limit <= 0 {
