@@ -161,6 +161,11 @@ func (c *Checklist) matchInternal(q *Query, cls linnean) cmatch {
 			return higher(g, m1)
 		}
 	}
+	if m1.typ != MatchNone && pn != nil && pn.indet() && m1.best.rec.rank.HigherThan(rank) {
+		// "Puma sp." matched the genus: a match at a higher rank than
+		// the record's (GBIF calls it EXACT)
+		m1.typ = MatchHigherRank
+	}
 	if m1.typ != MatchNone || q.Strict {
 		return m1
 	}

@@ -11,7 +11,7 @@ import (
 // without panics.
 func FuzzStoreFile(f *testing.F) {
 	dir := f.TempDir()
-	if _, err := Load(context.Background(), dir, "testdata/dwca-io-archive-tax.zip", LoadOptions{}); err != nil {
+	if _, err := Load(context.Background(), dir, "../dwca/testdata/dwca-io-archive-tax.zip", LoadOptions{}); err != nil {
 		f.Fatal(err)
 	}
 	cur, err := readCurrent(dir)
