@@ -38,19 +38,19 @@ func issueKinds(r *LoadReport) map[string]int { return r.IssueCounts }
 func TestLoadIssues(t *testing.T) {
 	arch := writeChecklist(t, []string{
 		"taxonID\tparentNameUsageID\tacceptedNameUsageID\tscientificName\ttaxonRank\ttaxonomicStatus\tkingdom\tfamily\tgenus",
-		"A1\t\t\tAnimalia\tkingdom\taccepted\t\t\t",                                  // line 2
-		"F1\tA1\t\tFelidae\tfamily\taccepted\t\t\t",                                   // 3
-		"G1\tF1\t\tPuma Jardine, 1834\tgenus\taccepted\t\t\t",                         // 4
-		"S1\tG1\t\tPuma concolor (Linnaeus, 1771)\tspecies\taccepted\t\t\t",          // 5
-		"S1\tG1\t\tPuma duplicata\tspecies\taccepted\t\t\t",                          // 6 duplicate ID
-		"S2\tNOPE\t\tPuma lost\tspecies\taccepted\tAnimalia\tFelidae\tPuma",          // 7 missing parent, placed by classification
-		"Y1\t\tS1\tFelis concolor Linnaeus, 1771\tspecies\tsynonym\t\t\t",            // 8
-		"Y2\t\tY1\tFelis discolor Schreber\tspecies\tsynonym\t\t\t",                  // 9 synonym of a synonym
-		"Y3\t\tNOPE\tFelis nowhere\tspecies\tsynonym\t\t\t",                          // 10 missing accepted
-		"C1\tC2\t\tCyclus unus\tspecies\taccepted\t\t\t",                             // 11 parent cycle
-		"C2\tC1\t\tCyclus duo\tspecies\taccepted\t\t\t",                              // 12
-		"P1\tY1\t\tPuma felis\tspecies\taccepted\t\t\t",                              // 13 parent is a synonym
-		"V1\t\tS1\tPuma concolor coryi\tsubspecies\taccepted\t\t\t",                  // 14 accepted with an accepted ID elsewhere
+		"A1\t\t\tAnimalia\tkingdom\taccepted\t\t\t",                                            // line 2
+		"F1\tA1\t\tFelidae\tfamily\taccepted\t\t\t",                                            // 3
+		"G1\tF1\t\tPuma Jardine, 1834\tgenus\taccepted\t\t\t",                                  // 4
+		"S1\tG1\t\tPuma concolor (Linnaeus, 1771)\tspecies\taccepted\t\t\t",                    // 5
+		"S1\tG1\t\tPuma duplicata\tspecies\taccepted\t\t\t",                                    // 6 duplicate ID
+		"S2\tNOPE\t\tPuma lost\tspecies\taccepted\tAnimalia\tFelidae\tPuma",                    // 7 missing parent, placed by classification
+		"Y1\t\tS1\tFelis concolor Linnaeus, 1771\tspecies\tsynonym\t\t\t",                      // 8
+		"Y2\t\tY1\tFelis discolor Schreber\tspecies\tsynonym\t\t\t",                            // 9 synonym of a synonym
+		"Y3\t\tNOPE\tFelis nowhere\tspecies\tsynonym\t\t\t",                                    // 10 missing accepted
+		"C1\tC2\t\tCyclus unus\tspecies\taccepted\t\t\t",                                       // 11 parent cycle
+		"C2\tC1\t\tCyclus duo\tspecies\taccepted\t\t\t",                                        // 12
+		"P1\tY1\t\tPuma felis\tspecies\taccepted\t\t\t",                                        // 13 parent is a synonym
+		"V1\t\tS1\tPuma concolor coryi\tsubspecies\taccepted\t\t\t",                            // 14 accepted with an accepted ID elsewhere
 		"I1\t\t\tOenanthe aquatica (L.) Poir.\tspecies\taccepted\tPlantae\tApiaceae\tOenanthe", // 15 implicit higher taxa
 		"I2\t\t\tOenanthe oenanthe (Linnaeus, 1758)\tspecies\taccepted\tAnimalia\tMuscicapidae\tOenanthe",
 		"E1\t\t\t\tspecies\taccepted\t\t\t", // 17 no name
