@@ -280,7 +280,16 @@ func (c *Checklist) fuzzyCandidates(canonical, norm string, seen map[int]bool, o
 	}
 	for _, w := range c.headWords(first, maxFuzzyWords, nil) {
 		word, _, _ := c.wordAt(w)
-		if editDistance(strings.ToLower(string(word)), first, budget) <= budget && !slices.Contains(words, w) {
+		if dl := len(word) - len(first); dl > budget || -dl > budget {
+			continue
+		}
+		d := budget + 1
+		if len(first) < 64 && isASCII(first) {
+			d = editDistanceBytes(word, first, budget)
+		} else {
+			d = editDistance(strings.ToLower(string(word)), first, budget)
+		}
+		if d <= budget && !slices.Contains(words, w) {
 			words = append(words, w)
 		}
 	}

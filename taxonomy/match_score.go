@@ -77,16 +77,19 @@ func (c *Checklist) authorScore(pn *ParsedName, x *candidate) int {
 	if pn == nil || !pn.HasAuthorship() {
 		return 0
 	}
-	cp := Parse(c.str(x.rec.sciOff, x.rec.sciLen), x.rec.rank, x.rec.code)
-	comb := compareAuthorship(authorText(pn.Combination), pn.Combination.Year, authorText(cp.Combination), cp.Combination.Year)
-	bas := compareAuthorship(authorText(pn.Basionym), pn.Basionym.Year, authorText(cp.Basionym), cp.Basionym.Year)
+	if x.rec.authLen == 0 {
+		return 0
+	}
+	cComb, cCombYear, cBas, cBasYear := splitAuthorship(c.str(x.rec.authOff, x.rec.authLen))
+	comb := compareAuthorship(authorText(pn.Combination), pn.Combination.Year, cComb, cCombYear)
+	bas := compareAuthorship(authorText(pn.Basionym), pn.Basionym.Year, cBas, cBasYear)
 	s := 0
 	if bas == eqUnknown {
 		switch {
 		case !pn.Basionym.Empty():
-			bas = compareAuthorship(authorText(pn.Basionym), pn.Basionym.Year, authorText(cp.Combination), cp.Combination.Year)
-		case !cp.Basionym.Empty():
-			bas = compareAuthorship(authorText(pn.Combination), pn.Combination.Year, authorText(cp.Basionym), cp.Basionym.Year)
+			bas = compareAuthorship(authorText(pn.Basionym), pn.Basionym.Year, cComb, cCombYear)
+		case cBas != "" || cBasYear != "":
+			bas = compareAuthorship(authorText(pn.Combination), pn.Combination.Year, cBas, cBasYear)
 		}
 		switch bas {
 		case eqEqual:
@@ -96,6 +99,32 @@ func (c *Checklist) authorScore(pn *ParsedName, x *candidate) int {
 		}
 	}
 	return s + equalityScore(comb, 3) + equalityScore(bas, 1)
+}
+
+// splitAuthorship reads a stored authorship ("(Bas, 1850) Comb, 1900 :
+// Sanct", as AuthorshipString writes it) back into its two authors and
+// years without parsing the name again.
+func splitAuthorship(s string) (comb, combYear, bas, basYear string) {
+	if strings.HasPrefix(s, "(") {
+		if end := closingBracket(s); end > 0 {
+			bas, basYear = splitYear(s[1:end])
+			s = strings.TrimSpace(s[end+1:])
+		}
+	}
+	if i := strings.Index(s, " : "); i >= 0 {
+		s = s[:i]
+	}
+	comb, combYear = splitYear(s)
+	return
+}
+
+// splitYear separates a trailing year from an author team.
+func splitYear(s string) (authors, year string) {
+	s = strings.TrimSpace(s)
+	if len(s) >= 4 && isDigits(s[len(s)-4:]) {
+		return strings.TrimRight(strings.TrimSpace(s[:len(s)-4]), ","), s[len(s)-4:]
+	}
+	return s, ""
 }
 
 func authorText(a Authorship) string {

@@ -6,6 +6,10 @@ import (
 	"unicode/utf8"
 )
 
+// authorReplacer separates authors by commas and reduces transliterated
+// umlauts (ae, oe, ue) to their vowel.
+var authorReplacer = strings.NewReplacer(" et ", ",", " and ", ",", "&", ",", "ae", "a", "oe", "o", "ue", "u")
+
 // filiusRE finds "f." and "fil." after a capitalized name ("Rech. f.").
 var filiusRE = regexp.MustCompile(`([A-Z][a-z]*)[. ]\s*f(?:il)?\.?\b`)
 
@@ -15,6 +19,9 @@ var filiusRE = regexp.MustCompile(`([A-Z][a-z]*)[. ]\s*f(?:il)?\.?\b`)
 func editDistance(a, b string, max int) int {
 	if a == b {
 		return 0
+	}
+	if isASCII(a) && isASCII(b) && len(b) < 64 {
+		return editDistanceBytes(a, b, max)
 	}
 	ra, rb := []rune(a), []rune(b)
 	if d := len(ra) - len(rb); d > max || -d > max {
@@ -47,6 +54,41 @@ func editDistance(a, b string, max int) int {
 		prev2, prev, cur = prev, cur, prev2
 	}
 	return prev[len(rb)]
+}
+
+// editDistanceBytes is editDistance for short ASCII strings, without
+// allocations; a is compared lower-cased (b must be lower case already,
+// as editDistance's callers' are where case matters).
+func editDistanceBytes[S string | []byte](a S, b string, max int) int {
+	if d := len(a) - len(b); d > max || -d > max {
+		return max + 1
+	}
+	var rows [3][64]int
+	prev2, prev, cur := &rows[0], &rows[1], &rows[2]
+	for j := 0; j <= len(b); j++ {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		rowMin := i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if lowerASCII(a[i-1]) == b[j-1] {
+				cost = 0
+			}
+			v := min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && lowerASCII(a[i-1]) == b[j-2] && lowerASCII(a[i-2]) == b[j-1] {
+				v = min(v, prev2[j-2]+1)
+			}
+			cur[j] = v
+			rowMin = min(rowMin, v)
+		}
+		if rowMin > max {
+			return max + 1
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(b)]
 }
 
 // nameSimilarity rates how alike two canonical names are, 0 to 100, with
@@ -162,8 +204,11 @@ func normalizeAuthors(s string) []string {
 	if i := strings.LastIndex(s, ":"); i > 0 {
 		s, low = s[:i], low[:i]
 	}
-	low = strings.ToLower(filiusRE.ReplaceAllString(s, "$1 filius"))
-	low = strings.NewReplacer(" et ", ",", " and ", ",", "&", ",", "ae", "a", "oe", "o", "ue", "u").Replace(low)
+	if strings.Contains(s, "f") {
+		s = filiusRE.ReplaceAllString(s, "$1 filius")
+	}
+	low = strings.ToLower(s)
+	low = authorReplacer.Replace(low)
 	var b strings.Builder
 	for _, r := range low {
 		switch {

@@ -389,13 +389,12 @@ func (c *Checklist) post(p int) int { return int(binary.LittleEndian.Uint32(c.po
 func (c *Checklist) headWords(w string, limit int, out []int) []int {
 	var keys [5]uint32
 	n := len(c.heads) / headEntrySize
-	seen := map[int]bool{}
+	start := len(out)
 	for _, k := range headKeys(w, keys[:0]) {
 		lo := sort.Search(n, func(j int) bool { return binary.LittleEndian.Uint32(c.heads[j*headEntrySize:]) >= k })
 		for j := lo; j < n && binary.LittleEndian.Uint32(c.heads[j*headEntrySize:]) == k; j++ {
 			wi := int(binary.LittleEndian.Uint32(c.heads[j*headEntrySize+4:]))
-			if !seen[wi] {
-				seen[wi] = true
+			if !slices.Contains(out[start:], wi) {
 				out = append(out, wi)
 				if len(out) >= limit {
 					return out
