@@ -147,6 +147,9 @@ func (l *loader) add(r *rowOut) error {
 	ci := int32(-1)
 	var refs [6]strRef
 	for k := range refs {
+		if v[colParent] != "" {
+			break // placed by its parent; the classification is not kept
+		}
 		name := higherName(v[colKingdom+k])
 		if name == "" {
 			continue
@@ -236,6 +239,8 @@ func (l *loader) resolve(ctx context.Context, keys *keyLookup) error {
 		return err
 	}
 	l.cutParentCycles()
+	// only the records are needed from here on
+	l.ids, l.parents, l.accs, l.cls, l.clsRefs, l.implicitNames = nil, nil, nil, nil, nil, nil
 	return ctx.Err()
 }
 
@@ -400,11 +405,7 @@ func (l *loader) linkParents(find func(uint64) int) {
 		p := find(l.parents[i])
 		switch {
 		case p < 0:
-			msg := "parentNameUsageID is no taxonID of the checklist"
-			if l.cls[i] >= 0 {
-				msg += "; placed by its classification columns"
-			}
-			l.issue(i, LoadParentNotFound, msg)
+			l.issue(i, LoadParentNotFound, "parentNameUsageID is no taxonID of the checklist; taken as a root")
 			continue
 		case p == i:
 			continue

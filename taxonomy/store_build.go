@@ -111,6 +111,9 @@ func (b *builder) build(ctx context.Context, path string, info ChecklistInfo) er
 
 // sortByKey orders the records by key and renumbers their links.
 func (b *builder) sortByKey() {
+	if slices.IsSortedFunc(b.recs, func(x, y record) int { return cmpU32(x.key, y.key) }) {
+		return
+	}
 	n := len(b.recs)
 	perm := make([]uint32, n)
 	for i := range perm {
@@ -163,36 +166,30 @@ func firstWord(canon []byte) []byte {
 
 // firstWords builds the first-word dictionary and its postings.
 func (b *builder) firstWords() ([]wordEntry, []uint32) {
-	type wr struct {
-		idx  uint32
-		word []byte
-	}
-	all := make([]wr, 0, len(b.recs))
-	for i := range b.recs {
+	word := func(i uint32) []byte {
 		r := &b.recs[i]
-		if r.canonLen == 0 {
-			continue
-		}
-		w := firstWord(b.strView(r.canonOff, r.canonLen))
-		all = append(all, wr{uint32(i), w})
+		return firstWord(b.strView(r.canonOff, r.canonLen))
 	}
-	slices.SortFunc(all, func(x, y wr) int {
-		if c := compareFold(x.word, y.word); c != 0 {
+	posts := make([]uint32, 0, len(b.recs))
+	for i := range b.recs {
+		if b.recs[i].canonLen > 0 {
+			posts = append(posts, uint32(i))
+		}
+	}
+	slices.SortFunc(posts, func(x, y uint32) int {
+		if c := compareFold(word(x), word(y)); c != 0 {
 			return c
 		}
-		return cmpU32(x.idx, y.idx)
+		return cmpU32(x, y)
 	})
 	var words []wordEntry
-	posts := make([]uint32, 0, len(all))
-	for i, e := range all {
-		if i == 0 || compareFold(all[i-1].word, e.word) != 0 {
-			r := &b.recs[e.idx]
-			words = append(words, wordEntry{off: r.canonOff, n: uint16(len(e.word)), start: uint32(len(posts))})
+	for i, idx := range posts {
+		w := word(idx)
+		if i == 0 || compareFold(word(posts[i-1]), w) != 0 {
+			words = append(words, wordEntry{off: b.recs[idx].canonOff, n: uint16(len(w)), start: uint32(i)})
 		}
-		w := &words[len(words)-1]
-		w.count++
-		posts = append(posts, e.idx)
-		b.recs[e.idx].word = uint32(len(words))
+		words[len(words)-1].count++
+		b.recs[idx].word = uint32(len(words))
 	}
 	return words, posts
 }
