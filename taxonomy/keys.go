@@ -2,6 +2,7 @@ package taxonomy
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -100,7 +101,7 @@ func (l *keyLookup) setMode(allNumeric bool) {
 
 // find returns the key remembered for an ID hash.
 func (l *keyLookup) find(h uint64) (uint32, bool) {
-	i, ok := slices.BinarySearchFunc(l.entries, h, func(e keyEntry, h uint64) int { return cmpU64(e.hash, h) })
+	i, ok := slices.BinarySearchFunc(l.entries, h, func(e keyEntry, h uint64) int { return cmp.Compare(e.hash, h) })
 	if ok {
 		return l.entries[i].key, true
 	}
@@ -127,7 +128,7 @@ func (l *keyLookup) save() error {
 		return nil
 	}
 	all := append(slices.Clone(l.entries), l.added...)
-	slices.SortFunc(all, func(a, b keyEntry) int { return cmpU64(a.hash, b.hash) })
+	slices.SortFunc(all, func(a, b keyEntry) int { return cmp.Compare(a.hash, b.hash) })
 	f, err := atomicfile.Create(l.path, 0o644)
 	if err != nil {
 		return fmt.Errorf("taxonomy: key lookup: %w", err)
@@ -159,14 +160,4 @@ func (l *keyLookup) save() error {
 	}
 	l.entries, l.added = all, nil
 	return nil
-}
-
-func cmpU64(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

@@ -1,6 +1,7 @@
 package taxonomy
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -224,7 +225,7 @@ func (l *loader) resolve(ctx context.Context, keys *keyLookup) error {
 	}
 	index := l.idIndex()
 	find := func(h uint64) int {
-		i, ok := slices.BinarySearchFunc(index, h, func(e normEntry, h uint64) int { return cmpU64(e.hash, h) })
+		i, ok := slices.BinarySearchFunc(index, h, func(e normEntry, h uint64) int { return cmp.Compare(e.hash, h) })
 		if !ok {
 			return -1
 		}
@@ -251,10 +252,10 @@ func (l *loader) dropDuplicates() error {
 		order[i] = uint32(i)
 	}
 	slices.SortFunc(order, func(a, b uint32) int {
-		if c := cmpU64(l.ids[a], l.ids[b]); c != 0 {
+		if c := cmp.Compare(l.ids[a], l.ids[b]); c != 0 {
 			return c
 		}
-		return cmpU32(a, b)
+		return cmp.Compare(a, b)
 	})
 	dead := map[int]bool{}
 	for j := 1; j < len(order); j++ {
@@ -338,7 +339,7 @@ func (l *loader) idIndex() []normEntry {
 	for i := range idx {
 		idx[i] = normEntry{l.ids[i], uint32(i)}
 	}
-	slices.SortFunc(idx, func(a, b normEntry) int { return cmpU64(a.hash, b.hash) })
+	slices.SortFunc(idx, func(a, b normEntry) int { return cmp.Compare(a.hash, b.hash) })
 	return idx
 }
 

@@ -1,6 +1,7 @@
 package taxonomy
 
 import (
+	"cmp"
 	"context"
 	"math"
 	"slices"
@@ -409,7 +410,7 @@ func (c *Checklist) match(queryType NameType, pn *ParsedName, canonical string, 
 			}
 			if same {
 				// same classification: the oldest, lowest key
-				slices.SortFunc(equal, func(a, b *candidate) int { return cmpU32(a.rec.key, b.rec.key) })
+				slices.SortFunc(equal, func(a, b *candidate) int { return cmp.Compare(a.rec.key, b.rec.key) })
 				best = equal[0]
 				note = itoa(len(equal)) + " synonym homonyms"
 			} else {

@@ -3,6 +3,7 @@ package taxonomy
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -111,7 +112,7 @@ func (b *builder) build(ctx context.Context, path string, info ChecklistInfo) er
 
 // sortByKey orders the records by key and renumbers their links.
 func (b *builder) sortByKey() {
-	if slices.IsSortedFunc(b.recs, func(x, y record) int { return cmpU32(x.key, y.key) }) {
+	if slices.IsSortedFunc(b.recs, func(x, y record) int { return cmp.Compare(x.key, y.key) }) {
 		return
 	}
 	n := len(b.recs)
@@ -119,7 +120,7 @@ func (b *builder) sortByKey() {
 	for i := range perm {
 		perm[i] = uint32(i)
 	}
-	slices.SortFunc(perm, func(x, y uint32) int { return cmpU32(b.recs[x].key, b.recs[y].key) })
+	slices.SortFunc(perm, func(x, y uint32) int { return cmp.Compare(b.recs[x].key, b.recs[y].key) })
 	inv := make([]uint32, n)
 	for newIdx, old := range perm {
 		inv[old] = uint32(newIdx)
@@ -136,16 +137,6 @@ func (b *builder) sortByKey() {
 		sorted[newIdx] = r
 	}
 	b.recs = sorted
-}
-
-func cmpU32(a, b uint32) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // wordEntry is a first word and its postings while building.
@@ -180,7 +171,7 @@ func (b *builder) firstWords() ([]wordEntry, []uint32) {
 		if c := compareFold(word(x), word(y)); c != 0 {
 			return c
 		}
-		return cmpU32(x, y)
+		return cmp.Compare(x, y)
 	})
 	var words []wordEntry
 	for i, idx := range posts {
@@ -274,7 +265,7 @@ func (b *builder) normIndex() []normEntry {
 		case x.hash > y.hash:
 			return 1
 		}
-		return cmpU32(x.idx, y.idx)
+		return cmp.Compare(x.idx, y.idx)
 	})
 	return out
 }
@@ -288,7 +279,7 @@ func (b *builder) idIndex() []normEntry {
 			out = append(out, normEntry{fnv64(b.str(r.idOff, r.idLen)), uint32(i)})
 		}
 	}
-	slices.SortFunc(out, func(x, y normEntry) int { return cmpU64(x.hash, y.hash) })
+	slices.SortFunc(out, func(x, y normEntry) int { return cmp.Compare(x.hash, y.hash) })
 	return out
 }
 
@@ -303,16 +294,16 @@ func (b *builder) treeIndexes() (children, synonyms []uint32) {
 		}
 	}
 	slices.SortFunc(children, func(x, y uint32) int {
-		if c := cmpU32(b.recs[x].parent, b.recs[y].parent); c != 0 {
+		if c := cmp.Compare(b.recs[x].parent, b.recs[y].parent); c != 0 {
 			return c
 		}
-		return cmpU32(x, y)
+		return cmp.Compare(x, y)
 	})
 	slices.SortFunc(synonyms, func(x, y uint32) int {
-		if c := cmpU32(b.recs[x].accepted, b.recs[y].accepted); c != 0 {
+		if c := cmp.Compare(b.recs[x].accepted, b.recs[y].accepted); c != 0 {
 			return c
 		}
-		return cmpU32(x, y)
+		return cmp.Compare(x, y)
 	})
 	return children, synonyms
 }
@@ -327,7 +318,7 @@ func (b *builder) depthFirst(children []uint32) {
 		end  int
 	}
 	childRange := func(parent uint32) (int, int) {
-		lo, _ := slices.BinarySearchFunc(children, parent+1, func(c uint32, p uint32) int { return cmpU32(b.recs[c].parent, p) })
+		lo, _ := slices.BinarySearchFunc(children, parent+1, func(c uint32, p uint32) int { return cmp.Compare(b.recs[c].parent, p) })
 		hi := lo
 		for hi < len(children) && b.recs[children[hi]].parent == parent+1 {
 			hi++
@@ -382,7 +373,7 @@ func (b *builder) suggestIndex() []uint32 {
 		if c := compareFold(b.strView(rx.canonOff, rx.canonLen), b.strView(ry.canonOff, ry.canonLen)); c != 0 {
 			return c
 		}
-		return cmpU32(x, y)
+		return cmp.Compare(x, y)
 	})
 	return out
 }

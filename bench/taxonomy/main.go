@@ -52,10 +52,12 @@ type cutRow struct {
 	cls                                      [6]string
 }
 
-func readCut(path string) ([]cutRow, error) {
+// eachRow calls fn with the cells of every row of an archive's taxon.txt
+// with the 12 columns gen writes (the cut has the same).
+func eachRow(path string, fn func(v []string)) error {
 	zr, err := zip.OpenReader(path)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer zr.Close()
 	for _, f := range zr.File {
@@ -64,24 +66,29 @@ func readCut(path string) ([]cutRow, error) {
 		}
 		rc, err := f.Open()
 		if err != nil {
-			return nil, err
+			return err
 		}
 		defer rc.Close()
-		var rows []cutRow
 		sc := bufio.NewScanner(rc)
 		sc.Scan() // header
 		for sc.Scan() {
-			v := strings.Split(sc.Text(), "\t")
-			if len(v) != 12 {
-				continue
+			if v := strings.Split(sc.Text(), "\t"); len(v) == 12 {
+				fn(v)
 			}
-			r := cutRow{id: v[0], parent: v[1], accepted: v[2], name: v[3], rank: v[4], status: v[5]}
-			copy(r.cls[:], v[6:12])
-			rows = append(rows, r)
 		}
-		return rows, sc.Err()
+		return sc.Err()
 	}
-	return nil, errors.New("no taxon.txt in " + path)
+	return errors.New("no taxon.txt in " + path)
+}
+
+func readCut(path string) ([]cutRow, error) {
+	var rows []cutRow
+	err := eachRow(path, func(v []string) {
+		r := cutRow{id: v[0], parent: v[1], accepted: v[2], name: v[3], rank: v[4], status: v[5]}
+		copy(r.cls[:], v[6:12])
+		rows = append(rows, r)
+	})
+	return rows, err
 }
 
 var syllables = strings.Fields("ab ac ad al am an ar as at ba be bi bo bu ca ce ch ci co cu da de di do du el em en er es eu fa fe fi fo ga ge gi go gu ha he hi ho hy ia il in ir is la le li lo lu ly ma me mi mo mu my na ne ni no nu ob oc od ol om on or os pa pe ph pi po pr pu py ra re rh ri ro ru sa sc se si so st su ta te th ti to tr tu ty ul um un ur us va ve vi vo xa xe za ze zo")
@@ -221,39 +228,21 @@ type sample struct{ name, kingdom, family string }
 // samples reads d species and infraspecific names (accepted and synonyms)
 // of the archive at random.
 func samples(path string, d int, r *rand.Rand) ([]sample, error) {
-	zr, err := zip.OpenReader(path)
-	if err != nil {
-		return nil, err
-	}
-	defer zr.Close()
-	for _, f := range zr.File {
-		if f.Name != "taxon.txt" {
-			continue
+	var out []sample
+	seen := 0
+	err := eachRow(path, func(v []string) {
+		if v[4] != "SPECIES" && v[4] != "SUBSPECIES" {
+			return
 		}
-		rc, err := f.Open()
-		if err != nil {
-			return nil, err
+		seen++
+		s := sample{name: v[3], kingdom: v[6], family: v[10]}
+		if len(out) < d {
+			out = append(out, s)
+		} else if j := r.IntN(seen); j < d {
+			out[j] = s
 		}
-		defer rc.Close()
-		var out []sample
-		seen := 0
-		sc := bufio.NewScanner(rc)
-		for sc.Scan() {
-			v := strings.Split(sc.Text(), "\t")
-			if len(v) != 12 || (v[4] != "SPECIES" && v[4] != "SUBSPECIES") {
-				continue
-			}
-			seen++
-			s := sample{name: v[3], kingdom: v[6], family: v[10]}
-			if len(out) < d {
-				out = append(out, s)
-			} else if j := r.IntN(seen); j < d {
-				out[j] = s
-			}
-		}
-		return out, sc.Err()
-	}
-	return nil, errors.New("no taxon.txt")
+	})
+	return out, err
 }
 
 // queries turns samples into record queries: classifications on 70%, the

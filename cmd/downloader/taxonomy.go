@@ -46,6 +46,15 @@ func addTaxonomyFlags(fs *flag.FlagSet) taxonomyFlags {
 	}
 }
 
+// open opens the checklist of the taxonomy directory.
+func (f taxonomyFlags) open() (*taxonomy.Checklist, error) {
+	dir, err := f.path()
+	if err != nil {
+		return nil, err
+	}
+	return taxonomy.Open(dir)
+}
+
 func (f taxonomyFlags) path() (string, error) {
 	switch {
 	case *f.dir != "":
@@ -113,11 +122,7 @@ func runTaxonomyInfo(args []string, env *Env) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	dir, err := tf.path()
-	if err != nil {
-		return err
-	}
-	c, err := taxonomy.Open(dir)
+	c, err := tf.open()
 	if err != nil {
 		return err
 	}
@@ -142,11 +147,7 @@ func runTaxonomyMatch(ctx context.Context, args []string, env *Env) error {
 	if err != nil {
 		return err
 	}
-	dir, err := tf.path()
-	if err != nil {
-		return err
-	}
-	c, err := taxonomy.Open(dir)
+	c, err := tf.open()
 	if err != nil {
 		return err
 	}

@@ -1,19 +1,13 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
-	"log/slog"
 	"strings"
 	"testing"
 )
 
 func runTaxonomyCmd(args ...string) (code int, stdout, stderr string) {
-	var out, errb bytes.Buffer
-	env := &Env{Stdout: &out, Stderr: &errb, Stdin: strings.NewReader(""), Logger: slog.New(slog.DiscardHandler)}
-	code = run(context.Background(), append([]string{"taxonomy"}, args...), env)
-	return code, out.String(), errb.String()
+	return runCommand("taxonomy", args...)
 }
 
 func TestTaxonomyLoadAndMatch(t *testing.T) {
