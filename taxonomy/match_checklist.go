@@ -262,9 +262,10 @@ func (c *Checklist) candidates(canonical string, rank Rank, fuzzy bool) []*candi
 	return out
 }
 
-// fuzzyCandidates adds the usages within the edit budget of norm: their
-// first word is the query's or one of its fuzzy head variants, and they
-// have as many words.
+// fuzzyCandidates adds the usages within the edit budget of norm that
+// have as many words: first those whose first word is the query's, then,
+// for one-word queries or when no candidate was found so far, those whose
+// first word is one of its fuzzy head variants.
 func (c *Checklist) fuzzyCandidates(canonical, norm string, seen map[int]bool, out []*candidate) []*candidate {
 	budget := 1
 	if len(norm) > 10 {
@@ -275,11 +276,42 @@ func (c *Checklist) fuzzyCandidates(canonical, norm string, seen map[int]bool, o
 		return out
 	}
 	first := qWords[0]
-	var words []int
-	if w := c.wordIndex([]byte(first)); w >= 0 {
-		words = append(words, w)
+	scanned := 0
+	scan := func(w int) bool {
+		_, start, count := c.wordAt(w)
+		for p := start; p < start+count && scanned < maxFuzzyScan; p++ {
+			scanned++
+			i := c.post(p)
+			if seen[i] {
+				continue
+			}
+			r := c.rec(i)
+			name := c.canonBytes(&r)
+			if !sameShape(name, qWords, budget) || editDistance(NormalizeName(string(name)), norm, budget) > budget {
+				continue
+			}
+			seen[i] = true
+			out = append(out, &candidate{idx: i, rec: r})
+			if len(out) >= maxCandidates {
+				return false
+			}
+		}
+		return true
 	}
-	for _, w := range c.headWords(first, maxFuzzyWords, nil) {
+	exact := c.wordIndex([]byte(first))
+	if exact >= 0 && !scan(exact) {
+		return out
+	}
+	if len(qWords) > 1 && len(out) > 0 {
+		return out
+	}
+	words := c.headWords(first, maxFuzzyWords, nil)
+	slices.Sort(words)
+	words = slices.Compact(words)
+	for _, w := range words {
+		if w == exact {
+			continue
+		}
 		word, _, _ := c.wordAt(w)
 		if dl := len(word) - len(first); dl > budget || -dl > budget {
 			continue
@@ -290,32 +322,8 @@ func (c *Checklist) fuzzyCandidates(canonical, norm string, seen map[int]bool, o
 		} else {
 			d = editDistance(strings.ToLower(string(word)), first, budget)
 		}
-		if d <= budget && !slices.Contains(words, w) {
-			words = append(words, w)
-		}
-	}
-	scanned := 0
-	for _, w := range words {
-		_, start, count := c.wordAt(w)
-		for p := start; p < start+count && scanned < maxFuzzyScan; p++ {
-			scanned++
-			i := c.post(p)
-			if seen[i] {
-				continue
-			}
-			r := c.rec(i)
-			name := c.canonBytes(&r)
-			if !sameShape(name, qWords, budget) {
-				continue
-			}
-			if editDistance(NormalizeName(string(name)), norm, budget) > budget {
-				continue
-			}
-			seen[i] = true
-			out = append(out, &candidate{idx: i, rec: r})
-			if len(out) >= maxCandidates {
-				return out
-			}
+		if d <= budget && !scan(w) {
+			return out
 		}
 	}
 	return out

@@ -385,7 +385,7 @@ func (c *Checklist) wordIndex(w []byte) int {
 func (c *Checklist) post(p int) int { return int(binary.LittleEndian.Uint32(c.posts[p*4:])) }
 
 // headWords appends the words sharing a fuzzy head key with w (at most
-// limit candidates).
+// limit; a word may come more than once).
 func (c *Checklist) headWords(w string, limit int, out []int) []int {
 	var keys [5]uint32
 	n := len(c.heads) / headEntrySize
@@ -393,12 +393,9 @@ func (c *Checklist) headWords(w string, limit int, out []int) []int {
 	for _, k := range headKeys(w, keys[:0]) {
 		lo := sort.Search(n, func(j int) bool { return binary.LittleEndian.Uint32(c.heads[j*headEntrySize:]) >= k })
 		for j := lo; j < n && binary.LittleEndian.Uint32(c.heads[j*headEntrySize:]) == k; j++ {
-			wi := int(binary.LittleEndian.Uint32(c.heads[j*headEntrySize+4:]))
-			if !slices.Contains(out[start:], wi) {
-				out = append(out, wi)
-				if len(out) >= limit {
-					return out
-				}
+			out = append(out, int(binary.LittleEndian.Uint32(c.heads[j*headEntrySize+4:])))
+			if len(out)-start >= limit {
+				return out
 			}
 		}
 	}

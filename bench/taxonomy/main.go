@@ -17,6 +17,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -295,8 +296,18 @@ func match(args []string) error {
 	cacheSize := fs.Int("cache", 100_000, "match cache size")
 	uncached := fs.Bool("uncached", false, "also match every distinct name once without the cache")
 	seed := fs.Uint64("seed", 7, "random seed")
+	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the matching")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		pprof.StartCPUProfile(f)
+		defer pprof.StopCPUProfile()
 	}
 	r := rand.New(rand.NewPCG(*seed, 3))
 	ss, err := samples(*archive, *distinct, r)
