@@ -42,7 +42,6 @@ type candidate struct {
 	conf  int
 	cls   linnean
 	keys  [7]uint32
-	note  string
 }
 
 // Match matches a query against the checklist. It never fails for bad
@@ -316,7 +315,7 @@ func (c *Checklist) fuzzyCandidates(canonical, norm string, seen map[int]bool, o
 		if dl := len(word) - len(first); dl > budget || -dl > budget {
 			continue
 		}
-		d := budget + 1
+		var d int
 		if len(first) < 64 && isASCII(first) {
 			d = editDistanceBytes(word, first, budget)
 		} else {

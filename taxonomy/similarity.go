@@ -199,10 +199,10 @@ func normalizeAuthors(s string) []string {
 		s, low = s[:i], low[:i]
 	}
 	if i := strings.LastIndex(low, " ex "); i >= 0 {
-		s, low = s[i+4:], low[i+4:]
+		s = s[i+4:]
 	}
 	if i := strings.LastIndex(s, ":"); i > 0 {
-		s, low = s[:i], low[:i]
+		s = s[:i]
 	}
 	if strings.Contains(s, "f") {
 		s = filiusRE.ReplaceAllString(s, "$1 filius")

@@ -8,7 +8,6 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"slices"
 	"strings"
@@ -70,7 +69,9 @@ func (b *builder) str(off uint32, n uint16) string {
 // strView returns the heap bytes without copying (valid while building).
 func (b *builder) strView(off uint32, n uint16) []byte { return b.data[off : int(off)+int(n)] }
 
-// build writes the store to path atomically.
+// build writes the store to path atomically. Each index is built,
+// written and dropped before the next, so that the records and one index
+// are what is in memory at a time; the header goes in last.
 func (b *builder) build(ctx context.Context, path string, info ChecklistInfo) error {
 	if err := b.heap.w.Flush(); err != nil {
 		return fmt.Errorf("taxonomy: heap file: %w", err)
@@ -81,20 +82,6 @@ func (b *builder) build(ctx context.Context, path string, info ChecklistInfo) er
 	}
 	defer unmap()
 	b.data = data
-	b.sortByKey()
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	words, posts := b.firstWords()
-	heads := b.headIndex(words)
-	byNorm := b.normIndex()
-	children, synonyms := b.treeIndexes()
-	b.depthFirst(children)
-	suggest := b.suggestIndex()
-	byID := b.idIndex()
-	if err := ctx.Err(); err != nil {
-		return err
-	}
 	meta, err := json.Marshal(info)
 	if err != nil {
 		return err
@@ -103,11 +90,128 @@ func (b *builder) build(ctx context.Context, path string, info ChecklistInfo) er
 	if err != nil {
 		return fmt.Errorf("taxonomy: %w", err)
 	}
-	if err := b.write(out, meta, words, posts, heads, byNorm, children, synonyms, suggest, byID); err != nil {
+	sw := &sectionWriter{w: bufio.NewWriterSize(out, 1<<20), pos: headerSize}
+	sw.w.Write(make([]byte, headerSize))
+	if err := b.writeSections(ctx, sw, meta); err != nil {
 		out.Abort()
 		return err
 	}
+	if err := sw.w.Flush(); err != nil {
+		out.Abort()
+		return fmt.Errorf("taxonomy: write store: %w", err)
+	}
+	if _, err := out.Temp().WriteAt(sw.header(), 0); err != nil {
+		out.Abort()
+		return fmt.Errorf("taxonomy: write store: %w", err)
+	}
 	return out.Commit()
+}
+
+// writeSections builds and writes the sections in file order.
+func (b *builder) writeSections(ctx context.Context, sw *sectionWriter, meta []byte) error {
+	le := binary.LittleEndian
+	sw.bytes(secMeta, meta)
+	sw.bytes(secHeap, b.data)
+	b.sortByKey()
+	words, posts := b.firstWords()
+	heads := b.headIndex(words)
+	children, synonyms := b.treeIndexes()
+	b.depthFirst(children)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	sw.begin(secUsages)
+	var rec [recordSize]byte
+	for i := range b.recs {
+		b.recs[i].put(rec[:])
+		sw.write(rec[:])
+	}
+	byNorm := b.normIndex()
+	sw.pairs(secByNorm, byNorm)
+	sw.begin(secWords)
+	var e [16]byte
+	for _, x := range words {
+		le.PutUint32(e[0:], x.off)
+		le.PutUint16(e[4:], x.n)
+		le.PutUint16(e[6:], 0)
+		le.PutUint32(e[8:], x.start)
+		le.PutUint32(e[12:], x.count)
+		sw.write(e[:wordEntrySize])
+	}
+	sw.u32s(secPosts, posts)
+	sw.begin(secHeads)
+	for _, h := range heads {
+		le.PutUint32(e[0:], uint32(h>>32))
+		le.PutUint32(e[4:], uint32(h))
+		sw.write(e[:headEntrySize])
+	}
+	sw.u32s(secChildren, children)
+	sw.u32s(secSynonyms, synonyms)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	sw.u32s(secSuggest, b.suggestIndex())
+	sw.pairs(secByID, b.idIndex())
+	return ctx.Err()
+}
+
+// sectionWriter writes sections aligned to 8 bytes and remembers where.
+type sectionWriter struct {
+	w        *bufio.Writer
+	pos      uint64
+	off, len [numSections]uint64
+	cur      int
+	buf      [16]byte
+}
+
+func (s *sectionWriter) begin(sec int) {
+	for s.pos%8 != 0 {
+		s.w.WriteByte(0)
+		s.pos++
+	}
+	s.cur, s.off[sec] = sec, s.pos
+}
+
+func (s *sectionWriter) write(p []byte) {
+	s.w.Write(p)
+	s.pos += uint64(len(p))
+	s.len[s.cur] += uint64(len(p))
+}
+
+func (s *sectionWriter) bytes(sec int, p []byte) {
+	s.begin(sec)
+	s.write(p)
+}
+
+func (s *sectionWriter) u32s(sec int, v []uint32) {
+	s.begin(sec)
+	for _, x := range v {
+		binary.LittleEndian.PutUint32(s.buf[:], x)
+		s.write(s.buf[:4])
+	}
+}
+
+func (s *sectionWriter) pairs(sec int, v []normEntry) {
+	s.begin(sec)
+	for _, x := range v {
+		binary.LittleEndian.PutUint64(s.buf[:], x.hash)
+		binary.LittleEndian.PutUint32(s.buf[8:], x.idx)
+		s.write(s.buf[:normEntrySize])
+	}
+}
+
+// header is the file header naming every section.
+func (s *sectionWriter) header() []byte {
+	h := make([]byte, headerSize)
+	copy(h, storeMagic)
+	le := binary.LittleEndian
+	le.PutUint32(h[8:], storeVersion)
+	le.PutUint32(h[12:], numSections)
+	for i := range numSections {
+		le.PutUint64(h[16+16*i:], s.off[i])
+		le.PutUint64(h[24+16*i:], s.len[i])
+	}
+	return h
 }
 
 // sortByKey orders the records by key and renumbers their links.
@@ -376,103 +480,4 @@ func (b *builder) suggestIndex() []uint32 {
 		return cmp.Compare(x, y)
 	})
 	return out
-}
-
-// write writes the header and sections.
-func (b *builder) write(out io.Writer, meta []byte, words []wordEntry, posts []uint32, heads []uint64,
-	byNorm []normEntry, children, synonyms, suggest []uint32, byID []normEntry) error {
-	w := bufio.NewWriterSize(out, 1<<20)
-	var lens [numSections]uint64
-	lens[secMeta] = uint64(len(meta))
-	lens[secHeap] = uint64(len(b.data))
-	lens[secUsages] = uint64(len(b.recs) * recordSize)
-	lens[secByNorm] = uint64(len(byNorm) * normEntrySize)
-	lens[secWords] = uint64(len(words) * wordEntrySize)
-	lens[secPosts] = uint64(len(posts) * 4)
-	lens[secHeads] = uint64(len(heads) * headEntrySize)
-	lens[secChildren] = uint64(len(children) * 4)
-	lens[secSynonyms] = uint64(len(synonyms) * 4)
-	lens[secSuggest] = uint64(len(suggest) * 4)
-	lens[secByID] = uint64(len(byID) * normEntrySize)
-	hdr := make([]byte, headerSize)
-	copy(hdr, storeMagic)
-	le := binary.LittleEndian
-	le.PutUint32(hdr[8:], storeVersion)
-	le.PutUint32(hdr[12:], numSections)
-	off := uint64(headerSize)
-	for i := range numSections {
-		off = (off + 7) &^ 7 // align every section to 8 bytes
-		le.PutUint64(hdr[16+16*i:], off)
-		le.PutUint64(hdr[24+16*i:], lens[i])
-		off += lens[i]
-	}
-	w.Write(hdr)
-	pos := uint64(headerSize)
-	pad := func() {
-		for pos%8 != 0 {
-			w.WriteByte(0)
-			pos++
-		}
-	}
-	emit := func(p []byte) {
-		pad()
-		w.Write(p)
-		pos += uint64(len(p))
-	}
-	emit(meta)
-	emit(b.data)
-	pad()
-	var buf [recordSize]byte
-	for i := range b.recs {
-		b.recs[i].put(buf[:])
-		w.Write(buf[:])
-	}
-	pos += lens[secUsages]
-	pad()
-	var e [16]byte
-	for _, n := range byNorm {
-		le.PutUint64(e[0:], n.hash)
-		le.PutUint32(e[8:], n.idx)
-		w.Write(e[:normEntrySize])
-	}
-	pos += lens[secByNorm]
-	pad()
-	for _, x := range words {
-		le.PutUint32(e[0:], x.off)
-		le.PutUint16(e[4:], x.n)
-		le.PutUint16(e[6:], 0)
-		le.PutUint32(e[8:], x.start)
-		le.PutUint32(e[12:], x.count)
-		w.Write(e[:wordEntrySize])
-	}
-	pos += lens[secWords]
-	writeU32s := func(s []uint32) {
-		pad()
-		for _, v := range s {
-			le.PutUint32(e[0:], v)
-			w.Write(e[:4])
-		}
-		pos += uint64(len(s) * 4)
-	}
-	writeU32s(posts)
-	pad()
-	for _, h := range heads {
-		le.PutUint32(e[0:], uint32(h>>32))
-		le.PutUint32(e[4:], uint32(h))
-		w.Write(e[:headEntrySize])
-	}
-	pos += lens[secHeads]
-	writeU32s(children)
-	writeU32s(synonyms)
-	writeU32s(suggest)
-	pad()
-	for _, n := range byID {
-		le.PutUint64(e[0:], n.hash)
-		le.PutUint32(e[8:], n.idx)
-		w.Write(e[:normEntrySize])
-	}
-	if err := w.Flush(); err != nil {
-		return fmt.Errorf("taxonomy: write store: %w", err)
-	}
-	return nil
 }

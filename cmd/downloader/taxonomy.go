@@ -18,7 +18,7 @@ func init() {
 
 func runTaxonomy(ctx context.Context, args []string, env *Env) error {
 	if len(args) == 0 {
-		return errors.New("usage: downloader taxonomy load|info|match [flags] ...")
+		return errors.New("usage: downloader taxonomy load|info|match [flags]")
 	}
 	switch args[0] {
 	case "load":
