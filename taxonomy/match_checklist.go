@@ -315,9 +315,14 @@ func (c *Checklist) fuzzyCandidates(canonical, norm string, seen map[int]bool, o
 		if dl := len(word) - len(first); dl > budget || -dl > budget {
 			continue
 		}
+		var low [64]byte
+		n := copy(low[:], word)
+		for k := range n {
+			low[k] = lowerASCII(low[k])
+		}
 		var d int
-		if len(first) < 64 && isASCII(first) {
-			d = editDistanceBytes(word, first, budget)
+		if n == len(word) && isASCII(first) {
+			d = osa(low[:n], []byte(first), budget)
 		} else {
 			d = editDistance(strings.ToLower(string(word)), first, budget)
 		}

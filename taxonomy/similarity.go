@@ -20,52 +20,26 @@ func editDistance(a, b string, max int) int {
 	if a == b {
 		return 0
 	}
-	if isASCII(a) && isASCII(b) && len(b) < 64 {
-		return editDistanceBytes(a, b, max)
+	if isASCII(a) && isASCII(b) {
+		return osa([]byte(a), []byte(b), max)
 	}
-	ra, rb := []rune(a), []rune(b)
-	if d := len(ra) - len(rb); d > max || -d > max {
-		return max + 1
-	}
-	prev2 := make([]int, len(rb)+1)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		rowMin := cur[0]
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			v := min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				v = min(v, prev2[j-2]+1)
-			}
-			cur[j] = v
-			rowMin = min(rowMin, v)
-		}
-		if rowMin > max {
-			return max + 1
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[len(rb)]
+	return osa([]rune(a), []rune(b), max)
 }
 
-// editDistanceBytes is editDistance for short ASCII strings, without
-// allocations; a is compared lower-cased (b must be lower case already,
-// as editDistance's callers' are where case matters).
-func editDistanceBytes[S string | []byte](a S, b string, max int) int {
+// osa computes editDistance over bytes or runes; rows of short strings
+// live on the stack.
+func osa[E byte | rune](a, b []E, max int) int {
 	if d := len(a) - len(b); d > max || -d > max {
 		return max + 1
 	}
-	var rows [3][64]int
-	prev2, prev, cur := &rows[0], &rows[1], &rows[2]
-	for j := 0; j <= len(b); j++ {
+	var stack [3][64]int
+	var prev2, prev, cur []int
+	if len(b) < 64 {
+		prev2, prev, cur = stack[0][:len(b)+1], stack[1][:len(b)+1], stack[2][:len(b)+1]
+	} else {
+		prev2, prev, cur = make([]int, len(b)+1), make([]int, len(b)+1), make([]int, len(b)+1)
+	}
+	for j := range prev {
 		prev[j] = j
 	}
 	for i := 1; i <= len(a); i++ {
@@ -73,11 +47,11 @@ func editDistanceBytes[S string | []byte](a S, b string, max int) int {
 		rowMin := i
 		for j := 1; j <= len(b); j++ {
 			cost := 1
-			if lowerASCII(a[i-1]) == b[j-1] {
+			if a[i-1] == b[j-1] {
 				cost = 0
 			}
 			v := min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && lowerASCII(a[i-1]) == b[j-2] && lowerASCII(a[i-2]) == b[j-1] {
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
 				v = min(v, prev2[j-2]+1)
 			}
 			cur[j] = v
