@@ -55,10 +55,17 @@ func (s *Service) lookup(ctx context.Context, id int64, cols []string, render fu
 		}
 		snap.Splits = []occurrence.Split{split}
 	}
+	return s.first(ctx, snap, pred, cols, render, func() error { return s.notFound(ctx, id) })
+}
+
+// first renders the first record of snap that pred matches, or returns
+// notFound().
+func (s *Service) first(ctx context.Context, snap occurrence.Snapshot, pred *occurrence.Predicate, cols []string,
+	render func([]byte, arrow.RecordBatch, int) []byte, notFound func() error) (json.RawMessage, error) {
 	var out json.RawMessage
 	errFound := errors.New("found")
 	req := occurrence.ScanRequest{Predicate: pred, Columns: cols, Limit: 1}
-	_, err = occurrence.Scan(ctx, s.table, snap, req, occurrence.ScanOptions{Workers: s.cfg.Workers}, func(b arrow.RecordBatch) error {
+	_, err := occurrence.Scan(ctx, s.table, snap, req, occurrence.ScanOptions{Workers: s.cfg.Workers}, func(b arrow.RecordBatch) error {
 		if b.NumRows() == 0 {
 			return nil
 		}
@@ -71,7 +78,7 @@ func (s *Service) lookup(ctx context.Context, id int64, cols []string, render fu
 	case err != nil:
 		return nil, err
 	}
-	return nil, s.notFound(ctx, id)
+	return nil, notFound()
 }
 
 // notFound is ErrNotFound, or *Moved when the table replaced id.
@@ -82,4 +89,25 @@ func (s *Service) notFound(ctx context.Context, id int64) error {
 		}
 	}
 	return fmt.Errorf("%w: %d", ErrNotFound, id)
+}
+
+// GetByOccurrenceID returns the record of a dataset with the given
+// occurrenceID (compared exactly), as GBIF's
+// /occurrence/{datasetKey}/{occurrenceId} does.
+func (s *Service) GetByOccurrenceID(ctx context.Context, datasetKey, occurrenceID string) (json.RawMessage, error) {
+	dk, _ := json.Marshal(datasetKey)
+	oid, _ := json.Marshal(occurrenceID)
+	js := `{"type":"and","predicates":[{"type":"equals","key":"DATASET_KEY","value":` + string(dk) +
+		`},{"type":"equals","key":"OCCURRENCE_ID","value":` + string(oid) + `,"matchCase":true}]}`
+	pred, err := occurrence.ParsePredicateJSON([]byte(js), s.cfg.Limits)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidRequest, err)
+	}
+	snap, err := s.table.Snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s.first(ctx, snap, pred, recordJSON.cols, recordJSON.appendRecord, func() error {
+		return fmt.Errorf("%w: no occurrence %q in dataset %s", ErrNotFound, occurrenceID, datasetKey)
+	})
 }

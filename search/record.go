@@ -477,3 +477,44 @@ func appendVerbatim(dst []byte, b arrow.RecordBatch, i int) []byte {
 	}
 	return o.close()
 }
+
+// RecordField is one member of the occurrence JSON and its JSON type
+// (integer, number, boolean, string, array, object; Format date-time for
+// dates), for the OpenAPI document.
+type RecordField struct {
+	Name, Type, Format string
+}
+
+// RecordFields lists the members an occurrence's JSON can have, from the
+// column list (verbatim terms beyond the columns are not listed).
+func RecordFields() []RecordField {
+	p := recordJSON
+	out := []RecordField{{Name: "key", Type: "integer"}}
+	for _, f := range p.fields {
+		rf := RecordField{Name: f.name, Type: "string"}
+		switch f.kind {
+		case occurrence.KindInt32, occurrence.KindInt64:
+			rf.Type = "integer"
+		case occurrence.KindFloat64:
+			rf.Type = "number"
+		case occurrence.KindBool:
+			rf.Type = "boolean"
+		case occurrence.KindTimestamp:
+			rf.Format = "date-time"
+		}
+		if f.name == occurrence.ColDateIdentified {
+			rf.Format = "date-time"
+		}
+		out = append(out, rf)
+	}
+	out = append(out, RecordField{Name: "country", Type: "string"}, RecordField{Name: "geodeticDatum", Type: "string"},
+		RecordField{Name: "issues", Type: "array"})
+	for _, f := range p.agents {
+		out = append(out, RecordField{Name: f.name, Type: "array"})
+	}
+	return append(out, RecordField{Name: "gadm", Type: "object"}, RecordField{Name: "media", Type: "array"},
+		RecordField{Name: "extensions", Type: "object"}, RecordField{Name: "facts", Type: "array"},
+		RecordField{Name: "identifiers", Type: "array"}, RecordField{Name: "relations", Type: "array"},
+		RecordField{Name: "isInCluster", Type: "boolean"}, RecordField{Name: "dnaSequenceID", Type: "array"},
+		RecordField{Name: "gbifID", Type: "string"})
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -273,4 +274,57 @@ func facetInt(q url.Values, name string, def int) (int, error) {
 		return 0, fmt.Errorf("%w: %s=%q is not a non-negative integer", ErrInvalidRequest, name, v)
 	}
 	return n, nil
+}
+
+// countDimensions are the parameters of GBIF's /occurrence/count (metrics-ws
+// Parameter, EsMetricsService's dimension fields) and the search parameter
+// each one is; isGeoreferenced is hasCoordinate, as GBIF maps it.
+var countDimensions = map[string]string{
+	"basisOfRecord": "basisOfRecord", "country": "country", "datasetKey": "datasetKey",
+	"isGeoreferenced": "hasCoordinate", "issue": "issue", "protocol": "protocol",
+	"publishingCountry": "publishingCountry", "taxonKey": "taxonKey", "typeStatus": "typeStatus", "year": "year",
+}
+
+// ParseCount reads the parameters of GBIF's /occurrence/count: its ten
+// dimensions (names as GBIF spells them), the first value of each, year a
+// single year or "from,to"; checklistKey is accepted (one taxonomy here),
+// any other parameter is an error, as in GBIF.
+func (s *Service) ParseCount(q url.Values) (*occurrence.Predicate, error) {
+	search := url.Values{}
+	for k, v := range q {
+		if len(v) == 0 || k == "checklistKey" || strings.EqualFold(k, "callback") || k == "_" {
+			continue
+		}
+		name, ok := countDimensions[k]
+		if !ok {
+			return nil, fmt.Errorf("%w: Invalid parameter name: %s (parameters: %s)", ErrInvalidRequest, k, strings.Join(countDimensionNames(), ", "))
+		}
+		val := strings.TrimSpace(v[0])
+		switch k {
+		case "isGeoreferenced":
+			b, _ := strconv.ParseBool(val) // Boolean.parseBoolean: anything else is false
+			val = strconv.FormatBool(b)
+		case "year":
+			from, to, isRange := strings.Cut(val, ",")
+			a, err1 := strconv.Atoi(strings.TrimSpace(from))
+			b, err2 := a, error(nil)
+			if isRange {
+				b, err2 = strconv.Atoi(strings.TrimSpace(to))
+			}
+			if err1 != nil || err2 != nil || a > b {
+				return nil, fmt.Errorf("%w: Invalid year value(s): %s", ErrInvalidRequest, val)
+			}
+		}
+		search.Set(name, val)
+	}
+	return s.parsePredicate(search)
+}
+
+func countDimensionNames() []string {
+	out := make([]string, 0, len(countDimensions))
+	for k := range countDimensions {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
 }

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"sync"
 	"time"
 
@@ -223,4 +224,34 @@ func (s *Service) Count(ctx context.Context, pred *occurrence.Predicate) (int64,
 	c, release := s.counts(snap, pred)
 	defer release()
 	return c.total(ctx)
+}
+
+// AppendJSON appends the response as GBIF writes a search response; the
+// records are already JSON and are copied, not re-encoded.
+func (r *Response) AppendJSON(b []byte) ([]byte, error) {
+	b = append(b, `{"offset":`...)
+	b = strconv.AppendInt(b, int64(r.Offset), 10)
+	b = append(b, `,"limit":`...)
+	b = strconv.AppendInt(b, int64(r.Limit), 10)
+	b = append(b, `,"endOfRecords":`...)
+	b = strconv.AppendBool(b, r.EndOfRecords)
+	b = append(b, `,"count":`...)
+	b = strconv.AppendInt(b, r.Count, 10)
+	b = append(b, `,"results":[`...)
+	for i, rec := range r.Results {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, rec...)
+	}
+	facets, err := json.Marshal(r.Facets)
+	if err != nil {
+		return nil, err
+	}
+	if r.Facets == nil {
+		facets = []byte("[]")
+	}
+	b = append(b, `],"facets":`...)
+	b = append(b, facets...)
+	return append(b, '}'), nil
 }

@@ -23,6 +23,9 @@ type Config struct {
 	// PublicURL is the base URL clients use; empty means the request's own
 	// scheme and host.
 	PublicURL string
+	// Search answers the occurrence search and record routes
+	// (/v1/occurrence/search, /count, /{gbifID}); nil answers them 503.
+	Search Searcher
 }
 
 // Server is the REST API.
@@ -70,7 +73,7 @@ func (s *Server) handle(h func(http.ResponseWriter, *http.Request) error) http.H
 func (s *Server) routes() []route {
 	const dl = "/v1/occurrence/download"
 	const stats = dl + "/statistics"
-	return []route{
+	return append([]route{
 		{"POST", dl + "/request", nil, s.postRequest},
 		{"GET", dl + "/request", nil, s.getRequest},
 		{"GET", dl + "/request/predicate", nil, s.getPredicate},
@@ -97,7 +100,7 @@ func (s *Server) routes() []route {
 		{"GET", "/v1/occurrence/search/count", nil, s.count},
 		{"POST", "/v1/occurrence/search/predicate", nil, s.countPredicate},
 		{"GET", "/v1/openapi.json", nil, s.openAPI},
-	}
+	}, s.searchRoutes()...)
 }
 
 // ServeHTTP serves the API.

@@ -16,6 +16,8 @@ import (
 	"github.com/biodiversity-downloads/downloader/jobs/storage/local"
 	"github.com/biodiversity-downloads/downloader/jobs/storage/s3"
 	"github.com/biodiversity-downloads/downloader/jobs/tableexport"
+	"github.com/biodiversity-downloads/downloader/occurrence"
+	"github.com/biodiversity-downloads/downloader/search"
 	"github.com/biodiversity-downloads/downloader/web"
 )
 
@@ -30,6 +32,7 @@ type serveFlags struct {
 	maxBody                                                                int64
 	jobs                                                                   jobs.Config
 	faults                                                                 faultFlags
+	search                                                                 searchFlags
 }
 
 func parseServeFlags(args []string, env *Env) (serveFlags, error) {
@@ -48,6 +51,7 @@ func parseServeFlags(args []string, env *Env) (serveFlags, error) {
 	fs.DurationVar(&f.shutdown, "shutdown-timeout", 30*time.Second, "how long a graceful stop may take")
 	fs.Int64Var(&f.maxBody, "max-body", 1<<20, "largest request body in bytes")
 	f.faults.register(fs)
+	f.search.register(fs)
 	c, def := &f.jobs, jobs.Config{}.WithDefaults()
 	fs.IntVar(&c.MaxRunningPerUser, "max-running", def.MaxRunningPerUser, "running downloads per user")
 	fs.StringVar(&c.Portal.Name, "portal-name", "", "publisher in citations and metadata, where GBIF's say GBIF.org (default: the host of --public-url)")
@@ -87,7 +91,7 @@ func runServe(ctx context.Context, args []string, env *Env) error {
 		return err
 	}
 	defer db.Close()
-	engine, closeTable, err := openEngine(ctx, f.table, env)
+	engine, table, closeTable, err := openEngine(ctx, f.table, env)
 	if err != nil {
 		return err
 	}
@@ -115,19 +119,19 @@ func runServe(ctx context.Context, args []string, env *Env) error {
 	if err != nil {
 		return err
 	}
-	return serve(ctx, f, svc, db, ln, env)
+	return serve(ctx, f, svc, db, ln, search.New(table, f.search.cfg, env.Logger), env)
 }
 
 // serve runs until ctx ends, then stops gracefully: HTTP first, then the
 // workers (running exports become SUSPENDED and resume at the next start).
-func serve(ctx context.Context, f serveFlags, svc *jobs.Service, db *jobs.DB, ln net.Listener, env *Env) error {
+func serve(ctx context.Context, f serveFlags, svc *jobs.Service, db *jobs.DB, ln net.Listener, searcher web.Searcher, env *Env) error {
 	if err := svc.Start(ctx); err != nil {
 		return err
 	}
 	errc := make(chan error, 1)
 	var srv *http.Server
 	if ln != nil {
-		api := web.New(svc, jobs.NewAuthenticator(db, time.Minute), web.Config{MaxBodyBytes: f.maxBody, PublicURL: f.publicURL}, env.Logger)
+		api := web.New(svc, jobs.NewAuthenticator(db, time.Minute), web.Config{MaxBodyBytes: f.maxBody, PublicURL: f.publicURL, Search: searcher}, env.Logger)
 		srv = &http.Server{Handler: api, ReadHeaderTimeout: 10 * time.Second}
 		go func() { errc <- srv.Serve(ln) }()
 		fmt.Fprintf(env.Stdout, "serving %s on %s\n", f.role, f.publicURL)
@@ -153,16 +157,17 @@ func serve(ctx context.Context, f serveFlags, svc *jobs.Service, db *jobs.DB, ln
 	return runErr
 }
 
-// openEngine opens the occurrence table behind the counts and exports.
-func openEngine(ctx context.Context, spec string, env *Env) (jobs.Engine, func(), error) {
+// openEngine opens the occurrence table behind the counts, exports and
+// searches.
+func openEngine(ctx context.Context, spec string, env *Env) (jobs.Engine, occurrence.Backend, func(), error) {
 	if spec == "" {
-		return nil, func() {}, errors.New("no table: give --table DIR")
+		return nil, nil, func() {}, errors.New("no table: give --table DIR")
 	}
 	t, err := openTable(ctx, spec, env.Logger)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return tableexport.New(t, tableexport.Config{}, env.Logger), func() { _ = t.Close() }, nil
+	return tableexport.New(t, tableexport.Config{}, env.Logger), t, func() { _ = t.Close() }, nil
 }
 
 // openStorage opens a directory or an s3:// bucket.
