@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
 	"github.com/biodiversity-downloads/downloader/occurrence"
 	"github.com/biodiversity-downloads/downloader/occurrence/parquet"
 	"github.com/biodiversity-downloads/downloader/search"
@@ -188,4 +191,33 @@ func TestSearchUnconfigured(t *testing.T) {
 	for _, p := range []string{"/v1/occurrence/search", "/v1/occurrence/count", "/v1/occurrence/1", "/v1/occurrence/1/verbatim"} {
 		expect(t, s.do("GET", p, "", nil), 503)
 	}
+}
+
+// scanIDs returns the gbifIDs of a query's matches in table order, by a
+// plain parallel scan.
+func (s *searchServer) scanIDs(query string) []int64 {
+	s.t.Helper()
+	q, _ := url.ParseQuery(query)
+	p, err := occurrence.ParseQuery(q, occurrence.DefaultLimits())
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	ctx := context.Background()
+	snap, err := s.store.Snapshot(ctx)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	var ids []int64
+	req := occurrence.ScanRequest{Predicate: p, Columns: []string{occurrence.ColGBIFID}}
+	_, err = occurrence.Scan(ctx, s.store, snap, req, occurrence.ScanOptions{}, func(b arrow.RecordBatch) error {
+		c := b.Column(0).(*array.Int64)
+		for i := 0; i < c.Len(); i++ {
+			ids = append(ids, c.Value(i))
+		}
+		return nil
+	})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return ids
 }
