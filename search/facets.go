@@ -76,6 +76,8 @@ type facetCounter struct {
 	bools [2]int64
 	// scratch for records whose several columns hold the same value
 	seen []int64
+	// dense is a reused counting slice (dictionary indices, small ranges)
+	dense []int64
 }
 
 func newFacetCounter(k occurrence.SearchKey) *facetCounter {
@@ -106,17 +108,9 @@ func (c *facetCounter) add(b arrow.RecordBatch) {
 			}
 		}
 	case *array.Int32:
-		for i := 0; i < a.Len(); i++ {
-			if a.IsValid(i) {
-				c.ints[int64(a.Value(i))]++
-			}
-		}
+		addInts(c, a.Len(), a.IsValid, func(i int) int64 { return int64(a.Value(i)) })
 	case *array.Int64:
-		for i := 0; i < a.Len(); i++ {
-			if a.IsValid(i) {
-				c.ints[a.Value(i)]++
-			}
-		}
+		addInts(c, a.Len(), a.IsValid, a.Value)
 	case *array.Boolean:
 		for i := 0; i < a.Len(); i++ {
 			if a.IsValid(i) {
@@ -147,7 +141,7 @@ func (c *facetCounter) addDictionary(a *array.Dictionary) {
 		}
 		return
 	}
-	n := make([]int64, dict.Len())
+	n := c.scratch(dict.Len())
 	for i := 0; i < idx.Len(); i++ {
 		if idx.IsValid(i) {
 			n[idx.Value(i)]++
@@ -156,6 +150,57 @@ func (c *facetCounter) addDictionary(a *array.Dictionary) {
 	for j, k := range n {
 		if k > 0 {
 			c.addString(dict.Value(j), k)
+		}
+	}
+}
+
+// scratch returns a zeroed counting slice of n entries, reused.
+func (c *facetCounter) scratch(n int) []int64 {
+	if cap(c.dense) < n {
+		c.dense = make([]int64, n)
+	}
+	c.dense = c.dense[:n]
+	clear(c.dense)
+	return c.dense
+}
+
+// addInts counts an integer column: into a dense slice when the batch's
+// values span a small range (years, months: no map operation per row),
+// else into the map.
+func addInts(c *facetCounter, n int, valid func(int) bool, value func(int) int64) {
+	lo, hi, seen := int64(0), int64(0), false
+	for i := 0; i < n; i++ {
+		if valid(i) {
+			v := value(i)
+			if !seen || v < lo {
+				lo = v
+			}
+			if !seen || v > hi {
+				hi = v
+			}
+			seen = true
+		}
+	}
+	if !seen {
+		return
+	}
+	if hi-lo >= 1<<16 {
+		for i := 0; i < n; i++ {
+			if valid(i) {
+				c.ints[value(i)]++
+			}
+		}
+		return
+	}
+	d := c.scratch(int(hi-lo) + 1)
+	for i := 0; i < n; i++ {
+		if valid(i) {
+			d[value(i)-lo]++
+		}
+	}
+	for j, k := range d {
+		if k > 0 {
+			c.ints[lo+int64(j)] += k
 		}
 	}
 }
