@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -247,10 +248,10 @@ func (c *facetCounter) addRows(cols []arrow.Array) {
 	}
 }
 
-// result sorts the values as Elasticsearch's terms aggregation does (most
-// records first, then by value) and pages them.
-func (c *facetCounter) result(f FacetRequest, minCount int64) Facet {
-	var counts []FacetCount
+// sorted returns every value with its count, most records first, then by
+// value (Elasticsearch's terms order).
+func (c *facetCounter) sorted() []FacetCount {
+	counts := make([]FacetCount, 0, len(c.strs)+len(c.ints)+2)
 	for v, n := range c.strs {
 		name := v
 		if c.key.Name == "LICENSE" {
@@ -268,32 +269,45 @@ func (c *facetCounter) result(f FacetRequest, minCount int64) Facet {
 			counts = append(counts, FacetCount{strconv.FormatBool(i == 1), n})
 		}
 	}
-	counts = slices.DeleteFunc(counts, func(fc FacetCount) bool { return fc.Count < max(minCount, 1) })
 	slices.SortFunc(counts, func(a, b FacetCount) int {
 		if a.Count != b.Count {
 			return cmp.Compare(b.Count, a.Count)
 		}
 		return strings.Compare(a.Name, b.Name)
 	})
+	return counts
+}
+
+// distinct is how many values the counter holds.
+func (c *facetCounter) distinct() int { return len(c.strs) + len(c.ints) + 2 }
+
+// pageFacet applies facetMincount, facetOffset and facetLimit to sorted
+// counts.
+func pageFacet(counts []FacetCount, f FacetRequest, minCount int64) []FacetCount {
+	if minCount > 1 { // sorted by count: the values under minCount are the tail
+		counts = counts[:sort.Search(len(counts), func(i int) bool { return counts[i].Count < minCount })]
+	}
 	counts = counts[min(f.Offset, len(counts)):]
 	counts = counts[:min(f.Limit, len(counts))]
-	if counts == nil {
-		counts = []FacetCount{}
-	}
-	return Facet{Field: c.key.Name, Counts: counts}
+	return append([]FacetCount{}, counts...)
 }
 
 // facetGroup is the facets counted over the matches of one predicate.
 type facetGroup struct {
-	pred     *occurrence.Predicate
-	facets   []int // indices into the request's facets
-	counters []*facetCounter
+	pred   *occurrence.Predicate
+	facets []int // indices into the request's facets
 }
+
+// maxCachedFacetValues bounds the facets kept in the cache: a facet of more
+// values (catalog numbers) is counted again when asked again.
+const maxCachedFacetValues = 100_000
 
 // facets counts r's facets: one scan of the facet columns over the
 // predicate's matches, plus, with facetMultiselect, one scan per facet
-// whose own parameter filters the search (without that filter). The
-// scans stop at the configured deadline.
+// whose own parameter filters the search (without that filter). Counted
+// facets are cached per snapshot and predicate, and concurrent searches
+// asking for the same ones share one scan. The scans stop at the
+// configured deadline and when a facet exceeds MaxFacetValues values.
 func (s *Service) facets(ctx context.Context, snap occurrence.Snapshot, r Request) ([]Facet, error) {
 	if len(r.Facets) == 0 {
 		return nil, nil
@@ -302,32 +316,73 @@ func (s *Service) facets(ctx context.Context, snap occurrence.Snapshot, r Reques
 	if err != nil {
 		return nil, err
 	}
-	fctx, cancel := context.WithTimeout(ctx, s.cfg.FacetTimeout)
-	defer cancel()
+	out := make([]Facet, len(r.Facets))
 	errc := make(chan error, len(groups))
 	for _, g := range groups {
-		go func() { errc <- s.countFacets(fctx, snap, g) }()
+		go func() {
+			all, err := s.groupFacets(ctx, snap, r, g)
+			if err == nil {
+				for _, fi := range g.facets {
+					f := r.Facets[fi]
+					out[fi] = Facet{Field: f.Key.Name, Counts: pageFacet(all[f.Key.Name], f, r.FacetMincount)}
+				}
+			}
+			errc <- err
+		}()
 	}
 	for range groups {
 		if e := <-errc; e != nil && err == nil {
 			err = e
-			cancel()
 		}
 	}
-	if err != nil {
-		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
-			return nil, fmt.Errorf("%w: counting the facets took longer than %s; ask for fewer facets or narrow the search",
-				ErrTooExpensive, s.cfg.FacetTimeout)
+	return out, err
+}
+
+// groupFacets returns every value of the group's facets (sorted), from the
+// cache or one shared scan.
+func (s *Service) groupFacets(ctx context.Context, snap occurrence.Snapshot, r Request, g *facetGroup) (map[string][]FacetCount, error) {
+	prefix := snap.ID + "\n" + g.pred.String() + "\n"
+	all := map[string][]FacetCount{}
+	var need []occurrence.SearchKey
+	for _, fi := range g.facets {
+		k := r.Facets[fi].Key
+		if s.facetCache != nil {
+			if v, ok := s.facetCache.Get(prefix + k.Name); ok {
+				all[k.Name] = v
+				continue
+			}
 		}
-		return nil, err
+		need = append(need, k)
 	}
-	out := make([]Facet, len(r.Facets))
-	for _, g := range groups {
-		for j, fi := range g.facets {
-			out[fi] = g.counters[j].result(r.Facets[fi], r.FacetMincount)
+	if len(need) == 0 {
+		return all, nil
+	}
+	names := make([]string, len(need))
+	for i, k := range need {
+		names[i] = k.Name
+	}
+	ch := s.flight.DoChan(prefix+strings.Join(names, ","), func() (any, error) {
+		// Detached from the first asker: the others may still wait, and
+		// the result is cached. The deadline bounds it.
+		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.FacetTimeout)
+		defer cancel()
+		return s.countFacets(fctx, snap, g.pred, need)
+	})
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case res := <-ch:
+		if res.Err != nil {
+			return nil, res.Err
 		}
+		for name, v := range res.Val.(map[string][]FacetCount) {
+			all[name] = v
+			if s.facetCache != nil && len(v) <= maxCachedFacetValues {
+				s.facetCache.Add(prefix+name, v)
+			}
+		}
+		return all, nil
 	}
-	return out, nil
 }
 
 // facetGroups assigns each facet the predicate it is counted over.
@@ -359,28 +414,44 @@ func (s *Service) facetGroups(r Request) ([]*facetGroup, error) {
 			groups = append(groups, g)
 		}
 		g.facets = append(g.facets, i)
-		g.counters = append(g.counters, newFacetCounter(f.Key))
 	}
 	return groups, nil
 }
 
-func (s *Service) countFacets(ctx context.Context, snap occurrence.Snapshot, g *facetGroup) error {
+// countFacets scans the facet columns of keys over pred's matches.
+func (s *Service) countFacets(ctx context.Context, snap occurrence.Snapshot, pred *occurrence.Predicate, keys []occurrence.SearchKey) (map[string][]FacetCount, error) {
+	counters := make([]*facetCounter, len(keys))
 	var cols []string
-	for _, c := range g.counters {
-		for _, name := range c.key.Columns {
+	for i, k := range keys {
+		counters[i] = newFacetCounter(k)
+		for _, name := range k.Columns {
 			if !slices.Contains(cols, name) {
 				cols = append(cols, name)
 			}
 		}
 	}
-	req := occurrence.ScanRequest{Predicate: g.pred, Columns: cols, Dictionaries: true}
+	req := occurrence.ScanRequest{Predicate: pred, Columns: cols, Dictionaries: true}
 	_, err := occurrence.Scan(ctx, s.table, snap, req, occurrence.ScanOptions{Workers: s.cfg.Workers}, func(b arrow.RecordBatch) error {
-		for _, c := range g.counters {
+		for _, c := range counters {
 			c.add(b)
+			if c.distinct() > s.cfg.MaxFacetValues {
+				return fmt.Errorf("%w: facet %s has more than %d values", ErrTooExpensive, c.key.Name, s.cfg.MaxFacetValues)
+			}
 		}
 		return nil
 	})
-	return err
+	if errors.Is(err, context.DeadlineExceeded) {
+		return nil, fmt.Errorf("%w: counting the facets took longer than %s; ask for fewer facets or narrow the search",
+			ErrTooExpensive, s.cfg.FacetTimeout)
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string][]FacetCount, len(keys))
+	for _, c := range counters {
+		out[c.key.Name] = c.sorted()
+	}
+	return out, nil
 }
 
 // countryTitle is a country's English name (CLDR's), where GBIF writes

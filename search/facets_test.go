@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"errors"
 	"net/url"
 	"strconv"
 	"strings"
@@ -42,7 +43,7 @@ func countOf(t *testing.T, s *Service, query, param, value string) int64 {
 // come most frequent first; facetLimit, facetOffset (also per facet) and
 // facetMincount page and filter them.
 func TestFacetsCountWhatTheParametersMatch(t *testing.T) {
-	s := New(table(t), Config{CountCache: -1}, nil)
+	s := New(table(t), Config{Cache: -1}, nil)
 	ctx := context.Background()
 	for _, c := range []struct {
 		query, facet, param string
@@ -151,5 +152,33 @@ func TestFacetDeadline(t *testing.T) {
 	_, err := s.Search(context.Background(), mustRequest(t, s, "facet=country&facet=year&limit=0"))
 	if err == nil || !strings.Contains(err.Error(), "took longer than") {
 		t.Fatalf("facets past a 1ns deadline: %v", err)
+	}
+}
+
+// TestFacetsCachedAndBounded: a facet asked again on the same snapshot and
+// predicate is served from the cache (no scan); a facet with more distinct
+// values than MaxFacetValues stops with ErrTooExpensive.
+func TestFacetsCachedAndBounded(t *testing.T) {
+	tbl := &countingTable{Table: table(t)}
+	s := New(tbl, Config{MaxFacetValues: 500}, nil)
+	ctx := context.Background()
+	first, err := s.Search(ctx, mustRequest(t, s, "limit=0&facet=country&facet=year&year=1900,2000"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	scans := tbl.scans.Load()
+	again, err := s.Search(ctx, mustRequest(t, s, "limit=0&facet=year&facet=country&year=1900,2000&facetLimit=3"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tbl.scans.Load() != scans {
+		t.Fatalf("the same facets again scanned %d splits", tbl.scans.Load()-scans)
+	}
+	if again.Facets[0].Field != "YEAR" || again.Facets[0].Counts[0] != first.Facets[1].Counts[0] || len(again.Facets[1].Counts) != 3 {
+		t.Fatalf("cached facets %+v, first %+v", again.Facets, first.Facets)
+	}
+	_, err = s.Search(ctx, mustRequest(t, s, "limit=0&facet=catalogNumber&facetLimit=5"))
+	if !errors.Is(err, ErrTooExpensive) || !strings.Contains(err.Error(), "CATALOG_NUMBER has more than 500 values") {
+		t.Fatalf("a facet of thousands of values: %v", err)
 	}
 }

@@ -62,10 +62,15 @@ func (s *Service) lookup(ctx context.Context, id int64, cols []string, render fu
 // notFound().
 func (s *Service) first(ctx context.Context, snap occurrence.Snapshot, pred *occurrence.Predicate, cols []string,
 	render func([]byte, arrow.RecordBatch, int) []byte, notFound func() error) (json.RawMessage, error) {
+	release, err := s.read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	var out json.RawMessage
 	errFound := errors.New("found")
 	req := occurrence.ScanRequest{Predicate: pred, Columns: cols, Limit: 1}
-	_, err := occurrence.Scan(ctx, s.table, snap, req, occurrence.ScanOptions{Workers: s.cfg.Workers}, func(b arrow.RecordBatch) error {
+	_, err = occurrence.Scan(ctx, s.table, snap, req, occurrence.ScanOptions{Workers: s.cfg.Workers}, func(b arrow.RecordBatch) error {
 		if b.NumRows() == 0 {
 			return nil
 		}

@@ -13,12 +13,14 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"strconv"
 	"sync"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	lru "github.com/hashicorp/golang-lru/v2"
+	"golang.org/x/sync/singleflight"
 
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
@@ -39,9 +41,14 @@ type Config struct {
 	MaxFacetValues int
 	// FacetTimeout bounds the facet scans of one search (default 10s).
 	FacetTimeout time.Duration
-	// CountCache is how many (snapshot, predicate) split counts are kept
-	// (default 4096; negative disables the cache).
-	CountCache int
+	// Cache is how many (snapshot, predicate) split counts are kept, and
+	// as many facets (default 4096 each; negative disables the caches).
+	Cache int
+	// MaxReads bounds the record reads running at once across all
+	// searches (a page's splits, lookups by id): each decodes a page of
+	// every one of a record's ~225 columns, tens of megabytes of buffers
+	// (default 2 x GOMAXPROCS).
+	MaxReads int
 }
 
 func (c Config) withDefaults() Config {
@@ -57,8 +64,11 @@ func (c Config) withDefaults() Config {
 	if c.FacetTimeout <= 0 {
 		c.FacetTimeout = 10 * time.Second
 	}
-	if c.CountCache == 0 {
-		c.CountCache = 4096
+	if c.Cache == 0 {
+		c.Cache = 4096
+	}
+	if c.MaxReads <= 0 {
+		c.MaxReads = 2 * runtime.GOMAXPROCS(0)
 	}
 	return c
 }
@@ -72,6 +82,10 @@ type Service struct {
 	mu       sync.Mutex
 	inflight map[string]*splitCounts
 	cache    *lru.Cache[string, []int64]
+
+	facetCache *lru.Cache[string, []FacetCount]
+	flight     singleflight.Group // facet scans in progress
+	reads      chan struct{}      // MaxReads slots
 }
 
 // New returns a search over t; a nil logger discards.
@@ -80,9 +94,11 @@ func New(t occurrence.Table, cfg Config, logger *slog.Logger) *Service {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Service{table: t, cfg: cfg.withDefaults(), logger: logger, inflight: map[string]*splitCounts{}}
-	if s.cfg.CountCache > 0 {
-		s.cache, _ = lru.New[string, []int64](s.cfg.CountCache)
+	if s.cfg.Cache > 0 {
+		s.cache, _ = lru.New[string, []int64](s.cfg.Cache)
+		s.facetCache, _ = lru.New[string, []FacetCount](s.cfg.Cache)
 	}
+	s.reads = make(chan struct{}, s.cfg.MaxReads)
 	return s
 }
 
@@ -161,8 +177,6 @@ func (s *Service) page(ctx context.Context, snap occurrence.Snapshot, r Request,
 	}
 	var fetches []*pageFetch
 	var wg sync.WaitGroup
-	// A page of sparse matches can span many splits: read a few at once.
-	sem := make(chan struct{}, max(s.cfg.Workers, 2))
 	var before int64
 	offset, left := int64(r.Offset), int64(r.Limit)
 	for i := 0; i < len(snap.Splits) && left > 0; i++ {
@@ -181,9 +195,8 @@ func (s *Service) page(ctx context.Context, snap occurrence.Snapshot, r Request,
 		before += n
 		fetches = append(fetches, f)
 		wg.Add(1)
-		sem <- struct{}{}
 		go func() {
-			defer func() { <-sem; wg.Done() }()
+			defer wg.Done()
 			f.rows, f.err = s.fetch(ctx, r.Predicate, f)
 		}()
 	}
@@ -203,15 +216,30 @@ func (s *Service) page(ctx context.Context, snap occurrence.Snapshot, r Request,
 
 // fetch reads one split's part of a page as records.
 func (s *Service) fetch(ctx context.Context, pred *occurrence.Predicate, f *pageFetch) ([]json.RawMessage, error) {
+	release, err := s.read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	req := occurrence.ScanRequest{Predicate: pred, Columns: recordJSON.cols, Skip: f.skip, Limit: f.limit}
 	var rows []json.RawMessage
-	_, err := s.table.ScanSplit(ctx, f.split, req, func(b arrow.RecordBatch) error {
+	_, err = s.table.ScanSplit(ctx, f.split, req, func(b arrow.RecordBatch) error {
 		for i := 0; i < int(b.NumRows()); i++ {
 			rows = append(rows, recordJSON.appendRecord(nil, b, i))
 		}
 		return nil
 	})
 	return rows, err
+}
+
+// read takes one of the MaxReads slots of record reads.
+func (s *Service) read(ctx context.Context) (release func(), err error) {
+	select {
+	case s.reads <- struct{}{}:
+		return func() { <-s.reads }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 // Count counts the records pred matches in the current snapshot (shared

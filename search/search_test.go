@@ -120,7 +120,7 @@ func keys(t testing.TB, res []json.RawMessage) []int64 {
 func TestPagesAreTheOrderedScan(t *testing.T) {
 	tbl := table(t)
 	for _, cache := range []int{-1, 0} {
-		s := New(tbl, Config{CountCache: cache}, nil)
+		s := New(tbl, Config{Cache: cache}, nil)
 		for _, query := range []string{"", "country=NL", "year=1990,2010&hasCoordinate=true", "catalogNumber=C-0000042",
 			"basisOfRecord=PRESERVED_SPECIMEN&basisOfRecord=FOSSIL_SPECIMEN", "country=ZZ"} {
 			base := mustRequest(t, s, query)
