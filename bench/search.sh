@@ -77,6 +77,9 @@ import json, sys
 tmp, ids = sys.argv[1], sys.argv[2:]
 page = lambda where, off=0: ["SELECT * FROM t" + (" WHERE " + where if where else "") + " LIMIT 20" + (" OFFSET %d" % off if off else ""),
                              "SELECT count(*) FROM t" + (" WHERE " + where if where else "")]
+facet = lambda where: ["SELECT countryCode, count(*) AS c FROM t WHERE countryCode IS NOT NULL%s GROUP BY 1 ORDER BY c DESC, 1 LIMIT 10" % where,
+                       "SELECT CAST(year AS VARCHAR), count(*) AS c FROM t WHERE year IS NOT NULL%s GROUP BY 1 ORDER BY c DESC, 1 LIMIT 10" % where,
+                       "SELECT count(*) FROM t" + (" WHERE" + where[4:] if where else "")]
 sc = []
 sc.append(("page 1, no filter", ["/v1/occurrence/search?limit=20"], [page("")]))
 years = range(1990, 2010)
@@ -89,9 +92,6 @@ sc.append(("offset 10,000, broad", ["/v1/occurrence/search?limit=20&offset=10000
            [page("year BETWEEN %d AND 2020" % y, 10000) for y in froms]))
 sc.append(("record by gbifID", ["/v1/occurrence/%s" % i for i in ids], [["SELECT * FROM t WHERE gbifID = %s" % i] for i in ids]))
 sc.append(("facets country + year, all records", ["/v1/occurrence/search?limit=0&facet=country&facet=year"], [facet("")]))
-facet = lambda where: ["SELECT countryCode, count(*) AS c FROM t WHERE countryCode IS NOT NULL%s GROUP BY 1 ORDER BY c DESC, 1 LIMIT 10" % where,
-                       "SELECT CAST(year AS VARCHAR), count(*) AS c FROM t WHERE year IS NOT NULL%s GROUP BY 1 ORDER BY c DESC, 1 LIMIT 10" % where,
-                       "SELECT count(*) FROM t" + (" WHERE" + where[4:] if where else "")]
 sc.append(("facets country + year, broad (year range)", ["/v1/occurrence/search?limit=0&facet=country&facet=year&year=%d,2020" % y for y in froms],
            [facet(" AND year BETWEEN %d AND 2020" % y) for y in froms]))
 cc = [(c, y) for c in ["US", "DE", "SE", "NL", "BR"] for y in (1995, 2005, 2015)]
