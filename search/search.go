@@ -46,8 +46,8 @@ type Config struct {
 	Cache int
 	// MaxReads bounds the record reads running at once across all
 	// searches (a page's splits, lookups by id): each decodes a page of
-	// every one of a record's ~225 columns, tens of megabytes of buffers
-	// (default 2 x GOMAXPROCS).
+	// every one of a record's ~225 columns, ~200 MB of page buffers at
+	// most, and is CPU work (default GOMAXPROCS).
 	MaxReads int
 }
 
@@ -68,7 +68,7 @@ func (c Config) withDefaults() Config {
 		c.Cache = 4096
 	}
 	if c.MaxReads <= 0 {
-		c.MaxReads = 2 * runtime.GOMAXPROCS(0)
+		c.MaxReads = runtime.GOMAXPROCS(0)
 	}
 	return c
 }

@@ -19,5 +19,5 @@ func (s *searchFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&c.MaxFacetValues, "search-max-facet-values", search.DefaultMaxFacetValues, "largest facetOffset+facetLimit")
 	fs.DurationVar(&c.FacetTimeout, "search-facet-timeout", 10*time.Second, "how long the facets of one search may take")
 	fs.IntVar(&c.Cache, "search-cache", 4096, "searches whose split counts (and as many facets) are kept (negative: none)")
-	fs.IntVar(&c.MaxReads, "search-max-reads", 0, "record reads at once across all searches (0: 2 x cores)")
+	fs.IntVar(&c.MaxReads, "search-max-reads", 0, "record reads at once across all searches (0: one per core)")
 }
