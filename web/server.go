@@ -25,6 +25,9 @@ type Config struct {
 	// PublicURL is the base URL clients use; empty means the request's own
 	// scheme and host.
 	PublicURL string
+	// Search answers the occurrence search and record routes
+	// (/v1/occurrence/search, /count, /{gbifID}); nil answers them 503.
+	Search Searcher
 }
 
 // Server is the REST API.
@@ -108,7 +111,7 @@ func (s *Server) routes() []route {
 		{"GET", "/v1/occurrence/search/count", nil, s.count},
 		{"POST", "/v1/occurrence/search/predicate", nil, s.countPredicate},
 		{"GET", "/v1/openapi.json", nil, s.openAPI},
-	}, s.opsRoutes()...)
+	}, append(s.opsRoutes(), s.searchRoutes()...)...)
 }
 
 // ServeHTTP serves the API.

@@ -34,6 +34,7 @@ type fileConfig struct {
 	SMTP      smtpConfig   `yaml:"smtp"`
 	Mail      mailConfig   `yaml:"mail"`
 	Limits    limitsConfig `yaml:"limits"`
+	Search    searchConfig `yaml:"search"`
 	Erase     eraseConfig  `yaml:"erase"`
 	// Schedules are named periodic jobs (erasure, rollover, exports).
 	Schedules []scheduleConfig `yaml:"schedules"`
@@ -121,6 +122,16 @@ type predicateLimits struct {
 	MaxPatternLength    int `yaml:"max_pattern_length" flag:"predicate-max-pattern-length"`
 	MaxPatternWildcards int `yaml:"max_pattern_wildcards" flag:"predicate-max-pattern-wildcards"`
 	MaxCost             int `yaml:"max_cost" flag:"predicate-max-cost"`
+}
+
+// searchConfig bounds the occurrence search API (docs/limits.md).
+type searchConfig struct {
+	MaxLimit       int      `yaml:"max_limit" flag:"search-max-limit"`
+	MaxOffset      int      `yaml:"max_offset" flag:"search-max-offset"`
+	MaxFacetValues int      `yaml:"max_facet_values" flag:"search-max-facet-values"`
+	FacetTimeout   duration `yaml:"facet_timeout" flag:"search-facet-timeout"`
+	Cache          int      `yaml:"cache" flag:"search-cache"`
+	MaxReads       int      `yaml:"max_reads" flag:"search-max-reads"`
 }
 
 type eraseConfig struct {

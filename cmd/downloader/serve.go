@@ -19,6 +19,7 @@ import (
 	"github.com/biodiversity-downloads/downloader/jobs/storage/s3"
 	"github.com/biodiversity-downloads/downloader/jobs/tableexport"
 	"github.com/biodiversity-downloads/downloader/occurrence"
+	"github.com/biodiversity-downloads/downloader/search"
 	"github.com/biodiversity-downloads/downloader/web"
 )
 
@@ -35,6 +36,7 @@ type serveFlags struct {
 	mail                                         jobs.MailConfig
 	limits                                       occurrence.Limits
 	faults                                       faultFlags
+	search                                       searchFlags
 	// The configuration file and what only it sets (config*.go).
 	configPath, opsListen string
 	check                 bool
@@ -82,6 +84,7 @@ func serveFlagSet(f *serveFlags, env *Env) *flag.FlagSet {
 	fs.DurationVar(&f.shutdown, "shutdown-timeout", 30*time.Second, "how long a graceful stop may take")
 	fs.Int64Var(&f.maxBody, "max-body", 1<<20, "largest request body in bytes")
 	f.faults.register(fs)
+	f.search.register(fs)
 	c, def := &f.jobs, jobs.Config{}.WithDefaults()
 	fs.IntVar(&c.MaxRunningPerUser, "max-running", def.MaxRunningPerUser, "running downloads per user")
 	fs.StringVar(&c.Portal.Name, "portal-name", "", "publisher in citations and metadata, where GBIF's say GBIF.org (default: the host of --public-url)")
@@ -123,7 +126,7 @@ func runServe(ctx context.Context, args []string, env *Env) error {
 		return err
 	}
 	defer db.Close()
-	engine, closeTable, err := openEngine(ctx, f.table, f.limits, env)
+	engine, table, closeTable, err := openEngine(ctx, f.table, f.limits, env)
 	if err != nil {
 		return err
 	}
@@ -156,18 +159,19 @@ func runServe(ctx context.Context, args []string, env *Env) error {
 		return err
 	}
 	f.faults.service(svc)
-	return serve(ctx, f, svc, db, ln, reg, env)
+	f.search.cfg.Limits = f.limits
+	return serve(ctx, f, svc, db, ln, reg, search.New(table, f.search.cfg, env.Logger), env)
 }
 
 // serve runs until ctx ends, then stops gracefully: HTTP first, then the
 // workers (running exports become SUSPENDED and resume at the next start).
-func serve(ctx context.Context, f serveFlags, svc *jobs.Service, db *jobs.DB, ln net.Listener, reg *prometheus.Registry, env *Env) error {
+func serve(ctx context.Context, f serveFlags, svc *jobs.Service, db *jobs.DB, ln net.Listener, reg *prometheus.Registry, searcher web.Searcher, env *Env) error {
 	if err := svc.Start(ctx); err != nil {
 		return err
 	}
 	errc := make(chan error, 2)
 	var srv *http.Server
-	api := web.New(svc, jobs.NewAuthenticator(db, time.Minute), web.Config{MaxBodyBytes: f.maxBody, PublicURL: f.publicURL},
+	api := web.New(svc, jobs.NewAuthenticator(db, time.Minute), web.Config{MaxBodyBytes: f.maxBody, PublicURL: f.publicURL, Search: searcher},
 		env.Logger, web.WithMetrics(reg))
 	if ln != nil {
 		srv = &http.Server{Handler: api, ReadHeaderTimeout: 10 * time.Second}
@@ -202,16 +206,17 @@ func serve(ctx context.Context, f serveFlags, svc *jobs.Service, db *jobs.DB, ln
 	return runErr
 }
 
-// openEngine opens the occurrence table behind the counts and exports.
-func openEngine(ctx context.Context, spec string, lim occurrence.Limits, env *Env) (jobs.Engine, func(), error) {
+// openEngine opens the occurrence table behind the counts, exports and
+// searches.
+func openEngine(ctx context.Context, spec string, lim occurrence.Limits, env *Env) (jobs.Engine, occurrence.Backend, func(), error) {
 	if spec == "" {
-		return nil, func() {}, errors.New("no table: give --table DIR")
+		return nil, nil, func() {}, errors.New("no table: give --table DIR")
 	}
 	t, err := openTable(ctx, spec, env.Logger)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return tableexport.New(t, tableexport.Config{Limits: lim}, env.Logger), func() { _ = t.Close() }, nil
+	return tableexport.New(t, tableexport.Config{Limits: lim}, env.Logger), t, func() { _ = t.Close() }, nil
 }
 
 // openStorage opens a directory or an s3:// bucket (credentials and tuning

@@ -99,7 +99,8 @@ func (s *Store) ScanSplit(ctx context.Context, split occurrence.Split, req occur
 	if err != nil {
 		return st, err
 	}
-	sc := &splitScan{ctx: ctx, file: o, rg: ref.rowGroup, rows: split.Rows, req: req, cols: cols, emit: emit, stats: &st, path: ref.path, split: split.Stats}
+	sc := &splitScan{ctx: ctx, file: o, rg: ref.rowGroup, rows: split.Rows, req: req, cols: cols, emit: emit, stats: &st, path: ref.path, split: split.Stats,
+		win: occurrence.NewWindow(req)}
 	if req.BatchSize <= 0 || req.BatchSize > occurrence.DefaultBatchSize {
 		sc.batch = occurrence.DefaultBatchSize
 	} else {
@@ -139,15 +140,18 @@ type splitScan struct {
 	// selIdx is the current part's selected row positions (take), nil
 	// until a column needs them.
 	selIdx []int32
+	// win is the request's Skip and Limit.
+	win occurrence.Window
 }
 
 // run scans the split; without a predicate every row matches and the
 // requested columns are read the same way, through the value readers.
 func (sc *splitScan) run() error {
 	if sc.req.Predicate == nil && len(sc.cols) == 0 {
+		n := sc.win.Take(sc.rows)
 		sc.stats.RowsScanned = sc.rows
-		sc.stats.RowsMatched = sc.rows
-		return sc.emitCounts(sc.rows)
+		sc.stats.RowsMatched = n
+		return sc.emitCounts(n)
 	}
 	return sc.filtered()
 }
@@ -198,7 +202,7 @@ func (sc *splitScan) filtered() error {
 	sel := make([]bool, occurrence.DefaultBatchSize)
 	outSchema := occurrence.SchemaOf(sc.cols)
 	var pos int64
-	for pos < sc.rows {
+	for pos < sc.rows && !sc.win.Done() {
 		if err := sc.ctx.Err(); err != nil {
 			return err
 		}
@@ -215,7 +219,7 @@ func (sc *splitScan) filtered() error {
 		sel = sel[:n]
 		clear(sel)
 		pred.EvalCached(pb, sel, cache)
-		m := countTrue(sel)
+		m := sc.win.Select(sel, countTrue(sel))
 		sc.stats.RowsScanned += n
 		sc.stats.RowsMatched += int64(m)
 		var err error
