@@ -253,9 +253,9 @@ func (s *Service) Validate(ctx context.Context, caller *User, req Request) (Requ
 }
 
 // dedupeHash identifies identical requests: same creator, format,
-// predicate and (when given) checklist. A request without a checklist
-// hashes as before checklists were recorded.
-func dedupeHash(creator, format string, predicate json.RawMessage, checklist string, extensions []string) string {
+// predicate and (when given) checklist, extensions and chosen fields. A
+// request without them hashes as before they were recorded.
+func dedupeHash(creator, format string, predicate json.RawMessage, checklist string, extensions, fields []string) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00%s", creator, format, predicate)
 	if checklist != "" {
@@ -264,6 +264,9 @@ func dedupeHash(creator, format string, predicate json.RawMessage, checklist str
 	if len(extensions) > 0 {
 		fmt.Fprintf(h, "\x00extensions:%s", strings.Join(extensions, " "))
 	}
+	if len(fields) > 0 {
+		fmt.Fprintf(h, "\x00fields:%s", strings.Join(fields, "\x01"))
+	}
 	return hex.EncodeToString(h.Sum(nil))
 }
 
@@ -271,7 +274,7 @@ func dedupeHash(creator, format string, predicate json.RawMessage, checklist str
 // with the limit and dedupe checks, or returns the key of an earlier
 // identical download.
 func (s *Service) insert(ctx context.Context, req Request) (string, error) {
-	hash := dedupeHash(req.Creator, req.Format, req.Predicate, req.ChecklistKey, req.VerbatimExtensions)
+	hash := dedupeHash(req.Creator, req.Format, req.Predicate, req.ChecklistKey, req.VerbatimExtensions, req.Fields)
 	tx, err := s.db.SQL.BeginTx(ctx, nil)
 	if err != nil {
 		return "", err

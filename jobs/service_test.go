@@ -47,10 +47,10 @@ func TestSubmitLimitAndCreator(t *testing.T) {
 func TestDedupeHashChecklist(t *testing.T) {
 	p := json.RawMessage(`{"type":"equals","key":"YEAR","value":"2000"}`)
 	old := sha256.Sum256([]byte("a\x00DWCA\x00" + string(p)))
-	if dedupeHash("a", "DWCA", p, "", nil) != hex.EncodeToString(old[:]) {
+	if dedupeHash("a", "DWCA", p, "", nil, nil) != hex.EncodeToString(old[:]) {
 		t.Fatal("the hash of a request without a checklist changed")
 	}
-	if dedupeHash("a", "DWCA", p, "", nil) == dedupeHash("a", "DWCA", p, "7ddf754f-d193-4cc9-b351-99906754a03b", nil) {
+	if dedupeHash("a", "DWCA", p, "", nil, nil) == dedupeHash("a", "DWCA", p, "7ddf754f-d193-4cc9-b351-99906754a03b", nil, nil) {
 		t.Fatal("the checklist does not change the hash")
 	}
 }
@@ -82,7 +82,7 @@ func TestValidateVerbatimExtensions(t *testing.T) {
 		}
 	}
 	p := json.RawMessage(`{"type":"equals","key":"YEAR","value":"2000"}`)
-	if dedupeHash("a", "DWCA", p, "", nil) == dedupeHash("a", "DWCA", p, "", v.VerbatimExtensions) {
+	if dedupeHash("a", "DWCA", p, "", nil, nil) == dedupeHash("a", "DWCA", p, "", v.VerbatimExtensions, nil) {
 		t.Error("verbatimExtensions do not change the hash")
 	}
 }
