@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -28,6 +29,8 @@ type Config struct {
 	// Search answers the occurrence search and record routes
 	// (/v1/occurrence/search, /count, /{gbifID}); nil answers them 503.
 	Search Searcher
+	// Page is the portal page served at / (NewPage); nil serves none.
+	Page *Page
 }
 
 // Server is the REST API.
@@ -111,7 +114,7 @@ func (s *Server) routes() []route {
 		{"GET", "/v1/occurrence/search/count", nil, s.count},
 		{"POST", "/v1/occurrence/search/predicate", nil, s.countPredicate},
 		{"GET", "/v1/openapi.json", nil, s.openAPI},
-	}, append(s.opsRoutes(), s.searchRoutes()...)...)
+	}, slices.Concat(s.opsRoutes(), s.searchRoutes(), s.pageRoutes())...)
 }
 
 // ServeHTTP serves the API.

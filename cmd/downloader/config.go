@@ -35,6 +35,7 @@ type fileConfig struct {
 	Mail      mailConfig   `yaml:"mail"`
 	Limits    limitsConfig `yaml:"limits"`
 	Search    searchConfig `yaml:"search"`
+	Page      pageConfig   `yaml:"page"`
 	Erase     eraseConfig  `yaml:"erase"`
 	// Schedules are named periodic jobs (erasure, rollover, exports).
 	Schedules []scheduleConfig `yaml:"schedules"`
@@ -132,6 +133,14 @@ type searchConfig struct {
 	FacetTimeout   duration `yaml:"facet_timeout" flag:"search-facet-timeout"`
 	Cache          int      `yaml:"cache" flag:"search-cache"`
 	MaxReads       int      `yaml:"max_reads" flag:"search-max-reads"`
+}
+
+// pageConfig is the portal page's (docs/page.md).
+type pageConfig struct {
+	Enabled       bool     `yaml:"enabled" flag:"page"`
+	SessionIdle   duration `yaml:"session_idle" flag:"session-idle"`
+	SessionMax    duration `yaml:"session_max" flag:"session-max"`
+	ContactPerDay int      `yaml:"contact_per_day" flag:"contact-per-day"`
 }
 
 type eraseConfig struct {
