@@ -207,6 +207,8 @@ export function createMap({ onPolygon, label }) {
     setPoints(p) { points = p; drawPoints(); },
     /** setPolygons shows the search's polygons (from parseWKT). */
     setPolygons(p) { polygons = p || []; drawShapes(); },
+    /** focus centres the map on [lon, lat], width degrees wide. */
+    focus([lon, lat], width = 40) { view.cx = lon; view.cy = -lat; view.w = width; apply(); },
     dispose() { resize.disconnect(); },
   };
 }

@@ -50,6 +50,7 @@ export function render(root, app, id) {
       m.setPoints([[rec.decimalLongitude, rec.decimalLatitude]]);
       m.el.querySelector('.map-tools').hidden = true;
       replace(mapBox, h('div', { class: 'narrow-map' }, m.el));
+      m.focus([rec.decimalLongitude, rec.decimalLatitude], 30);
     }
     replace(interpreted, Object.entries(rec).filter(([, v]) => !empty(v)).map(([k, v]) => h('tr', {},
       h('th', { scope: 'row', class: 'term' }, k), h('td', {}, show(k, v)))));

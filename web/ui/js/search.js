@@ -175,6 +175,10 @@ export function render(root, app) {
     const estimateP = api(`/v1/occurrence/search/count?${qs}${sep}format=${encodeURIComponent(panel.format())}`, { signal });
     const mapP = f.hasCoordinate === 'false' ? Promise.resolve({ results: [], count: 0 })
       : api(`/v1/occurrence/search?${qs}${sep}hasCoordinate=true&limit=${MAP_SAMPLE}`, { signal });
+    // Handled below once the search answered; until then no rejection
+    // may go unhandled.
+    estimateP.catch(() => {});
+    mapP.catch(() => {});
     try {
       const res = await searchP;
       replace(errorEl);
