@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"net/http"
@@ -103,13 +104,20 @@ func (p *Page) strings(lang string) map[string]string { return p.strs[lang] }
 // strings. where names the file in errors, with the line of the problem.
 func parsePageCatalogue(b []byte, where string) (map[string]string, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
+	tokenErr := func(off int64, err error) error {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return fmt.Errorf("page catalogue %s:%d: the object is not closed", where, 1+bytes.Count(b, []byte("\n")))
+		}
+		line := 1 + bytes.Count(b[:min(int(off), len(b))], []byte("\n"))
+		return fmt.Errorf("page catalogue %s:%d: %v", where, line, err)
+	}
 	fail := func(off int64, format string, args ...any) error {
 		line := 1 + bytes.Count(b[:min(int(off), len(b))], []byte("\n"))
 		return fmt.Errorf("page catalogue %s:%d: %s", where, line, fmt.Sprintf(format, args...))
 	}
 	tok, err := dec.Token()
 	if err != nil {
-		return nil, fail(dec.InputOffset(), "%v", err)
+		return nil, tokenErr(dec.InputOffset(), err)
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '{' {
 		return nil, fail(0, "want a JSON object of strings")
@@ -119,13 +127,13 @@ func parsePageCatalogue(b []byte, where string) (map[string]string, error) {
 		off := dec.InputOffset()
 		kt, err := dec.Token()
 		if err != nil {
-			return nil, fail(off, "%v", err)
+			return nil, tokenErr(off, err)
 		}
 		key := kt.(string) // object keys are strings
 		off = dec.InputOffset()
 		vt, err := dec.Token()
 		if err != nil {
-			return nil, fail(off, "%v", err)
+			return nil, tokenErr(off, err)
 		}
 		v, ok := vt.(string)
 		if !ok {
@@ -137,7 +145,7 @@ func parsePageCatalogue(b []byte, where string) (map[string]string, error) {
 		out[key] = v
 	}
 	if _, err := dec.Token(); err != nil {
-		return nil, fail(dec.InputOffset(), "%v", err)
+		return nil, tokenErr(dec.InputOffset(), err)
 	}
 	if _, err := dec.Token(); err == nil {
 		return nil, fail(dec.InputOffset(), "more after the object")
