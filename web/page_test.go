@@ -326,6 +326,14 @@ func TestPageContact(t *testing.T) {
 		t.Fatalf("dataset %s: want the contact's name and no address", ds)
 	}
 	msg["gbifID"] = json.Number(page.Results[0].GBIFID)
+	for field, bad := range map[string]string{"message": " ", "subject": strings.Repeat("x", 201)} {
+		m := map[string]any{}
+		for k, v := range msg {
+			m[k] = v
+		}
+		m[field] = bad
+		expect(t, p.call("POST", "/ui/api/contact", m, false), 400)
+	}
 	msg["subject"] = "Locality " + sender
 	expect(t, p.call("POST", "/ui/api/contact", msg, false), 202)
 	if r := expect(t, p.call("POST", "/ui/api/contact", msg, false), 429); pageCode(t, r) != "too_many_messages" {
