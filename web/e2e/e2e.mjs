@@ -416,6 +416,7 @@ try {
 
   await check('the language switch shows the page in French', async () => {
     await page.goto(`${BASE}/`);
+    await waitCount(page);
     await page.selectOption('#lang-select', 'fr');
     await page.waitForFunction(() => document.documentElement.lang === 'fr' && document.querySelector('h1'));
     const h1 = await page.textContent('h1');

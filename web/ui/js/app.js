@@ -32,6 +32,11 @@ let current = null; // the shown view's dispose function
 let first = true;
 
 async function main() {
+  // The language switch works from the start, before anything loaded.
+  document.getElementById('lang-select')?.addEventListener('change', (e) => {
+    document.cookie = `lang=${encodeURIComponent(e.target.value)}; path=/; max-age=31536000; samesite=lax`;
+    location.reload();
+  });
   const lang = document.documentElement.lang || 'en';
   const view = document.getElementById('view');
   try {
@@ -48,10 +53,6 @@ async function main() {
   } catch (e) {
     setSession(null);
   }
-  document.getElementById('lang-select')?.addEventListener('change', (e) => {
-    document.cookie = `lang=${encodeURIComponent(e.target.value)}; path=/; max-age=31536000; samesite=lax`;
-    location.reload();
-  });
   document.addEventListener('click', (e) => {
     const a = e.target.closest('a');
     if (!a || e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
