@@ -34,6 +34,9 @@ func (s *Service) recoverLoop(ctx context.Context) {
 		} else if n > 0 {
 			s.logger.InfoContext(ctx, "requeued downloads of dead workers", "count", n)
 		}
+		if _, err := s.RecoverSchedules(ctx, time.Now()); err != nil && ctx.Err() == nil {
+			s.logger.WarnContext(ctx, "recover schedule runs", "err", err)
+		}
 	}
 }
 
