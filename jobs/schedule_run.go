@@ -199,7 +199,7 @@ func (s *Service) execRun(ctx context.Context, sc Schedule, run ScheduleRun, own
 		s.runHeartbeat(ctx, run, owner, cancel)
 	}()
 	result, err := s.doRun(ctx, sc, &run, owner)
-	cause := context.Cause(ctx)
+	cause, stopped := context.Cause(ctx), ctx.Err() != nil
 	cancel(nil)
 	<-beat
 	bg := context.WithoutCancel(ctx)
@@ -207,7 +207,7 @@ func (s *Service) execRun(ctx context.Context, sc Schedule, run ScheduleRun, own
 	case errors.Is(cause, errLeaseLost):
 		s.logger.WarnContext(bg, "schedule run taken over by another worker", "schedule", sc.Name, "fire", run.Fire)
 		return run, nil
-	case err != nil && ctx.Err() != nil && cause == nil:
+	case err != nil && stopped:
 		// Shutdown: the lease is left to expire and the run is queued again.
 		return run, err
 	case err == nil && run.DownloadKey != "":
@@ -221,7 +221,7 @@ func (s *Service) execRun(ctx context.Context, sc Schedule, run ScheduleRun, own
 	} else {
 		s.logger.InfoContext(bg, "schedule run succeeded", "schedule", sc.Name, "fire", run.Fire, "result", result)
 	}
-	run.Finished = s.now()
+	run.Finished = time.UnixMilli(s.now().UnixMilli()).UTC()
 	ok, ferr := s.db.finishRun(bg, run, owner)
 	if ferr != nil {
 		return run, ferr
