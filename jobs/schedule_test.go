@@ -2,6 +2,8 @@ package jobs
 
 import (
 	"context"
+	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -290,6 +292,82 @@ func TestSchedulesValidated(t *testing.T) {
 		_, err := New(db, checkOnlyEngine{}, nil, nil, Config{Scheduler: c.cfg}, nil)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v, want %q", c.cfg, err, c.want)
+		}
+	}
+}
+
+// snapshotEngine is checkOnlyEngine on a table whose current snapshot the
+// test sets.
+type snapshotEngine struct {
+	checkOnlyEngine
+	id string
+}
+
+func (e *snapshotEngine) TableSnapshot(context.Context) (TableSnapshot, error) {
+	return TableSnapshot{ID: e.id}, nil
+}
+
+// Which scheduled export answers an unfiltered request, by rule: one of the
+// current table snapshot always (but off), one of another snapshot only
+// while younger than the maximum age under "age"; never a filtered export,
+// never for a filtered request, never one in another format or with
+// verbatim extensions.
+func TestSnapshotAnswerRules(t *testing.T) {
+	ctx := context.Background()
+	t0 := time.Date(2030, 3, 1, 4, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		rule     UnfilteredAnswers
+		snapshot string
+		age      time.Duration
+		req      Request
+		want     string
+	}{
+		{AnswerRecent, "s1", 40 * 24 * time.Hour, Request{Format: "SIMPLE_CSV"}, "e-s1"},
+		{AnswerRecent, "s2", 10 * 24 * time.Hour, Request{Format: "SIMPLE_CSV"}, "e-s1"},
+		{AnswerRecent, "s2", 32 * 24 * time.Hour, Request{Format: "SIMPLE_CSV"}, ""},
+		{AnswerSameSnapshot, "s1", 40 * 24 * time.Hour, Request{Format: "SIMPLE_CSV"}, "e-s1"},
+		{AnswerSameSnapshot, "s2", time.Hour, Request{Format: "SIMPLE_CSV"}, ""},
+		{AnswerNever, "s1", time.Hour, Request{Format: "SIMPLE_CSV"}, ""},
+		{AnswerRecent, "s1", time.Hour, Request{Format: "SIMPLE_CSV", Predicate: []byte(`{"type":"equals","key":"YEAR","value":"1"}`)}, ""},
+		{AnswerRecent, "s1", time.Hour, Request{Format: "DWCA"}, ""},
+		{AnswerRecent, "s1", time.Hour, Request{Format: "DWCA", VerbatimExtensions: []string{"x"}}, ""},
+		{AnswerRecent, "s1", time.Hour, Request{Format: "SIMPLE_PARQUET"}, ""}, // only a filtered export has it
+	} {
+		db := testDB(t)
+		eng := &snapshotEngine{id: c.snapshot}
+		s, err := New(db, eng, nil, nil, Config{Scheduler: SchedulerConfig{Unfiltered: c.rule}}, slog.New(slog.DiscardHandler))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := db.inTx(ctx, func(tx *sql.Tx) error { return db.ensureSystemUser(ctx, tx, "schedules", t0) }); err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range []struct {
+			key, format, snapshot, predicate string
+			status                           Status
+		}{
+			{"e-s1", "SIMPLE_CSV", "s1", "", StatusSucceeded},
+			{"e-dwca-failed", "DWCA", "s1", "", StatusFailed},
+			{"e-filtered", "SIMPLE_PARQUET", "s1", `{"type":"equals","key":"YEAR","value":"1"}`, StatusSucceeded},
+		} {
+			r := s.newRow(e.key, Request{Format: e.format, Predicate: json.RawMessage(e.predicate), Creator: "schedules"}, t0)
+			if err := db.insertDownload(ctx, db.SQL, r, e.key); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := db.SQL.ExecContext(ctx, `UPDATE downloads SET status = ?, table_snapshot = ?, schedule = 'monthly'
+				WHERE key = ?`, e.status, e.snapshot, e.key); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var got string
+		err = db.inTx(ctx, func(tx *sql.Tx) error {
+			var err error
+			got, _, err = s.findSnapshotExport(ctx, tx, c.req, t0.Add(c.age))
+			return err
+		})
+		if err != nil || got != c.want {
+			t.Errorf("%s, table at %s, %s later, request %s %s %v: answered by %q (%v), want %q",
+				c.rule, c.snapshot, c.age, c.req.Format, c.req.Predicate, c.req.VerbatimExtensions, got, err, c.want)
 		}
 	}
 }
