@@ -104,17 +104,7 @@ func (s *Service) Reconcile(ctx context.Context, olderThan time.Time) (int, erro
 	if err != nil {
 		return 0, err
 	}
-	n := 0
-	for _, a := range as {
-		fixed, err := s.reconcileOne(ctx, a)
-		if err != nil {
-			return n, err
-		}
-		if fixed {
-			n++
-		}
-	}
-	return n, nil
+	return countDone(as, func(a activeDownload) (bool, error) { return s.reconcileOne(ctx, a) })
 }
 
 type activeDownload struct {

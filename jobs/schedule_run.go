@@ -235,14 +235,7 @@ func (s *Service) execRun(ctx context.Context, sc Schedule, run ScheduleRun, own
 // runHeartbeat renews the lease on run until ctx ends; a lost lease
 // cancels the run.
 func (s *Service) runHeartbeat(ctx context.Context, run ScheduleRun, owner string, cancel context.CancelCauseFunc) {
-	t := time.NewTicker(max(s.cfg.Lease/3, 10*time.Millisecond))
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+	tick(ctx, max(s.cfg.Lease/3, 10*time.Millisecond), func() bool {
 		held, err := s.db.renewRun(ctx, run, owner, s.cfg.Lease)
 		switch {
 		case err != nil:
@@ -251,9 +244,10 @@ func (s *Service) runHeartbeat(ctx context.Context, run ScheduleRun, owner strin
 			}
 		case !held:
 			cancel(errLeaseLost)
-			return
+			return false
 		}
-	}
+		return true
+	})
 }
 
 // doRun does a run's work by kind and returns its result in a line.
@@ -306,15 +300,15 @@ func (s *Service) RecoverSchedules(ctx context.Context, now time.Time) (int, err
 	if err != nil {
 		return 0, err
 	}
-	n := 0
-	for _, l := range lost {
+	n, err := countDone(lost, func(l lostRun) (bool, error) {
 		ok, err := s.requeueRun(ctx, l, now)
 		if err != nil {
-			return n, fmt.Errorf("requeue the run of %s: %w", l.schedule, err)
+			return false, fmt.Errorf("requeue the run of %s: %w", l.schedule, err)
 		}
-		if ok {
-			n++
-		}
+		return ok, nil
+	})
+	if err != nil {
+		return n, err
 	}
 	done, err := s.endExportRuns(ctx)
 	return n + done, err

@@ -99,15 +99,23 @@ func scheduleService(t *testing.T, db *DB, role Role, roll *countingRollover, sc
 	return s
 }
 
+// twoWorkers are two services on two handles of one database (two
+// worker processes), with a rollover schedule "roll" firing every second
+// whose rollover takes took.
+func twoWorkers(t *testing.T, d migrations.Dialect, took time.Duration) ([]*Service, *countingRollover) {
+	t.Helper()
+	a, b := dbPair(t, d)
+	roll := &countingRollover{took: took}
+	sc := Schedule{Name: "roll", Spec: "every second", When: every(time.Second), Kind: ScheduleRollover}
+	return []*Service{scheduleService(t, a, RoleWorker, roll, sc), scheduleService(t, b, RoleWorker, roll, sc)}, roll
+}
+
 // Two workers that both get a job for the same fire run it once: the
 // second finds the run recorded and does nothing.
 func TestScheduleFireRunsOnce(t *testing.T) {
 	forEachDialect(t, func(t *testing.T, d migrations.Dialect) {
 		ctx := context.Background()
-		a, b := dbPair(t, d)
-		roll := &countingRollover{took: 300 * time.Millisecond}
-		sc := Schedule{Name: "roll", Spec: "@every 1s", When: every(time.Second), Kind: ScheduleRollover}
-		svcs := []*Service{scheduleService(t, a, RoleWorker, roll, sc), scheduleService(t, b, RoleWorker, roll, sc)}
+		svcs, roll := twoWorkers(t, d, 300*time.Millisecond)
 		fire := time.Date(2030, 1, 2, 3, 4, 0, 0, time.UTC)
 		var wg sync.WaitGroup
 		errs := make([]error, 2)
@@ -150,10 +158,7 @@ func TestScheduleFireRunsOnce(t *testing.T) {
 func TestPeriodicScheduleTwoWorkers(t *testing.T) {
 	forEachDialect(t, func(t *testing.T, d migrations.Dialect) {
 		ctx := context.Background()
-		a, b := dbPair(t, d)
-		roll := &countingRollover{took: 50 * time.Millisecond}
-		sc := Schedule{Name: "roll", Spec: "every second", When: every(time.Second), Kind: ScheduleRollover}
-		svcs := []*Service{scheduleService(t, a, RoleWorker, roll, sc), scheduleService(t, b, RoleWorker, roll, sc)}
+		svcs, roll := twoWorkers(t, d, 50*time.Millisecond)
 		for _, s := range svcs {
 			if err := s.Start(ctx); err != nil {
 				t.Fatal(err)
@@ -201,7 +206,7 @@ func TestPeriodicScheduleTwoWorkers(t *testing.T) {
 			t.Fatalf("the rollover ran %d times for %d recorded runs (%d finished)", got, len(rs), finished)
 		}
 		var jobs int
-		if err := a.SQL.QueryRowContext(ctx, "SELECT count(*) FROM river_job WHERE kind = 'download_schedule'").Scan(&jobs); err != nil {
+		if err := svcs[0].db.SQL.QueryRowContext(ctx, "SELECT count(*) FROM river_job WHERE kind = 'download_schedule'").Scan(&jobs); err != nil {
 			t.Fatal(err)
 		}
 		t.Logf("%d runs, %d River jobs, %d rollovers", len(rs), jobs, roll.runs.Load())
