@@ -24,7 +24,7 @@ list prints each schedule of the configuration with its next fire time and
 its last runs (status, duration, result). run queues a run of NAME now; a
 worker (serve --role worker or all, with the same schedules) runs it and
 records it like a fire of its cron expression, and this command waits for
-the run to end and prints it.`
+the run to end and prints it (exit status 1 when it failed)`
 
 // runScheduleCmd: downloader schedule list|run.
 func runScheduleCmd(ctx context.Context, args []string, env *Env) error {
