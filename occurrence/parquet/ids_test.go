@@ -24,7 +24,7 @@ func TestLegacyIDs(t *testing.T) {
 	s := openTest(t, Config{RowGroupRows: 100})
 	ctx := context.Background()
 	occurrencetest.CheckLegacyIDs(t, s, func(t testing.TB, key string) {
-		err := s.update(ctx, func(m *manifest) error {
+		_, err := s.update(ctx, func(m *manifest) error {
 			m.Datasets[key].IDs = ""
 			return nil
 		})

@@ -113,7 +113,6 @@ func Open(dir string, cfg Config, logger *slog.Logger) (*Store, error) {
 // Close releases open files.
 func (s *Store) Close() error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	var errs []error
 	for k, slot := range s.files {
 		<-slot.ready
@@ -122,6 +121,7 @@ func (s *Store) Close() error {
 		}
 		delete(s.files, k)
 	}
+	s.mu.Unlock()
 	s.cacheMu.Lock()
 	if s.cacheFile != nil {
 		errs = append(errs, s.cacheFile.Close())
@@ -136,7 +136,11 @@ func (s *Store) Close() error {
 type splitRef struct {
 	path     string
 	rowGroup int
-	dataset  string
+	dataset  string // "" in a segment
+	rows     int64  // the row group's rows, dead ones included
+	// live is, in a segment row group with dead rows, the keys of the
+	// datasets whose rows the snapshot holds; nil when every row is live.
+	live map[string]bool
 }
 
 // Snapshot returns the current splits: datasets in key order, then files,
@@ -186,25 +190,43 @@ func (s *Store) current() (*manifest, error) {
 		s.cacheFile.Close()
 	}
 	s.cacheFile, s.cacheInfo, s.cached = f, info, m
+	// Open files the new snapshot no longer reads are closed once no scan
+	// uses them (files.go); s.mu is taken after cacheMu, never before.
+	s.dropStaleFiles(m)
 	return m, nil
 }
 
 func snapshotOf(m *manifest) occurrence.Snapshot {
-	snap := occurrence.Snapshot{ID: strconv.FormatInt(m.Snapshot, 10)}
+	snap := occurrence.Snapshot{ID: snapshotID(m)}
 	for _, key := range m.sortedKeys() {
 		ds := m.Datasets[key]
+		if ds.Segment != "" {
+			continue
+		}
 		for _, f := range ds.Files {
 			for rg, g := range f.RowGroups {
 				snap.Splits = append(snap.Splits, occurrence.Split{
 					Index: len(snap.Splits),
 					Rows:  g.Rows,
 					Stats: g.split,
-					Ref:   splitRef{path: f.Path, rowGroup: rg, dataset: key},
+					Ref:   splitRef{path: f.Path, rowGroup: rg, dataset: key, rows: g.Rows},
 				})
 			}
 		}
 	}
+	m.segmentSplits(&snap)
 	return snap
+}
+
+// snapshotID is the id of m's snapshot: its number, and for a table copied
+// from another (CopyFrom) ":" and the source's table and snapshot, so that
+// a download records what it read.
+func snapshotID(m *manifest) string {
+	id := strconv.FormatInt(m.Snapshot, 10)
+	if m.Source != "" {
+		id += ":" + m.Source
+	}
+	return id
 }
 
 // Datasets lists the table's datasets in key order.
@@ -246,42 +268,53 @@ func (s *Store) DatasetEML(ctx context.Context, key string) (io.ReadCloser, erro
 	if !ds.HasEML {
 		return nil, fmt.Errorf("dataset %s: %w", key, occurrence.ErrNoEML)
 	}
+	if ds.Segment != "" {
+		seg := m.segment(ds.Segment)
+		i := -1
+		if seg != nil {
+			i = seg.index(key)
+		}
+		if i < 0 {
+			return nil, fmt.Errorf("EML of dataset %s: segment %s: %w", key, ds.Segment, errNoSegmentEML)
+		}
+		return os.Open(filepath.Join(s.dir, segmentEML(seg.Generation, i)))
+	}
 	return os.Open(filepath.Join(s.dir, generationDir(key, ds.Generation), emlName))
 }
 
 // DeleteDataset removes a dataset from the table (a new snapshot without it).
 func (s *Store) DeleteDataset(ctx context.Context, key string) error {
-	return s.update(ctx, func(m *manifest) error {
+	_, err := s.update(ctx, func(m *manifest) error {
 		if _, ok := m.Datasets[key]; !ok {
 			return fmt.Errorf("%w: %s", occurrence.ErrNoDataset, key)
 		}
 		delete(m.Datasets, key)
 		return nil
 	})
+	return err
 }
 
 // update runs fn on the current manifest under the writer lock and publishes
-// the result as the next snapshot.
-func (s *Store) update(ctx context.Context, fn func(*manifest) error) error {
+// the result as the next snapshot, then collects what no snapshot needs.
+func (s *Store) update(ctx context.Context, fn func(*manifest) error) (cleanup, error) {
 	unlock, err := s.lock(ctx)
 	if err != nil {
-		return err
+		return cleanup{}, err
 	}
 	defer unlock()
 	m, err := readManifest(s.dir)
 	if err != nil {
-		return err
+		return cleanup{}, err
 	}
 	if err := fn(m); err != nil {
-		return err
+		return cleanup{}, err
 	}
 	m.Snapshot++
 	m.Created = time.Now().UTC()
 	if err := writeManifest(s.dir, m); err != nil {
-		return err
+		return cleanup{}, err
 	}
-	s.collect(m)
-	return nil
+	return s.collect(m), nil
 }
 
 // lock takes the table's writer lock (an flock, so it also excludes other
