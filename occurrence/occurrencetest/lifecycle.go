@@ -126,6 +126,13 @@ func emlDocument(title string) []byte {
 `, title)
 }
 
+// LoadDataset loads (or replaces) one generated dataset with records g
+// fills, without an EML document.
+func LoadDataset(t testing.TB, tbl occurrence.Loader, g *Generator, ds *Dataset) string {
+	t.Helper()
+	return loadWithEML(t, tbl, g, ds, nil, nil)
+}
+
 // loadWithEML loads ds, with its EML document when eml holds one and the
 // broken-row count of broken, adding the records to every reference.
 func loadWithEML(t testing.TB, tbl occurrence.Loader, g *Generator, ds *Dataset, eml map[string][]byte, broken map[string]int64, refs ...*Reference) string {

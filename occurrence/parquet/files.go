@@ -1,5 +1,11 @@
 package parquet
 
+import (
+	"path/filepath"
+
+	"github.com/biodiversity-downloads/downloader/occurrence"
+)
+
 // unref gives back a file taken with Store.file: a stale file (one the
 // current snapshot no longer reads, see dropStaleFiles) is closed when its
 // last scan ends, so that the disk space of files a rollover or an ingest
@@ -54,4 +60,14 @@ func (s *Store) dropStaleFiles(m *manifest) {
 	for _, o := range closing {
 		o.close()
 	}
+}
+
+// SplitPath returns the path of the Parquet file holding a split of this
+// store, or "" for a split of another table (for operators and tests).
+func (s *Store) SplitPath(sp occurrence.Split) string {
+	ref, ok := sp.Ref.(splitRef)
+	if !ok {
+		return ""
+	}
+	return filepath.Join(s.dir, ref.path)
 }

@@ -41,10 +41,13 @@ const (
 	// runBatch is the rows per batch of a run: a merge holds one batch
 	// per run.
 	runBatch = 4096
-	// mergeWays is how many runs one merge reads at once; more runs are
-	// merged in rounds.
-	mergeWays = 64
+	// defaultMergeWays is how many runs one merge reads at once; more runs
+	// are merged in rounds.
+	defaultMergeWays = 64
 )
+
+// mergeWays is defaultMergeWays (a variable for the tests of merge rounds).
+var mergeWays = defaultMergeWays
 
 func newClusterSorter(s *Store, tmp string, out *partWriter) *clusterSorter {
 	return &clusterSorter{s: s, tmp: tmp, out: out}
@@ -101,7 +104,7 @@ func (cs *clusterSorter) spill() error {
 	if err != nil {
 		return err
 	}
-	refs := clusterOrder(cs.window)
+	refs := clusterOrder(cs.window, segmentClusterColumns)
 	for len(refs) > 0 {
 		n := min(len(refs), runBatch)
 		if err := rw.write(cs.window, refs[:n]); err != nil {
@@ -124,7 +127,7 @@ func (cs *clusterSorter) finish(ctx context.Context) error {
 	if len(cs.runs) == 0 {
 		// One window: sort and write it.
 		defer cs.release()
-		refs := clusterOrder(cs.window)
+		refs := clusterOrder(cs.window, segmentClusterColumns)
 		for len(refs) > 0 {
 			n := min(len(refs), cs.s.cfg.RowGroupRows)
 			if err := cs.out.writeRowGroup(cs.window, refs[:n], n == len(refs)); err != nil {
@@ -253,7 +256,7 @@ func (rr *runReader) next(window *[]windowBatch) (bool, error) {
 	wb := newWindowBatch(b)
 	rr.idx, rr.row, rr.rows = len(*window), 0, wb.rows
 	rr.keys = rr.keys[:0]
-	for _, name := range clusterColumns {
+	for _, name := range segmentClusterColumns {
 		rr.keys = append(rr.keys, wb.cols[occurrence.ColumnIndex(name)])
 	}
 	*window = append(*window, wb)

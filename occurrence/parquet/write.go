@@ -137,7 +137,7 @@ func (w *DatasetWriter) flushWindow() error {
 		return nil
 	}
 	defer w.releaseWindow()
-	refs := clusterOrder(w.window)
+	refs := clusterOrder(w.window, clusterColumns)
 	for len(refs) > 0 {
 		n := min(len(refs), w.s.cfg.RowGroupRows)
 		if err := w.writeRowGroup(w.window, refs[:n], n == len(refs)); err != nil {
