@@ -56,7 +56,7 @@ func (s *Store) CopyFrom(ctx context.Context, src CopySource, opts RolloverOptio
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	seg, w, err := s.createSegment(keys)
+	seg, w, err := s.createSegment(keys, opts)
 	if err != nil {
 		return rep, err
 	}

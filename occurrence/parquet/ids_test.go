@@ -79,6 +79,9 @@ func TestMain(m *testing.M) {
 	if spec := os.Getenv(mintHelperEnv); spec != "" {
 		os.Exit(mintHelper(spec))
 	}
+	if spec := os.Getenv(rolloverHelperEnv); spec != "" {
+		os.Exit(rolloverHelper(spec))
+	}
 	os.Exit(m.Run())
 }
 

@@ -47,6 +47,13 @@ type RolloverOptions struct {
 	// SmallRows: datasets with fewer records are merged into a segment
 	// (default Config.RowGroupRows: a dataset that fills no row group).
 	SmallRows int64
+	// RowGroupRows are the rows per row group of a segment (default a
+	// quarter of Config.RowGroupRows; its files hold as many rows as an
+	// ingest's). A segment's row groups mix datasets, so each spans more
+	// values of the columns its sort order puts last (years, lower taxon
+	// ranks) than a dataset's own row groups do: smaller ones keep those
+	// predicates pruning.
+	RowGroupRows int
 	// PinTTL is how long the rollover's pin on the snapshot it reads
 	// outlives its last refresh (default one minute).
 	PinTTL time.Duration
@@ -63,7 +70,16 @@ func (o RolloverOptions) withDefaults(cfg Config) RolloverOptions {
 	if o.PinTTL <= 0 {
 		o.PinTTL = time.Minute
 	}
+	if o.RowGroupRows <= 0 {
+		o.RowGroupRows = max(cfg.RowGroupRows/4, 1)
+	}
 	return o
+}
+
+// segmentFileRowGroups is the row groups per segment file: as many rows as
+// an ingest's file holds.
+func (o RolloverOptions) segmentFileRowGroups(cfg Config) int {
+	return max(cfg.FileRowGroups*cfg.RowGroupRows/o.RowGroupRows, 1)
 }
 
 // RolloverReport says what a rollover (or a CopyFrom) did, for the command
@@ -123,10 +139,11 @@ func (s *Store) Rollover(ctx context.Context, opts RolloverOptions) (RolloverRep
 	rep := RolloverReport{Before: snap.ID, After: snap.ID}
 	rep.FilesBefore, rep.RowGroupsBefore, rep.BytesBefore, rep.Records = m0.layout()
 	plan := planRollover(m0, opts, s.cfg)
-	seg, err := s.writeSegment(ctx, m0, snap, plan, &rep)
+	seg, err := s.writeSegment(ctx, m0, snap, plan, opts, &rep)
 	if err != nil {
 		return rep, err
 	}
+	rolloverHook("written")
 	refreshed, err := s.refreshStats(ctx, m0, snap, plan)
 	if err != nil {
 		seg.abort()
@@ -192,6 +209,11 @@ func (s *Store) rolloverLock() (func(), error) {
 }
 
 const rolloverLockName = ".rollover"
+
+// rolloverHook is called at the stages of a rollover ("spilled": the first
+// sort run is on disk; "written": the new segment is complete, not yet
+// published): the crash tests stop a rollover there.
+var rolloverHook = func(stage string) {}
 
 // pinCurrent pins the current snapshot and returns its manifest; unpin
 // stops refreshing and releases the pin.
@@ -275,7 +297,7 @@ func planRollover(m *manifest, opts RolloverOptions, cfg Config) rolloverPlan {
 			keys[key] = true
 		}
 	}
-	full := int64(cfg.FileRowGroups) * int64(cfg.RowGroupRows)
+	full := int64(cfg.FileRowGroups) * int64(cfg.RowGroupRows) // a file's worth
 	var dirty int
 	for _, seg := range m.Segments {
 		live, dead := segmentRows(m, seg)
@@ -344,12 +366,13 @@ type newSegment struct {
 	keys   []string
 	// rows counts each dataset's rows written (CopyFrom's record counts).
 	rows     map[string]int64
+	rgRows   int
 	finished bool
 }
 
 // createSegment makes the directory of a new segment holding keys (sorted),
 // marked as being written.
-func (s *Store) createSegment(keys []string) (*newSegment, *partWriter, error) {
+func (s *Store) createSegment(keys []string, opts RolloverOptions) (*newSegment, *partWriter, error) {
 	var rnd [6]byte
 	if _, err := rand.Read(rnd[:]); err != nil {
 		return nil, nil, err
@@ -369,8 +392,8 @@ func (s *Store) createSegment(keys []string) (*newSegment, *partWriter, error) {
 	for i, k := range keys {
 		idx[k] = i
 	}
-	seg := &newSegment{s: s, gen: gen, dir: dir, marker: marker, keys: keys}
-	return seg, &partWriter{s: s, dir: dir, rel: rel, datasets: idx}, nil
+	seg := &newSegment{s: s, gen: gen, dir: dir, marker: marker, keys: keys, rgRows: opts.RowGroupRows}
+	return seg, &partWriter{s: s, dir: dir, rel: rel, datasets: idx, fileRowGroups: opts.segmentFileRowGroups(s.cfg)}, nil
 }
 
 // abort removes an unpublished segment (nil-safe).
@@ -405,7 +428,7 @@ func (seg *newSegment) sortInto(ctx context.Context, w *partWriter, feed func(ad
 		return 0, err
 	}
 	defer os.RemoveAll(tmp)
-	cs := newClusterSorter(seg.s, tmp, w)
+	cs := newClusterSorter(seg.s, tmp, w, seg.rgRows)
 	defer cs.release()
 	if err := feed(cs.add); err != nil {
 		return cs.Spilled, err
@@ -463,11 +486,11 @@ func copyEML(dst string, open func() (io.ReadCloser, error)) error {
 
 // writeSegment writes the plan's rows into a new segment; nil when the plan
 // rewrites nothing.
-func (s *Store) writeSegment(ctx context.Context, m0 *manifest, snap occurrence.Snapshot, plan rolloverPlan, rep *RolloverReport) (*newSegment, error) {
+func (s *Store) writeSegment(ctx context.Context, m0 *manifest, snap occurrence.Snapshot, plan rolloverPlan, opts RolloverOptions, rep *RolloverReport) (*newSegment, error) {
 	if len(plan.datasets) == 0 {
 		return nil, nil
 	}
-	seg, w, err := s.createSegment(plan.datasets)
+	seg, w, err := s.createSegment(plan.datasets, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -259,7 +259,7 @@ func TestRolloverKeepsEveryValue(t *testing.T) {
 			loadWithEMLs(t, s, 6000, 30)
 			before := current(t, s)
 			want := dumpTable(t, s, before)
-			rep, err := s.Rollover(context.Background(), RolloverOptions{SmallRows: 1 << 40})
+			rep, err := s.Rollover(context.Background(), RolloverOptions{SmallRows: 1 << 40, RowGroupRows: 500})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -467,7 +467,7 @@ func TestRolloverPrunesAsAFreshIngest(t *testing.T) {
 	ctx := context.Background()
 	cfg := Config{RowGroupRows: 1000, FileRowGroups: 4, ClusterRowGroups: 4}
 	s := openTest(t, cfg)
-	loadWithEMLs(t, s, 30000, 300)
+	loadWithEMLs(t, s, 15000, 150)
 	before := current(t, s)
 	// The same records as one fresh ingest, in table order.
 	fresh := openTest(t, cfg)

@@ -25,9 +25,10 @@ import (
 // window is spilled as a run (an Arrow IPC stream, LZ4-compressed) and
 // the runs are merged, mergeWays at a time, into the row groups.
 type clusterSorter struct {
-	s   *Store
-	tmp string // directory for the runs
-	out *partWriter
+	s      *Store
+	tmp    string // directory for the runs
+	out    *partWriter
+	rgRows int // rows per row group written
 
 	window []windowBatch
 	rows   int
@@ -49,8 +50,8 @@ const (
 // mergeWays is defaultMergeWays (a variable for the tests of merge rounds).
 var mergeWays = defaultMergeWays
 
-func newClusterSorter(s *Store, tmp string, out *partWriter) *clusterSorter {
-	return &clusterSorter{s: s, tmp: tmp, out: out}
+func newClusterSorter(s *Store, tmp string, out *partWriter, rgRows int) *clusterSorter {
+	return &clusterSorter{s: s, tmp: tmp, out: out, rgRows: rgRows}
 }
 
 // add takes b (the caller's reference: b must be retained by a caller
@@ -119,6 +120,9 @@ func (cs *clusterSorter) spill() error {
 	}
 	cs.Spilled += size
 	cs.runs = append(cs.runs, path)
+	if len(cs.runs) == 1 {
+		rolloverHook("spilled")
+	}
 	return nil
 }
 
@@ -129,7 +133,7 @@ func (cs *clusterSorter) finish(ctx context.Context) error {
 		defer cs.release()
 		refs := clusterOrder(cs.window, segmentClusterColumns)
 		for len(refs) > 0 {
-			n := min(len(refs), cs.s.cfg.RowGroupRows)
+			n := min(len(refs), cs.rgRows)
 			if err := cs.out.writeRowGroup(cs.window, refs[:n], n == len(refs)); err != nil {
 				return err
 			}
@@ -169,7 +173,7 @@ func (cs *clusterSorter) finish(ctx context.Context) error {
 		}
 		cs.runs = next
 	}
-	err := mergeRuns(ctx, cs.runs, cs.s.cfg.RowGroupRows, func(w []windowBatch, refs []rowRef) error {
+	err := mergeRuns(ctx, cs.runs, cs.rgRows, func(w []windowBatch, refs []rowRef) error {
 		return cs.out.writeRowGroup(w, refs, false)
 	})
 	for _, p := range cs.runs {

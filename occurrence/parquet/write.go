@@ -51,6 +51,8 @@ type partWriter struct {
 	// datasets maps, in a segment, each dataset key to its index: its row
 	// groups record their rows per dataset (segment.go).
 	datasets map[string]int
+	// fileRowGroups is the row groups per file (0: Config.FileRowGroups).
+	fileRowGroups int
 }
 
 // BeginDataset starts replacing (or adding) the dataset info.Key; the
@@ -241,7 +243,7 @@ func (w *partWriter) writeRowGroup(window []windowBatch, refs []rowRef, last boo
 	rows := int64(len(refs))
 	w.curRGs = append(w.curRGs, rowGroupEntry{Rows: rows, Stats: data, Datasets: perDataset})
 	w.records += rows
-	if len(w.curRGs) >= w.s.cfg.FileRowGroups {
+	if n := w.fileRowGroups; len(w.curRGs) >= n && n > 0 || n == 0 && len(w.curRGs) >= w.s.cfg.FileRowGroups {
 		return w.closeFile()
 	}
 	return nil
