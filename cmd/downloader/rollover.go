@@ -128,4 +128,10 @@ func printRollover(w io.Writer, st rolloverSettings, r parquet.RolloverReport) {
 	}
 }
 
-func mib(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/(1<<20)) }
+// mib writes a byte count in MB, or kB below one MB.
+func mib(n int64) string {
+	if n < 1<<20 {
+		return fmt.Sprintf("%.1f kB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+}

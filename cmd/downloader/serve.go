@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/biodiversity-downloads/downloader/jobs/storage/local"
 	"github.com/biodiversity-downloads/downloader/jobs/storage/s3"
 	"github.com/biodiversity-downloads/downloader/jobs/tableexport"
+	"github.com/biodiversity-downloads/downloader/occurrence/parquet"
 	"github.com/biodiversity-downloads/downloader/web"
 )
 
@@ -25,8 +27,8 @@ func init() {
 
 // serveFlags are the settings of `downloader serve`.
 type serveFlags struct {
-	role, listen, dsn, table, storage, smtp, smtpFrom, smtpUser, publicURL string
-	shutdown                                                               time.Duration
+	role, listen, dsn, table, exportTable, storage, smtp, smtpFrom, smtpUser, publicURL string
+	shutdown, pinTTL                                                       time.Duration
 	maxBody                                                                int64
 	jobs                                                                   jobs.Config
 	faults                                                                 faultFlags
@@ -39,6 +41,9 @@ func parseServeFlags(args []string, env *Env) (serveFlags, error) {
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:8080", "HTTP address (roles api and all)")
 	fs.StringVar(&f.dsn, "db", "sqlite:downloads.db", dbFlagHelp)
 	fs.StringVar(&f.table, "table", "", "occurrence table: a directory or hbase://host:port/name")
+	fs.StringVar(&f.exportTable, "export-table", "", "embedded table exports read instead of --table (counts still read --table): "+
+		"the snapshot `downloader rollover --table hbase://... --snapshot-dir DIR` writes")
+	fs.DurationVar(&f.pinTTL, "pin-ttl", 2*time.Minute, "how long a dead worker's pin keeps an export's snapshot from being retired")
 	fs.StringVar(&f.storage, "storage", "archives", "archive storage: a directory or s3://bucket/prefix?endpoint=URL&region=R "+
 		"(credentials from $AWS_ACCESS_KEY_ID and $AWS_SECRET_ACCESS_KEY)")
 	fs.StringVar(&f.smtp, "smtp", "", "SMTP server host:port for notifications (none if empty)")
@@ -87,7 +92,7 @@ func runServe(ctx context.Context, args []string, env *Env) error {
 		return err
 	}
 	defer db.Close()
-	engine, closeTable, err := openEngine(ctx, f.table, env)
+	engine, closeTable, err := openEngine(ctx, f.table, f.exportTable, tableexport.Config{PinTTL: f.pinTTL}, env)
 	if err != nil {
 		return err
 	}
@@ -153,8 +158,9 @@ func serve(ctx context.Context, f serveFlags, svc *jobs.Service, db *jobs.DB, ln
 	return runErr
 }
 
-// openEngine opens the occurrence table behind the counts and exports.
-func openEngine(ctx context.Context, spec string, env *Env) (jobs.Engine, func(), error) {
+// openEngine opens the occurrence table behind the counts and exports, and
+// the embedded table exports read instead when exportSpec names one.
+func openEngine(ctx context.Context, spec, exportSpec string, cfg tableexport.Config, env *Env) (jobs.Engine, func(), error) {
 	if spec == "" {
 		return nil, func() {}, errors.New("no table: give --table DIR")
 	}
@@ -162,7 +168,37 @@ func openEngine(ctx context.Context, spec string, env *Env) (jobs.Engine, func()
 	if err != nil {
 		return nil, nil, err
 	}
-	return tableexport.New(t, tableexport.Config{}, env.Logger), func() { _ = t.Close() }, nil
+	if exportSpec == "" {
+		return tableexport.New(t, cfg, env.Logger), func() { _ = t.Close() }, nil
+	}
+	x, err := openExportTable(ctx, exportSpec, env)
+	if err != nil {
+		t.Close()
+		return nil, nil, err
+	}
+	return tableexport.NewWithExportTable(t, x, cfg, env.Logger), func() { _ = t.Close(); _ = x.Close() }, nil
+}
+
+// openExportTable opens the embedded table --export-table names, which must
+// hold a snapshot: exports of an empty table would be empty archives.
+func openExportTable(ctx context.Context, dir string, env *Env) (*parquet.Store, error) {
+	if strings.HasPrefix(dir, "hbase://") {
+		return nil, fmt.Errorf("--export-table %s: give the directory `downloader rollover --snapshot-dir` writes, not an HBase table", dir)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "manifest.json")); err != nil {
+		return nil, fmt.Errorf("--export-table %s holds no snapshot (%w): run `downloader rollover --table hbase://... --snapshot-dir %s` first", dir, err, dir)
+	}
+	x, err := parquet.Open(dir, parquet.Config{}, env.Logger)
+	if err != nil {
+		return nil, err
+	}
+	snap, err := x.Snapshot(ctx)
+	if err != nil {
+		x.Close()
+		return nil, err
+	}
+	env.Logger.Info("exports read an embedded snapshot", "dir", dir, "snapshot", snap.ID)
+	return x, nil
 }
 
 // openStorage opens a directory or an s3:// bucket.
