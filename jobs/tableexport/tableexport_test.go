@@ -237,3 +237,41 @@ func TestExportDuringRollover(t *testing.T) {
 		t.Fatalf("an unpinned export across a rollover: %v, want a missing file", err)
 	}
 }
+
+// TestExportTable: with an export table (an embedded copy of the live
+// table, as `serve --export-table` reads), counts follow the live table and
+// exports read the copy, recording the copy's snapshot, which names the
+// live snapshot it was taken from.
+func TestExportTable(t *testing.T) {
+	ctx := context.Background()
+	live, err := parquet.Open(t.TempDir(), parquet.Config{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer live.Close()
+	plan := occurrencetest.Load(t, live, 1500, 5)
+	copied, err := parquet.Open(t.TempDir(), parquet.Config{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer copied.Close()
+	src, _ := live.Snapshot(ctx)
+	if _, err := copied.CopyFrom(ctx, live, parquet.RolloverOptions{Source: "live"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := live.DeleteDataset(ctx, plan[0].Info.Key); err != nil {
+		t.Fatal(err)
+	}
+	e := NewWithExportTable(live, copied, Config{TempDir: t.TempDir()}, nil)
+	n, err := e.Count(ctx, json.RawMessage("null"))
+	if err != nil || n != int64(1500-plan[0].Records) {
+		t.Fatalf("count %d (%v), want the live table's %d", n, err, 1500-plan[0].Records)
+	}
+	rows, res, err := csvRows(t, e, "0000003-260507100000000")
+	if err != nil || len(rows) != 1500 || res.Records != 1500 {
+		t.Fatalf("export of the copy: %d rows, %+v, %v; want the 1500 copied", len(rows), res, err)
+	}
+	if want := "1:live@" + src.ID; res.Snapshot != want {
+		t.Fatalf("the export recorded snapshot %q, want %q", res.Snapshot, want)
+	}
+}
