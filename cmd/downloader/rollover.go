@@ -122,7 +122,7 @@ func printRollover(w io.Writer, st rolloverSettings, r parquet.RolloverReport) {
 	fmt.Fprintf(w, "  records     %d; %d rewritten, %d dead rows dropped; %d datasets merged, %d segments replaced; %s of sort runs\n",
 		r.Records, r.RowsRewritten, r.DeadRows, r.DatasetsMerged, r.SegmentsRewritten, mib(r.SpilledBytes))
 	fmt.Fprintf(w, "  statistics  completed in %d row groups\n", r.StatsRefreshed)
-	fmt.Fprintf(w, "  retired     %d snapshots %v: %d directories, %s freed\n", len(r.Retired), r.Retired, r.RemovedDirs, mib(r.FreedBytes))
+	fmt.Fprintf(w, "  retired     %d snapshots %s: %d directories, %s freed\n", len(r.Retired), snapshotList(r.Retired), r.RemovedDirs, mib(r.FreedBytes))
 	for _, p := range r.Pins {
 		fmt.Fprintf(w, "  pinned      snapshot %d by %q (%s pid %d), expires %s\n", p.Snapshot, p.Holder, p.Host, p.PID, p.Expires.Format(time.RFC3339))
 	}
@@ -134,4 +134,12 @@ func mib(n int64) string {
 		return fmt.Sprintf("%.1f kB", float64(n)/(1<<10))
 	}
 	return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+}
+
+// snapshotList writes snapshot numbers, the first and last of a long list.
+func snapshotList(ns []int64) string {
+	if len(ns) > 6 {
+		return fmt.Sprintf("[%d %d %d ... %d]", ns[0], ns[1], ns[2], ns[len(ns)-1])
+	}
+	return fmt.Sprint(ns)
 }

@@ -39,10 +39,16 @@ type Config struct {
 	// DataPageBytes is the target size of a Parquet data page: smaller pages
 	// let a scan skip closer around its matches.
 	DataPageBytes int
-	// KeepSnapshots is how many old snapshots stay readable for scans that
-	// started before an ingest; older files are removed by the next writer.
+	// KeepSnapshots is how many of the newest snapshots, the current one
+	// included, stay readable whatever their age (retained for
+	// reproducibility; default 5). Older ones are retired by the next
+	// cleanup once KeepFor has passed and no pin holds them (gc.go,
+	// pin.go).
 	KeepSnapshots int
-	// KeepFor is the minimum age of a snapshot before its files may be removed.
+	// KeepFor is how long a snapshot stays readable after the next one
+	// was published, for scans that do not pin (counts): default an hour;
+	// a negative value retires at once what no pin and no KeepSnapshots
+	// keeps.
 	KeepFor time.Duration
 }
 
