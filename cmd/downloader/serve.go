@@ -27,11 +27,19 @@ func init() {
 
 // serveFlags are the settings of `downloader serve`.
 type serveFlags struct {
-	role, listen, dsn, table, exportTable, storage, smtp, smtpFrom, smtpUser, publicURL string
-	shutdown, pinTTL                                                       time.Duration
+	role, listen, dsn, table, storage, smtp, smtpFrom, smtpUser, publicURL string
+	shutdown                                                               time.Duration
 	maxBody                                                                int64
 	jobs                                                                   jobs.Config
 	faults                                                                 faultFlags
+	exports                                                                exportFlags
+}
+
+// exportFlags say what exports read: the table (--export-table, else
+// --table) and how long their snapshot pins outlive a dead worker.
+type exportFlags struct {
+	table  string
+	pinTTL time.Duration
 }
 
 func parseServeFlags(args []string, env *Env) (serveFlags, error) {
@@ -41,9 +49,9 @@ func parseServeFlags(args []string, env *Env) (serveFlags, error) {
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:8080", "HTTP address (roles api and all)")
 	fs.StringVar(&f.dsn, "db", "sqlite:downloads.db", dbFlagHelp)
 	fs.StringVar(&f.table, "table", "", "occurrence table: a directory or hbase://host:port/name")
-	fs.StringVar(&f.exportTable, "export-table", "", "embedded table exports read instead of --table (counts still read --table): "+
+	fs.StringVar(&f.exports.table, "export-table", "", "embedded table exports read instead of --table (counts still read --table): "+
 		"the snapshot `downloader rollover --table hbase://... --snapshot-dir DIR` writes")
-	fs.DurationVar(&f.pinTTL, "pin-ttl", 2*time.Minute, "how long a dead worker's pin keeps an export's snapshot from being retired")
+	fs.DurationVar(&f.exports.pinTTL, "pin-ttl", 2*time.Minute, "how long a dead worker's pin keeps an export's snapshot from being retired")
 	fs.StringVar(&f.storage, "storage", "archives", "archive storage: a directory or s3://bucket/prefix?endpoint=URL&region=R "+
 		"(credentials from $AWS_ACCESS_KEY_ID and $AWS_SECRET_ACCESS_KEY)")
 	fs.StringVar(&f.smtp, "smtp", "", "SMTP server host:port for notifications (none if empty)")
@@ -92,7 +100,7 @@ func runServe(ctx context.Context, args []string, env *Env) error {
 		return err
 	}
 	defer db.Close()
-	engine, closeTable, err := openEngine(ctx, f.table, f.exportTable, tableexport.Config{PinTTL: f.pinTTL}, env)
+	engine, closeTable, err := openEngine(ctx, f.table, f.exports.table, tableexport.Config{PinTTL: f.exports.pinTTL}, env)
 	if err != nil {
 		return err
 	}

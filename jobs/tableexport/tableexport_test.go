@@ -168,7 +168,7 @@ func TestExportDuringRollover(t *testing.T) {
 	}
 	before := res.Snapshot
 
-	run := func(noPin bool) ([]string, jobs.ExportResult, error, []string) {
+	run := func(noPin bool) ([]string, []string, jobs.ExportResult, error) {
 		old, err := store.Snapshot(ctx)
 		if err != nil {
 			t.Fatal(err)
@@ -202,10 +202,10 @@ func TestExportDuringRollover(t *testing.T) {
 		}
 		close(pt.resume)
 		o := <-done
-		return o.rows, o.res, o.err, files
+		return files, o.rows, o.res, o.err
 	}
 
-	got, res, err, files := run(false)
+	files, got, res, err := run(false)
 	if err != nil {
 		t.Fatalf("the export paused across the rollover failed: %v", err)
 	}
@@ -233,7 +233,7 @@ func TestExportDuringRollover(t *testing.T) {
 	// The control: the table has one segment now; a fresh load of small
 	// datasets gives the next rollover files to retire under the export.
 	occurrencetest.Load(t, store, 4000, 60)
-	if _, _, err, _ := run(true); err == nil || !errors.Is(err, os.ErrNotExist) {
+	if _, _, _, err := run(true); err == nil || !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("an unpinned export across a rollover: %v, want a missing file", err)
 	}
 }
