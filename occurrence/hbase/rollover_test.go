@@ -11,9 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-
 	"github.com/biodiversity-downloads/downloader/occurrence"
 	"github.com/biodiversity-downloads/downloader/occurrence/hbase/hrpc"
 	"github.com/biodiversity-downloads/downloader/occurrence/occurrencetest"
@@ -93,29 +90,6 @@ func TestPinKeepsGenerations(t *testing.T) {
 	}
 }
 
-// dumpRows scans every column of every record of a snapshot, by gbifID.
-func dumpRows(t *testing.T, tbl occurrence.Table, snap occurrence.Snapshot) map[int64]string {
-	t.Helper()
-	out := map[int64]string{}
-	_, err := occurrence.Scan(context.Background(), tbl, snap, occurrence.ScanRequest{}, occurrence.ScanOptions{}, func(b arrow.RecordBatch) error {
-		ids := b.Column(occurrence.ColumnIndex(occurrence.ColGBIFID)).(*array.Int64)
-		var sb strings.Builder
-		for i := 0; i < int(b.NumRows()); i++ {
-			sb.Reset()
-			for c := 0; c < int(b.NumCols()); c++ {
-				sb.WriteString(b.Column(c).ValueStr(i))
-				sb.WriteByte(0)
-			}
-			out[ids.Value(i)] = sb.String()
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
 func emls(t *testing.T, c occurrence.Catalog, infos []occurrence.DatasetInfo) map[string]string {
 	t.Helper()
 	out := map[string]string{}
@@ -188,7 +162,7 @@ func TestCopyToEmbedded(t *testing.T) {
 		if !strings.HasSuffix(snap.ID, ":hbase://test/"+s.Table()+"@"+src.ID) || rep.After != snap.ID {
 			t.Fatalf("%s: the copy's snapshot is %q (report %q), want it to name HBase snapshot %s", what, snap.ID, rep.After, src.ID)
 		}
-		want, got := dumpRows(t, s, src), dumpRows(t, dst, snap)
+		want, got := occurrencetest.RowValues(t, s, src), occurrencetest.RowValues(t, dst, snap)
 		if len(got) != len(want) || int64(len(got)) != rep.RowsRewritten {
 			t.Fatalf("%s: the copy holds %d records (report %d), HBase %d", what, len(got), rep.RowsRewritten, len(want))
 		}

@@ -437,3 +437,32 @@ func checkCancel(t *testing.T, tbl occurrence.Table) {
 		t.Fatal("scan still running a second after cancel")
 	}
 }
+
+// RowValues scans every column of every record of snap and returns each
+// record's values (ValueStr, NUL-separated, in schema order) by gbifID: a
+// table's content to compare with another's whatever the order of its rows
+// (test sizes only). A gbifID scanned twice fails the test.
+func RowValues(t testing.TB, tbl occurrence.Table, snap occurrence.Snapshot) map[int64]string {
+	t.Helper()
+	out := map[int64]string{}
+	var sb strings.Builder
+	_, err := occurrence.Scan(context.Background(), tbl, snap, occurrence.ScanRequest{}, occurrence.ScanOptions{Workers: 2}, func(b arrow.RecordBatch) error {
+		ids := b.Column(occurrence.ColumnIndex(occurrence.ColGBIFID)).(*array.Int64)
+		for i := 0; i < int(b.NumRows()); i++ {
+			sb.Reset()
+			for c := 0; c < int(b.NumCols()); c++ {
+				sb.WriteString(b.Column(c).ValueStr(i))
+				sb.WriteByte(0)
+			}
+			if _, dup := out[ids.Value(i)]; dup {
+				return fmt.Errorf("gbifID %d scanned twice", ids.Value(i))
+			}
+			out[ids.Value(i)] = sb.String()
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}

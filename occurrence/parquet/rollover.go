@@ -244,16 +244,7 @@ func (s *Store) pinCurrent(ctx context.Context, ttl time.Duration) (*manifest, o
 
 // cleanupNow runs cleanup on the current snapshot.
 func (s *Store) cleanupNow(ctx context.Context) (cleanup, error) {
-	unlock, err := s.lock(ctx)
-	if err != nil {
-		return cleanup{}, err
-	}
-	defer unlock()
-	m, err := readManifest(s.dir)
-	if err != nil {
-		return cleanup{}, err
-	}
-	return s.collect(m), nil
+	return s.locked(ctx, func(m *manifest) (cleanup, error) { return s.collect(m), nil })
 }
 
 // layout counts the data files, row groups, bytes and records a snapshot

@@ -37,26 +37,8 @@ type tableDump struct {
 func dumpTable(t *testing.T, s *Store, snap occurrence.Snapshot) tableDump {
 	t.Helper()
 	ctx := context.Background()
-	d := tableDump{rows: map[int64]string{}, eml: map[string][]byte{}}
-	_, err := occurrence.Scan(ctx, s, snap, occurrence.ScanRequest{}, occurrence.ScanOptions{Workers: 2}, func(b arrow.RecordBatch) error {
-		ids := b.Column(occurrence.ColumnIndex(occurrence.ColGBIFID)).(*array.Int64)
-		var sb strings.Builder
-		for i := 0; i < int(b.NumRows()); i++ {
-			sb.Reset()
-			for c := 0; c < int(b.NumCols()); c++ {
-				sb.WriteString(b.Column(c).ValueStr(i))
-				sb.WriteByte(0)
-			}
-			if _, dup := d.rows[ids.Value(i)]; dup {
-				return fmt.Errorf("gbifID %d scanned twice", ids.Value(i))
-			}
-			d.rows[ids.Value(i)] = sb.String()
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := tableDump{rows: occurrencetest.RowValues(t, s, snap), eml: map[string][]byte{}}
+	var err error
 	if d.datasets, err = s.Datasets(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -303,6 +303,21 @@ func (s *Store) DeleteDataset(ctx context.Context, key string) error {
 // update runs fn on the current manifest under the writer lock and publishes
 // the result as the next snapshot, then collects what no snapshot needs.
 func (s *Store) update(ctx context.Context, fn func(*manifest) error) (cleanup, error) {
+	return s.locked(ctx, func(m *manifest) (cleanup, error) {
+		if err := fn(m); err != nil {
+			return cleanup{}, err
+		}
+		m.Snapshot++
+		m.Created = time.Now().UTC()
+		if err := writeManifest(s.dir, m); err != nil {
+			return cleanup{}, err
+		}
+		return s.collect(m), nil
+	})
+}
+
+// locked runs fn on the stored manifest under the writer lock.
+func (s *Store) locked(ctx context.Context, fn func(*manifest) (cleanup, error)) (cleanup, error) {
 	unlock, err := s.lock(ctx)
 	if err != nil {
 		return cleanup{}, err
@@ -312,15 +327,7 @@ func (s *Store) update(ctx context.Context, fn func(*manifest) error) (cleanup, 
 	if err != nil {
 		return cleanup{}, err
 	}
-	if err := fn(m); err != nil {
-		return cleanup{}, err
-	}
-	m.Snapshot++
-	m.Created = time.Now().UTC()
-	if err := writeManifest(s.dir, m); err != nil {
-		return cleanup{}, err
-	}
-	return s.collect(m), nil
+	return fn(m)
 }
 
 // lock takes the table's writer lock (an flock, so it also excludes other
