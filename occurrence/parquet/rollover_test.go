@@ -446,6 +446,9 @@ func pruning(t *testing.T, s *Store, snap occurrence.Snapshot, js string) (split
 // larger. The figures before the rollover (one partition per dataset) are
 // logged beside them.
 func TestRolloverPrunesAsAFreshIngest(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a measurement of 15,000 records in three layouts: run without -short (the race step skips it)")
+	}
 	ctx := context.Background()
 	cfg := Config{RowGroupRows: 1000, FileRowGroups: 4, ClusterRowGroups: 4}
 	s := openTest(t, cfg)
