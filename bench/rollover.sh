@@ -4,6 +4,7 @@
 # counted before and after `downloader rollover`, side by side in one run.
 #
 #   bash bench/rollover.sh 1000000       # DATASETS=2000 RUNS=3 WORK=dir
+#   SRC=dir bash bench/rollover.sh       # an existing table instead (copied, never changed)
 #
 # It prints the rollover's wall and CPU time and peak RSS, the table's files,
 # row groups and manifest size before and after, then for each predicate:
@@ -21,12 +22,12 @@ mkdir -p "$work"
 cd "$root"
 go build -o "$work/downloader" ./cmd/downloader
 go build -o "$work/gen" ./bench/gen
-src="$work/rollover-$n-$datasets"
+src="${SRC:-$work/rollover-$n-$datasets}"
 if [ ! -f "$src/manifest.json" ]; then
 	rm -rf "$src"
 	"$work/gen" -table "$src" -records "$n" -datasets "$datasets"
 fi
-table="$work/rollover-$n-$datasets-run"
+table="$work/rollover-run"
 rm -rf "$table"
 cp -a "$src" "$table"
 

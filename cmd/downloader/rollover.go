@@ -38,6 +38,7 @@ func runRollover(ctx context.Context, args []string, env *Env) error {
 	fs.IntVar(&st.keepSnapshots, "keep-snapshots", 5, "snapshots retained, the current one included, for reproducibility")
 	fs.DurationVar(&st.keepFor, "keep-for", time.Hour, "how long a replaced snapshot stays readable for unpinned readers (counts); 0: retire at once what no pin holds")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
+	memprofile := fs.String("memprofile", "", "write the heap profile taken at the largest live heap to this file")
 	fs.Usage = func() {
 		fmt.Fprintln(env.Stderr, "usage: downloader rollover --table DIR | --table hbase://host:port/name --snapshot-dir DIR\n\n"+
 			"Compacts the embedded table (small datasets merged into clustered shared files, missing statistics\n"+
@@ -50,6 +51,17 @@ func runRollover(ctx context.Context, args []string, env *Env) error {
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if *memprofile != "" {
+		p, err := startPeakProfile(*memprofile, 50*time.Millisecond)
+		if err != nil {
+			return err
+		}
+		defer func() {
+			if peak, err := p.Stop(); err == nil {
+				fmt.Fprintf(env.Stderr, "peak live heap %.0f MB, its profile in %s\n", float64(peak)/(1<<20), *memprofile)
+			}
+		}()
 	}
 	rep, err := rollover(ctx, st, env.Logger)
 	if err != nil {

@@ -34,14 +34,17 @@ type clusterSorter struct {
 	rows   int
 	bytes  int64
 	runs   []string
+	// allRows and allBytes size the batches of the runs (runRows).
+	allRows, allBytes int64
 	// Spilled counts the bytes of the runs written (a report figure).
 	Spilled int64
 }
 
 const (
-	// runBatch is the rows per batch of a run: a merge holds one batch
-	// per run.
-	runBatch = 4096
+	// runBatchBytes is the size of a run's batches: a merge holds one
+	// batch of each run it reads (records with long verbatim documents
+	// take kilobytes each, so a batch is 256 to 4,096 rows).
+	runBatchBytes = 1 << 20
 	// defaultMergeWays is how many runs one merge reads at once; more runs
 	// are merged in rounds.
 	defaultMergeWays = 64
@@ -61,13 +64,25 @@ func (cs *clusterSorter) add(b arrow.RecordBatch) error {
 		b.Release()
 		return nil
 	}
-	cs.bytes += batchBytes(b)
+	n := batchBytes(b)
+	cs.bytes += n
 	cs.rows += int(b.NumRows())
+	cs.allBytes += n
+	cs.allRows += b.NumRows()
 	cs.window = append(cs.window, newWindowBatch(b))
 	if cs.rows >= cs.s.cfg.ClusterRowGroups*cs.s.cfg.RowGroupRows || cs.bytes >= cs.s.cfg.WindowBytes {
 		return cs.spill()
 	}
 	return nil
+}
+
+// runRows is the rows per batch of the runs: runBatchBytes of records of
+// the average size seen, 64 to 4,096.
+func (cs *clusterSorter) runRows() int {
+	if cs.allBytes == 0 {
+		return 4096
+	}
+	return int(min(max(runBatchBytes*cs.allRows/cs.allBytes, 64), 4096))
 }
 
 // batchBytes estimates the memory of a batch: its buffers.
@@ -101,18 +116,13 @@ func releaseBatches(bs []windowBatch) {
 func (cs *clusterSorter) spill() error {
 	defer cs.release()
 	path := filepath.Join(cs.tmp, fmt.Sprintf("run-%05d.arrows", len(cs.runs)))
-	rw, err := createRun(path)
+	rw, err := createRun(path, cs.runRows())
 	if err != nil {
 		return err
 	}
-	refs := clusterOrder(cs.window, segmentClusterColumns)
-	for len(refs) > 0 {
-		n := min(len(refs), runBatch)
-		if err := rw.write(cs.window, refs[:n]); err != nil {
-			rw.abort()
-			return err
-		}
-		refs = refs[n:]
+	if err := rw.write(cs.window, clusterOrder(cs.window, segmentClusterColumns)); err != nil {
+		rw.abort()
+		return err
 	}
 	size, err := rw.close()
 	if err != nil {
@@ -152,11 +162,11 @@ func (cs *clusterSorter) finish(ctx context.Context) error {
 		for i := 0; i < len(cs.runs); i += mergeWays {
 			group := cs.runs[i:min(i+mergeWays, len(cs.runs))]
 			path := filepath.Join(cs.tmp, fmt.Sprintf("merge-%02d-%05d.arrows", round, len(next)))
-			rw, err := createRun(path)
+			rw, err := createRun(path, cs.runRows())
 			if err != nil {
 				return err
 			}
-			err = mergeRuns(ctx, group, runBatch, func(w []windowBatch, refs []rowRef) error { return rw.write(w, refs) })
+			err = mergeRuns(ctx, group, rw.rows, func(w []windowBatch, refs []rowRef) error { return rw.write(w, refs) })
 			if err != nil {
 				rw.abort()
 				return err
@@ -182,26 +192,27 @@ func (cs *clusterSorter) finish(ctx context.Context) error {
 	return err
 }
 
-// runWriter writes a sorted run.
+// runWriter writes a sorted run in batches of rows rows.
 type runWriter struct {
-	f   *os.File
-	buf *bufio.Writer
-	w   *ipc.Writer
+	f    *os.File
+	buf  *bufio.Writer
+	w    *ipc.Writer
+	rows int
 }
 
-func createRun(path string) (*runWriter, error) {
+func createRun(path string, rows int) (*runWriter, error) {
 	f, err := os.Create(path)
 	if err != nil {
 		return nil, err
 	}
 	buf := bufio.NewWriterSize(f, 1<<20)
-	return &runWriter{f: f, buf: buf, w: ipc.NewWriter(buf, ipc.WithSchema(occurrence.Schema()), ipc.WithLZ4())}, nil
+	return &runWriter{f: f, buf: buf, w: ipc.NewWriter(buf, ipc.WithSchema(occurrence.Schema()), ipc.WithLZ4()), rows: rows}, nil
 }
 
-// write appends the rows refs of window, in runBatch batches.
+// write appends the rows refs of window.
 func (rw *runWriter) write(window []windowBatch, refs []rowRef) error {
 	for len(refs) > 0 {
-		n := min(len(refs), runBatch)
+		n := min(len(refs), rw.rows)
 		cols := make([]arrow.Array, occurrence.NumColumns())
 		for c := range cols {
 			cols[c] = gatherArray(window, c, refs[:n])
