@@ -231,6 +231,9 @@ func TestRolloverKeepsEveryValue(t *testing.T) {
 		ways   int
 	}{{"in-memory", 1 << 30, mergeWays}, {"spilled", 0, mergeWays}, {"merge-rounds", 0, 2}} {
 		t.Run(c.name, func(t *testing.T) {
+			if testing.Short() && c.name != "merge-rounds" {
+				t.Skip("-short (the race step) runs the merge-rounds case only, which spills and merges")
+			}
 			cfg := rolloverConfig
 			if c.window > 0 {
 				cfg.ClusterRowGroups, cfg.WindowBytes = 1000, c.window
@@ -280,6 +283,9 @@ func TestRolloverKeepsEveryValue(t *testing.T) {
 // right after they are loaded: scans, catalog and EML come from a segment,
 // and the suite's replace and delete leave dead rows in it.
 func TestRolloverConformance(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the conformance suite again, on rolled-over tables: run without -short (the race step skips it)")
+	}
 	occurrencetest.RunWith(t, func(t *testing.T) occurrence.Backend {
 		return openTest(t, Config{RowGroupRows: 1000, FileRowGroups: 3, ClusterRowGroups: 2})
 	}, occurrencetest.Options{AfterLoad: func(t *testing.T, tbl occurrence.Backend) {
