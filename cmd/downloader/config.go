@@ -32,11 +32,13 @@ type fileConfig struct {
 	Portal    portalConfig `yaml:"portal"`
 	Database  dbConfig     `yaml:"database"`
 	Table     string       `yaml:"table" flag:"table"`
-	Storage   storeConfig  `yaml:"storage"`
-	SMTP      smtpConfig   `yaml:"smtp"`
-	Mail      mailConfig   `yaml:"mail"`
-	Limits    limitsConfig `yaml:"limits"`
-	Erase     eraseConfig  `yaml:"erase"`
+	// ExportTable is an embedded snapshot exports read instead of Table.
+	ExportTable string       `yaml:"export_table" flag:"export-table"`
+	Storage     storeConfig  `yaml:"storage"`
+	SMTP        smtpConfig   `yaml:"smtp"`
+	Mail        mailConfig   `yaml:"mail"`
+	Limits      limitsConfig `yaml:"limits"`
+	Erase       eraseConfig  `yaml:"erase"`
 	// ScheduledExports says who scheduled exports belong to and when they
 	// answer users' unfiltered requests.
 	ScheduledExports scheduledExportsConfig `yaml:"scheduled_exports"`
@@ -103,6 +105,7 @@ type limitsConfig struct {
 	RescueAfter     duration `yaml:"rescue_after" flag:"rescue-after"`
 	Heartbeat       duration `yaml:"heartbeat" flag:"heartbeat"`
 	Poll            duration `yaml:"poll" flag:"poll"`
+	PinTTL          duration `yaml:"pin_ttl" flag:"pin-ttl"`
 	// Counts bounds the search routes' record counts per caller class.
 	Counts countsConfig `yaml:"counts"`
 	// Predicate bounds a predicate's cost before any scan (docs/limits.md).

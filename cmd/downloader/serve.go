@@ -8,6 +8,8 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -19,6 +21,7 @@ import (
 	"github.com/biodiversity-downloads/downloader/jobs/storage/s3"
 	"github.com/biodiversity-downloads/downloader/jobs/tableexport"
 	"github.com/biodiversity-downloads/downloader/occurrence"
+	"github.com/biodiversity-downloads/downloader/occurrence/parquet"
 	"github.com/biodiversity-downloads/downloader/web"
 )
 
@@ -40,6 +43,14 @@ type serveFlags struct {
 	check                 bool
 	conf                  fileConfig
 	origin                map[string]string
+	exports                                      exportFlags
+}
+
+// exportFlags say what exports read: the table (--export-table, else
+// --table) and how long their snapshot pins outlive a dead worker.
+type exportFlags struct {
+	table  string
+	pinTTL time.Duration
 }
 
 func parseServeFlags(args []string, env *Env) (serveFlags, error) {
@@ -92,6 +103,9 @@ func serveFlagSet(f *serveFlags, env *Env) *flag.FlagSet {
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:8080", "HTTP address (roles api and all)")
 	fs.StringVar(&f.dsn, "db", "sqlite:downloads.db", dbFlagHelp)
 	fs.StringVar(&f.table, "table", "", "occurrence table: a directory or hbase://host:port/name")
+	fs.StringVar(&f.exports.table, "export-table", "", "embedded table exports read instead of --table (counts still read --table): "+
+		"the snapshot `downloader rollover --table hbase://... --snapshot-dir DIR` writes")
+	fs.DurationVar(&f.exports.pinTTL, "pin-ttl", 2*time.Minute, "how long a dead worker's pin keeps an export's snapshot from being retired")
 	fs.StringVar(&f.storage, "storage", "archives", "archive storage: a directory or s3://bucket/prefix?endpoint=URL&region=R "+
 		"(credentials from $AWS_ACCESS_KEY_ID and $AWS_SECRET_ACCESS_KEY)")
 	registerMailFlags(fs, &f.mail)
@@ -149,7 +163,7 @@ func runServe(ctx context.Context, args []string, env *Env) error {
 		return err
 	}
 	defer db.Close()
-	engine, closeTable, err := openEngine(ctx, f.table, f.limits, env)
+	engine, closeTable, err := openEngine(ctx, f.table, f.exports.table, tableexport.Config{Limits: f.limits, PinTTL: f.exports.pinTTL}, env)
 	if err != nil {
 		return err
 	}
@@ -228,8 +242,9 @@ func serve(ctx context.Context, f serveFlags, svc *jobs.Service, db *jobs.DB, ln
 	return runErr
 }
 
-// openEngine opens the occurrence table behind the counts and exports.
-func openEngine(ctx context.Context, spec string, lim occurrence.Limits, env *Env) (jobs.Engine, func(), error) {
+// openEngine opens the occurrence table behind the counts and exports, and
+// the embedded table exports read instead when exportSpec names one.
+func openEngine(ctx context.Context, spec, exportSpec string, cfg tableexport.Config, env *Env) (jobs.Engine, func(), error) {
 	if spec == "" {
 		return nil, func() {}, errors.New("no table: give --table DIR")
 	}
@@ -237,7 +252,37 @@ func openEngine(ctx context.Context, spec string, lim occurrence.Limits, env *En
 	if err != nil {
 		return nil, nil, err
 	}
-	return tableexport.New(t, tableexport.Config{Limits: lim}, env.Logger), func() { _ = t.Close() }, nil
+	if exportSpec == "" {
+		return tableexport.New(t, cfg, env.Logger), func() { _ = t.Close() }, nil
+	}
+	x, err := openExportTable(ctx, exportSpec, env)
+	if err != nil {
+		t.Close()
+		return nil, nil, err
+	}
+	return tableexport.NewWithExportTable(t, x, cfg, env.Logger), func() { _ = t.Close(); _ = x.Close() }, nil
+}
+
+// openExportTable opens the embedded table --export-table names, which must
+// hold a snapshot: exports of an empty table would be empty archives.
+func openExportTable(ctx context.Context, dir string, env *Env) (*parquet.Store, error) {
+	if strings.HasPrefix(dir, "hbase://") {
+		return nil, fmt.Errorf("--export-table %s: give the directory `downloader rollover --snapshot-dir` writes, not an HBase table", dir)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "manifest.json")); err != nil {
+		return nil, fmt.Errorf("--export-table %s holds no snapshot (%w): run `downloader rollover --table hbase://... --snapshot-dir %s` first", dir, err, dir)
+	}
+	x, err := parquet.OpenExisting(dir, parquet.Config{}, env.Logger)
+	if err != nil {
+		return nil, err
+	}
+	snap, err := x.Snapshot(ctx)
+	if err != nil {
+		x.Close()
+		return nil, err
+	}
+	env.Logger.Info("exports read an embedded snapshot", "dir", dir, "snapshot", snap.ID)
+	return x, nil
 }
 
 // openStorage opens a directory or an s3:// bucket (credentials and tuning
