@@ -239,6 +239,9 @@ type options struct {
 	config func(*jobs.Config)
 	// svcOpts are more options of the service (a clock, a rollover).
 	svcOpts []jobs.Option
+	// tableDir is an embedded table of the test's own instead of the
+	// shared fixture's.
+	tableDir string
 }
 
 // server is a real API server on loopback with its real service.
@@ -266,6 +269,9 @@ func (w tWriter) Write(p []byte) (int, error) {
 func openService(t testing.TB, dsn string, o options) (*jobs.Service, *jobs.DB, string) {
 	t.Helper()
 	_, table := buildFixture(t)
+	if o.tableDir != "" {
+		table = o.tableDir
+	}
 	ctx := context.Background()
 	db, err := jobs.OpenDB(ctx, dsn)
 	if err != nil {

@@ -19,6 +19,8 @@ import (
 
 	"github.com/biodiversity-downloads/downloader/internal/mailpit"
 	"github.com/biodiversity-downloads/downloader/jobs"
+	"github.com/biodiversity-downloads/downloader/occurrence/occurrencetest"
+	"github.com/biodiversity-downloads/downloader/occurrence/parquet"
 )
 
 // testClock is the service's clock in schedule tests: it stays where the
@@ -393,4 +395,87 @@ func TestDigestSchedule(t *testing.T) {
 	if !strings.Contains(m.Text, key) || !strings.Contains(m.Text, "the test refuses this export") {
 		t.Fatalf("digest %q:\n%s", m.Subject, m.Text)
 	}
+}
+
+// A rollover schedule runs while a slow download exports: the rollover
+// publishes a new snapshot and retires every old one it may (no
+// retention), but the download, pinned to its snapshot, finishes against
+// it with every record; the next download reads the new snapshot; once the
+// first is done, the next rollover retires its snapshot.
+func TestRolloverScheduleUnderRunningDownload(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	cfg := parquet.Config{RowGroupRows: 500, KeepSnapshots: 1, KeepFor: -1}
+	loader, err := parquet.Open(dir, cfg, testLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	occurrencetest.Load(t, loader, 4000, 40)
+	_ = loader.Close()
+	var reports []parquet.RolloverReport
+	roll := func(ctx context.Context) (string, error) {
+		s, err := parquet.OpenExisting(dir, cfg, testLogger(t))
+		if err != nil {
+			return "", err
+		}
+		defer s.Close()
+		rep, err := s.Rollover(ctx, parquet.RolloverOptions{SmallRows: 1 << 40})
+		reports = append(reports, rep)
+		return fmt.Sprintf("snapshot %s -> %s, %d pinned", rep.Before, rep.After, len(rep.Pins)), err
+	}
+	s := startServer(t, sqliteDSN(t), options{tableDir: dir, throttle: 256 << 10, svcOpts: []jobs.Option{jobs.WithRollover(roll)},
+		config: func(c *jobs.Config) {
+			c.Scheduler.Schedules = []jobs.Schedule{{Name: "rollover", Spec: "30 2 * * *", When: daily{}, Kind: jobs.ScheduleRollover}}
+		}})
+	slow := s.submit("alice", `{"format":"DWCA","sendNotification":false}`)
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		d := s.status(slow, "alice")
+		if d.Status == jobs.StatusRunning && d.Progress != nil && d.Progress.BytesWritten > 0 {
+			break
+		}
+		if !d.Status.Active() || time.Now().After(deadline) {
+			t.Fatalf("the slow download is %s before the rollover", d.Status)
+		}
+	}
+	run, err := s.svc.RunSchedule(ctx, "rollover", time.Now(), jobs.TriggerManual)
+	if err != nil || run.Status != jobs.RunSucceeded {
+		t.Fatalf("rollover run %+v, %v", run, err)
+	}
+	rep := reports[0]
+	if rep.Before == rep.After || len(rep.Pins) != 1 || rep.Pins[0].Holder != slow {
+		t.Fatalf("the rollover: %s -> %s, pins %+v (want the slow download's)", rep.Before, rep.After, rep.Pins)
+	}
+	if run.Result != fmt.Sprintf("snapshot %s -> %s, 1 pinned", rep.Before, rep.After) {
+		t.Errorf("run result %q", run.Result)
+	}
+	if s.status(slow, "alice").Status != jobs.StatusRunning {
+		t.Fatal("the slow download finished before the rollover did: make it slower")
+	}
+	d := s.waitStatus(slow, 2*time.Minute, jobs.StatusSucceeded)
+	if d.TableSnapshot != rep.Before || d.TotalRecords != 4000 {
+		t.Fatalf("the download across the rollover read snapshot %s (%d records), want %s (4000)", d.TableSnapshot, d.TotalRecords, rep.Before)
+	}
+	body := expect(t, s.do("GET", "/v1/occurrence/download/request/"+slow+".zip", "", nil), http.StatusOK).body
+	if _, rows := readArchive(t, body); rows != 4000 {
+		t.Fatalf("the archive has %d rows", rows)
+	}
+	next := s.submit("alice", `{"format":"SPECIES_LIST","sendNotification":false}`)
+	if d := s.waitStatus(next, 2*time.Minute, jobs.StatusSucceeded); d.TableSnapshot != rep.After || d.TotalRecords != 4000 {
+		t.Fatalf("the download after the rollover read snapshot %s (%d records), want %s", d.TableSnapshot, d.TotalRecords, rep.After)
+	}
+	if _, err := s.svc.RunSchedule(ctx, "rollover", time.Now().Add(time.Second), jobs.TriggerManual); err != nil {
+		t.Fatal(err)
+	}
+	if last := reports[len(reports)-1]; len(last.Pins) != 0 || !slicesContain(last.Retired, rep.Before) {
+		t.Fatalf("the rollover after the download: retired %v, pins %+v; want %s retired", last.Retired, last.Pins, rep.Before)
+	}
+}
+
+func slicesContain(ns []int64, id string) bool {
+	for _, n := range ns {
+		if fmt.Sprint(n) == id {
+			return true
+		}
+	}
+	return false
 }

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"strings"
 
@@ -54,4 +56,24 @@ func schedulePredicate(p scheduleParams, lim occurrence.Limits) (json.RawMessage
 		return json.RawMessage("null"), nil
 	}
 	return pred.MarshalJSON()
+}
+
+// scheduledRollover is the work of the rollover schedules: what
+// `downloader rollover` does with its default settings, on serve's table
+// (an HBase table's snapshot goes to --export-table, which the exports
+// read), reported in a line.
+func (f *serveFlags) scheduledRollover(logger *slog.Logger) jobs.Rollover {
+	st := rolloverSettings{table: f.table, keepSnapshots: defaultKeepSnapshots, keepFor: defaultKeepFor}
+	if strings.HasPrefix(f.table, "hbase://") {
+		st.snapshotDir = f.exports.table
+	}
+	return func(ctx context.Context) (string, error) {
+		rep, err := rollover(ctx, st, logger)
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("snapshot %s -> %s in %.1fs: %d -> %d files, %s -> %s; %d datasets merged; %d snapshots retired, %s freed; %d pinned",
+			rep.Before, rep.After, rep.Duration.Seconds(), rep.FilesBefore, rep.FilesAfter, mib(rep.BytesBefore), mib(rep.BytesAfter),
+			rep.DatasetsMerged, len(rep.Retired), mib(rep.FreedBytes), len(rep.Pins)), nil
+	}
 }

@@ -40,8 +40,9 @@ func (f *serveFlags) reportPending(logger *slog.Logger) {
 		logger.Warn("erasure warnings are mailed: without smtp.host none is sent", "warn_before", f.conf.Erase.WarnBefore.String())
 	}
 	for _, s := range f.conf.Schedules {
-		if s.Kind == scheduleRollover {
-			logger.Warn("rollover schedules are not run by this version: their runs fail", "schedule", s.Name)
+		if s.Kind == scheduleRollover && strings.HasPrefix(f.table, "hbase://") && f.exports.table == "" {
+			logger.Warn("a rollover schedule of an HBase table writes its snapshot into --export-table, and none is given: its runs fail",
+				"schedule", s.Name)
 		}
 	}
 }

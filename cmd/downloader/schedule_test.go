@@ -55,6 +55,9 @@ schedules:
   - name: erase
     cron: "30 2 * * *"
     kind: erase
+  - name: roll
+    cron: "30 3 * * *"
+    kind: rollover
   - name: snapshot
     cron: "0 4 1 * *"
     kind: export
@@ -88,6 +91,10 @@ schedules:
 	if !regexp.MustCompile(`(?m)^erase: succeeded in [0-9.]+m?s: warned 0, erased 0$`).MatchString(out) {
 		t.Fatalf("schedule run erase:\n%s", out)
 	}
+	out, _ = runCmd(t, "schedule", "run", "roll", "--config", cfg)
+	if !regexp.MustCompile(`(?m)^roll: succeeded in [0-9.]+m?s: snapshot \d+ -> \d+ in [0-9.]+s: \d+ -> \d+ files, .*; \d+ datasets merged; .* freed; 0 pinned$`).MatchString(out) {
+		t.Fatalf("schedule run roll:\n%s", out)
+	}
 	out, _ = runCmd(t, "schedule", "run", "--config", cfg, "--timeout", "1m", "snapshot")
 	m := regexp.MustCompile(`(?m)^snapshot: succeeded in [0-9.]+m?s: download ([0-9]{7}-[0-9]{15}): (\d+) records, (\d+) bytes$`).FindStringSubmatch(out)
 	if m == nil || m[2] == "0" {
@@ -95,15 +102,16 @@ schedules:
 	}
 
 	out, _ = runCmd(t, "schedule", "list", "--config", cfg)
-	for _, want := range []string{"SCHEDULE", "erase", "30 2 * * *", "snapshot", "0 4 1 * *", "manual  succeeded",
-		"download " + m[1] + ": " + m[2] + " records"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("schedule list lacks %q:\n%s", want, out)
+	for _, want := range []string{`(?m)^SCHEDULE +KIND +CRON +NEXT FIRE \(UTC\)$`, `(?m)^erase +erase +30 2 \* \* \* +\d{4}-\d\d-\d\d 02:30:00$`,
+		`(?m)^  \d{4}-\d\d-\d\d \d\d:\d\d:\d\d +manual +succeeded \d+m?s +warned 0, erased 0$`,
+		`(?m)^snapshot +export +0 4 1 \* \* +\d{4}-\d\d-01 04:00:00$`, `manual +succeeded [0-9.]+m?s +download ` + m[1] + ": " + m[2] + " records"} {
+		if !regexp.MustCompile(want).MatchString(out) {
+			t.Errorf("schedule list lacks %s:\n%s", want, out)
 		}
 	}
 	out, _ = runCmd(t, "schedule", "list", "--config", cfg, "--json")
 	var ls []scheduleListing
-	if err := json.Unmarshal([]byte(out), &ls); err != nil || len(ls) != 2 {
+	if err := json.Unmarshal([]byte(out), &ls); err != nil || len(ls) != 3 {
 		t.Fatalf("schedule list --json: %v\n%s", err, out)
 	}
 	now := time.Now().UTC()
@@ -111,8 +119,8 @@ schedules:
 		ls[0].Next.After(now.Add(24*time.Hour)) || len(ls[0].Runs) != 1 || ls[0].Runs[0].Trigger != "manual" {
 		t.Errorf("erase: %+v", ls[0])
 	}
-	if ls[1].Runs[0].DownloadKey != m[1] || ls[1].Runs[0].Seconds <= 0 || ls[1].Next.Day() != 1 {
-		t.Errorf("snapshot: %+v", ls[1])
+	if ls[2].Runs[0].DownloadKey != m[1] || ls[2].Runs[0].Seconds <= 0 || ls[2].Next.Day() != 1 {
+		t.Errorf("snapshot: %+v", ls[2])
 	}
 
 	var errb bytes.Buffer

@@ -191,7 +191,8 @@ func runServe(ctx context.Context, args []string, env *Env) error {
 	f.jobs.PublicURL = f.publicURL
 	engine = f.faults.wrap(engine)
 	reg := newMetricsRegistry()
-	svc, err := jobs.New(db, engine, store, mailer, f.jobs, env.Logger, jobs.WithMetrics(reg))
+	svc, err := jobs.New(db, engine, store, mailer, f.jobs, env.Logger, jobs.WithMetrics(reg),
+		jobs.WithRollover(f.scheduledRollover(env.Logger)))
 	if err != nil {
 		return err
 	}
