@@ -43,7 +43,7 @@ type serveFlags struct {
 	check                 bool
 	conf                  fileConfig
 	origin                map[string]string
-	exports                                      exportFlags
+	exports               exportFlags
 }
 
 // exportFlags say what exports read: the table (--export-table, else
