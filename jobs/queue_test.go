@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net/url"
+	"slices"
 	"testing"
 	"time"
 
@@ -323,4 +324,59 @@ func TestNotificationQueuedWithFinalStatus(t *testing.T) {
 			})
 		})
 	}
+}
+
+// Exports and notifications go to queues of their own, and jobs an older
+// version left in River's default queue (which no process works any more)
+// are moved to theirs when a worker starts; running jobs stay where they are.
+func TestJobsInTheirOwnQueues(t *testing.T) {
+	forEachDB(t, func(t *testing.T, db *DB) {
+		s := queueTestService(t, db, true)
+		ctx := context.Background()
+		key, err := s.Submit(ctx, alice, testRequest())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.db.inTx(ctx, func(tx *sql.Tx) error { return s.notifyTx(ctx, tx, key) }); err != nil {
+			t.Fatal(err)
+		}
+		legacy := func(args river.JobArgs) {
+			t.Helper()
+			if err := s.db.inTx(ctx, func(tx *sql.Tx) error {
+				_, err := s.river.InsertTx(ctx, tx, args, &river.InsertOpts{Queue: river.QueueDefault})
+				return err
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		legacy(exportArgs{Key: "old", Run: 1})
+		legacy(notifyArgs{Key: "old"})
+		legacy(maintenanceArgs{})
+		if _, err := db.SQL.ExecContext(ctx, db.q("UPDATE river_job SET state = 'running' WHERE id = (SELECT max(id) FROM river_job)")); err != nil {
+			t.Fatal(err)
+		}
+		queues := func() []string {
+			t.Helper()
+			out, err := collect(ctx, db.SQL, "SELECT queue FROM river_job ORDER BY id", nil, func(s scanner) (string, error) {
+				var q string
+				err := s.Scan(&q)
+				return q, err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return out
+		}
+		want := []string{queueExports, queueNotify, river.QueueDefault, river.QueueDefault, river.QueueDefault}
+		if got := queues(); !slices.Equal(got, want) {
+			t.Fatalf("queues %v, want %v", got, want)
+		}
+		if err := s.adoptDefaultQueueJobs(ctx); err != nil {
+			t.Fatal(err)
+		}
+		want = []string{queueExports, queueNotify, queueExports, queueNotify, river.QueueDefault}
+		if got := queues(); !slices.Equal(got, want) {
+			t.Fatalf("queues after adoption %v, want %v", got, want)
+		}
+	})
 }

@@ -231,6 +231,7 @@ type options struct {
 	maxAttempt int
 	noUsers    bool
 	archiveDir string // local storage directory shared with worker processes
+	workers    int    // exports at once (jobs.Config.Workers), 0 = the default
 }
 
 // server is a real API server on loopback with its real service.
@@ -289,7 +290,7 @@ func openService(t testing.TB, dsn string, o options) (*jobs.Service, *jobs.DB, 
 	}
 	cfg := jobs.Config{Role: o.role, MaxRunningPerUser: o.maxRunning, Heartbeat: 100 * time.Millisecond,
 		FetchPollInterval: 100 * time.Millisecond, Lease: 2 * time.Second, RescueAfter: 4 * time.Second,
-		MaxAttempts: o.maxAttempt, PublicURL: "http://downloads.test"}
+		MaxAttempts: o.maxAttempt, PublicURL: "http://downloads.test", Workers: o.workers}
 	svc, err := jobs.New(db, engine, st, o.mailer, cfg, testLogger(t))
 	if err != nil {
 		t.Fatal(err)
