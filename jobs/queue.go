@@ -45,7 +45,9 @@ type maintenanceArgs struct{}
 func (maintenanceArgs) Kind() string { return "download_maintenance" }
 
 // InsertOpts puts the periodic maintenance in a queue of its own.
-func (maintenanceArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{Queue: queueMaintenance} }
+func (maintenanceArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: queueMaintenance}
+}
 
 // The service's River queues. Each has its own slots in a worker process:
 // exports exactly Config.Workers, notifications notifyWorkers and
