@@ -208,6 +208,11 @@ func (s *Service) Validate(ctx context.Context, caller *User, req Request) (Requ
 		if err := setCreator(*caller, &req); err != nil {
 			return Request{}, err
 		}
+		if req.Creator != caller.Name {
+			if err := s.db.lockCreator(ctx, s.db.read, req.Creator); err != nil {
+				return Request{}, err
+			}
+		}
 	}
 	if err := s.check(&req); err != nil {
 		return Request{}, err
@@ -240,7 +245,7 @@ func (s *Service) insert(ctx context.Context, req Request) (string, error) {
 		return "", err
 	}
 	defer func() { _ = tx.Rollback() }()
-	if err := s.db.lockUser(ctx, tx, req.Creator); err != nil {
+	if err := s.db.lockCreator(ctx, tx, req.Creator); err != nil {
 		return "", err
 	}
 	now := time.Now().UTC()
