@@ -165,17 +165,18 @@ func (s *Server) requestFromQuery(q url.Values) (jobs.Request, error) {
 	return req, nil
 }
 
-// getRequest: GET /v1/occurrence/download/request?format=F&<search params>.
+// getRequest: GET (and HEAD) /v1/occurrence/download/request never creates
+// a download: a GET must not change state, and a HEAD, a prefetching browser
+// or a crawler following a link would otherwise queue one. GBIF's portal
+// creates downloads with this GET; here it answers 405 with Allow: POST and
+// says what to do instead (docs/clients.md).
 func (s *Server) getRequest(w http.ResponseWriter, r *http.Request) error {
-	u, err := s.mustCaller(r)
-	if err != nil {
-		return err
-	}
-	req, err := s.requestFromQuery(r.URL.Query())
-	if err != nil {
-		return err
-	}
-	return s.submit(w, r, u, req)
+	w.Header().Set("Allow", "POST")
+	writeText(w, http.StatusMethodNotAllowed, "GET does not create a download: POST the request "+
+		"(JSON with format and predicate) to /v1/occurrence/download/request. "+
+		"GET /v1/occurrence/download/request/predicate with these search parameters and format "+
+		"returns the request to POST.\n")
+	return nil
 }
 
 // getPredicate: GET /v1/occurrence/download/request/predicate converts
