@@ -464,7 +464,9 @@ func (s *Service) File(ctx context.Context, key string) (Object, error) {
 	}
 	switch r.Status {
 	case StatusSucceeded:
-		return s.store.Open(ctx, r.ObjectName)
+		obj, err := s.store.Open(ctx, r.ObjectName)
+		obj.SHA256 = r.SHA256
+		return obj, err
 	case StatusFileErased:
 		return Object{}, fmt.Errorf("%w: download %s", ErrErased, key)
 	}

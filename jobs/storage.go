@@ -37,4 +37,7 @@ type Object struct {
 	URL     string
 	Size    int64
 	ModTime time.Time
+	// SHA256 is the archive's hex digest as the download recorded it; the
+	// service fills it in (storages leave it empty).
+	SHA256 string
 }

@@ -378,26 +378,6 @@ func (s *Server) postpone(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// getFile: GET /v1/occurrence/download/request/{key}.zip (or without .zip,
-// as rgbif and pygbif ask) streams the archive (Range requests work) or
-// redirects to the storage's URL.
-func (s *Server) getFile(w http.ResponseWriter, r *http.Request) error {
-	key := strings.TrimSuffix(r.PathValue("file"), ".zip")
-	obj, err := s.svc.File(r.Context(), key)
-	if err != nil {
-		return err
-	}
-	if obj.URL != "" {
-		http.Redirect(w, r, obj.URL, http.StatusFound)
-		return nil
-	}
-	defer obj.Content.Close()
-	w.Header().Set("Content-Type", "application/zip")
-	w.Header().Set("Content-Disposition", `attachment; filename="`+key+`.zip"`)
-	http.ServeContent(w, r, key+".zip", obj.ModTime, obj.Content)
-	return nil
-}
-
 // count: GET /v1/occurrence/search/count?<search params>[&format=F].
 func (s *Server) count(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()

@@ -16,13 +16,53 @@ import (
 	"github.com/biodiversity-downloads/downloader/jobs"
 )
 
-// Config holds the API's settings.
+// Config holds the API's settings; zero fields take the defaults of
+// WithDefaults.
 type Config struct {
 	// MaxBodyBytes caps request bodies (1 MiB by default).
 	MaxBodyBytes int64
 	// PublicURL is the base URL clients use; empty means the request's own
 	// scheme and host.
 	PublicURL string
+
+	// ReadHeaderTimeout bounds reading a request's headers (10 s), and
+	// ReadTimeout the whole request with its body (1 min): a client that
+	// sends slowly is disconnected.
+	ReadHeaderTimeout, ReadTimeout time.Duration
+	// WriteTimeout bounds handling a request and writing its answer
+	// (2 min). Archive transfers are exempt; ArchiveStallTimeout bounds
+	// them instead.
+	WriteTimeout time.Duration
+	// IdleTimeout is how long a keep-alive connection may wait for its next
+	// request (1 min).
+	IdleTimeout time.Duration
+	// ArchiveStallTimeout is how long an archive transfer may wait for the
+	// client to take the next 32 KiB (1 min): a client that stops reading is
+	// dropped, one that reads at any rate above 32 KiB per timeout never is.
+	ArchiveStallTimeout time.Duration
+	// ShutdownGrace is how long requests in flight, archive transfers
+	// included, may go on once the server stops (5 s); then their
+	// connections are closed. Idle connections are closed at once.
+	ShutdownGrace time.Duration
+}
+
+// WithDefaults returns c with every zero field set to its default.
+func (c Config) WithDefaults() Config {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d == 0 {
+			*d = v
+		}
+	}
+	if c.MaxBodyBytes == 0 {
+		c.MaxBodyBytes = 1 << 20
+	}
+	def(&c.ReadHeaderTimeout, 10*time.Second)
+	def(&c.ReadTimeout, time.Minute)
+	def(&c.WriteTimeout, 2*time.Minute)
+	def(&c.IdleTimeout, time.Minute)
+	def(&c.ArchiveStallTimeout, time.Minute)
+	def(&c.ShutdownGrace, 5*time.Second)
+	return c
 }
 
 // Server is the REST API.
@@ -47,9 +87,7 @@ func New(svc *jobs.Service, auth *jobs.Authenticator, cfg Config, logger *slog.L
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	if cfg.MaxBodyBytes == 0 {
-		cfg.MaxBodyBytes = 1 << 20
-	}
+	cfg = cfg.WithDefaults()
 	s := &Server{svc: svc, auth: auth, cfg: cfg, logger: logger, mux: http.NewServeMux()}
 	for _, r := range s.routes() {
 		s.mux.HandleFunc(r.method+" "+r.pattern, s.handle(r.handler))
@@ -98,6 +136,33 @@ func (s *Server) routes() []route {
 		{"POST", "/v1/occurrence/search/predicate", nil, s.countPredicate},
 		{"GET", "/v1/openapi.json", nil, s.openAPI},
 	}
+}
+
+// HTTPServer returns an http.Server for s with the configured timeouts.
+// Stop it with Shutdown.
+func (s *Server) HTTPServer() *http.Server {
+	return &http.Server{Handler: s, ReadHeaderTimeout: s.cfg.ReadHeaderTimeout, ReadTimeout: s.cfg.ReadTimeout,
+		WriteTimeout: s.cfg.WriteTimeout, IdleTimeout: s.cfg.IdleTimeout,
+		ErrorLog: slog.NewLogLogger(s.logger.Handler(), slog.LevelDebug)}
+}
+
+// Shutdown stops srv: it accepts nothing more and closes idle connections
+// at once, lets requests in flight (archive transfers too) go on for
+// ShutdownGrace or until ctx ends, whichever comes first, and then closes
+// every connection left, so that a slow client never holds up the stop of
+// the workers that follows.
+func (s *Server) Shutdown(ctx context.Context, srv *http.Server) error {
+	gctx, cancel := context.WithTimeout(ctx, s.cfg.ShutdownGrace)
+	defer cancel()
+	err := srv.Shutdown(gctx)
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		s.logger.WarnContext(ctx, "closing connections still busy after the shutdown grace", "grace", s.cfg.ShutdownGrace)
+		return srv.Close()
+	}
+	return err
 }
 
 // ServeHTTP serves the API.

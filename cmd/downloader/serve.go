@@ -29,6 +29,7 @@ type serveFlags struct {
 	shutdown                                                               time.Duration
 	maxBody                                                                int64
 	jobs                                                                   jobs.Config
+	web                                                                    web.Config
 	faults                                                                 faultFlags
 }
 
@@ -48,6 +49,15 @@ func parseServeFlags(args []string, env *Env) (serveFlags, error) {
 	fs.DurationVar(&f.shutdown, "shutdown-timeout", 30*time.Second, "how long a graceful stop may take")
 	fs.Int64Var(&f.maxBody, "max-body", 1<<20, "largest request body in bytes")
 	f.faults.register(fs)
+	w, wdef := &f.web, web.Config{}.WithDefaults()
+	fs.DurationVar(&w.ReadHeaderTimeout, "read-header-timeout", wdef.ReadHeaderTimeout, "longest wait for a request's headers")
+	fs.DurationVar(&w.ReadTimeout, "read-timeout", wdef.ReadTimeout, "longest wait for a whole request, body included")
+	fs.DurationVar(&w.WriteTimeout, "write-timeout", wdef.WriteTimeout, "longest time to answer a request (archive transfers are exempt)")
+	fs.DurationVar(&w.IdleTimeout, "idle-timeout", wdef.IdleTimeout, "how long an idle keep-alive connection stays open")
+	fs.DurationVar(&w.ArchiveStallTimeout, "archive-stall-timeout", wdef.ArchiveStallTimeout,
+		"an archive transfer whose client takes no 32 KiB in this time is dropped")
+	fs.DurationVar(&w.ShutdownGrace, "shutdown-grace", wdef.ShutdownGrace,
+		"on stop, how long requests in flight and archive transfers may go on before their connections are closed")
 	c, def := &f.jobs, jobs.Config{}.WithDefaults()
 	fs.IntVar(&c.MaxRunningPerUser, "max-running", def.MaxRunningPerUser, "running downloads per user")
 	fs.StringVar(&c.Portal.Name, "portal-name", "", "publisher in citations and metadata, where GBIF's say GBIF.org (default: the host of --public-url)")
@@ -125,10 +135,15 @@ func serve(ctx context.Context, f serveFlags, svc *jobs.Service, db *jobs.DB, ln
 		return err
 	}
 	errc := make(chan error, 1)
-	var srv *http.Server
+	var (
+		srv *http.Server
+		api *web.Server
+	)
 	if ln != nil {
-		api := web.New(svc, jobs.NewAuthenticator(db, time.Minute), web.Config{MaxBodyBytes: f.maxBody, PublicURL: f.publicURL}, env.Logger)
-		srv = &http.Server{Handler: api, ReadHeaderTimeout: 10 * time.Second}
+		wcfg := f.web
+		wcfg.MaxBodyBytes, wcfg.PublicURL = f.maxBody, f.publicURL
+		api = web.New(svc, jobs.NewAuthenticator(db, time.Minute), wcfg, env.Logger)
+		srv = api.HTTPServer()
 		go func() { errc <- srv.Serve(ln) }()
 		fmt.Fprintf(env.Stdout, "serving %s on %s\n", f.role, f.publicURL)
 	} else {
@@ -142,7 +157,9 @@ func serve(ctx context.Context, f serveFlags, svc *jobs.Service, db *jobs.DB, ln
 	stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), f.shutdown)
 	defer cancel()
 	if srv != nil {
-		_ = srv.Shutdown(stopCtx)
+		// Bounded by --shutdown-grace: a slow client does not eat the time
+		// the workers need to suspend their exports.
+		_ = api.Shutdown(stopCtx, srv)
 	}
 	if err := svc.Stop(stopCtx); err != nil {
 		runErr = errors.Join(runErr, err)
