@@ -117,14 +117,20 @@ func (db *DB) insertDownload(ctx context.Context, q querier, r row, dedupe strin
 // serialize every writer. An unknown creator (an admin may name anyone) is
 // a bad request naming the creator, not a foreign-key failure.
 func (db *DB) lockCreator(ctx context.Context, q querier, user string) error {
-	query := "SELECT name FROM users WHERE name = ?"
+	query := "SELECT disabled, removed FROM users WHERE name = ?"
 	if _, inTx := q.(*sql.Tx); inTx && db.Dialect == migrations.Postgres {
 		query += " FOR UPDATE"
 	}
-	var name string
-	err := q.QueryRowContext(ctx, db.q(query), user).Scan(&name)
-	if errors.Is(err, sql.ErrNoRows) {
+	var disabled bool
+	var removed int64
+	err := q.QueryRowContext(ctx, db.q(query), user).Scan(&disabled, &removed)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
 		return fmt.Errorf("%w: creator %q is not a user of this service", ErrInvalidRequest, user)
+	case err == nil && removed != 0:
+		return fmt.Errorf("%w: creator %q was removed", ErrInvalidRequest, user)
+	case err == nil && disabled:
+		return fmt.Errorf("%w: creator %q is disabled", ErrInvalidRequest, user)
 	}
 	return err
 }

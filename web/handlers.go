@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -29,7 +30,12 @@ func writeText(w http.ResponseWriter, code int, s string) {
 
 // readBody reads a capped request body.
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	return io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
+	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return nil, fmt.Errorf("%w (%s)", errBodyTimeout, s.cfg.ReadTimeout)
+	}
+	return b, err
 }
 
 // submit records req by u and answers with the new (or deduplicated)

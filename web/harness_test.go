@@ -232,6 +232,8 @@ type options struct {
 	noUsers    bool
 	archiveDir string // local storage directory shared with worker processes
 	workers    int    // exports at once (jobs.Config.Workers), 0 = the default
+	web        web.Config
+	auth       jobs.AuthConfig
 }
 
 // server is a real API server on loopback with its real service.
@@ -243,6 +245,8 @@ type server struct {
 	dsn     string
 	archive string // local storage directory
 	stopped bool
+	api     *web.Server
+	http    *http.Server
 }
 
 func testLogger(t testing.TB) *slog.Logger {
@@ -312,9 +316,11 @@ func startServer(t testing.TB, dsn string, o options) *server {
 	if err := svc.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	api := web.New(svc, jobs.NewAuthenticator(db, time.Minute), web.Config{}, testLogger(t))
-	hs := httptest.NewServer(api)
-	s := &server{t: t, URL: hs.URL, svc: svc, db: db, dsn: dsn, archive: dir}
+	api := web.New(svc, jobs.NewAuthenticator(db, o.auth), o.web, testLogger(t))
+	hs := httptest.NewUnstartedServer(api)
+	hs.Config = api.HTTPServer() // the timeouts serve uses
+	hs.Start()
+	s := &server{t: t, URL: hs.URL, svc: svc, db: db, dsn: dsn, archive: dir, api: api, http: hs.Config}
 	t.Cleanup(func() {
 		hs.Close()
 		s.stop()

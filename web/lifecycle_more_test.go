@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"encoding/base64"
 	"net/http"
 	"os/exec"
 	"strings"
@@ -104,5 +105,69 @@ func TestUserCommand(t *testing.T) {
 	}
 	if d.Status != jobs.StatusSucceeded || len(d.Request.NotificationAddresses) != 1 || d.Request.NotificationAddresses[0] != "dave@example.org" {
 		t.Fatalf("download %+v", d)
+	}
+	// passwd reads the new password as add does; the server takes it at
+	// once (the old one was remembered by its login cache).
+	if out, err := run("dave-second-secret\n", "user", "passwd", "dave", "--db", dsn); err != nil {
+		t.Fatalf("user passwd: %v %s", err, out)
+	}
+	unauthorized(t, s.do("GET", "/v1/occurrence/download/user/dave", "dave", nil))
+	davePass := func(pw string) []string {
+		return []string{"Authorization", "Basic " + base64.StdEncoding.EncodeToString([]byte("dave:"+pw))}
+	}
+	expect(t, s.do("GET", "/v1/occurrence/download/user/dave", "", nil, davePass("dave-second-secret")...), http.StatusOK)
+	// A disabled user cannot authenticate; enabled again, can.
+	if out, err := run("", "user", "disable", "dave", "--db", dsn); err != nil {
+		t.Fatalf("user disable: %v %s", err, out)
+	}
+	r = unauthorized(t, s.do("GET", "/v1/occurrence/download/user/dave", "", nil, davePass("dave-second-secret")...))
+	if !strings.Contains(string(r.body), "disabled") {
+		t.Fatalf("a disabled user is told %q", r.body)
+	}
+	if out, err := run("", "user", "enable", "dave", "--db", dsn); err != nil {
+		t.Fatalf("user enable: %v %s", err, out)
+	}
+	expect(t, s.do("GET", "/v1/occurrence/download/user/dave", "", nil, davePass("dave-second-secret")...), http.StatusOK)
+	// list: name, e-mail, admin, state, created, last login.
+	if out, err := run("erin-secret\n", "user", "add", "erin", "--admin", "--db", dsn); err != nil {
+		t.Fatalf("add erin: %v %s", err, out)
+	}
+	out, err := run("", "user", "list", "--db", dsn)
+	var lines []string // the table, without the log lines on stderr
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		if !strings.Contains(l, "level=") {
+			lines = append(lines, l)
+		}
+	}
+	if err != nil || len(lines) != 3 || !strings.HasPrefix(lines[0], "NAME") {
+		t.Fatalf("user list: %v\n%s", err, out)
+	}
+	today := time.Now().UTC().Format("2006-01-02")
+	dave, erin := strings.Fields(lines[1]), strings.Fields(lines[2])
+	// dave dave@example.org no active DAY TIME DAY TIME
+	if len(dave) != 8 || dave[0] != "dave" || dave[1] != "dave@example.org" || dave[2] != "no" || dave[3] != "active" ||
+		dave[4] != today || dave[6] != today {
+		t.Fatalf("dave listed as %q", lines[1])
+	}
+	if len(erin) != 7 || erin[0] != "erin" || erin[1] != "-" || erin[2] != "yes" || erin[6] != "-" {
+		t.Fatalf("erin listed as %q", lines[2])
+	}
+	// remove: a user without downloads goes; one with downloads only with
+	// --force, which keeps the downloads and closes the account.
+	if out, err := run("", "user", "remove", "erin", "--db", dsn); err != nil || !strings.Contains(out, "removed user: erin") {
+		t.Fatalf("remove erin: %v %s", err, out)
+	}
+	if out, err := run("", "user", "remove", "dave", "--db", dsn); err == nil || !strings.Contains(out, "has 1 downloads") {
+		t.Fatalf("remove dave without --force: %v %s", err, out)
+	}
+	if out, err := run("", "user", "remove", "dave", "--force", "--db", dsn); err != nil || !strings.Contains(out, "1 downloads are kept") {
+		t.Fatalf("remove dave --force: %v %s", err, out)
+	}
+	unauthorized(t, s.do("GET", "/v1/occurrence/download/user/dave", "", nil, davePass("dave-second-secret")...))
+	if d := s.status(key, ""); d.Status != jobs.StatusSucceeded {
+		t.Fatalf("dave's download after his removal: %+v", d)
+	}
+	if out, err := run("dave-secret\n", "user", "add", "dave", "--db", dsn); err == nil || !strings.Contains(out, "removed") {
+		t.Fatalf("re-adding a removed name: %v %s", err, out)
 	}
 }

@@ -40,6 +40,13 @@ type Config struct {
 	// client to take the next 32 KiB (1 min): a client that stops reading is
 	// dropped, one that reads at any rate above 32 KiB per timeout never is.
 	ArchiveStallTimeout time.Duration
+	// ClientIPHeader names the header that carries the client's address
+	// when the API runs behind a reverse proxy ("X-Forwarded-For": its last
+	// address, the one the proxy added; "X-Real-IP": its value). Empty: the
+	// connection's address. Failed logins are counted by this address, so
+	// behind a proxy it must be set, and without one it must not (clients
+	// would choose their own address).
+	ClientIPHeader string
 	// ShutdownGrace is how long requests in flight, archive transfers
 	// included, may go on once the server stops (5 s); then their
 	// connections are closed. Idle connections are closed at once.
@@ -181,11 +188,28 @@ func (s *Server) caller(r *http.Request) (*jobs.User, error) {
 	if !ok {
 		return nil, fmt.Errorf("%w: only HTTP Basic authentication is supported", jobs.ErrUnauthorized)
 	}
-	u, err := s.auth.Check(r.Context(), name, pass)
+	u, err := s.auth.Check(r.Context(), name, pass, s.clientAddr(r))
 	if err != nil {
 		return nil, err
 	}
 	return &u, nil
+}
+
+// clientAddr is the address of the client that sent r (see
+// Config.ClientIPHeader).
+func (s *Server) clientAddr(r *http.Request) string {
+	if s.cfg.ClientIPHeader == "" {
+		return r.RemoteAddr
+	}
+	v := r.Header.Values(s.cfg.ClientIPHeader)
+	if len(v) == 0 {
+		return r.RemoteAddr
+	}
+	last := v[len(v)-1]
+	if i := strings.LastIndexByte(last, ','); i >= 0 {
+		last = last[i+1:]
+	}
+	return strings.TrimSpace(last)
 }
 
 // mustCaller is caller for endpoints that need a user.
@@ -215,6 +239,13 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		w.Header().Set("WWW-Authenticate", `Basic realm="downloads", charset="UTF-8"`)
 	case statusEnhanceYourCalm:
 		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(s.svc.Config().RetryAfter/time.Second))))
+	case http.StatusTooManyRequests:
+		var te *jobs.ThrottleError
+		if errors.As(err, &te) {
+			w.Header().Set("Retry-After", strconv.Itoa(int((te.RetryAfter+time.Second-1)/time.Second)))
+		}
+	case http.StatusServiceUnavailable:
+		w.Header().Set("Retry-After", "1")
 	case http.StatusInternalServerError:
 		s.logger.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 	}
@@ -234,6 +265,12 @@ func statusOf(err error) int {
 		return http.StatusBadRequest
 	case errors.Is(err, jobs.ErrUnauthorized):
 		return http.StatusUnauthorized
+	case errors.Is(err, jobs.ErrTooManyAttempts):
+		return http.StatusTooManyRequests
+	case errors.Is(err, jobs.ErrAuthBusy):
+		return http.StatusServiceUnavailable
+	case errors.Is(err, errBodyTimeout):
+		return http.StatusRequestTimeout
 	case errors.Is(err, jobs.ErrForbidden):
 		return http.StatusForbidden
 	case errors.Is(err, jobs.ErrNotFound), errors.Is(err, jobs.ErrNotReady):
@@ -249,6 +286,9 @@ func statusOf(err error) int {
 	}
 	return http.StatusInternalServerError
 }
+
+// errBodyTimeout: the request body did not arrive within the read timeout.
+var errBodyTimeout = errors.New("the request body did not arrive in time")
 
 // baseURL is the public base URL for links.
 func (s *Server) baseURL(r *http.Request) string {

@@ -30,6 +30,7 @@ type serveFlags struct {
 	maxBody                                                                int64
 	jobs                                                                   jobs.Config
 	web                                                                    web.Config
+	auth                                                                   jobs.AuthConfig
 	faults                                                                 faultFlags
 }
 
@@ -58,6 +59,15 @@ func parseServeFlags(args []string, env *Env) (serveFlags, error) {
 		"an archive transfer whose client takes no 32 KiB in this time is dropped")
 	fs.DurationVar(&w.ShutdownGrace, "shutdown-grace", wdef.ShutdownGrace,
 		"on stop, how long requests in flight and archive transfers may go on before their connections are closed")
+	fs.StringVar(&w.ClientIPHeader, "client-ip-header", "", "header with the client's address behind a reverse proxy "+
+		"(X-Forwarded-For: its last address; X-Real-IP); failed logins are counted per address")
+	a, adef := &f.auth, jobs.AuthConfig{}.WithDefaults()
+	fs.IntVar(&a.AddressFree, "login-free-failures", adef.AddressFree, "failed logins from one address before back-off")
+	fs.IntVar(&a.UserFree, "login-free-user-failures", adef.UserFree, "failed logins for one user name before back-off")
+	fs.DurationVar(&a.AddressMaxDelay, "login-max-backoff", adef.AddressMaxDelay, "longest back-off of an address")
+	fs.DurationVar(&a.UserMaxDelay, "login-max-user-backoff", adef.UserMaxDelay,
+		"longest back-off of a user name (addresses the user logged in from are exempt)")
+	fs.IntVar(&a.MaxHashers, "login-hashers", adef.MaxHashers, "password checks run at once")
 	c, def := &f.jobs, jobs.Config{}.WithDefaults()
 	fs.IntVar(&c.MaxRunningPerUser, "max-running", def.MaxRunningPerUser, "running downloads per user")
 	fs.StringVar(&c.Portal.Name, "portal-name", "", "publisher in citations and metadata, where GBIF's say GBIF.org (default: the host of --public-url)")
@@ -142,7 +152,7 @@ func serve(ctx context.Context, f serveFlags, svc *jobs.Service, db *jobs.DB, ln
 	if ln != nil {
 		wcfg := f.web
 		wcfg.MaxBodyBytes, wcfg.PublicURL = f.maxBody, f.publicURL
-		api = web.New(svc, jobs.NewAuthenticator(db, time.Minute), wcfg, env.Logger)
+		api = web.New(svc, jobs.NewAuthenticator(db, f.auth), wcfg, env.Logger)
 		srv = api.HTTPServer()
 		go func() { errc <- srv.Serve(ln) }()
 		fmt.Fprintf(env.Stdout, "serving %s on %s\n", f.role, f.publicURL)
