@@ -33,6 +33,7 @@ func (checkOnlyEngine) CheckPredicate(raw json.RawMessage) (json.RawMessage, err
 func (checkOnlyEngine) PredicateFromQuery(url.Values) (json.RawMessage, error) {
 	return nil, errNotExporting
 }
+func (checkOnlyEngine) Snapshot(context.Context) (string, error) { return "snapshot-1", nil }
 func (checkOnlyEngine) Count(context.Context, json.RawMessage) (int64, error) {
 	return 0, errNotExporting
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -148,7 +149,7 @@ func (s *Service) Config() Config { return s.cfg }
 // the download and its export job are committed together. An identical
 // request (same user, format and predicate) made within the dedupe window
 // returns the earlier key unless that one failed, was cancelled, killed or
-// erased.
+// erased, or the table changed since (see dedupeHash).
 func (s *Service) Submit(ctx context.Context, caller User, req Request) (key string, err error) {
 	if err := req.validate(); err != nil {
 		return "", err
@@ -221,17 +222,18 @@ func (s *Service) Validate(ctx context.Context, caller *User, req Request) (Requ
 }
 
 // dedupeHash identifies identical requests: same creator, format,
-// predicate and (when given) checklist. A request without a checklist
-// hashes as before checklists were recorded.
-func dedupeHash(creator, format string, predicate json.RawMessage, checklist string, extensions []string) string {
+// predicate, checklist and extensions, the same description (it is written
+// into the archive's metadata) and notification (who is mailed, and whether;
+// a deduplicated request mails no one new), made while the table was at the
+// same snapshot. A request for data that changed since is a new download.
+// Only the machine description and the source may differ.
+func dedupeHash(req Request, snapshot string) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%s\x00%s", creator, format, predicate)
-	if checklist != "" {
-		fmt.Fprintf(h, "\x00%s", checklist)
-	}
-	if len(extensions) > 0 {
-		fmt.Fprintf(h, "\x00extensions:%s", strings.Join(extensions, " "))
-	}
+	addrs := slices.Clone(req.NotificationAddresses)
+	slices.Sort(addrs)
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00checklist:%s\x00extensions:%s\x00snapshot:%s\x00description:%s\x00notify:%t:%s",
+		req.Creator, req.Format, req.Predicate, req.ChecklistKey, strings.Join(req.VerbatimExtensions, " "),
+		snapshot, req.Description, req.SendNotification, strings.Join(addrs, " "))
 	return hex.EncodeToString(h.Sum(nil))
 }
 
@@ -239,7 +241,11 @@ func dedupeHash(creator, format string, predicate json.RawMessage, checklist str
 // with the limit and dedupe checks, or returns the key of an earlier
 // identical download.
 func (s *Service) insert(ctx context.Context, req Request) (string, error) {
-	hash := dedupeHash(req.Creator, req.Format, req.Predicate, req.ChecklistKey, req.VerbatimExtensions)
+	snapshot, err := s.engine.Snapshot(ctx)
+	if err != nil {
+		return "", fmt.Errorf("table snapshot: %w", err)
+	}
+	hash := dedupeHash(req, snapshot)
 	tx, err := s.db.SQL.BeginTx(ctx, nil)
 	if err != nil {
 		return "", err

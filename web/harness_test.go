@@ -234,6 +234,7 @@ type options struct {
 	workers    int    // exports at once (jobs.Config.Workers), 0 = the default
 	web        web.Config
 	auth       jobs.AuthConfig
+	table      string // occurrence table directory, "" = the shared fixture
 }
 
 // server is a real API server on loopback with its real service.
@@ -263,6 +264,9 @@ func (w tWriter) Write(p []byte) (int, error) {
 func openService(t testing.TB, dsn string, o options) (*jobs.Service, *jobs.DB, string) {
 	t.Helper()
 	_, table := buildFixture(t)
+	if o.table != "" {
+		table = o.table
+	}
 	ctx := context.Background()
 	db, err := jobs.OpenDB(ctx, dsn)
 	if err != nil {

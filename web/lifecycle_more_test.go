@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/base64"
 	"net/http"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +15,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 
 	"github.com/biodiversity-downloads/downloader/jobs"
+	"github.com/biodiversity-downloads/downloader/occurrence/parquet"
 )
 
 // TestKilledWhenRiverGivesUp: a download whose River job ended without the
@@ -68,6 +71,52 @@ func TestDedupeWindow(t *testing.T) {
 	}
 	if k := s.submit("alice", body); k == key {
 		t.Fatal("a 49 h old download was returned as a duplicate")
+	}
+}
+
+// TestDedupeTableChanged: an identical request made after the table
+// changed is a new download of the new snapshot (it got the archive of the
+// old one for 48 hours).
+func TestDedupeTableChanged(t *testing.T) {
+	_, shared := buildFixture(t)
+	table := filepath.Join(t.TempDir(), "table")
+	if err := os.CopyFS(table, os.DirFS(shared)); err != nil {
+		t.Fatal(err)
+	}
+	s := startServer(t, sqliteDSN(t), options{table: table})
+	body := `{"format":"SIMPLE_CSV"}` // every record
+	key := s.submit("alice", body)
+	before := s.waitStatus(key, time.Minute, jobs.StatusSucceeded)
+	if k := s.submit("alice", body); k != key {
+		t.Fatalf("same table: %s, want %s", k, key)
+	}
+	store, err := parquet.Open(table, parquet.Config{}, testLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	ds, err := store.Datasets(context.Background())
+	if err != nil || len(ds) != 2 {
+		t.Fatalf("datasets %+v (%v)", ds, err)
+	}
+	if err := store.DeleteDataset(context.Background(), ds[0].Key); err != nil {
+		t.Fatal(err)
+	}
+	k := s.submit("alice", body)
+	if k == key {
+		t.Fatal("the table changed, and the archive of its old snapshot was returned")
+	}
+	after := s.waitStatus(k, time.Minute, jobs.StatusSucceeded)
+	if after.TableSnapshot == before.TableSnapshot || after.TotalRecords >= before.TotalRecords {
+		t.Fatalf("before: %s, %d records; after: %s, %d records", before.TableSnapshot, before.TotalRecords,
+			after.TableSnapshot, after.TotalRecords)
+	}
+	if k2 := s.submit("alice", body); k2 != k {
+		t.Fatalf("unchanged since: %s, want %s", k2, k)
+	}
+	// The description and the notification make another download.
+	if k3 := s.submit("alice", strings.TrimSuffix(body, "}")+`,"description":"for the paper"}`); k3 == k {
+		t.Fatal("a request with another description was deduplicated")
 	}
 }
 

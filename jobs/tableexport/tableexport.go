@@ -119,6 +119,15 @@ func (e *Engine) PredicateFromQuery(params url.Values) (json.RawMessage, error) 
 	return canonical(p)
 }
 
+// Snapshot returns the ID of the table's current snapshot.
+func (e *Engine) Snapshot(ctx context.Context) (string, error) {
+	snap, err := e.table.Snapshot(ctx)
+	if err != nil {
+		return "", err
+	}
+	return snap.ID, nil
+}
+
 // Count counts the matching records of the current snapshot.
 func (e *Engine) Count(ctx context.Context, predicate json.RawMessage) (int64, error) {
 	p, err := e.parse(predicate)
