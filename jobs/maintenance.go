@@ -117,8 +117,11 @@ func (s *Service) reconcileOne(ctx context.Context, a activeDownload) (bool, err
 	}
 	switch j.State {
 	case rivertype.JobStateDiscarded, rivertype.JobStateCancelled, rivertype.JobStateCompleted:
-		_, err := s.db.setStatus(ctx, a.key, StatusKilled, "the export job stopped without finishing (worker lost)",
+		killed, err := s.db.setStatus(ctx, a.key, StatusKilled, "the export job stopped without finishing (worker lost)",
 			StatusPreparing, StatusRunning, StatusSuspended)
+		if killed {
+			s.dropUploads(ctx, a.key)
+		}
 		return err == nil, err
 	case rivertype.JobStateRunning:
 		stuck := j.AttemptedAt != nil && time.Since(*j.AttemptedAt) > s.cfg.RescueAfter

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/url"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -41,6 +42,30 @@ func (checkOnlyEngine) Export(context.Context, ExportRequest, io.Writer, func(Pr
 	return ExportResult{}, errNotExporting
 }
 
+// noStorage stores nothing (these services export nothing) and records
+// which partial uploads the service asked it to drop.
+type noStorage struct {
+	mu      sync.Mutex
+	dropped []string
+}
+
+func (*noStorage) Create(context.Context, string) (Upload, error) { return nil, errNotExporting }
+func (*noStorage) Open(context.Context, string) (Object, error)   { return Object{}, ErrNotFound }
+func (*noStorage) Delete(context.Context, string) error           { return nil }
+func (*noStorage) Sweep(context.Context, time.Time) error         { return nil }
+func (n *noStorage) DropUploads(_ context.Context, prefix string) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.dropped = append(n.dropped, prefix)
+	return nil
+}
+
+func (n *noStorage) drops() []string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return slices.Clone(n.dropped)
+}
+
 // queueTestService returns a service on db that is never started (its River
 // client works no job), with user alice and, when mail is true, a mailer
 // (it never connects: no notification job runs).
@@ -56,7 +81,7 @@ func queueTestService(t *testing.T, db *DB, mail bool) *Service {
 			t.Fatal(err)
 		}
 	}
-	s, err := New(db, checkOnlyEngine{}, nil, m, Config{}, slog.New(slog.DiscardHandler))
+	s, err := New(db, checkOnlyEngine{}, &noStorage{}, m, Config{}, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -380,4 +405,54 @@ func TestJobsInTheirOwnQueues(t *testing.T) {
 			t.Fatalf("queues after adoption %v, want %v", got, want)
 		}
 	})
+}
+
+// The partial archive of a run that died is dropped when the download runs
+// again, ends, or is cancelled with no live worker; a cancel does not touch
+// the upload of a worker that is alive (it aborts its own).
+func TestPartialUploadsDropped(t *testing.T) {
+	db := testDB(t)
+	s := queueTestService(t, db, false)
+	store := s.store.(*noStorage)
+	ctx := context.Background()
+	key, err := s.Submit(ctx, alice, testRequest())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := db.claim(ctx, key, "live/1", time.Minute); err != nil || !ok {
+		t.Fatalf("claim: %v %v", ok, err)
+	}
+	if err := s.Cancel(ctx, alice, key); err != nil {
+		t.Fatal(err)
+	}
+	if d := store.drops(); len(d) != 0 {
+		t.Fatalf("cancelling a download a live worker exports dropped %v", d)
+	}
+	key2, err := s.Submit(ctx, alice, Request{Format: "DWCA"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := db.claim(ctx, key2, "dead/1", time.Millisecond); err != nil || !ok {
+		t.Fatalf("claim: %v %v", ok, err)
+	}
+	time.Sleep(5 * time.Millisecond) // the lease runs out: the worker is dead
+	if err := s.Cancel(ctx, alice, key2); err != nil {
+		t.Fatal(err)
+	}
+	if d := store.drops(); !slices.Equal(d, []string{key2 + "-"}) {
+		t.Fatalf("cancelling a dead worker's download dropped %v, want its uploads %s-", d, key2)
+	}
+	key3, err := s.Submit(ctx, alice, Request{Format: "SPECIES_LIST"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := db.claim(ctx, key3, "w/1", time.Minute); err != nil || !ok {
+		t.Fatalf("claim: %v %v", ok, err)
+	}
+	if err := s.finish(ctx, key3, "w/1", key3+"-1.zip", ExportResult{Records: 1, Bytes: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if d := store.drops(); len(d) != 2 || d[1] != key3+"-" {
+		t.Fatalf("a finished download dropped %v", d)
+	}
 }

@@ -405,6 +405,11 @@ func (s *Service) Cancel(ctx context.Context, caller User, key string) error {
 	if id, err := s.db.riverJob(ctx, key); err == nil && id != 0 {
 		s.cancelJob(ctx, key, id)
 	}
+	// A live worker aborts its own upload when it sees the cancel; a dead
+	// one's partial archive is removed here.
+	if live, err := s.db.leased(ctx, key, time.Now()); err == nil && !live {
+		s.dropUploads(ctx, key)
+	}
 	return nil
 }
 

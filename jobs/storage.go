@@ -19,6 +19,10 @@ type Storage interface {
 	Delete(ctx context.Context, name string) error
 	// Sweep removes abandoned uploads started before olderThan.
 	Sweep(ctx context.Context, olderThan time.Time) error
+	// DropUploads removes the uploads, never committed, of every object
+	// whose name begins with prefix, however young: the partial archives a
+	// download's dead runs left. Committed objects are untouched.
+	DropUploads(ctx context.Context, prefix string) error
 }
 
 // Upload is an object being written.

@@ -52,6 +52,8 @@ func (w *exportWorker) Work(ctx context.Context, job *river.Job[exportArgs]) err
 	if err := s.dropStaleObject(ctx, r); err != nil {
 		return err
 	}
+	// The partial archives of earlier runs that died are of no use now.
+	s.dropUploads(ctx, key)
 	res, name, err := s.runExport(ctx, r, owner)
 	if err == nil {
 		return s.finish(ctx, key, owner, name, res)
@@ -74,8 +76,9 @@ func (s *Service) runExport(ctx context.Context, r row, owner string) (ExportRes
 	defer func() { cancel(nil); <-beat }()
 
 	// A name per attempt: a run that lost its download to another worker
-	// can delete its own archive without touching the other one.
-	name := fmt.Sprintf("%s-%x.zip", key, time.Now().UnixNano())
+	// can delete its own archive without touching the other one. Every name
+	// begins with uploadPrefix(key) (see dropUploads).
+	name := fmt.Sprintf("%s%x.zip", uploadPrefix(key), time.Now().UnixNano())
 	up, err := s.store.Create(ctx, name)
 	if err != nil {
 		return ExportResult{}, "", err
@@ -212,6 +215,7 @@ func (s *Service) finish(ctx context.Context, key, owner, name string, res Expor
 		return s.store.Delete(bg, name)
 	}
 	s.logger.InfoContext(ctx, "export succeeded", "key", key, "records", res.Records, "bytes", res.Bytes)
+	s.dropUploads(ctx, key) // a stalled run's, if one woke up meanwhile
 	return nil
 }
 
@@ -238,6 +242,20 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 }
 
 func (c *countingWriter) count() int64 { return c.n.Load() }
+
+// uploadPrefix begins the archive names of every run of the download key
+// (keys never contain a second '-').
+func uploadPrefix(key string) string { return key + "-" }
+
+// dropUploads removes the uploads that runs of key left unfinished (a
+// worker killed mid-export leaves its partial archive). Called when the
+// download runs again or ends, so that no partial archive waits for the
+// daily sweep; a failure is only logged, the sweep being the backstop.
+func (s *Service) dropUploads(ctx context.Context, key string) {
+	if err := s.store.DropUploads(context.WithoutCancel(ctx), uploadPrefix(key)); err != nil {
+		s.logger.WarnContext(ctx, "remove partial archives of earlier runs", "key", key, "err", err)
+	}
+}
 
 // dropStaleObject deletes the archive an earlier run of a download committed
 // without living to record its success. Only a claimed, unfinished download

@@ -111,16 +111,31 @@ func (s *Store) Delete(ctx context.Context, name string) error {
 
 // Sweep removes temporary files left by killed writers.
 func (s *Store) Sweep(ctx context.Context, olderThan time.Time) error {
+	return s.removeTemps(func(e fs.DirEntry) bool {
+		info, err := e.Info()
+		return err == nil && !info.ModTime().After(olderThan)
+	})
+}
+
+// DropUploads removes the temporary files of uploads of names beginning
+// with prefix.
+func (s *Store) DropUploads(ctx context.Context, prefix string) error {
+	if prefix == "" || strings.ContainsAny(prefix, `/\`) {
+		return fmt.Errorf("storage: bad object name prefix %q", prefix)
+	}
+	return s.removeTemps(func(e fs.DirEntry) bool {
+		return strings.HasPrefix(e.Name(), "."+prefix) || strings.HasPrefix(e.Name(), legacyPartialPrefix+prefix)
+	})
+}
+
+// removeTemps removes the temporary files of uploads that match.
+func (s *Store) removeTemps(match func(fs.DirEntry) bool) error {
 	entries, err := os.ReadDir(s.dir)
 	if err != nil {
 		return err
 	}
 	for _, e := range entries {
-		if !atomicfile.IsTemp(e.Name()) && !strings.HasPrefix(e.Name(), legacyPartialPrefix) {
-			continue
-		}
-		info, err := e.Info()
-		if err != nil || info.ModTime().After(olderThan) {
+		if !atomicfile.IsTemp(e.Name()) && !strings.HasPrefix(e.Name(), legacyPartialPrefix) || !match(e) {
 			continue
 		}
 		if err := os.Remove(filepath.Join(s.dir, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {

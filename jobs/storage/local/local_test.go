@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -127,4 +128,48 @@ func count(t *testing.T, dir string) int {
 		t.Fatal(err)
 	}
 	return len(e)
+}
+
+// DropUploads removes the uploads of names with a prefix, however young,
+// and nothing else.
+func TestDropUploads(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	s, err := New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"0000001-2601-a.zip", "0000001-2601-b.zip", "0000002-2601-a.zip"} {
+		up, err := s.Create(ctx, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.WriteString(up, name); err != nil {
+			t.Fatal(err)
+		}
+		if name == "0000001-2601-b.zip" {
+			if err := up.Commit(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".partial-0000001-2601-c.zip-9"), []byte("c"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.DropUploads(ctx, "0000001-2601-"); err != nil {
+		t.Fatal(err)
+	}
+	var left []string
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		left = append(left, e.Name())
+	}
+	if len(left) != 2 || left[1] != "0000001-2601-b.zip" || !strings.HasPrefix(left[0], ".0000002-2601-a.zip.") {
+		t.Fatalf("left %v, want the committed archive and the other download's upload", left)
+	}
+	for _, bad := range []string{"", "a/b"} {
+		if err := s.DropUploads(ctx, bad); err == nil {
+			t.Errorf("prefix %q accepted", bad)
+		}
+	}
 }

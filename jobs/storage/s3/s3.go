@@ -204,18 +204,40 @@ func (s *Store) Sweep(ctx context.Context, olderThan time.Time) error {
 	if prefix != "" {
 		prefix += "/"
 	}
-	out, err := s.client.ListMultipartUploads(ctx, &s3.ListMultipartUploadsInput{Bucket: &s.cfg.Bucket, Prefix: &prefix})
-	if err != nil {
-		return fmt.Errorf("s3: list uploads: %w", err)
+	return s.abortUploads(ctx, prefix, func(up types.MultipartUpload) bool {
+		return up.Initiated != nil && !up.Initiated.After(olderThan)
+	})
+}
+
+// DropUploads aborts the multipart uploads of keys beginning with prefix.
+func (s *Store) DropUploads(ctx context.Context, prefix string) error {
+	if prefix == "" {
+		return errors.New("s3: empty object name prefix")
 	}
-	for _, up := range out.Uploads {
-		if up.Initiated == nil || up.Initiated.After(olderThan) {
-			continue
+	return s.abortUploads(ctx, s.key(prefix), func(types.MultipartUpload) bool { return true })
+}
+
+// abortUploads aborts the multipart uploads under prefix that match,
+// through every page of the listing.
+func (s *Store) abortUploads(ctx context.Context, prefix string, match func(types.MultipartUpload) bool) error {
+	in := &s3.ListMultipartUploadsInput{Bucket: &s.cfg.Bucket, Prefix: &prefix}
+	for {
+		out, err := s.client.ListMultipartUploads(ctx, in)
+		if err != nil {
+			return fmt.Errorf("s3: list uploads: %w", err)
 		}
-		if _, err := s.client.AbortMultipartUpload(ctx, &s3.AbortMultipartUploadInput{
-			Bucket: &s.cfg.Bucket, Key: up.Key, UploadId: up.UploadId}); err != nil {
-			return fmt.Errorf("s3: abort %s: %w", aws.ToString(up.Key), err)
+		for _, up := range out.Uploads {
+			if !match(up) {
+				continue
+			}
+			if _, err := s.client.AbortMultipartUpload(ctx, &s3.AbortMultipartUploadInput{
+				Bucket: &s.cfg.Bucket, Key: up.Key, UploadId: up.UploadId}); err != nil {
+				return fmt.Errorf("s3: abort %s: %w", aws.ToString(up.Key), err)
+			}
 		}
+		if !aws.ToBool(out.IsTruncated) {
+			return nil
+		}
+		in.KeyMarker, in.UploadIdMarker = out.NextKeyMarker, out.NextUploadIdMarker
 	}
-	return nil
 }
