@@ -32,8 +32,11 @@ func writeText(w http.ResponseWriter, code int, s string) {
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
 	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
+	switch {
+	case errors.As(err, &ne) && ne.Timeout():
 		return nil, fmt.Errorf("%w (%s)", errBodyTimeout, s.cfg.ReadTimeout)
+	case errors.Is(err, net.ErrClosed), errors.Is(err, io.ErrUnexpectedEOF):
+		return nil, fmt.Errorf("%w: %w", errClientGone, err)
 	}
 	return b, err
 }

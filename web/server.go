@@ -246,6 +246,10 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		}
 	case http.StatusServiceUnavailable:
 		w.Header().Set("Retry-After", "1")
+	case http.StatusRequestTimeout:
+		// The body's read timeout may have taken the write deadline with
+		// it: the answer gets a moment of its own.
+		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(5 * time.Second))
 	case http.StatusInternalServerError:
 		s.logger.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 	}
@@ -281,14 +285,19 @@ func statusOf(err error) int {
 		return statusEnhanceYourCalm
 	case errors.Is(err, jobs.ErrEngineUnavailable):
 		return http.StatusServiceUnavailable
-	case errors.Is(err, context.Canceled):
+	case errors.Is(err, context.Canceled), errors.Is(err, errClientGone):
 		return 499
 	}
 	return http.StatusInternalServerError
 }
 
-// errBodyTimeout: the request body did not arrive within the read timeout.
-var errBodyTimeout = errors.New("the request body did not arrive in time")
+// errBodyTimeout: the request body did not arrive within the read timeout;
+// errClientGone: the connection ended before the body did (the client went,
+// or the server closed it at shutdown).
+var (
+	errBodyTimeout = errors.New("the request body did not arrive in time")
+	errClientGone  = errors.New("the connection ended before the request body")
+)
 
 // baseURL is the public base URL for links.
 func (s *Server) baseURL(r *http.Request) string {
