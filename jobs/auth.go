@@ -186,9 +186,9 @@ func (a *Authenticator) Check(ctx context.Context, name, password, from string) 
 	}
 	now = a.now()
 	a.succeeded(name, addr, now)
-	if err := a.db.recordLogin(ctx, name, now); err != nil {
-		return User{}, err
-	}
+	// Best effort: the last login is shown by `user list`, and a busy
+	// database must not turn a right password into a failed request.
+	_ = a.db.recordLogin(ctx, name, now)
 	a.mu.Lock()
 	if len(a.cache) > 10_000 {
 		clear(a.cache)
