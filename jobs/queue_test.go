@@ -415,26 +415,26 @@ func TestPartialUploadsDropped(t *testing.T) {
 	s := queueTestService(t, db, false)
 	store := s.store.(*noStorage)
 	ctx := context.Background()
-	key, err := s.Submit(ctx, alice, testRequest())
-	if err != nil {
-		t.Fatal(err)
+	// submitClaimed submits req and has owner claim it for lease.
+	submitClaimed := func(req Request, owner string, lease time.Duration) string {
+		t.Helper()
+		key, err := s.Submit(ctx, alice, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok, err := db.claim(ctx, key, owner, lease); err != nil || !ok {
+			t.Fatalf("claim: %v %v", ok, err)
+		}
+		return key
 	}
-	if ok, err := db.claim(ctx, key, "live/1", time.Minute); err != nil || !ok {
-		t.Fatalf("claim: %v %v", ok, err)
-	}
+	key := submitClaimed(testRequest(), "live/1", time.Minute)
 	if err := s.Cancel(ctx, alice, key); err != nil {
 		t.Fatal(err)
 	}
 	if d := store.drops(); len(d) != 0 {
 		t.Fatalf("cancelling a download a live worker exports dropped %v", d)
 	}
-	key2, err := s.Submit(ctx, alice, Request{Format: "DWCA"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ok, err := db.claim(ctx, key2, "dead/1", time.Millisecond); err != nil || !ok {
-		t.Fatalf("claim: %v %v", ok, err)
-	}
+	key2 := submitClaimed(Request{Format: "DWCA"}, "dead/1", time.Millisecond)
 	time.Sleep(5 * time.Millisecond) // the lease runs out: the worker is dead
 	if err := s.Cancel(ctx, alice, key2); err != nil {
 		t.Fatal(err)
@@ -442,13 +442,7 @@ func TestPartialUploadsDropped(t *testing.T) {
 	if d := store.drops(); !slices.Equal(d, []string{key2 + "-"}) {
 		t.Fatalf("cancelling a dead worker's download dropped %v, want its uploads %s-", d, key2)
 	}
-	key3, err := s.Submit(ctx, alice, Request{Format: "SPECIES_LIST"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ok, err := db.claim(ctx, key3, "w/1", time.Minute); err != nil || !ok {
-		t.Fatalf("claim: %v %v", ok, err)
-	}
+	key3 := submitClaimed(Request{Format: "SPECIES_LIST"}, "w/1", time.Minute)
 	if err := s.finish(ctx, key3, "w/1", key3+"-1.zip", ExportResult{Records: 1, Bytes: 1}); err != nil {
 		t.Fatal(err)
 	}
