@@ -24,6 +24,17 @@ type ArchiveOptions struct {
 	// MaxRatio caps the inflated/compressed ratio of each entry and of the
 	// whole archive (against its file size). 0 means DefaultMaxRatio.
 	MaxRatio int64
+	// MaxEntryBytes caps each document entry, inflated, whatever its
+	// ratio (a *TooLargeError): its declared size before reading, its real
+	// bytes as they stream. 0 means DefaultMaxDocumentBytes.
+	MaxEntryBytes int64
+}
+
+func (o ArchiveOptions) entryCap() int64 {
+	if o.MaxEntryBytes <= 0 {
+		return DefaultMaxDocumentBytes
+	}
+	return o.MaxEntryBytes
 }
 
 func (o ArchiveOptions) ratio() int64 {
@@ -84,6 +95,9 @@ func (a *Archive) list() error {
 		if !isDocumentName(zf.Name) || zf.FileInfo().IsDir() {
 			continue
 		}
+		if zf.UncompressedSize64 > uint64(a.opts.entryCap()) {
+			return &TooLargeError{Name: a.path + "!" + zf.Name, What: "ABCD document (declared size)", Limit: a.opts.entryCap()}
+		}
 		if zf.UncompressedSize64 > uint64(a.opts.ratio())*zf.CompressedSize64+ratioSlack {
 			return &ParseError{Op: "open archive", Path: a.path + "!" + zf.Name,
 				Err: fmt.Errorf("%w: entry declares %d bytes from %d compressed (ratio cap %d)", ErrUnsafeArchive, zf.UncompressedSize64, zf.CompressedSize64, a.opts.ratio())}
@@ -127,8 +141,9 @@ func (a *Archive) Close() error { return a.f.Close() }
 func (a *Archive) documents() []document {
 	docs := make([]document, len(a.entries))
 	for i, zf := range a.entries {
-		docs[i] = document{name: a.path + "!" + zf.Name, open: func(context.Context) (io.ReadCloser, error) {
-			rc, err := zf.Open()
+		name := a.path + "!" + zf.Name
+		docs[i] = document{name: name, open: func(context.Context) (io.ReadCloser, error) {
+			rc, err := zipsafe.OpenEntry(zf, a.opts.entryCap(), name, "ABCD document")
 			if err != nil {
 				return nil, err
 			}

@@ -18,6 +18,7 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/biodiversity-downloads/downloader/internal/charset"
+	"github.com/biodiversity-downloads/downloader/internal/zipsafe"
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
 
@@ -49,6 +50,11 @@ type Harvester struct {
 	Retries     int           // extra attempts per request; 0 = DefaultRetries, <0 = none
 	Backoff     time.Duration // first retry delay, doubled each time; 0 = DefaultBackoff
 	Reader      Options
+	// MaxResponseBytes caps one search response, whose records are held
+	// until the page is complete (0 = DefaultMaxResponseBytes); inventory
+	// and capabilities documents are capped at 32 MiB, or at this when it
+	// is smaller.
+	MaxResponseBytes int64
 
 	mu   sync.Mutex
 	last time.Time
@@ -126,6 +132,13 @@ func (h *Harvester) logger() *slog.Logger {
 	return h.Logger
 }
 
+func (h *Harvester) responseCap() int64 {
+	if h.MaxResponseBytes <= 0 {
+		return DefaultMaxResponseBytes
+	}
+	return h.MaxResponseBytes
+}
+
 func (h *Harvester) client() *http.Client {
 	if h.Client == nil {
 		return &http.Client{Timeout: 5 * time.Minute}
@@ -188,7 +201,10 @@ func (h *Harvester) smallDocument(ctx context.Context, u string) (*etree.Documen
 	err := h.do(ctx, u, func(body io.Reader) error {
 		d := etree.NewDocument()
 		d.ReadSettings.CharsetReader = charset.XMLReader
-		if _, err := d.ReadFrom(io.LimitReader(body, maxSmallDocument)); err != nil {
+		if _, err := d.ReadFrom(zipsafe.Cap(body, min(maxSmallDocument, h.responseCap()), u, "BioCASe document")); err != nil {
+			if errors.Is(err, ErrTooLarge) {
+				return err
+			}
 			return &ParseError{Op: "read", Path: u, Err: fmt.Errorf("%w: %v", ErrSyntax, err)}
 		}
 		doc = d
@@ -253,7 +269,8 @@ func (h *Harvester) harvestPages(ctx context.Context, endpoint, dataset string, 
 		var info ProtocolInfo
 		var meta DatasetMeta
 		err = h.do(ctx, u, func(body io.Reader) error {
-			recs, info, meta, err = h.readPage(ctx, body, fmt.Sprintf("%s (start=%d)", endpoint, start))
+			name := fmt.Sprintf("%s (start=%d)", endpoint, start)
+			recs, info, meta, err = h.readPage(ctx, zipsafe.Cap(body, h.responseCap(), name, "BioCASe response"), name)
 			return err
 		})
 		if err != nil {

@@ -2,11 +2,17 @@ package abcd
 
 import "strings"
 
-// Default caps; Options may lower or raise them.
+// Default caps; Options may lower or raise them (docs/limits.md lists
+// every input limit).
 const (
-	DefaultMaxTokenBytes = 16 << 20 // one text node, tag or comment
-	DefaultMaxUnitBytes  = 64 << 20 // one Unit subtree (or the DataSet metadata)
-	DefaultMaxDepth      = 256      // element nesting
+	DefaultMaxTokenBytes    = 16 << 20 // one text node, tag or comment
+	DefaultMaxUnitBytes     = 64 << 20 // one Unit subtree, and a DataSet's metadata in all
+	DefaultMaxDepth         = 256      // element nesting
+	DefaultMaxDocumentBytes = 1 << 40  // one document (a file, an archive entry, a download)
+	DefaultMaxResponseBytes = 256 << 20
+	// MaxDiagnostics is how many diagnostics of a BioCASe response are
+	// kept (the others are counted in ProtocolInfo.MoreDiagnostics).
+	MaxDiagnostics = 100
 )
 
 // clean trims a text value and folds line breaks and tabs (with the

@@ -3,6 +3,8 @@ package abcd
 import (
 	"errors"
 	"fmt"
+
+	"github.com/biodiversity-downloads/downloader/internal/zipsafe"
 )
 
 // Error kinds. Test them with errors.Is; the concrete error is usually a
@@ -14,8 +16,10 @@ var (
 	ErrWrongRoot = errors.New("not an ABCD document")
 	// ErrEntity: the document declares entities (entity expansion is refused).
 	ErrEntity = errors.New("entity declarations are not accepted")
-	// ErrTooLarge: a single token, element or unit exceeds the configured cap.
-	ErrTooLarge = errors.New("too large")
+	// ErrTooLarge: a single token, element, unit, document, archive entry,
+	// response or download exceeds its cap (the project's one sentinel for
+	// size caps, also dwca.ErrTooLarge).
+	ErrTooLarge = zipsafe.ErrTooLarge
 	// ErrUnsafeArchive: a zip entry name escapes the archive (../, absolute)
 	// or an entry inflates beyond the allowed ratio (zip bomb).
 	ErrUnsafeArchive = errors.New("unsafe archive")
@@ -53,3 +57,7 @@ func (e *ParseError) Error() string {
 }
 
 func (e *ParseError) Unwrap() error { return e.Err }
+
+// TooLargeError says which input passed which cap (documents, archive
+// entries, responses, downloads; units and tokens say it in a *ParseError).
+type TooLargeError = zipsafe.TooLargeError

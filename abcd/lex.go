@@ -68,12 +68,12 @@ type lexer struct {
 	closes bool // the start tag was self-closing: an end token follows
 }
 
-func newLexer(r io.Reader, maxToken int64) (*lexer, error) {
+func newLexer(r io.Reader, maxToken, maxDocument int64) (*lexer, error) {
 	r, err := sniffEncoding(r)
 	if err != nil {
 		return nil, err
 	}
-	cr := &capReader{r: r, max: maxToken}
+	cr := &capReader{r: r, max: maxToken, total: maxDocument}
 	buf := lexBuffers.Get().(*[]byte)
 	sr := gosax.NewReaderBuf(cr, (*buf)[:0])
 	sr.EmitSelfClosingTag = true
@@ -100,8 +100,11 @@ func (l *lexer) next(open qname) error {
 		l.cr.mark()
 		ev, err := l.sr.Event()
 		if err != nil {
-			if errors.Is(err, errTokenCap) {
+			if errors.Is(err, errTokenCap) || errors.Is(err, errDocumentCap) {
 				return err
+			}
+			if l.cr.err != nil && err == l.cr.err {
+				return err // the input failed (a cap, a broken download): not a syntax error
 			}
 			if err == io.EOF || err == io.ErrUnexpectedEOF {
 				return fmt.Errorf("%w: unexpected end of document inside markup", ErrSyntax)
@@ -359,23 +362,47 @@ func skipSpace(b []byte) int {
 
 // capReader refuses to deliver more than max bytes between two marks, so
 // one huge text node or tag (a 2 GB element) is stopped before it is
-// buffered. The lexer marks before each token.
+// buffered, and more than total bytes in all (the document cap). The lexer
+// marks before each token.
 type capReader struct {
-	r    io.Reader
-	n    int64
-	from int64
-	max  int64
+	r     io.Reader
+	n     int64
+	from  int64
+	max   int64
+	total int64
+	err   error // the last error of r other than io.EOF
 }
 
-// errTokenCap is returned by capReader when one token grows past the cap.
-var errTokenCap = errors.New("token cap reached")
+// errTokenCap is returned by capReader when one token grows past the cap,
+// errDocumentCap when the document does.
+var (
+	errTokenCap    = errors.New("token cap reached")
+	errDocumentCap = errors.New("document cap reached")
+)
 
 func (c *capReader) Read(p []byte) (int, error) {
 	if c.n-c.from >= c.max {
 		return 0, errTokenCap
 	}
+	if c.total > 0 {
+		if c.n >= c.total {
+			// one byte more decides whether the document ends at the cap
+			var b [1]byte
+			n, err := c.r.Read(b[:])
+			if n > 0 {
+				return 0, errDocumentCap
+			}
+			return 0, err
+		}
+		if left := c.total - c.n; int64(len(p)) > left {
+			p = p[:left]
+		}
+	}
 	n, err := c.r.Read(p)
 	c.n += int64(n)
+	if err != nil && err != io.EOF {
+		c.err = err
+	}
 	return n, err
 }
 

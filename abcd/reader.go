@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/biodiversity-downloads/downloader/internal/zipsafe"
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
 
@@ -19,6 +20,8 @@ type Options struct {
 	MaxUnitBytes int64
 	// MaxDepth caps element nesting.
 	MaxDepth int
+	// MaxDocumentBytes caps the whole document (DefaultMaxDocumentBytes).
+	MaxDocumentBytes int64
 }
 
 func (o Options) withDefaults() Options {
@@ -30,6 +33,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxDepth <= 0 {
 		o.MaxDepth = DefaultMaxDepth
+	}
+	if o.MaxDocumentBytes <= 0 {
+		o.MaxDocumentBytes = DefaultMaxDocumentBytes
 	}
 	return o
 }
@@ -46,7 +52,10 @@ type ProtocolInfo struct {
 	RecordDropped   int
 	TotalSearchHits int
 	HasContent      bool
+	// Diagnostics are the first MaxDiagnostics; MoreDiagnostics counts the
+	// others.
 	Diagnostics     []Diagnostic
+	MoreDiagnostics int
 }
 
 // Diagnostic is one response/diagnostics/diagnostic.
@@ -69,8 +78,9 @@ type Reader struct {
 	rootSeen bool
 	err      error
 
-	ds       tree // DataSet-level elements collected before Units
-	inDS     bool // inside a DataSet whose metadata is still being collected
+	ds       tree  // DataSet-level elements collected before Units
+	inDS     bool  // inside a DataSet whose metadata is still being collected
+	dsBegin  int64 // document offset where the DataSet began
 	unit     tree
 	small    tree        // header and diagnostics elements
 	dsMeta   DatasetMeta // metadata of the current DataSet
@@ -125,7 +135,7 @@ func (r *Reader) guardedNext() (rec occurrence.RawRecord, err error) {
 		}
 	}()
 	if r.lex == nil {
-		lex, err := newLexer(r.src, r.opts.MaxTokenBytes)
+		lex, err := newLexer(r.src, r.opts.MaxTokenBytes, r.opts.MaxDocumentBytes)
 		if err != nil {
 			return rec, &ParseError{Op: "read", Path: r.name, Line: 1, Err: err}
 		}
@@ -169,7 +179,10 @@ func (r *Reader) token() (int, error) {
 	}
 	if err := l.next(open); err != nil {
 		if errors.Is(err, errTokenCap) {
-			return 0, r.fail(fmt.Errorf("%w: a single text node or tag exceeds %d bytes", ErrTooLarge, r.opts.MaxTokenBytes))
+			return 0, r.fail(fmt.Errorf("%w: a single text node or tag exceeds the limit of %s (%d bytes)", ErrTooLarge, zipsafe.Size(r.opts.MaxTokenBytes), r.opts.MaxTokenBytes))
+		}
+		if errors.Is(err, errDocumentCap) {
+			return 0, r.fail(&TooLargeError{Name: r.name, What: "ABCD document", Limit: r.opts.MaxDocumentBytes})
 		}
 		return 0, r.fail(err)
 	}
@@ -210,6 +223,9 @@ func (r *Reader) token() (int, error) {
 }
 
 func (r *Reader) fail(err error) error {
+	if _, ok := err.(*TooLargeError); ok {
+		return err // it names the document (or entry, response) and the cap
+	}
 	line := 0
 	if r.lex != nil {
 		line = r.lex.line
@@ -253,6 +269,7 @@ func (r *Reader) start() (*node, error) {
 		r.ds.reset()
 		r.ds.add(-1, qname{local: "DataSet"}, nil)
 		r.inDS = true
+		r.dsBegin = r.lex.cr.n
 		r.dsMeta = DatasetMeta{}
 	case parent == "DataSet":
 		if name == "Units" {
@@ -287,6 +304,10 @@ func (r *Reader) start() (*node, error) {
 			return nil, err
 		}
 		e := r.small.root()
+		if len(r.proto.Diagnostics) == MaxDiagnostics {
+			r.proto.MoreDiagnostics++
+			return nil, nil
+		}
 		r.proto.Diagnostics = append(r.proto.Diagnostics, Diagnostic{Severity: attr(e, "severity"), Text: e.value()})
 	}
 	return nil, nil
@@ -347,7 +368,9 @@ func (r *Reader) eofInside(err error) error {
 }
 
 // fill reads the element just started, with its content up to the end
-// tag, into t under parent (-1: as the root), enforcing the unit size cap.
+// tag, into t under parent (-1: as the root), enforcing the unit size cap:
+// on the element, and on the whole DataSet metadata when t is r.ds (its
+// elements are filled one by one into one tree).
 func (r *Reader) fill(t *tree, parent int32) error {
 	l := r.lex
 	top := l.name.local
@@ -355,13 +378,16 @@ func (r *Reader) fill(t *tree, parent int32) error {
 	first := cur
 	depth := len(r.stack)
 	begin := l.cr.n
+	if t == &r.ds {
+		begin, top = r.dsBegin, "DataSet> metadata <"+top
+	}
 	for len(r.stack) >= depth {
 		kind, err := r.token()
 		if err != nil {
 			return r.eofInside(err)
 		}
 		if l.cr.n-begin > r.opts.MaxUnitBytes {
-			return r.fail(fmt.Errorf("%w: <%s> exceeds %d bytes", ErrTooLarge, top, r.opts.MaxUnitBytes))
+			return r.fail(fmt.Errorf("%w: <%s> exceeds the limit of %s (%d bytes)", ErrTooLarge, top, zipsafe.Size(r.opts.MaxUnitBytes), r.opts.MaxUnitBytes))
 		}
 		switch kind {
 		case tokStart:

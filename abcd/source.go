@@ -31,6 +31,14 @@ type SourceOptions struct {
 	Harvester *Harvester
 	// TempDir receives downloaded archives ("" = os.TempDir()).
 	TempDir string
+	// MaxDownloadBytes caps a provider's ABCD archive downloaded from a
+	// BioCASe endpoint (0: Reader.MaxDocumentBytes, else
+	// DefaultMaxDocumentBytes). Archive.MaxEntryBytes defaults to
+	// Reader.MaxDocumentBytes too: one setting caps every document.
+	MaxDownloadBytes int64
+	// MaxProblems is how many failed documents Problems lists (0: 100);
+	// SourceStats.FailedDocuments counts them all.
+	MaxProblems int
 	// Logger receives warnings; nil discards.
 	Logger *slog.Logger
 }
@@ -44,6 +52,18 @@ func (o SourceOptions) withDefaults() SourceOptions {
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Reader.MaxDocumentBytes <= 0 {
+		o.Reader.MaxDocumentBytes = DefaultMaxDocumentBytes
+	}
+	if o.Archive.MaxEntryBytes <= 0 {
+		o.Archive.MaxEntryBytes = o.Reader.MaxDocumentBytes
+	}
+	if o.MaxDownloadBytes <= 0 {
+		o.MaxDownloadBytes = o.Reader.MaxDocumentBytes
+	}
+	if o.MaxProblems <= 0 {
+		o.MaxProblems = 100
 	}
 	return o
 }
@@ -300,7 +320,9 @@ func (s *Source) take(m docMsg) {
 			s.fatal = m.err
 		}
 		s.stats.FailedDocuments++
-		s.problems = append(s.problems, DocumentError{Document: m.name, Kept: m.units, Err: m.err})
+		if len(s.problems) < s.opts.MaxProblems {
+			s.problems = append(s.problems, DocumentError{Document: m.name, Kept: m.units, Err: m.err})
+		}
 		s.opts.Logger.Debug("ABCD document failed", "document", m.name, "kept_units", m.units, "err", m.err)
 		return
 	}
@@ -323,7 +345,8 @@ func (s *Source) Stats() SourceStats {
 	return st
 }
 
-// Problems lists the documents that failed so far.
+// Problems lists the documents that failed so far, the first
+// SourceOptions.MaxProblems of them.
 func (s *Source) Problems() []DocumentError {
 	s.mu.Lock()
 	defer s.mu.Unlock()

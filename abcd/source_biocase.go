@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/biodiversity-downloads/downloader/internal/zipsafe"
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
 
@@ -16,7 +17,7 @@ import (
 func (s *Source) resolveBioCASe(ctx context.Context, endpoint string) ([]document, error) {
 	h := s.opts.Harvester
 	if h == nil {
-		h = &Harvester{Logger: s.opts.Logger, Reader: s.opts.Reader}
+		h = &Harvester{Logger: s.opts.Logger, Reader: s.opts.Reader, MaxResponseBytes: min(DefaultMaxResponseBytes, s.opts.Reader.MaxDocumentBytes)}
 	}
 	dataset := s.opts.Dataset
 	inv, err := h.Inventory(ctx, endpoint)
@@ -72,7 +73,7 @@ func (s *Source) archiveFromProvider(ctx context.Context, h *Harvester, u string
 		if err := f.Truncate(0); err != nil {
 			return permanent{err}
 		}
-		_, err := io.Copy(f, body)
+		_, err := io.Copy(f, zipsafe.Cap(body, s.opts.MaxDownloadBytes, u, "ABCD archive download"))
 		return err
 	})
 	if cerr := f.Close(); err == nil {

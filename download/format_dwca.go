@@ -269,7 +269,7 @@ func (d *dwcaWriter) finish(ctx context.Context, res ExportResult, infos []occur
 		return err
 	}
 	if len(d.dropped) > 0 {
-		x.opts.Logger.Warn("verbatim terms without a column in verbatim.txt", "terms", len(d.dropped))
+		x.opts.Logger.WarnContext(ctx, "verbatim terms without a column in verbatim.txt", "terms", len(d.dropped))
 	}
 	if err := writeEntry(x, "metadata.xml", func(w io.Writer) error {
 		return writeDownloadEML(w, x, res, infos)

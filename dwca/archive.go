@@ -1,6 +1,7 @@
 package dwca
 
 import (
+	"archive/zip"
 	"context"
 	"errors"
 	"fmt"
@@ -40,6 +41,10 @@ type Options struct {
 	// MaxBrokenListed caps the broken rows a StarReader lists (default 100);
 	// all of them are counted.
 	MaxBrokenListed int
+	// Size caps, counted on the (inflated) bytes as they are read; a file
+	// over its cap fails with a *TooLargeError naming it and the cap (see
+	// limits.go and docs/limits.md). 0 means the default.
+	Limits Limits
 }
 
 // Defaults of Options.
@@ -62,6 +67,7 @@ func (o Options) withDefaults() Options {
 	if o.MaxBrokenListed <= 0 {
 		o.MaxBrokenListed = 100
 	}
+	o.Limits = o.Limits.withDefaults()
 	return o
 }
 
@@ -76,6 +82,7 @@ type Archive struct {
 	Derived bool
 
 	fsys    fs.FS
+	zip     *zip.Reader       // when the archive is a zip
 	root    string            // folder of meta.xml inside fsys ("" or "dir/")
 	names   map[string]string // lower-case visible name -> name, for lenient lookups
 	opts    Options
@@ -108,6 +115,7 @@ func (o Options) Open(ctx context.Context, p string) (*Archive, error) {
 			return nil, err
 		}
 		a.fsys, a.closers = zr, append(a.closers, zr.Close)
+		a.zip = &zr.Reader
 	default:
 		a.fsys = singleFileFS{name: path.Base(p), path: p}
 	}
@@ -132,13 +140,16 @@ func (a *Archive) load(ctx context.Context) error {
 		}
 	}
 	if metaName, ok := a.names["meta.xml"]; ok {
-		rc, err := a.openFile(metaName)
+		rc, err := a.openCapped(metaName, a.opts.Limits.MetaBytes, "meta.xml")
 		if err != nil {
 			return err
 		}
 		defer rc.Close()
 		m, err := ParseMeta(rc)
 		if err != nil {
+			if errors.Is(err, ErrTooLarge) {
+				return fmt.Errorf("dwca: %w", err)
+			}
 			return fmt.Errorf("dwca: %s: %w", a.Path, err)
 		}
 		a.Meta = m
@@ -183,13 +194,9 @@ func (a *Archive) resolve(loc string) (string, error) {
 	return "", ErrMissingFile
 }
 
-// openFile opens an archive-relative file.
+// openFile opens an archive-relative data file under the data file cap.
 func (a *Archive) openFile(name string) (io.ReadCloser, error) {
-	f, err := a.fsys.Open(a.root + name)
-	if err != nil {
-		return nil, fmt.Errorf("dwca: open %s: %w", name, err)
-	}
-	return f, nil
+	return a.openCapped(name, a.opts.Limits.FileBytes, "data file")
 }
 
 // Rows streams the rows of one data file description (the core or an extension).
@@ -200,11 +207,14 @@ func (a *Archive) Rows(ctx context.Context, spec FileSpec) (*RowReader, error) {
 	if spec.FieldsTerminatedBy == "" {
 		return nil, fmt.Errorf("dwca: rows of %s %q: %w: no fieldsTerminatedBy", spec.RowType, spec.Files, ErrInvalidMeta)
 	}
-	return newRowReader(ctx, a, &spec), nil
+	rr := newRowReader(ctx, a, &spec)
+	rr.maxRow = a.opts.Limits.RowBytes
+	return rr, nil
 }
 
 // EML opens the archive's metadata document: the one named by meta.xml, else
-// eml.xml or metadata.xml. ErrNoMetadata when there is none.
+// eml.xml or metadata.xml. ErrNoMetadata when there is none. Reading more
+// than Limits.EMLBytes of it fails with a *TooLargeError.
 func (a *Archive) EML() (io.ReadCloser, error) {
 	candidates := []string{"eml.xml", "metadata.xml"}
 	if a.Meta != nil && a.Meta.Metadata != "" {
@@ -212,7 +222,7 @@ func (a *Archive) EML() (io.ReadCloser, error) {
 	}
 	for _, c := range candidates {
 		if name, err := a.resolve(c); err == nil {
-			return a.openFile(name)
+			return a.openCapped(name, a.opts.Limits.EMLBytes, "EML document")
 		}
 	}
 	return nil, fmt.Errorf("dwca: %s: %w", a.Path, ErrNoMetadata)

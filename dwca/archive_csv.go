@@ -54,8 +54,11 @@ func (a *Archive) sniff(ctx context.Context, name string) (FileSpec, error) {
 		rc.Close()
 		return FileSpec{}, err
 	}
-	head, err := bufio.NewReaderSize(r, 1<<20).ReadSlice('\n')
+	head, err := bufio.NewReaderSize(r, maxSniffLine).ReadSlice('\n')
 	rc.Close()
+	if err == bufio.ErrBufferFull {
+		return FileSpec{}, fmt.Errorf("dwca: %w", &TooLargeError{Name: a.where(name), What: "header line", Limit: maxSniffLine})
+	}
 	if err != nil && err != io.EOF {
 		return FileSpec{}, fmt.Errorf("dwca: %s: read header line: %w", name, err)
 	}
@@ -69,6 +72,7 @@ func (a *Archive) sniff(ctx context.Context, name string) (FileSpec, error) {
 		spec.FieldsEnclosedBy = `"`
 	}
 	rr := newRowReader(ctx, a, &spec) // a copy: Fields come after the header
+	rr.maxRow = a.opts.Limits.RowBytes
 	_, err = rr.Next()
 	header := rr.Header()
 	rr.Close()
@@ -95,6 +99,9 @@ func (a *Archive) sniff(ctx context.Context, name string) (FileSpec, error) {
 	return FileSpec{}, fmt.Errorf("dwca: %s: %w: %s has no occurrence columns (%s ...)",
 		a.Path, ErrNotOccurrenceData, name, strings.Join(header[:min(5, len(header))], ", "))
 }
+
+// maxSniffLine caps the header line of a data file read without meta.xml.
+const maxSniffLine = 1 << 20
 
 // sniffSeparator picks the most frequent of tab, comma, semicolon and pipe
 // outside double quotes in the header line; ties go to the earlier one.

@@ -150,7 +150,8 @@ func (o Options) OpenURL(ctx context.Context, client *http.Client, url string) (
 	if client == nil {
 		client = &http.Client{Timeout: 6 * time.Hour}
 	}
-	tmp, err := download(ctx, client, url, o.TempDir)
+	o = o.withDefaults()
+	tmp, err := download(ctx, client, url, o.TempDir, o.Limits.FileBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +165,9 @@ func (o Options) OpenURL(ctx context.Context, client *http.Client, url string) (
 	return a, nil
 }
 
-func download(ctx context.Context, client *http.Client, url, dir string) (string, error) {
+// download streams url to a temporary file in dir, at most limit bytes (a
+// *TooLargeError beyond, or at once when the response declares more).
+func download(ctx context.Context, client *http.Client, url, dir string, limit int64) (string, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return "", fmt.Errorf("dwca: download %s: %w", url, err)
@@ -177,11 +180,14 @@ func download(ctx context.Context, client *http.Client, url, dir string) (string
 	if resp.StatusCode != http.StatusOK {
 		return "", fmt.Errorf("dwca: download %s: HTTP %s", url, resp.Status)
 	}
+	if resp.ContentLength > limit {
+		return "", fmt.Errorf("dwca: %w", &TooLargeError{Name: url, What: "download (Content-Length)", Limit: limit})
+	}
 	f, err := os.CreateTemp(dir, "dwca-*.download")
 	if err != nil {
 		return "", fmt.Errorf("dwca: download %s: %w", url, err)
 	}
-	if _, err := io.Copy(f, resp.Body); err != nil {
+	if _, err := io.Copy(f, zipsafe.Cap(resp.Body, limit, url, "download")); err != nil {
 		f.Close()
 		os.Remove(f.Name())
 		return "", fmt.Errorf("dwca: download %s: %w", url, err)

@@ -81,7 +81,9 @@ func FuzzOpenZip(f *testing.F) {
 		if err := os.WriteFile(p, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		a, err := Options{JoinBudget: 64 << 10, TempDir: dir}.Open(t.Context(), p)
+		// small caps, so that inputs reach them
+		lim := Limits{MetaBytes: 8 << 10, EMLBytes: 8 << 10, RowBytes: 4 << 10, FileBytes: 1 << 20, SpillBytes: 1 << 20, RecordBytes: 16 << 10}
+		a, err := Options{JoinBudget: 64 << 10, TempDir: dir, Limits: lim}.Open(t.Context(), p)
 		if err != nil {
 			return
 		}
@@ -108,6 +110,13 @@ func FuzzOpenZip(f *testing.F) {
 		if rc, err := a.EML(); err == nil {
 			ReadDatasetInfo(rc)
 			rc.Close()
+		}
+		if fp, err := a.Fingerprint(t.Context()); err == nil && !strings.HasPrefix(fp, "sha256:") {
+			t.Fatalf("fingerprint %q", fp)
+		}
+		// whatever it read, it kept to the caps
+		if left, _ := os.ReadDir(dir); len(left) != 1 {
+			t.Errorf("temporary files left: %v", left)
 		}
 	})
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/biodiversity-downloads/downloader/occurrence"
 
 	"github.com/biodiversity-downloads/downloader/internal/charset"
+	"github.com/biodiversity-downloads/downloader/internal/zipsafe"
 )
 
 // RowError is a broken row: the caller may count it and call Next again to
@@ -27,6 +28,16 @@ func (e *RowError) Error() string {
 }
 
 func (e *RowError) Unwrap() error { return e.Err }
+
+// rowLimitError is a row over the row cap: it matches ErrRowTooLong and
+// ErrTooLarge, and says the cap.
+type rowLimitError int
+
+func (e rowLimitError) Error() string {
+	return fmt.Sprintf("%v: longer than the row limit of %s (%d bytes), skipped unread", ErrRowTooLong, zipsafe.Size(int64(e)), int(e))
+}
+
+func (e rowLimitError) Is(target error) bool { return target == ErrRowTooLong || target == ErrTooLarge }
 
 // Row is one data row of a file, read through its FileSpec.
 type Row struct {
@@ -151,6 +162,7 @@ type RowReader struct {
 	header []string
 	line   int
 	n      int
+	maxRow int // Limits.RowBytes (0: MaxRowBytes)
 }
 
 // newRowReader returns a reader of the files of spec.
@@ -202,7 +214,7 @@ func (rr *RowReader) Next() (Row, error) {
 			}
 			if errors.Is(err, ErrRowTooLong) {
 				rr.line = rr.sc.line
-				return Row{}, &RowError{File: rr.file, Line: rr.sc.line, Err: err}
+				return Row{}, &RowError{File: rr.file, Line: rr.sc.line, Err: rowLimitError(rr.sc.maxRow)}
 			}
 			return Row{}, fmt.Errorf("dwca: read %s line %d: %w", rr.file, rr.sc.line, err)
 		}
@@ -242,10 +254,16 @@ func (rr *RowReader) openNext() error {
 		return fmt.Errorf("dwca: %s: %w", rr.file, err)
 	}
 	rr.rc, rr.sc, rr.header = rc, newScanner(r, rr.spec), nil
+	if rr.maxRow > 0 {
+		rr.sc.maxRow = rr.maxRow
+	}
 	for i := 0; i < rr.spec.IgnoreHeaderLines; i++ {
 		if _, err := rr.sc.next(); err != nil {
 			if err == io.EOF {
 				break
+			}
+			if errors.Is(err, ErrRowTooLong) {
+				err = rowLimitError(rr.sc.maxRow)
 			}
 			if !errors.Is(err, ErrInvalidUTF8) && !errors.Is(err, ErrUnclosedQuote) {
 				return fmt.Errorf("dwca: read header of %s: %w", rr.file, err)

@@ -82,7 +82,8 @@ type StarReader struct {
 	broken  BrokenRows
 	orphans int
 	sorters []*extSorter
-	held    int64 // estimated bytes of the extensions joined in memory
+	held    int64        // estimated bytes of the extensions joined in memory
+	spill   *spillBudget // what the disk join may still write
 }
 
 // Records reads the archive's occurrence records: an Occurrence core (with

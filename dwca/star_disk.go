@@ -3,7 +3,11 @@ package dwca
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
+	"io/fs"
+	"strconv"
+	"strings"
 )
 
 // diskJoin joins the extensions in disk with the core through external sorts
@@ -11,6 +15,15 @@ import (
 // joined records in core-file order.
 func (s *StarReader) diskJoin(disk []*extJoin) error {
 	per := s.a.opts.JoinBudget / int64(len(disk)+2)
+	limit := s.a.opts.Limits.SpillBytes
+	if limit <= 0 {
+		data, err := s.a.dataBytes()
+		if err != nil {
+			return err
+		}
+		limit = 4*data + 1<<30
+	}
+	s.spill = &spillBudget{left: limit, limit: limit, name: s.a.Path}
 	for _, ej := range disk {
 		ej.sorter = s.newSorter(per)
 		if err := s.sortExtension(ej); err != nil {
@@ -57,6 +70,7 @@ func (s *StarReader) diskJoin(disk []*extJoin) error {
 
 func (s *StarReader) newSorter(budget int64) *extSorter {
 	so := newExtSorter(s.a.opts.TempDir, budget)
+	so.disk = s.spill
 	s.sorters = append(s.sorters, so)
 	return so
 }
@@ -136,10 +150,13 @@ func (s *StarReader) sortCore(so *extSorter) error {
 }
 
 // mergeJoin walks the core sorted by id together with the sorted extensions
-// and adds each joined record to s.records keyed by its core row number.
+// and adds each joined record to s.records keyed by its core row number. A
+// core row whose extension rows pass Limits.RecordBytes is a broken row.
 func (s *StarReader) mergeJoin(core *sortIter, disk []*extJoin) error {
 	lastID := ""
+	first := true
 	var group [][]byte // encoded rows of lastID per disk extension
+	var tooBig bool
 	for {
 		c, ok, err := core.next()
 		if err != nil {
@@ -148,11 +165,15 @@ func (s *StarReader) mergeJoin(core *sortIter, disk []*extJoin) error {
 		if !ok {
 			return nil
 		}
-		if c.key != lastID || group == nil {
-			if group, err = s.collect(c.key, disk); err != nil {
+		if c.key != lastID || first {
+			if group, tooBig, err = s.collect(c.key, disk); err != nil {
 				return err
 			}
-			lastID = c.key
+			lastID, first = c.key, false
+		}
+		if tooBig {
+			s.addBroken(s.recordTooLarge(c))
+			continue
 		}
 		rec := appendString(nil, c.key)
 		rec = append(rec, c.val...)
@@ -175,17 +196,34 @@ func (s *StarReader) mergeJoin(core *sortIter, disk []*extJoin) error {
 	}
 }
 
+// recordTooLarge is the broken row of a core row (a sorted core item) whose
+// extension rows pass Limits.RecordBytes.
+func (s *StarReader) recordTooLarge(c sortItem) *RowError {
+	d := decoder{b: c.val}
+	src := d.string()
+	file, line := src, 0
+	if i := strings.LastIndexByte(src, ':'); i >= 0 {
+		file = src[:i]
+		line, _ = strconv.Atoi(src[i+1:])
+	}
+	return &RowError{File: file, Line: line, Err: &TooLargeError{Name: fmt.Sprintf("core id %q", c.key),
+		What: "extension rows joined to one core row", Limit: s.a.opts.Limits.RecordBytes}}
+}
+
 // collect takes the rows of id from every sorted extension, counting rows of
 // smaller ids (no core row has them) as orphans. Each group is encoded as a
-// row count followed by the rows; nil when the extension has none.
-func (s *StarReader) collect(id string, disk []*extJoin) ([][]byte, error) {
-	group := make([][]byte, len(disk))
+// row count followed by the rows; nil when the extension has none. When the
+// rows of id pass Limits.RecordBytes the rest are skipped unread and
+// tooBig is set.
+func (s *StarReader) collect(id string, disk []*extJoin) (group [][]byte, tooBig bool, err error) {
+	group = make([][]byte, len(disk))
+	var size int64
 	for i, ej := range disk {
 		var rows [][]byte
 		for {
 			x, ok, err := ej.iter.peek()
 			if err != nil {
-				return nil, err
+				return nil, false, err
 			}
 			if !ok || x.key > id {
 				break
@@ -193,6 +231,13 @@ func (s *StarReader) collect(id string, disk []*extJoin) ([][]byte, error) {
 			ej.iter.next()
 			if x.key < id {
 				s.orphans++
+				continue
+			}
+			if tooBig {
+				continue
+			}
+			if size += int64(len(x.val)); size > s.a.opts.Limits.RecordBytes {
+				tooBig, rows = true, nil
 				continue
 			}
 			rows = append(rows, x.val)
@@ -206,5 +251,24 @@ func (s *StarReader) collect(id string, disk []*extJoin) ([][]byte, error) {
 		}
 		group[i] = g
 	}
-	return group, nil
+	if tooBig {
+		return nil, true, nil
+	}
+	return group, false, nil
+}
+
+// dataBytes is the size of the archive's data files (declared, in a zip).
+func (a *Archive) dataBytes() (int64, error) {
+	var n int64
+	specs := append([]FileSpec{a.Meta.Core}, a.Meta.Extensions...)
+	for _, sp := range specs {
+		for _, f := range sp.Files {
+			st, err := fs.Stat(a.fsys, a.root+f)
+			if err != nil {
+				return 0, fmt.Errorf("dwca: %s: %w", a.where(f), err)
+			}
+			n += st.Size()
+		}
+	}
+	return n, nil
 }

@@ -36,10 +36,31 @@ type extSorter struct {
 	buf    []sortItem
 	size   int64
 	runs   []string
+	// disk, when set, is the allowance of bytes a join's sorters share.
+	disk *spillBudget
 }
 
 func newExtSorter(dir string, budget int64) *extSorter {
 	return &extSorter{dir: dir, budget: max(budget, 16<<10)}
+}
+
+// spillBudget is what a join may write to temporary files (Limits.SpillBytes).
+type spillBudget struct {
+	left  int64
+	limit int64
+	name  string // the archive, for the error
+}
+
+// take counts n bytes written, failing once the allowance is spent.
+func (b *spillBudget) take(n int64) error {
+	if b == nil {
+		return nil
+	}
+	b.left -= n
+	if b.left < 0 {
+		return &TooLargeError{Name: b.name, What: "star join's temporary files", Limit: b.limit}
+	}
+	return nil
 }
 
 func (s *extSorter) add(key string, seq uint64, val []byte) error {
@@ -66,6 +87,10 @@ func (s *extSorter) spill() error {
 	var tmp [binary.MaxVarintLen64]byte
 	for i := range s.buf {
 		it := &s.buf[i]
+		if err := s.disk.take(int64(len(it.key)+len(it.val)) + 3*binary.MaxVarintLen64); err != nil {
+			f.Close()
+			return fmt.Errorf("dwca: join spill: %w", err)
+		}
 		w.Write(binary.AppendUvarint(tmp[:0], uint64(len(it.key))))
 		w.WriteString(it.key)
 		w.Write(binary.AppendUvarint(tmp[:0], it.seq))
@@ -127,6 +152,11 @@ func (s *extSorter) close() {
 	s.runs, s.buf = nil, nil
 }
 
+// maxRunItem bounds a length read back from a run file: nothing the join
+// writes comes near it (a record is capped by Limits.RecordBytes), so a
+// larger one is a damaged file, not an allocation to make.
+const maxRunItem = 4 << 30
+
 type runReader struct {
 	f   *os.File
 	br  *bufio.Reader
@@ -137,6 +167,9 @@ func (r *runReader) advance() error {
 	klen, err := binary.ReadUvarint(r.br)
 	if err != nil {
 		return err // io.EOF at a clean end
+	}
+	if klen > maxRunItem {
+		return corrupt(errors.New("key length out of range"))
 	}
 	key := make([]byte, klen)
 	if _, err := io.ReadFull(r.br, key); err != nil {
@@ -149,6 +182,9 @@ func (r *runReader) advance() error {
 	vlen, err := binary.ReadUvarint(r.br)
 	if err != nil {
 		return corrupt(err)
+	}
+	if vlen > maxRunItem {
+		return corrupt(errors.New("value length out of range"))
 	}
 	val := make([]byte, vlen)
 	if _, err := io.ReadFull(r.br, val); err != nil {

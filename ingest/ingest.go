@@ -3,8 +3,10 @@
 // records with the dwca and abcd readers, interprets them in parallel, has
 // the table mint their gbifIDs from their occurrence keys, and hands them,
 // in source order, to the table's dataset writer, which publishes them
-// atomically. It is an integration layer above occurrence,
-// dwca and abcd, which never import it.
+// atomically. A source's dataset key is its own identifier or one derived
+// from its content, and a load never silently replaces a dataset loaded
+// from another origin (keys.go). It is an integration layer above
+// occurrence, dwca and abcd, which never import it.
 package ingest
 
 import (
@@ -54,6 +56,17 @@ type Options struct {
 	Workers int
 	// MaxProblems is how many broken-row messages Result keeps (default 100).
 	MaxProblems int
+	// Replace lets the source replace a dataset of its key that the table
+	// holds from another origin (another place and other content; see
+	// keys.go); without it such a load fails with a *ReplaceError.
+	Replace bool
+}
+
+// Table is what Load needs of an occurrence table: loading and minting ids
+// (occurrence.Loader), and looking up the dataset a source would replace.
+type Table interface {
+	occurrence.Loader
+	Dataset(ctx context.Context, key string) (occurrence.DatasetInfo, error)
 }
 
 // Result reports one ingest.
@@ -72,7 +85,7 @@ type Result struct {
 // version of it atomically. The table mints the records' gbifIDs
 // (occurrence.IDMinter); records without an occurrence key, or with the key
 // of an earlier record of src, are skipped as broken rows.
-func Load(ctx context.Context, table occurrence.Loader, src Source, opts Options) (Result, error) {
+func Load(ctx context.Context, table Table, src Source, opts Options) (Result, error) {
 	if opts.Workers <= 0 {
 		opts.Workers = runtime.GOMAXPROCS(0)
 	}
@@ -80,12 +93,21 @@ func Load(ctx context.Context, table occurrence.Loader, src Source, opts Options
 		opts.MaxProblems = 100
 	}
 	info := src.Dataset()
+	legacy := ""
+	if l, ok := src.(interface{ legacyKey() string }); ok {
+		legacy = l.legacyKey()
+	}
 	if opts.DatasetKey != "" {
-		info.Key = opts.DatasetKey
+		info.Key, legacy = opts.DatasetKey, ""
 	}
 	if info.Key == "" {
 		return Result{}, errors.New("ingest: the source names no dataset key; give one")
 	}
+	key, err := checkOrigin(ctx, table, info, legacy, opts.Replace)
+	if err != nil {
+		return Result{}, err
+	}
+	info.Key = key
 	if l, ok := occurrence.NormalizeLicense(info.License); ok {
 		info.License = l
 	}
@@ -106,16 +128,20 @@ func Load(ctx context.Context, table occurrence.Loader, src Source, opts Options
 		w.Abort(ctx)
 		return res, err
 	}
-	if res.Records == 0 {
-		w.Abort(ctx)
-		return res, fmt.Errorf("ingest %s: %w", info.Key, ErrNoRecords)
-	}
 	n, list := src.Broken()
 	res.BrokenRows += n
 	for _, p := range list {
 		if len(res.Problems) < opts.MaxProblems {
 			res.Problems = append(res.Problems, p)
 		}
+	}
+	if res.Records == 0 {
+		w.Abort(ctx)
+		e := &NoRecordsError{Dataset: info.Key, Broken: res.BrokenRows, Problems: res.Problems}
+		if c, ok := src.(interface{ firstFailure() error }); ok {
+			e.Cause = c.firstFailure()
+		}
+		return res, e
 	}
 	snap, err := w.Commit(ctx, occurrence.LoadStats{BrokenRows: res.BrokenRows, Terms: terms.sorted()})
 	if err != nil {
@@ -128,6 +154,44 @@ func Load(ctx context.Context, table occurrence.Loader, src Source, opts Options
 // ErrNoRecords means a source held no readable occurrence record; the table
 // is left unchanged rather than emptying the dataset.
 var ErrNoRecords = errors.New("no occurrence records")
+
+// NoRecordsError is a source without a readable occurrence record, with
+// what it skipped: the message shows the first problems (an ABCD
+// document's error with its file and line, broken rows), and the error
+// matches ErrNoRecords and the first failed document's error kind (say
+// abcd.ErrEntity).
+type NoRecordsError struct {
+	Dataset  string
+	Broken   int64    // rows or documents skipped
+	Problems []string // the first of them
+	Cause    error    // the first failed document's error, if the source keeps it
+}
+
+// shownProblems is how many problems the message of a NoRecordsError shows.
+const shownProblems = 3
+
+func (e *NoRecordsError) Error() string {
+	s := "ingest " + e.Dataset + ": " + ErrNoRecords.Error()
+	if e.Broken == 0 {
+		return s
+	}
+	s += fmt.Sprintf(" (%d skipped as unreadable)", e.Broken)
+	shown := min(len(e.Problems), shownProblems)
+	for _, p := range e.Problems[:shown] {
+		s += "; " + p
+	}
+	if more := e.Broken - int64(shown); more > 0 {
+		s += fmt.Sprintf("; and %d more", more)
+	}
+	return s
+}
+
+func (e *NoRecordsError) Unwrap() []error {
+	if e.Cause != nil {
+		return []error{ErrNoRecords, e.Cause}
+	}
+	return []error{ErrNoRecords}
+}
 
 // copyEML keeps the source's EML document with the dataset. Metadata is
 // optional: a source without one, or whose document cannot be produced, is

@@ -270,6 +270,11 @@ func (l memLoader) BeginDataset(context.Context, occurrence.DatasetInfo) (occurr
 	return l.w, nil
 }
 func (l memLoader) DeleteDataset(context.Context, string) error { return nil }
+
+// Dataset finds nothing: every load is a new dataset.
+func (l memLoader) Dataset(_ context.Context, key string) (occurrence.DatasetInfo, error) {
+	return occurrence.DatasetInfo{}, occurrence.ErrNoDataset
+}
 func (l memLoader) MintIDs(_ context.Context, ds string, keys []string, ids []int64) error {
 	*l.calls = append(*l.calls, len(keys))
 	for i, k := range keys {

@@ -4,7 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
-	"crypto/sha1"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -27,6 +27,11 @@ type OpenOptions struct {
 	Dataset string
 	// Logger receives warnings; nil discards.
 	Logger *slog.Logger
+	// MaxInputBytes caps each data file of a DwC-A, each ABCD document,
+	// and a download (0: dwca.DefaultMaxFileBytes,
+	// abcd.DefaultMaxDocumentBytes, both 1 TiB). The other caps keep their
+	// defaults (docs/limits.md).
+	MaxInputBytes int64
 }
 
 // Open opens a source by its name: a DwC-A zip, an unpacked archive folder,
@@ -47,7 +52,7 @@ func Open(ctx context.Context, src string, opts OpenOptions) (Source, error) {
 	if kind == kindABCD {
 		return openABCD(ctx, src, opts)
 	}
-	dopts := dwca.Options{Logger: opts.Logger, TempDir: opts.TempDir}
+	dopts := dwca.Options{Logger: opts.Logger, TempDir: opts.TempDir, Limits: dwca.Limits{FileBytes: opts.MaxInputBytes}}
 	var a *dwca.Archive
 	if strings.HasPrefix(src, "http://") || strings.HasPrefix(src, "https://") {
 		a, err = dopts.OpenURL(ctx, opts.HTTPClient, src)
@@ -62,7 +67,13 @@ func Open(ctx context.Context, src string, opts OpenOptions) (Source, error) {
 		a.Close()
 		return nil, err
 	}
-	return newDwCASource(src, a, sr), nil
+	s, err := newDwCASource(ctx, src, a, sr)
+	if err != nil {
+		sr.Close()
+		a.Close()
+		return nil, err
+	}
+	return s, nil
 }
 
 type sourceKind int
@@ -127,57 +138,30 @@ func sniffZip(src string) (sourceKind, error) {
 	return kindDwCA, nil
 }
 
-// derivedKey makes a UUID-shaped dataset key from a name (a name-based,
-// SHA-1 UUID, version 5) for sources that carry no key of their own.
-func derivedKey(name string) string {
-	sum := sha1.Sum([]byte("downloader dataset:" + name))
-	sum[6] = sum[6]&0x0f | 0x50
-	sum[8] = sum[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", sum[0:4], sum[4:6], sum[6:8], sum[8:10], sum[10:16])
-}
-
-// usableKey accepts identifiers that work as dataset keys in paths and URLs
-// (a UUID, a short token); a DOI, a URL or a long text is hashed instead.
-func usableKey(k string) bool {
-	if len(k) > 64 {
-		return false
-	}
-	for _, c := range k {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
-			return false
-		}
-	}
-	return true
-}
-
-// sourceKey is the dataset key a source gives when usable, else one derived
-// from it or, when it gives none, from the title and the source's name.
-func sourceKey(key, title, src string) string {
-	if key != "" && usableKey(key) {
-		return key
-	}
-	return derivedKey(firstNonEmpty(key, title+"|"+sourceName(src)))
-}
-
-// sourceName is a source's name without directories and extension.
-func sourceName(src string) string {
-	base := filepath.Base(strings.TrimRight(src, "/"))
-	return strings.TrimSuffix(base, filepath.Ext(base))
-}
-
 // dwcaSource adapts a Darwin Core Archive.
 type dwcaSource struct {
-	a   *dwca.Archive
-	sr  *dwca.StarReader
-	ds  occurrence.DatasetInfo
-	eml []byte // nil: the archive has no readable EML
+	a      *dwca.Archive
+	sr     *dwca.StarReader
+	ds     occurrence.DatasetInfo
+	legacy string // the key older versions derived, when the archive names none
+	eml    []byte // nil: the archive has no readable EML
 }
 
-func newDwCASource(src string, a *dwca.Archive, sr *dwca.StarReader) *dwcaSource {
-	s := &dwcaSource{a: a, sr: sr, ds: occurrence.DatasetInfo{Title: sourceName(src), Source: src, Protocol: "DWC_ARCHIVE"}}
-	if r, err := a.EML(); err == nil {
-		data, rerr := io.ReadAll(io.LimitReader(r, 64<<20))
+// newDwCASource describes the archive's dataset from its EML (an EML over
+// its cap is an error; an unreadable one is kept as it is, metadata being
+// optional) and its content (see keys.go).
+func newDwCASource(ctx context.Context, src string, a *dwca.Archive, sr *dwca.StarReader) (*dwcaSource, error) {
+	s := &dwcaSource{a: a, sr: sr, ds: occurrence.DatasetInfo{Title: sourceName(src), Source: originOf(src), Protocol: "DWC_ARCHIVE"}}
+	r, err := a.EML()
+	if errors.Is(err, dwca.ErrTooLarge) {
+		return nil, err
+	}
+	if err == nil {
+		data, rerr := io.ReadAll(r)
 		r.Close()
+		if errors.Is(rerr, dwca.ErrTooLarge) {
+			return nil, rerr
+		}
 		if rerr == nil {
 			if info, err := dwca.ReadDatasetInfo(bytes.NewReader(data)); err == nil {
 				s.ds.Key, s.ds.License, s.ds.Citation = info.Key, info.License, info.Citation
@@ -188,9 +172,19 @@ func newDwCASource(src string, a *dwca.Archive, sr *dwca.StarReader) *dwcaSource
 			s.eml = data
 		}
 	}
-	s.ds.Key = sourceKey(s.ds.Key, s.ds.Title, src)
-	return s
+	fp, err := a.Fingerprint(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s.ds.Fingerprint = fp
+	var derived bool
+	if s.ds.Key, derived = keyOf(s.ds.Key, "dwca-content:"+fp); derived {
+		s.legacy = legacyKey(s.ds.Title, src)
+	}
+	return s, nil
 }
+
+func (s *dwcaSource) legacyKey() string { return s.legacy }
 
 func (s *dwcaSource) Dataset() occurrence.DatasetInfo { return s.ds }
 
@@ -231,10 +225,13 @@ type abcdSource struct {
 	src     string
 	peeked  *occurrence.RawRecord
 	peekErr error
+	ds      occurrence.DatasetInfo
+	legacy  string // the key older versions derived, when the source names none
 }
 
 func openABCD(ctx context.Context, src string, opts OpenOptions) (*abcdSource, error) {
-	s, err := abcd.OpenSource(ctx, src, abcd.SourceOptions{Dataset: opts.Dataset, TempDir: opts.TempDir, Logger: opts.Logger})
+	s, err := abcd.OpenSource(ctx, src, abcd.SourceOptions{Dataset: opts.Dataset, TempDir: opts.TempDir, Logger: opts.Logger,
+		Reader: abcd.Options{MaxDocumentBytes: opts.MaxInputBytes}})
 	if err != nil {
 		return nil, err
 	}
@@ -245,19 +242,33 @@ func openABCD(ctx context.Context, src string, opts OpenOptions) (*abcdSource, e
 	} else {
 		a.peeked = &r
 	}
+	a.describe()
 	return a, nil
 }
 
-func (a *abcdSource) Dataset() occurrence.DatasetInfo {
+// describe makes the dataset's description from the metadata of the first
+// document and the first unit (see keys.go for the key).
+func (a *abcdSource) describe() {
 	m := a.s.Dataset()
-	ds := occurrence.DatasetInfo{Key: m.GUID, Title: m.Title, License: m.License(), Citation: m.Citation, Source: a.src,
-		Protocol: abcdProtocol(a.src)}
+	ds := occurrence.DatasetInfo{Key: m.GUID, Title: m.Title, License: m.License(), Citation: m.Citation, Source: originOf(a.src),
+		Protocol: abcdProtocol(a.src), Fingerprint: abcdFingerprint(m, a.peeked)}
 	if ds.Title == "" {
 		ds.Title = sourceName(a.src)
 	}
-	ds.Key = sourceKey(ds.Key, ds.Title, a.src)
-	return ds
+	identity := abcdIdentity(m)
+	if identity == "" {
+		identity = "abcd-content:" + ds.Fingerprint
+	}
+	var derived bool
+	if ds.Key, derived = keyOf(ds.Key, identity); derived {
+		a.legacy = legacyKey(ds.Title, a.src)
+	}
+	a.ds = ds
 }
+
+func (a *abcdSource) Dataset() occurrence.DatasetInfo { return a.ds }
+
+func (a *abcdSource) legacyKey() string { return a.legacy }
 
 // EML is the dataset's metadata as an EML document made from the ABCD
 // metadata of the first document.
@@ -280,15 +291,6 @@ func abcdProtocol(src string) string {
 	return "BIOCASE"
 }
 
-func firstNonEmpty(vals ...string) string {
-	for _, v := range vals {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
-}
-
 func (a *abcdSource) Next(ctx context.Context) (occurrence.RawRecord, error) {
 	if a.peeked != nil {
 		r := *a.peeked
@@ -301,6 +303,14 @@ func (a *abcdSource) Next(ctx context.Context) (occurrence.RawRecord, error) {
 		return occurrence.RawRecord{}, err
 	}
 	return a.s.Next(ctx)
+}
+
+// firstFailure is the error of the first document that failed (nil if none).
+func (a *abcdSource) firstFailure() error {
+	if probs := a.s.Problems(); len(probs) > 0 {
+		return probs[0].Err
+	}
+	return nil
 }
 
 // Broken reports the documents that failed while others were read.

@@ -2,6 +2,11 @@
 // River queue and its workers, limits, dedupe, archive storage, notification
 // and the erase schedule. It is what the REST API (package web) and the
 // `downloader serve` command drive; it knows nothing about HTTP.
+//
+// Notices are mailed through github.com/wneessen/go-mail rather than
+// net/smtp by hand: implicit TLS and STARTTLS under a policy, the choice of
+// an SMTP AUTH mechanism, and multipart/alternative MIME with RFC 2047
+// headers are what net/smtp leaves to its caller (mail.go; docs/mail.md).
 package jobs
 
 import (
@@ -65,6 +70,11 @@ var (
 	ErrUserExists        = errors.New("user already exists")
 	ErrUnknownFormat     = errors.New("unknown download format")
 	ErrEngineUnavailable = errors.New("no occurrence table configured")
+	// ErrTooManyCounts: the caller's class already runs as many counts as
+	// it may (Config.AnonymousCounts, UserCounts).
+	ErrTooManyCounts = errors.New("too many counts running")
+	// ErrCountTimeout: a count ran past its deadline and was stopped.
+	ErrCountTimeout = errors.New("count stopped at its deadline")
 )
 
 // LimitError is a request over one of the service's limits, worded as
@@ -115,6 +125,10 @@ type Request struct {
 	// User-Agent, else the User-Agent); the API sets it. It is the
 	// download's, not the request's, and so not part of the request's JSON.
 	Source string `json:"-"`
+	// Language is the Accept-Language the request came with (the API sets
+	// it, at most 200 bytes); notices are written in its best language
+	// when the user has none set. Not part of the request's JSON.
+	Language string `json:"-"`
 }
 
 // MarshalJSON writes the request as GBIF does: null members, a null

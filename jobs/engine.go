@@ -21,9 +21,9 @@ type Engine interface {
 	CheckPredicate(raw json.RawMessage) (json.RawMessage, error)
 	// PredicateFromQuery converts portal search parameters to canonical JSON.
 	PredicateFromQuery(params url.Values) (json.RawMessage, error)
-	// Snapshot identifies the table's current snapshot, as
-	// ExportResult.Snapshot names the one an export read.
-	Snapshot(ctx context.Context) (string, error)
+	// DescribePredicate returns a canonical predicate in words, as the
+	// archive's metadata says it ("" for every record), for notices.
+	DescribePredicate(predicate json.RawMessage) (string, error)
 	// Count returns the number of records predicate matches in the current
 	// table snapshot.
 	Count(ctx context.Context, predicate json.RawMessage) (int64, error)

@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"time"
@@ -60,6 +61,7 @@ func (s *Service) EraseExpired(ctx context.Context, now time.Time) (int, error) 
 		if err := s.store.Delete(ctx, v.name); err != nil {
 			return n, fmt.Errorf("erase %s: %w", v.key, err)
 		}
+		s.counted(ctx, v.key, StatusFileErased)
 		n++
 	}
 	return n, nil
@@ -117,10 +119,20 @@ func (s *Service) reconcileOne(ctx context.Context, a activeDownload) (bool, err
 	}
 	switch j.State {
 	case rivertype.JobStateDiscarded, rivertype.JobStateCancelled, rivertype.JobStateCompleted:
-		killed, err := s.db.setStatus(ctx, a.key, StatusKilled, "the export job stopped without finishing (worker lost)",
-			StatusPreparing, StatusRunning, StatusSuspended)
-		if killed {
-			s.dropUploads(ctx, a.key)
+		// KILLED and the job that mails it commit together.
+		killed := false
+		err := s.db.inTx(ctx, func(tx *sql.Tx) error {
+			ok, err := s.db.setStatusIn(ctx, tx, a.key, StatusKilled, "the export job stopped without finishing (worker lost)",
+				StatusPreparing, StatusRunning, StatusSuspended)
+			if err != nil || !ok {
+				return err
+			}
+			killed = true
+			return s.notifyTx(ctx, tx, a.key, reasonInterrupted)
+		})
+		if err == nil && killed {
+			s.counted(ctx, a.key, StatusKilled)
+			s.abortDeadUploads(ctx, a.key) // the dead worker's partial archive
 		}
 		return err == nil, err
 	case rivertype.JobStateRunning:

@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -27,9 +28,14 @@ func (exportArgs) Kind() string { return "download_export" }
 // slots per process.
 func (exportArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{Queue: queueExports} }
 
-// notifyArgs is the River job that mails a finished download's link.
+// notifyArgs is the River job that mails a notice (mail_notices.go): the
+// outcome of download Key when Notice is empty (Reason is why it failed),
+// else the notice named, for the day Date (YYYY-MM-DD).
 type notifyArgs struct {
-	Key string `json:"key"`
+	Key    string     `json:"key,omitempty"`
+	Notice NoticeKind `json:"notice,omitempty"`
+	Reason string     `json:"reason,omitempty"`
+	Date   string     `json:"date,omitempty"`
 }
 
 func (notifyArgs) Kind() string { return "download_notify" }
@@ -132,14 +138,21 @@ func (s *Service) enqueue(ctx context.Context, key string, run int) error {
 }
 
 // notifyTx queues, in tx, the job that mails the outcome of key (nothing
-// without a mailer).
-func (s *Service) notifyTx(ctx context.Context, tx *sql.Tx, key string) error {
+// without a mailer); reason says why a failed download failed
+// (failureReason), "" for a success.
+func (s *Service) notifyTx(ctx context.Context, tx *sql.Tx, key, reason string) error {
+	return s.queueNoticeTx(ctx, tx, notifyArgs{Key: key, Reason: reason})
+}
+
+// queueNoticeTx queues, in tx, the job that mails notice a (nothing without
+// a mailer), once: a notice already waiting is not queued again.
+func (s *Service) queueNoticeTx(ctx context.Context, tx *sql.Tx, a notifyArgs) error {
 	if s.mailer == nil {
 		return nil
 	}
-	if _, err := s.river.InsertTx(ctx, tx, notifyArgs{Key: key}, &river.InsertOpts{
+	if _, err := s.river.InsertTx(ctx, tx, a, &river.InsertOpts{MaxAttempts: s.mailer.cfg.MaxAttempts,
 		UniqueOpts: river.UniqueOpts{ByArgs: true}}); err != nil {
-		return fmt.Errorf("queue the notification of %s: %w", key, err)
+		return fmt.Errorf("queue the notification of %s: %w", cmp.Or(a.Key, string(a.Notice)+" "+a.Date), err)
 	}
 	return nil
 }

@@ -34,7 +34,9 @@ func (checkOnlyEngine) CheckPredicate(raw json.RawMessage) (json.RawMessage, err
 func (checkOnlyEngine) PredicateFromQuery(url.Values) (json.RawMessage, error) {
 	return nil, errNotExporting
 }
-func (checkOnlyEngine) Snapshot(context.Context) (string, error) { return "snapshot-1", nil }
+func (checkOnlyEngine) TableSnapshot(context.Context) (TableSnapshot, error) {
+	return TableSnapshot{ID: "snapshot-1"}, nil
+}
 func (checkOnlyEngine) Count(context.Context, json.RawMessage) (int64, error) {
 	return 0, errNotExporting
 }
@@ -53,7 +55,7 @@ func (*noStorage) Create(context.Context, string) (Upload, error) { return nil, 
 func (*noStorage) Open(context.Context, string) (Object, error)   { return Object{}, ErrNotFound }
 func (*noStorage) Delete(context.Context, string) error           { return nil }
 func (*noStorage) Sweep(context.Context, time.Time) error         { return nil }
-func (n *noStorage) DropUploads(_ context.Context, prefix string) error {
+func (n *noStorage) AbortUploads(_ context.Context, prefix string) error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	n.dropped = append(n.dropped, prefix)
@@ -363,7 +365,7 @@ func TestJobsInTheirOwnQueues(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := s.db.inTx(ctx, func(tx *sql.Tx) error { return s.notifyTx(ctx, tx, key) }); err != nil {
+		if err := s.db.inTx(ctx, func(tx *sql.Tx) error { return s.notifyTx(ctx, tx, key, "") }); err != nil {
 			t.Fatal(err)
 		}
 		legacy := func(args river.JobArgs) {

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/mail"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/biodiversity-downloads/downloader/download"
 )
@@ -40,6 +42,9 @@ func DecodeRequest(body []byte) (Request, error) {
 		if !slices.Contains(knownProperties, name) {
 			return Request{}, fmt.Errorf("%w: unknown JSON property '%s'", ErrInvalidRequest, name)
 		}
+	}
+	if err := checkUTF8(body, fields); err != nil {
+		return Request{}, err
 	}
 	r := Request{Format: string(download.FormatDWCA), Type: "OCCURRENCE", Predicate: fields["predicate"]}
 	if err := decodeStrings(fields, &r); err != nil {
@@ -76,6 +81,32 @@ func DecodeRequest(body []byte) (Request, error) {
 		r.MachineDescription = md
 	}
 	return r, r.validate()
+}
+
+// checkUTF8 rejects a body with invalid UTF-8 outside its predicate
+// (encoding/json would read it as U+FFFD), naming the property and the
+// byte. The predicate's own is reported by its parser, with its path.
+func checkUTF8(body []byte, fields map[string]json.RawMessage) error {
+	if utf8.Valid(body) {
+		return nil
+	}
+	off := 0
+	for off < len(body) {
+		r, n := utf8.DecodeRune(body[off:])
+		if r == utf8.RuneError && n <= 1 {
+			break
+		}
+		off += n
+	}
+	for _, name := range slices.Sorted(maps.Keys(fields)) {
+		if name != "predicate" && !utf8.Valid(fields[name]) {
+			return fmt.Errorf("%w: property '%s' is not valid UTF-8 (byte %d of the body)", ErrInvalidRequest, name, off)
+		}
+	}
+	if utf8.Valid(fields["predicate"]) {
+		return fmt.Errorf("%w: a property name is not valid UTF-8 (byte %d of the body)", ErrInvalidRequest, off)
+	}
+	return nil
 }
 
 func decodeStrings(fields map[string]json.RawMessage, r *Request) error {
@@ -145,7 +176,7 @@ func (r *Request) validate() error {
 		r.Type = "OCCURRENCE"
 	}
 	r.ChecklistKey = normalizeChecklist(r.ChecklistKey)
-	if len(r.ChecklistKey) > 200 {
+	if utf8.RuneCountInString(r.ChecklistKey) > 200 {
 		return fmt.Errorf("%w: checklistKey longer than 200 characters", ErrInvalidRequest)
 	}
 	if r.Type != "OCCURRENCE" {
@@ -167,7 +198,7 @@ func (r *Request) validate() error {
 		}
 	}
 	r.NotificationAddresses = addrs
-	if len(r.Description) > 10_000 {
+	if utf8.RuneCountInString(r.Description) > 10_000 {
 		return fmt.Errorf("%w: description longer than 10000 characters", ErrInvalidRequest)
 	}
 	return nil

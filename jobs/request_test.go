@@ -90,6 +90,9 @@ func TestDecodeRequestRejects(t *testing.T) {
 		`{} {}`:                                     "after the JSON object",
 		`nope`:                                      "not a JSON object",
 		`{"description":"` + strings.Repeat("x", 10_001) + `"}`: "description",
+		`{"description":"` + strings.Repeat("é", 10_001) + `"}`: "longer than 10000 characters",
+		"{\"format\":\"DWCA\",\"description\":\"caf\xe9\"}":     "property 'description' is not valid UTF-8 (byte 35 of the body)",
+		"{\"creator\":\"\xffx\"}":                               "property 'creator' is not valid UTF-8 (byte 12 of the body)",
 	} {
 		_, err := DecodeRequest([]byte(body))
 		if err == nil || !strings.Contains(err.Error(), want) {
@@ -98,6 +101,15 @@ func TestDecodeRequestRejects(t *testing.T) {
 		if err != nil && !errors.Is(err, ErrInvalidRequest) && !errors.Is(err, ErrUnknownFormat) {
 			t.Errorf("%.60s: error kind %v", body, err)
 		}
+	}
+}
+
+// The description limit counts characters, as its message says: 10,000
+// two-byte characters are within it.
+func TestDescriptionLimitCountsCharacters(t *testing.T) {
+	r, err := DecodeRequest([]byte(`{"description":"` + strings.Repeat("é", 10_000) + `"}`))
+	if err != nil || len(r.Description) != 20_000 {
+		t.Fatalf("10,000 characters (20,000 bytes): %v", err)
 	}
 }
 

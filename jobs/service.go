@@ -11,11 +11,13 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/riverqueue/river"
 
 	"github.com/biodiversity-downloads/downloader/download"
+	"github.com/biodiversity-downloads/downloader/internal/logctx"
 )
 
 // Role says what a process does: serve the API, run exports, or both.
@@ -65,6 +67,15 @@ type Config struct {
 	// GBIF.org; an empty name is PublicURL's host, else
 	// download.DefaultPortalName.
 	Portal download.Portal
+	// OverridesDir is the operator's overrides directory: its mail/ folder
+	// overrides the notices' templates and strings file by file
+	// (docs/mail.md). Empty: the embedded ones only.
+	OverridesDir string
+	// AnonymousCounts and UserCounts bound the record counts of the search
+	// routes for anonymous and signed-in callers (see Count).
+	AnonymousCounts, UserCounts CountLimit
+	// CountRetryAfter is the hint given with ErrTooManyCounts.
+	CountRetryAfter time.Duration
 }
 
 // WithDefaults returns c with every zero field set to its default.
@@ -100,6 +111,9 @@ func (c Config) WithDefaults() Config {
 	def(&c.Heartbeat, 500*time.Millisecond)
 	def(&c.MaintenanceInterval, time.Hour)
 	def(&c.FetchPollInterval, time.Second)
+	c.AnonymousCounts = c.AnonymousCounts.withDefaults(2, 10*time.Second)
+	c.UserCounts = c.UserCounts.withDefaults(4, time.Minute)
+	def(&c.CountRetryAfter, 2*time.Second)
 	return c
 }
 
@@ -109,31 +123,54 @@ type Service struct {
 	engine  Engine
 	store   Storage
 	mailer  *Mailer
+	mail    *mailCatalog // the notices' words (nil without a mailer)
 	cfg     Config
 	logger  *slog.Logger
 	started time.Time
 	river   *river.Client[*sql.Tx]
+	metrics *metrics
 
 	// beforeSubmitCommit, set only by tests, runs in Submit's transaction
 	// after the download and its job are written, just before the commit;
 	// an error rolls the transaction back.
 	beforeSubmitCommit func(ctx context.Context, tx *sql.Tx, key string) error
+	// mailFault and mailObserver: InjectMailFault, ObserveMail.
+	mailFault    atomic.Pointer[func(stage MailStage, idempotencyKey string) error]
+	mailObserver atomic.Pointer[func(kind NoticeKind, err error)]
 
 	stopRecover context.CancelFunc
 	recoverDone chan struct{}
+
+	// countSlots are the running counts of anonymous and signed-in callers.
+	anonCounts, userCounts chan struct{}
 }
 
 // New returns a Service; call Start to run its queue. A nil logger
 // discards.
-func New(db *DB, engine Engine, store Storage, mailer *Mailer, cfg Config, logger *slog.Logger) (*Service, error) {
+func New(db *DB, engine Engine, store Storage, mailer *Mailer, cfg Config, logger *slog.Logger, opts ...Option) (*Service, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
+	// Lines logged with a job's context carry its download key.
+	logger = logctx.Logger(logger)
 	cfg = cfg.WithDefaults()
 	if cfg.RescueAfter <= cfg.Lease {
 		return nil, fmt.Errorf("jobs: rescue interval %s must exceed the lease %s", cfg.RescueAfter, cfg.Lease)
 	}
-	s := &Service{db: db, engine: engine, store: store, mailer: mailer, cfg: cfg, logger: logger, started: time.Now()}
+	s := &Service{db: db, engine: engine, store: store, mailer: mailer, cfg: cfg, logger: logger, started: time.Now(),
+		metrics: newMetrics(), anonCounts: make(chan struct{}, cfg.AnonymousCounts.Concurrent),
+		userCounts: make(chan struct{}, cfg.UserCounts.Concurrent)}
+	for _, o := range opts {
+		if err := o(s); err != nil {
+			return nil, err
+		}
+	}
+	if mailer != nil {
+		var err error
+		if s.mail, err = loadMailCatalog(cfg.OverridesDir); err != nil {
+			return nil, err
+		}
+	}
 	c, err := newRiver(s)
 	if err != nil {
 		return nil, err
@@ -237,13 +274,27 @@ func dedupeHash(req Request, snapshot string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+// tableSnapshot is the ID of the table's current snapshot, for dedupe; ""
+// when the engine cannot tell (no engine here is such).
+func (s *Service) tableSnapshot(ctx context.Context) (string, error) {
+	ti, ok := tableInfo(s.engine)
+	if !ok {
+		return "", nil
+	}
+	snap, err := ti.TableSnapshot(ctx)
+	if err != nil {
+		return "", fmt.Errorf("table snapshot: %w", err)
+	}
+	return snap.ID, nil
+}
+
 // insert records the download and inserts its export job in one transaction
 // with the limit and dedupe checks, or returns the key of an earlier
 // identical download.
 func (s *Service) insert(ctx context.Context, req Request) (string, error) {
-	snapshot, err := s.engine.Snapshot(ctx)
+	snapshot, err := s.tableSnapshot(ctx)
 	if err != nil {
-		return "", fmt.Errorf("table snapshot: %w", err)
+		return "", err
 	}
 	hash := dedupeHash(req, snapshot)
 	tx, err := s.db.SQL.BeginTx(ctx, nil)
@@ -289,6 +340,7 @@ func (s *Service) insert(ctx context.Context, req Request) (string, error) {
 	if err := tx.Commit(); err != nil {
 		return "", fmt.Errorf("record download: %w", err)
 	}
+	s.metrics.downloads.WithLabelValues(string(StatusPreparing), req.Format).Inc()
 	return key, nil
 }
 
@@ -402,13 +454,14 @@ func (s *Service) Cancel(ctx context.Context, caller User, key string) error {
 	if err != nil || !ok {
 		return err
 	}
+	s.metrics.downloads.WithLabelValues(string(StatusCancelled), r.Request.Format).Inc()
 	if id, err := s.db.riverJob(ctx, key); err == nil && id != 0 {
 		s.cancelJob(ctx, key, id)
 	}
 	// A live worker aborts its own upload when it sees the cancel; a dead
 	// one's partial archive is removed here.
 	if live, err := s.db.leased(ctx, key, time.Now()); err == nil && !live {
-		s.dropUploads(ctx, key)
+		s.abortDeadUploads(ctx, key)
 	}
 	return nil
 }
@@ -484,44 +537,17 @@ func (s *Service) File(ctx context.Context, key string) (Object, error) {
 	return Object{}, fmt.Errorf("%w: download %s is %s", ErrNotReady, key, r.Status)
 }
 
-// Estimate is a count with the archive size it would make.
-type Estimate struct {
-	Count                     int64  `json:"count"`
-	EstimatedUncompressedSize int64  `json:"estimatedUncompressedSize"`
-	EstimatedCompressedSize   int64  `json:"estimatedCompressedSize"`
-	Format                    string `json:"format"`
-}
-
-// Count counts the records of a predicate and estimates the archive size:
-// the average bytes per record of the format's succeeded downloads, else
-// the format's own estimate (download.FormatInfo), and its compression
-// ratio.
-func (s *Service) Count(ctx context.Context, format string, predicate json.RawMessage) (Estimate, error) {
-	if s.engine == nil {
-		return Estimate{}, ErrEngineUnavailable
-	}
-	if format == "" {
-		format = string(download.FormatDWCA)
-	}
-	info, err := download.LookupFormat(format)
+// Checksum returns the hex SHA-256 of the archive of a SUCCEEDED (or since
+// erased) download.
+func (s *Service) Checksum(ctx context.Context, key string) (string, error) {
+	r, err := s.db.getDownload(ctx, s.db.read, key)
 	if err != nil {
-		return Estimate{}, fmt.Errorf("%w: format %q", ErrUnknownFormat, format)
+		return "", err
 	}
-	pred, err := s.engine.CheckPredicate(predicate)
-	if err != nil {
-		return Estimate{}, err
+	if (r.Status != StatusSucceeded && r.Status != StatusFileErased) || r.SHA256 == "" {
+		return "", fmt.Errorf("%w: download %s is %s", ErrNotReady, key, r.Status)
 	}
-	n, err := s.engine.Count(ctx, pred)
-	if err != nil {
-		return Estimate{}, err
-	}
-	per, err := s.db.averageBytesPerRecord(ctx, format)
-	if err != nil || per == 0 {
-		per = info.BytesPerRecord
-	}
-	comp := int64(per * float64(n))
-	return Estimate{Count: n, EstimatedCompressedSize: comp, Format: format,
-		EstimatedUncompressedSize: int64(float64(comp) * info.CompressionRatio)}, nil
+	return r.SHA256, nil
 }
 
 // PredicateFromQuery converts portal search parameters to predicate JSON.

@@ -19,10 +19,6 @@ type Storage interface {
 	Delete(ctx context.Context, name string) error
 	// Sweep removes abandoned uploads started before olderThan.
 	Sweep(ctx context.Context, olderThan time.Time) error
-	// DropUploads removes the uploads, never committed, of every object
-	// whose name begins with prefix, however young: the partial archives a
-	// download's dead runs left. Committed objects are untouched.
-	DropUploads(ctx context.Context, prefix string) error
 }
 
 // Upload is an object being written.
@@ -41,7 +37,7 @@ type Object struct {
 	URL     string
 	Size    int64
 	ModTime time.Time
-	// SHA256 is the archive's hex digest as the download recorded it; the
-	// service fills it in (storages leave it empty).
+	// SHA256 is the archive's hex SHA-256 as the download records it (set
+	// by Service.File, not by storages).
 	SHA256 string
 }

@@ -104,10 +104,10 @@ func (db *DB) insertDownload(ctx context.Context, q querier, r row, dedupe strin
 		return err
 	}
 	_, err = q.ExecContext(ctx, db.q(`INSERT INTO downloads
-		(key, creator, status, format, predicate, request, dedupe_hash, created, modified, erase_after, source)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+		(key, creator, status, format, predicate, request, dedupe_hash, created, modified, erase_after, source, language)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
 		r.Key, r.Creator, r.Status, r.Request.Format, r.Predicate, string(req), dedupe,
-		r.Created.UnixMilli(), r.Modified.UnixMilli(), r.EraseAfter.UnixMilli(), r.Request.Source)
+		r.Created.UnixMilli(), r.Modified.UnixMilli(), r.EraseAfter.UnixMilli(), r.Request.Source, r.Request.Language)
 	return err
 }
 
@@ -200,11 +200,16 @@ func (db *DB) listDownloads(ctx context.Context, user string, f ListFilter, limi
 // setStatus moves key to status if its current status is one of from.
 // It reports whether the row changed.
 func (db *DB) setStatus(ctx context.Context, key string, to Status, errText string, from ...Status) (bool, error) {
+	return db.setStatusIn(ctx, db.SQL, key, to, errText, from...)
+}
+
+// setStatusIn is setStatus on q (a transaction).
+func (db *DB) setStatusIn(ctx context.Context, q querier, key string, to Status, errText string, from ...Status) (bool, error) {
 	args := []any{to, time.Now().UnixMilli(), errText, key}
 	for _, s := range from {
 		args = append(args, s)
 	}
-	res, err := db.SQL.ExecContext(ctx, db.q(`UPDATE downloads SET status = ?, modified = ?, error = ?
+	res, err := q.ExecContext(ctx, db.q(`UPDATE downloads SET status = ?, modified = ?, error = ?
 		WHERE key = ? AND status IN (?`+strings.Repeat(", ?", len(from)-1)+`)`), args...)
 	if err != nil {
 		return false, fmt.Errorf("download %s -> %s: %w", key, to, err)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"golang.org/x/crypto/bcrypt"
+	"golang.org/x/text/language"
 )
 
 // User is an account that may request downloads.
@@ -16,12 +17,29 @@ type User struct {
 	Name  string
 	Email string
 	Admin bool
+	// Language is the BCP 47 tag of the language the user reads notices in
+	// ("es", "fr", "pt-BR"); empty: the language of the request, else
+	// English.
+	Language string
 	// Disabled users cannot authenticate; Removed is when an account with
 	// downloads was closed (zero: not removed). Created and LastLogin (zero:
 	// none recorded) are shown by ListUsers.
 	Disabled           bool
 	Removed            time.Time
 	Created, LastLogin time.Time
+}
+
+// CanonicalLanguage checks a language tag and returns it in canonical
+// form ("" stays "").
+func CanonicalLanguage(tag string) (string, error) {
+	if tag == "" {
+		return "", nil
+	}
+	t, err := language.Parse(tag)
+	if err != nil {
+		return "", fmt.Errorf("%w: language %q: want a BCP 47 tag such as es, fr or pt-BR", ErrInvalidRequest, tag)
+	}
+	return t.String(), nil
 }
 
 // ErrUserRemoved is returned for an account that was removed while its
@@ -52,6 +70,10 @@ func (db *DB) AddUser(ctx context.Context, u User, password string) error {
 	if !userNameRE.MatchString(u.Name) {
 		return fmt.Errorf("%w: user name %q: use 1-64 letters, digits, '.', '_', '@' or '-'", ErrInvalidRequest, u.Name)
 	}
+	lang, err := CanonicalLanguage(u.Language)
+	if err != nil {
+		return err
+	}
 	hash, err := hashPassword(u.Name, password)
 	if err != nil {
 		return err
@@ -67,20 +89,20 @@ func (db *DB) AddUser(ctx context.Context, u User, password string) error {
 		return err
 	}
 	_, err = db.SQL.ExecContext(ctx,
-		db.q("INSERT INTO users (name, email, password_hash, admin, created) VALUES (?, ?, ?, ?, ?)"),
-		u.Name, u.Email, hash, u.Admin, time.Now().UnixMilli())
+		db.q("INSERT INTO users (name, email, password_hash, admin, created, language) VALUES (?, ?, ?, ?, ?, ?)"),
+		u.Name, u.Email, hash, u.Admin, time.Now().UnixMilli(), lang)
 	if err != nil {
 		return fmt.Errorf("add user %s: %w", u.Name, err)
 	}
 	return nil
 }
 
-const userColumns = "name, email, admin, disabled, removed, created, last_login"
+const userColumns = "name, email, admin, language, disabled, removed, created, last_login"
 
 func scanUser(s scanner) (User, error) {
 	var u User
 	var removed, created, last int64
-	if err := s.Scan(&u.Name, &u.Email, &u.Admin, &u.Disabled, &removed, &created, &last); err != nil {
+	if err := s.Scan(&u.Name, &u.Email, &u.Admin, &u.Language, &u.Disabled, &removed, &created, &last); err != nil {
 		return User{}, err
 	}
 	u.Removed, u.Created, u.LastLogin = fromMillis(removed).Time, fromMillis(created).Time, fromMillis(last).Time
@@ -173,8 +195,8 @@ func (db *DB) RemoveUser(ctx context.Context, name string, force bool) (download
 // hash, and whether the account may log in.
 func (db *DB) credentials(ctx context.Context, name string) (u User, hash string, err error) {
 	var removed int64
-	err = db.SQL.QueryRowContext(ctx, db.q("SELECT name, email, admin, disabled, removed, password_hash FROM users WHERE name = ?"), name).
-		Scan(&u.Name, &u.Email, &u.Admin, &u.Disabled, &removed, &hash)
+	err = db.SQL.QueryRowContext(ctx, db.q(`SELECT name, email, admin, language, disabled, removed, password_hash
+		FROM users WHERE name = ?`), name).Scan(&u.Name, &u.Email, &u.Admin, &u.Language, &u.Disabled, &removed, &hash)
 	if errors.Is(err, sql.ErrNoRows) {
 		return User{}, "", fmt.Errorf("%w: user %s", ErrNotFound, name)
 	}

@@ -9,10 +9,13 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"log/slog"
 	"sync/atomic"
 	"time"
 
 	"github.com/riverqueue/river"
+
+	"github.com/biodiversity-downloads/downloader/internal/logctx"
 )
 
 // Why an export's context was cancelled from inside the service.
@@ -32,6 +35,7 @@ type exportWorker struct {
 func (w *exportWorker) Work(ctx context.Context, job *river.Job[exportArgs]) error {
 	s := w.s
 	key := job.Args.Key
+	ctx = logctx.With(ctx, slog.String("key", key))
 	owner := fmt.Sprintf("%s/%d", s.river.ID(), job.ID)
 	claimed, err := s.db.claim(ctx, key, owner, s.cfg.Lease)
 	if err != nil {
@@ -52,8 +56,7 @@ func (w *exportWorker) Work(ctx context.Context, job *river.Job[exportArgs]) err
 	if err := s.dropStaleObject(ctx, r); err != nil {
 		return err
 	}
-	// The partial archives of earlier runs that died are of no use now.
-	s.dropUploads(ctx, key)
+	s.abortDeadUploads(ctx, key)
 	res, name, err := s.runExport(ctx, r, owner)
 	if err == nil {
 		return s.finish(ctx, key, owner, name, res)
@@ -76,19 +79,21 @@ func (s *Service) runExport(ctx context.Context, r row, owner string) (ExportRes
 	defer func() { cancel(nil); <-beat }()
 
 	// A name per attempt: a run that lost its download to another worker
-	// can delete its own archive without touching the other one. Every name
-	// begins with uploadPrefix(key) (see dropUploads).
-	name := fmt.Sprintf("%s%x.zip", uploadPrefix(key), time.Now().UnixNano())
+	// can delete its own archive without touching the other one.
+	name := fmt.Sprintf("%s-%x.zip", key, time.Now().UnixNano())
 	up, err := s.store.Create(ctx, name)
 	if err != nil {
 		return ExportResult{}, "", err
 	}
 	defer func() { _ = up.Abort(context.WithoutCancel(ctx)) }()
+	meter := s.metrics.export(r.Request.Format)
+	metered := meter.upload(up)
 	h := sha256.New()
-	cw := &countingWriter{w: io.MultiWriter(up, h), n: &prog.bytes}
+	cw := &countingWriter{w: io.MultiWriter(metered, h), n: &prog.bytes}
 	res, err := s.engine.Export(ctx, ExportRequest{Key: key, Format: r.Request.Format, Predicate: r.Request.Predicate,
 		Description: r.Request.Description, Created: r.Created.Time, ChecklistKey: r.Request.ChecklistKey,
-		VerbatimExtensions: r.Request.VerbatimExtensions, DOI: r.DOI, Link: s.downloadLink(key), Portal: s.cfg.Portal}, cw, prog.store)
+		VerbatimExtensions: r.Request.VerbatimExtensions, DOI: r.DOI, Link: s.downloadLink(key), Portal: s.cfg.Portal}, cw,
+		func(p Progress) { prog.store(p); meter.progress(p) })
 	if cause := context.Cause(ctx); err == nil && cause != nil {
 		err = cause
 	}
@@ -101,12 +106,14 @@ func (s *Service) runExport(ctx context.Context, r row, owner string) (ExportRes
 	// Name the object before it exists, so that a run that dies between
 	// commit and success leaves a name the next run deletes (see
 	// dropStaleObject).
+	exported := meter.exported(res)
 	if err := s.db.setObject(ctx, key, owner, name); err != nil {
 		return ExportResult{}, "", err
 	}
-	if err := up.Commit(ctx); err != nil {
+	if err := metered.Commit(ctx); err != nil {
 		return ExportResult{}, "", err
 	}
+	meter.committed(exported)
 	fillResult(&res, cw.count(), h)
 	return res, name, nil
 }
@@ -181,10 +188,11 @@ func (s *Service) exportFailed(ctx context.Context, job *river.Job[exportArgs], 
 			if rerr != nil || !ok {
 				return rerr
 			}
-			return s.notifyTx(bg, tx, key)
+			return s.notifyTx(bg, tx, key, failureReason(err))
 		}); serr != nil {
 			return serr
 		}
+		s.counted(bg, key, StatusFailed)
 		return river.JobCancel(err)
 	}
 	s.logger.WarnContext(ctx, "export attempt failed; will retry", "key", key, "attempt", job.Attempt, "err", err)
@@ -205,7 +213,7 @@ func (s *Service) finish(ctx context.Context, key, owner, name string, res Expor
 		if ok, err = s.db.succeed(bg, tx, key, owner, name, res); err != nil || !ok {
 			return err
 		}
-		return s.notifyTx(bg, tx, key)
+		return s.notifyTx(bg, tx, key, "")
 	})
 	if err != nil {
 		return err
@@ -215,7 +223,8 @@ func (s *Service) finish(ctx context.Context, key, owner, name string, res Expor
 		return s.store.Delete(bg, name)
 	}
 	s.logger.InfoContext(ctx, "export succeeded", "key", key, "records", res.Records, "bytes", res.Bytes)
-	s.dropUploads(ctx, key) // a stalled run's, if one woke up meanwhile
+	s.counted(bg, key, StatusSucceeded)
+	s.abortDeadUploads(bg, key) // a stalled run's, if one woke up meanwhile
 	return nil
 }
 
@@ -242,20 +251,6 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 }
 
 func (c *countingWriter) count() int64 { return c.n.Load() }
-
-// uploadPrefix begins the archive names of every run of the download key
-// (keys never contain a second '-').
-func uploadPrefix(key string) string { return key + "-" }
-
-// dropUploads removes the uploads that runs of key left unfinished (a
-// worker killed mid-export leaves its partial archive). Called when the
-// download runs again or ends, so that no partial archive waits for the
-// daily sweep; a failure is only logged, the sweep being the backstop.
-func (s *Service) dropUploads(ctx context.Context, key string) {
-	if err := s.store.DropUploads(context.WithoutCancel(ctx), uploadPrefix(key)); err != nil {
-		s.logger.WarnContext(ctx, "remove partial archives of earlier runs", "key", key, "err", err)
-	}
-}
 
 // dropStaleObject deletes the archive an earlier run of a download committed
 // without living to record its success. Only a claimed, unfinished download

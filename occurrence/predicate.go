@@ -80,31 +80,13 @@ type Predicate struct {
 	ChecklistKey string
 
 	c atomic.Pointer[compiled]
+	// plan is how a validated or evaluates (orPlan).
+	plan atomic.Pointer[orPlan]
 }
 
 // RangeValue bounds a range predicate: one of Gte/Gt and one of Lte/Lt.
 type RangeValue struct {
 	Gte, Gt, Lte, Lt string
-}
-
-// Limits bound a predicate's size. Zero fields take GBIF's defaults.
-type Limits struct {
-	MaxValues        int // expanded values (in-values, equals, ranges...)
-	MaxPolygonPoints int // points of all within geometries
-}
-
-// DefaultLimits returns GBIF's limits: 101,000 values and 5,000 polygon points.
-func DefaultLimits() Limits { return Limits{MaxValues: 101000, MaxPolygonPoints: 5000} }
-
-func (l Limits) withDefaults() Limits {
-	d := DefaultLimits()
-	if l.MaxValues <= 0 {
-		l.MaxValues = d.MaxValues
-	}
-	if l.MaxPolygonPoints <= 0 {
-		l.MaxPolygonPoints = d.MaxPolygonPoints
-	}
-	return l
 }
 
 // Error kinds of predicate parsing.
@@ -124,6 +106,10 @@ type PredicateError struct {
 	Value  string
 	Reason string
 	Err    error // ErrInvalidPredicate or ErrPredicateTooComplex
+	// Rule names the limit a too-complex predicate broke (RuleCost...),
+	// with the limit and what the predicate has.
+	Rule       string
+	Got, Limit int
 }
 
 func (e *PredicateError) Error() string {
@@ -163,21 +149,22 @@ func (p *Predicate) Columns() []string {
 }
 
 // columns lists the columns the predicate reads, leaving out those a leaf
-// reads that skip reports it can do without.
+// reads that skip reports it can do without. The leaves are the ones Eval
+// evaluates (an or's fused leaves in place of their members).
 func (p *Predicate) columns(skip func(c *compiled, col string) bool) []string {
 	if p == nil {
 		return nil
 	}
 	set := map[string]struct{}{}
-	p.walk(func(n *Predicate) {
-		if c := n.comp(); c != nil && c.spec != nil {
+	p.leaves(func(c *compiled) {
+		if c.spec != nil {
 			for _, col := range c.cols() {
 				if skip == nil || !skip(c, col) {
 					set[col] = struct{}{}
 				}
 			}
 		}
-		if n.Type == TypeWithin || n.Type == TypeGeoDistance {
+		if c.op == TypeWithin || c.op == TypeGeoDistance {
 			set[ColDecimalLatitude] = struct{}{}
 			set[ColDecimalLongitude] = struct{}{}
 		}
@@ -188,38 +175,6 @@ func (p *Predicate) columns(skip func(c *compiled, col string) bool) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// Complexity returns the number of expanded values and of polygon points.
-func (p *Predicate) Complexity() (values, points int) {
-	if p == nil {
-		return 0, 0
-	}
-	p.walk(func(n *Predicate) {
-		switch n.Type {
-		case TypeAnd, TypeOr, TypeNot:
-		case TypeIn:
-			values += len(n.Values)
-		case TypeWithin:
-			values++
-			if c := n.comp(); c != nil && c.geom != nil {
-				points += c.geom.points
-			}
-		default:
-			values++
-		}
-	})
-	return values, points
-}
-
-func (p *Predicate) walk(f func(*Predicate)) {
-	f(p)
-	for _, c := range p.Predicates {
-		c.walk(f)
-	}
-	if p.Predicate != nil {
-		p.Predicate.walk(f)
-	}
 }
 
 // Validate checks a Predicate built in code (not by a parser), normalizes its

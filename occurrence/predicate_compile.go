@@ -33,6 +33,7 @@ type compiled struct {
 	ivs  []interval // inclusive intervals of matching values (vInt/vFloat/vDate/vTime)
 	iset map[int64]struct{}
 	bits *bitSet
+	ivx  *intervalIndex // many intervals without a set
 }
 
 // num is a numeric value: i for integer and timestamp keys, f for floats.
@@ -62,33 +63,27 @@ func joinPath(base, field string) string {
 	return base + "." + field
 }
 
-// validateTree compiles every leaf of p and checks limits.
+// validateTree checks p's shape against the limits, compiles every leaf
+// and checks the compiled predicate's work.
 func validateTree(p *Predicate, lim Limits) error {
+	w := &shapeWalker{lim: lim}
+	w.walk(p, "", 1)
+	if err := w.finish(); err != nil {
+		return err
+	}
 	if err := compileTree(p, "", 0, lim); err != nil {
 		return err
 	}
-	return checkLimits(p, lim)
+	return checkWork(p, lim, nil)
 }
 
-func checkLimits(p *Predicate, lim Limits) error {
-	values, points := p.Complexity()
-	if values > lim.MaxValues {
-		return &PredicateError{Reason: fmt.Sprintf("%d values, over the limit of %d", values, lim.MaxValues), Err: ErrPredicateTooComplex}
-	}
-	if points > lim.MaxPolygonPoints {
-		return &PredicateError{Reason: fmt.Sprintf("%d polygon points, over the limit of %d", points, lim.MaxPolygonPoints), Err: ErrPredicateTooComplex}
-	}
-	return nil
-}
-
-const maxDepth = 64
-
+// compileTree compiles the leaves of a tree whose shape was checked.
 func compileTree(p *Predicate, path string, depth int, lim Limits) error {
 	if p == nil {
 		return ptErr(path, "", "", "null predicate")
 	}
-	if depth > maxDepth {
-		return &PredicateError{Path: path, Reason: fmt.Sprintf("nested deeper than %d levels", maxDepth), Err: ErrPredicateTooComplex}
+	if depth >= lim.MaxDepth {
+		return limitErr(path, "", RuleDepth, depth+1, lim.MaxDepth, "nested deeper than %d levels (%s)", lim.MaxDepth, RuleDepth)
 	}
 	switch p.Type {
 	case TypeAnd, TypeOr:
@@ -99,6 +94,9 @@ func compileTree(p *Predicate, path string, depth int, lim Limits) error {
 			if err := compileTree(c, fmt.Sprintf("%s[%d]", joinPath(path, "predicates"), i), depth+1, lim); err != nil {
 				return err
 			}
+		}
+		if p.Type == TypeOr {
+			planOr(p)
 		}
 		return nil
 	case TypeNot:
@@ -119,8 +117,9 @@ func compileLeaf(p *Predicate, path string, lim Limits) (*compiled, error) {
 		g, err := parseWKT(p.Geometry, lim.MaxPolygonPoints)
 		if err != nil {
 			pe := ptErr(joinPath(path, "geometry"), "GEOMETRY", p.Geometry, "%v", err)
-			if errors.Is(err, ErrPredicateTooComplex) {
-				pe.Err = ErrPredicateTooComplex
+			var pts *pointsError
+			if errors.As(err, &pts) {
+				pe.Err, pe.Rule, pe.Got, pe.Limit = ErrPredicateTooComplex, RulePolygonPoints, pts.got, pts.limit
 			}
 			return nil, pe
 		}
@@ -310,6 +309,9 @@ func (c *compiled) compileRange(p *Predicate, path string) error {
 // parseExtent parses a number or date value, or a range "a,b" unless single.
 func parseExtent(spec *keySpec, v string, single bool) (extent, error) {
 	v = strings.TrimSpace(v)
+	if strings.Count(v, ",") > 1 {
+		return extent{}, fmt.Errorf("several values in one: a,b is a range; for several values use in (\"values\": [...])")
+	}
 	if a, b, ok := strings.Cut(v, ","); ok {
 		if single {
 			return extent{}, fmt.Errorf("a range is only allowed in equals and in")

@@ -189,22 +189,18 @@ func (p *Predicate) eval(ev *evaluator, out, mask []bool) {
 			c.eval(ev, out, out)
 		}
 	case TypeOr:
-		mask = ev.copyMask(mask)
-		p.Predicates[0].eval(ev, out, mask)
-		rest, tmp := ev.get(), ev.get()
-		for _, c := range p.Predicates[1:] {
-			for i := range rest {
-				rest[i] = !out[i] && (mask == nil || mask[i])
-			}
-			c.eval(ev, tmp, rest)
-			for i, t := range tmp {
-				out[i] = out[i] || t
-			}
+		if plan := p.plan.Load(); plan != nil {
+			nf := len(plan.fused)
+			evalOr(ev, out, mask, nf+len(plan.rest), func(i int, o, m []bool) {
+				if i < nf {
+					plan.fused[i].eval(ev, o, m)
+				} else {
+					plan.rest[i-nf].eval(ev, o, m)
+				}
+			})
+			return
 		}
-		ev.put(rest, tmp)
-		if mask != nil {
-			ev.put(mask)
-		}
+		evalOr(ev, out, mask, len(p.Predicates), func(i int, o, m []bool) { p.Predicates[i].eval(ev, o, m) })
 	case TypeNot:
 		tmp := ev.get()
 		p.Predicate.eval(ev, tmp, mask)
@@ -231,7 +227,7 @@ func (c *compiled) eval(ev *evaluator, out, mask []bool) {
 		return
 	}
 	if c.spec.kind == vDate {
-		evalDate(ev.column(ColEventDateStart), ev.column(ColEventDateEnd), c.ivs, out, mask)
+		evalDate(ev.column(ColEventDateStart), ev.column(ColEventDateEnd), c, out, mask)
 		return
 	}
 	if len(c.spec.cols) > 1 && mask != nil {
@@ -324,6 +320,10 @@ func evalInt[T ~int32 | ~int64](vals []T, arr arrow.Array, c *compiled, out, mas
 			x := int64(v)
 			m[i] = x >= lo && x <= hi
 		}
+	case c.ivx != nil:
+		for i, v := range vals {
+			m[i] = c.ivx.i.within(int64(v), int64(v))
+		}
 	default:
 		for i, v := range vals {
 			x, hit := int64(v), false
@@ -342,6 +342,10 @@ func evalFloat(vals []float64, arr arrow.Array, c *compiled, out, mask []bool, o
 		lo, hi := c.ivs[0].lo.f, c.ivs[0].hi.f
 		for i, x := range vals {
 			m[i] = x >= lo && x <= hi
+		}
+	} else if c.ivx != nil {
+		for i, x := range vals {
+			m[i] = c.ivx.f.within(x, x)
 		}
 	} else {
 		for i, x := range vals {
@@ -404,7 +408,8 @@ func (b *bitSet) has(x int64) bool {
 
 // evalDate matches eventDate intervals: start >= lo and end <= hi, a null
 // end meaning the start.
-func evalDate(startArr, endArr arrow.Array, ivs []interval, out, mask []bool) {
+func evalDate(startArr, endArr arrow.Array, c *compiled, out, mask []bool) {
+	ivs := c.ivs
 	sa, ok1 := startArr.(*array.Timestamp)
 	ea, ok2 := endArr.(*array.Timestamp)
 	if !ok1 || !ok2 {
@@ -419,6 +424,10 @@ func evalDate(startArr, endArr arrow.Array, ivs []interval, out, mask []bool) {
 		s, e := int64(sv[i]), int64(sv[i])
 		if ea.IsValid(i) {
 			e = int64(evs[i])
+		}
+		if c.ivx != nil {
+			out[i] = c.ivx.i.within(s, e)
+			continue
 		}
 		m := false
 		for _, iv := range ivs {

@@ -1,8 +1,10 @@
 package occurrence
 
 import (
+	"errors"
 	"math/rand/v2"
 	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -19,6 +21,7 @@ var fuzzSeedsJSON = []string{
 	`{"type":"geoDistance","latitude":"55.68","longitude":"12.57","distance":"10km"}`,
 	`{"type":"isNull","parameter":"YEAR"}`,
 	`null`,
+	"{\"type\":\"equals\",\"key\":\"RECORDED_BY\",\"value\":\"Sm\xffth\"}",
 }
 
 // fuzzSeedsQuery are portal search query strings.
@@ -32,23 +35,48 @@ var fuzzSeedsQuery = []string{
 	"year=*&month=1,6&elevation=-10,*",
 }
 
+// fuzzLimits are tight enough for the fuzzer to reach every rule.
+var fuzzLimits = Limits{MaxValues: 1000, MaxPolygonPoints: 200, MaxDepth: 8, MaxNodes: 40, MaxLikes: 4,
+	MaxPatternLength: 30, MaxPatternWildcards: 6, MaxCost: 400}
+
 // FuzzParsePredicateJSON: no input panics; an accepted predicate round-trips
-// through MarshalJSON and its two evaluators agree on a small batch.
+// through MarshalJSON and its two evaluators agree on a small batch; the
+// limits hold for what is accepted, and what they reject names a rule
+// with the limit and what broke it.
 func FuzzParsePredicateJSON(f *testing.F) {
 	for _, s := range append(fuzzSeedsJSON, leafPredicates...) {
 		f.Add(s)
 	}
 	batch := buildBatch(f, allColumns(), randomRows(rand.New(rand.NewPCG(7, 8)), 64))
 	f.Fuzz(func(t *testing.T, s string) {
-		p, err := ParsePredicateJSON([]byte(s), Limits{MaxValues: 1000, MaxPolygonPoints: 200})
+		p, err := ParsePredicateJSON([]byte(s), fuzzLimits)
 		if err != nil {
-			if _, ok := err.(*PredicateError); !ok {
-				t.Fatalf("error %T is not a *PredicateError", err)
-			}
+			checkRejected(t, err)
 			return
 		}
+		checkWithinLimits(t, p, fuzzLimits)
 		checkAccepted(t, p, batch)
 	})
+}
+
+func checkRejected(t *testing.T, err error) {
+	t.Helper()
+	pe, ok := err.(*PredicateError)
+	if !ok {
+		t.Fatalf("error %T is not a *PredicateError", err)
+	}
+	if errors.Is(err, ErrPredicateTooComplex) && (pe.Rule == "" || pe.Got <= pe.Limit || !strings.Contains(err.Error(), pe.Rule)) {
+		t.Fatalf("too complex without a rule, or not over it: %+v", pe)
+	}
+}
+
+func checkWithinLimits(t *testing.T, p *Predicate, lim Limits) {
+	t.Helper()
+	c := p.Cost()
+	if c.Values > lim.MaxValues || c.Points > lim.MaxPolygonPoints || c.Depth > lim.MaxDepth || c.Nodes > lim.MaxNodes ||
+		c.Likes > lim.MaxLikes || c.Work > lim.MaxCost {
+		t.Fatalf("accepted %s costing %+v over %+v", p, c, lim)
+	}
 }
 
 // FuzzParseQuery: no query string panics; accepted ones round-trip and
@@ -63,13 +91,12 @@ func FuzzParseQuery(f *testing.F) {
 		if err != nil {
 			return
 		}
-		p, err := ParseQuery(q, Limits{MaxValues: 1000, MaxPolygonPoints: 200})
+		p, err := ParseQuery(q, fuzzLimits)
 		if err != nil {
-			if _, ok := err.(*PredicateError); !ok {
-				t.Fatalf("error %T is not a *PredicateError", err)
-			}
+			checkRejected(t, err)
 			return
 		}
+		checkWithinLimits(t, p, fuzzLimits)
 		checkAccepted(t, p, batch)
 	})
 }
@@ -80,7 +107,7 @@ func checkAccepted(t *testing.T, p *Predicate, batch arrow.RecordBatch) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	q, err := ParsePredicateJSON(b1, Limits{MaxValues: 1000, MaxPolygonPoints: 200})
+	q, err := ParsePredicateJSON(b1, fuzzLimits)
 	if err != nil {
 		t.Fatalf("re-parse of %s: %v", b1, err)
 	}

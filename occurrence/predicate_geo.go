@@ -93,13 +93,20 @@ func parseWKT(s string, maxPoints int) (*geometry, error) {
 		return nil, fmt.Errorf("unexpected %q after the geometry", t)
 	}
 	if g.points > maxPoints {
-		return nil, fmt.Errorf("%w: %d polygon points, over the limit of %d", ErrPredicateTooComplex, g.points, maxPoints)
+		return nil, &pointsError{got: g.points, limit: maxPoints}
 	}
 	if err := g.validate(); err != nil {
 		return nil, err
 	}
 	g.index()
 	return g, nil
+}
+
+// pointsError is a geometry with more points than allowed.
+type pointsError struct{ got, limit int }
+
+func (e *pointsError) Error() string {
+	return fmt.Sprintf("%d polygon points, over the limit of %d (%s)", e.got, e.limit, RulePolygonPoints)
 }
 
 func parseMulti(l *wktLexer, g *geometry) error {

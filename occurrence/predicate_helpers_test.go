@@ -210,6 +210,8 @@ var leafPredicates = []string{
 	`{"type":"equals","key":"EVENT_DATE","value":"2000-05"}`,
 	`{"type":"equals","key":"EVENT_DATE","value":"1996-01-01,1997-06-30"}`,
 	`{"type":"in","key":"EVENT_DATE","values":["1998","2001-02"]}`,
+	`{"type":"in","key":"EVENT_DATE","values":["1995-03","1996","1997-01-01,1997-02-15","1998-07","1999-01,1999-03","2000-12","2001","2002-02-02","2003-05","2004-01-01,2004-12-31"]}`,
+	`{"type":"in","key":"DECIMAL_LATITUDE","values":["-90,-80","-55.5","0","10,12.5","33.3","45,46","50","60.1,70","80","89.9"]}`,
 	`{"type":"lessThan","key":"EVENT_DATE","value":"1997"}`,
 	`{"type":"greaterThan","key":"EVENT_DATE","value":"2002-06"}`,
 	`{"type":"range","key":"EVENT_DATE","value":{"gte":"1999","lt":"2001"}}`,

@@ -10,13 +10,21 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // ParsePredicateJSON parses and validates a GBIF predicate in JSON, the object
 // a download request carries under "predicate". JSON null is the match-all
 // (nil) predicate.
+//
+// Invalid UTF-8 is rejected, naming where (encoding/json would silently
+// read it as U+FFFD).
 func ParsePredicateJSON(data []byte, lim Limits) (*Predicate, error) {
 	lim = lim.withDefaults()
+	if !utf8.Valid(data) {
+		off := invalidUTF8(data)
+		return nil, ptErr(jsonPathAt(data, off), "", "", "not valid UTF-8 (byte %d of the predicate)", off)
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var raw any
@@ -319,4 +327,84 @@ func (p *Predicate) String() string {
 		return fmt.Sprintf("<%v>", err)
 	}
 	return string(b)
+}
+
+// invalidUTF8 returns the offset of the first byte of data that is not
+// valid UTF-8 (len(data) if none is).
+func invalidUTF8(data []byte) int {
+	for i := 0; i < len(data); {
+		r, n := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return i
+		}
+		i += n
+	}
+	return len(data)
+}
+
+// jsonPathAt returns the path (predicates[2].value) of the JSON value or
+// key whose text holds byte off of data; "" for the top level.
+func jsonPathAt(data []byte, off int) string {
+	type frame struct {
+		obj     bool
+		key     string
+		idx     int
+		wantKey bool
+	}
+	var stack []*frame
+	path := func() string {
+		var b strings.Builder
+		for _, f := range stack {
+			switch {
+			case f.obj && f.key != "" && !f.wantKey:
+				if b.Len() > 0 {
+					b.WriteByte('.')
+				}
+				b.WriteString(f.key)
+			case !f.obj && f.idx >= 0:
+				fmt.Fprintf(&b, "[%d]", f.idx)
+			}
+		}
+		return b.String()
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return path()
+		}
+		end := dec.InputOffset()
+		var top *frame
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		if s, ok := tok.(string); ok && top != nil && top.obj && top.wantKey {
+			top.key, top.wantKey = s, false
+			if int(end) > off {
+				return path()
+			}
+			continue
+		}
+		if d, ok := tok.(json.Delim); ok && (d == '}' || d == ']') {
+			stack = stack[:len(stack)-1]
+			if len(stack) > 0 && stack[len(stack)-1].obj {
+				stack[len(stack)-1].wantKey = true
+			}
+			continue
+		}
+		// A value begins.
+		if top != nil && !top.obj {
+			top.idx++
+		}
+		if int(end) > off {
+			return path()
+		}
+		if d, ok := tok.(json.Delim); ok {
+			stack = append(stack, &frame{obj: d == '{', idx: -1, wantKey: d == '{'})
+			continue
+		}
+		if top != nil && top.obj {
+			top.wantKey = true
+		}
+	}
 }

@@ -1,7 +1,9 @@
 package occurrence
 
 import (
+	"cmp"
 	"math"
+	"slices"
 	"strings"
 	"unicode/utf8"
 	"unsafe"
@@ -70,6 +72,58 @@ func (c *compiled) buildIntervals() {
 	if c.spec.kind == vInt && len(c.ivs) > 4 {
 		c.buildSet()
 	}
+	if c.bits == nil && c.iset == nil && len(c.ivs) > 8 {
+		c.ivx = newIntervalIndex(c.ivs, fl)
+	}
+}
+
+// intervalIndex finds whether a span [s, e] lies within one of many
+// intervals in a binary search: the intervals sorted by start, with the
+// largest end among each prefix (ints and timestamps, or floats).
+type intervalIndex struct {
+	i spans[int64]
+	f spans[float64]
+}
+
+type spans[T cmp.Ordered] struct{ lo, hiMax []T }
+
+func newIntervalIndex(ivs []interval, fl bool) *intervalIndex {
+	x := &intervalIndex{}
+	if fl {
+		x.f = newSpans(ivs, func(v num) float64 { return v.f })
+	} else {
+		x.i = newSpans(ivs, func(v num) int64 { return v.i })
+	}
+	return x
+}
+
+func newSpans[T cmp.Ordered](ivs []interval, val func(num) T) spans[T] {
+	s := slices.Clone(ivs)
+	slices.SortFunc(s, func(a, b interval) int { return cmp.Compare(val(a.lo), val(b.lo)) })
+	var x spans[T]
+	for k, iv := range s {
+		x.lo = append(x.lo, val(iv.lo))
+		x.hiMax = append(x.hiMax, val(iv.hi))
+		if k > 0 {
+			x.hiMax[k] = max(x.hiMax[k], x.hiMax[k-1])
+		}
+	}
+	return x
+}
+
+// within reports whether some interval holds [s, e]: of the intervals
+// starting at or before s, the one reaching furthest must reach e.
+func (x *spans[T]) within(s, e T) bool {
+	lo, hi := 0, len(x.lo)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if x.lo[m] <= s {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo > 0 && x.hiMax[lo-1] >= e
 }
 
 // buildSet turns many single integer values into a bit set when their span
@@ -105,6 +159,8 @@ type strMatcher struct {
 	sep  byte // 0, ';' (any element) or '|' (whole value or any part, parts split at ';' or '|')
 	vals []string
 	set  map[string]struct{}
+	// likes are the compiled patterns of vals (like only).
+	likes []*likeMatcher
 }
 
 // exact reports plain exact comparison: no folding, elements or patterns.
@@ -117,6 +173,12 @@ func newStrMatcher(c *compiled) *strMatcher {
 		m.sep = ';'
 	case vPiped:
 		m.sep = '|'
+	}
+	if m.like {
+		m.likes = make([]*likeMatcher, len(m.vals))
+		for i, v := range m.vals {
+			m.likes[i] = compileLike(v)
+		}
 	}
 	if !m.like && len(m.vals) > 8 {
 		m.set = make(map[string]struct{}, len(m.vals))
@@ -159,8 +221,8 @@ func (m *strMatcher) match(s string, buf *[]byte) bool {
 
 func (m *strMatcher) matchOne(s string) bool {
 	if m.like {
-		for _, p := range m.vals {
-			if globMatch(p, s) {
+		for _, p := range m.likes {
+			if p.match(s) {
 				return true
 			}
 		}
@@ -201,42 +263,4 @@ func foldInto(s string, buf *[]byte) string {
 	}
 	*buf = b
 	return unsafe.String(unsafe.SliceData(b), len(b))
-}
-
-// globMatch matches s against a pattern where '*' is any run and '?' one
-// character (rune).
-func globMatch(p, s string) bool {
-	px, sx := 0, 0
-	starP, starS := -1, 0
-	for sx < len(s) {
-		if px < len(p) {
-			switch p[px] {
-			case '*':
-				starP, starS = px, sx
-				px++
-				continue
-			case '?':
-				_, n := utf8.DecodeRuneInString(s[sx:])
-				px++
-				sx += n
-				continue
-			default:
-				if p[px] == s[sx] {
-					px++
-					sx++
-					continue
-				}
-			}
-		}
-		if starP < 0 {
-			return false
-		}
-		_, n := utf8.DecodeRuneInString(s[starS:])
-		starS += n
-		px, sx = starP+1, starS
-	}
-	for px < len(p) && p[px] == '*' {
-		px++
-	}
-	return px == len(p)
 }

@@ -141,7 +141,7 @@ func TestParsePredicateJSONRejects(t *testing.T) {
 		{`{"type":"equals","key":"YEAR","value":"1"} {}`, false, []string{"trailing"}},
 		{`[1]`, false, []string{"JSON object"}},
 		{`{`, false, []string{"not valid JSON"}},
-		{`{"type":"in","key":"YEAR","values":[` + strings.Join(big, ",") + `]}`, true, []string{"101001 values", "101000"}},
+		{`{"type":"in","key":"YEAR","values":[` + strings.Join(big, ",") + `]}`, true, []string{"101001 predicate items", "maxValues", "101000"}},
 		{hugePoly, true, []string{"5002 polygon points", "5000"}},
 		{strings.Repeat(`{"type":"not","predicate":`, 70) + `{"type":"isNull","parameter":"YEAR"}` + strings.Repeat("}", 70), true, []string{"nested deeper"}},
 	}
@@ -188,8 +188,8 @@ func TestLimitsConfigurable(t *testing.T) {
 		t.Fatalf("5 points over a limit of 4: %v", err)
 	}
 	p := mustParse(t, `{"type":"and","predicates":[`+js+`,`+poly+`]}`)
-	if v, pts := p.Complexity(); v != 4 || pts != 5 {
-		t.Fatalf("Complexity = %d, %d", v, pts)
+	if c := p.Cost(); c.Values != 4 || c.Points != 5 || c.Nodes != 3 || c.Depth != 2 || c.Work <= 0 {
+		t.Fatalf("Cost = %+v", c)
 	}
 }
 
@@ -289,3 +289,21 @@ func TestDescribe(t *testing.T) {
 
 func cos(a float64) float64 { return math.Cos(a) }
 func sin(a float64) float64 { return math.Sin(a) }
+
+// Invalid UTF-8 is rejected with where it is, never read as U+FFFD (which
+// would match, or fail to match, something the user did not write).
+func TestParsePredicateJSONRejectsInvalidUTF8(t *testing.T) {
+	cases := []struct{ js, path, byteAt string }{
+		{"{\"type\":\"or\",\"predicates\":[{\"type\":\"equals\",\"key\":\"COUNTRY\",\"value\":\"DK\"},{\"type\":\"equals\",\"key\":\"RECORDED_BY\",\"value\":\"Sm\xffth\"}]}",
+			"at predicates[1].value:", "byte 122 "},
+		{"{\"type\":\"in\",\"key\":\"COUNTRY\",\"values\":[\"DK\",\"SE\",\"\xfe\"]}", "at values[2]:", "byte 50 "},
+		{"{\"type\":\"like\",\"key\":\"LOCALITY\",\"value\":\"*\xc3(*\"}", "at value:", "byte 42 "},
+	}
+	for _, c := range cases {
+		_, err := ParsePredicateJSON([]byte(c.js), DefaultLimits())
+		if !errors.Is(err, ErrInvalidPredicate) || !strings.Contains(err.Error(), c.path) ||
+			!strings.Contains(err.Error(), c.byteAt) || !strings.Contains(err.Error(), "UTF-8") {
+			t.Errorf("%q: %v, want invalid UTF-8 %s %s", c.js, err, c.path, c.byteAt)
+		}
+	}
+}

@@ -31,13 +31,33 @@ func ParseQuery(q url.Values, lim Limits) (*Predicate, error) {
 	}
 	sort.Strings(names)
 	var parts []*Predicate
+	paths := map[*Predicate]string{}
+	w := &shapeWalker{lim: lim}
 	for _, name := range names {
-		p, err := queryParam(name, q[name], lim)
+		p, err := queryParam(name, q[name])
 		if err != nil {
 			return nil, err
 		}
 		if p != nil {
 			parts = append(parts, p)
+			paths[p] = "query parameter " + name
+			w.fixed = paths[p]
+			w.walk(p, "", 2)
+		}
+	}
+	if err := w.finish(); err != nil {
+		return nil, err
+	}
+	for _, p := range parts {
+		if err := compileTree(p, "", 1, lim); err != nil {
+			if pe, ok := err.(*PredicateError); ok {
+				name := strings.TrimPrefix(paths[p], "query parameter ")
+				pe.Path = paths[p]
+				if pe.Key == "" {
+					pe.Key = name
+				}
+			}
+			return nil, err
 		}
 	}
 	var p *Predicate
@@ -49,14 +69,15 @@ func ParseQuery(q url.Values, lim Limits) (*Predicate, error) {
 	default:
 		p = &Predicate{Type: TypeAnd, Predicates: parts}
 	}
-	if err := checkLimits(p, lim); err != nil {
+	if err := checkWork(p, lim, paths); err != nil {
 		return nil, err
 	}
 	return p, nil
 }
 
-// queryParam builds and compiles the predicate of one parameter.
-func queryParam(name string, values []string, lim Limits) (*Predicate, error) {
+// queryParam builds the predicate of one parameter (compiled by the
+// caller).
+func queryParam(name string, values []string) (*Predicate, error) {
 	path := "query parameter " + name
 	var alts []*Predicate
 	var plain []string
@@ -85,6 +106,9 @@ func queryParam(name string, values []string, lim Limits) (*Predicate, error) {
 			alts = append(alts, p)
 		case v == "*":
 			alts = append(alts, &Predicate{Type: TypeIsNotNull, Parameter: spec.name})
+		case spec.kind.numeric() && strings.Count(v, ",") > 1:
+			return nil, ptErr(path, name, v, "several values in one: a,b is a range; for several values repeat the parameter (%s)",
+				repeatedParam(name, v))
 		case spec.kind.numeric() && strings.Contains(v, ","):
 			alts = append(alts, rangeParam(spec, v))
 		default:
@@ -98,25 +122,31 @@ func queryParam(name string, values []string, lim Limits) (*Predicate, error) {
 	default:
 		alts = append(alts, &Predicate{Type: TypeIn, Key: spec.name, Values: plain})
 	}
-	var p *Predicate
 	switch len(alts) {
 	case 0:
 		return nil, nil
 	case 1:
-		p = alts[0]
-	default:
-		p = &Predicate{Type: TypeOr, Predicates: alts}
+		return alts[0], nil
 	}
-	if err := compileTree(p, "", 0, lim); err != nil {
-		if pe, ok := err.(*PredicateError); ok {
-			pe.Path = path
-			if pe.Key == "" {
-				pe.Key = name
-			}
+	return &Predicate{Type: TypeOr, Predicates: alts}, nil
+}
+
+// repeatedParam spells "1,2,3" of parameter name as name=1&name=2&name=3
+// (the first few).
+func repeatedParam(name, v string) string {
+	vals := strings.Split(v, ",")
+	var b strings.Builder
+	for i, x := range vals {
+		if i == 3 {
+			b.WriteString("&...")
+			break
 		}
-		return nil, err
+		if i > 0 {
+			b.WriteByte('&')
+		}
+		b.WriteString(name + "=" + strings.TrimSpace(x))
 	}
-	return p, nil
+	return b.String()
 }
 
 // rangeParam turns "a,b", "*,b", "a,*" into range, lessThanOrEquals,

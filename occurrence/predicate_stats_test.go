@@ -195,6 +195,8 @@ func TestTrimmedEvalAgrees(t *testing.T) {
 		`{"type":"not","predicate":{"type":"equals","key":"TAXON_KEY","value":"5001"}}`,
 		`{"type":"or","predicates":[{"type":"equals","key":"TAXON_KEY","value":"999999"},{"type":"equals","key":"COUNTRY","value":"DK"}]}`,
 		`{"type":"and","predicates":[{"type":"equals","key":"TAXON_KEY","value":"6002"},{"type":"isNotNull","parameter":"YEAR"}]}`,
+		// merged into one in (orPlan): trimmed as the merged leaf reads
+		`{"type":"or","predicates":[{"type":"equals","key":"TAXON_KEY","value":"2003"},{"type":"equals","key":"TAXON_KEY","value":"4005"},{"type":"equals","key":"COUNTRY","value":"DK"}]}`,
 	}, leafPredicates...)
 	trimmed := 0
 	for _, js := range preds {

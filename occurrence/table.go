@@ -87,6 +87,9 @@ func (s *ScanStats) Add(o ScanStats) {
 type Snapshot struct {
 	ID     string
 	Splits []Split
+	// Created is when the snapshot was published (the embedded store's
+	// manifest time, HBase's latest dataset load); zero when unknown.
+	Created time.Time
 }
 
 // Table is the read side of an occurrence table: its snapshots and their
@@ -121,7 +124,8 @@ type DatasetWriter interface {
 	// Append copies what it keeps of r: the caller may reuse r once Append
 	// returns.
 	Append(ctx context.Context, r *Record) error
-	// SetEML keeps the dataset's EML document (DatasetInfo.HasEML).
+	// SetEML keeps the dataset's EML document (DatasetInfo.HasEML); a
+	// document over MaxEMLBytes is refused with an error.
 	SetEML(ctx context.Context, r io.Reader) error
 	// Commit publishes the appended records as the dataset's new version in
 	// one atomic step and returns the id of the snapshot that holds it.
@@ -179,7 +183,16 @@ var (
 	// ErrNoEML is returned for the EML document of a dataset ingested
 	// without one.
 	ErrNoEML = errors.New("dataset has no EML document")
+	// ErrNoTable is returned by a backend asked to open, without creating
+	// it, a table that does not exist.
+	ErrNoTable = errors.New("no occurrence table")
 )
+
+// MaxEMLBytes is the largest EML document a table keeps with a dataset
+// (an HBase cell holds at most 10 MB by default; real EML is a few KB to a
+// few MB). Every backend refuses a larger one, and readers cap their
+// sources' EML at it.
+const MaxEMLBytes = 8 << 20
 
 // DatasetInfo describes a dataset: what a source says of it (key, title,
 // licence, citation), what a table records of it when loading, and what
@@ -190,7 +203,12 @@ type DatasetInfo struct {
 	Title    string `json:"title,omitempty"`
 	License  string `json:"license,omitempty"` // normalized (see NormalizeLicense) or as given
 	Citation string `json:"citation,omitempty"`
-	Source   string `json:"source,omitempty"`
+	// Source is where the dataset was loaded from: an absolute path, a URL.
+	Source string `json:"source,omitempty"`
+	// Fingerprint identifies what it was loaded from by content (a hash of
+	// the first data rows, or of an ABCD document's metadata and first
+	// unit), whatever the file's name: with Source, its origin.
+	Fingerprint string `json:"fingerprint,omitempty"`
 	// Protocol is how the dataset was published, as GBIF's EndpointType
 	// names it (DWC_ARCHIVE, BIOCASE, BIOCASE_XML_ARCHIVE).
 	Protocol string `json:"protocol,omitempty"`

@@ -35,6 +35,11 @@ func TestCountAndQueryShortcuts(t *testing.T) {
 	if wrapped.Count != fam.Count || wrapped.Format != "SPECIES_LIST" || wrapped.EstimatedCompressedSize >= fam.EstimatedCompressedSize {
 		t.Fatalf("wrapped count %+v vs %+v", wrapped, fam)
 	}
+	// A bare not predicate has a "predicate" field too: it is a predicate,
+	// not a {"predicate": ...} wrapper.
+	if not := s.count(`{"type":"not","predicate":` + familyPredicate + `}`); not.Count != all.Count-fam.Count {
+		t.Fatalf("not count %+v, want %d", not, all.Count-fam.Count)
+	}
 	r = expect(t, s.do("GET", "/v1/occurrence/search/count?colour=red", "", nil), http.StatusBadRequest)
 	if !strings.Contains(string(r.body), "colour") {
 		t.Fatalf("message %q does not name the parameter", r.body)

@@ -362,8 +362,8 @@ func TestRequestValidation(t *testing.T) {
 	}
 	big, _ := json.Marshal(map[string]any{"predicate": map[string]any{"type": "in", "key": "TAXON_KEY", "values": vals}})
 	r := expect(t, s.do("POST", "/v1/occurrence/download/request", "alice", big), http.StatusRequestEntityTooLarge)
-	// GBIF's words.
-	if want := "A download limitation is exceeded:\nThe request contains 101001 predicate items.  The maximum is 101000.\n"; string(r.body) != want {
+	// GBIF's words, and the rule's name.
+	if want := "A download limitation is exceeded:\nThe request contains 101001 predicate items.  The maximum is 101000.\nRule: maxValues.\n"; string(r.body) != want {
 		t.Fatalf("413 body %q, want %q", r.body, want)
 	}
 	expect(t, s.do("POST", "/v1/occurrence/search/predicate", "", string(big)), http.StatusRequestEntityTooLarge)

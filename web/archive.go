@@ -1,21 +1,28 @@
 package web
 
 import (
+	"encoding/base64"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/biodiversity-downloads/downloader/jobs"
 )
 
 // getFile: GET /v1/occurrence/download/request/{key}.zip (or without .zip,
 // as rgbif and pygbif ask) streams the archive or redirects to the
-// storage's URL. Range requests are answered as RFC 9110 says (see
-// byteRanges); the archive's SHA-256 is its ETag, so If-Range and
-// If-None-Match work. A transfer is exempt from the server's write timeout
-// but must keep moving (see stallWriter).
+// storage's URL; {key}.zip.sha256 is its checksum. Range requests are
+// answered as RFC 9110 says (see byteRanges), with the validators of
+// setValidators. A transfer is exempt from the server's write timeout but
+// must keep moving (see stallWriter).
 func (s *Server) getFile(w http.ResponseWriter, r *http.Request) error {
+	if key, ok := strings.CutSuffix(r.PathValue("file"), ".zip.sha256"); ok {
+		return s.getChecksum(w, r, key)
+	}
 	key := strings.TrimSuffix(r.PathValue("file"), ".zip")
 	obj, err := s.svc.File(r.Context(), key)
 	if err != nil {
@@ -48,9 +55,7 @@ func (s *Server) getFile(w http.ResponseWriter, r *http.Request) error {
 	default:
 		r.Header.Set("Range", ranges)
 	}
-	if obj.SHA256 != "" {
-		w.Header().Set("ETag", `"`+obj.SHA256+`"`)
-	}
+	setValidators(w.Header(), obj)
 	w.Header().Set("Content-Type", "application/zip")
 	w.Header().Set("Content-Disposition", `attachment; filename="`+key+`.zip"`)
 	rc := http.NewResponseController(w)
@@ -209,4 +214,35 @@ func digits(s string) (int64, bool) {
 		v = v*10 + int64(c-'0')
 	}
 	return v, true
+}
+
+// setValidators gives an archive served from storage its validators: a
+// strong ETag from the recorded SHA-256 (the archive under a key never
+// changes, so its digest identifies its bytes) and RFC 9530's Repr-Digest.
+// Last-Modified comes from http.ServeContent (the object's time), which then
+// answers If-None-Match and If-Modified-Since with 304 and honours If-Range
+// (strong ETag or date) with Range, so an interrupted transfer resumes.
+// Archives that storage serves itself (a redirect to a presigned URL) carry
+// the storage's validators instead, and it answers those conditions.
+func setValidators(h http.Header, obj jobs.Object) {
+	if obj.SHA256 == "" {
+		return
+	}
+	h.Set("ETag", `"`+obj.SHA256+`"`)
+	if sum, err := hex.DecodeString(obj.SHA256); err == nil {
+		h.Set("Repr-Digest", "sha-256=:"+base64.StdEncoding.EncodeToString(sum)+":")
+	}
+}
+
+// getChecksum: GET /v1/occurrence/download/request/{key}.zip.sha256 answers
+// the archive's SHA-256 in sha256sum's format ("HEX  KEY.zip"), so that
+// `sha256sum -c KEY.zip.sha256` checks a downloaded copy.
+func (s *Server) getChecksum(w http.ResponseWriter, r *http.Request, key string) error {
+	sum, err := s.svc.Checksum(r.Context(), key)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Cache-Control", "public, max-age=86400, immutable")
+	writeText(w, http.StatusOK, sum+"  "+key+".zip\n")
+	return nil
 }

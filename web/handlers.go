@@ -45,6 +45,8 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error
 // download's key as the bare body, 201 as GBIF answers.
 func (s *Server) submit(w http.ResponseWriter, r *http.Request, u jobs.User, req jobs.Request) error {
 	req.Source = sourceOf(r)
+	// The language of the notices when the user has none set.
+	req.Language = truncate(r.Header.Get("Accept-Language"), 200)
 	key, err := s.svc.Submit(r.Context(), u, req)
 	if err != nil {
 		return err
@@ -388,6 +390,8 @@ func (s *Server) postpone(w http.ResponseWriter, r *http.Request) error {
 }
 
 // count: GET /v1/occurrence/search/count?<search params>[&format=F].
+// Anonymous callers may count; signed-in ones (HTTP Basic) get the
+// longer deadline and more slots of jobs.Config.UserCounts.
 func (s *Server) count(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	format := strings.ToUpper(q.Get("format"))
@@ -411,7 +415,8 @@ func (s *Server) countPredicate(w http.ResponseWriter, r *http.Request) error {
 		return fmt.Errorf("%w: body is not a JSON object: %v", jobs.ErrInvalidRequest, err)
 	}
 	pred, format := json.RawMessage(body), ""
-	if p, ok := probe["predicate"]; ok {
+	// A wrapper has a predicate and no type (a bare not predicate has both).
+	if p, ok := probe["predicate"]; ok && probe["type"] == nil {
 		for k := range probe {
 			if k != "predicate" && k != "format" {
 				return fmt.Errorf("%w: unknown JSON property '%s'", jobs.ErrInvalidRequest, k)
@@ -428,7 +433,11 @@ func (s *Server) countPredicate(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) writeEstimate(w http.ResponseWriter, r *http.Request, format string, pred json.RawMessage) error {
-	est, err := s.svc.Count(r.Context(), format, pred)
+	u, err := s.caller(r)
+	if err != nil {
+		return err
+	}
+	est, err := s.svc.Count(r.Context(), u, format, pred)
 	if err != nil {
 		return err
 	}

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/biodiversity-downloads/downloader/dwca"
 	"github.com/biodiversity-downloads/downloader/ingest"
@@ -234,7 +235,12 @@ type options struct {
 	workers    int    // exports at once (jobs.Config.Workers), 0 = the default
 	web        web.Config
 	auth       jobs.AuthConfig
-	table      string // occurrence table directory, "" = the shared fixture
+	tableDir   string // occurrence table directory, "" = the shared fixture
+	metrics    *prometheus.Registry
+	// table wraps the occurrence table the engine reads; config adjusts
+	// the service's settings.
+	table  func(tableexport.Table) tableexport.Table
+	config func(*jobs.Config)
 }
 
 // server is a real API server on loopback with its real service.
@@ -264,8 +270,8 @@ func (w tWriter) Write(p []byte) (int, error) {
 func openService(t testing.TB, dsn string, o options) (*jobs.Service, *jobs.DB, string) {
 	t.Helper()
 	_, table := buildFixture(t)
-	if o.table != "" {
-		table = o.table
+	if o.tableDir != "" {
+		table = o.tableDir
 	}
 	ctx := context.Background()
 	db, err := jobs.OpenDB(ctx, dsn)
@@ -281,7 +287,11 @@ func openService(t testing.TB, dsn string, o options) (*jobs.Service, *jobs.DB, 
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = store.Close() })
-	var engine jobs.Engine = tableexport.New(store, tableexport.Config{}, testLogger(t))
+	var tbl tableexport.Table = store
+	if o.table != nil {
+		tbl = o.table(tbl)
+	}
+	var engine jobs.Engine = tableexport.New(tbl, tableexport.Config{}, testLogger(t))
 	if o.engine != nil {
 		engine = o.engine(engine)
 	}
@@ -299,7 +309,14 @@ func openService(t testing.TB, dsn string, o options) (*jobs.Service, *jobs.DB, 
 	cfg := jobs.Config{Role: o.role, MaxRunningPerUser: o.maxRunning, Heartbeat: 100 * time.Millisecond,
 		FetchPollInterval: 100 * time.Millisecond, Lease: 2 * time.Second, RescueAfter: 4 * time.Second,
 		MaxAttempts: o.maxAttempt, PublicURL: "http://downloads.test", Workers: o.workers}
-	svc, err := jobs.New(db, engine, st, o.mailer, cfg, testLogger(t))
+	if o.config != nil {
+		o.config(&cfg)
+	}
+	var opts []jobs.Option
+	if o.metrics != nil {
+		opts = append(opts, jobs.WithMetrics(o.metrics))
+	}
+	svc, err := jobs.New(db, engine, st, o.mailer, cfg, testLogger(t), opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,7 +337,11 @@ func startServer(t testing.TB, dsn string, o options) *server {
 	if err := svc.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	api := web.New(svc, jobs.NewAuthenticator(db, o.auth), o.web, testLogger(t))
+	var webOpts []web.Option
+	if o.metrics != nil {
+		webOpts = append(webOpts, web.WithMetrics(o.metrics))
+	}
+	api := web.New(svc, jobs.NewAuthenticator(db, o.auth), o.web, testLogger(t), webOpts...)
 	hs := httptest.NewUnstartedServer(api)
 	hs.Config = api.HTTPServer() // the timeouts serve uses
 	hs.Start()

@@ -83,7 +83,7 @@ func TestDedupeTableChanged(t *testing.T) {
 	if err := os.CopyFS(table, os.DirFS(shared)); err != nil {
 		t.Fatal(err)
 	}
-	s := startServer(t, sqliteDSN(t), options{table: table})
+	s := startServer(t, sqliteDSN(t), options{tableDir: table})
 	body := `{"format":"SIMPLE_CSV"}` // every record
 	key := s.submit("alice", body)
 	before := s.waitStatus(key, time.Minute, jobs.StatusSucceeded)

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	awss3 "github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/biodiversity-downloads/downloader/jobs"
@@ -35,9 +34,7 @@ func s3Config(t *testing.T) s3.Config {
 
 func listObjects(t *testing.T, cfg s3.Config) []string {
 	t.Helper()
-	c := awss3.New(awss3.Options{Region: "us-east-1", UsePathStyle: true, BaseEndpoint: aws.String(cfg.Endpoint),
-		Credentials: credentials.NewStaticCredentialsProvider(cfg.AccessKey, cfg.SecretKey, "")})
-	out, err := c.ListObjectsV2(context.Background(), &awss3.ListObjectsV2Input{Bucket: &cfg.Bucket, Prefix: aws.String(cfg.Prefix + "/")})
+	out, err := s3Client(cfg).ListObjectsV2(context.Background(), &awss3.ListObjectsV2Input{Bucket: &cfg.Bucket, Prefix: aws.String(cfg.Prefix + "/")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,24 +86,6 @@ func TestS3Storage(t *testing.T) {
 	if part := fetch(t, loc, "bytes=100-199"); string(part) != string(body[100:200]) {
 		t.Fatal("range from S3 differs")
 	}
-	// The uploads a dead run left are dropped by name prefix, young as
-	// they are; committed objects stay.
-	up, err := store.Create(context.Background(), key+"-dead.zip")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := up.Write(make([]byte, 100)); err != nil {
-		t.Fatal(err)
-	}
-	if n := uploads(t, cfg); n != 1 {
-		t.Fatalf("%d multipart uploads, want the dead run's", n)
-	}
-	if err := store.DropUploads(context.Background(), key+"-"); err != nil {
-		t.Fatal(err)
-	}
-	if n, objs := uploads(t, cfg), listObjects(t, cfg); n != 0 || len(objs) != 1 {
-		t.Fatalf("after DropUploads: %d uploads, objects %v", n, objs)
-	}
 	// Erasure deletes the object.
 	if n, err := s.svc.EraseExpired(context.Background(), time.Now().Add(400*24*time.Hour)); err != nil || n != 1 {
 		t.Fatalf("erased %d: %v", n, err)
@@ -114,19 +93,6 @@ func TestS3Storage(t *testing.T) {
 	if objs := listObjects(t, cfg); len(objs) != 0 {
 		t.Fatalf("objects after erase: %v", objs)
 	}
-}
-
-// uploads counts the multipart uploads under the test's prefix.
-func uploads(t *testing.T, cfg s3.Config) int {
-	t.Helper()
-	c := awss3.New(awss3.Options{Region: "us-east-1", UsePathStyle: true, BaseEndpoint: aws.String(cfg.Endpoint),
-		Credentials: credentials.NewStaticCredentialsProvider(cfg.AccessKey, cfg.SecretKey, "")})
-	out, err := c.ListMultipartUploads(context.Background(), &awss3.ListMultipartUploadsInput{Bucket: &cfg.Bucket,
-		Prefix: aws.String(cfg.Prefix + "/")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return len(out.Uploads)
 }
 
 func fetch(t *testing.T, u, rng string) []byte {

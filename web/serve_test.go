@@ -34,6 +34,7 @@ type serveProcess struct {
 	cmd    *exec.Cmd
 	base   string
 	exited chan error
+	logs   *lockedBuffer // stderr
 }
 
 // startServe runs bin serve with args (and env added to the environment)
@@ -51,7 +52,7 @@ func startServe(t *testing.T, bin string, env []string, args ...string) *servePr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &serveProcess{cmd: cmd, exited: make(chan error, 1)}
+	p := &serveProcess{cmd: cmd, exited: make(chan error, 1), logs: logs}
 	line, err := bufio.NewReader(stdout).ReadString('\n')
 	go func() { _, _ = io.Copy(io.Discard, stdout); p.exited <- cmd.Wait() }()
 	t.Cleanup(func() {

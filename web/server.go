@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/biodiversity-downloads/downloader/jobs"
 )
 
@@ -79,6 +81,10 @@ type Server struct {
 	cfg    Config
 	logger *slog.Logger
 	mux    *http.ServeMux
+
+	handler     http.Handler // mux, instrumented when metrics are enabled
+	gatherer    prometheus.Gatherer
+	httpMetrics *httpMetrics
 }
 
 // route is one registered pattern and the OpenAPI operations it serves.
@@ -90,15 +96,19 @@ type route struct {
 }
 
 // New returns the API server; a nil logger discards.
-func New(svc *jobs.Service, auth *jobs.Authenticator, cfg Config, logger *slog.Logger) *Server {
+func New(svc *jobs.Service, auth *jobs.Authenticator, cfg Config, logger *slog.Logger, opts ...Option) *Server {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	cfg = cfg.WithDefaults()
 	s := &Server{svc: svc, auth: auth, cfg: cfg, logger: logger, mux: http.NewServeMux()}
+	for _, o := range opts {
+		o(s)
+	}
 	for _, r := range s.routes() {
 		s.mux.HandleFunc(r.method+" "+r.pattern, s.handle(r.handler))
 	}
+	s.handler = s.instrument(s.mux)
 	return s
 }
 
@@ -115,12 +125,13 @@ func (s *Server) handle(h func(http.ResponseWriter, *http.Request) error) http.H
 func (s *Server) routes() []route {
 	const dl = "/v1/occurrence/download"
 	const stats = dl + "/statistics"
-	return []route{
+	return append([]route{
 		{"POST", dl + "/request", nil, s.postRequest},
 		{"GET", dl + "/request", nil, s.getRequest},
 		{"GET", dl + "/request/predicate", nil, s.getPredicate},
 		{"POST", dl + "/request/validate", nil, s.validateRequest},
-		{"GET", dl + "/request/{file}", []string{dl + "/request/{key}.zip", dl + "/request/{key}"}, s.getFile},
+		{"GET", dl + "/request/{file}", []string{dl + "/request/{key}.zip", dl + "/request/{key}",
+			dl + "/request/{key}.zip.sha256"}, s.getFile},
 		{"DELETE", dl + "/request/{key}", nil, s.cancel},
 		{"GET", dl + "/describe/{format}", []string{dl + "/describe/dwca", dl + "/describe/simpleCsv",
 			dl + "/describe/speciesList", dl + "/describe/simpleParquet"}, s.describe},
@@ -142,7 +153,7 @@ func (s *Server) routes() []route {
 		{"GET", "/v1/occurrence/search/count", nil, s.count},
 		{"POST", "/v1/occurrence/search/predicate", nil, s.countPredicate},
 		{"GET", "/v1/openapi.json", nil, s.openAPI},
-	}
+	}, s.opsRoutes()...)
 }
 
 // HTTPServer returns an http.Server for s with the configured timeouts.
@@ -175,7 +186,7 @@ func (s *Server) Shutdown(ctx context.Context, srv *http.Server) error {
 // ServeHTTP serves the API.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
-	s.mux.ServeHTTP(w, r)
+	s.handler.ServeHTTP(w, r)
 }
 
 // caller returns the authenticated user, nil for an anonymous request, or
@@ -231,7 +242,8 @@ const statusEnhanceYourCalm = 420
 // fail writes err as a plain-text message with the status its kind maps to.
 // A 401 carries a Basic challenge; a 420 a Retry-After of the service's
 // RetryAfter setting (GBIF sends none; clients that honour it wait as long
-// as the service asks).
+// as the service asks); a 429 (counts at their concurrency limit) one of
+// CountRetryAfter.
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	code := statusOf(err)
 	switch code {
@@ -241,11 +253,15 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(s.svc.Config().RetryAfter/time.Second))))
 	case http.StatusTooManyRequests:
 		var te *jobs.ThrottleError
-		if errors.As(err, &te) {
+		if errors.As(err, &te) { // failed logins
 			w.Header().Set("Retry-After", strconv.Itoa(int((te.RetryAfter+time.Second-1)/time.Second)))
+		} else { // counts
+			w.Header().Set("Retry-After", strconv.Itoa(max(1, int(s.svc.Config().CountRetryAfter/time.Second))))
 		}
 	case http.StatusServiceUnavailable:
-		w.Header().Set("Retry-After", "1")
+		if errors.Is(err, jobs.ErrAuthBusy) {
+			w.Header().Set("Retry-After", "1")
+		}
 	case http.StatusRequestTimeout:
 		// The body's read timeout may have taken the write deadline with
 		// it: the answer gets a moment of its own.
@@ -285,6 +301,10 @@ func statusOf(err error) int {
 		return statusEnhanceYourCalm
 	case errors.Is(err, jobs.ErrEngineUnavailable):
 		return http.StatusServiceUnavailable
+	case errors.Is(err, jobs.ErrTooManyCounts):
+		return http.StatusTooManyRequests
+	case errors.Is(err, jobs.ErrCountTimeout):
+		return http.StatusGatewayTimeout
 	case errors.Is(err, context.Canceled), errors.Is(err, errClientGone):
 		return 499
 	}

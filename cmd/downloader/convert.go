@@ -23,12 +23,13 @@ const maxListedFailures = 20
 
 // convertConfig is the parsed command line of convert.
 type convertConfig struct {
-	from    string
-	out     string
-	dataset string
-	workers int
-	level   int
-	inputs  []string
+	from     string
+	out      string
+	dataset  string
+	workers  int
+	level    int
+	maxInput int64
+	inputs   []string
 }
 
 // parseConvert accepts flags before, between and after the inputs.
@@ -40,6 +41,7 @@ func parseConvert(args []string, env *Env) (convertConfig, error) {
 	fs.StringVar(&c.dataset, "dataset", "", "dataset title to harvest from a BioCASe endpoint")
 	fs.IntVar(&c.workers, "workers", 0, "documents parsed in parallel (0: one per CPU)")
 	fs.IntVar(&c.level, "level", 0, "deflate level 1..9 (0: default)")
+	fs.Int64Var(&c.maxInput, "max-input-bytes", abcd.DefaultMaxDocumentBytes, "cap on each ABCD document (a file, an archive entry, a download), in bytes (docs/limits.md)")
 	fs.Usage = func() {
 		fmt.Fprintln(env.Stderr, "usage: downloader convert --from abcd INPUT... -o OUT.zip\n\nINPUT is an ABCD document, an ABCD archive (zip, .abcda) or\nbiocase+https://host/path/pywrapper.cgi?dsa=NAME\n\nflags:")
 		fs.PrintDefaults()
@@ -76,7 +78,8 @@ func runConvert(ctx context.Context, args []string, env *Env) error {
 		debug.SetGCPercent(400)
 	}
 	start := time.Now()
-	src, err := abcd.OpenSources(ctx, c.inputs, abcd.SourceOptions{Workers: c.workers, Dataset: c.dataset, Logger: env.Logger})
+	src, err := abcd.OpenSources(ctx, c.inputs, abcd.SourceOptions{Workers: c.workers, Dataset: c.dataset, Logger: env.Logger,
+		Reader: abcd.Options{MaxDocumentBytes: c.maxInput}})
 	if err != nil {
 		return err
 	}
@@ -92,13 +95,15 @@ func runConvert(ctx context.Context, args []string, env *Env) error {
 	problems := src.Problems()
 	for i, p := range problems {
 		if i == maxListedFailures {
-			fmt.Fprintf(env.Stderr, "... and %d more failed documents\n", len(problems)-i)
 			break
 		}
 		fmt.Fprintf(env.Stderr, "failed: %v (%d units kept)\n", p.Err, p.Kept)
 	}
-	if len(problems) > 0 {
-		return fmt.Errorf("%d of %d documents failed; %s holds the others", len(problems), st.Documents, c.out)
+	if more := st.FailedDocuments - min(len(problems), maxListedFailures); more > 0 {
+		fmt.Fprintf(env.Stderr, "... and %d more failed documents\n", more)
+	}
+	if st.FailedDocuments > 0 {
+		return fmt.Errorf("%d of %d documents failed; %s holds the others", st.FailedDocuments, st.Documents, c.out)
 	}
 	return nil
 }

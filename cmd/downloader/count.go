@@ -25,13 +25,15 @@ func runCount(ctx context.Context, args []string, env *Env) error {
 	materialize := fs.Bool("materialize", false, "read every column of the matching records, as an export does (measures scan speed)")
 	repeat := fs.Int("repeat", 1, "run the count this many times on the open table (warm timings with -v)")
 	cpuprofile := fs.String("cpuprofile", "", "write a Go CPU profile to this file")
+	var lim occurrence.Limits
+	limitFlags(fs, &lim)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %v", fs.Args())
 	}
-	pred, err := loadPredicate(*query, *predFile, env)
+	pred, err := loadPredicate(*query, *predFile, lim, env)
 	if err != nil {
 		return err
 	}

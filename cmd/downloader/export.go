@@ -25,6 +25,7 @@ type exportConfig struct {
 	table, query, predicate, format, fields, out, key, tmp, progress, cpuprofile string
 	extensions, checklistKey                                                     string
 	portal                                                                       download.Portal
+	limits                                                                       occurrence.Limits
 	workers, zipWorkers, level, chunkKiB                                         int
 }
 
@@ -49,6 +50,7 @@ func parseExportFlags(args []string, env *Env) (exportConfig, error) {
 	fs.IntVar(&c.zipWorkers, "zip-workers", 0, "goroutines deflating chunks (0: one per CPU)")
 	fs.IntVar(&c.level, "level", pzip.DefaultLevel, "deflate level 1..9")
 	fs.IntVar(&c.chunkKiB, "chunk", pzip.DefaultChunkSize>>10, "deflate chunk size in KiB")
+	limitFlags(fs, &c.limits)
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -75,7 +77,7 @@ func runExport(ctx context.Context, args []string, env *Env) error {
 	if err != nil {
 		return err
 	}
-	pred, err := loadPredicate(c.query, c.predicate, env)
+	pred, err := loadPredicate(c.query, c.predicate, c.limits, env)
 	if err != nil {
 		return err
 	}

@@ -8,8 +8,8 @@ import (
 	"sort"
 	"time"
 
+	"github.com/biodiversity-downloads/downloader/dwca"
 	"github.com/biodiversity-downloads/downloader/ingest"
-	"github.com/biodiversity-downloads/downloader/occurrence"
 )
 
 func init() {
@@ -19,11 +19,13 @@ func init() {
 func runIngest(ctx context.Context, args []string, env *Env) error {
 	fs := newFlagSet("ingest", env)
 	tableSpec := fs.String("table", "", "occurrence table: a directory or hbase://host:port/name")
-	key := fs.String("dataset-key", "", "dataset key to store the source under (default: from its metadata, else derived from its name)")
+	key := fs.String("dataset-key", "", "dataset key to store the source under (default: its metadata's identifier, else one derived from its content)")
 	dataset := fs.String("dataset", "", "dataset title to harvest from a BioCASe endpoint serving several")
 	tmp := fs.String("tmp", "", "directory for downloads and spill files (default: the system's)")
 	timeout := fs.Duration("http-timeout", 10*time.Minute, "timeout of one HTTP download")
 	memprofile := fs.String("memprofile", "", "write the heap profile taken at the largest live heap to this file")
+	replace := fs.Bool("replace", false, "let a source replace a dataset of its key that the table holds from another source (other place and content)")
+	maxInput := fs.Int64("max-input-bytes", dwca.DefaultMaxFileBytes, "cap on each data file of an archive, each ABCD document and each download, in bytes (docs/limits.md lists every input limit)")
 	fs.Usage = func() {
 		fmt.Fprintln(env.Stderr, "usage: downloader ingest --table DIR SOURCE...\n\nSOURCE is a DwC-A zip, an unpacked archive folder, a lone CSV, an http(s) URL of a DwC-A,\nan ABCD document or archive (.xml, .zip, .abcda), or biocase+https://host/pywrapper.cgi?dsa=NAME.\nEach source replaces its dataset atomically.")
 		fs.PrintDefaults()
@@ -52,16 +54,18 @@ func runIngest(ctx context.Context, args []string, env *Env) error {
 			fmt.Fprintf(env.Stderr, "peak live heap %.0f MB, its profile in %s\n", float64(peak)/(1<<20), *memprofile)
 		}()
 	}
-	t, err := openTable(ctx, *tableSpec, env.Logger)
+	t, err := createTable(ctx, *tableSpec, env.Logger)
 	if err != nil {
 		return err
 	}
 	defer t.Close()
-	opts := ingest.OpenOptions{HTTPClient: &http.Client{Timeout: *timeout}, TempDir: *tmp, Dataset: *dataset, Logger: env.Logger}
+	opts := ingest.OpenOptions{HTTPClient: &http.Client{Timeout: *timeout}, TempDir: *tmp, Dataset: *dataset, Logger: env.Logger,
+		MaxInputBytes: *maxInput}
+	lopts := ingest.Options{DatasetKey: *key, Replace: *replace}
 	var failed []string
 	for _, src := range fs.Args() {
-		if err := ingestOne(ctx, t, src, *key, opts, env); err != nil {
-			fmt.Fprintf(env.Stderr, "%s: %v\n", src, err)
+		if err := ingestOne(ctx, t, src, opts, lopts, env); err != nil {
+			fmt.Fprintf(env.Stderr, "%s: %v\n", src, limitHint(err))
 			failed = append(failed, src)
 		}
 		if ctx.Err() != nil {
@@ -74,15 +78,17 @@ func runIngest(ctx context.Context, args []string, env *Env) error {
 	return nil
 }
 
-func ingestOne(ctx context.Context, t occurrence.Loader, src, key string, opts ingest.OpenOptions, env *Env) error {
+func ingestOne(ctx context.Context, t ingest.Table, src string, opts ingest.OpenOptions, lopts ingest.Options, env *Env) error {
 	start := time.Now()
 	s, err := ingest.Open(ctx, src, opts)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	res, err := ingest.Load(ctx, t, s, ingest.Options{DatasetKey: key})
-	printProblems(env, src, res)
+	res, err := ingest.Load(ctx, t, s, lopts)
+	if _, ok := errors.AsType[*ingest.NoRecordsError](err); !ok {
+		printProblems(env, src, res) // else the error shows the first ones
+	}
 	if err != nil {
 		return err
 	}
@@ -91,6 +97,20 @@ func ingestOne(ctx context.Context, t occurrence.Loader, src, key string, opts i
 		src, res.DatasetKey, res.Title, res.Records, res.BrokenRows, res.Snapshot, d.Seconds(), float64(res.Records)/d.Seconds())
 	printIssues(env, res.Issues)
 	return nil
+}
+
+// limitHint adds to an input over a size cap that --max-input-bytes
+// raises the one a user may have to raise (the others are far above real
+// data; docs/limits.md).
+func limitHint(err error) error {
+	var te *dwca.TooLargeError
+	if errors.As(err, &te) {
+		switch te.What {
+		case "data file", "data file (declared size)", "ABCD document", "ABCD document (declared size)", "download", "download (Content-Length)", "ABCD archive download":
+			return fmt.Errorf("%w (raise it with --max-input-bytes)", err)
+		}
+	}
+	return err
 }
 
 func printProblems(env *Env, src string, res ingest.Result) {

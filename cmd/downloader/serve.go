@@ -3,19 +3,22 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/biodiversity-downloads/downloader/jobs"
 	"github.com/biodiversity-downloads/downloader/jobs/storage/local"
 	"github.com/biodiversity-downloads/downloader/jobs/storage/s3"
 	"github.com/biodiversity-downloads/downloader/jobs/tableexport"
+	"github.com/biodiversity-downloads/downloader/occurrence"
 	"github.com/biodiversity-downloads/downloader/web"
 )
 
@@ -25,17 +28,46 @@ func init() {
 
 // serveFlags are the settings of `downloader serve`.
 type serveFlags struct {
-	role, listen, dsn, table, storage, smtp, smtpFrom, smtpUser, publicURL string
-	shutdown                                                               time.Duration
-	maxBody                                                                int64
-	jobs                                                                   jobs.Config
-	web                                                                    web.Config
-	auth                                                                   jobs.AuthConfig
-	faults                                                                 faultFlags
+	role, listen, dsn, table, storage, publicURL string
+	shutdown                                     time.Duration
+	maxBody                                      int64
+	jobs                                         jobs.Config
+	web                                          web.Config
+	auth                                         jobs.AuthConfig
+	mail                                         jobs.MailConfig
+	limits                                       occurrence.Limits
+	faults                                       faultFlags
+	// The configuration file and what only it sets (config*.go).
+	configPath, opsListen string
+	check                 bool
+	conf                  fileConfig
+	origin                map[string]string
 }
 
 func parseServeFlags(args []string, env *Env) (serveFlags, error) {
 	var f serveFlags
+	fs := serveFlagSet(&f, env)
+	if err := fs.Parse(args); err != nil {
+		return f, err
+	}
+	if fs.NArg() > 0 {
+		return f, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if err := applyServeConfig(fs, &f); err != nil {
+		return f, err
+	}
+	switch jobs.Role(f.role) {
+	case jobs.RoleAPI, jobs.RoleWorker, jobs.RoleAll:
+		f.jobs.Role = jobs.Role(f.role)
+	default:
+		return f, fmt.Errorf("--role %q: want api, worker or all", f.role)
+	}
+	return f, nil
+}
+
+// serveFlagSet defines the flags of serve on f (each has a key in the
+// configuration file: fileConfig's flag tags).
+func serveFlagSet(f *serveFlags, env *Env) *flag.FlagSet {
 	fs := newFlagSet("serve", env)
 	fs.StringVar(&f.role, "role", "all", "api (HTTP only), worker (exports only) or all")
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:8080", "HTTP address (roles api and all)")
@@ -43,31 +75,15 @@ func parseServeFlags(args []string, env *Env) (serveFlags, error) {
 	fs.StringVar(&f.table, "table", "", "occurrence table: a directory or hbase://host:port/name")
 	fs.StringVar(&f.storage, "storage", "archives", "archive storage: a directory or s3://bucket/prefix?endpoint=URL&region=R "+
 		"(credentials from $AWS_ACCESS_KEY_ID and $AWS_SECRET_ACCESS_KEY)")
-	fs.StringVar(&f.smtp, "smtp", "", "SMTP server host:port for notifications (none if empty)")
-	fs.StringVar(&f.smtpFrom, "smtp-from", "downloads@localhost", "sender of notifications")
-	fs.StringVar(&f.smtpUser, "smtp-user", "", "SMTP user (password in $DOWNLOADER_SMTP_PASSWORD)")
+	registerMailFlags(fs, &f.mail)
+	fs.StringVar(&f.jobs.OverridesDir, "overrides", "", "operator's overrides directory: mail/messages/*.json and mail/templates/* replace the embedded notice strings and templates")
+	fs.StringVar(&f.configPath, "config", "", "configuration file (YAML, docs/configuration.md; default $"+configEnv+"); flags and DOWNLOADER_* variables override it")
+	fs.BoolVar(&f.check, "check", false, "validate the configuration, print it with secrets redacted, and exit")
+	fs.StringVar(&f.opsListen, "ops-listen", "", "address serving only /healthz, /readyz and /metrics (a worker's; roles api and all also serve them on --listen)")
 	fs.StringVar(&f.publicURL, "public-url", "", "base URL clients use (default http://LISTEN)")
 	fs.DurationVar(&f.shutdown, "shutdown-timeout", 30*time.Second, "how long a graceful stop may take")
 	fs.Int64Var(&f.maxBody, "max-body", 1<<20, "largest request body in bytes")
 	f.faults.register(fs)
-	w, wdef := &f.web, web.Config{}.WithDefaults()
-	fs.DurationVar(&w.ReadHeaderTimeout, "read-header-timeout", wdef.ReadHeaderTimeout, "longest wait for a request's headers")
-	fs.DurationVar(&w.ReadTimeout, "read-timeout", wdef.ReadTimeout, "longest wait for a whole request, body included")
-	fs.DurationVar(&w.WriteTimeout, "write-timeout", wdef.WriteTimeout, "longest time to answer a request (archive transfers are exempt)")
-	fs.DurationVar(&w.IdleTimeout, "idle-timeout", wdef.IdleTimeout, "how long an idle keep-alive connection stays open")
-	fs.DurationVar(&w.ArchiveStallTimeout, "archive-stall-timeout", wdef.ArchiveStallTimeout,
-		"an archive transfer whose client takes no 32 KiB in this time is dropped")
-	fs.DurationVar(&w.ShutdownGrace, "shutdown-grace", wdef.ShutdownGrace,
-		"on stop, how long requests in flight and archive transfers may go on before their connections are closed")
-	fs.StringVar(&w.ClientIPHeader, "client-ip-header", "", "header with the client's address behind a reverse proxy "+
-		"(X-Forwarded-For: its last address; X-Real-IP); failed logins are counted per address")
-	a, adef := &f.auth, jobs.AuthConfig{}.WithDefaults()
-	fs.IntVar(&a.AddressFree, "login-free-failures", adef.AddressFree, "failed logins from one address before back-off")
-	fs.IntVar(&a.UserFree, "login-free-user-failures", adef.UserFree, "failed logins for one user name before back-off")
-	fs.DurationVar(&a.AddressMaxDelay, "login-max-backoff", adef.AddressMaxDelay, "longest back-off of an address")
-	fs.DurationVar(&a.UserMaxDelay, "login-max-user-backoff", adef.UserMaxDelay,
-		"longest back-off of a user name (addresses the user logged in from are exempt)")
-	fs.IntVar(&a.MaxHashers, "login-hashers", adef.MaxHashers, "password checks run at once")
 	c, def := &f.jobs, jobs.Config{}.WithDefaults()
 	fs.IntVar(&c.MaxRunningPerUser, "max-running", def.MaxRunningPerUser, "running downloads per user")
 	fs.StringVar(&c.Portal.Name, "portal-name", "", "publisher in citations and metadata, where GBIF's say GBIF.org (default: the host of --public-url)")
@@ -81,19 +97,36 @@ func parseServeFlags(args []string, env *Env) (serveFlags, error) {
 	fs.DurationVar(&c.Heartbeat, "heartbeat", def.Heartbeat, "progress/cancel check interval of an export")
 	fs.DurationVar(&c.MaintenanceInterval, "maintenance", def.MaintenanceInterval, "erase/sweep/reconcile interval")
 	fs.DurationVar(&c.FetchPollInterval, "poll", def.FetchPollInterval, "how often idle workers look for jobs")
-	if err := fs.Parse(args); err != nil {
-		return f, err
-	}
-	if fs.NArg() > 0 {
-		return f, fmt.Errorf("unexpected arguments %q", fs.Args())
-	}
-	switch jobs.Role(f.role) {
-	case jobs.RoleAPI, jobs.RoleWorker, jobs.RoleAll:
-		c.Role = jobs.Role(f.role)
-	default:
-		return f, fmt.Errorf("--role %q: want api, worker or all", f.role)
-	}
-	return f, nil
+	fs.IntVar(&c.AnonymousCounts.Concurrent, "count-concurrency-anonymous", def.AnonymousCounts.Concurrent, "counts of anonymous callers run at once (more: 429)")
+	fs.DurationVar(&c.AnonymousCounts.Timeout, "count-timeout-anonymous", def.AnonymousCounts.Timeout, "how long an anonymous caller's count may run (then: 504)")
+	fs.IntVar(&c.UserCounts.Concurrent, "count-concurrency", def.UserCounts.Concurrent, "counts of signed-in users run at once (more: 429)")
+	fs.DurationVar(&c.UserCounts.Timeout, "count-timeout", def.UserCounts.Timeout, "how long a signed-in user's count may run (then: 504)")
+	fs.DurationVar(&c.CountRetryAfter, "count-retry-after", def.CountRetryAfter, "Retry-After of the 429 answer to a count over its class's slots")
+	limitFlags(fs, &f.limits)
+	httpFlags(fs, &f.web, &f.auth)
+	return fs
+}
+
+// httpFlags defines the HTTP server's timeouts and the login limits.
+func httpFlags(fs *flag.FlagSet, w *web.Config, a *jobs.AuthConfig) {
+	wdef := web.Config{}.WithDefaults()
+	fs.DurationVar(&w.ReadHeaderTimeout, "read-header-timeout", wdef.ReadHeaderTimeout, "longest wait for a request's headers")
+	fs.DurationVar(&w.ReadTimeout, "read-timeout", wdef.ReadTimeout, "longest wait for a whole request, body included (then: 408)")
+	fs.DurationVar(&w.WriteTimeout, "write-timeout", wdef.WriteTimeout, "longest time to answer a request (archive transfers are exempt)")
+	fs.DurationVar(&w.IdleTimeout, "idle-timeout", wdef.IdleTimeout, "how long an idle keep-alive connection stays open")
+	fs.DurationVar(&w.ArchiveStallTimeout, "archive-stall-timeout", wdef.ArchiveStallTimeout,
+		"an archive transfer whose client takes no 32 KiB in this time is dropped")
+	fs.DurationVar(&w.ShutdownGrace, "shutdown-grace", wdef.ShutdownGrace,
+		"on stop, how long requests in flight and archive transfers may go on before their connections are closed")
+	fs.StringVar(&w.ClientIPHeader, "client-ip-header", "", "header with the client's address behind a reverse proxy "+
+		"(X-Forwarded-For: its last address; X-Real-IP); failed logins are counted per address")
+	adef := jobs.AuthConfig{}.WithDefaults()
+	fs.IntVar(&a.AddressFree, "login-free-failures", adef.AddressFree, "failed logins from one address before back-off")
+	fs.IntVar(&a.UserFree, "login-free-user-failures", adef.UserFree, "failed logins for one user name before back-off")
+	fs.DurationVar(&a.AddressMaxDelay, "login-max-backoff", adef.AddressMaxDelay, "longest back-off of an address")
+	fs.DurationVar(&a.UserMaxDelay, "login-max-user-backoff", adef.UserMaxDelay,
+		"longest back-off of a user name (addresses the user logged in from are exempt)")
+	fs.IntVar(&a.MaxHashers, "login-hashers", adef.MaxHashers, "password checks run at once")
 }
 
 // runServe: downloader serve.
@@ -102,17 +135,25 @@ func runServe(ctx context.Context, args []string, env *Env) error {
 	if err != nil {
 		return err
 	}
-	db, err := openJobDB(ctx, f.dsn, env)
+	if f.check {
+		return printConfig(env.Stdout, &f.conf, f.origin)
+	}
+	env = f.serveEnv(env)
+	dsn, err := f.databaseURL()
+	if err != nil {
+		return err
+	}
+	db, err := openJobDB(ctx, dsn, env)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	engine, closeTable, err := openEngine(ctx, f.table, env)
+	engine, closeTable, err := openEngine(ctx, f.table, f.limits, env)
 	if err != nil {
 		return err
 	}
 	defer closeTable()
-	store, err := openStorage(ctx, f.storage)
+	store, err := openStorage(ctx, f.storage, f.conf.Storage)
 	if err != nil {
 		return err
 	}
@@ -129,35 +170,42 @@ func runServe(ctx context.Context, args []string, env *Env) error {
 			f.publicURL = "http://" + ln.Addr().String()
 		}
 	}
+	if mailer != nil && f.publicURL == "" {
+		return errors.New("--smtp needs --public-url in the worker role: notices link to the download")
+	}
 	f.jobs.PublicURL = f.publicURL
 	engine = f.faults.wrap(engine)
-	svc, err := jobs.New(db, engine, store, mailer, f.jobs, env.Logger)
+	reg := newMetricsRegistry()
+	svc, err := jobs.New(db, engine, store, mailer, f.jobs, env.Logger, jobs.WithMetrics(reg))
 	if err != nil {
 		return err
 	}
-	return serve(ctx, f, svc, db, ln, env)
+	f.faults.service(svc)
+	return serve(ctx, f, svc, db, ln, reg, env)
 }
 
 // serve runs until ctx ends, then stops gracefully: HTTP first, then the
 // workers (running exports become SUSPENDED and resume at the next start).
-func serve(ctx context.Context, f serveFlags, svc *jobs.Service, db *jobs.DB, ln net.Listener, env *Env) error {
+func serve(ctx context.Context, f serveFlags, svc *jobs.Service, db *jobs.DB, ln net.Listener, reg *prometheus.Registry, env *Env) error {
 	if err := svc.Start(ctx); err != nil {
 		return err
 	}
-	errc := make(chan error, 1)
-	var (
-		srv *http.Server
-		api *web.Server
-	)
+	errc := make(chan error, 2)
+	var srv *http.Server
+	wcfg := f.web
+	wcfg.MaxBodyBytes, wcfg.PublicURL = f.maxBody, f.publicURL
+	api := web.New(svc, jobs.NewAuthenticator(db, f.auth), wcfg, env.Logger, web.WithMetrics(reg))
 	if ln != nil {
-		wcfg := f.web
-		wcfg.MaxBodyBytes, wcfg.PublicURL = f.maxBody, f.publicURL
-		api = web.New(svc, jobs.NewAuthenticator(db, f.auth), wcfg, env.Logger)
 		srv = api.HTTPServer()
 		go func() { errc <- srv.Serve(ln) }()
 		fmt.Fprintf(env.Stdout, "serving %s on %s\n", f.role, f.publicURL)
 	} else {
 		fmt.Fprintf(env.Stdout, "serving %s\n", f.role)
+	}
+	ops, err := startOps(f.opsListen, api.OpsHandler(), errc, env)
+	if err != nil {
+		_ = svc.Stop(ctx)
+		return err
 	}
 	var runErr error
 	select {
@@ -166,10 +214,12 @@ func serve(ctx context.Context, f serveFlags, svc *jobs.Service, db *jobs.DB, ln
 	}
 	stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), f.shutdown)
 	defer cancel()
-	if srv != nil {
-		// Bounded by --shutdown-grace: a slow client does not eat the time
-		// the workers need to suspend their exports.
-		_ = api.Shutdown(stopCtx, srv)
+	// Bounded by --shutdown-grace: a slow client does not eat the time the
+	// workers need to suspend their exports.
+	for _, hs := range []*http.Server{srv, ops} {
+		if hs != nil {
+			_ = api.Shutdown(stopCtx, hs)
+		}
 	}
 	if err := svc.Stop(stopCtx); err != nil {
 		runErr = errors.Join(runErr, err)
@@ -181,7 +231,7 @@ func serve(ctx context.Context, f serveFlags, svc *jobs.Service, db *jobs.DB, ln
 }
 
 // openEngine opens the occurrence table behind the counts and exports.
-func openEngine(ctx context.Context, spec string, env *Env) (jobs.Engine, func(), error) {
+func openEngine(ctx context.Context, spec string, lim occurrence.Limits, env *Env) (jobs.Engine, func(), error) {
 	if spec == "" {
 		return nil, func() {}, errors.New("no table: give --table DIR")
 	}
@@ -189,11 +239,12 @@ func openEngine(ctx context.Context, spec string, env *Env) (jobs.Engine, func()
 	if err != nil {
 		return nil, nil, err
 	}
-	return tableexport.New(t, tableexport.Config{}, env.Logger), func() { _ = t.Close() }, nil
+	return tableexport.New(t, tableexport.Config{Limits: lim}, env.Logger), func() { _ = t.Close() }, nil
 }
 
-// openStorage opens a directory or an s3:// bucket.
-func openStorage(ctx context.Context, spec string) (jobs.Storage, error) {
+// openStorage opens a directory or an s3:// bucket (credentials and tuning
+// from the configuration).
+func openStorage(ctx context.Context, spec string, sc storeConfig) (jobs.Storage, error) {
 	if !strings.HasPrefix(spec, "s3://") {
 		return local.New(spec)
 	}
@@ -203,8 +254,8 @@ func openStorage(ctx context.Context, spec string) (jobs.Storage, error) {
 	}
 	q := u.Query()
 	cfg := s3.Config{Bucket: u.Host, Prefix: strings.TrimPrefix(u.Path, "/"), Endpoint: q.Get("endpoint"),
-		Region: q.Get("region"), AccessKey: os.Getenv("AWS_ACCESS_KEY_ID"), SecretKey: os.Getenv("AWS_SECRET_ACCESS_KEY"),
-		PathStyle: q.Get("endpoint") != ""}
+		Region: q.Get("region"), AccessKey: sc.AccessKeyID, SecretKey: sc.SecretAccessKey.Reveal(),
+		PathStyle: q.Get("endpoint") != "", PartSize: int(sc.PartSize), LinkExpiry: time.Duration(sc.LinkExpiry)}
 	if v := q.Get("path-style"); v != "" {
 		if cfg.PathStyle, err = strconv.ParseBool(v); err != nil {
 			return nil, fmt.Errorf("--storage: path-style=%q: %w", v, err)
@@ -213,10 +264,12 @@ func openStorage(ctx context.Context, spec string) (jobs.Storage, error) {
 	return s3.New(ctx, cfg)
 }
 
+// openMailer returns the SMTP mailer of --smtp, or nil without one.
 func openMailer(f serveFlags) (*jobs.Mailer, error) {
-	if f.smtp == "" {
+	if f.mail.Addr == "" {
 		return nil, nil
 	}
-	return jobs.NewMailer(jobs.MailConfig{Addr: f.smtp, From: f.smtpFrom, Username: f.smtpUser,
-		Password: os.Getenv("DOWNLOADER_SMTP_PASSWORD")})
+	c := f.mail
+	c.Password = f.conf.SMTP.Password.Reveal()
+	return jobs.NewMailer(c)
 }

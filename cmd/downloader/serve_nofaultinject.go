@@ -15,3 +15,5 @@ type faultFlags struct{}
 func (*faultFlags) register(*flag.FlagSet) {}
 
 func (faultFlags) wrap(e jobs.Engine) jobs.Engine { return e }
+
+func (faultFlags) service(*jobs.Service) {}

@@ -19,7 +19,8 @@ func init() {
 }
 
 const userUsage = `usage: downloader user COMMAND [NAME] [--db DSN]
-  add NAME [--email E] [--admin]   add a user (password on stdin or in $DOWNLOADER_PASSWORD)
+  add NAME [--email E] [--admin] [--language L]
+                                   add a user (password on stdin or in $DOWNLOADER_PASSWORD)
   passwd NAME                      change a user's password (read as add reads it)
   disable NAME | enable NAME       a disabled user cannot authenticate; downloads are kept
   remove NAME [--force]            delete a user; one with downloads only with --force, which
@@ -34,12 +35,13 @@ func runUser(ctx context.Context, args []string, env *Env) error {
 	cmd, rest := args[0], args[1:]
 	fs := newFlagSet("user "+cmd, env)
 	dsn := fs.String("db", "sqlite:downloads.db", dbFlagHelp)
-	var email *string
+	var email, lang *string
 	var admin, force *bool
 	switch cmd {
 	case "add":
 		email = fs.String("email", "", "the user's e-mail address (default notification address)")
 		admin = fs.Bool("admin", false, "the user may act for others")
+		lang = fs.String("language", "", "language of the user's notices: a tag such as es, fr or pt-BR (default: the request's, else English)")
 	case "remove":
 		force = fs.Bool("force", false, "remove a user who has downloads: close the account, keep the downloads")
 	case "passwd", "disable", "enable", "list":
@@ -63,7 +65,7 @@ func runUser(ctx context.Context, args []string, env *Env) error {
 	defer db.Close()
 	switch cmd {
 	case "add":
-		err = db.AddUser(ctx, jobs.User{Name: name, Email: *email, Admin: *admin}, password)
+		err = db.AddUser(ctx, jobs.User{Name: name, Email: *email, Admin: *admin, Language: *lang}, password)
 	case "passwd":
 		err = db.SetPassword(ctx, name, password)
 	case "disable", "enable":

@@ -1,5 +1,7 @@
-// Package zipsafe holds the checks every reader of untrusted zip archives in
-// the project applies (Darwin Core Archives, ABCD archives).
+// Package zipsafe holds the checks every reader of untrusted input in the
+// project applies (Darwin Core Archives, ABCD documents and archives,
+// downloads): zip entry names, and size caps counted on the bytes as they
+// stream (TooLargeError, matching ErrTooLarge).
 package zipsafe
 
 import (

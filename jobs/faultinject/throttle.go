@@ -27,6 +27,10 @@ type throttled struct {
 	rate int64
 }
 
+// Unwrap returns the throttled engine (the job service finds its TableInfo
+// through it).
+func (t throttled) Unwrap() jobs.Engine { return t.Engine }
+
 func (t throttled) Export(ctx context.Context, req jobs.ExportRequest, w io.Writer, progress func(jobs.Progress)) (jobs.ExportResult, error) {
 	return t.Engine.Export(ctx, req, &slowWriter{ctx: ctx, w: w, rate: t.rate}, progress)
 }

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math"
 	"net/url"
 
 	"github.com/biodiversity-downloads/downloader/download"
@@ -42,38 +41,36 @@ type Engine struct {
 	logger *slog.Logger
 }
 
-var _ jobs.Engine = (*Engine)(nil)
+var (
+	_ jobs.Engine    = (*Engine)(nil)
+	_ jobs.TableInfo = (*Engine)(nil)
+)
 
 // New returns an Engine reading t; a nil logger discards.
 func New(t Table, cfg Config, logger *slog.Logger) *Engine {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	def := occurrence.DefaultLimits()
-	if cfg.Limits.MaxValues <= 0 {
-		cfg.Limits.MaxValues = def.MaxValues
-	}
-	if cfg.Limits.MaxPolygonPoints <= 0 {
-		cfg.Limits.MaxPolygonPoints = def.MaxPolygonPoints
-	}
+	cfg.Limits = cfg.Limits.WithDefaults()
 	return &Engine{table: t, cfg: cfg, logger: logger}
 }
 
 // predicateErr maps the occurrence package's error kinds to the job
-// service's. A predicate over the limits is reported in GBIF's words (its
-// size and the limit), which reparse, the same parse without limits, counts.
-func (e *Engine) predicateErr(err error, reparse func(occurrence.Limits) (*occurrence.Predicate, error)) error {
+// service's. A predicate over GBIF's two limits is reported in GBIF's words
+// (its size and the limit); the service's own rules say which rule, the
+// limit and what the predicate has, and where.
+func predicateErr(err error) error {
 	if !errors.Is(err, occurrence.ErrPredicateTooComplex) {
 		return fmt.Errorf("%w: %w", jobs.ErrInvalidRequest, err)
 	}
 	reason := err.Error()
-	lim := e.cfg.Limits
-	if p, perr := reparse(occurrence.Limits{MaxValues: math.MaxInt, MaxPolygonPoints: math.MaxInt}); perr == nil {
-		switch values, points := p.Complexity(); {
-		case values > lim.MaxValues:
-			reason = fmt.Sprintf("The request contains %d predicate items.  The maximum is %d.", values, lim.MaxValues)
-		case points > lim.MaxPolygonPoints:
-			reason = fmt.Sprintf("The geometry (or geometries) contains %d points.  The maximum is %d.", points, lim.MaxPolygonPoints)
+	var pe *occurrence.PredicateError
+	if errors.As(err, &pe) {
+		switch pe.Rule {
+		case occurrence.RuleValues:
+			reason = fmt.Sprintf("The request contains %d predicate items.  The maximum is %d.\nRule: %s.", pe.Got, pe.Limit, pe.Rule)
+		case occurrence.RulePolygonPoints:
+			reason = fmt.Sprintf("The geometry (or geometries) contains %d points.  The maximum is %d.\nRule: %s.", pe.Got, pe.Limit, pe.Rule)
 		}
 	}
 	return &jobs.LimitError{Kind: jobs.ErrPredicateTooLarge, Reason: reason, Err: err}
@@ -92,9 +89,7 @@ func (e *Engine) parse(raw json.RawMessage) (*occurrence.Predicate, error) {
 	}
 	p, err := occurrence.ParsePredicateJSON(raw, e.cfg.Limits)
 	if err != nil {
-		return nil, e.predicateErr(err, func(lim occurrence.Limits) (*occurrence.Predicate, error) {
-			return occurrence.ParsePredicateJSON(raw, lim)
-		})
+		return nil, predicateErr(err)
 	}
 	return p, nil
 }
@@ -112,20 +107,19 @@ func (e *Engine) CheckPredicate(raw json.RawMessage) (json.RawMessage, error) {
 func (e *Engine) PredicateFromQuery(params url.Values) (json.RawMessage, error) {
 	p, err := occurrence.ParseQuery(params, e.cfg.Limits)
 	if err != nil {
-		return nil, e.predicateErr(err, func(lim occurrence.Limits) (*occurrence.Predicate, error) {
-			return occurrence.ParseQuery(params, lim)
-		})
+		return nil, predicateErr(err)
 	}
 	return canonical(p)
 }
 
-// Snapshot returns the ID of the table's current snapshot.
-func (e *Engine) Snapshot(ctx context.Context) (string, error) {
-	snap, err := e.table.Snapshot(ctx)
-	if err != nil {
+// DescribePredicate returns the predicate in words, the words of the
+// archive's metadata.xml ("" for every record).
+func (e *Engine) DescribePredicate(raw json.RawMessage) (string, error) {
+	p, err := e.parse(raw)
+	if err != nil || p == nil {
 		return "", err
 	}
-	return snap.ID, nil
+	return p.Describe(), nil
 }
 
 // Count counts the matching records of the current snapshot.
@@ -194,4 +188,14 @@ func result(res download.ExportResult, snapshot string) jobs.ExportResult {
 			DatasetTitle: info.Title, License: info.License, Citation: info.Citation})
 	}
 	return out
+}
+
+// TableSnapshot describes the table's current snapshot (readiness and the
+// snapshot-age metric).
+func (e *Engine) TableSnapshot(ctx context.Context) (jobs.TableSnapshot, error) {
+	snap, err := e.table.Snapshot(ctx)
+	if err != nil {
+		return jobs.TableSnapshot{}, err
+	}
+	return jobs.TableSnapshot{ID: snap.ID, Created: snap.Created}, nil
 }

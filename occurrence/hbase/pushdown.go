@@ -14,6 +14,25 @@ import (
 // server-side filter; longer lists are only evaluated client-side.
 const maxPushedValues = 256
 
+// maxPushedFilters bounds the comparisons of the whole server-side filter
+// (an in of 256 taxon keys compares 9 columns each): an or of thousands of
+// equals, which the client evaluates as one set, is not sent to every
+// region server with each scan.
+const maxPushedFilters = 4096
+
+// filterSize counts the comparisons of a filter.
+func filterSize(f hrpc.Filter) int {
+	l, ok := f.(hrpc.FilterList)
+	if !ok {
+		return 1
+	}
+	n := 0
+	for _, c := range l.Filters {
+		n += filterSize(c)
+	}
+	return n
+}
+
 // pushed is a server-side filter built from a predicate. The filter never
 // drops a row the predicate matches (it selects a superset); exact says it
 // selects exactly the matching rows, so the client need not re-check them.
@@ -36,8 +55,16 @@ func pushdown(p *occurrence.Predicate) (pushed, bool) {
 		or := p.Type == occurrence.TypeOr
 		var fs []pushed
 		exact := true
+		size := 0
 		for _, c := range p.Predicates {
 			f, ok := pushdown(c)
+			if ok {
+				if n := filterSize(f.filter); size+n <= maxPushedFilters {
+					size += n
+				} else {
+					ok = false
+				}
+			}
 			if !ok {
 				if or {
 					return pushed{}, false

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/biodiversity-downloads/downloader/occurrence"
@@ -19,6 +20,23 @@ func mustPred(t *testing.T, js string) *occurrence.Predicate {
 		t.Fatalf("%s: %v", js, err)
 	}
 	return p
+}
+
+// A server-side filter stays bounded: an or of 1,000 taxon keys (9,000
+// comparisons) is evaluated client-side only, and an and keeps what fits.
+func TestPushdownBounded(t *testing.T) {
+	var taxa []string
+	for i := range 1000 {
+		taxa = append(taxa, fmt.Sprintf(`{"type":"equals","key":"TAXON_KEY","value":"%d"}`, i+1))
+	}
+	or := `{"type":"or","predicates":[` + strings.Join(taxa, ",") + `]}`
+	if _, ok := pushdown(mustPred(t, or)); ok {
+		t.Fatal("an or of 9,000 comparisons was pushed")
+	}
+	pd, ok := pushdown(mustPred(t, `{"type":"and","predicates":[{"type":"equals","key":"YEAR","value":"2000"},`+or+`]}`))
+	if !ok || pd.exact || filterSize(pd.filter) != 1 {
+		t.Fatalf("and: pushed=%v exact=%v size %d, want the year alone, inexact", ok, pd.exact, filterSize(pd.filter))
+	}
 }
 
 func TestPushdownTranslation(t *testing.T) {

@@ -46,6 +46,9 @@ type Config struct {
 	AbandonAfter time.Duration
 	// NoPushdown evaluates predicates only client-side (for comparisons).
 	NoPushdown bool
+	// MustExist makes a missing table an error wrapping
+	// occurrence.ErrNoTable instead of creating it (OpenExisting).
+	MustExist bool
 	// Client tunes the RPC client (its Master is taken from Master).
 	Client hrpc.Config
 }
@@ -114,7 +117,20 @@ func Open(ctx context.Context, uri string, logger *slog.Logger) (*Store, error) 
 	return OpenConfig(ctx, cfg, logger)
 }
 
-// OpenConfig opens (creating if needed) the table cfg names.
+// OpenExisting opens the table that uri names for a caller that must not
+// create one (counts, exports, serving): a missing table is an error
+// wrapping occurrence.ErrNoTable that names it.
+func OpenExisting(ctx context.Context, uri string, logger *slog.Logger) (*Store, error) {
+	cfg, err := ParseURI(uri)
+	if err != nil {
+		return nil, err
+	}
+	cfg.MustExist = true
+	return OpenConfig(ctx, cfg, logger)
+}
+
+// OpenConfig opens (creating if needed, unless cfg.MustExist) the table
+// cfg names.
 func OpenConfig(ctx context.Context, cfg Config, logger *slog.Logger) (*Store, error) {
 	cfg = cfg.withDefaults()
 	if logger == nil {
@@ -157,6 +173,9 @@ func (s *Store) ensureTable(ctx context.Context) error {
 	ok, err := s.c.TableExists(ctx, s.cfg.Table)
 	if err != nil {
 		return err
+	}
+	if !ok && s.cfg.MustExist {
+		return fmt.Errorf("hbase table %s at %s: %w", s.cfg.Table, s.cfg.Master, occurrence.ErrNoTable)
 	}
 	if !ok {
 		var splits [][]byte
@@ -306,6 +325,11 @@ func (s *Store) Snapshot(ctx context.Context) (occurrence.Snapshot, error) {
 		fmt.Fprintf(h, "%s:%d\n", k, states[k].Gen)
 	}
 	snap := occurrence.Snapshot{ID: fmt.Sprintf("%s@%016x", s.cfg.Table, h.Sum64())}
+	for _, k := range keys {
+		if t := states[k].Info.Ingested; t.After(snap.Created) {
+			snap.Created = t
+		}
+	}
 	for b := 0; b < s.buckets; b++ {
 		snap.Splits = append(snap.Splits, occurrence.Split{Index: b, Rows: rows[b], Ref: splitRef{bucket: b, live: live}})
 	}

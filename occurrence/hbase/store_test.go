@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -70,6 +71,36 @@ func TestParseURI(t *testing.T) {
 			t.Errorf("ParseURI(%q) = %v, want ErrBadURI", bad, err)
 		}
 	}
+}
+
+// OpenExisting never creates a table: a missing one is ErrNoTable, and is
+// still missing afterwards; an existing one opens.
+func TestOpenExisting(t *testing.T) {
+	master := hbaseMaster(t)
+	ctx := context.Background()
+	table := fmt.Sprintf("occ_existing_%d", time.Now().UnixNano()%1e9)
+	uri := "hbase://" + master + "/" + table
+	for range 2 { // the second finds it missing too: the first did not create it
+		if s, err := OpenExisting(ctx, uri, nil); !errors.Is(err, occurrence.ErrNoTable) || !strings.Contains(fmt.Sprint(err), table) {
+			if err == nil {
+				s.Close()
+			}
+			t.Fatalf("OpenExisting of a missing table: %v", err)
+		}
+	}
+	s, err := Open(ctx, uri, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		s.Drop(ctx)
+		s.Close()
+	}()
+	s2, err := OpenExisting(ctx, uri, nil)
+	if err != nil {
+		t.Fatalf("OpenExisting after Open: %v", err)
+	}
+	s2.Close()
 }
 
 func TestOpenURI(t *testing.T) {

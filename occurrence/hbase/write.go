@@ -9,6 +9,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/biodiversity-downloads/downloader/internal/zipsafe"
 	"github.com/biodiversity-downloads/downloader/occurrence"
 	"github.com/biodiversity-downloads/downloader/occurrence/hbase/hrpc"
 )
@@ -100,12 +101,9 @@ var errWriterDone = errors.New("dataset writer already finished")
 
 // SetEML keeps the dataset's EML document (stored at Commit).
 func (w *DatasetWriter) SetEML(ctx context.Context, r io.Reader) error {
-	b, err := io.ReadAll(io.LimitReader(r, 8<<20+1))
+	b, err := io.ReadAll(zipsafe.Cap(r, occurrence.MaxEMLBytes, "EML of dataset "+w.info.Key, "EML document"))
 	if err != nil {
-		return err
-	}
-	if len(b) > 8<<20 {
-		return fmt.Errorf("dataset %s: EML larger than 8 MiB", w.info.Key)
+		return fmt.Errorf("dataset %s: %w", w.info.Key, err)
 	}
 	w.eml = b
 	return nil

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/biodiversity-downloads/downloader/internal/zipsafe"
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
 
@@ -68,6 +69,7 @@ func runLifecycle(t *testing.T, tbl occurrence.Backend) {
 	t.Run("older-snapshot-after-replace", func(t *testing.T) { checkSnapshot(t, tbl, current, before) })
 
 	t.Run("abort", func(t *testing.T) { checkAbort(t, tbl, g, plan, next, after) })
+	t.Run("eml-cap", func(t *testing.T) { checkEMLCap(t, tbl, plan[0].Info) })
 	checkCatalog(t, tbl, plan, eml, broken, start)
 
 	t.Run("delete", func(t *testing.T) {
@@ -94,6 +96,32 @@ func runLifecycle(t *testing.T, tbl occurrence.Backend) {
 		checkSnapshot(t, tbl, afterDelete, kept)
 		checkSnapshot(t, tbl, next, after) // taken before the delete
 	})
+}
+
+// checkEMLCap expects SetEML to refuse a document over
+// occurrence.MaxEMLBytes with an error matching zipsafe.ErrTooLarge; the
+// aborted load leaves the dataset as it was (checked by the caller).
+func checkEMLCap(t *testing.T, tbl occurrence.Loader, info occurrence.DatasetInfo) {
+	ctx := context.Background()
+	w, err := tbl.BeginDataset(ctx, info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Abort(ctx)
+	big := io.MultiReader(strings.NewReader("<eml:eml><!--"), io.LimitReader(spaces{}, occurrence.MaxEMLBytes))
+	if err := w.SetEML(ctx, big); !errors.Is(err, zipsafe.ErrTooLarge) {
+		t.Fatalf("SetEML of a document over %d bytes: %v, want ErrTooLarge", occurrence.MaxEMLBytes, err)
+	}
+}
+
+// spaces reads as endless ASCII spaces.
+type spaces struct{}
+
+func (spaces) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = ' '
+	}
+	return len(p), nil
 }
 
 // checkEmpty expects a new table to hold nothing.

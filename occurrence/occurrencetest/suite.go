@@ -68,7 +68,8 @@ var predicates = []string{
 //   - scan: for every predicate the pruned, parallel scan returns exactly the
 //     records the reference matches, with the reference's values, in the
 //     order of the table's full scan; counts agree; scans are repeatable,
-//     dictionary-encoded columns are well formed, a scan can be cancelled;
+//     dictionary-encoded columns are well formed, a scan can be cancelled,
+//     also one that emits nothing (a count matching no record);
 //   - catalog, replace, delete, abort: the datasets' descriptions, EML
 //     documents, record and broken-row counts; replacing a dataset and
 //     deleting one publish new snapshots while the older snapshot still
@@ -148,6 +149,7 @@ func runScans(t *testing.T, tbl occurrence.Backend) {
 	})
 	t.Run("dictionaries", func(t *testing.T) { checkDictionaries(t, tbl, ref, order) })
 	t.Run("cancel", func(t *testing.T) { checkCancel(t, tbl) })
+	t.Run("cancel-silent", func(t *testing.T) { checkCancelSilent(t, tbl) })
 }
 
 func mustParse(t testing.TB, js string) *occurrence.Predicate {
@@ -417,5 +419,29 @@ func checkCancel(t *testing.T, tbl occurrence.Table) {
 		}
 	case <-time.After(time.Second):
 		t.Fatal("scan still running a second after cancel")
+	}
+}
+
+// checkCancelSilent: a split scan that emits nothing (a count whose
+// predicate no statistics can prune and no record matches, the slowest
+// kind of count) still sees its context: cancelled, it stops with the
+// context's error instead of reading the split.
+func checkCancelSilent(t *testing.T, tbl occurrence.Table) {
+	ctx, cancel := context.WithCancel(context.Background())
+	snap, err := tbl.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	pred := mustParse(t, `{"type":"like","key":"LOCALITY","value":"*no such place*"}`)
+	for _, sp := range snap.Splits[:min(3, len(snap.Splits))] {
+		st, err := tbl.ScanSplit(ctx, sp, occurrence.ScanRequest{Predicate: pred, Columns: []string{}}, func(arrow.RecordBatch) error {
+			t.Fatal("a predicate matching nothing emitted a batch")
+			return nil
+		})
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("split %d: a cancelled silent scan returned %v (scanned %d of %d rows), want context.Canceled",
+				sp.Index, err, st.RowsScanned, sp.Rows)
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -93,6 +94,28 @@ type Store struct {
 }
 
 var _ occurrence.Table = (*Store)(nil)
+
+// OpenExisting opens the table in dir for a caller that must not create
+// one (counts, exports, serving): a missing directory, or one that holds
+// no table (neither a data folder nor a manifest), is an error wrapping
+// occurrence.ErrNoTable that names dir.
+func OpenExisting(dir string, cfg Config, logger *slog.Logger) (*Store, error) {
+	st, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("open table %s: %w: the directory does not exist", dir, occurrence.ErrNoTable)
+	case err != nil:
+		return nil, fmt.Errorf("open table %s: %w", dir, err)
+	case !st.IsDir():
+		return nil, fmt.Errorf("open table %s: %w: not a directory", dir, occurrence.ErrNoTable)
+	}
+	_, errData := os.Stat(filepath.Join(dir, dataDir))
+	_, errManifest := os.Stat(filepath.Join(dir, manifestName))
+	if errors.Is(errData, fs.ErrNotExist) && errors.Is(errManifest, fs.ErrNotExist) {
+		return nil, fmt.Errorf("open table %s: %w: the directory holds no %s or %s", dir, occurrence.ErrNoTable, manifestName, dataDir)
+	}
+	return Open(dir, cfg, logger)
+}
 
 // Open opens (creating if needed) the table in dir.
 func Open(dir string, cfg Config, logger *slog.Logger) (*Store, error) {
@@ -190,7 +213,7 @@ func (s *Store) current() (*manifest, error) {
 }
 
 func snapshotOf(m *manifest) occurrence.Snapshot {
-	snap := occurrence.Snapshot{ID: strconv.FormatInt(m.Snapshot, 10)}
+	snap := occurrence.Snapshot{ID: strconv.FormatInt(m.Snapshot, 10), Created: m.Created}
 	for _, key := range m.sortedKeys() {
 		ds := m.Datasets[key]
 		for _, f := range ds.Files {

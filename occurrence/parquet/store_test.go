@@ -283,3 +283,41 @@ func TestCrashedManifestWriteIsCollected(t *testing.T) {
 		t.Errorf("the commit's list of generations: %v", err)
 	}
 }
+
+// OpenExisting creates nothing: a missing directory, a file, or a directory
+// that holds no table are ErrNoTable naming the path and stay as they were;
+// a table Open created opens.
+func TestOpenExisting(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "no", "such", "table")
+	file := filepath.Join(dir, "file")
+	os.WriteFile(file, []byte("x"), 0o644)
+	empty := filepath.Join(dir, "empty")
+	os.Mkdir(empty, 0o755)
+	for _, p := range []string{missing, file, empty} {
+		s, err := OpenExisting(p, Config{}, nil)
+		if !errors.Is(err, occurrence.ErrNoTable) || !strings.Contains(err.Error(), p) {
+			if err == nil {
+				s.Close()
+			}
+			t.Errorf("OpenExisting(%s): %v, want ErrNoTable naming it", p, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "no")); !os.IsNotExist(err) {
+		t.Errorf("OpenExisting created %s: %v", missing, err)
+	}
+	if left, _ := os.ReadDir(empty); len(left) != 0 {
+		t.Errorf("OpenExisting wrote into an empty directory: %v", left)
+	}
+	table := filepath.Join(dir, "table")
+	s, err := Open(table, Config{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	s, err = OpenExisting(table, Config{}, nil)
+	if err != nil {
+		t.Fatalf("OpenExisting of a new table: %v", err)
+	}
+	s.Close()
+}

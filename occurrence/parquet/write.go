@@ -17,6 +17,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
+	"github.com/biodiversity-downloads/downloader/internal/zipsafe"
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
 
@@ -136,7 +137,7 @@ func (w *DatasetWriter) SetEML(ctx context.Context, r io.Reader) error {
 	if err != nil {
 		return err
 	}
-	if _, err := io.Copy(f, r); err != nil {
+	if _, err := io.Copy(f, zipsafe.Cap(r, occurrence.MaxEMLBytes, "EML of dataset "+w.info.Key, "EML document")); err != nil {
 		f.Close()
 		return fmt.Errorf("store EML of %s: %w", w.info.Key, err)
 	}

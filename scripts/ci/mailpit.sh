@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Installs mailpit (pinned) and starts it on loopback: SMTP 127.0.0.1:1025,
-# HTTP API 127.0.0.1:8025. Idempotent. Prints the export line the tests read:
+# HTTP API 127.0.0.1:8025. Idempotent. Prints the export lines the tests read:
 #   export DOWNLOADER_TEST_MAILPIT=127.0.0.1:1025,http://127.0.0.1:8025
+#   export DOWNLOADER_TEST_MAILPIT_BIN=/path/to/mailpit
+# (the mail tests start mailpits of their own with the binary: with TLS
+# certificates made at test time, or to stop one and start it again).
 set -euo pipefail
 # Only the final export line goes to stdout (callers eval it).
 exec 3>&1 1>&2
@@ -18,3 +21,4 @@ if ! curl -fsS http://127.0.0.1:8025/api/v1/info >/dev/null 2>&1; then
   done
 fi
 echo "export DOWNLOADER_TEST_MAILPIT='127.0.0.1:1025,http://127.0.0.1:8025'" >&3
+echo "export DOWNLOADER_TEST_MAILPIT_BIN='$bin'" >&3

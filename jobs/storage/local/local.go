@@ -28,7 +28,11 @@ const archivePerm = 0o600
 // Store is a directory of archives.
 type Store struct{ dir string }
 
-var _ jobs.Storage = (*Store)(nil)
+var (
+	_ jobs.Storage        = (*Store)(nil)
+	_ jobs.StorageChecker = (*Store)(nil)
+	_ jobs.UploadAborter  = (*Store)(nil)
+)
 
 // New returns a Store in dir, creating it.
 func New(dir string) (*Store, error) {
@@ -97,6 +101,18 @@ func (s *Store) Open(ctx context.Context, name string) (jobs.Object, error) {
 	return jobs.Object{Content: f, Size: st.Size(), ModTime: st.ModTime()}, nil
 }
 
+// Check reports whether the directory is there (jobs.StorageChecker).
+func (s *Store) Check(ctx context.Context) error {
+	st, err := os.Stat(s.dir)
+	if err != nil {
+		return fmt.Errorf("storage: %w", err)
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("storage: %s is not a directory", s.dir)
+	}
+	return nil
+}
+
 // Delete removes an archive.
 func (s *Store) Delete(ctx context.Context, name string) error {
 	p, err := s.path(name)
@@ -109,33 +125,36 @@ func (s *Store) Delete(ctx context.Context, name string) error {
 	return nil
 }
 
-// Sweep removes temporary files left by killed writers.
-func (s *Store) Sweep(ctx context.Context, olderThan time.Time) error {
-	return s.removeTemps(func(e fs.DirEntry) bool {
-		info, err := e.Info()
-		return err == nil && !info.ModTime().After(olderThan)
-	})
-}
-
-// DropUploads removes the temporary files of uploads of names beginning
-// with prefix.
-func (s *Store) DropUploads(ctx context.Context, prefix string) error {
-	if prefix == "" || strings.ContainsAny(prefix, `/\`) {
-		return fmt.Errorf("storage: bad object name prefix %q", prefix)
-	}
-	return s.removeTemps(func(e fs.DirEntry) bool {
-		return strings.HasPrefix(e.Name(), "."+prefix) || strings.HasPrefix(e.Name(), legacyPartialPrefix+prefix)
-	})
-}
-
-// removeTemps removes the temporary files of uploads that match.
-func (s *Store) removeTemps(match func(fs.DirEntry) bool) error {
+// AbortUploads removes the temporary files of unfinished uploads of the
+// objects whose names begin with prefix (jobs.UploadAborter).
+func (s *Store) AbortUploads(ctx context.Context, prefix string) error {
 	entries, err := os.ReadDir(s.dir)
 	if err != nil {
 		return err
 	}
 	for _, e := range entries {
-		if !atomicfile.IsTemp(e.Name()) && !strings.HasPrefix(e.Name(), legacyPartialPrefix) || !match(e) {
+		if !atomicfile.IsTemp(e.Name()) || !strings.HasPrefix(e.Name(), "."+prefix) {
+			continue
+		}
+		if err := os.Remove(filepath.Join(s.dir, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}
+
+// Sweep removes temporary files left by killed writers.
+func (s *Store) Sweep(ctx context.Context, olderThan time.Time) error {
+	entries, err := os.ReadDir(s.dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if !atomicfile.IsTemp(e.Name()) && !strings.HasPrefix(e.Name(), legacyPartialPrefix) {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil || info.ModTime().After(olderThan) {
 			continue
 		}
 		if err := os.Remove(filepath.Join(s.dir, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {

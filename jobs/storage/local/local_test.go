@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -130,46 +129,53 @@ func count(t *testing.T, dir string) int {
 	return len(e)
 }
 
-// DropUploads removes the uploads of names with a prefix, however young,
-// and nothing else.
-func TestDropUploads(t *testing.T) {
+// TestAbortUploads: the unfinished uploads of one download's attempts go,
+// other downloads' uploads and committed archives stay; Check sees the
+// directory vanish.
+func TestAbortUploads(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	s, err := New(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"0000001-2601-a.zip", "0000001-2601-b.zip", "0000002-2601-a.zip"} {
+	for _, name := range []string{"0000001-261130010203004-1.zip", "0000001-261130010203004-2.zip", "0000002-261130010203004-1.zip"} {
 		up, err := s.Create(ctx, name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := io.WriteString(up, name); err != nil {
+		if _, err := io.WriteString(up, "partial"); err != nil {
 			t.Fatal(err)
 		}
-		if name == "0000001-2601-b.zip" {
-			if err := up.Commit(ctx); err != nil {
-				t.Fatal(err)
-			}
-		}
 	}
-	if err := os.WriteFile(filepath.Join(dir, ".partial-0000001-2601-c.zip-9"), []byte("c"), 0o600); err != nil {
+	done, err := s.Create(ctx, "0000001-261130010203004-0.zip")
+	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.DropUploads(ctx, "0000001-2601-"); err != nil {
+	if err := done.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AbortUploads(ctx, "0000001-261130010203004-"); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
 		t.Fatal(err)
 	}
 	var left []string
-	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
 		left = append(left, e.Name())
 	}
-	if len(left) != 2 || left[1] != "0000001-2601-b.zip" || !strings.HasPrefix(left[0], ".0000002-2601-a.zip.") {
-		t.Fatalf("left %v, want the committed archive and the other download's upload", left)
+	if len(left) != 2 || left[0][:len(".0000002-")] != ".0000002-" || left[1] != "0000001-261130010203004-0.zip" {
+		t.Fatalf("left %v", left)
 	}
-	for _, bad := range []string{"", "a/b"} {
-		if err := s.DropUploads(ctx, bad); err == nil {
-			t.Errorf("prefix %q accepted", bad)
-		}
+	if err := s.Check(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Check(ctx); err == nil {
+		t.Fatal("Check passed without the directory")
 	}
 }

@@ -50,7 +50,11 @@ type Store struct {
 	presign *s3.PresignClient
 }
 
-var _ jobs.Storage = (*Store)(nil)
+var (
+	_ jobs.Storage        = (*Store)(nil)
+	_ jobs.StorageChecker = (*Store)(nil)
+	_ jobs.UploadAborter  = (*Store)(nil)
+)
 
 // New returns a Store; it checks that the bucket exists.
 func New(ctx context.Context, cfg Config) (*Store, error) {
@@ -189,6 +193,14 @@ func (s *Store) Open(ctx context.Context, name string) (jobs.Object, error) {
 	return o, nil
 }
 
+// Check reports whether the bucket answers (jobs.StorageChecker).
+func (s *Store) Check(ctx context.Context) error {
+	if _, err := s.client.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: &s.cfg.Bucket}); err != nil {
+		return fmt.Errorf("s3: bucket %s: %w", s.cfg.Bucket, err)
+	}
+	return nil
+}
+
 // Delete removes an object.
 func (s *Store) Delete(ctx context.Context, name string) error {
 	key := s.key(name)
@@ -209,16 +221,14 @@ func (s *Store) Sweep(ctx context.Context, olderThan time.Time) error {
 	})
 }
 
-// DropUploads aborts the multipart uploads of keys beginning with prefix.
-func (s *Store) DropUploads(ctx context.Context, prefix string) error {
-	if prefix == "" {
-		return errors.New("s3: empty object name prefix")
-	}
+// AbortUploads aborts the multipart uploads of the objects whose names
+// begin with prefix (jobs.UploadAborter).
+func (s *Store) AbortUploads(ctx context.Context, prefix string) error {
 	return s.abortUploads(ctx, s.key(prefix), func(types.MultipartUpload) bool { return true })
 }
 
-// abortUploads aborts the multipart uploads under prefix that match,
-// through every page of the listing.
+// abortUploads aborts the uploads under the key prefix that match, page by
+// page.
 func (s *Store) abortUploads(ctx context.Context, prefix string, match func(types.MultipartUpload) bool) error {
 	in := &s3.ListMultipartUploadsInput{Bucket: &s.cfg.Bucket, Prefix: &prefix}
 	for {

@@ -1,0 +1,330 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+const exampleConfig = "../../docs/downloader.example.yaml"
+
+func testEnv() (*Env, *bytes.Buffer, *bytes.Buffer) {
+	var out, errOut bytes.Buffer
+	return &Env{Stdout: &out, Stderr: &errOut, Stdin: strings.NewReader(""),
+		Logger: slog.New(slog.DiscardHandler)}, &out, &errOut
+}
+
+// clearConfigEnv unsets every variable the configuration reads, for the
+// duration of the test.
+func clearConfigEnv(t *testing.T) {
+	t.Helper()
+	names := []string{configEnv}
+	for _, l := range configLeaves() {
+		names = append(names, l.env, l.env+"_FILE")
+	}
+	for _, n := range names {
+		if _, ok := os.LookupEnv(n); ok {
+			t.Setenv(n, "")
+			os.Unsetenv(n)
+		}
+	}
+}
+
+func writeFile(t *testing.T, name, text string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestExampleConfig loads the documented example: it is valid, its values
+// arrive where serve reads them, and it documents every key with its
+// variable and flag.
+func TestExampleConfig(t *testing.T) {
+	clearConfigEnv(t)
+	env, _, _ := testEnv()
+	f, err := parseServeFlags([]string{"--config", exampleConfig}, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.publicURL != "https://downloads.example.org" || f.jobs.Portal.Name != "Example Biodiversity Portal" ||
+		f.jobs.Portal.Short != "EBP" || f.table != "demo/table" || f.maxBody != 1<<20 ||
+		f.jobs.EraseAfter != 183*24*time.Hour || f.jobs.Workers != 2 || f.dsn != "sqlite:downloads.db" {
+		t.Errorf("effective settings %+v", f)
+	}
+	if n := len(f.conf.Schedules); n != 4 || f.conf.Schedules[3].Params.Format != "SIMPLE_CSV" ||
+		string(f.conf.Schedules[3].Params.Predicate) != `{"key":"COUNTRY","type":"equals","value":"DK"}` {
+		t.Errorf("schedules %+v", f.conf.Schedules)
+	}
+	text, err := os.ReadFile(exampleConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range configLeaves() {
+		key := l.path[strings.LastIndex(l.path, ".")+1:]
+		if !strings.Contains(string(text), "\n"+strings.Repeat(" ", strings.Count(l.path, ".")*2)+key) &&
+			!strings.Contains(string(text), key+"_file:") {
+			t.Errorf("the example has no key %s", l.path)
+		}
+		if !strings.Contains(string(text), "$"+l.env) {
+			t.Errorf("the example does not name $%s (%s)", l.env, l.path)
+		}
+		if l.flag != "" && !strings.Contains(string(text), "--"+l.flag) {
+			t.Errorf("the example does not name --%s (%s)", l.flag, l.path)
+		}
+	}
+}
+
+// TestEveryServeFlagHasAKey: a new serve flag needs a key in fileConfig
+// (its flag tag), so that the configuration file can set it.
+func TestEveryServeFlagHasAKey(t *testing.T) {
+	env, _, _ := testEnv()
+	fs := serveFlagSet(&serveFlags{}, env)
+	keys := map[string]string{"smtp": "smtp.host and smtp.port"}
+	for _, l := range configLeaves() {
+		if l.flag != "" {
+			if fs.Lookup(l.flag) == nil {
+				t.Errorf("key %s names --%s, which serve does not have", l.path, l.flag)
+			}
+			keys[l.flag] = l.path
+		}
+	}
+	fs.VisitAll(func(fl *flag.Flag) {
+		switch {
+		case fl.Name == "config", fl.Name == "check", strings.HasPrefix(fl.Name, "test-"):
+		case keys[fl.Name] == "":
+			t.Errorf("serve flag --%s has no configuration key (add a flag tag in fileConfig)", fl.Name)
+		}
+	})
+}
+
+// TestConfigErrorsNameFileLineAndKey: a typo or a bad value is reported
+// with the file, the line and the key.
+func TestConfigErrorsNameFileLineAndKey(t *testing.T) {
+	clearConfigEnv(t)
+	cases := []struct{ text, want string }{
+		{"listen: 127.0.0.1:0\nsmtp:\n  host: mail.example.org\n  prot: 25\n",
+			`serve.yaml:4: smtp.prot: unknown key (did you mean port?)`},
+		{"listne: x\n", `serve.yaml:1: listne: unknown key (did you mean listen?)`},
+		{"limits:\n  workers: many\n", `serve.yaml:2: limits.workers: "many" is not a whole number`},
+		{"limits:\n  lease: soon\n", `serve.yaml:2: limits.lease: "soon" is not a duration`},
+		{"limits:\n  max_body: 3 parsecs\n", `serve.yaml:2: limits.max_body: "3 parsecs": unknown unit "parsecs"`},
+		{"limits:\n  workers: -1\n", `serve.yaml:2: limits.workers: -1 is negative`},
+		{"limits: 4\n", `serve.yaml:1: limits: want keys and values, got "4"`},
+		{"role: boss\n", `serve.yaml:1: role: "boss": want api, worker, all`},
+		{"log:\n  format: xml\n", `serve.yaml:2: log.format: "xml": want text, json`},
+		{"public_url: downloads.example.org\n", `serve.yaml:1: public_url: "downloads.example.org" is not an http(s) URL`},
+		{"table: a\ntable: b\n", `serve.yaml:2: table: given twice (also on line 1)`},
+		{"smtp:\n  user: bob\n", `serve.yaml:2: smtp.user: set without smtp.host`},
+		{"smtp:\n  host: h\n  password: a\n  password_file: /x\n", `serve.yaml:4: smtp.password_file: give password or password_file, not both`},
+		{"smtp:\n  host: h\n  password_file: /nonexistent/pw\n", `serve.yaml:3: smtp.password_file: open /nonexistent/pw`},
+		{"storage:\n  location: dir\n  part_size: 8MiB\n", `serve.yaml:3: storage.part_size: only for s3:// storage`},
+		{"erase:\n  after: 10d\n  warn_before: 20d\n", `serve.yaml:3: erase.warn_before: 20d is not before erase.after (10d)`},
+		{"a: [1,\n", `serve.yaml:1: did not find expected node content`},
+		{"x: &a 1\ny: *a\n", `serve.yaml:1: x: unknown key`},
+		{"role: all\n---\nrole: api\n", `serve.yaml:2: a second YAML document`},
+		{"schedules:\n  - name: nightly\n    cron: \"61 * * * *\"\n    kind: erase\n",
+			`serve.yaml:3: schedules[0].cron: "61 * * * *": end of range (61) above maximum (59)`},
+		{"schedules:\n  - name: a\n    cron: \"@daily\"\n    kind: sweep\n", `serve.yaml:4: schedules[0].kind: "sweep": want erase, rollover or export`},
+		{"schedules:\n  - name: a\n    cron: \"@daily\"\n    kind: export\n", `serve.yaml:2: schedules[0].params.format: missing`},
+		{"schedules:\n  - name: a\n    cron: \"@daily\"\n    kind: erase\n    params:\n      format: DWCA\n",
+			`serve.yaml:6: schedules[0].params.format: not a parameter of erase schedules`},
+		{"schedules:\n  - name: a\n    cron: \"@daily\"\n    kind: export\n    params:\n      format: DWCA\n      predicate: {type: equals, key: NOSUCHKEY, value: 1}\n",
+			`serve.yaml:7: schedules[0].params.predicate: `},
+		{"schedules:\n  - {name: a, cron: \"@daily\", kind: erase}\n  - {name: a, cron: \"@daily\", kind: erase}\n",
+			`serve.yaml:3: schedules[1].name: "a" is also the name of the schedule at `},
+		{"schedules:\n  - name: a\n    cron: \"@daily\"\n    kind: erase\n    when: now\n",
+			`serve.yaml:5: schedules[0].when: unknown key`},
+	}
+	for _, c := range cases {
+		path := writeFile(t, "serve.yaml", c.text)
+		env, _, _ := testEnv()
+		_, err := parseServeFlags([]string{"--config", path}, env)
+		if err == nil {
+			t.Errorf("%q: no error, want %s", c.text, c.want)
+			continue
+		}
+		want := filepath.Dir(path) + "/" + c.want
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%q:\n got %v\nwant %s", c.text, err, want)
+		}
+	}
+}
+
+// TestConfigPrecedence: defaults < file < environment < command line.
+func TestConfigPrecedence(t *testing.T) {
+	clearConfigEnv(t)
+	path := writeFile(t, "serve.yaml", "limits:\n  workers: 3\n  max_attempts: 4\n  max_body: 2MiB\nerase:\n  after: 10d\nsmtp:\n  host: mail.example.org\n")
+	t.Setenv("DOWNLOADER_WORKERS", "5")
+	t.Setenv("DOWNLOADER_MAX_ATTEMPTS", "6")
+	env, _, _ := testEnv()
+	f, err := parseServeFlags([]string{"--config", path, "--max-attempts", "7"}, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.jobs.Workers != 5 || f.jobs.MaxAttempts != 7 || f.maxBody != 2<<20 || f.jobs.EraseAfter != 240*time.Hour ||
+		f.jobs.MaxRunningPerUser != 3 || f.mail.Addr != "mail.example.org:587" {
+		t.Errorf("workers %d attempts %d body %d erase %s running %d smtp %s", f.jobs.Workers, f.jobs.MaxAttempts,
+			f.maxBody, f.jobs.EraseAfter, f.jobs.MaxRunningPerUser, f.mail.Addr)
+	}
+	if f.origin["limits.workers"] != "$DOWNLOADER_WORKERS" || f.origin["limits.max_attempts"] != "--max-attempts" ||
+		f.origin["limits.max_body"] != path+":4" {
+		t.Errorf("origins %v", f.origin)
+	}
+	// The file named by $DOWNLOADER_CONFIG, a bad variable named as such.
+	t.Setenv(configEnv, path)
+	t.Setenv("DOWNLOADER_LEASE", "forever")
+	_, err = parseServeFlags(nil, env)
+	if err == nil || !strings.Contains(err.Error(), `$DOWNLOADER_LEASE: limits.lease: "forever" is not a duration`) {
+		t.Errorf("bad variable: %v", err)
+	}
+}
+
+// TestConfigSecrets: secrets come from files or the environment, reach the
+// settings that use them, and are never printed, whatever the verb.
+func TestConfigSecrets(t *testing.T) {
+	clearConfigEnv(t)
+	const smtpPass, dbPass, s3Secret = "smtp-Pa55-word", "db-Pa55-word", "s3-Pa55-word"
+	pwFile := writeFile(t, "smtp-password", smtpPass+"\n")
+	path := writeFile(t, "serve.yaml", fmt.Sprintf(
+		"database:\n  url: postgres://downloader@db.example.org/downloads\n  password: %s\n"+
+			"storage:\n  location: s3://bucket/x?endpoint=http://127.0.0.1:1\n  access_key_id: AKIA\n"+
+			"smtp:\n  host: mail.example.org\n  user: bob\n  password_file: %s\n", dbPass, pwFile))
+	t.Setenv("AWS_SECRET_ACCESS_KEY", s3Secret)
+	env, out, _ := testEnv()
+	f, err := parseServeFlags([]string{"--config", path}, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.conf.SMTP.Password.Reveal() != smtpPass || f.conf.Storage.SecretAccessKey.Reveal() != s3Secret {
+		t.Fatalf("secrets did not arrive")
+	}
+	dsn, err := f.databaseURL()
+	if err != nil || dsn != "postgres://downloader:"+dbPass+"@db.example.org/downloads" {
+		t.Fatalf("database URL %q %v", dsn, err)
+	}
+	if err := runConfig(context.Background(), []string{"check", path}, env); err != nil {
+		t.Fatal(err)
+	}
+	var logs bytes.Buffer
+	slog.New(slog.NewTextHandler(&logs, nil)).Info("config", "conf", f.conf, "secret", f.conf.SMTP.Password)
+	slog.New(slog.NewJSONHandler(&logs, nil)).Info("config", "conf", f.conf, "secret", f.conf.SMTP.Password)
+	j, _ := json.Marshal(f.conf)
+	printed := out.String() + logs.String() + string(j) +
+		fmt.Sprintf("%v %+v %#v %s %d %x %q %10.3v", f.conf, f.conf, f.conf, f.conf.SMTP.Password, f.conf.SMTP.Password,
+			f.conf.SMTP.Password, f.conf.SMTP.Password, f.conf.SMTP.Password)
+	for _, s := range []string{smtpPass, dbPass, s3Secret} {
+		if strings.Contains(printed, s) {
+			t.Errorf("secret %q printed:\n%s", s, printed)
+		}
+	}
+	for _, want := range []string{"password: '[redacted]' # from " + path + ":10 (file " + pwFile + ")",
+		"secret_access_key: '[redacted]' # from $AWS_SECRET_ACCESS_KEY", "url: postgres://downloader@db.example.org/downloads"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("config check does not say %q:\n%s", want, out)
+		}
+	}
+	// One of a secret and its file, in the environment too.
+	t.Setenv("DOWNLOADER_SMTP_PASSWORD", "x")
+	t.Setenv("DOWNLOADER_SMTP_PASSWORD_FILE", pwFile)
+	if _, err := parseServeFlags([]string{"--config", path}, env); err == nil ||
+		!strings.Contains(err.Error(), "give $DOWNLOADER_SMTP_PASSWORD or $DOWNLOADER_SMTP_PASSWORD_FILE, not both") {
+		t.Errorf("both: %v", err)
+	}
+	os.Unsetenv("DOWNLOADER_SMTP_PASSWORD_FILE")
+	f, err = parseServeFlags([]string{"--config", path}, env)
+	if err != nil || f.conf.SMTP.Password.Reveal() != "x" {
+		t.Errorf("the variable does not override the file: %v", err)
+	}
+}
+
+func TestDurationsAndSizes(t *testing.T) {
+	for s, want := range map[string]time.Duration{"90s": 90 * time.Second, "183d": 183 * 24 * time.Hour,
+		"1d12h": 36 * time.Hour, "1h30m": 90 * time.Minute, "0": 0} {
+		if got, err := parseDuration(s); err != nil || got != want {
+			t.Errorf("%s: %s %v", s, got, err)
+		}
+		if got, _ := parseDuration(duration(want).String()); got != want {
+			t.Errorf("%s does not read back", duration(want))
+		}
+	}
+	for _, bad := range []string{"", "d", "1d-2h", "3 days", "99999999d"} {
+		if _, err := parseDuration(bad); err == nil {
+			t.Errorf("%q parsed", bad)
+		}
+	}
+	for s, want := range map[string]int64{"1048576": 1 << 20, "1MiB": 1 << 20, "8 MB": 8e6, "512kib": 512 << 10, "0": 0} {
+		if got, err := parseSize(s); err != nil || got != want {
+			t.Errorf("%s: %d %v", s, got, err)
+		}
+		if got, _ := parseSize(byteSize(want).String()); got != want {
+			t.Errorf("%s does not read back", byteSize(want))
+		}
+	}
+	for _, bad := range []string{"", "MiB", "-1", "1.5MiB", "9999999999TiB"} {
+		if _, err := parseSize(bad); err == nil {
+			t.Errorf("%q parsed", bad)
+		}
+	}
+}
+
+// FuzzConfigParse: any input is either decoded or rejected with messages
+// that name the file; a decoded configuration prints as YAML that decodes
+// to the same configuration.
+func FuzzConfigParse(f *testing.F) {
+	example, err := os.ReadFile(exampleConfig)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(example)
+	for _, s := range []string{"", "listen: x\n", "smtp:\n  prot: 1\n", "limits: {workers: 2, max_body: 1GiB}\n",
+		"schedules:\n  - {name: a, cron: '@daily', kind: export, params: {format: DWCA, predicate: {type: and, predicates: []}}}\n",
+		"a: &x [1]\nb: *x\n", "erase: {after: 1d2h}\n", "portal: {name: \"\\u00e9\"}\n", "- 1\n- 2\n", "? [a]\n: b\n"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var c fileConfig
+		d := newConfigDecoder("fuzz.yaml")
+		d.parse(data, &c)
+		if err := d.err(); err != nil {
+			for _, line := range strings.Split(err.Error(), "\n") {
+				if !strings.HasPrefix(line, "fuzz.yaml") && line != "(more errors not shown)" {
+					t.Fatalf("error without the file: %q", line)
+				}
+			}
+			return
+		}
+		var out bytes.Buffer
+		if err := printConfig(&out, &c, d.origin); err != nil {
+			t.Fatalf("print: %v", err)
+		}
+		var again fileConfig
+		d2 := newConfigDecoder("printed.yaml")
+		d2.parse(out.Bytes(), &again)
+		if err := d2.err(); err != nil {
+			t.Fatalf("printed configuration does not decode: %v\n%s", err, out.String())
+		}
+		// Secrets print redacted; predicates go through JSON numbers.
+		for _, cc := range []*fileConfig{&c, &again} {
+			cc.Database.Password, cc.SMTP.Password, cc.Storage.SecretAccessKey = secret{}, secret{}, secret{}
+			for i := range cc.Schedules {
+				cc.Schedules[i].Params.Predicate = nil
+			}
+		}
+		a, _ := json.Marshal(c)
+		b, _ := json.Marshal(again)
+		if !bytes.Equal(a, b) {
+			t.Fatalf("round trip differs:\n%s\n%s\nprinted:\n%s", a, b, out.String())
+		}
+	})
+}

@@ -1,0 +1,102 @@
+package jobs
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/biodiversity-downloads/downloader/download"
+)
+
+// CountLimit bounds the record counts of one class of callers.
+type CountLimit struct {
+	// Concurrent is how many counts of the class run at once; one more is
+	// refused with ErrTooManyCounts.
+	Concurrent int
+	// Timeout is how long a count may run; it is then stopped (the scan is
+	// cancelled) and answered with ErrCountTimeout.
+	Timeout time.Duration
+}
+
+func (l CountLimit) withDefaults(concurrent int, timeout time.Duration) CountLimit {
+	if l.Concurrent <= 0 {
+		l.Concurrent = concurrent
+	}
+	if l.Timeout <= 0 {
+		l.Timeout = timeout
+	}
+	return l
+}
+
+// Estimate is a count with the archive size it would make.
+type Estimate struct {
+	Count                     int64  `json:"count"`
+	EstimatedUncompressedSize int64  `json:"estimatedUncompressedSize"`
+	EstimatedCompressedSize   int64  `json:"estimatedCompressedSize"`
+	Format                    string `json:"format"`
+}
+
+// Count counts the records of a predicate and estimates the archive size:
+// the average bytes per record of the format's succeeded downloads, else
+// the format's own estimate (download.FormatInfo), and its compression
+// ratio. The predicate's cost is checked before anything runs (as a
+// download's is); the count then runs in one of the caller's class's slots
+// (anonymous callers, caller nil, have fewer and shorter ones than
+// signed-in users): with every slot taken it fails with ErrTooManyCounts,
+// and past the class's timeout its scan is cancelled and it fails with
+// ErrCountTimeout.
+func (s *Service) Count(ctx context.Context, caller *User, format string, predicate json.RawMessage) (Estimate, error) {
+	if s.engine == nil {
+		return Estimate{}, ErrEngineUnavailable
+	}
+	if format == "" {
+		format = string(download.FormatDWCA)
+	}
+	info, err := download.LookupFormat(format)
+	if err != nil {
+		return Estimate{}, fmt.Errorf("%w: format %q", ErrUnknownFormat, format)
+	}
+	pred, err := s.engine.CheckPredicate(predicate)
+	if err != nil {
+		return Estimate{}, err
+	}
+	n, err := s.countLimited(ctx, caller, pred)
+	if err != nil {
+		return Estimate{}, err
+	}
+	per, err := s.db.averageBytesPerRecord(ctx, format)
+	if err != nil || per == 0 {
+		per = info.BytesPerRecord
+	}
+	comp := int64(per * float64(n))
+	return Estimate{Count: n, EstimatedCompressedSize: comp, Format: format,
+		EstimatedUncompressedSize: int64(float64(comp) * info.CompressionRatio)}, nil
+}
+
+// countLimited runs the engine's count in a slot of the caller's class,
+// under the class's deadline.
+func (s *Service) countLimited(ctx context.Context, caller *User, pred json.RawMessage) (int64, error) {
+	lim, slots, who := s.cfg.AnonymousCounts, s.anonCounts, "anonymous callers"
+	if caller != nil {
+		lim, slots, who = s.cfg.UserCounts, s.userCounts, "signed-in users"
+	}
+	select {
+	case slots <- struct{}{}:
+	default:
+		return 0, fmt.Errorf("%w: %d counts of %s are running, the limit; retry later", ErrTooManyCounts, lim.Concurrent, who)
+	}
+	defer func() { <-slots }()
+	cctx, cancel := context.WithTimeout(ctx, lim.Timeout)
+	defer cancel()
+	n, err := s.engine.Count(cctx, pred)
+	if err != nil && ctx.Err() == nil && errors.Is(cctx.Err(), context.DeadlineExceeded) {
+		hint := "narrow the predicate"
+		if caller == nil && s.cfg.UserCounts.Timeout > lim.Timeout {
+			hint += fmt.Sprintf(", or sign in (signed-in users' counts may run %s)", s.cfg.UserCounts.Timeout)
+		}
+		return 0, fmt.Errorf("%w: the count ran longer than %s, the limit for %s, and was stopped; %s", ErrCountTimeout, lim.Timeout, who, hint)
+	}
+	return n, err
+}
