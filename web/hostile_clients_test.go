@@ -21,6 +21,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/biodiversity-downloads/downloader/jobs"
 	"github.com/biodiversity-downloads/downloader/web"
 )
@@ -104,7 +106,9 @@ func bigArchive(t *testing.T, s *server, size int64) string {
 }
 
 func TestHostileSlowClients(t *testing.T) {
-	s := startServer(t, sqliteDSN(t), options{web: hostileTimeouts})
+	// With metrics, as serve runs it: the archive's deadlines go through
+	// the metrics' response writer.
+	s := startServer(t, sqliteDSN(t), options{web: hostileTimeouts, metrics: prometheus.NewRegistry()})
 	slack := 3 * time.Second // a loaded machine
 
 	t.Run("slowloris headers", func(t *testing.T) {
