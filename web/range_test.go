@@ -134,22 +134,7 @@ func archiveRanges(t *testing.T, o options, viaS3 bool) {
 // sends the same headers to the storage), and reads what came back.
 func getRange(t *testing.T, url string, hdr ...string) (response, rangeOutcome) {
 	t.Helper()
-	req, err := http.NewRequest("GET", url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i+1 < len(hdr); i += 2 {
-		req.Header.Set(hdr[i], hdr[i+1])
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp, body := get(t, url, hdr...)
 	r := response{code: resp.StatusCode, header: resp.Header, body: body}
 	var o rangeOutcome
 	switch resp.StatusCode {
