@@ -69,4 +69,4 @@ go test -count=1 -timeout 40m ./... 2>&1 | tee "$root/.work-test.log"
 # took 2m11s on 2 cores with the race build cached (3.5 CPU-minutes).
 log "go test -race"
 go test -race -short -count=1 -timeout 20m ./occurrence ./occurrence/parquet ./ingest \
-	./occurrence/hbase ./occurrence/hbase/hrpc ./abcd ./internal/pzip ./dwca ./download ./jobs 2>&1 | tee "$root/.work-race.log"
+	./occurrence/hbase ./occurrence/hbase/hrpc ./abcd ./internal/pzip ./dwca ./download ./jobs ./taxonomy 2>&1 | tee "$root/.work-race.log"

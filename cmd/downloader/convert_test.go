@@ -30,9 +30,14 @@ func abcdSamples(t *testing.T) []string {
 }
 
 func runConvertCmd(args ...string) (code int, stdout, stderr string) {
+	return runCommand("convert", args...)
+}
+
+// runCommand runs a subcommand with captured output.
+func runCommand(name string, args ...string) (code int, stdout, stderr string) {
 	var out, errb bytes.Buffer
 	env := &Env{Stdout: &out, Stderr: &errb, Stdin: strings.NewReader(""), Logger: slog.New(slog.DiscardHandler)}
-	code = run(context.Background(), append([]string{"convert"}, args...), env)
+	code = run(context.Background(), append([]string{name}, args...), env)
 	return code, out.String(), errb.String()
 }
 

@@ -1,0 +1,103 @@
+package taxonomy
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+)
+
+func TestDerivedKeysStable(t *testing.T) {
+	dir := t.TempDir()
+	d, err := OpenDerived(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	puma := Query{ScientificName: "Puma concolor (Linnaeus, 1771)", Kingdom: "Animalia", Phylum: "Chordata", Class: "Mammalia",
+		Order: "Carnivora", Family: "Felidae", Genus: "Puma"}
+	m, err := d.Match(ctx, puma)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Type != MatchExact || m.Usage.CanonicalName != "Puma concolor" || m.Usage.Rank != RankSpecies || len(m.Classification) != 7 {
+		t.Fatalf("match %+v %+v %v", m, m.Usage, m.Classification)
+	}
+	if m.Usage.Authorship != "(Linnaeus, 1771)" {
+		t.Errorf("authorship %q", m.Usage.Authorship)
+	}
+	pumaKey := m.Usage.Key
+	genus, _ := m.Ranked(RankGenus)
+	// the same species without a classification is the same taxon
+	m2, _ := d.Match(ctx, Query{ScientificName: "Puma concolor"})
+	if m2.Usage.Key != pumaKey {
+		t.Errorf("Puma concolor without classification: key %d, want %d", m2.Usage.Key, pumaKey)
+	}
+	// a homonym genus in another kingdom is another taxon
+	oenA, _ := d.Match(ctx, Query{ScientificName: "Oenanthe", Kingdom: "Animalia", Genus: "Oenanthe"})
+	oenP, _ := d.Match(ctx, Query{ScientificName: "Oenanthe aquatica", Kingdom: "Plantae"})
+	g, _ := oenP.Ranked(RankGenus)
+	if oenA.Usage.Key == g.Key || oenA.Usage.Rank != RankGenus {
+		t.Errorf("homonym genera share key %d", g.Key)
+	}
+	// ambiguous without kingdom: a genus of its own, not one of the two
+	oenX, _ := d.Match(ctx, Query{ScientificName: "Oenanthe"})
+	if oenX.Usage.Key == g.Key || oenX.Usage.Key == oenA.Usage.Key {
+		t.Errorf("kingdom-less Oenanthe took a kingdom's genus")
+	}
+	if none, _ := d.Match(ctx, Query{}); none.Type != MatchNone || len(none.TaxonKeys()) != 1 || none.TaxonKeys()[0] != 0 {
+		t.Errorf("empty query: %+v", none)
+	}
+	// concurrent callers agree on keys
+	var wg sync.WaitGroup
+	keys := make([]int64, 8)
+	for i := range keys {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			m, _ := d.Match(ctx, Query{ScientificName: "Lynx lynx", Kingdom: "Animalia", Family: "Felidae"})
+			keys[i] = m.Usage.Key
+		}()
+	}
+	wg.Wait()
+	for _, k := range keys {
+		if k != keys[0] {
+			t.Fatalf("concurrent matches minted different keys: %v", keys)
+		}
+	}
+	n := d.Len()
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// a torn last line (a crash while appending) is dropped on open
+	f, _ := os.OpenFile(filepath.Join(dir, derivedName), os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString("999\t1\tSPECIES\tANIMALIA\tTorn")
+	f.Close()
+	d2, err := OpenDerived(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d2.Close()
+	if d2.Len() != n {
+		t.Fatalf("reopened: %d taxa, want %d", d2.Len(), n)
+	}
+	m3, _ := d2.Match(ctx, puma)
+	if m3.Usage.Key != pumaKey {
+		t.Errorf("after reopening Puma concolor has key %d, want %d", m3.Usage.Key, pumaKey)
+	}
+	if g2, _ := m3.Ranked(RankGenus); g2.Key != genus.Key {
+		t.Errorf("genus key changed: %d, want %d", g2.Key, genus.Key)
+	}
+	// new taxa get new keys, never old ones
+	m4, _ := d2.Match(ctx, Query{ScientificName: "Felis catus", Kingdom: "Animalia", Family: "Felidae"})
+	if m4.Usage.Key <= int64(n) {
+		t.Errorf("new taxon got key %d, want > %d", m4.Usage.Key, n)
+	}
+	if ch := d2.Children(genus.Key); len(ch) != 1 || ch[0].Key != pumaKey {
+		t.Errorf("children of Puma: %v", ch)
+	}
+	if s := d2.Suggest("pum", 5); len(s) != 2 || s[0].CanonicalName != "Puma" {
+		t.Errorf("suggest pum: %v", s)
+	}
+}

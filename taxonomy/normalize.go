@@ -1,0 +1,154 @@
+package taxonomy
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// asciiLetters are the letters that do not decompose into an ASCII letter
+// and a combining mark.
+var asciiLetters = map[rune]string{
+	'æ': "ae", 'Æ': "AE", 'œ': "oe", 'Œ': "OE", 'ß': "ss", 'ø': "o", 'Ø': "O",
+	'đ': "d", 'Đ': "D", 'ł': "l", 'Ł': "L", 'þ': "th", 'Þ': "Th", 'ð': "d", 'Ð': "D",
+	'ı': "i", 'ħ': "h", 'Ħ': "H", 'ŀ': "l", 'Ŀ': "L", 'ŉ': "n", 'ŋ': "n", 'Ŋ': "N",
+	'ſ': "s", 'ƒ': "f", 'ĸ': "k", 'ǆ': "dz", 'ǌ': "nj", 'ǉ': "lj",
+}
+
+// FoldASCII replaces accented and other non-ASCII Latin letters by their
+// ASCII letters (é -> e, ø -> o, æ -> ae) and drops combining marks; other
+// characters are kept.
+func FoldASCII(s string) string {
+	if isASCII(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range norm.NFD.String(s) {
+		switch {
+		case r < utf8.RuneSelf:
+			b.WriteRune(r)
+		case unicode.Is(unicode.Mn, r):
+		default:
+			if a, ok := asciiLetters[r]; ok {
+				b.WriteString(a)
+			} else {
+				b.WriteRune(r)
+			}
+		}
+	}
+	return norm.NFC.String(b.String())
+}
+
+// decomposeLigatures spells out æ and œ as GBIF's canonical names do.
+func decomposeLigatures(s string) string {
+	if isASCII(s) || !strings.ContainsAny(s, "æÆœŒ") {
+		return s
+	}
+	return strings.NewReplacer("æ", "ae", "Æ", "Ae", "œ", "oe", "Œ", "Oe").Replace(s)
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// NormalizeName is the key names are looked up by: a canonical name folded
+// to lower-case ASCII with the spelling variants that do not make a
+// different name evened out, the rules of GBIF's backbone index
+// (checklistbank's SciNameNormalizer, applied to the whole name):
+//
+//   - hybrid markers, apostrophes, hyphens and underscores are dropped, and
+//     whitespace collapsed;
+//   - a letter repeated is one letter (perrieri = perieri);
+//   - j, y and runs of i inside a word are one i (platyrachis = platirachis);
+//   - th and rh are t and r (platyrhachis = platirachis);
+//   - the last word's Latin gender ending -us, -um, -on, -a is -a (albus =
+//     alba) and its ending -ei is -i (brownei = brownii = browni).
+//
+// Two names with the same key that differ otherwise match as FUZZY.
+func NormalizeName(s string) string { return normalizeName(s, true) }
+
+// normalizeName applies the rules of NormalizeName; strongFirst also
+// applies the letter rules to the first word (GBIF's normalizeAll, used
+// for the index) rather than only folding it (GBIF's normalize, used to
+// score similarity).
+func normalizeName(s string, strongFirst bool) string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return ""
+	}
+	s = FoldASCII(s)
+	// hybrid markers: a leading x/X/× before the genus, × anywhere, a
+	// lone x before a lower-case epithet
+	var words []string
+	for i, w := range strings.Fields(s) {
+		switch {
+		case w == "×" || (w == "x" || w == "X") && i > 0:
+			continue
+		case strings.HasPrefix(w, "×"):
+			w = w[len("×"):]
+		case i == 0 && len(w) > 1 && (w[0] == 'x' || w[0] == 'X') && w[1] >= 'A' && w[1] <= 'Z':
+			w = w[1:]
+		}
+		if w != "" {
+			words = append(words, w)
+		}
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for wi, w := range words {
+		if wi > 0 {
+			b.WriteByte(' ')
+		}
+		strong := wi > 0 || strongFirst
+		start := b.Len()
+		var prev byte
+		for i := 0; i < len(w); i++ {
+			c := w[i]
+			if c >= 'A' && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			switch c {
+			case '\'', '-', '_':
+				continue
+			}
+			if strong {
+				switch c {
+				case 'j', 'y':
+					if b.Len() > start {
+						c = 'i'
+					}
+				case 'h':
+					if prev == 't' || prev == 'r' {
+						continue
+					}
+				}
+				if c == prev && isLetter(c) {
+					continue
+				}
+			}
+			b.WriteByte(c)
+			prev = c
+		}
+	}
+	out := b.String()
+	last := strings.LastIndexByte(out, ' ') + 1
+	if (last > 0 || strongFirst) && len(out)-last > 3 {
+		switch {
+		case strings.HasSuffix(out, "us"), strings.HasSuffix(out, "um"), strings.HasSuffix(out, "on"):
+			out = out[:len(out)-2] + "a"
+		case strings.HasSuffix(out, "ei"):
+			out = out[:len(out)-2] + "i"
+		}
+	}
+	return out
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' }
