@@ -452,3 +452,47 @@ func TestPartialUploadsDropped(t *testing.T) {
 		t.Fatalf("a finished download dropped %v", d)
 	}
 }
+
+// Reconciliation does not kill a download whose dead job was replaced
+// after it read the row: the requeue of a worker that found the lease
+// expired cancels the old job and records a new one, and a reconciliation
+// holding the old job id saw it cancelled and marked the live download
+// KILLED.
+func TestReconcileKeepsRequeuedDownload(t *testing.T) {
+	forEachDB(t, func(t *testing.T, db *DB) {
+		s := queueTestService(t, db, false)
+		ctx := context.Background()
+		key, err := s.Submit(ctx, alice, testRequest())
+		if err != nil {
+			t.Fatal(err)
+		}
+		old := recordedJob(t, db, key)
+		if ok, err := db.claim(ctx, key, "dead/1", time.Millisecond); err != nil || !ok {
+			t.Fatalf("claim: %v %v", ok, err)
+		}
+		time.Sleep(5 * time.Millisecond)
+		// What Reconcile read before the requeue committed.
+		stale := activeDownload{key: key, job: old, status: StatusRunning, attempts: 1}
+		if n, err := s.RecoverExpired(ctx, time.Now()); err != nil || n != 1 {
+			t.Fatalf("requeued %d (%v)", n, err)
+		}
+		if _, err := s.reconcileOne(ctx, stale); err != nil {
+			t.Fatal(err)
+		}
+		r, err := db.getDownload(ctx, db.SQL, key)
+		if err != nil || r.Status != StatusRunning || recordedJob(t, db, key) == old {
+			t.Fatalf("after a stale reconciliation: %s (%v), job %d (old %d)", r.Status, err, recordedJob(t, db, key), old)
+		}
+		// The job it names now is the one that ended: then it is KILLED.
+		if _, err := s.river.JobCancel(ctx, recordedJob(t, db, key)); err != nil {
+			t.Fatal(err)
+		}
+		cur := activeDownload{key: key, job: recordedJob(t, db, key), status: StatusRunning, attempts: 1}
+		if ok, err := s.reconcileOne(ctx, cur); err != nil || !ok {
+			t.Fatalf("reconcile: %v %v", ok, err)
+		}
+		if r, _ := db.getDownload(ctx, db.SQL, key); r.Status != StatusKilled {
+			t.Fatalf("a download whose job ended is %s, want KILLED", r.Status)
+		}
+	})
+}
