@@ -35,6 +35,8 @@ type serveFlags struct {
 	shutdown                                     time.Duration
 	maxBody                                      int64
 	jobs                                         jobs.Config
+	web                                          web.Config
+	auth                                         jobs.AuthConfig
 	mail                                         jobs.MailConfig
 	limits                                       occurrence.Limits
 	faults                                       faultFlags
@@ -115,7 +117,30 @@ func serveFlagSet(f *serveFlags, env *Env) *flag.FlagSet {
 	fs.DurationVar(&c.UserCounts.Timeout, "count-timeout", def.UserCounts.Timeout, "how long a signed-in user's count may run (then: 504)")
 	fs.DurationVar(&c.CountRetryAfter, "count-retry-after", def.CountRetryAfter, "Retry-After of the 429 answer to a count over its class's slots")
 	limitFlags(fs, &f.limits)
+	httpFlags(fs, &f.web, &f.auth)
 	return fs
+}
+
+// httpFlags defines the HTTP server's timeouts and the login limits.
+func httpFlags(fs *flag.FlagSet, w *web.Config, a *jobs.AuthConfig) {
+	wdef := web.Config{}.WithDefaults()
+	fs.DurationVar(&w.ReadHeaderTimeout, "read-header-timeout", wdef.ReadHeaderTimeout, "longest wait for a request's headers")
+	fs.DurationVar(&w.ReadTimeout, "read-timeout", wdef.ReadTimeout, "longest wait for a whole request, body included (then: 408)")
+	fs.DurationVar(&w.WriteTimeout, "write-timeout", wdef.WriteTimeout, "longest time to answer a request (archive transfers are exempt)")
+	fs.DurationVar(&w.IdleTimeout, "idle-timeout", wdef.IdleTimeout, "how long an idle keep-alive connection stays open")
+	fs.DurationVar(&w.ArchiveStallTimeout, "archive-stall-timeout", wdef.ArchiveStallTimeout,
+		"an archive transfer whose client takes no 32 KiB in this time is dropped")
+	fs.DurationVar(&w.ShutdownGrace, "shutdown-grace", wdef.ShutdownGrace,
+		"on stop, how long requests in flight and archive transfers may go on before their connections are closed")
+	fs.StringVar(&w.ClientIPHeader, "client-ip-header", "", "header with the client's address behind a reverse proxy "+
+		"(X-Forwarded-For: its last address; X-Real-IP); failed logins are counted per address")
+	adef := jobs.AuthConfig{}.WithDefaults()
+	fs.IntVar(&a.AddressFree, "login-free-failures", adef.AddressFree, "failed logins from one address before back-off")
+	fs.IntVar(&a.UserFree, "login-free-user-failures", adef.UserFree, "failed logins for one user name before back-off")
+	fs.DurationVar(&a.AddressMaxDelay, "login-max-backoff", adef.AddressMaxDelay, "longest back-off of an address")
+	fs.DurationVar(&a.UserMaxDelay, "login-max-user-backoff", adef.UserMaxDelay,
+		"longest back-off of a user name (addresses the user logged in from are exempt)")
+	fs.IntVar(&a.MaxHashers, "login-hashers", adef.MaxHashers, "password checks run at once")
 }
 
 // runServe: downloader serve.
@@ -181,10 +206,11 @@ func serve(ctx context.Context, f serveFlags, svc *jobs.Service, db *jobs.DB, ln
 	}
 	errc := make(chan error, 2)
 	var srv *http.Server
-	api := web.New(svc, jobs.NewAuthenticator(db, time.Minute), web.Config{MaxBodyBytes: f.maxBody, PublicURL: f.publicURL},
-		env.Logger, web.WithMetrics(reg))
+	wcfg := f.web
+	wcfg.MaxBodyBytes, wcfg.PublicURL = f.maxBody, f.publicURL
+	api := web.New(svc, jobs.NewAuthenticator(db, f.auth), wcfg, env.Logger, web.WithMetrics(reg))
 	if ln != nil {
-		srv = &http.Server{Handler: api, ReadHeaderTimeout: 10 * time.Second}
+		srv = api.HTTPServer()
 		go func() { errc <- srv.Serve(ln) }()
 		fmt.Fprintf(env.Stdout, "serving %s on %s\n", f.role, f.publicURL)
 	} else {
@@ -202,9 +228,11 @@ func serve(ctx context.Context, f serveFlags, svc *jobs.Service, db *jobs.DB, ln
 	}
 	stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), f.shutdown)
 	defer cancel()
+	// Bounded by --shutdown-grace: a slow client does not eat the time the
+	// workers need to suspend their exports.
 	for _, hs := range []*http.Server{srv, ops} {
 		if hs != nil {
-			_ = hs.Shutdown(stopCtx)
+			_ = api.Shutdown(stopCtx, hs)
 		}
 	}
 	if err := svc.Stop(stopCtx); err != nil {
