@@ -53,6 +53,9 @@ type Config struct {
 	// included, may go on once the server stops (5 s); then their
 	// connections are closed. Idle connections are closed at once.
 	ShutdownGrace time.Duration
+	// Search answers the occurrence search and record routes
+	// (/v1/occurrence/search, /count, /{gbifID}); nil answers them 503.
+	Search Searcher
 }
 
 // WithDefaults returns c with every zero field set to its default.
@@ -153,7 +156,7 @@ func (s *Server) routes() []route {
 		{"GET", "/v1/occurrence/search/count", nil, s.count},
 		{"POST", "/v1/occurrence/search/predicate", nil, s.countPredicate},
 		{"GET", "/v1/openapi.json", nil, s.openAPI},
-	}, s.opsRoutes()...)
+	}, append(s.opsRoutes(), s.searchRoutes()...)...)
 }
 
 // HTTPServer returns an http.Server for s with the configured timeouts.

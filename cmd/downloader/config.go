@@ -37,6 +37,7 @@ type fileConfig struct {
 	Mail        mailConfig   `yaml:"mail"`
 	Limits      limitsConfig `yaml:"limits"`
 	HTTP        httpConfig   `yaml:"http"`
+	Search      searchConfig `yaml:"search"`
 	Logins      loginsConfig `yaml:"logins"`
 	Erase       eraseConfig  `yaml:"erase"`
 	// Schedules are named periodic jobs (erasure, rollover, exports).
@@ -107,6 +108,17 @@ type limitsConfig struct {
 	Counts countsConfig `yaml:"counts"`
 	// Predicate bounds a predicate's cost before any scan (docs/limits.md).
 	Predicate predicateLimits `yaml:"predicate"`
+}
+
+// searchConfig bounds the occurrence search API (docs/limits.md).
+type searchConfig struct {
+	MaxLimit       int      `yaml:"max_limit" flag:"search-max-limit"`
+	MaxOffset      int      `yaml:"max_offset" flag:"search-max-offset"`
+	MaxFacetValues int      `yaml:"max_facet_values" flag:"search-max-facet-values"`
+	FacetTimeout   duration `yaml:"facet_timeout" flag:"search-facet-timeout"`
+	// Cache may be negative: no cache.
+	Cache    int `yaml:"cache" flag:"search-cache" signed:"true"`
+	MaxReads int `yaml:"max_reads" flag:"search-max-reads"`
 }
 
 type countsConfig struct {

@@ -22,6 +22,7 @@ import (
 	"github.com/biodiversity-downloads/downloader/jobs/tableexport"
 	"github.com/biodiversity-downloads/downloader/occurrence"
 	"github.com/biodiversity-downloads/downloader/occurrence/parquet"
+	"github.com/biodiversity-downloads/downloader/search"
 	"github.com/biodiversity-downloads/downloader/web"
 )
 
@@ -45,7 +46,8 @@ type serveFlags struct {
 	check                 bool
 	conf                  fileConfig
 	origin                map[string]string
-	exports                                      exportFlags
+	exports               exportFlags
+	search                searchFlags
 }
 
 // exportFlags say what exports read: the table (--export-table, else
@@ -98,6 +100,7 @@ func serveFlagSet(f *serveFlags, env *Env) *flag.FlagSet {
 	fs.DurationVar(&f.shutdown, "shutdown-timeout", 30*time.Second, "how long a graceful stop may take")
 	fs.Int64Var(&f.maxBody, "max-body", 1<<20, "largest request body in bytes")
 	f.faults.register(fs)
+	f.search.register(fs)
 	c, def := &f.jobs, jobs.Config{}.WithDefaults()
 	fs.IntVar(&c.MaxRunningPerUser, "max-running", def.MaxRunningPerUser, "running downloads per user")
 	fs.StringVar(&c.Portal.Name, "portal-name", "", "publisher in citations and metadata, where GBIF's say GBIF.org (default: the host of --public-url)")
@@ -162,7 +165,7 @@ func runServe(ctx context.Context, args []string, env *Env) error {
 		return err
 	}
 	defer db.Close()
-	engine, closeTable, err := openEngine(ctx, f.table, f.exports.table, tableexport.Config{Limits: f.limits, PinTTL: f.exports.pinTTL}, env)
+	engine, table, closeTable, err := openEngine(ctx, f.table, f.exports.table, tableexport.Config{Limits: f.limits, PinTTL: f.exports.pinTTL}, env)
 	if err != nil {
 		return err
 	}
@@ -195,19 +198,19 @@ func runServe(ctx context.Context, args []string, env *Env) error {
 		return err
 	}
 	f.faults.service(svc)
-	return serve(ctx, f, svc, db, ln, reg, env)
+	return serve(ctx, f, svc, db, ln, reg, search.New(table, f.search.cfg, env.Logger), env)
 }
 
 // serve runs until ctx ends, then stops gracefully: HTTP first, then the
 // workers (running exports become SUSPENDED and resume at the next start).
-func serve(ctx context.Context, f serveFlags, svc *jobs.Service, db *jobs.DB, ln net.Listener, reg *prometheus.Registry, env *Env) error {
+func serve(ctx context.Context, f serveFlags, svc *jobs.Service, db *jobs.DB, ln net.Listener, reg *prometheus.Registry, searcher web.Searcher, env *Env) error {
 	if err := svc.Start(ctx); err != nil {
 		return err
 	}
 	errc := make(chan error, 2)
 	var srv *http.Server
 	wcfg := f.web
-	wcfg.MaxBodyBytes, wcfg.PublicURL = f.maxBody, f.publicURL
+	wcfg.MaxBodyBytes, wcfg.PublicURL, wcfg.Search = f.maxBody, f.publicURL, searcher
 	api := web.New(svc, jobs.NewAuthenticator(db, f.auth), wcfg, env.Logger, web.WithMetrics(reg))
 	if ln != nil {
 		srv = api.HTTPServer()
@@ -244,25 +247,26 @@ func serve(ctx context.Context, f serveFlags, svc *jobs.Service, db *jobs.DB, ln
 	return runErr
 }
 
-// openEngine opens the occurrence table behind the counts and exports, and
-// the embedded table exports read instead when exportSpec names one.
-func openEngine(ctx context.Context, spec, exportSpec string, cfg tableexport.Config, env *Env) (jobs.Engine, func(), error) {
+// openEngine opens the occurrence table behind the counts, exports and
+// searches, and the embedded table exports read instead when exportSpec
+// names one (searches and counts read the live table).
+func openEngine(ctx context.Context, spec, exportSpec string, cfg tableexport.Config, env *Env) (jobs.Engine, occurrence.Backend, func(), error) {
 	if spec == "" {
-		return nil, func() {}, errors.New("no table: give --table DIR")
+		return nil, nil, func() {}, errors.New("no table: give --table DIR")
 	}
 	t, err := openTable(ctx, spec, env.Logger)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if exportSpec == "" {
-		return tableexport.New(t, cfg, env.Logger), func() { _ = t.Close() }, nil
+		return tableexport.New(t, cfg, env.Logger), t, func() { _ = t.Close() }, nil
 	}
 	x, err := openExportTable(ctx, exportSpec, env)
 	if err != nil {
 		t.Close()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return tableexport.NewWithExportTable(t, x, cfg, env.Logger), func() { _ = t.Close(); _ = x.Close() }, nil
+	return tableexport.NewWithExportTable(t, x, cfg, env.Logger), t, func() { _ = t.Close(); _ = x.Close() }, nil
 }
 
 // openExportTable opens the embedded table --export-table names, which must
