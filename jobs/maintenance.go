@@ -107,6 +107,22 @@ func (s *Service) Reconcile(ctx context.Context, olderThan time.Time) (int, erro
 	return countDone(as, func(a activeDownload) (bool, error) { return s.reconcileOne(ctx, a) })
 }
 
+// killOrphan marks key KILLED, in tx, if it is still active and its
+// recorded job is still job: a worker that found the download's lease
+// expired may have queued a new job (and cancelled this one) since
+// Reconcile read the row, and that download is alive.
+func (db *DB) killOrphan(ctx context.Context, tx *sql.Tx, key string, job int64) (bool, error) {
+	res, err := tx.ExecContext(ctx, db.q(`UPDATE downloads SET status = ?, modified = ?, error = ?
+		WHERE key = ? AND river_job_id = ? AND status IN (?, ?, ?)`),
+		StatusKilled, time.Now().UnixMilli(), "the export job stopped without finishing (worker lost)",
+		key, job, StatusPreparing, StatusRunning, StatusSuspended)
+	if err != nil {
+		return false, fmt.Errorf("download %s -> %s: %w", key, StatusKilled, err)
+	}
+	n, err := res.RowsAffected()
+	return n > 0, err
+}
+
 type activeDownload struct {
 	key      string
 	job      int64
@@ -130,8 +146,7 @@ func (s *Service) reconcileOne(ctx context.Context, a activeDownload) (bool, err
 		// KILLED and the job that mails it commit together.
 		killed := false
 		err := s.db.inTx(ctx, func(tx *sql.Tx) error {
-			ok, err := s.db.setStatusIn(ctx, tx, a.key, StatusKilled, "the export job stopped without finishing (worker lost)",
-				StatusPreparing, StatusRunning, StatusSuspended)
+			ok, err := s.db.killOrphan(ctx, tx, a.key, a.job)
 			if err != nil || !ok {
 				return err
 			}
@@ -140,6 +155,7 @@ func (s *Service) reconcileOne(ctx context.Context, a activeDownload) (bool, err
 		})
 		if err == nil && killed {
 			s.counted(ctx, a.key, StatusKilled)
+			s.abortDeadUploads(ctx, a.key) // the dead worker's partial archive
 		}
 		return err == nil, err
 	case rivertype.JobStateRunning:

@@ -301,17 +301,6 @@ func TestSchedulesValidated(t *testing.T) {
 	}
 }
 
-// snapshotEngine is checkOnlyEngine on a table whose current snapshot the
-// test sets.
-type snapshotEngine struct {
-	checkOnlyEngine
-	id string
-}
-
-func (e *snapshotEngine) TableSnapshot(context.Context) (TableSnapshot, error) {
-	return TableSnapshot{ID: e.id}, nil
-}
-
 // Which scheduled export answers an unfiltered request, by rule: one of the
 // current table snapshot always (but off), one of another snapshot only
 // while younger than the maximum age under "age"; never a filtered export,
@@ -339,8 +328,7 @@ func TestSnapshotAnswerRules(t *testing.T) {
 		{AnswerRecent, "s1", time.Hour, Request{Format: "SIMPLE_PARQUET"}, ""}, // only a filtered export has it
 	} {
 		db := testDB(t)
-		eng := &snapshotEngine{id: c.snapshot}
-		s, err := New(db, eng, nil, nil, Config{Scheduler: SchedulerConfig{Unfiltered: c.rule}}, slog.New(slog.DiscardHandler))
+		s, err := New(db, checkOnlyEngine{}, nil, nil, Config{Scheduler: SchedulerConfig{Unfiltered: c.rule}}, slog.New(slog.DiscardHandler))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -367,7 +355,7 @@ func TestSnapshotAnswerRules(t *testing.T) {
 		var got string
 		err = db.inTx(ctx, func(tx *sql.Tx) error {
 			var err error
-			got, _, err = s.findSnapshotExport(ctx, tx, c.req, t0.Add(c.age))
+			got, _, err = s.findSnapshotExport(ctx, tx, c.req, t0.Add(c.age), c.snapshot)
 			return err
 		})
 		if err != nil || got != c.want {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -195,7 +196,7 @@ func (s *Service) Config() Config { return s.cfg }
 // the download and its export job are committed together. An identical
 // request (same user, format and predicate) made within the dedupe window
 // returns the earlier key unless that one failed, was cancelled, killed or
-// erased.
+// erased, or the table changed since (see dedupeHash).
 func (s *Service) Submit(ctx context.Context, caller User, req Request) (key string, err error) {
 	if err := req.validate(); err != nil {
 		return "", err
@@ -255,6 +256,11 @@ func (s *Service) Validate(ctx context.Context, caller *User, req Request) (Requ
 		if err := setCreator(*caller, &req); err != nil {
 			return Request{}, err
 		}
+		if req.Creator != caller.Name {
+			if err := s.db.lockCreator(ctx, s.db.read, req.Creator); err != nil {
+				return Request{}, err
+			}
+		}
 	}
 	if err := s.check(&req); err != nil {
 		return Request{}, err
@@ -263,38 +269,57 @@ func (s *Service) Validate(ctx context.Context, caller *User, req Request) (Requ
 }
 
 // dedupeHash identifies identical requests: same creator, format,
-// predicate and (when given) checklist. A request without a checklist
-// hashes as before checklists were recorded.
-func dedupeHash(creator, format string, predicate json.RawMessage, checklist string, extensions []string) string {
+// predicate, checklist and extensions, the same description (it is written
+// into the archive's metadata) and notification (who is mailed, and whether;
+// a deduplicated request mails no one new), made while the table was at the
+// same snapshot. A request for data that changed since is a new download.
+// Only the machine description and the source may differ.
+func dedupeHash(req Request, snapshot string) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%s\x00%s", creator, format, predicate)
-	if checklist != "" {
-		fmt.Fprintf(h, "\x00%s", checklist)
-	}
-	if len(extensions) > 0 {
-		fmt.Fprintf(h, "\x00extensions:%s", strings.Join(extensions, " "))
-	}
+	addrs := slices.Clone(req.NotificationAddresses)
+	slices.Sort(addrs)
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00checklist:%s\x00extensions:%s\x00snapshot:%s\x00description:%s\x00notify:%t:%s",
+		req.Creator, req.Format, req.Predicate, req.ChecklistKey, strings.Join(req.VerbatimExtensions, " "),
+		snapshot, req.Description, req.SendNotification, strings.Join(addrs, " "))
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// tableSnapshot is the ID of the table's current snapshot, for dedupe; ""
+// when the engine cannot tell (no engine here is such).
+func (s *Service) tableSnapshot(ctx context.Context) (string, error) {
+	ti, ok := tableInfo(s.engine)
+	if !ok {
+		return "", nil
+	}
+	snap, err := ti.TableSnapshot(ctx)
+	if err != nil {
+		return "", fmt.Errorf("table snapshot: %w", err)
+	}
+	return snap.ID, nil
 }
 
 // insert records the download and inserts its export job in one transaction
 // with the limit and dedupe checks, or returns the key of an earlier
 // identical download.
 func (s *Service) insert(ctx context.Context, req Request) (string, error) {
-	hash := dedupeHash(req.Creator, req.Format, req.Predicate, req.ChecklistKey, req.VerbatimExtensions)
+	snapshot, err := s.tableSnapshot(ctx)
+	if err != nil {
+		return "", err
+	}
+	hash := dedupeHash(req, snapshot)
 	tx, err := s.db.SQL.BeginTx(ctx, nil)
 	if err != nil {
 		return "", err
 	}
 	defer func() { _ = tx.Rollback() }()
-	if err := s.db.lockUser(ctx, tx, req.Creator); err != nil {
+	if err := s.db.lockCreator(ctx, tx, req.Creator); err != nil {
 		return "", err
 	}
 	now := s.now().UTC()
 	if old, ok, err := s.db.findDuplicate(ctx, tx, hash, now.Add(-s.cfg.DedupeWindow)); err != nil || ok {
 		return old, err
 	}
-	if key, ok, err := s.answerUnfiltered(ctx, tx, req, hash, now); err != nil || ok {
+	if key, ok, err := s.answerUnfiltered(ctx, tx, req, hash, snapshot, now); err != nil || ok {
 		return key, err
 	}
 	n, err := s.db.countActive(ctx, tx, req.Creator)
@@ -450,6 +475,11 @@ func (s *Service) Cancel(ctx context.Context, caller User, key string) error {
 	s.metrics.downloads.WithLabelValues(string(StatusCancelled), r.Request.Format).Inc()
 	if id, err := s.db.riverJob(ctx, key); err == nil && id != 0 {
 		s.cancelJob(ctx, key, id)
+	}
+	// A live worker aborts its own upload when it sees the cancel; a dead
+	// one's partial archive is removed here.
+	if live, err := s.db.leased(ctx, key, time.Now()); err == nil && !live {
+		s.abortDeadUploads(ctx, key)
 	}
 	return nil
 }

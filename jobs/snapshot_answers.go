@@ -41,17 +41,13 @@ type snapshotExport struct {
 const maxSnapshotCandidates = 20
 
 // findSnapshotExport returns the latest SUCCEEDED scheduled export of every
-// record in req's format that may answer req under the configured rule, in
-// tx; on PostgreSQL its row stays locked (FOR SHARE) until tx ends, so that
+// record in req's format that may answer req under the configured rule
+// (current is the table's snapshot, "" when unknown), in tx; on PostgreSQL its row stays locked (FOR SHARE) until tx ends, so that
 // it is not erased before the answer that shares its archive is committed.
-func (s *Service) findSnapshotExport(ctx context.Context, tx *sql.Tx, req Request, now time.Time) (string, bool, error) {
+func (s *Service) findSnapshotExport(ctx context.Context, tx *sql.Tx, req Request, now time.Time, current string) (string, bool, error) {
 	rule := s.cfg.Scheduler.Unfiltered
 	if rule == AnswerNever || len(req.VerbatimExtensions) > 0 || !unfiltered(req.Predicate) {
 		return "", false, nil
-	}
-	current, err := s.tableSnapshotID(ctx)
-	if err != nil {
-		return "", false, err
 	}
 	cands, err := collect(ctx, tx, s.db.q(`SELECT key, table_snapshot, predicate, request, created FROM downloads
 		WHERE schedule <> '' AND format = ? AND status = ? ORDER BY created DESC LIMIT ?`),
@@ -92,20 +88,6 @@ func (s *Service) findSnapshotExport(ctx context.Context, tx *sql.Tx, req Reques
 	return "", false, nil
 }
 
-// tableSnapshotID is the table's current snapshot ("" when the engine
-// cannot tell).
-func (s *Service) tableSnapshotID(ctx context.Context) (string, error) {
-	ti, ok := tableInfo(s.engine)
-	if !ok {
-		return "", nil
-	}
-	snap, err := ti.TableSnapshot(ctx)
-	if err != nil {
-		return "", fmt.Errorf("table snapshot: %w", err)
-	}
-	return snap.ID, nil
-}
-
 // answerFromSnapshot records, in tx, download r (its key, creator, request
 // and dates set) as SUCCEEDED with the archive of the scheduled export
 // from, and queues its notice.
@@ -138,10 +120,10 @@ func (db *DB) archiveUsers(ctx context.Context, name string) (int, error) {
 }
 
 // answerUnfiltered answers req from a scheduled export when one may
-// (findSnapshotExport): it records the download SUCCEEDED in tx, commits
+// (findSnapshotExport; snapshot is the table's current one): it records the download SUCCEEDED in tx, commits
 // tx and returns its key. ok is false when req needs a scan.
-func (s *Service) answerUnfiltered(ctx context.Context, tx *sql.Tx, req Request, hash string, now time.Time) (string, bool, error) {
-	from, ok, err := s.findSnapshotExport(ctx, tx, req, now)
+func (s *Service) answerUnfiltered(ctx context.Context, tx *sql.Tx, req Request, hash, snapshot string, now time.Time) (string, bool, error) {
+	from, ok, err := s.findSnapshotExport(ctx, tx, req, now, snapshot)
 	if err != nil || !ok {
 		return "", false, err
 	}

@@ -112,13 +112,27 @@ func (db *DB) insertDownload(ctx context.Context, q querier, r row, dedupe strin
 	return err
 }
 
-// lockUser serializes submissions of one user on PostgreSQL; SQLite's
-// immediate transactions already serialize every writer.
-func (db *DB) lockUser(ctx context.Context, tx *sql.Tx, user string) error {
-	if db.Dialect != migrations.Postgres {
-		return nil
+// lockCreator checks, in the submission's transaction, that the creator is
+// a user who may own downloads, and serializes the submissions of one user
+// on PostgreSQL (row lock); SQLite's immediate transactions already
+// serialize every writer. An unknown creator (an admin may name anyone) is
+// a bad request naming the creator, not a foreign-key failure.
+func (db *DB) lockCreator(ctx context.Context, q querier, user string) error {
+	query := "SELECT disabled, removed FROM users WHERE name = ?"
+	if _, inTx := q.(*sql.Tx); inTx && db.Dialect == migrations.Postgres {
+		query += " FOR UPDATE"
 	}
-	_, err := tx.ExecContext(ctx, "SELECT name FROM users WHERE name = $1 FOR UPDATE", user)
+	var disabled bool
+	var removed int64
+	err := q.QueryRowContext(ctx, db.q(query), user).Scan(&disabled, &removed)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return fmt.Errorf("%w: creator %q is not a user of this service", ErrInvalidRequest, user)
+	case err == nil && removed != 0:
+		return fmt.Errorf("%w: creator %q was removed", ErrInvalidRequest, user)
+	case err == nil && disabled:
+		return fmt.Errorf("%w: creator %q is disabled", ErrInvalidRequest, user)
+	}
 	return err
 }
 

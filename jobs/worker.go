@@ -218,6 +218,7 @@ func (s *Service) finish(ctx context.Context, key, owner, name string, res Expor
 	}
 	s.logger.InfoContext(ctx, "export succeeded", "key", key, "records", res.Records, "bytes", res.Bytes)
 	s.counted(bg, key, StatusSucceeded)
+	s.abortDeadUploads(bg, key) // a stalled run's, if one woke up meanwhile
 	return nil
 }
 

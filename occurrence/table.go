@@ -61,6 +61,15 @@ type ScanRequest struct {
 	// strings taken from them. Backends without dictionaries ignore it;
 	// without it string columns are always plain.
 	Dictionaries bool
+	// Skip and Limit window a split's matches: ScanSplit emits only the
+	// matching rows after the first Skip (in the split's row order), at
+	// most Limit of them (0: no limit). A backend reads the predicate's
+	// columns of the rows it skips but materializes the requested columns
+	// only for the rows it emits, and stops reading the split once Limit
+	// rows were emitted. ScanStats.RowsMatched counts the emitted rows.
+	// Scan passes the request to every split, so there they window each
+	// split's matches (a search page windows one split at a time).
+	Skip, Limit int64
 }
 
 // DefaultBatchSize is the number of rows per Arrow batch a scan emits at most.

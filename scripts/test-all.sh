@@ -62,7 +62,7 @@ go test -count=1 -timeout 40m ./... 2>&1 | tee "$root/.work-test.log"
 # The packages that run goroutines over shared state: the parallel scan
 # (occurrence), the Parquet store's split scans and dictionaries, the ingest
 # pipeline, the HBase store's minting and its client's batched calls, the parallel ABCD source, the parallel zip writer, the archive
-# and download writers, the job service. -short skips only pzip's two zip64 tests: they
+# and download writers, the job service, the search (shared counts and facets, concurrent page reads). -short skips only pzip's two zip64 tests: they
 # push multi-GiB streams through the writer TestRoundTrip already races
 # (over 6 minutes under the race detector on 2 cores, under 30 s for the
 # rest of the package), and the run above has checked them; and, in the
@@ -73,4 +73,4 @@ go test -count=1 -timeout 40m ./... 2>&1 | tee "$root/.work-test.log"
 # took 2m11s on 2 cores with the race build cached (3.5 CPU-minutes).
 log "go test -race"
 go test -race -short -count=1 -timeout 20m ./occurrence ./occurrence/parquet ./ingest \
-	./occurrence/hbase ./occurrence/hbase/hrpc ./abcd ./internal/pzip ./dwca ./download ./jobs ./taxonomy 2>&1 | tee "$root/.work-race.log"
+	./occurrence/hbase ./occurrence/hbase/hrpc ./abcd ./internal/pzip ./dwca ./download ./jobs ./taxonomy ./search 2>&1 | tee "$root/.work-race.log"

@@ -232,6 +232,10 @@ type options struct {
 	maxAttempt int
 	noUsers    bool
 	archiveDir string // local storage directory shared with worker processes
+	workers    int    // exports at once (jobs.Config.Workers), 0 = the default
+	web        web.Config
+	auth       jobs.AuthConfig
+	tableDir   string // occurrence table directory, "" = the shared fixture
 	metrics    *prometheus.Registry
 	// table wraps the occurrence table the engine reads; config adjusts
 	// the service's settings.
@@ -239,9 +243,6 @@ type options struct {
 	config func(*jobs.Config)
 	// svcOpts are more options of the service (a clock, a rollover).
 	svcOpts []jobs.Option
-	// tableDir is an embedded table of the test's own instead of the
-	// shared fixture's.
-	tableDir string
 }
 
 // server is a real API server on loopback with its real service.
@@ -253,6 +254,8 @@ type server struct {
 	dsn     string
 	archive string // local storage directory
 	stopped bool
+	api     *web.Server
+	http    *http.Server
 }
 
 func testLogger(t testing.TB) *slog.Logger {
@@ -307,7 +310,7 @@ func openService(t testing.TB, dsn string, o options) (*jobs.Service, *jobs.DB, 
 	}
 	cfg := jobs.Config{Role: o.role, MaxRunningPerUser: o.maxRunning, Heartbeat: 100 * time.Millisecond,
 		FetchPollInterval: 100 * time.Millisecond, Lease: 2 * time.Second, RescueAfter: 4 * time.Second,
-		MaxAttempts: o.maxAttempt, PublicURL: "http://downloads.test"}
+		MaxAttempts: o.maxAttempt, PublicURL: "http://downloads.test", Workers: o.workers}
 	if o.config != nil {
 		o.config(&cfg)
 	}
@@ -341,9 +344,11 @@ func startServer(t testing.TB, dsn string, o options) *server {
 	if o.metrics != nil {
 		webOpts = append(webOpts, web.WithMetrics(o.metrics))
 	}
-	api := web.New(svc, jobs.NewAuthenticator(db, time.Minute), web.Config{}, testLogger(t), webOpts...)
-	hs := httptest.NewServer(api)
-	s := &server{t: t, URL: hs.URL, svc: svc, db: db, dsn: dsn, archive: dir}
+	api := web.New(svc, jobs.NewAuthenticator(db, o.auth), o.web, testLogger(t), webOpts...)
+	hs := httptest.NewUnstartedServer(api)
+	hs.Config = api.HTTPServer() // the timeouts serve uses
+	hs.Start()
+	s := &server{t: t, URL: hs.URL, svc: svc, db: db, dsn: dsn, archive: dir, api: api, http: hs.Config}
 	t.Cleanup(func() {
 		hs.Close()
 		s.stop()

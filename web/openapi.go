@@ -7,6 +7,7 @@ import (
 
 	"github.com/biodiversity-downloads/downloader/download"
 	"github.com/biodiversity-downloads/downloader/jobs"
+	"github.com/biodiversity-downloads/downloader/search"
 )
 
 //go:embed openapi.json
@@ -33,6 +34,8 @@ func completeOpenAPI(src []byte) []byte {
 	}
 	setEnum(schemas, "Format", download.FormatNames())
 	setEnum(schemas, "Status", statuses)
+	setEnum(schemas, "FacetField", search.FacetKeys())
+	setRecordFields(schemas)
 	out, err := json.MarshalIndent(doc, "", " ")
 	if err != nil {
 		panic(fmt.Sprintf("web: openapi.json: %v", err))
@@ -47,4 +50,22 @@ func setEnum(schemas map[string]any, name string, values []string) {
 		panic("web: openapi.json has no schema " + name)
 	}
 	s["enum"] = values
+}
+
+// setRecordFields lists the occurrence JSON's members, from the column
+// list, as the Occurrence schema's properties.
+func setRecordFields(schemas map[string]any) {
+	s, ok := schemas["Occurrence"].(map[string]any)
+	if !ok {
+		panic("web: openapi.json has no schema Occurrence")
+	}
+	props := map[string]any{}
+	for _, f := range search.RecordFields() {
+		p := map[string]any{"type": f.Type}
+		if f.Format != "" {
+			p["format"] = f.Format
+		}
+		props[f.Name] = p
+	}
+	s["properties"] = props
 }

@@ -72,7 +72,7 @@ func TestOpenAPIMatchesRoutes(t *testing.T) {
 		}
 	}
 	// Route a concrete request for every documented operation.
-	param := regexp.MustCompile(`\{[a-z]+\}`)
+	param := regexp.MustCompile(`\{[a-zA-Z]+\}`)
 	for op, pattern := range registered {
 		method, path, _ := strings.Cut(op, " ")
 		concrete := param.ReplaceAllStringFunc(path, func(p string) string {

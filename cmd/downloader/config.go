@@ -38,6 +38,9 @@ type fileConfig struct {
 	SMTP        smtpConfig   `yaml:"smtp"`
 	Mail        mailConfig   `yaml:"mail"`
 	Limits      limitsConfig `yaml:"limits"`
+	HTTP        httpConfig   `yaml:"http"`
+	Search      searchConfig `yaml:"search"`
+	Logins      loginsConfig `yaml:"logins"`
 	Erase       eraseConfig  `yaml:"erase"`
 	// ScheduledExports says who scheduled exports belong to and when they
 	// answer users' unfiltered requests.
@@ -112,6 +115,17 @@ type limitsConfig struct {
 	Predicate predicateLimits `yaml:"predicate"`
 }
 
+// searchConfig bounds the occurrence search API (docs/limits.md).
+type searchConfig struct {
+	MaxLimit       int      `yaml:"max_limit" flag:"search-max-limit"`
+	MaxOffset      int      `yaml:"max_offset" flag:"search-max-offset"`
+	MaxFacetValues int      `yaml:"max_facet_values" flag:"search-max-facet-values"`
+	FacetTimeout   duration `yaml:"facet_timeout" flag:"search-facet-timeout"`
+	// Cache may be negative: no cache.
+	Cache    int `yaml:"cache" flag:"search-cache" signed:"true"`
+	MaxReads int `yaml:"max_reads" flag:"search-max-reads"`
+}
+
 type countsConfig struct {
 	Concurrency          int      `yaml:"concurrency" flag:"count-concurrency"`
 	Timeout              duration `yaml:"timeout" flag:"count-timeout"`
@@ -129,6 +143,26 @@ type predicateLimits struct {
 	MaxPatternLength    int `yaml:"max_pattern_length" flag:"predicate-max-pattern-length"`
 	MaxPatternWildcards int `yaml:"max_pattern_wildcards" flag:"predicate-max-pattern-wildcards"`
 	MaxCost             int `yaml:"max_cost" flag:"predicate-max-cost"`
+}
+
+// httpConfig is the API server's timeouts (docs/operations.md).
+type httpConfig struct {
+	ReadHeaderTimeout   duration `yaml:"read_header_timeout" flag:"read-header-timeout"`
+	ReadTimeout         duration `yaml:"read_timeout" flag:"read-timeout"`
+	WriteTimeout        duration `yaml:"write_timeout" flag:"write-timeout"`
+	IdleTimeout         duration `yaml:"idle_timeout" flag:"idle-timeout"`
+	ArchiveStallTimeout duration `yaml:"archive_stall_timeout" flag:"archive-stall-timeout"`
+	ShutdownGrace       duration `yaml:"shutdown_grace" flag:"shutdown-grace"`
+	ClientIPHeader      string   `yaml:"client_ip_header" flag:"client-ip-header"`
+}
+
+// loginsConfig bounds failed logins (docs/operations.md).
+type loginsConfig struct {
+	FreeFailures     int      `yaml:"free_failures" flag:"login-free-failures"`
+	FreeUserFailures int      `yaml:"free_user_failures" flag:"login-free-user-failures"`
+	MaxBackoff       duration `yaml:"max_backoff" flag:"login-max-backoff"`
+	MaxUserBackoff   duration `yaml:"max_user_backoff" flag:"login-max-user-backoff"`
+	Hashers          int      `yaml:"hashers" flag:"login-hashers"`
 }
 
 type eraseConfig struct {

@@ -87,7 +87,7 @@ func (d *configDecoder) nonNegative(c *fileConfig) {
 	root := reflect.ValueOf(c).Elem()
 	for _, l := range configLeaves() {
 		v := root.FieldByIndex(l.index)
-		if (v.Kind() == reflect.Int || v.Kind() == reflect.Int64) && v.Int() < 0 {
+		if (v.Kind() == reflect.Int || v.Kind() == reflect.Int64) && v.Int() < 0 && !l.signed {
 			d.fail(d.origin[l.path], l.path, "%s is negative (0 takes the default)", flagText(v))
 		}
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/biodiversity-downloads/downloader/jobs/tableexport"
 	"github.com/biodiversity-downloads/downloader/occurrence"
 	"github.com/biodiversity-downloads/downloader/occurrence/parquet"
+	"github.com/biodiversity-downloads/downloader/search"
 	"github.com/biodiversity-downloads/downloader/web"
 )
 
@@ -35,6 +36,8 @@ type serveFlags struct {
 	shutdown                                     time.Duration
 	maxBody                                      int64
 	jobs                                         jobs.Config
+	web                                          web.Config
+	auth                                         jobs.AuthConfig
 	mail                                         jobs.MailConfig
 	limits                                       occurrence.Limits
 	faults                                       faultFlags
@@ -44,6 +47,7 @@ type serveFlags struct {
 	conf                  fileConfig
 	origin                map[string]string
 	exports               exportFlags
+	search                searchFlags
 }
 
 // exportFlags say what exports read: the table (--export-table, else
@@ -117,6 +121,7 @@ func serveFlagSet(f *serveFlags, env *Env) *flag.FlagSet {
 	fs.DurationVar(&f.shutdown, "shutdown-timeout", 30*time.Second, "how long a graceful stop may take")
 	fs.Int64Var(&f.maxBody, "max-body", 1<<20, "largest request body in bytes")
 	f.faults.register(fs)
+	f.search.register(fs)
 	c, def := &f.jobs, jobs.Config{}.WithDefaults()
 	fs.IntVar(&c.MaxRunningPerUser, "max-running", def.MaxRunningPerUser, "running downloads per user")
 	fs.StringVar(&c.Portal.Name, "portal-name", "", "publisher in citations and metadata, where GBIF's say GBIF.org (default: the host of --public-url)")
@@ -141,7 +146,30 @@ func serveFlagSet(f *serveFlags, env *Env) *flag.FlagSet {
 	fs.DurationVar(&c.UserCounts.Timeout, "count-timeout", def.UserCounts.Timeout, "how long a signed-in user's count may run (then: 504)")
 	fs.DurationVar(&c.CountRetryAfter, "count-retry-after", def.CountRetryAfter, "Retry-After of the 429 answer to a count over its class's slots")
 	limitFlags(fs, &f.limits)
+	httpFlags(fs, &f.web, &f.auth)
 	return fs
+}
+
+// httpFlags defines the HTTP server's timeouts and the login limits.
+func httpFlags(fs *flag.FlagSet, w *web.Config, a *jobs.AuthConfig) {
+	wdef := web.Config{}.WithDefaults()
+	fs.DurationVar(&w.ReadHeaderTimeout, "read-header-timeout", wdef.ReadHeaderTimeout, "longest wait for a request's headers")
+	fs.DurationVar(&w.ReadTimeout, "read-timeout", wdef.ReadTimeout, "longest wait for a whole request, body included (then: 408)")
+	fs.DurationVar(&w.WriteTimeout, "write-timeout", wdef.WriteTimeout, "longest time to answer a request (archive transfers are exempt)")
+	fs.DurationVar(&w.IdleTimeout, "idle-timeout", wdef.IdleTimeout, "how long an idle keep-alive connection stays open")
+	fs.DurationVar(&w.ArchiveStallTimeout, "archive-stall-timeout", wdef.ArchiveStallTimeout,
+		"an archive transfer whose client takes no 32 KiB in this time is dropped")
+	fs.DurationVar(&w.ShutdownGrace, "shutdown-grace", wdef.ShutdownGrace,
+		"on stop, how long requests in flight and archive transfers may go on before their connections are closed")
+	fs.StringVar(&w.ClientIPHeader, "client-ip-header", "", "header with the client's address behind a reverse proxy "+
+		"(X-Forwarded-For: its last address; X-Real-IP); failed logins are counted per address")
+	adef := jobs.AuthConfig{}.WithDefaults()
+	fs.IntVar(&a.AddressFree, "login-free-failures", adef.AddressFree, "failed logins from one address before back-off")
+	fs.IntVar(&a.UserFree, "login-free-user-failures", adef.UserFree, "failed logins for one user name before back-off")
+	fs.DurationVar(&a.AddressMaxDelay, "login-max-backoff", adef.AddressMaxDelay, "longest back-off of an address")
+	fs.DurationVar(&a.UserMaxDelay, "login-max-user-backoff", adef.UserMaxDelay,
+		"longest back-off of a user name (addresses the user logged in from are exempt)")
+	fs.IntVar(&a.MaxHashers, "login-hashers", adef.MaxHashers, "password checks run at once")
 }
 
 // runServe: downloader serve.
@@ -163,7 +191,7 @@ func runServe(ctx context.Context, args []string, env *Env) error {
 		return err
 	}
 	defer db.Close()
-	engine, closeTable, err := openEngine(ctx, f.table, f.exports.table, tableexport.Config{Limits: f.limits, PinTTL: f.exports.pinTTL}, env)
+	engine, table, closeTable, err := openEngine(ctx, f.table, f.exports.table, tableexport.Config{Limits: f.limits, PinTTL: f.exports.pinTTL}, env)
 	if err != nil {
 		return err
 	}
@@ -197,21 +225,22 @@ func runServe(ctx context.Context, args []string, env *Env) error {
 		return err
 	}
 	f.faults.service(svc)
-	return serve(ctx, f, svc, db, ln, reg, env)
+	return serve(ctx, f, svc, db, ln, reg, search.New(table, f.search.cfg, env.Logger), env)
 }
 
 // serve runs until ctx ends, then stops gracefully: HTTP first, then the
 // workers (running exports become SUSPENDED and resume at the next start).
-func serve(ctx context.Context, f serveFlags, svc *jobs.Service, db *jobs.DB, ln net.Listener, reg *prometheus.Registry, env *Env) error {
+func serve(ctx context.Context, f serveFlags, svc *jobs.Service, db *jobs.DB, ln net.Listener, reg *prometheus.Registry, searcher web.Searcher, env *Env) error {
 	if err := svc.Start(ctx); err != nil {
 		return err
 	}
 	errc := make(chan error, 2)
 	var srv *http.Server
-	api := web.New(svc, jobs.NewAuthenticator(db, time.Minute), web.Config{MaxBodyBytes: f.maxBody, PublicURL: f.publicURL},
-		env.Logger, web.WithMetrics(reg))
+	wcfg := f.web
+	wcfg.MaxBodyBytes, wcfg.PublicURL, wcfg.Search = f.maxBody, f.publicURL, searcher
+	api := web.New(svc, jobs.NewAuthenticator(db, f.auth), wcfg, env.Logger, web.WithMetrics(reg))
 	if ln != nil {
-		srv = &http.Server{Handler: api, ReadHeaderTimeout: 10 * time.Second}
+		srv = api.HTTPServer()
 		go func() { errc <- srv.Serve(ln) }()
 		fmt.Fprintf(env.Stdout, "serving %s on %s\n", f.role, f.publicURL)
 	} else {
@@ -229,9 +258,11 @@ func serve(ctx context.Context, f serveFlags, svc *jobs.Service, db *jobs.DB, ln
 	}
 	stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), f.shutdown)
 	defer cancel()
+	// Bounded by --shutdown-grace: a slow client does not eat the time the
+	// workers need to suspend their exports.
 	for _, hs := range []*http.Server{srv, ops} {
 		if hs != nil {
-			_ = hs.Shutdown(stopCtx)
+			_ = api.Shutdown(stopCtx, hs)
 		}
 	}
 	if err := svc.Stop(stopCtx); err != nil {
@@ -243,25 +274,26 @@ func serve(ctx context.Context, f serveFlags, svc *jobs.Service, db *jobs.DB, ln
 	return runErr
 }
 
-// openEngine opens the occurrence table behind the counts and exports, and
-// the embedded table exports read instead when exportSpec names one.
-func openEngine(ctx context.Context, spec, exportSpec string, cfg tableexport.Config, env *Env) (jobs.Engine, func(), error) {
+// openEngine opens the occurrence table behind the counts, exports and
+// searches, and the embedded table exports read instead when exportSpec
+// names one (searches and counts read the live table).
+func openEngine(ctx context.Context, spec, exportSpec string, cfg tableexport.Config, env *Env) (jobs.Engine, occurrence.Backend, func(), error) {
 	if spec == "" {
-		return nil, func() {}, errors.New("no table: give --table DIR")
+		return nil, nil, func() {}, errors.New("no table: give --table DIR")
 	}
 	t, err := openTable(ctx, spec, env.Logger)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if exportSpec == "" {
-		return tableexport.New(t, cfg, env.Logger), func() { _ = t.Close() }, nil
+		return tableexport.New(t, cfg, env.Logger), t, func() { _ = t.Close() }, nil
 	}
 	x, err := openExportTable(ctx, exportSpec, env)
 	if err != nil {
 		t.Close()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return tableexport.NewWithExportTable(t, x, cfg, env.Logger), func() { _ = t.Close(); _ = x.Close() }, nil
+	return tableexport.NewWithExportTable(t, x, cfg, env.Logger), t, func() { _ = t.Close(); _ = x.Close() }, nil
 }
 
 // openExportTable opens the embedded table --export-table names, which must

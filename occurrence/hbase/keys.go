@@ -94,3 +94,15 @@ var (
 	qualState = []byte("state")
 	qualEML   = []byte("eml")
 )
+
+// IDSplit returns the split of snap that holds gbifID's row, if any: the
+// bucket its salt names (a search reads only that bucket for a record).
+func (s *Store) IDSplit(snap occurrence.Snapshot, gbifID int64) (occurrence.Split, bool) {
+	b := int(salt(gbifID, s.buckets))
+	for _, sp := range snap.Splits {
+		if ref, ok := sp.Ref.(splitRef); ok && ref.bucket == b {
+			return sp, true
+		}
+	}
+	return occurrence.Split{}, false
+}

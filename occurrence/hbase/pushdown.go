@@ -1,6 +1,7 @@
 package hbase
 
 import (
+	"encoding/binary"
 	"math"
 	"sort"
 	"strconv"
@@ -81,6 +82,9 @@ func pushdown(p *occurrence.Predicate) (pushed, bool) {
 	}
 	if p.Key == "" {
 		return pushed{}, false
+	}
+	if p.Key == "GBIF_ID" {
+		return pushID(p)
 	}
 	var fs []pushed
 	for _, col := range p.Columns() {
@@ -307,4 +311,31 @@ func countries(p *occurrence.Predicate) (map[string]bool, bool) {
 		return set, true
 	}
 	return nil, false
+}
+
+// pushID filters rows by the gbifID that ends their key (equals and in: a
+// record looked up by id is found next to the data, without shipping the
+// bucket's other records).
+func pushID(p *occurrence.Predicate) (pushed, bool) {
+	values := p.Values
+	switch p.Type {
+	case occurrence.TypeEquals:
+		values = []string{p.Value}
+	case occurrence.TypeIn:
+		if len(values) > maxPushedValues {
+			return pushed{}, false
+		}
+	default:
+		return pushed{}, false
+	}
+	var fs []pushed
+	for _, v := range values {
+		id, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		if err != nil {
+			return pushed{}, false // a range "a,b": evaluated client-side
+		}
+		cmp := hrpc.BinaryComponentComparator{Value: binary.BigEndian.AppendUint64(nil, uint64(id)), Offset: keyLen - 8}
+		fs = append(fs, pushed{hrpc.RowFilter{Op: hrpc.Equal, Comparator: cmp}, true})
+	}
+	return combine(true, fs, true), true
 }

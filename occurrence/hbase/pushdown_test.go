@@ -54,6 +54,10 @@ func TestPushdownTranslation(t *testing.T) {
 		{`{"type":"equals","key":"TAXON_KEY","value":"212"}`, true, true, nil, false},
 		{`{"type":"greaterThan","key":"DECIMAL_LATITUDE","value":"10.5"}`, true, false, nil, false},
 		{`{"type":"like","key":"LOCALITY","value":"*river*"}`, false, false, nil, false},
+		// gbifID: a row filter on the key's last 8 bytes
+		{`{"type":"equals","key":"GBIF_ID","value":"42"}`, true, true, nil, false},
+		{`{"type":"in","key":"GBIF_ID","values":["42","43"]}`, true, true, nil, false},
+		{`{"type":"equals","key":"GBIF_ID","value":"1,5"}`, false, false, nil, false},
 		{`{"type":"not","predicate":{"type":"equals","key":"COUNTRY","value":"DK"}}`, false, false, nil, false},
 		// and keeps what it can push (a superset), so it is no longer exact
 		{`{"type":"and","predicates":[{"type":"equals","key":"COUNTRY","value":"US"},{"type":"like","key":"LOCALITY","value":"*a*"}]}`, true, false, []string{"US"}, true},

@@ -3,6 +3,7 @@ package hbase
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -41,7 +42,8 @@ func (s *Store) ScanSplit(ctx context.Context, split occurrence.Split, req occur
 			return occurrence.ScanStats{}, fmt.Errorf("%w: %s", occurrence.ErrUnknownColumn, n)
 		}
 	}
-	sc := &splitScan{s: s, ref: ref, pred: req.Predicate, names: names, emit: emit, batch: req.BatchSize}
+	sc := &splitScan{s: s, ref: ref, pred: req.Predicate, names: names, emit: emit, batch: req.BatchSize,
+		win: occurrence.NewWindow(req)}
 	defer sc.release()
 	if sc.batch <= 0 {
 		sc.batch = occurrence.DefaultBatchSize
@@ -53,11 +55,14 @@ func (s *Store) ScanSplit(ctx context.Context, split occurrence.Split, req occur
 		var hs hrpc.ScanStats
 		hs, err = s.c.Scan(ctx, s.cfg.Table, opts, sc.rows)
 		sc.stats.BytesRead += hs.Bytes
-		if err != nil {
+		if errors.Is(err, errWindowDone) {
+			err = nil
+		}
+		if err != nil || sc.win.Done() {
 			break
 		}
 	}
-	if err == nil {
+	if err == nil && !sc.win.Done() {
 		err = sc.flush()
 	}
 	if err != nil {
@@ -83,7 +88,12 @@ type splitScan struct {
 	cache    *occurrence.EvalCache // the predicate's state across batches
 	keyRows  int
 	stats    occurrence.ScanStats
+	win      occurrence.Window // the request's Skip and Limit
 }
+
+// errWindowDone stops a region scan once the request's Limit rows were
+// emitted.
+var errWindowDone = errors.New("scan window complete")
 
 // plan chooses the HBase scan: which families, which filter.
 func (sc *splitScan) plan() hrpc.ScanOptions {
@@ -145,6 +155,9 @@ func (sc *splitScan) rows(rows []hrpc.Row) error {
 				if err := sc.flush(); err != nil {
 					return err
 				}
+				if sc.win.Done() {
+					return errWindowDone
+				}
 			}
 			continue
 		}
@@ -156,6 +169,9 @@ func (sc *splitScan) rows(rows []hrpc.Row) error {
 		if len(sc.pending) >= sc.batch {
 			if err := sc.flush(); err != nil {
 				return err
+			}
+			if sc.win.Done() {
+				return errWindowDone
 			}
 		}
 	}
@@ -174,9 +190,9 @@ func recordCell(r hrpc.Row) []byte {
 // flush evaluates and emits the pending rows.
 func (sc *splitScan) flush() error {
 	if sc.keysOnly {
-		n := sc.keyRows
+		n := sc.win.Take(int64(sc.keyRows))
 		sc.keyRows = 0
-		return sc.emitEmpty(n)
+		return sc.emitEmpty(int(n))
 	}
 	recs := sc.pending
 	sc.pending = sc.pending[:0]
@@ -206,6 +222,16 @@ func (sc *splitScan) flush() error {
 				m++
 			}
 		}
+	}
+	if sc.win.Active() && m > 0 {
+		if sel == nil {
+			sel = slices.Grow(sc.sel[:0], len(recs))[:len(recs)]
+			sc.sel = sel
+			for i := range sel {
+				sel[i] = true
+			}
+		}
+		m = sc.win.Select(sel, m)
 	}
 	if m == 0 {
 		return nil

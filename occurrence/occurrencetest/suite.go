@@ -69,7 +69,8 @@ var predicates = []string{
 //     records the reference matches, with the reference's values, in the
 //     order of the table's full scan; counts agree; scans are repeatable,
 //     dictionary-encoded columns are well formed, a scan can be cancelled,
-//     also one that emits nothing (a count matching no record);
+//     also one that emits nothing (a count matching no record), and
+//     a split's matches can be windowed (Skip, Limit);
 //   - catalog, replace, delete, abort: the datasets' descriptions, EML
 //     documents, record and broken-row counts; replacing a dataset and
 //     deleting one publish new snapshots while the older snapshot still
@@ -166,6 +167,7 @@ func runScans(t *testing.T, tbl occurrence.Backend, opts Options) {
 		}
 	})
 	t.Run("dictionaries", func(t *testing.T) { checkDictionaries(t, tbl, ref, order) })
+	t.Run("window", func(t *testing.T) { checkWindows(t, tbl) })
 	t.Run("cancel", func(t *testing.T) { checkCancel(t, tbl) })
 	t.Run("cancel-silent", func(t *testing.T) { checkCancelSilent(t, tbl) })
 }

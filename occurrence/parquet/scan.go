@@ -111,7 +111,7 @@ func (s *Store) ScanSplit(ctx context.Context, split occurrence.Split, req occur
 		rows = split.Rows
 	}
 	sc := &splitScan{ctx: ctx, file: o, rg: ref.rowGroup, rows: rows, req: req, cols: cols, emit: emit, stats: &st,
-		path: ref.path, split: split.Stats, live: ref.live}
+		path: ref.path, split: split.Stats, live: ref.live, win: occurrence.NewWindow(req)}
 	if req.BatchSize <= 0 || req.BatchSize > occurrence.DefaultBatchSize {
 		sc.batch = occurrence.DefaultBatchSize
 	} else {
@@ -154,15 +154,18 @@ type splitScan struct {
 	// live filters a segment row group's rows on their dataset (nil: all
 	// rows are live; live.go).
 	live map[string]bool
+	// win is the request's Skip and Limit.
+	win occurrence.Window
 }
 
 // run scans the split; without a predicate every row matches and the
 // requested columns are read the same way, through the value readers.
 func (sc *splitScan) run() error {
 	if sc.req.Predicate == nil && len(sc.cols) == 0 && sc.live == nil {
+		n := sc.win.Take(sc.rows)
 		sc.stats.RowsScanned = sc.rows
-		sc.stats.RowsMatched = sc.rows
-		return sc.emitCounts(sc.rows)
+		sc.stats.RowsMatched = n
+		return sc.emitCounts(n)
 	}
 	return sc.filtered()
 }
@@ -213,7 +216,7 @@ func (sc *splitScan) filtered() error {
 	sel := make([]bool, occurrence.DefaultBatchSize)
 	outSchema := occurrence.SchemaOf(sc.cols)
 	var pos int64
-	for pos < sc.rows {
+	for pos < sc.rows && !sc.win.Done() {
 		if err := sc.ctx.Err(); err != nil {
 			return err
 		}
@@ -231,7 +234,7 @@ func (sc *splitScan) filtered() error {
 		clear(sel)
 		pred.EvalCached(pb, sel, cache)
 		sc.dropDead(pb, sel)
-		m := countTrue(sel)
+		m := sc.win.Select(sel, countTrue(sel))
 		sc.stats.RowsScanned += n
 		sc.stats.RowsMatched += int64(m)
 		var err error

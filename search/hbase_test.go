@@ -1,0 +1,77 @@
+package search
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/biodiversity-downloads/downloader/occurrence/hbase"
+	"github.com/biodiversity-downloads/downloader/occurrence/occurrencetest"
+)
+
+// TestHBase runs pages, a facet and lookups by id against the HBase
+// table (scripts/hbase/start.sh): the same answers as the ordered scan,
+// records found through the id's bucket (IDSplitter).
+func TestHBase(t *testing.T) {
+	master := os.Getenv("HBASE_MASTER")
+	if master == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("HBASE_MASTER is not set: run scripts/hbase/start.sh")
+		}
+		t.Skip("HBASE_MASTER not set (start HBase with scripts/hbase/start.sh)")
+	}
+	ctx := context.Background()
+	tbl, err := hbase.OpenConfig(ctx, hbase.Config{Master: master, Table: fmt.Sprintf("search_test_%d", time.Now().UnixNano()%1e12), Buckets: 6},
+		slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := tbl.Drop(context.Background()); err != nil {
+			t.Error(err)
+		}
+		tbl.Close()
+	})
+	occurrencetest.Load(t, tbl, 3000, 4)
+	var _ IDSplitter = tbl
+	s := New(tbl, Config{}, nil)
+	for _, query := range []string{"", "country=NL", "year=1980,2010"} {
+		r := mustRequest(t, s, query+"&facet=country")
+		want := orderedIDs(t, tbl, r.Predicate)
+		for _, pg := range [][2]int{{0, 20}, {len(want) / 2, 30}} {
+			r.Offset, r.Limit = pg[0], pg[1]
+			res, err := s.Search(ctx, r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			exp := want[min(r.Offset, len(want)):]
+			exp = exp[:min(r.Limit, len(exp))]
+			if got := keys(t, res.Results); !slices.Equal(got, exp) || res.Count != int64(len(want)) {
+				t.Fatalf("%q %v: %v (count %d), want %v (%d)", query, pg, head(got), res.Count, head(exp), len(want))
+			}
+			var sum int64
+			for _, fc := range res.Facets[0].Counts {
+				sum += fc.Count
+			}
+			if sum == 0 || sum > res.Count {
+				t.Fatalf("%q: country facet sums to %d of %d", query, sum, res.Count)
+			}
+		}
+	}
+	ids := orderedIDs(t, tbl, nil)
+	for _, id := range []int64{ids[0], ids[len(ids)-1]} {
+		if _, err := s.Get(ctx, id); err != nil {
+			t.Fatalf("get %d: %v", id, err)
+		}
+		if _, err := s.Verbatim(ctx, id); err != nil {
+			t.Fatalf("verbatim %d: %v", id, err)
+		}
+	}
+	if _, err := s.Get(ctx, slices.Max(ids)+1); err == nil {
+		t.Fatal("an unknown id was found")
+	}
+}

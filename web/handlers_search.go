@@ -1,0 +1,180 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strconv"
+
+	"github.com/biodiversity-downloads/downloader/jobs"
+	"github.com/biodiversity-downloads/downloader/occurrence"
+	"github.com/biodiversity-downloads/downloader/search"
+)
+
+// Searcher is the occurrence search behind GBIF's search, record and count
+// routes (search.Service). Every table scan of these routes goes through
+// it, so an admission control (scan concurrency, deadlines) can wrap it.
+type Searcher interface {
+	ParseRequest(q url.Values) (search.Request, error)
+	Search(ctx context.Context, r search.Request) (*search.Response, error)
+	Get(ctx context.Context, gbifID int64) (json.RawMessage, error)
+	Verbatim(ctx context.Context, gbifID int64) (json.RawMessage, error)
+	GetByOccurrenceID(ctx context.Context, datasetKey, occurrenceID string) (json.RawMessage, error)
+	ParseCount(q url.Values) (*occurrence.Predicate, error)
+	Count(ctx context.Context, pred *occurrence.Predicate) (int64, error)
+}
+
+var _ Searcher = (*search.Service)(nil)
+
+// searchRoutes are GBIF's occurrence search routes.
+func (s *Server) searchRoutes() []route {
+	const occ = "/v1/occurrence"
+	return []route{
+		{"GET", occ + "/search", nil, s.search},
+		{"GET", occ + "/count", nil, s.occurrenceCount},
+		{"GET", occ + "/{gbifID}", nil, s.occurrence},
+		// One pattern for {gbifID}/verbatim and GBIF's {datasetKey}/{occurrenceId}:
+		// a literal "verbatim" segment would overlap download/{key} in Go's ServeMux.
+		{"GET", occ + "/{first}/{second}", []string{occ + "/{gbifID}/verbatim", occ + "/{datasetKey}/{occurrenceId}"}, s.occurrenceSub},
+	}
+}
+
+// searcher returns the configured search or the error that there is none.
+func (s *Server) searcher() (Searcher, error) {
+	if s.cfg.Search == nil {
+		return nil, jobs.ErrEngineUnavailable
+	}
+	return s.cfg.Search, nil
+}
+
+// search: GET /v1/occurrence/search, GBIF's occurrence search.
+func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
+	sr, err := s.searcher()
+	if err != nil {
+		return err
+	}
+	req, err := sr.ParseRequest(r.URL.Query())
+	if err != nil {
+		return searchErr(err)
+	}
+	resp, err := sr.Search(r.Context(), req)
+	if err != nil {
+		return searchErr(err)
+	}
+	b, err := resp.AppendJSON(make([]byte, 0, 4096+len(resp.Results)*4096))
+	if err != nil {
+		return err
+	}
+	writeRaw(w, append(b, '\n'))
+	return nil
+}
+
+// occurrenceCount: GET /v1/occurrence/count, GBIF's record count by its
+// ten dimensions; a bare number.
+func (s *Server) occurrenceCount(w http.ResponseWriter, r *http.Request) error {
+	sr, err := s.searcher()
+	if err != nil {
+		return err
+	}
+	pred, err := sr.ParseCount(r.URL.Query())
+	if err != nil {
+		return searchErr(err)
+	}
+	n, err := sr.Count(r.Context(), pred)
+	if err != nil {
+		return searchErr(err)
+	}
+	writeRaw(w, strconv.AppendInt(nil, n, 10))
+	return nil
+}
+
+// occurrence: GET /v1/occurrence/{gbifID}.
+func (s *Server) occurrence(w http.ResponseWriter, r *http.Request) error {
+	return s.record(w, r, r.PathValue("gbifID"), "")
+}
+
+var uuidPattern = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+
+// occurrenceSub: GET /v1/occurrence/{gbifID}/verbatim and
+// /v1/occurrence/{datasetKey}/{occurrenceId}.
+func (s *Server) occurrenceSub(w http.ResponseWriter, r *http.Request) error {
+	first, second := r.PathValue("first"), r.PathValue("second")
+	if uuidPattern.MatchString(first) {
+		sr, err := s.searcher()
+		if err != nil {
+			return err
+		}
+		js, err := sr.GetByOccurrenceID(r.Context(), first, second)
+		if err != nil {
+			return searchErr(err)
+		}
+		writeRaw(w, append(js, '\n'))
+		return nil
+	}
+	if second != "verbatim" {
+		return fmt.Errorf("%w: no such resource /v1/occurrence/%s/%s", jobs.ErrNotFound, first, second)
+	}
+	return s.record(w, r, first, "/verbatim")
+}
+
+// record answers a record or its verbatim form; a replaced id redirects
+// to the record that replaced it.
+func (s *Server) record(w http.ResponseWriter, r *http.Request, rawID, sub string) error {
+	sr, err := s.searcher()
+	if err != nil {
+		return err
+	}
+	id, err := strconv.ParseInt(rawID, 10, 64)
+	if err != nil || id < 1 {
+		return fmt.Errorf("%w: gbifID %q is not a positive integer", jobs.ErrInvalidRequest, rawID)
+	}
+	get := sr.Get
+	if sub == "/verbatim" {
+		get = sr.Verbatim
+	}
+	js, err := get(r.Context(), id)
+	var moved *search.Moved
+	if errors.As(err, &moved) {
+		http.Redirect(w, r, s.baseURL(r)+"/v1/occurrence/"+strconv.FormatInt(moved.ID, 10)+sub, http.StatusMovedPermanently)
+		return nil
+	}
+	if err != nil {
+		return searchErr(err)
+	}
+	writeRaw(w, append(js, '\n'))
+	return nil
+}
+
+func writeRaw(w http.ResponseWriter, b []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(b)
+}
+
+// kindErr keeps a search error's message and adds the job service's kind
+// that fail maps to an HTTP status.
+type kindErr struct{ err, kind error }
+
+func (e kindErr) Error() string   { return e.err.Error() }
+func (e kindErr) Unwrap() []error { return []error{e.err, e.kind} }
+
+// searchErr maps the search package's error kinds to statuses: a bad
+// request 400, a predicate over the limits 413, an unknown record 404,
+// facets past their deadline 503.
+func searchErr(err error) error {
+	switch {
+	case errors.Is(err, search.ErrInvalidRequest):
+		return kindErr{err, jobs.ErrInvalidRequest}
+	case errors.Is(err, search.ErrTooComplex):
+		return kindErr{err, jobs.ErrPredicateTooLarge}
+	case errors.Is(err, search.ErrNotFound):
+		return kindErr{err, jobs.ErrNotFound}
+	case errors.Is(err, search.ErrTooExpensive):
+		return kindErr{err, jobs.ErrEngineUnavailable}
+	}
+	return err
+}

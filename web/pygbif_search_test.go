@@ -1,0 +1,130 @@
+package web_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/biodiversity-downloads/downloader/occurrence"
+)
+
+// TestPygbifSearch drives the occurrence search API with GBIF's Python
+// client, pygbif 0.7.0, with its defaults and only its base URL changed:
+// occ.search with facets and paging, occ.get, occ.get_verbatim and
+// occ.count, each answer checked against the table's own counts and scans.
+func TestPygbifSearch(t *testing.T) {
+	requirePygbif(t)
+	s := startSearchServer(t)
+	const country = "TR"
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "python3", "testdata/pygbif_search.py", s.URL, country)
+	cmd.Env = append(os.Environ(), "PYTHONWARNINGS=ignore", "PYTHONDONTWRITEBYTECODE=1")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("pygbif: %v\n%s", err, stderr.String())
+	}
+	var got struct {
+		Search struct {
+			Count        int64
+			EndOfRecords bool
+			Limit        int
+			Keys         []int64
+			Countries    []string
+			Facets       []struct {
+				Field  string
+				Counts []struct {
+					Name  string
+					Count int64
+				}
+			}
+		}
+		Page2 []int64
+		All   struct {
+			Count   int64
+			Results int
+			Facets  []struct {
+				Field  string
+				Counts []struct {
+					Name  string
+					Count int64
+				}
+			}
+		}
+		Get struct {
+			Key         int64
+			GbifID      string
+			CountryCode string
+			DatasetKey  string
+			Issues      []string
+		}
+		Verbatim struct {
+			Key   int64
+			Terms []string
+		}
+		Count       int64
+		CountGeoref int64 `json:"count_georef"`
+		Missing     any
+	}
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("pygbif output %s: %v", out, err)
+	}
+	want := s.tableCount("country=" + country)
+	order := s.orderedKeys("country="+country, 10)
+	sr := got.Search
+	if sr.Count != want || want == 0 || sr.Limit != 5 || sr.EndOfRecords || !slices.Equal(sr.Keys, order[:5]) || !slices.Equal(got.Page2, order[5:10]) {
+		t.Fatalf("occ.search: count %d (table %d), keys %v then %v, table order %v", sr.Count, want, sr.Keys, got.Page2, order)
+	}
+	for _, c := range sr.Countries {
+		if c != country {
+			t.Fatalf("occ.search(country=%s) returned a record of %s", country, c)
+		}
+	}
+	if len(sr.Facets) != 2 || sr.Facets[0].Field != "COUNTRY" || len(sr.Facets[0].Counts) != 1 ||
+		sr.Facets[0].Counts[0].Name != country || sr.Facets[0].Counts[0].Count != want || sr.Facets[1].Field != "YEAR" {
+		t.Fatalf("occ.search facets %+v", sr.Facets)
+	}
+	for _, y := range sr.Facets[1].Counts {
+		if n := s.tableCount("country=" + country + "&year=" + y.Name); y.Count != n {
+			t.Fatalf("year facet %s: %d, table %d", y.Name, y.Count, n)
+		}
+	}
+	if all := s.tableCount(""); got.All.Count != all || got.All.Results != 0 || len(got.All.Facets) != 1 || len(got.All.Facets[0].Counts) != 1 ||
+		got.All.Facets[0].Counts[0].Count != s.tableCount("basisOfRecord="+got.All.Facets[0].Counts[0].Name) {
+		t.Fatalf("occ.search(limit=0, facet=basisOfRecord): %+v, table %d", got.All, all)
+	}
+	if g := got.Get; g.Key != order[0] || g.GbifID != strconv.FormatInt(order[0], 10) || g.CountryCode != country || g.DatasetKey == "" || g.Issues == nil {
+		t.Fatalf("occ.get: %+v", g)
+	}
+	if v := got.Verbatim; v.Key != order[0] || !slices.Contains(v.Terms, occurrence.NSGBIF+"gbifID") || !slices.Contains(v.Terms, occurrence.NSDwC+"country") {
+		t.Fatalf("occ.get_verbatim: %+v", v)
+	}
+	if got.Count != want || got.CountGeoref != s.tableCount("country="+country+"&hasCoordinate=true") {
+		t.Fatalf("occ.count: %d and %d georeferenced, table %d", got.Count, got.CountGeoref, want)
+	}
+	if got.Missing != float64(404) {
+		t.Fatalf("occ.get of an unknown key: %v", got.Missing)
+	}
+}
+
+// orderedKeys is the first n gbifIDs a plain ordered scan of the table
+// returns for a query.
+func (s *searchServer) orderedKeys(query string, n int) []int64 {
+	s.t.Helper()
+	var out []int64
+	for _, id := range s.scanIDs(query) {
+		if len(out) == n {
+			break
+		}
+		out = append(out, id)
+	}
+	return out
+}

@@ -1,0 +1,223 @@
+package web_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/biodiversity-downloads/downloader/occurrence"
+	"github.com/biodiversity-downloads/downloader/occurrence/parquet"
+	"github.com/biodiversity-downloads/downloader/search"
+	"github.com/biodiversity-downloads/downloader/web"
+)
+
+// searchServer is the API over the fixture table with its occurrence
+// search, and the table itself for independent answers.
+type searchServer struct {
+	*server
+	store *parquet.Store
+}
+
+func startSearchServer(t *testing.T) *searchServer {
+	t.Helper()
+	_, table := buildFixture(t)
+	store, err := parquet.Open(table, parquet.Config{}, testLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = store.Close() })
+	api := web.New(nil, nil, web.Config{Search: search.New(store, search.Config{}, testLogger(t))}, testLogger(t))
+	hs := httptest.NewServer(api)
+	t.Cleanup(hs.Close)
+	return &searchServer{server: &server{t: t, URL: hs.URL, stopped: true}, store: store}
+}
+
+// tableCount counts a query string's matches with the table's own scan.
+func (s *searchServer) tableCount(query string) int64 {
+	s.t.Helper()
+	q, _ := url.ParseQuery(query)
+	p, err := occurrence.ParseQuery(q, occurrence.DefaultLimits())
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	snap, err := s.store.Snapshot(context.Background())
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	n, _, err := occurrence.Count(context.Background(), s.store, snap, p, occurrence.ScanOptions{})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return n
+}
+
+type searchPage struct {
+	Offset, Limit int
+	EndOfRecords  bool
+	Count         int64
+	Results       []map[string]any
+	Facets        []struct {
+		Field  string
+		Counts []struct {
+			Name  string
+			Count int64
+		}
+	}
+}
+
+func (s *searchServer) search(query string) searchPage {
+	s.t.Helper()
+	r := expect(s.t, s.do("GET", "/v1/occurrence/search?"+query, "", nil), 200)
+	if ct := r.header.Get("Content-Type"); ct != "application/json" {
+		s.t.Fatalf("Content-Type %q (pygbif wants exactly application/json)", ct)
+	}
+	var p searchPage
+	if err := json.Unmarshal(r.body, &p); err != nil {
+		s.t.Fatalf("%s: %v", r.body, err)
+	}
+	return p
+}
+
+// TestSearchAPI: GBIF's occurrence search, count and record routes over a
+// table of real archives, answered as GBIF answers them and checked
+// against the table's own counts.
+func TestSearchAPI(t *testing.T) {
+	s := startSearchServer(t)
+	all := s.search("facet=country&facet=year&facet=basisOfRecord&facetLimit=3")
+	if want := s.tableCount(""); all.Count != want || all.Count < 1000 || len(all.Results) != 20 || all.Limit != 20 || all.EndOfRecords {
+		t.Fatalf("page 1: count %d (table %d), %d results, limit %d, end %v", all.Count, want, len(all.Results), all.Limit, all.EndOfRecords)
+	}
+	if len(all.Facets) != 3 || all.Facets[0].Field != "COUNTRY" || all.Facets[1].Field != "YEAR" || len(all.Facets[0].Counts) != 2 {
+		t.Fatalf("facets %+v", all.Facets)
+	}
+	country := all.Facets[0].Counts[0]
+	if want := s.tableCount("country=" + country.Name); country.Count != want {
+		t.Fatalf("facet country %s: %d, table %d", country.Name, country.Count, want)
+	}
+	year := all.Facets[1].Counts[0]
+	if want := s.tableCount("year=" + year.Name); year.Count != want {
+		t.Fatalf("facet year %s: %d, table %d", year.Name, year.Count, want)
+	}
+
+	// A filtered search, its last page, and /occurrence/count.
+	q := "country=" + country.Name + "&year=" + year.Name
+	want := s.tableCount(q)
+	p := s.search(q + "&limit=300")
+	if p.Count != want || len(p.Results) != int(min(want, 300)) || p.EndOfRecords != (want <= 300) {
+		t.Fatalf("%s: count %d, %d results; table %d", q, p.Count, len(p.Results), want)
+	}
+	for _, rec := range p.Results {
+		if rec["countryCode"] != country.Name || rec["year"] != mustFloat(t, year.Name) {
+			t.Fatalf("%s returned %v %v", q, rec["countryCode"], rec["year"])
+		}
+	}
+	last := s.search(q + "&offset=" + strconv.FormatInt(want-1, 10))
+	if len(last.Results) != 1 || !last.EndOfRecords || last.Results[0]["key"] != p.Results[min(int(want), 300)-1]["key"] && want <= 300 {
+		t.Fatalf("last page: %d results, end %v", len(last.Results), last.EndOfRecords)
+	}
+	c := expect(t, s.do("GET", "/v1/occurrence/count?country="+country.Name+"&year="+year.Name, "", nil), 200)
+	if string(c.body) != strconv.FormatInt(want, 10) {
+		t.Fatalf("/occurrence/count = %s, want %d", c.body, want)
+	}
+	c = expect(t, s.do("GET", "/v1/occurrence/count?isGeoreferenced=true", "", nil), 200)
+	if string(c.body) != strconv.FormatInt(s.tableCount("hasCoordinate=true"), 10) {
+		t.Fatalf("/occurrence/count?isGeoreferenced=true = %s", c.body)
+	}
+
+	// A record, its verbatim form, and by dataset key and occurrenceID.
+	rec := p.Results[0]
+	key := int64(rec["key"].(float64))
+	got := expect(t, s.do("GET", "/v1/occurrence/"+strconv.FormatInt(key, 10), "", nil), 200)
+	var one map[string]any
+	if err := json.Unmarshal(got.body, &one); err != nil || one["key"] != rec["key"] || one["scientificName"] != rec["scientificName"] {
+		t.Fatalf("get %d: %v %s", key, err, got.body)
+	}
+	v := expect(t, s.do("GET", "/v1/occurrence/"+strconv.FormatInt(key, 10)+"/verbatim", "", nil), 200)
+	var verb map[string]any
+	if err := json.Unmarshal(v.body, &verb); err != nil || verb["key"] != rec["key"] || verb[occurrence.NSGBIF+"gbifID"] != strconv.FormatInt(key, 10) {
+		t.Fatalf("verbatim %d: %v %s", key, err, v.body)
+	}
+	if oid, ok := rec["occurrenceID"].(string); ok {
+		byOcc := expect(t, s.do("GET", "/v1/occurrence/"+rec["datasetKey"].(string)+"/"+url.PathEscape(oid), "", nil), 200)
+		if err := json.Unmarshal(byOcc.body, &one); err != nil || one["key"] != rec["key"] {
+			t.Fatalf("by occurrenceID %s: %s", oid, byOcc.body)
+		}
+	}
+
+	// Errors as GBIF answers them.
+	for path, code := range map[string]int{
+		"/v1/occurrence/999999999999":                       404,
+		"/v1/occurrence/999999999999/verbatim":              404,
+		"/v1/occurrence/abc":                                400,
+		"/v1/occurrence/1/fragment":                         404,
+		"/v1/occurrence/search?offset=99990&limit=20":       400,
+		"/v1/occurrence/search?facet=geometry":              400,
+		"/v1/occurrence/search?nonsense=1":                  400,
+		"/v1/occurrence/count?scientificName=x":             400,
+		"/v1/occurrence/search?limit=5000&offset=99700":     200, // limit lowered to 300: 100,000 exactly
+		"/v1/occurrence/search?limit=abc&checklistKey=x&q=": 200,
+	} {
+		r := s.do("GET", path, "", nil)
+		if r.code != code {
+			t.Errorf("%s: %s, want %d", path, r, code)
+		}
+	}
+	r := s.do("GET", "/v1/occurrence/search?offset=99990&limit=20", "", nil)
+	if !strings.Contains(string(r.body), "Max offset of 100000 exceeded: 99990 + 20") {
+		t.Fatalf("deep offset: %s", r)
+	}
+}
+
+func mustFloat(t *testing.T, s string) float64 {
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// TestSearchUnconfigured: without a search the routes answer 503.
+func TestSearchUnconfigured(t *testing.T) {
+	hs := httptest.NewServer(web.New(nil, nil, web.Config{}, nil))
+	defer hs.Close()
+	s := &server{t: t, URL: hs.URL, stopped: true}
+	for _, p := range []string{"/v1/occurrence/search", "/v1/occurrence/count", "/v1/occurrence/1", "/v1/occurrence/1/verbatim"} {
+		expect(t, s.do("GET", p, "", nil), 503)
+	}
+}
+
+// scanIDs returns the gbifIDs of a query's matches in table order, by a
+// plain parallel scan.
+func (s *searchServer) scanIDs(query string) []int64 {
+	s.t.Helper()
+	q, _ := url.ParseQuery(query)
+	p, err := occurrence.ParseQuery(q, occurrence.DefaultLimits())
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	ctx := context.Background()
+	snap, err := s.store.Snapshot(ctx)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	var ids []int64
+	req := occurrence.ScanRequest{Predicate: p, Columns: []string{occurrence.ColGBIFID}}
+	_, err = occurrence.Scan(ctx, s.store, snap, req, occurrence.ScanOptions{}, func(b arrow.RecordBatch) error {
+		c := b.Column(0).(*array.Int64)
+		for i := 0; i < c.Len(); i++ {
+			ids = append(ids, c.Value(i))
+		}
+		return nil
+	})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return ids
+}
