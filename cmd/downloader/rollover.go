@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -74,9 +73,7 @@ func runRollover(ctx context.Context, args []string, env *Env) error {
 		return err
 	}
 	if *asJSON {
-		enc := json.NewEncoder(env.Stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return printJSON(env.Stdout, rep)
 	}
 	printRollover(env.Stdout, st, rep)
 	return nil

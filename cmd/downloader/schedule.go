@@ -110,12 +110,17 @@ func scheduleList(ctx context.Context, args []string, env *Env) error {
 		out = append(out, l)
 	}
 	if *asJSON {
-		enc := json.NewEncoder(env.Stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
+		return printJSON(env.Stdout, out)
 	}
 	printSchedules(env.Stdout, out, now)
 	return nil
+}
+
+// printJSON writes v as indented JSON (the --json of list commands).
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
 
 // printSchedules prints the listing for people: a line per schedule, an
