@@ -94,16 +94,18 @@ func newRiver(s *Service) (*river.Client[*sql.Tx], error) {
 		river.AddWorker(workers, &exportWorker{s: s})
 		river.AddWorker(workers, &notifyWorker{s: s})
 		river.AddWorker(workers, &maintenanceWorker{s: s})
+		river.AddWorker(workers, &scheduleWorker{s: s})
 		cfg.Workers = workers
 		cfg.Queues = map[string]river.QueueConfig{
 			queueExports:     {MaxWorkers: s.cfg.Workers},
 			queueNotify:      {MaxWorkers: notifyWorkers},
 			queueMaintenance: {MaxWorkers: 1},
+			queueSchedules:   {MaxWorkers: scheduleWorkers},
 		}
-		cfg.PeriodicJobs = []*river.PeriodicJob{river.NewPeriodicJob(
+		cfg.PeriodicJobs = append([]*river.PeriodicJob{river.NewPeriodicJob(
 			river.PeriodicInterval(s.cfg.MaintenanceInterval),
 			func() (river.JobArgs, *river.InsertOpts) { return maintenanceArgs{}, nil },
-			&river.PeriodicJobOpts{RunOnStart: true})}
+			&river.PeriodicJobOpts{RunOnStart: true})}, s.periodicJobs()...)
 	}
 	var (
 		c   *river.Client[*sql.Tx]

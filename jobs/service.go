@@ -76,6 +76,8 @@ type Config struct {
 	AnonymousCounts, UserCounts CountLimit
 	// CountRetryAfter is the hint given with ErrTooManyCounts.
 	CountRetryAfter time.Duration
+	// Scheduler holds the schedules and their settings (schedule.go).
+	Scheduler SchedulerConfig
 }
 
 // WithDefaults returns c with every zero field set to its default.
@@ -114,6 +116,7 @@ func (c Config) WithDefaults() Config {
 	c.AnonymousCounts = c.AnonymousCounts.withDefaults(2, 10*time.Second)
 	c.UserCounts = c.UserCounts.withDefaults(4, time.Minute)
 	def(&c.CountRetryAfter, 2*time.Second)
+	c.Scheduler = c.Scheduler.withDefaults()
 	return c
 }
 
@@ -138,6 +141,10 @@ type Service struct {
 	mailFault    atomic.Pointer[func(stage MailStage, idempotencyKey string) error]
 	mailObserver atomic.Pointer[func(kind NoticeKind, err error)]
 
+	// clock is WithClock's (nil: time.Now); rollover WithRollover's.
+	clock    func() time.Time
+	rollover Rollover
+
 	stopRecover context.CancelFunc
 	recoverDone chan struct{}
 
@@ -156,6 +163,9 @@ func New(db *DB, engine Engine, store Storage, mailer *Mailer, cfg Config, logge
 	cfg = cfg.WithDefaults()
 	if cfg.RescueAfter <= cfg.Lease {
 		return nil, fmt.Errorf("jobs: rescue interval %s must exceed the lease %s", cfg.RescueAfter, cfg.Lease)
+	}
+	if err := cfg.Scheduler.validate(); err != nil {
+		return nil, err
 	}
 	s := &Service{db: db, engine: engine, store: store, mailer: mailer, cfg: cfg, logger: logger, started: time.Now(),
 		metrics: newMetrics(), anonCounts: make(chan struct{}, cfg.AnonymousCounts.Concurrent),
@@ -305,9 +315,12 @@ func (s *Service) insert(ctx context.Context, req Request) (string, error) {
 	if err := s.db.lockCreator(ctx, tx, req.Creator); err != nil {
 		return "", err
 	}
-	now := time.Now().UTC()
+	now := s.now().UTC()
 	if old, ok, err := s.db.findDuplicate(ctx, tx, hash, now.Add(-s.cfg.DedupeWindow)); err != nil || ok {
 		return old, err
+	}
+	if key, ok, err := s.answerUnfiltered(ctx, tx, req, hash, snapshot, now); err != nil || ok {
+		return key, err
 	}
 	n, err := s.db.countActive(ctx, tx, req.Creator)
 	if err != nil {
@@ -320,13 +333,7 @@ func (s *Service) insert(ctx context.Context, req Request) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	r := row{Creator: req.Creator}
-	r.Key, r.Status, r.Request = key, StatusPreparing, req
-	r.Created, r.Modified, r.EraseAfter = Time{now}, Time{now}, Time{now.Add(s.cfg.EraseAfter)}
-	if len(req.Predicate) > 0 && string(req.Predicate) != "null" {
-		r.Predicate.String, r.Predicate.Valid = string(req.Predicate), true
-	}
-	if err := s.db.insertDownload(ctx, tx, r, hash); err != nil {
+	if err := s.db.insertDownload(ctx, tx, s.newRow(key, req, now), hash); err != nil {
 		return "", fmt.Errorf("record download: %w", err)
 	}
 	if err := s.enqueueTx(ctx, tx, key, 0); err != nil {
@@ -342,6 +349,17 @@ func (s *Service) insert(ctx context.Context, req Request) (string, error) {
 	}
 	s.metrics.downloads.WithLabelValues(string(StatusPreparing), req.Format).Inc()
 	return key, nil
+}
+
+// newRow is a new PREPARING download of req.
+func (s *Service) newRow(key string, req Request, now time.Time) row {
+	r := row{Creator: req.Creator}
+	r.Key, r.Status, r.Request = key, StatusPreparing, req
+	r.Created, r.Modified, r.EraseAfter = Time{now}, Time{now}, Time{now.Add(s.cfg.EraseAfter)}
+	if len(req.Predicate) > 0 && string(req.Predicate) != "null" {
+		r.Predicate.String, r.Predicate.Valid = string(req.Predicate), true
+	}
+	return r
 }
 
 // Get returns a download; callers other than its creator and admins (caller
@@ -479,10 +497,12 @@ func (s *Service) Postpone(ctx context.Context, caller User, key string, until t
 	if r.Status == StatusFileErased {
 		return Download{}, fmt.Errorf("%w: download %s", ErrErased, key)
 	}
+	now := s.now()
 	if until.IsZero() {
-		until = time.Now().Add(s.cfg.EraseAfter)
+		// A day's date: asking again the same day changes nothing.
+		until = now.Add(s.cfg.EraseAfter).UTC().Truncate(24 * time.Hour)
 	}
-	if until.After(time.Now().Add(5 * s.cfg.EraseAfter)) {
+	if until.After(now.Add(5 * s.cfg.EraseAfter)) {
 		return Download{}, fmt.Errorf("%w: eraseAfter %s is too far away", ErrInvalidRequest, until.Format(time.RFC3339))
 	}
 	if until.After(r.EraseAfter.Time) {

@@ -21,7 +21,7 @@ type querier interface {
 
 const downloadColumns = `key, creator, status, format, predicate, request, created, modified, erase_after,
 	size, total_records, number_datasets, license, table_snapshot, object_name, sha256,
-	records_scanned, records_written, bytes_written, error, source`
+	records_scanned, records_written, bytes_written, error, source, erasure_notification`
 
 // scanner is what *sql.Row and *sql.Rows share.
 type scanner interface{ Scan(dest ...any) error }
@@ -56,11 +56,11 @@ type row struct {
 func scanDownload(s scanner) (row, error) {
 	var r row
 	var req string
-	var created, modified, erase int64
+	var created, modified, erase, warned int64
 	var p Progress
 	err := s.Scan(&r.Key, &r.Creator, &r.Status, &r.Request.Format, &r.Predicate, &req, &created, &modified, &erase,
 		&r.Size, &r.TotalRecords, &r.NumberDatasets, &r.License, &r.TableSnapshot, &r.ObjectName, &r.SHA256,
-		&p.RecordsScanned, &p.RecordsWritten, &p.BytesWritten, &r.Error, &r.Source)
+		&p.RecordsScanned, &p.RecordsWritten, &p.BytesWritten, &r.Error, &r.Source, &warned)
 	if err != nil {
 		return row{}, err
 	}
@@ -70,6 +70,7 @@ func scanDownload(s scanner) (row, error) {
 	r.Request.Source = r.Source
 	r.License = gbifLicense(r.License)
 	r.Created, r.Modified, r.EraseAfter = fromMillis(created), fromMillis(modified), fromMillis(erase)
+	r.ErasureNotification = fromMillis(warned)
 	if r.Status != StatusPreparing {
 		r.Progress = &p
 	}

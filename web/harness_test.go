@@ -241,6 +241,8 @@ type options struct {
 	// the service's settings.
 	table  func(tableexport.Table) tableexport.Table
 	config func(*jobs.Config)
+	// svcOpts are more options of the service (a clock, a rollover).
+	svcOpts []jobs.Option
 }
 
 // server is a real API server on loopback with its real service.
@@ -316,6 +318,7 @@ func openService(t testing.TB, dsn string, o options) (*jobs.Service, *jobs.DB, 
 	if o.metrics != nil {
 		opts = append(opts, jobs.WithMetrics(o.metrics))
 	}
+	opts = append(opts, o.svcOpts...)
 	svc, err := jobs.New(db, engine, st, o.mailer, cfg, testLogger(t), opts...)
 	if err != nil {
 		t.Fatal(err)

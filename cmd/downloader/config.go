@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/biodiversity-downloads/downloader/jobs"
 )
 
 // fileConfig is the configuration file of `downloader serve`
@@ -40,7 +42,10 @@ type fileConfig struct {
 	Search      searchConfig `yaml:"search"`
 	Logins      loginsConfig `yaml:"logins"`
 	Erase       eraseConfig  `yaml:"erase"`
-	// Schedules are named periodic jobs (erasure, rollover, exports).
+	// ScheduledExports says who scheduled exports belong to and when they
+	// answer users' unfiltered requests.
+	ScheduledExports scheduledExportsConfig `yaml:"scheduled_exports"`
+	// Schedules are named periodic jobs (erasure, digest, rollover, exports).
 	Schedules []scheduleConfig `yaml:"schedules"`
 	// Overrides is the directory where operators put templates, strings,
 	// CSS and a logo that replace the built-in ones.
@@ -163,8 +168,14 @@ type loginsConfig struct {
 type eraseConfig struct {
 	After duration `yaml:"after" flag:"erase-after"`
 	// WarnBefore is how long before erasure the creator is warned.
-	WarnBefore  duration `yaml:"warn_before"`
+	WarnBefore  duration `yaml:"warn_before" flag:"erase-warn-before"`
 	Maintenance duration `yaml:"maintenance" flag:"maintenance"`
+}
+
+type scheduledExportsConfig struct {
+	Creator          string   `yaml:"creator" flag:"schedule-creator"`
+	AnswerUnfiltered string   `yaml:"answer_unfiltered" flag:"answer-unfiltered"`
+	AnswerMaxAge     duration `yaml:"answer_max_age" flag:"answer-max-age"`
 }
 
 type logConfig struct {
@@ -181,11 +192,12 @@ type scheduleConfig struct {
 	Params scheduleParams `yaml:"params"`
 }
 
-// Schedule kinds.
+// Schedule kinds (jobs.ScheduleKind).
 const (
-	scheduleErase    = "erase"
-	scheduleRollover = "rollover"
-	scheduleExport   = "export"
+	scheduleErase    = string(jobs.ScheduleErase)
+	scheduleDigest   = string(jobs.ScheduleDigest)
+	scheduleRollover = string(jobs.ScheduleRollover)
+	scheduleExport   = string(jobs.ScheduleExport)
 )
 
 // scheduleParams are the parameters of the kinds that take any: an export

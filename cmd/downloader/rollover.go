@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -17,6 +16,12 @@ import (
 func init() {
 	register("rollover", "compact the embedded table, or snapshot an HBase table into one; retire unused snapshots", runRollover)
 }
+
+// The retention of `downloader rollover` and of the rollover schedules.
+const (
+	defaultKeepSnapshots = 5
+	defaultKeepFor       = time.Hour
+)
 
 // rolloverSettings are what a rollover run needs (flags here; a schedule
 // passes the same).
@@ -35,8 +40,8 @@ func runRollover(ctx context.Context, args []string, env *Env) error {
 	fs.StringVar(&st.table, "table", "", "occurrence table: a directory (compacted in place) or hbase://host:port/name (copied into --snapshot-dir)")
 	fs.StringVar(&st.snapshotDir, "snapshot-dir", "", "with an HBase --table: the embedded table directory its snapshot is written to (what `serve --export-table` reads)")
 	fs.Int64Var(&st.smallRows, "small-rows", 0, "datasets with fewer records are merged into shared files (0: one row group's worth, 65536)")
-	fs.IntVar(&st.keepSnapshots, "keep-snapshots", 5, "snapshots retained, the current one included, for reproducibility")
-	fs.DurationVar(&st.keepFor, "keep-for", time.Hour, "how long a replaced snapshot stays readable for unpinned readers (counts); 0: retire at once what no pin holds")
+	fs.IntVar(&st.keepSnapshots, "keep-snapshots", defaultKeepSnapshots, "snapshots retained, the current one included, for reproducibility")
+	fs.DurationVar(&st.keepFor, "keep-for", defaultKeepFor, "how long a replaced snapshot stays readable for unpinned readers (counts); 0: retire at once what no pin holds")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	memprofile := fs.String("memprofile", "", "write the heap profile taken at the largest live heap to this file")
 	fs.Usage = func() {
@@ -68,9 +73,7 @@ func runRollover(ctx context.Context, args []string, env *Env) error {
 		return err
 	}
 	if *asJSON {
-		enc := json.NewEncoder(env.Stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return printJSON(env.Stdout, rep)
 	}
 	printRollover(env.Stdout, st, rep)
 	return nil

@@ -60,22 +60,43 @@ type exportFlags struct {
 func parseServeFlags(args []string, env *Env) (serveFlags, error) {
 	var f serveFlags
 	fs := serveFlagSet(&f, env)
+	rest, err := f.parse(fs, args)
+	if err == nil && len(rest) > 0 {
+		err = fmt.Errorf("unexpected arguments %q", rest)
+	}
+	return f, err
+}
+
+// parse parses args with fs (serve's flags, and perhaps a command's own),
+// applies the configuration and returns the arguments left.
+func (f *serveFlags) parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	if err := fs.Parse(args); err != nil {
-		return f, err
+		return nil, err
 	}
-	if fs.NArg() > 0 {
-		return f, fmt.Errorf("unexpected arguments %q", fs.Args())
+	return fs.Args(), f.configure(fs)
+}
+
+// configure layers the configuration under the parsed flags of fs and
+// fills the job service's settings.
+func (f *serveFlags) configure(fs *flag.FlagSet) error {
+	if err := applyServeConfig(fs, f); err != nil {
+		return err
 	}
-	if err := applyServeConfig(fs, &f); err != nil {
-		return f, err
+	if _, set := f.origin["erase.warn_before"]; !set && f.jobs.Scheduler.WarnBefore >= f.jobs.EraseAfter {
+		f.jobs.Scheduler.WarnBefore = f.jobs.EraseAfter / 2
+		f.conf.Erase.WarnBefore = duration(f.jobs.Scheduler.WarnBefore)
+	}
+	var err error
+	if f.jobs.Scheduler.Schedules, err = jobSchedules(f.conf.Schedules, f.limits); err != nil {
+		return err
 	}
 	switch jobs.Role(f.role) {
 	case jobs.RoleAPI, jobs.RoleWorker, jobs.RoleAll:
 		f.jobs.Role = jobs.Role(f.role)
 	default:
-		return f, fmt.Errorf("--role %q: want api, worker or all", f.role)
+		return fmt.Errorf("--role %q: want api, worker or all", f.role)
 	}
-	return f, nil
+	return nil
 }
 
 // serveFlagSet defines the flags of serve on f (each has a key in the
@@ -112,7 +133,12 @@ func serveFlagSet(f *serveFlags, env *Env) *flag.FlagSet {
 	fs.DurationVar(&c.Lease, "lease", def.Lease, "a worker's claim on a download without heartbeat")
 	fs.DurationVar(&c.RescueAfter, "rescue-after", def.RescueAfter, "when a job whose worker vanished runs again")
 	fs.DurationVar(&c.Heartbeat, "heartbeat", def.Heartbeat, "progress/cancel check interval of an export")
-	fs.DurationVar(&c.MaintenanceInterval, "maintenance", def.MaintenanceInterval, "erase/sweep/reconcile interval")
+	fs.DurationVar(&c.MaintenanceInterval, "maintenance", def.MaintenanceInterval, "sweep/reconcile interval (and erasure, unless an erase schedule erases)")
+	fs.DurationVar(&c.Scheduler.WarnBefore, "erase-warn-before", 14*24*time.Hour, "mail a download's creator this long before its archive is erased, with the postpone link (0: no warning; needs --smtp)")
+	fs.StringVar(&c.Scheduler.Creator, "schedule-creator", def.Scheduler.Creator, "user that scheduled exports belong to (created without a password: nobody signs in as it)")
+	fs.StringVar((*string)(&c.Scheduler.Unfiltered), "answer-unfiltered", string(def.Scheduler.Unfiltered),
+		"answer a request for every record with a scheduled export of every record in its format: age (one of the table's current snapshot, or not older than --answer-max-age), snapshot (of the current snapshot only) or off")
+	fs.DurationVar(&c.Scheduler.UnfilteredMaxAge, "answer-max-age", def.Scheduler.UnfilteredMaxAge, "the oldest scheduled export that answers unfiltered requests under --answer-unfiltered age")
 	fs.DurationVar(&c.FetchPollInterval, "poll", def.FetchPollInterval, "how often idle workers look for jobs")
 	fs.IntVar(&c.AnonymousCounts.Concurrent, "count-concurrency-anonymous", def.AnonymousCounts.Concurrent, "counts of anonymous callers run at once (more: 429)")
 	fs.DurationVar(&c.AnonymousCounts.Timeout, "count-timeout-anonymous", def.AnonymousCounts.Timeout, "how long an anonymous caller's count may run (then: 504)")
@@ -193,7 +219,8 @@ func runServe(ctx context.Context, args []string, env *Env) error {
 	f.jobs.PublicURL = f.publicURL
 	engine = f.faults.wrap(engine)
 	reg := newMetricsRegistry()
-	svc, err := jobs.New(db, engine, store, mailer, f.jobs, env.Logger, jobs.WithMetrics(reg))
+	svc, err := jobs.New(db, engine, store, mailer, f.jobs, env.Logger, jobs.WithMetrics(reg),
+		jobs.WithRollover(f.scheduledRollover(env.Logger)))
 	if err != nil {
 		return err
 	}
