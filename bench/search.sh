@@ -58,6 +58,11 @@ start() { # extra serve flags...
 	[ -n "$base" ] || { cat "$tmp/serve.log" >&2; exit 1; }
 }
 stop() {
+	if ! kill -0 "$pid" 2>/dev/null; then
+		cp "$tmp/serve.log" "$work/search-serve.log"
+		echo "the server died; its log is in $work/search-serve.log" >&2
+		exit 1
+	fi
 	grep VmHWM "/proc/$pid/status" | awk '{printf "%.0f", $2/1024}' >"$tmp/rss"
 	kill "$pid" && wait "$pid" 2>/dev/null || true
 	pid=""
@@ -169,7 +174,7 @@ for name, runs in ours.items():
         f = runs.get(c, {})
         err = " (%s errors)" % f["errors"] if f.get("errors", "0") != "0" else ""
         cells.append("%.0f, %.1f, %.1f%s" % (float(f["req/s"]), float(f["p50"]), float(f["p99"]), err) if f else "")
-    ratio = "%.2f" % (float(runs["1"]["p50"]) / d["p50"]) if d and "1" in runs else ""
+    ratio = "%.2g" % (float(runs["1"]["p50"]) / d["p50"]) if d and "1" in runs else ""
     print("| %s | %s | %s | %s |" % (name, "%.1f" % d["p50"] if d else "", " | ".join(cells), ratio))
-print("\npeak RSS of the server: %s MB (count cache off), %s MB (on)" % (rss_off, rss_on))
+print("\npeak RSS of the server: %s MB (caches off), %s MB (on)" % (rss_off, rss_on))
 EOF

@@ -173,8 +173,8 @@ type Download struct {
 	Created    Time    `json:"created"`
 	Modified   Time    `json:"modified"`
 	EraseAfter Time    `json:"eraseAfter"`
-	// ErasureNotification is when the creator was told the archive will be
-	// erased. This service sends no such notice, so it stays absent.
+	// ErasureNotification is when the warning that the archive will be
+	// erased was sent (GBIF's field; absent before one was).
 	ErasureNotification Time   `json:"erasureNotification,omitzero"`
 	Status              Status `json:"status"`
 	DownloadLink        string `json:"downloadLink,omitempty"`

@@ -88,12 +88,12 @@ func TestUsersAndAuth(t *testing.T) {
 	if err := db.SQL.QueryRow("SELECT password_hash FROM users WHERE name='alice'").Scan(&hash); err != nil || hash[:4] != "$2a$" {
 		t.Fatalf("stored hash %q (%v) is not bcrypt", hash, err)
 	}
-	a := NewAuthenticator(db, time.Minute)
-	if u, err := a.Check(ctx, "alice", "correct horse"); err != nil || u.Email != "a@example.org" {
+	a := NewAuthenticator(db, AuthConfig{})
+	if u, err := a.Check(ctx, "alice", "correct horse", "192.0.2.1:1234"); err != nil || u.Email != "a@example.org" {
 		t.Fatalf("check: %+v %v", u, err)
 	}
 	for _, c := range [][2]string{{"alice", "wrong"}, {"nobody", "correct horse"}, {"alice", ""}} {
-		if _, err := a.Check(ctx, c[0], c[1]); err != ErrUnauthorized {
+		if _, err := a.Check(ctx, c[0], c[1], "192.0.2.1:1234"); err != ErrUnauthorized {
 			t.Errorf("%v: %v", c, err)
 		}
 	}

@@ -93,6 +93,15 @@ func (db *DB) succeed(ctx context.Context, tx *sql.Tx, key, owner, object string
 	return true, nil
 }
 
+// leased reports whether a worker holds a lease on key that has not run
+// out at now.
+func (db *DB) leased(ctx context.Context, key string, now time.Time) (bool, error) {
+	var owner string
+	var until int64
+	err := db.SQL.QueryRowContext(ctx, db.q("SELECT lease_owner, lease_until FROM downloads WHERE key = ?"), key).Scan(&owner, &until)
+	return owner != "" && until >= now.UnixMilli(), err
+}
+
 // dropLease gives up owner's lease whatever the status (after a cancel).
 func (db *DB) dropLease(ctx context.Context, key, owner string) error {
 	_, err := db.SQL.ExecContext(ctx, db.q(`UPDATE downloads SET lease_owner = '', lease_until = 0

@@ -100,7 +100,7 @@ func (s *Service) QueueContact(ctx context.Context, m ContactMessage, perDay int
 	id := randomToken()[:22]
 	now := time.Now()
 	err := s.db.inTx(ctx, func(tx *sql.Tx) error {
-		if err := s.db.lockUser(ctx, tx, m.Sender.Name); err != nil {
+		if err := s.db.lockCreator(ctx, tx, m.Sender.Name); err != nil {
 			return err
 		}
 		var n int

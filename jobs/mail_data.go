@@ -97,7 +97,7 @@ func (s *Service) downloadData(r row, l *mailLocale, a notifyArgs) noticeData {
 		}
 	}
 	if !d.EraseAfter.IsZero() {
-		d.DaysLeft = max(0, int64(time.Until(d.EraseAfter).Hours()+23)/24)
+		d.DaysLeft = max(0, int64(d.EraseAfter.Sub(s.now()).Hours()+23)/24)
 	}
 	if r.Status == StatusFailed || r.Status == StatusKilled {
 		code := a.Reason

@@ -81,9 +81,12 @@ func (s *Service) ObserveMail(f func(kind NoticeKind, err error)) { s.mailObserv
 // erase, with how to keep it. The schedules call it days before; the same
 // download and day are mailed once however often it is called.
 func (s *Service) QueueErasureWarning(ctx context.Context, d Download, erase time.Time) error {
-	return s.db.inTx(ctx, func(tx *sql.Tx) error {
-		return s.queueNoticeTx(ctx, tx, notifyArgs{Key: d.Key, Notice: NoticeErasureWarning, Date: erase.UTC().Format(time.DateOnly)})
-	})
+	return s.db.inTx(ctx, func(tx *sql.Tx) error { return s.queueErasureWarningTx(ctx, tx, d.Key, erase) })
+}
+
+// queueErasureWarningTx is QueueErasureWarning in tx.
+func (s *Service) queueErasureWarningTx(ctx context.Context, tx *sql.Tx, key string, erase time.Time) error {
+	return s.queueNoticeTx(ctx, tx, notifyArgs{Key: key, Notice: NoticeErasureWarning, Date: erase.UTC().Format(time.DateOnly)})
 }
 
 // QueueDigest queues the operators' digest of the downloads that failed on
@@ -194,6 +197,13 @@ func (s *Service) deliver(ctx context.Context, a notifyArgs, complete func(*sql.
 	if err := s.db.inTx(bg, func(tx *sql.Tx) error {
 		if err := s.db.recordNotice(bg, tx, n); err != nil {
 			return err
+		}
+		if n.kind == NoticeErasureWarning {
+			// GBIF's erasureNotification: when the warning was sent.
+			if _, err := tx.ExecContext(bg, s.db.q("UPDATE downloads SET erasure_notification = ? WHERE key = ?"),
+				s.now().UnixMilli(), n.downloadKey); err != nil {
+				return err
+			}
 		}
 		if complete != nil {
 			return complete(tx)

@@ -16,12 +16,16 @@ type maintenanceWorker struct {
 	s *Service
 }
 
-// Work erases expired archives, sweeps abandoned uploads and reconciles
-// downloads with their River jobs.
+// Work erases expired archives (after warning their creators) unless an
+// erase schedule does, sweeps abandoned uploads and reconciles downloads
+// with their River jobs.
 func (w *maintenanceWorker) Work(ctx context.Context, job *river.Job[maintenanceArgs]) error {
-	erased, err := w.s.EraseExpired(ctx, time.Now())
-	if err != nil {
-		return err
+	erased := "by the erase schedule"
+	if !w.s.hasSchedule(ScheduleErase) {
+		var err error
+		if erased, err = w.s.eraseRun(ctx); err != nil {
+			return err
+		}
 	}
 	if err := w.s.store.Sweep(ctx, time.Now().Add(-24*time.Hour)); err != nil {
 		return fmt.Errorf("sweep storage: %w", err)
@@ -34,8 +38,11 @@ func (w *maintenanceWorker) Work(ctx context.Context, job *river.Job[maintenance
 	return nil
 }
 
-// EraseExpired deletes the archives of SUCCEEDED downloads whose eraseAfter
-// is before now and marks them FILE_ERASED. It returns how many it erased.
+// EraseExpired marks the SUCCEEDED downloads whose eraseAfter is before
+// now FILE_ERASED and deletes their archives, and returns how many it
+// erased. An archive that other downloads still serve (an unfiltered
+// request answered with a scheduled export's, snapshot_answers.go) is kept
+// until the last of them is erased.
 func (s *Service) EraseExpired(ctx context.Context, now time.Time) (int, error) {
 	type victim struct{ key, name string }
 	vs, err := collect(ctx, s.db.SQL, s.db.q(
@@ -58,8 +65,19 @@ func (s *Service) EraseExpired(ctx context.Context, now time.Time) (int, error) 
 		if !ok {
 			continue
 		}
-		if err := s.store.Delete(ctx, v.name); err != nil {
-			return n, fmt.Errorf("erase %s: %w", v.key, err)
+		// The status changed first, and an answer that shares the archive
+		// locks the download it copies (PostgreSQL) or runs alone (SQLite):
+		// a download that shares it after this count cannot exist.
+		shared, err := s.db.archiveUsers(ctx, v.name)
+		if err != nil {
+			return n, err
+		}
+		if shared == 0 {
+			if err := s.store.Delete(ctx, v.name); err != nil {
+				return n, fmt.Errorf("erase %s: %w", v.key, err)
+			}
+		} else {
+			s.logger.InfoContext(ctx, "archive kept for the downloads that share it", "key", v.key, "downloads", shared)
 		}
 		s.counted(ctx, v.key, StatusFileErased)
 		n++
@@ -86,17 +104,23 @@ func (s *Service) Reconcile(ctx context.Context, olderThan time.Time) (int, erro
 	if err != nil {
 		return 0, err
 	}
-	n := 0
-	for _, a := range as {
-		fixed, err := s.reconcileOne(ctx, a)
-		if err != nil {
-			return n, err
-		}
-		if fixed {
-			n++
-		}
+	return countDone(as, func(a activeDownload) (bool, error) { return s.reconcileOne(ctx, a) })
+}
+
+// killOrphan marks key KILLED, in tx, if it is still active and its
+// recorded job is still job: a worker that found the download's lease
+// expired may have queued a new job (and cancelled this one) since
+// Reconcile read the row, and that download is alive.
+func (db *DB) killOrphan(ctx context.Context, tx *sql.Tx, key string, job int64) (bool, error) {
+	res, err := tx.ExecContext(ctx, db.q(`UPDATE downloads SET status = ?, modified = ?, error = ?
+		WHERE key = ? AND river_job_id = ? AND status IN (?, ?, ?)`),
+		StatusKilled, time.Now().UnixMilli(), "the export job stopped without finishing (worker lost)",
+		key, job, StatusPreparing, StatusRunning, StatusSuspended)
+	if err != nil {
+		return false, fmt.Errorf("download %s -> %s: %w", key, StatusKilled, err)
 	}
-	return n, nil
+	n, err := res.RowsAffected()
+	return n > 0, err
 }
 
 type activeDownload struct {
@@ -122,8 +146,7 @@ func (s *Service) reconcileOne(ctx context.Context, a activeDownload) (bool, err
 		// KILLED and the job that mails it commit together.
 		killed := false
 		err := s.db.inTx(ctx, func(tx *sql.Tx) error {
-			ok, err := s.db.setStatusIn(ctx, tx, a.key, StatusKilled, "the export job stopped without finishing (worker lost)",
-				StatusPreparing, StatusRunning, StatusSuspended)
+			ok, err := s.db.killOrphan(ctx, tx, a.key, a.job)
 			if err != nil || !ok {
 				return err
 			}
@@ -132,6 +155,7 @@ func (s *Service) reconcileOne(ctx context.Context, a activeDownload) (bool, err
 		})
 		if err == nil && killed {
 			s.counted(ctx, a.key, StatusKilled)
+			s.abortDeadUploads(ctx, a.key) // the dead worker's partial archive
 		}
 		return err == nil, err
 	case rivertype.JobStateRunning:

@@ -37,6 +37,11 @@ type metrics struct {
 	bytesWritten   *prometheus.CounterVec
 	stage          *prometheus.HistogramVec
 	mailFailures   prometheus.Counter
+	// scheduleRuns counts finished schedule runs by schedule and status;
+	// snapshotAnswers the unfiltered requests answered with a scheduled
+	// export, by format.
+	scheduleRuns    *prometheus.CounterVec
+	snapshotAnswers *prometheus.CounterVec
 }
 
 // Export stages, the stage label of downloader_export_stage_seconds.
@@ -75,11 +80,20 @@ func newMetrics() *metrics {
 			Name: "downloader_mail_failures_total",
 			Help: "Notification mails that could not be sent (each failed try; River retries them).",
 		}),
+		scheduleRuns: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "downloader_schedule_runs_total",
+			Help: "Finished runs of the configured schedules, by schedule and status (succeeded, failed), by the process that ended them.",
+		}, []string{"schedule", "status"}),
+		snapshotAnswers: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "downloader_snapshot_answers_total",
+			Help: "Unfiltered download requests answered with a scheduled export's archive instead of a scan, by format.",
+		}, []string{"format"}),
 	}
 }
 
 func (m *metrics) collectors() []prometheus.Collector {
-	return []prometheus.Collector{m.downloads, m.recordsScanned, m.recordsWritten, m.bytesWritten, m.stage, m.mailFailures}
+	return []prometheus.Collector{m.downloads, m.recordsScanned, m.recordsWritten, m.bytesWritten, m.stage, m.mailFailures,
+		m.scheduleRuns, m.snapshotAnswers}
 }
 
 // counted counts a download entering status st; the format is read from the
@@ -191,12 +205,16 @@ var (
 		"Age of the oldest download waiting for a worker (PREPARING or SUSPENDED); 0 when none waits.", nil, nil)
 	snapshotAgeDesc = prometheus.NewDesc("downloader_table_snapshot_age_seconds",
 		"Age of the occurrence table's current snapshot (when the backend records its time).", nil, nil)
+	lastSuccessDesc = prometheus.NewDesc("downloader_schedule_last_success_timestamp_seconds",
+		"When the last successful run of each configured schedule finished (Unix time; absent before the first).",
+		[]string{"schedule"}, nil)
 )
 
 func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- queueDesc
 	ch <- queueAgeDesc
 	ch <- snapshotAgeDesc
+	ch <- lastSuccessDesc
 }
 
 func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
@@ -213,6 +231,17 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 			age = max(0, time.Since(q.oldestWaiting).Seconds())
 		}
 		ch <- prometheus.MustNewConstMetric(queueAgeDesc, prometheus.GaugeValue, age)
+	}
+	if scheds := c.s.cfg.Scheduler.Schedules; len(scheds) > 0 {
+		if last, err := c.s.db.lastSuccesses(ctx); err != nil {
+			c.s.logger.WarnContext(ctx, "metrics: schedule runs", "err", err)
+		} else {
+			for _, sc := range scheds {
+				if t, ok := last[sc.Name]; ok {
+					ch <- prometheus.MustNewConstMetric(lastSuccessDesc, prometheus.GaugeValue, float64(t.UnixMilli())/1e3, sc.Name)
+				}
+			}
+		}
 	}
 	if ti, ok := tableInfo(c.s.engine); ok {
 		if snap, err := ti.TableSnapshot(ctx); err != nil {

@@ -24,6 +24,10 @@ type exportArgs struct {
 
 func (exportArgs) Kind() string { return "download_export" }
 
+// InsertOpts puts exports in their own queue, worked by Config.Workers
+// slots per process.
+func (exportArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{Queue: queueExports} }
+
 // notifyArgs is the River job that mails a notice (mail_notices.go): the
 // outcome of download Key when Notice is empty (Reason is why it failed),
 // else the notice named, for the day Date (YYYY-MM-DD).
@@ -36,11 +40,31 @@ type notifyArgs struct {
 
 func (notifyArgs) Kind() string { return "download_notify" }
 
+// InsertOpts puts notifications in a queue of their own, so that mail goes
+// out while every export slot is busy.
+func (notifyArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{Queue: queueNotify} }
+
 // maintenanceArgs is the periodic job: erase expired archives, sweep
 // abandoned uploads, and reconcile downloads with their River jobs.
 type maintenanceArgs struct{}
 
 func (maintenanceArgs) Kind() string { return "download_maintenance" }
+
+// InsertOpts puts the periodic maintenance in a queue of its own.
+func (maintenanceArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: queueMaintenance}
+}
+
+// The service's River queues. Each has its own slots in a worker process:
+// exports exactly Config.Workers, notifications notifyWorkers and
+// maintenance one, so that neither mail nor maintenance waits for an export
+// slot and no export runs in theirs.
+const (
+	queueExports     = "download_export"
+	queueNotify      = "download_notify"
+	queueMaintenance = "download_maintenance"
+	notifyWorkers    = 2
+)
 
 // newRiver returns the service's River client, of one type on both
 // databases: *river.Client[*sql.Tx]. River's SQLite driver works on
@@ -70,12 +94,18 @@ func newRiver(s *Service) (*river.Client[*sql.Tx], error) {
 		river.AddWorker(workers, &exportWorker{s: s})
 		river.AddWorker(workers, &notifyWorker{s: s})
 		river.AddWorker(workers, &maintenanceWorker{s: s})
+		river.AddWorker(workers, &scheduleWorker{s: s})
 		cfg.Workers = workers
-		cfg.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: s.cfg.Workers + 2}}
-		cfg.PeriodicJobs = []*river.PeriodicJob{river.NewPeriodicJob(
+		cfg.Queues = map[string]river.QueueConfig{
+			queueExports:     {MaxWorkers: s.cfg.Workers},
+			queueNotify:      {MaxWorkers: notifyWorkers},
+			queueMaintenance: {MaxWorkers: 1},
+			queueSchedules:   {MaxWorkers: scheduleWorkers},
+		}
+		cfg.PeriodicJobs = append([]*river.PeriodicJob{river.NewPeriodicJob(
 			river.PeriodicInterval(s.cfg.MaintenanceInterval),
 			func() (river.JobArgs, *river.InsertOpts) { return maintenanceArgs{}, nil },
-			&river.PeriodicJobOpts{RunOnStart: true})}
+			&river.PeriodicJobOpts{RunOnStart: true})}, s.periodicJobs()...)
 	}
 	var (
 		c   *river.Client[*sql.Tx]
@@ -147,6 +177,9 @@ func (s *Service) Start(ctx context.Context) error {
 	if s.cfg.Role == RoleAPI {
 		return nil // an insert-only River client needs no Start
 	}
+	if err := s.adoptDefaultQueueJobs(ctx); err != nil {
+		return err
+	}
 	if err := s.river.Start(ctx); err != nil {
 		return err
 	}
@@ -154,6 +187,20 @@ func (s *Service) Start(ctx context.Context) error {
 	s.stopRecover = cancel
 	s.recoverDone = make(chan struct{})
 	go s.recoverLoop(rctx)
+	return nil
+}
+
+// adoptDefaultQueueJobs moves the service's jobs that versions before the
+// separate queues put in River's default queue (which no process works any
+// longer) to their own queues. Only jobs waiting to run are moved; it is
+// idempotent and cheap when there are none.
+func (s *Service) adoptDefaultQueueJobs(ctx context.Context) error {
+	_, err := s.db.SQL.ExecContext(ctx, s.db.q(`UPDATE river_job SET queue = kind
+		WHERE queue = ? AND kind IN (?, ?, ?) AND state IN ('available', 'scheduled', 'retryable', 'pending')`),
+		river.QueueDefault, queueExports, queueNotify, queueMaintenance)
+	if err != nil {
+		return fmt.Errorf("move jobs out of the default queue: %w", err)
+	}
 	return nil
 }
 

@@ -8,6 +8,8 @@ import (
 	"io"
 	"log/slog"
 	"net/url"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -32,11 +34,38 @@ func (checkOnlyEngine) CheckPredicate(raw json.RawMessage) (json.RawMessage, err
 func (checkOnlyEngine) PredicateFromQuery(url.Values) (json.RawMessage, error) {
 	return nil, errNotExporting
 }
+func (checkOnlyEngine) TableSnapshot(context.Context) (TableSnapshot, error) {
+	return TableSnapshot{ID: "snapshot-1"}, nil
+}
 func (checkOnlyEngine) Count(context.Context, json.RawMessage) (int64, error) {
 	return 0, errNotExporting
 }
 func (checkOnlyEngine) Export(context.Context, ExportRequest, io.Writer, func(Progress)) (ExportResult, error) {
 	return ExportResult{}, errNotExporting
+}
+
+// noStorage stores nothing (these services export nothing) and records
+// which partial uploads the service asked it to drop.
+type noStorage struct {
+	mu      sync.Mutex
+	dropped []string
+}
+
+func (*noStorage) Create(context.Context, string) (Upload, error) { return nil, errNotExporting }
+func (*noStorage) Open(context.Context, string) (Object, error)   { return Object{}, ErrNotFound }
+func (*noStorage) Delete(context.Context, string) error           { return nil }
+func (*noStorage) Sweep(context.Context, time.Time) error         { return nil }
+func (n *noStorage) AbortUploads(_ context.Context, prefix string) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.dropped = append(n.dropped, prefix)
+	return nil
+}
+
+func (n *noStorage) drops() []string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return slices.Clone(n.dropped)
 }
 
 // queueTestService returns a service on db that is never started (its River
@@ -54,7 +83,7 @@ func queueTestService(t *testing.T, db *DB, mail bool) *Service {
 			t.Fatal(err)
 		}
 	}
-	s, err := New(db, checkOnlyEngine{}, nil, m, Config{}, slog.New(slog.DiscardHandler))
+	s, err := New(db, checkOnlyEngine{}, &noStorage{}, m, Config{}, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -323,4 +352,147 @@ func TestNotificationQueuedWithFinalStatus(t *testing.T) {
 			})
 		})
 	}
+}
+
+// Exports and notifications go to queues of their own, and jobs an older
+// version left in River's default queue (which no process works any more)
+// are moved to theirs when a worker starts; running jobs stay where they are.
+func TestJobsInTheirOwnQueues(t *testing.T) {
+	forEachDB(t, func(t *testing.T, db *DB) {
+		s := queueTestService(t, db, true)
+		ctx := context.Background()
+		key, err := s.Submit(ctx, alice, testRequest())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.db.inTx(ctx, func(tx *sql.Tx) error { return s.notifyTx(ctx, tx, key, "") }); err != nil {
+			t.Fatal(err)
+		}
+		legacy := func(args river.JobArgs) {
+			t.Helper()
+			if err := s.db.inTx(ctx, func(tx *sql.Tx) error {
+				_, err := s.river.InsertTx(ctx, tx, args, &river.InsertOpts{Queue: river.QueueDefault})
+				return err
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		legacy(exportArgs{Key: "old", Run: 1})
+		legacy(notifyArgs{Key: "old"})
+		legacy(maintenanceArgs{})
+		if _, err := db.SQL.ExecContext(ctx, db.q("UPDATE river_job SET state = 'running' WHERE id = (SELECT max(id) FROM river_job)")); err != nil {
+			t.Fatal(err)
+		}
+		queues := func() []string {
+			t.Helper()
+			out, err := collect(ctx, db.SQL, "SELECT queue FROM river_job ORDER BY id", nil, func(s scanner) (string, error) {
+				var q string
+				err := s.Scan(&q)
+				return q, err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return out
+		}
+		want := []string{queueExports, queueNotify, river.QueueDefault, river.QueueDefault, river.QueueDefault}
+		if got := queues(); !slices.Equal(got, want) {
+			t.Fatalf("queues %v, want %v", got, want)
+		}
+		if err := s.adoptDefaultQueueJobs(ctx); err != nil {
+			t.Fatal(err)
+		}
+		want = []string{queueExports, queueNotify, queueExports, queueNotify, river.QueueDefault}
+		if got := queues(); !slices.Equal(got, want) {
+			t.Fatalf("queues after adoption %v, want %v", got, want)
+		}
+	})
+}
+
+// The partial archive of a run that died is dropped when the download runs
+// again, ends, or is cancelled with no live worker; a cancel does not touch
+// the upload of a worker that is alive (it aborts its own).
+func TestPartialUploadsDropped(t *testing.T) {
+	db := testDB(t)
+	s := queueTestService(t, db, false)
+	store := s.store.(*noStorage)
+	ctx := context.Background()
+	// submitClaimed submits req and has owner claim it for lease.
+	submitClaimed := func(req Request, owner string, lease time.Duration) string {
+		t.Helper()
+		key, err := s.Submit(ctx, alice, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok, err := db.claim(ctx, key, owner, lease); err != nil || !ok {
+			t.Fatalf("claim: %v %v", ok, err)
+		}
+		return key
+	}
+	key := submitClaimed(testRequest(), "live/1", time.Minute)
+	if err := s.Cancel(ctx, alice, key); err != nil {
+		t.Fatal(err)
+	}
+	if d := store.drops(); len(d) != 0 {
+		t.Fatalf("cancelling a download a live worker exports dropped %v", d)
+	}
+	key2 := submitClaimed(Request{Format: "DWCA"}, "dead/1", time.Millisecond)
+	time.Sleep(5 * time.Millisecond) // the lease runs out: the worker is dead
+	if err := s.Cancel(ctx, alice, key2); err != nil {
+		t.Fatal(err)
+	}
+	if d := store.drops(); !slices.Equal(d, []string{key2 + "-"}) {
+		t.Fatalf("cancelling a dead worker's download dropped %v, want its uploads %s-", d, key2)
+	}
+	key3 := submitClaimed(Request{Format: "SPECIES_LIST"}, "w/1", time.Minute)
+	if err := s.finish(ctx, key3, "w/1", key3+"-1.zip", ExportResult{Records: 1, Bytes: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if d := store.drops(); len(d) != 2 || d[1] != key3+"-" {
+		t.Fatalf("a finished download dropped %v", d)
+	}
+}
+
+// Reconciliation does not kill a download whose dead job was replaced
+// after it read the row: the requeue of a worker that found the lease
+// expired cancels the old job and records a new one, and a reconciliation
+// holding the old job id saw it cancelled and marked the live download
+// KILLED.
+func TestReconcileKeepsRequeuedDownload(t *testing.T) {
+	forEachDB(t, func(t *testing.T, db *DB) {
+		s := queueTestService(t, db, false)
+		ctx := context.Background()
+		key, err := s.Submit(ctx, alice, testRequest())
+		if err != nil {
+			t.Fatal(err)
+		}
+		old := recordedJob(t, db, key)
+		if ok, err := db.claim(ctx, key, "dead/1", time.Millisecond); err != nil || !ok {
+			t.Fatalf("claim: %v %v", ok, err)
+		}
+		time.Sleep(5 * time.Millisecond)
+		// What Reconcile read before the requeue committed.
+		stale := activeDownload{key: key, job: old, status: StatusRunning, attempts: 1}
+		if n, err := s.RecoverExpired(ctx, time.Now()); err != nil || n != 1 {
+			t.Fatalf("requeued %d (%v)", n, err)
+		}
+		if _, err := s.reconcileOne(ctx, stale); err != nil {
+			t.Fatal(err)
+		}
+		r, err := db.getDownload(ctx, db.SQL, key)
+		if err != nil || r.Status != StatusRunning || recordedJob(t, db, key) == old {
+			t.Fatalf("after a stale reconciliation: %s (%v), job %d (old %d)", r.Status, err, recordedJob(t, db, key), old)
+		}
+		// The job it names now is the one that ended: then it is KILLED.
+		if _, err := s.river.JobCancel(ctx, recordedJob(t, db, key)); err != nil {
+			t.Fatal(err)
+		}
+		cur := activeDownload{key: key, job: recordedJob(t, db, key), status: StatusRunning, attempts: 1}
+		if ok, err := s.reconcileOne(ctx, cur); err != nil || !ok {
+			t.Fatalf("reconcile: %v %v", ok, err)
+		}
+		if r, _ := db.getDownload(ctx, db.SQL, key); r.Status != StatusKilled {
+			t.Fatalf("a download whose job ended is %s, want KILLED", r.Status)
+		}
+	})
 }

@@ -35,8 +35,10 @@ type UploadAborter interface {
 }
 
 // abortDeadUploads discards the unfinished uploads of the earlier attempts
-// of the download key, which this worker has just claimed: an attempt's
-// object is named after the key (runExport), and a claim means no live
+// of the download key: when a worker has just claimed it, and when it ends
+// (succeeded, cancelled with no live lease, killed), so that a killed
+// worker's partial archive does not wait for the daily sweep. An attempt's
+// object is named after the key (runExport), and at those moments no live
 // worker writes it any more (one that lost its lease fails its commit).
 func (s *Service) abortDeadUploads(ctx context.Context, key string) {
 	a, ok := s.store.(UploadAborter)

@@ -18,15 +18,7 @@ import (
 
 func (s *Service) recoverLoop(ctx context.Context) {
 	defer close(s.recoverDone)
-	every := max(s.cfg.Lease/2, 200*time.Millisecond)
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+	tick(ctx, max(s.cfg.Lease/2, 200*time.Millisecond), func() bool {
 		if n, err := s.RecoverExpired(ctx, time.Now()); err != nil {
 			if ctx.Err() == nil {
 				s.logger.WarnContext(ctx, "recover expired leases", "err", err)
@@ -34,7 +26,11 @@ func (s *Service) recoverLoop(ctx context.Context) {
 		} else if n > 0 {
 			s.logger.InfoContext(ctx, "requeued downloads of dead workers", "count", n)
 		}
-	}
+		if _, err := s.RecoverSchedules(ctx, time.Now()); err != nil && ctx.Err() == nil {
+			s.logger.WarnContext(ctx, "recover schedule runs", "err", err)
+		}
+		return true
+	})
 }
 
 type staleLease struct {
@@ -56,17 +52,45 @@ func (s *Service) RecoverExpired(ctx context.Context, now time.Time) (int, error
 	if err != nil {
 		return 0, err
 	}
-	n := 0
-	for _, l := range stale {
+	return countDone(stale, func(l staleLease) (bool, error) {
 		ok, err := s.requeue(ctx, l, now)
 		if err != nil {
-			return n, fmt.Errorf("requeue %s: %w", l.key, err)
+			return false, fmt.Errorf("requeue %s: %w", l.key, err)
 		}
-		if ok {
+		return ok, nil
+	})
+}
+
+// countDone calls f on each item until one fails and counts the items f
+// reports done.
+func countDone[T any](items []T, f func(T) (bool, error)) (int, error) {
+	n := 0
+	for _, it := range items {
+		done, err := f(it)
+		if err != nil {
+			return n, err
+		}
+		if done {
 			n++
 		}
 	}
 	return n, nil
+}
+
+// tick calls f every d until ctx ends or f returns false.
+func tick(ctx context.Context, d time.Duration, f func() bool) {
+	t := time.NewTicker(d)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if !f() {
+			return
+		}
+	}
 }
 
 // requeue clears one stale lease (only one process succeeds) and queues a

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -75,6 +76,8 @@ type Config struct {
 	AnonymousCounts, UserCounts CountLimit
 	// CountRetryAfter is the hint given with ErrTooManyCounts.
 	CountRetryAfter time.Duration
+	// Scheduler holds the schedules and their settings (schedule.go).
+	Scheduler SchedulerConfig
 }
 
 // WithDefaults returns c with every zero field set to its default.
@@ -113,6 +116,7 @@ func (c Config) WithDefaults() Config {
 	c.AnonymousCounts = c.AnonymousCounts.withDefaults(2, 10*time.Second)
 	c.UserCounts = c.UserCounts.withDefaults(4, time.Minute)
 	def(&c.CountRetryAfter, 2*time.Second)
+	c.Scheduler = c.Scheduler.withDefaults()
 	return c
 }
 
@@ -137,6 +141,10 @@ type Service struct {
 	mailFault    atomic.Pointer[func(stage MailStage, idempotencyKey string) error]
 	mailObserver atomic.Pointer[func(kind NoticeKind, err error)]
 
+	// clock is WithClock's (nil: time.Now); rollover WithRollover's.
+	clock    func() time.Time
+	rollover Rollover
+
 	stopRecover context.CancelFunc
 	recoverDone chan struct{}
 
@@ -155,6 +163,9 @@ func New(db *DB, engine Engine, store Storage, mailer *Mailer, cfg Config, logge
 	cfg = cfg.WithDefaults()
 	if cfg.RescueAfter <= cfg.Lease {
 		return nil, fmt.Errorf("jobs: rescue interval %s must exceed the lease %s", cfg.RescueAfter, cfg.Lease)
+	}
+	if err := cfg.Scheduler.validate(); err != nil {
+		return nil, err
 	}
 	s := &Service{db: db, engine: engine, store: store, mailer: mailer, cfg: cfg, logger: logger, started: time.Now(),
 		metrics: newMetrics(), anonCounts: make(chan struct{}, cfg.AnonymousCounts.Concurrent),
@@ -185,7 +196,7 @@ func (s *Service) Config() Config { return s.cfg }
 // the download and its export job are committed together. An identical
 // request (same user, format and predicate) made within the dedupe window
 // returns the earlier key unless that one failed, was cancelled, killed or
-// erased.
+// erased, or the table changed since (see dedupeHash).
 func (s *Service) Submit(ctx context.Context, caller User, req Request) (key string, err error) {
 	if err := req.validate(); err != nil {
 		return "", err
@@ -245,6 +256,11 @@ func (s *Service) Validate(ctx context.Context, caller *User, req Request) (Requ
 		if err := setCreator(*caller, &req); err != nil {
 			return Request{}, err
 		}
+		if req.Creator != caller.Name {
+			if err := s.db.lockCreator(ctx, s.db.read, req.Creator); err != nil {
+				return Request{}, err
+			}
+		}
 	}
 	if err := s.check(&req); err != nil {
 		return Request{}, err
@@ -253,39 +269,62 @@ func (s *Service) Validate(ctx context.Context, caller *User, req Request) (Requ
 }
 
 // dedupeHash identifies identical requests: same creator, format,
-// predicate and (when given) checklist, extensions and chosen fields. A
-// request without them hashes as before they were recorded.
-func dedupeHash(creator, format string, predicate json.RawMessage, checklist string, extensions, fields []string) string {
+// predicate, checklist and extensions, the same description (it is written
+// into the archive's metadata) and notification (who is mailed, and whether;
+// a deduplicated request mails no one new), made while the table was at the
+// same snapshot. A request for data that changed since is a new download.
+// Only the machine description and the source may differ.
+func dedupeHash(req Request, snapshot string) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%s\x00%s", creator, format, predicate)
-	if checklist != "" {
-		fmt.Fprintf(h, "\x00%s", checklist)
-	}
-	if len(extensions) > 0 {
-		fmt.Fprintf(h, "\x00extensions:%s", strings.Join(extensions, " "))
-	}
-	if len(fields) > 0 {
-		fmt.Fprintf(h, "\x00fields:%s", strings.Join(fields, "\x01"))
+	addrs := slices.Clone(req.NotificationAddresses)
+	slices.Sort(addrs)
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00checklist:%s\x00extensions:%s\x00snapshot:%s\x00description:%s\x00notify:%t:%s",
+		req.Creator, req.Format, req.Predicate, req.ChecklistKey, strings.Join(req.VerbatimExtensions, " "),
+		snapshot, req.Description, req.SendNotification, strings.Join(addrs, " "))
+	if len(req.Fields) > 0 {
+		// Chosen columns (none hashes as before they could be chosen).
+		fmt.Fprintf(h, "\x00fields:%s", strings.Join(req.Fields, "\x01"))
 	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// tableSnapshot is the ID of the table's current snapshot, for dedupe; ""
+// when the engine cannot tell (no engine here is such).
+func (s *Service) tableSnapshot(ctx context.Context) (string, error) {
+	ti, ok := tableInfo(s.engine)
+	if !ok {
+		return "", nil
+	}
+	snap, err := ti.TableSnapshot(ctx)
+	if err != nil {
+		return "", fmt.Errorf("table snapshot: %w", err)
+	}
+	return snap.ID, nil
 }
 
 // insert records the download and inserts its export job in one transaction
 // with the limit and dedupe checks, or returns the key of an earlier
 // identical download.
 func (s *Service) insert(ctx context.Context, req Request) (string, error) {
-	hash := dedupeHash(req.Creator, req.Format, req.Predicate, req.ChecklistKey, req.VerbatimExtensions, req.Fields)
+	snapshot, err := s.tableSnapshot(ctx)
+	if err != nil {
+		return "", err
+	}
+	hash := dedupeHash(req, snapshot)
 	tx, err := s.db.SQL.BeginTx(ctx, nil)
 	if err != nil {
 		return "", err
 	}
 	defer func() { _ = tx.Rollback() }()
-	if err := s.db.lockUser(ctx, tx, req.Creator); err != nil {
+	if err := s.db.lockCreator(ctx, tx, req.Creator); err != nil {
 		return "", err
 	}
-	now := time.Now().UTC()
+	now := s.now().UTC()
 	if old, ok, err := s.db.findDuplicate(ctx, tx, hash, now.Add(-s.cfg.DedupeWindow)); err != nil || ok {
 		return old, err
+	}
+	if key, ok, err := s.answerUnfiltered(ctx, tx, req, hash, snapshot, now); err != nil || ok {
+		return key, err
 	}
 	n, err := s.db.countActive(ctx, tx, req.Creator)
 	if err != nil {
@@ -298,13 +337,7 @@ func (s *Service) insert(ctx context.Context, req Request) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	r := row{Creator: req.Creator}
-	r.Key, r.Status, r.Request = key, StatusPreparing, req
-	r.Created, r.Modified, r.EraseAfter = Time{now}, Time{now}, Time{now.Add(s.cfg.EraseAfter)}
-	if len(req.Predicate) > 0 && string(req.Predicate) != "null" {
-		r.Predicate.String, r.Predicate.Valid = string(req.Predicate), true
-	}
-	if err := s.db.insertDownload(ctx, tx, r, hash); err != nil {
+	if err := s.db.insertDownload(ctx, tx, s.newRow(key, req, now), hash); err != nil {
 		return "", fmt.Errorf("record download: %w", err)
 	}
 	if err := s.enqueueTx(ctx, tx, key, 0); err != nil {
@@ -320,6 +353,17 @@ func (s *Service) insert(ctx context.Context, req Request) (string, error) {
 	}
 	s.metrics.downloads.WithLabelValues(string(StatusPreparing), req.Format).Inc()
 	return key, nil
+}
+
+// newRow is a new PREPARING download of req.
+func (s *Service) newRow(key string, req Request, now time.Time) row {
+	r := row{Creator: req.Creator}
+	r.Key, r.Status, r.Request = key, StatusPreparing, req
+	r.Created, r.Modified, r.EraseAfter = Time{now}, Time{now}, Time{now.Add(s.cfg.EraseAfter)}
+	if len(req.Predicate) > 0 && string(req.Predicate) != "null" {
+		r.Predicate.String, r.Predicate.Valid = string(req.Predicate), true
+	}
+	return r
 }
 
 // Get returns a download; callers other than its creator and admins (caller
@@ -436,6 +480,11 @@ func (s *Service) Cancel(ctx context.Context, caller User, key string) error {
 	if id, err := s.db.riverJob(ctx, key); err == nil && id != 0 {
 		s.cancelJob(ctx, key, id)
 	}
+	// A live worker aborts its own upload when it sees the cancel; a dead
+	// one's partial archive is removed here.
+	if live, err := s.db.leased(ctx, key, time.Now()); err == nil && !live {
+		s.abortDeadUploads(ctx, key)
+	}
 	return nil
 }
 
@@ -452,10 +501,12 @@ func (s *Service) Postpone(ctx context.Context, caller User, key string, until t
 	if r.Status == StatusFileErased {
 		return Download{}, fmt.Errorf("%w: download %s", ErrErased, key)
 	}
+	now := s.now()
 	if until.IsZero() {
-		until = time.Now().Add(s.cfg.EraseAfter)
+		// A day's date: asking again the same day changes nothing.
+		until = now.Add(s.cfg.EraseAfter).UTC().Truncate(24 * time.Hour)
 	}
-	if until.After(time.Now().Add(5 * s.cfg.EraseAfter)) {
+	if until.After(now.Add(5 * s.cfg.EraseAfter)) {
 		return Download{}, fmt.Errorf("%w: eraseAfter %s is too far away", ErrInvalidRequest, until.Format(time.RFC3339))
 	}
 	if until.After(r.EraseAfter.Time) {

@@ -2,8 +2,6 @@ package jobs
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -42,16 +40,36 @@ func TestSubmitLimitAndCreator(t *testing.T) {
 	}
 }
 
-// A checklist key takes part in deduplication only when given, so that
-// requests recorded before checklists keep their hashes.
-func TestDedupeHashChecklist(t *testing.T) {
-	p := json.RawMessage(`{"type":"equals","key":"YEAR","value":"2000"}`)
-	old := sha256.Sum256([]byte("a\x00DWCA\x00" + string(p)))
-	if dedupeHash("a", "DWCA", p, "", nil, nil) != hex.EncodeToString(old[:]) {
-		t.Fatal("the hash of a request without a checklist changed")
+// Requests are the same download only when everything that makes the
+// archive or its notification differ is the same, the table snapshot
+// included (an identical request after the table changed got the archive
+// of the old snapshot for 48 hours).
+func TestDedupeHash(t *testing.T) {
+	base := Request{Creator: "a", Format: "DWCA", Predicate: json.RawMessage(`{"type":"equals","key":"YEAR","value":"2000"}`),
+		SendNotification: true, NotificationAddresses: []string{"a@example.org", "b@example.org"}, Description: "thesis"}
+	h := dedupeHash(base, "s1")
+	for name, change := range map[string]func(r *Request) string{
+		"snapshot":     func(r *Request) string { return "s2" },
+		"checklist":    func(r *Request) string { r.ChecklistKey = "7ddf754f-d193-4cc9-b351-99906754a03b"; return "s1" },
+		"extensions":   func(r *Request) string { r.VerbatimExtensions = []string{"x"}; return "s1" },
+		"description":  func(r *Request) string { r.Description = "paper"; return "s1" },
+		"addresses":    func(r *Request) string { r.NotificationAddresses = []string{"a@example.org"}; return "s1" },
+		"notification": func(r *Request) string { r.SendNotification = false; return "s1" },
+		"creator":      func(r *Request) string { r.Creator = "b"; return "s1" },
+		"format":       func(r *Request) string { r.Format = "SIMPLE_CSV"; return "s1" },
+		"fields":       func(r *Request) string { r.Fields = []string{"gbifID"}; return "s1" },
+	} {
+		r := base
+		if dedupeHash(r, change(&r)) == h {
+			t.Errorf("a different %s does not change the hash", name)
+		}
 	}
-	if dedupeHash("a", "DWCA", p, "", nil, nil) == dedupeHash("a", "DWCA", p, "7ddf754f-d193-4cc9-b351-99906754a03b", nil, nil) {
-		t.Fatal("the checklist does not change the hash")
+	same := base
+	same.NotificationAddresses = []string{"b@example.org", "a@example.org"}
+	same.MachineDescription = json.RawMessage(`{"portal":"x"}`)
+	same.Source = "pygbif"
+	if dedupeHash(same, "s1") != h {
+		t.Error("the order of addresses, the machine description or the source changed the hash")
 	}
 }
 
@@ -80,9 +98,5 @@ func TestValidateVerbatimExtensions(t *testing.T) {
 		if _, err := s.Validate(ctx, &alice, bad); !errors.Is(err, ErrInvalidRequest) {
 			t.Errorf("%s %v: %v, want ErrInvalidRequest", bad.Format, bad.VerbatimExtensions, err)
 		}
-	}
-	p := json.RawMessage(`{"type":"equals","key":"YEAR","value":"2000"}`)
-	if dedupeHash("a", "DWCA", p, "", nil, nil) == dedupeHash("a", "DWCA", p, "", v.VerbatimExtensions, nil) {
-		t.Error("verbatimExtensions do not change the hash")
 	}
 }

@@ -94,7 +94,8 @@ func (s *Service) NewSession(ctx context.Context, u User, cfg SessionConfig) (Se
 const sessionRefresh = time.Minute
 
 // Session returns the session of token with its user, as the users table
-// says now, or ErrSessionExpired. Using a session moves its end forward
+// says now, or ErrSessionExpired (also for a user disabled or removed since
+// signing in). Using a session moves its end forward
 // by cfg.Idle, up to cfg.Max after it started.
 func (s *Service) Session(ctx context.Context, token string, cfg SessionConfig) (Session, error) {
 	cfg = cfg.WithDefaults()
@@ -105,7 +106,8 @@ func (s *Service) Session(ctx context.Context, token string, cfg SessionConfig) 
 	var ses Session
 	var created, seen, expires int64
 	err := s.db.read.QueryRowContext(ctx, s.db.q(`SELECT s.csrf, s.created, s.seen, s.expires, u.name, u.email, u.admin, u.language
-		FROM page_sessions s JOIN users u ON u.name = s.user_name WHERE s.token_hash = ?`), hash).
+		FROM page_sessions s JOIN users u ON u.name = s.user_name
+		WHERE s.token_hash = ? AND NOT u.disabled AND u.removed = 0`), hash).
 		Scan(&ses.CSRF, &created, &seen, &expires, &ses.User.Name, &ses.User.Email, &ses.User.Admin, &ses.User.Language)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Session{}, ErrSessionExpired

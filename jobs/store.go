@@ -21,7 +21,7 @@ type querier interface {
 
 const downloadColumns = `key, creator, status, format, predicate, request, created, modified, erase_after,
 	size, total_records, number_datasets, license, table_snapshot, object_name, sha256,
-	records_scanned, records_written, bytes_written, error, source`
+	records_scanned, records_written, bytes_written, error, source, erasure_notification`
 
 // scanner is what *sql.Row and *sql.Rows share.
 type scanner interface{ Scan(dest ...any) error }
@@ -56,11 +56,11 @@ type row struct {
 func scanDownload(s scanner) (row, error) {
 	var r row
 	var req string
-	var created, modified, erase int64
+	var created, modified, erase, warned int64
 	var p Progress
 	err := s.Scan(&r.Key, &r.Creator, &r.Status, &r.Request.Format, &r.Predicate, &req, &created, &modified, &erase,
 		&r.Size, &r.TotalRecords, &r.NumberDatasets, &r.License, &r.TableSnapshot, &r.ObjectName, &r.SHA256,
-		&p.RecordsScanned, &p.RecordsWritten, &p.BytesWritten, &r.Error, &r.Source)
+		&p.RecordsScanned, &p.RecordsWritten, &p.BytesWritten, &r.Error, &r.Source, &warned)
 	if err != nil {
 		return row{}, err
 	}
@@ -70,6 +70,7 @@ func scanDownload(s scanner) (row, error) {
 	r.Request.Source = r.Source
 	r.License = gbifLicense(r.License)
 	r.Created, r.Modified, r.EraseAfter = fromMillis(created), fromMillis(modified), fromMillis(erase)
+	r.ErasureNotification = fromMillis(warned)
 	if r.Status != StatusPreparing {
 		r.Progress = &p
 	}
@@ -111,13 +112,27 @@ func (db *DB) insertDownload(ctx context.Context, q querier, r row, dedupe strin
 	return err
 }
 
-// lockUser serializes submissions of one user on PostgreSQL; SQLite's
-// immediate transactions already serialize every writer.
-func (db *DB) lockUser(ctx context.Context, tx *sql.Tx, user string) error {
-	if db.Dialect != migrations.Postgres {
-		return nil
+// lockCreator checks, in the submission's transaction, that the creator is
+// a user who may own downloads, and serializes the submissions of one user
+// on PostgreSQL (row lock); SQLite's immediate transactions already
+// serialize every writer. An unknown creator (an admin may name anyone) is
+// a bad request naming the creator, not a foreign-key failure.
+func (db *DB) lockCreator(ctx context.Context, q querier, user string) error {
+	query := "SELECT disabled, removed FROM users WHERE name = ?"
+	if _, inTx := q.(*sql.Tx); inTx && db.Dialect == migrations.Postgres {
+		query += " FOR UPDATE"
 	}
-	_, err := tx.ExecContext(ctx, "SELECT name FROM users WHERE name = $1 FOR UPDATE", user)
+	var disabled bool
+	var removed int64
+	err := q.QueryRowContext(ctx, db.q(query), user).Scan(&disabled, &removed)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return fmt.Errorf("%w: creator %q is not a user of this service", ErrInvalidRequest, user)
+	case err == nil && removed != 0:
+		return fmt.Errorf("%w: creator %q was removed", ErrInvalidRequest, user)
+	case err == nil && disabled:
+		return fmt.Errorf("%w: creator %q is disabled", ErrInvalidRequest, user)
+	}
 	return err
 }
 

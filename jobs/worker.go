@@ -129,14 +129,7 @@ func fillResult(res *ExportResult, n int64, h hash.Hash) {
 // heartbeat saves progress, renews the lease and watches for cancellation
 // until ctx ends.
 func (s *Service) heartbeat(ctx context.Context, key, owner string, p *atomicProgress, cancel context.CancelCauseFunc) {
-	t := time.NewTicker(s.cfg.Heartbeat)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+	tick(ctx, s.cfg.Heartbeat, func() bool {
 		st, held, err := s.db.renew(ctx, key, owner, s.cfg.Lease, p.load())
 		switch {
 		case err != nil:
@@ -145,12 +138,13 @@ func (s *Service) heartbeat(ctx context.Context, key, owner string, p *atomicPro
 			}
 		case st == StatusCancelled:
 			cancel(errCancelledByUser)
-			return
+			return false
 		case !held:
 			cancel(errLeaseLost)
-			return
+			return false
 		}
-	}
+		return true
+	})
 }
 
 // exportFailed decides what an interrupted or failed export becomes.
@@ -224,6 +218,7 @@ func (s *Service) finish(ctx context.Context, key, owner, name string, res Expor
 	}
 	s.logger.InfoContext(ctx, "export succeeded", "key", key, "records", res.Records, "bytes", res.Bytes)
 	s.counted(bg, key, StatusSucceeded)
+	s.abortDeadUploads(bg, key) // a stalled run's, if one woke up meanwhile
 	return nil
 }
 

@@ -172,13 +172,14 @@ type Loader interface {
 
 // Backend is a whole occurrence table as a backend package provides it
 // (occurrence/parquet, occurrence/hbase): scans, catalog, loading and id
-// minting, and the resolution of replaced ids. Each backend asserts it at
+// minting, the resolution of replaced ids, and snapshot pins. Each backend asserts it at
 // compile time and runs occurrencetest's conformance suite.
 type Backend interface {
 	Table
 	Catalog
 	Loader
 	IDResolver
+	Pinner
 	Close() error
 }
 

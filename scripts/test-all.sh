@@ -65,7 +65,11 @@ go test -count=1 -timeout 40m ./... 2>&1 | tee "$root/.work-test.log"
 # and download writers, the job service, the search (shared counts and facets, concurrent page reads). -short skips only pzip's two zip64 tests: they
 # push multi-GiB streams through the writer TestRoundTrip already races
 # (over 6 minutes under the race detector on 2 cores, under 30 s for the
-# rest of the package), and the run above has checked them. The whole step
+# rest of the package), and the run above has checked them; and, in the
+# Parquet store, the rollover tests that add no concurrency of their own to
+# what its other tests race (the pruning measurement across three layouts,
+# the conformance suite on rolled-over tables, the killed rollover
+# processes, two of the three sort cases), which the run above has checked. The whole step
 # took 2m11s on 2 cores with the race build cached (3.5 CPU-minutes).
 log "go test -race"
 go test -race -short -count=1 -timeout 20m ./occurrence ./occurrence/parquet ./ingest \

@@ -53,18 +53,27 @@ func TestCountAndQueryShortcuts(t *testing.T) {
 	if err := json.Unmarshal(r.body, &req); err != nil || req.Format != "SIMPLE_CSV" || !strings.Contains(string(req.Predicate), "Nigde") {
 		t.Fatalf("converted %s (%v)", r.body, err)
 	}
-	// The portal shortcut queues a download with the converted predicate.
-	expect(t, s.do("GET", "/v1/occurrence/download/request?stateProvince=Nigde", "", nil), http.StatusUnauthorized)
-	r = expect(t, s.do("GET", "/v1/occurrence/download/request?stateProvince=Nigde&format=SIMPLE_CSV&notification_address=alice@example.org", "alice", nil), http.StatusCreated)
-	key := string(r.body)
-	d := s.waitStatus(key, time.Minute, jobs.StatusSucceeded)
-	if d.TotalRecords != fam.Count || d.Request.Format != "SIMPLE_CSV" || !d.Request.SendNotification {
-		t.Fatalf("shortcut download %+v", d)
+	// GET and HEAD on /request never create a download (a HEAD did): 405
+	// with Allow: POST and a message saying what to do, whoever asks.
+	shortcut := "/v1/occurrence/download/request?stateProvince=Nigde&format=SIMPLE_CSV&notification_address=alice@example.org"
+	for _, method := range []string{"GET", "HEAD"} {
+		for _, user := range []string{"", "alice"} {
+			r = expect(t, s.do(method, shortcut, user, nil), http.StatusMethodNotAllowed)
+			if r.header.Get("Allow") != "POST" || (method == "GET" && !strings.Contains(string(r.body), "POST the request")) {
+				t.Fatalf("%s %s as %q: %v %s", method, shortcut, user, r.header, r.body)
+			}
+		}
 	}
-	// Posting the converted request is the same download (dedupe).
-	b, _ := json.Marshal(map[string]any{"format": "SIMPLE_CSV", "predicate": req.Predicate})
-	if k := s.submit("alice", string(b)); k != key {
-		t.Fatalf("converted request got %s, want the shortcut's %s", k, key)
+	var n int
+	if err := s.db.SQL.QueryRow("SELECT count(*) FROM downloads").Scan(&n); err != nil || n != 0 {
+		t.Fatalf("%d downloads after GET and HEAD of /request (%v), want none", n, err)
+	}
+	// The converted request is what a client POSTs.
+	b, _ := json.Marshal(req)
+	key := s.submit("alice", string(b))
+	d := s.waitStatus(key, time.Minute, jobs.StatusSucceeded)
+	if d.TotalRecords != fam.Count || d.Request.Format != "SIMPLE_CSV" {
+		t.Fatalf("converted request's download %+v", d)
 	}
 }
 

@@ -310,6 +310,16 @@ func TestAuthRules(t *testing.T) {
 		expect(t, s.do("GET", "/v1/occurrence/download/0000001-000000000000000", "", nil, "Authorization", "Basic Ym9iOng="), http.StatusUnauthorized)
 
 		key := s.submit("root", body) // an admin may submit for alice
+		// ... but not for someone who is not a user: 400 naming the
+		// creator (it was a 500, the foreign key failing), on submission
+		// and on validation.
+		ghost := strings.Replace(body, `"alice"`, `"ghost"`, 1)
+		for _, path := range []string{"/v1/occurrence/download/request", "/v1/occurrence/download/request/validate"} {
+			r = expect(t, s.do("POST", path, "root", ghost), http.StatusBadRequest)
+			if !strings.Contains(string(r.body), `creator \"ghost\" is not a user`) && !strings.Contains(string(r.body), `creator "ghost" is not a user`) {
+				t.Fatalf("POST %s for creator ghost: %s", path, r)
+			}
+		}
 		if d := s.status(key, "alice"); d.Request.Creator != "alice" {
 			t.Fatalf("creator %q", d.Request.Creator)
 		}

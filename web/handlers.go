@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -29,7 +30,15 @@ func writeText(w http.ResponseWriter, code int, s string) {
 
 // readBody reads a capped request body.
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	return io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
+	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
+	var ne net.Error
+	switch {
+	case errors.As(err, &ne) && ne.Timeout():
+		return nil, fmt.Errorf("%w (%s)", errBodyTimeout, s.cfg.ReadTimeout)
+	case errors.Is(err, net.ErrClosed), errors.Is(err, io.ErrUnexpectedEOF):
+		return nil, fmt.Errorf("%w: %w", errClientGone, err)
+	}
+	return b, err
 }
 
 // submit records req by u and answers with the new (or deduplicated)
@@ -167,17 +176,18 @@ func (s *Server) requestFromQuery(q url.Values) (jobs.Request, error) {
 	return req, nil
 }
 
-// getRequest: GET /v1/occurrence/download/request?format=F&<search params>.
+// getRequest: GET (and HEAD) /v1/occurrence/download/request never creates
+// a download: a GET must not change state, and a HEAD, a prefetching browser
+// or a crawler following a link would otherwise queue one. GBIF's portal
+// creates downloads with this GET; here it answers 405 with Allow: POST and
+// says what to do instead (docs/clients.md).
 func (s *Server) getRequest(w http.ResponseWriter, r *http.Request) error {
-	u, err := s.mustCaller(r)
-	if err != nil {
-		return err
-	}
-	req, err := s.requestFromQuery(r.URL.Query())
-	if err != nil {
-		return err
-	}
-	return s.submit(w, r, u, req)
+	w.Header().Set("Allow", "POST")
+	writeText(w, http.StatusMethodNotAllowed, "GET does not create a download: POST the request "+
+		"(JSON with format and predicate) to /v1/occurrence/download/request. "+
+		"GET /v1/occurrence/download/request/predicate with these search parameters and format "+
+		"returns the request to POST.\n")
+	return nil
 }
 
 // getPredicate: GET /v1/occurrence/download/request/predicate converts
@@ -376,30 +386,6 @@ func (s *Server) postpone(w http.ResponseWriter, r *http.Request) error {
 	}
 	s.present(r, &d)
 	writeJSON(w, http.StatusOK, d)
-	return nil
-}
-
-// getFile: GET /v1/occurrence/download/request/{key}.zip (or without .zip,
-// as rgbif and pygbif ask) streams the archive (Range requests work) or
-// redirects to the storage's URL; {key}.zip.sha256 is its checksum.
-func (s *Server) getFile(w http.ResponseWriter, r *http.Request) error {
-	if key, ok := strings.CutSuffix(r.PathValue("file"), ".zip.sha256"); ok {
-		return s.getChecksum(w, r, key)
-	}
-	key := strings.TrimSuffix(r.PathValue("file"), ".zip")
-	obj, err := s.svc.File(r.Context(), key)
-	if err != nil {
-		return err
-	}
-	if obj.URL != "" {
-		http.Redirect(w, r, obj.URL, http.StatusFound)
-		return nil
-	}
-	defer obj.Content.Close()
-	setValidators(w.Header(), obj)
-	w.Header().Set("Content-Type", "application/zip")
-	w.Header().Set("Content-Disposition", `attachment; filename="`+key+`.zip"`)
-	http.ServeContent(w, r, key+".zip", obj.ModTime, obj.Content)
 	return nil
 }
 

@@ -232,11 +232,17 @@ type options struct {
 	maxAttempt int
 	noUsers    bool
 	archiveDir string // local storage directory shared with worker processes
+	workers    int    // exports at once (jobs.Config.Workers), 0 = the default
+	web        web.Config
+	auth       jobs.AuthConfig
+	tableDir   string // occurrence table directory, "" = the shared fixture
 	metrics    *prometheus.Registry
 	// table wraps the occurrence table the engine reads; config adjusts
 	// the service's settings.
 	table  func(tableexport.Table) tableexport.Table
 	config func(*jobs.Config)
+	// svcOpts are more options of the service (a clock, a rollover).
+	svcOpts []jobs.Option
 }
 
 // server is a real API server on loopback with its real service.
@@ -248,6 +254,8 @@ type server struct {
 	dsn     string
 	archive string // local storage directory
 	stopped bool
+	api     *web.Server
+	http    *http.Server
 }
 
 func testLogger(t testing.TB) *slog.Logger {
@@ -264,6 +272,9 @@ func (w tWriter) Write(p []byte) (int, error) {
 func openService(t testing.TB, dsn string, o options) (*jobs.Service, *jobs.DB, string) {
 	t.Helper()
 	_, table := buildFixture(t)
+	if o.tableDir != "" {
+		table = o.tableDir
+	}
 	ctx := context.Background()
 	db, err := jobs.OpenDB(ctx, dsn)
 	if err != nil {
@@ -299,7 +310,7 @@ func openService(t testing.TB, dsn string, o options) (*jobs.Service, *jobs.DB, 
 	}
 	cfg := jobs.Config{Role: o.role, MaxRunningPerUser: o.maxRunning, Heartbeat: 100 * time.Millisecond,
 		FetchPollInterval: 100 * time.Millisecond, Lease: 2 * time.Second, RescueAfter: 4 * time.Second,
-		MaxAttempts: o.maxAttempt, PublicURL: "http://downloads.test"}
+		MaxAttempts: o.maxAttempt, PublicURL: "http://downloads.test", Workers: o.workers}
 	if o.config != nil {
 		o.config(&cfg)
 	}
@@ -307,6 +318,7 @@ func openService(t testing.TB, dsn string, o options) (*jobs.Service, *jobs.DB, 
 	if o.metrics != nil {
 		opts = append(opts, jobs.WithMetrics(o.metrics))
 	}
+	opts = append(opts, o.svcOpts...)
 	svc, err := jobs.New(db, engine, st, o.mailer, cfg, testLogger(t), opts...)
 	if err != nil {
 		t.Fatal(err)
@@ -332,9 +344,11 @@ func startServer(t testing.TB, dsn string, o options) *server {
 	if o.metrics != nil {
 		webOpts = append(webOpts, web.WithMetrics(o.metrics))
 	}
-	api := web.New(svc, jobs.NewAuthenticator(db, time.Minute), web.Config{}, testLogger(t), webOpts...)
-	hs := httptest.NewServer(api)
-	s := &server{t: t, URL: hs.URL, svc: svc, db: db, dsn: dsn, archive: dir}
+	api := web.New(svc, jobs.NewAuthenticator(db, o.auth), o.web, testLogger(t), webOpts...)
+	hs := httptest.NewUnstartedServer(api)
+	hs.Config = api.HTTPServer() // the timeouts serve uses
+	hs.Start()
+	s := &server{t: t, URL: hs.URL, svc: svc, db: db, dsn: dsn, archive: dir, api: api, http: hs.Config}
 	t.Cleanup(func() {
 		hs.Close()
 		s.stop()

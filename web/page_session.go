@@ -42,17 +42,24 @@ type pageError struct {
 
 // Codes of pageError besides the HTTP status.
 const (
-	codeSessionExpired = "session_expired"
-	codeSignInFailed   = "sign_in_failed"
-	codeCrossOrigin    = "cross_origin"
-	codeCSRF           = "csrf"
+	codeSessionExpired  = "session_expired"
+	codeSignInFailed    = "sign_in_failed"
+	codeSignInThrottled = "sign_in_throttled"
+	codeCrossOrigin     = "cross_origin"
+	codeCSRF            = "csrf"
 )
 
 // errCSRF refuses a change without the session's CSRF token.
 var errCSRF = errors.New("the request is missing the page's CSRF token")
 
 // retryAfterOf is how long a refused sign-in should wait (0: no hint).
-func retryAfterOf(error) time.Duration { return 0 }
+func retryAfterOf(err error) time.Duration {
+	var te *jobs.ThrottleError
+	if errors.As(err, &te) {
+		return max(time.Second, te.RetryAfter)
+	}
+	return 0
+}
 
 // pageAPI adapts a page API handler: errors are answered as JSON
 // {"code", "message"} with the status of their kind, and requests that
@@ -196,9 +203,12 @@ func (s *Server) pageSignIn(w http.ResponseWriter, r *http.Request) error {
 		return fmt.Errorf("%w: sign-in body: %v", jobs.ErrInvalidRequest, err)
 	}
 	u, err := s.checkPassword(r, in.User, in.Password)
-	if errors.Is(err, jobs.ErrUnauthorized) {
+	switch {
+	case errors.Is(err, jobs.ErrUnauthorized):
 		return &codedError{code: codeSignInFailed, status: http.StatusUnauthorized,
 			err: errors.New("unknown user or wrong password")}
+	case errors.Is(err, jobs.ErrTooManyAttempts):
+		return &codedError{code: codeSignInThrottled, status: http.StatusTooManyRequests, err: err}
 	}
 	if err != nil {
 		return err
@@ -214,9 +224,11 @@ func (s *Server) pageSignIn(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// checkPassword checks a user's password with the API's authenticator.
+// checkPassword checks a user's password with the API's authenticator:
+// the same constant cost and back-off after failures (per client address
+// and per user name) as HTTP Basic.
 func (s *Server) checkPassword(r *http.Request, name, password string) (jobs.User, error) {
-	return s.auth.Check(r.Context(), name, password)
+	return s.auth.Check(r.Context(), name, password, s.clientAddr(r))
 }
 
 // pageSignOut: POST /ui/api/signout ends the session and clears the

@@ -55,7 +55,9 @@ func startPageServer(t *testing.T, dsn string, pc web.PageConfig, o options) *pa
 	if err != nil {
 		t.Fatal(err)
 	}
-	api := web.New(svc, jobs.NewAuthenticator(db, time.Minute), web.Config{Page: page, Search: search.New(store, search.Config{}, testLogger(t))}, testLogger(t))
+	wcfg := o.web
+	wcfg.Page, wcfg.Search = page, search.New(store, search.Config{}, testLogger(t))
+	api := web.New(svc, jobs.NewAuthenticator(db, o.auth), wcfg, testLogger(t))
 	hs := httptest.NewServer(api)
 	s := &server{t: t, URL: hs.URL, svc: svc, db: db, dsn: dsn, archive: dir}
 	t.Cleanup(func() {
@@ -459,5 +461,27 @@ func TestPageCataloguesComplete(t *testing.T) {
 				t.Errorf("%s has %s, English does not", lang, k)
 			}
 		}
+	}
+}
+
+// TestPageSignInBackOff: sign-in on the page is the API's login, with its
+// back-off after failures (429, Retry-After, the page's code), and a user
+// disabled since signing in loses the session at once.
+func TestPageSignInBackOff(t *testing.T) {
+	p := startPageServer(t, sqliteDSN(t), web.PageConfig{}, options{auth: jobs.AuthConfig{AddressFree: 2, UserFree: 2}})
+	p.signIn("alice")
+	expect(t, p.call("GET", "/ui/api/session", nil, false), 200)
+	if err := p.db.SetDisabled(context.Background(), "alice", true); err != nil {
+		t.Fatal(err)
+	}
+	if r := expect(t, p.call("GET", "/ui/api/session", nil, false), 401); pageCode(t, r) != "session_expired" {
+		t.Fatalf("disabled user's session: %s", r)
+	}
+	var last response
+	for i := 0; i < 4; i++ {
+		last = p.call("POST", "/ui/api/signin", map[string]string{"user": "bob", "password": "wrong password"}, false)
+	}
+	if last.code != 429 || pageCode(t, last) != "sign_in_throttled" || last.header.Get("Retry-After") == "" {
+		t.Fatalf("fourth failed sign-in: %s (Retry-After %q)", last, last.header.Get("Retry-After"))
 	}
 }

@@ -166,9 +166,11 @@ func TestKillWorkerMidExport(t *testing.T) {
 		if err := api.db.SQL.QueryRow("SELECT attempts FROM downloads WHERE key = '" + key + "'").Scan(&attempts); err != nil || attempts != 2 {
 			t.Fatalf("attempts %d (%v), want 2", attempts, err)
 		}
-		committed, _ = archiveFiles(t, archive)
-		if len(committed) != 1 {
-			t.Fatalf("committed archives %v", committed)
+		// The killed worker's partial archive went when the download ran
+		// again (it stayed for the daily sweep, 24 h).
+		committed, partial = archiveFiles(t, archive)
+		if len(committed) != 1 || len(partial) != 0 {
+			t.Fatalf("committed archives %v, partial %v", committed, partial)
 		}
 		polls, oks, bad := watch()
 		if bad != "" || polls < 10 {

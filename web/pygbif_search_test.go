@@ -25,7 +25,7 @@ func TestPygbifSearch(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "python3", "testdata/pygbif_search.py", s.URL, country)
-	cmd.Env = append(os.Environ(), "PYTHONWARNINGS=ignore")
+	cmd.Env = append(os.Environ(), "PYTHONWARNINGS=ignore", "PYTHONDONTWRITEBYTECODE=1")
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

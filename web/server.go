@@ -19,18 +19,65 @@ import (
 	"github.com/biodiversity-downloads/downloader/jobs"
 )
 
-// Config holds the API's settings.
+// Config holds the API's settings; zero fields take the defaults of
+// WithDefaults.
 type Config struct {
 	// MaxBodyBytes caps request bodies (1 MiB by default).
 	MaxBodyBytes int64
 	// PublicURL is the base URL clients use; empty means the request's own
 	// scheme and host.
 	PublicURL string
+
+	// ReadHeaderTimeout bounds reading a request's headers (10 s), and
+	// ReadTimeout the whole request with its body (1 min): a client that
+	// sends slowly is disconnected.
+	ReadHeaderTimeout, ReadTimeout time.Duration
+	// WriteTimeout bounds handling a request and writing its answer
+	// (2 min). Archive transfers are exempt; ArchiveStallTimeout bounds
+	// them instead.
+	WriteTimeout time.Duration
+	// IdleTimeout is how long a keep-alive connection may wait for its next
+	// request (1 min).
+	IdleTimeout time.Duration
+	// ArchiveStallTimeout is how long an archive transfer may wait for the
+	// client to take the next 32 KiB (1 min): a client that stops reading is
+	// dropped, one that reads at any rate above 32 KiB per timeout never is.
+	ArchiveStallTimeout time.Duration
+	// ClientIPHeader names the header that carries the client's address
+	// when the API runs behind a reverse proxy ("X-Forwarded-For": its last
+	// address, the one the proxy added; "X-Real-IP": its value). Empty: the
+	// connection's address. Failed logins are counted by this address, so
+	// behind a proxy it must be set, and without one it must not (clients
+	// would choose their own address).
+	ClientIPHeader string
+	// ShutdownGrace is how long requests in flight, archive transfers
+	// included, may go on once the server stops (5 s); then their
+	// connections are closed. Idle connections are closed at once.
+	ShutdownGrace time.Duration
 	// Search answers the occurrence search and record routes
 	// (/v1/occurrence/search, /count, /{gbifID}); nil answers them 503.
 	Search Searcher
 	// Page is the portal page served at / (NewPage); nil serves none.
 	Page *Page
+}
+
+// WithDefaults returns c with every zero field set to its default.
+func (c Config) WithDefaults() Config {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d == 0 {
+			*d = v
+		}
+	}
+	if c.MaxBodyBytes == 0 {
+		c.MaxBodyBytes = 1 << 20
+	}
+	def(&c.ReadHeaderTimeout, 10*time.Second)
+	def(&c.ReadTimeout, time.Minute)
+	def(&c.WriteTimeout, 2*time.Minute)
+	def(&c.IdleTimeout, time.Minute)
+	def(&c.ArchiveStallTimeout, time.Minute)
+	def(&c.ShutdownGrace, 5*time.Second)
+	return c
 }
 
 // Server is the REST API.
@@ -59,9 +106,7 @@ func New(svc *jobs.Service, auth *jobs.Authenticator, cfg Config, logger *slog.L
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	if cfg.MaxBodyBytes == 0 {
-		cfg.MaxBodyBytes = 1 << 20
-	}
+	cfg = cfg.WithDefaults()
 	s := &Server{svc: svc, auth: auth, cfg: cfg, logger: logger, mux: http.NewServeMux()}
 	for _, o := range opts {
 		o(s)
@@ -117,6 +162,33 @@ func (s *Server) routes() []route {
 	}, slices.Concat(s.opsRoutes(), s.searchRoutes(), s.pageRoutes())...)
 }
 
+// HTTPServer returns an http.Server for s with the configured timeouts.
+// Stop it with Shutdown.
+func (s *Server) HTTPServer() *http.Server {
+	return &http.Server{Handler: s, ReadHeaderTimeout: s.cfg.ReadHeaderTimeout, ReadTimeout: s.cfg.ReadTimeout,
+		WriteTimeout: s.cfg.WriteTimeout, IdleTimeout: s.cfg.IdleTimeout,
+		ErrorLog: slog.NewLogLogger(s.logger.Handler(), slog.LevelDebug)}
+}
+
+// Shutdown stops srv: it accepts nothing more and closes idle connections
+// at once, lets requests in flight (archive transfers too) go on for
+// ShutdownGrace or until ctx ends, whichever comes first, and then closes
+// every connection left, so that a slow client never holds up the stop of
+// the workers that follows.
+func (s *Server) Shutdown(ctx context.Context, srv *http.Server) error {
+	gctx, cancel := context.WithTimeout(ctx, s.cfg.ShutdownGrace)
+	defer cancel()
+	err := srv.Shutdown(gctx)
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		s.logger.WarnContext(ctx, "closing connections still busy after the shutdown grace", "grace", s.cfg.ShutdownGrace)
+		return srv.Close()
+	}
+	return err
+}
+
 // ServeHTTP serves the API.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
@@ -133,11 +205,28 @@ func (s *Server) caller(r *http.Request) (*jobs.User, error) {
 	if !ok {
 		return nil, fmt.Errorf("%w: only HTTP Basic authentication is supported", jobs.ErrUnauthorized)
 	}
-	u, err := s.auth.Check(r.Context(), name, pass)
+	u, err := s.auth.Check(r.Context(), name, pass, s.clientAddr(r))
 	if err != nil {
 		return nil, err
 	}
 	return &u, nil
+}
+
+// clientAddr is the address of the client that sent r (see
+// Config.ClientIPHeader).
+func (s *Server) clientAddr(r *http.Request) string {
+	if s.cfg.ClientIPHeader == "" {
+		return r.RemoteAddr
+	}
+	v := r.Header.Values(s.cfg.ClientIPHeader)
+	if len(v) == 0 {
+		return r.RemoteAddr
+	}
+	last := v[len(v)-1]
+	if i := strings.LastIndexByte(last, ','); i >= 0 {
+		last = last[i+1:]
+	}
+	return strings.TrimSpace(last)
 }
 
 // mustCaller is caller for endpoints that need a user.
@@ -169,7 +258,20 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	case statusEnhanceYourCalm:
 		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(s.svc.Config().RetryAfter/time.Second))))
 	case http.StatusTooManyRequests:
-		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(s.svc.Config().CountRetryAfter/time.Second))))
+		var te *jobs.ThrottleError
+		if errors.As(err, &te) { // failed logins
+			w.Header().Set("Retry-After", strconv.Itoa(int((te.RetryAfter+time.Second-1)/time.Second)))
+		} else { // counts
+			w.Header().Set("Retry-After", strconv.Itoa(max(1, int(s.svc.Config().CountRetryAfter/time.Second))))
+		}
+	case http.StatusServiceUnavailable:
+		if errors.Is(err, jobs.ErrAuthBusy) {
+			w.Header().Set("Retry-After", "1")
+		}
+	case http.StatusRequestTimeout:
+		// The body's read timeout may have taken the write deadline with
+		// it: the answer gets a moment of its own.
+		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(5 * time.Second))
 	case http.StatusInternalServerError:
 		s.logger.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 	}
@@ -189,6 +291,12 @@ func statusOf(err error) int {
 		return http.StatusBadRequest
 	case errors.Is(err, jobs.ErrUnauthorized):
 		return http.StatusUnauthorized
+	case errors.Is(err, jobs.ErrTooManyAttempts):
+		return http.StatusTooManyRequests
+	case errors.Is(err, jobs.ErrAuthBusy):
+		return http.StatusServiceUnavailable
+	case errors.Is(err, errBodyTimeout):
+		return http.StatusRequestTimeout
 	case errors.Is(err, jobs.ErrForbidden):
 		return http.StatusForbidden
 	case errors.Is(err, jobs.ErrNotFound), errors.Is(err, jobs.ErrNotReady):
@@ -203,11 +311,19 @@ func statusOf(err error) int {
 		return http.StatusTooManyRequests
 	case errors.Is(err, jobs.ErrCountTimeout):
 		return http.StatusGatewayTimeout
-	case errors.Is(err, context.Canceled):
+	case errors.Is(err, context.Canceled), errors.Is(err, errClientGone):
 		return 499
 	}
 	return http.StatusInternalServerError
 }
+
+// errBodyTimeout: the request body did not arrive within the read timeout;
+// errClientGone: the connection ended before the body did (the client went,
+// or the server closed it at shutdown).
+var (
+	errBodyTimeout = errors.New("the request body did not arrive in time")
+	errClientGone  = errors.New("the connection ended before the request body")
+)
 
 // baseURL is the public base URL for links.
 func (s *Server) baseURL(r *http.Request) string {

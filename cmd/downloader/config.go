@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/biodiversity-downloads/downloader/jobs"
 )
 
 // fileConfig is the configuration file of `downloader serve`
@@ -30,14 +32,21 @@ type fileConfig struct {
 	Portal    portalConfig `yaml:"portal"`
 	Database  dbConfig     `yaml:"database"`
 	Table     string       `yaml:"table" flag:"table"`
-	Storage   storeConfig  `yaml:"storage"`
-	SMTP      smtpConfig   `yaml:"smtp"`
-	Mail      mailConfig   `yaml:"mail"`
-	Limits    limitsConfig `yaml:"limits"`
-	Search    searchConfig `yaml:"search"`
-	Page      pageConfig   `yaml:"page"`
-	Erase     eraseConfig  `yaml:"erase"`
-	// Schedules are named periodic jobs (erasure, rollover, exports).
+	// ExportTable is an embedded snapshot exports read instead of Table.
+	ExportTable string       `yaml:"export_table" flag:"export-table"`
+	Storage     storeConfig  `yaml:"storage"`
+	SMTP        smtpConfig   `yaml:"smtp"`
+	Mail        mailConfig   `yaml:"mail"`
+	Limits      limitsConfig `yaml:"limits"`
+	HTTP        httpConfig   `yaml:"http"`
+	Search      searchConfig `yaml:"search"`
+	Logins      loginsConfig `yaml:"logins"`
+	Page        pageConfig   `yaml:"page"`
+	Erase       eraseConfig  `yaml:"erase"`
+	// ScheduledExports says who scheduled exports belong to and when they
+	// answer users' unfiltered requests.
+	ScheduledExports scheduledExportsConfig `yaml:"scheduled_exports"`
+	// Schedules are named periodic jobs (erasure, digest, rollover, exports).
 	Schedules []scheduleConfig `yaml:"schedules"`
 	// Overrides is the directory where operators put templates, strings,
 	// CSS and a logo that replace the built-in ones.
@@ -100,10 +109,22 @@ type limitsConfig struct {
 	RescueAfter     duration `yaml:"rescue_after" flag:"rescue-after"`
 	Heartbeat       duration `yaml:"heartbeat" flag:"heartbeat"`
 	Poll            duration `yaml:"poll" flag:"poll"`
+	PinTTL          duration `yaml:"pin_ttl" flag:"pin-ttl"`
 	// Counts bounds the search routes' record counts per caller class.
 	Counts countsConfig `yaml:"counts"`
 	// Predicate bounds a predicate's cost before any scan (docs/limits.md).
 	Predicate predicateLimits `yaml:"predicate"`
+}
+
+// searchConfig bounds the occurrence search API (docs/limits.md).
+type searchConfig struct {
+	MaxLimit       int      `yaml:"max_limit" flag:"search-max-limit"`
+	MaxOffset      int      `yaml:"max_offset" flag:"search-max-offset"`
+	MaxFacetValues int      `yaml:"max_facet_values" flag:"search-max-facet-values"`
+	FacetTimeout   duration `yaml:"facet_timeout" flag:"search-facet-timeout"`
+	// Cache may be negative: no cache.
+	Cache    int `yaml:"cache" flag:"search-cache" signed:"true"`
+	MaxReads int `yaml:"max_reads" flag:"search-max-reads"`
 }
 
 type countsConfig struct {
@@ -125,16 +146,6 @@ type predicateLimits struct {
 	MaxCost             int `yaml:"max_cost" flag:"predicate-max-cost"`
 }
 
-// searchConfig bounds the occurrence search API (docs/limits.md).
-type searchConfig struct {
-	MaxLimit       int      `yaml:"max_limit" flag:"search-max-limit"`
-	MaxOffset      int      `yaml:"max_offset" flag:"search-max-offset"`
-	MaxFacetValues int      `yaml:"max_facet_values" flag:"search-max-facet-values"`
-	FacetTimeout   duration `yaml:"facet_timeout" flag:"search-facet-timeout"`
-	Cache          int      `yaml:"cache" flag:"search-cache"`
-	MaxReads       int      `yaml:"max_reads" flag:"search-max-reads"`
-}
-
 // pageConfig is the portal page's (docs/page.md).
 type pageConfig struct {
 	Enabled       bool     `yaml:"enabled" flag:"page"`
@@ -143,11 +154,37 @@ type pageConfig struct {
 	ContactPerDay int      `yaml:"contact_per_day" flag:"contact-per-day"`
 }
 
+// httpConfig is the API server's timeouts (docs/operations.md).
+type httpConfig struct {
+	ReadHeaderTimeout   duration `yaml:"read_header_timeout" flag:"read-header-timeout"`
+	ReadTimeout         duration `yaml:"read_timeout" flag:"read-timeout"`
+	WriteTimeout        duration `yaml:"write_timeout" flag:"write-timeout"`
+	IdleTimeout         duration `yaml:"idle_timeout" flag:"idle-timeout"`
+	ArchiveStallTimeout duration `yaml:"archive_stall_timeout" flag:"archive-stall-timeout"`
+	ShutdownGrace       duration `yaml:"shutdown_grace" flag:"shutdown-grace"`
+	ClientIPHeader      string   `yaml:"client_ip_header" flag:"client-ip-header"`
+}
+
+// loginsConfig bounds failed logins (docs/operations.md).
+type loginsConfig struct {
+	FreeFailures     int      `yaml:"free_failures" flag:"login-free-failures"`
+	FreeUserFailures int      `yaml:"free_user_failures" flag:"login-free-user-failures"`
+	MaxBackoff       duration `yaml:"max_backoff" flag:"login-max-backoff"`
+	MaxUserBackoff   duration `yaml:"max_user_backoff" flag:"login-max-user-backoff"`
+	Hashers          int      `yaml:"hashers" flag:"login-hashers"`
+}
+
 type eraseConfig struct {
 	After duration `yaml:"after" flag:"erase-after"`
 	// WarnBefore is how long before erasure the creator is warned.
-	WarnBefore  duration `yaml:"warn_before"`
+	WarnBefore  duration `yaml:"warn_before" flag:"erase-warn-before"`
 	Maintenance duration `yaml:"maintenance" flag:"maintenance"`
+}
+
+type scheduledExportsConfig struct {
+	Creator          string   `yaml:"creator" flag:"schedule-creator"`
+	AnswerUnfiltered string   `yaml:"answer_unfiltered" flag:"answer-unfiltered"`
+	AnswerMaxAge     duration `yaml:"answer_max_age" flag:"answer-max-age"`
 }
 
 type logConfig struct {
@@ -164,11 +201,12 @@ type scheduleConfig struct {
 	Params scheduleParams `yaml:"params"`
 }
 
-// Schedule kinds.
+// Schedule kinds (jobs.ScheduleKind).
 const (
-	scheduleErase    = "erase"
-	scheduleRollover = "rollover"
-	scheduleExport   = "export"
+	scheduleErase    = string(jobs.ScheduleErase)
+	scheduleDigest   = string(jobs.ScheduleDigest)
+	scheduleRollover = string(jobs.ScheduleRollover)
+	scheduleExport   = string(jobs.ScheduleExport)
 )
 
 // scheduleParams are the parameters of the kinds that take any: an export

@@ -19,6 +19,8 @@ type configLeaf struct {
 	flag string
 	// env is the variable that overrides the file.
 	env string
+	// signed keys may be negative.
+	signed bool
 }
 
 // configLeaves lists the scalar keys of fileConfig in file order (the
@@ -34,7 +36,7 @@ func configLeaves() []configLeaf {
 			idx := append(append([]int{}, index...), i)
 			switch {
 			case isScalar(f.Type):
-				l := configLeaf{path: p, index: idx, typ: f.Type, flag: f.Tag.Get("flag"), env: f.Tag.Get("env")}
+				l := configLeaf{path: p, index: idx, typ: f.Type, flag: f.Tag.Get("flag"), env: f.Tag.Get("env"), signed: f.Tag.Get("signed") == "true"}
 				if l.env == "" && l.flag != "" {
 					l.env = envName(l.flag)
 				} else if l.env == "" {

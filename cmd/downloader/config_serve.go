@@ -33,14 +33,17 @@ func (f *serveFlags) serveEnv(env *Env) *Env {
 	return &e
 }
 
-// reportPending says which settings this build checks but does not act on
-// yet (their runners are being written), so that nobody believes them done.
+// reportPending says which settings have no effect as configured, so that
+// nobody believes them done.
 func (f *serveFlags) reportPending(logger *slog.Logger) {
-	if n := len(f.conf.Schedules); n > 0 {
-		logger.Warn("schedules are validated but not run by this version", "schedules", n)
+	if _, set := f.origin["erase.warn_before"]; set && f.conf.Erase.WarnBefore > 0 && f.mail.Addr == "" {
+		logger.Warn("erasure warnings are mailed: without smtp.host none is sent", "warn_before", f.conf.Erase.WarnBefore.String())
 	}
-	if f.conf.Erase.WarnBefore > 0 {
-		logger.Warn("erasure warnings are not sent by this version", "warn_before", f.conf.Erase.WarnBefore.String())
+	for _, s := range f.conf.Schedules {
+		if s.Kind == scheduleRollover && strings.HasPrefix(f.table, "hbase://") && f.exports.table == "" {
+			logger.Warn("a rollover schedule of an HBase table writes its snapshot into --export-table, and none is given: its runs fail",
+				"schedule", s.Name)
+		}
 	}
 }
 

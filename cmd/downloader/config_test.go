@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/biodiversity-downloads/downloader/jobs"
 )
 
 const exampleConfig = "../../docs/downloader.example.yaml"
@@ -62,9 +64,23 @@ func TestExampleConfig(t *testing.T) {
 		f.jobs.EraseAfter != 183*24*time.Hour || f.jobs.Workers != 2 || f.dsn != "sqlite:downloads.db" {
 		t.Errorf("effective settings %+v", f)
 	}
-	if n := len(f.conf.Schedules); n != 4 || f.conf.Schedules[3].Params.Format != "SIMPLE_CSV" ||
-		string(f.conf.Schedules[3].Params.Predicate) != `{"key":"COUNTRY","type":"equals","value":"DK"}` {
+	if n := len(f.conf.Schedules); n != 5 || f.conf.Schedules[4].Params.Format != "SIMPLE_CSV" ||
+		string(f.conf.Schedules[4].Params.Predicate) != `{"key":"COUNTRY","type":"equals","value":"DK"}` {
 		t.Errorf("schedules %+v", f.conf.Schedules)
+	}
+	sc := f.jobs.Scheduler
+	if len(sc.Schedules) != 5 || sc.Schedules[1].Kind != jobs.ScheduleDigest || sc.Schedules[3].Kind != jobs.ScheduleExport ||
+		string(sc.Schedules[3].Export.Predicate) != "null" || sc.Schedules[3].Export.Format != "SIMPLE_PARQUET" ||
+		string(sc.Schedules[4].Export.Predicate) != `{"key":"COUNTRY","type":"equals","value":"DK"}` ||
+		sc.WarnBefore != 14*24*time.Hour || sc.Creator != "schedules" || sc.Unfiltered != jobs.AnswerRecent ||
+		sc.UnfilteredMaxAge != 31*24*time.Hour {
+		t.Errorf("the job service's schedules %+v", sc)
+	}
+	// Each cron expression is parsed, its time zone kept: Mondays at 05:00
+	// in Copenhagen, 03:00 UTC in summer.
+	from := time.Date(2026, 5, 6, 12, 0, 0, 0, time.UTC) // a Wednesday
+	if next := sc.Schedules[4].When.Next(from); !next.Equal(time.Date(2026, 5, 11, 3, 0, 0, 0, time.UTC)) {
+		t.Errorf("weekly-denmark next fires at %s", next)
 	}
 	text, err := os.ReadFile(exampleConfig)
 	if err != nil {
@@ -135,7 +151,9 @@ func TestConfigErrorsNameFileLineAndKey(t *testing.T) {
 		{"role: all\n---\nrole: api\n", `serve.yaml:2: a second YAML document`},
 		{"schedules:\n  - name: nightly\n    cron: \"61 * * * *\"\n    kind: erase\n",
 			`serve.yaml:3: schedules[0].cron: "61 * * * *": end of range (61) above maximum (59)`},
-		{"schedules:\n  - name: a\n    cron: \"@daily\"\n    kind: sweep\n", `serve.yaml:4: schedules[0].kind: "sweep": want erase, rollover or export`},
+		{"schedules:\n  - name: a\n    cron: \"@daily\"\n    kind: sweep\n", `serve.yaml:4: schedules[0].kind: "sweep": want erase, digest, rollover or export`},
+		{"schedules:\n  - name: a\n    cron: \"@daily\"\n    kind: digest\n", `serve.yaml:4: schedules[0].kind: a digest schedule mails mail.operators, and none are set`},
+		{"scheduled_exports:\n  answer_unfiltered: always\n", `serve.yaml:2: scheduled_exports.answer_unfiltered: "always": want age, snapshot, off`},
 		{"schedules:\n  - name: a\n    cron: \"@daily\"\n    kind: export\n", `serve.yaml:2: schedules[0].params.format: missing`},
 		{"schedules:\n  - name: a\n    cron: \"@daily\"\n    kind: erase\n    params:\n      format: DWCA\n",
 			`serve.yaml:6: schedules[0].params.format: not a parameter of erase schedules`},
@@ -171,6 +189,9 @@ func TestConfigPrecedence(t *testing.T) {
 	f, err := parseServeFlags([]string{"--config", path, "--max-attempts", "7"}, env)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if f.jobs.Scheduler.WarnBefore != 120*time.Hour {
+		t.Errorf("the default warning before a 10d erasure is %s, want half of it", f.jobs.Scheduler.WarnBefore)
 	}
 	if f.jobs.Workers != 5 || f.jobs.MaxAttempts != 7 || f.maxBody != 2<<20 || f.jobs.EraseAfter != 240*time.Hour ||
 		f.jobs.MaxRunningPerUser != 3 || f.mail.Addr != "mail.example.org:587" {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"net/url"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"github.com/robfig/cron/v3"
 
 	"github.com/biodiversity-downloads/downloader/download"
+	"github.com/biodiversity-downloads/downloader/jobs"
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
 
@@ -46,8 +48,11 @@ func (d *configDecoder) validate(c *fileConfig) {
 	}
 	d.validateSMTP(&c.SMTP)
 	d.validateStorage(&c.Storage)
-	if c.Erase.WarnBefore > 0 && c.Erase.WarnBefore >= c.Erase.After {
-		d.fail(d.origin["erase.warn_before"], "erase.warn_before", "%s is not before erase.after (%s)", c.Erase.WarnBefore, c.Erase.After)
+	// The default warning shrinks to half of a short erase.after
+	// (serveFlags.configure); one that was set must fit.
+	if where, set := d.origin["erase.warn_before"]; set && c.Erase.WarnBefore > 0 && c.Erase.WarnBefore >= c.Erase.After {
+		d.fail(where, "erase.warn_before", "%s is not before erase.after (%s): set a shorter warning, or 0s for none",
+			c.Erase.WarnBefore, c.Erase.After)
 	}
 	if c.Overrides != "" {
 		if st, err := os.Stat(c.Overrides); err != nil {
@@ -56,8 +61,20 @@ func (d *configDecoder) validate(c *fileConfig) {
 			d.fail(d.origin["overrides"], "overrides", "%s is not a directory", c.Overrides)
 		}
 	}
+	d.oneOf(c.ScheduledExports.AnswerUnfiltered, "scheduled_exports.answer_unfiltered",
+		string(jobs.AnswerRecent), string(jobs.AnswerSameSnapshot), string(jobs.AnswerNever))
 	d.validateSchedules(c.Schedules)
+	for i, s := range c.Schedules {
+		if s.Kind == scheduleDigest && strings.TrimSpace(c.Mail.Operators) == "" {
+			p := fmt.Sprintf("schedules[%d].kind", i)
+			d.fail(cmp.Or(d.origin[p], d.origin[fmt.Sprintf("schedules[%d]", i)]), p,
+				"a digest schedule mails mail.operators, and none are set")
+		}
+	}
 }
+
+// scheduleKindList names the schedule kinds for messages.
+const scheduleKindList = scheduleErase + ", " + scheduleDigest + ", " + scheduleRollover + " or " + scheduleExport
 
 func (d *configDecoder) oneOf(v, path string, allowed ...string) {
 	if v != "" && !slices.Contains(allowed, v) {
@@ -70,7 +87,7 @@ func (d *configDecoder) nonNegative(c *fileConfig) {
 	root := reflect.ValueOf(c).Elem()
 	for _, l := range configLeaves() {
 		v := root.FieldByIndex(l.index)
-		if (v.Kind() == reflect.Int || v.Kind() == reflect.Int64) && v.Int() < 0 {
+		if (v.Kind() == reflect.Int || v.Kind() == reflect.Int64) && v.Int() < 0 && !l.signed {
 			d.fail(d.origin[l.path], l.path, "%s is negative (0 takes the default)", flagText(v))
 		}
 	}
@@ -163,7 +180,7 @@ func (d *configDecoder) validateParams(s scheduleConfig, p string) {
 		}
 	}
 	switch s.Kind {
-	case scheduleErase, scheduleRollover:
+	case scheduleErase, scheduleRollover, scheduleDigest:
 		for _, k := range given {
 			d.fail(at("params."+k), p+".params."+k, "not a parameter of %s schedules", s.Kind)
 		}
@@ -175,9 +192,9 @@ func (d *configDecoder) validateParams(s scheduleConfig, p string) {
 		}
 		d.validateSelection(s, p, at)
 	case "":
-		d.fail(at("kind"), p+".kind", "missing: %s, %s or %s", scheduleErase, scheduleRollover, scheduleExport)
+		d.fail(at("kind"), p+".kind", "missing: %s", scheduleKindList)
 	default:
-		d.fail(at("kind"), p+".kind", "%q: want %s, %s or %s", s.Kind, scheduleErase, scheduleRollover, scheduleExport)
+		d.fail(at("kind"), p+".kind", "%q: want %s", s.Kind, scheduleKindList)
 	}
 }
 

@@ -5,9 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"runtime/pprof"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/biodiversity-downloads/downloader/download"
@@ -86,10 +88,11 @@ func runExport(ctx context.Context, args []string, env *Env) error {
 		return err
 	}
 	defer t.Close()
-	snap, err := t.Snapshot(ctx)
+	snap, unpin, err := pinnedSnapshot(ctx, t, env)
 	if err != nil {
 		return err
 	}
+	defer unpin()
 	sink, err := openSink(c.out, env)
 	if err != nil {
 		return err
@@ -214,4 +217,18 @@ func (s *sink) abort() {
 	if s.f != nil {
 		s.f.Abort()
 	}
+}
+
+// pinnedSnapshot takes the table's snapshot pinned, so that a rollover
+// meanwhile retires none of its files. A table this process may not write
+// to (read-only media) cannot be pinned: the export then reads it unpinned,
+// as nothing on such media is retired anyway.
+func pinnedSnapshot(ctx context.Context, t occurrence.Backend, env *Env) (occurrence.Snapshot, func(), error) {
+	snap, unpin, err := occurrence.PinSnapshot(ctx, t, "downloader export", 2*time.Minute, env.Logger)
+	if errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS) {
+		env.Logger.Warn("export reads an unpinned snapshot: the table cannot be written to", "err", err)
+		snap, err = t.Snapshot(ctx)
+		unpin = func() {}
+	}
+	return snap, unpin, err
 }

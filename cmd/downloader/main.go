@@ -84,6 +84,8 @@ func run(ctx context.Context, args []string, env *Env) int {
 //     flight (~110 MB live at the peak on records with long verbatim
 //     documents): a 256 MB soft limit keeps the heap from doubling that,
 //     which it otherwise does at every window, and costs no measurable time;
+//     rollover sorts windows of the same size, and merges runs holding one
+//     batch of each and a row group of output;
 //   - convert and demo keep a clustering window too, with a 512 MB limit;
 //   - taxonomy load keeps ~100 bytes a name live (records and indexes):
 //     collecting at half the live heap again keeps a 2M-name load's peak
@@ -95,7 +97,7 @@ func tuneGC(command string) {
 	switch command {
 	case "count", "export":
 		percent, limit = 400, 200<<20
-	case "ingest":
+	case "ingest", "rollover":
 		percent, limit = 100, ingestMemoryLimit
 	case "convert", "demo":
 		percent, limit = 100, 512<<20

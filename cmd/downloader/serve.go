@@ -8,6 +8,8 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -19,6 +21,7 @@ import (
 	"github.com/biodiversity-downloads/downloader/jobs/storage/s3"
 	"github.com/biodiversity-downloads/downloader/jobs/tableexport"
 	"github.com/biodiversity-downloads/downloader/occurrence"
+	"github.com/biodiversity-downloads/downloader/occurrence/parquet"
 	"github.com/biodiversity-downloads/downloader/search"
 	"github.com/biodiversity-downloads/downloader/web"
 )
@@ -33,37 +36,68 @@ type serveFlags struct {
 	shutdown                                     time.Duration
 	maxBody                                      int64
 	jobs                                         jobs.Config
+	web                                          web.Config
+	auth                                         jobs.AuthConfig
 	mail                                         jobs.MailConfig
 	limits                                       occurrence.Limits
 	faults                                       faultFlags
-	search                                       searchFlags
-	page                                         pageFlags
 	// The configuration file and what only it sets (config*.go).
 	configPath, opsListen string
 	check                 bool
 	conf                  fileConfig
 	origin                map[string]string
+	exports               exportFlags
+	search                searchFlags
+	page                  pageFlags
+}
+
+// exportFlags say what exports read: the table (--export-table, else
+// --table) and how long their snapshot pins outlive a dead worker.
+type exportFlags struct {
+	table  string
+	pinTTL time.Duration
 }
 
 func parseServeFlags(args []string, env *Env) (serveFlags, error) {
 	var f serveFlags
 	fs := serveFlagSet(&f, env)
+	rest, err := f.parse(fs, args)
+	if err == nil && len(rest) > 0 {
+		err = fmt.Errorf("unexpected arguments %q", rest)
+	}
+	return f, err
+}
+
+// parse parses args with fs (serve's flags, and perhaps a command's own),
+// applies the configuration and returns the arguments left.
+func (f *serveFlags) parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	if err := fs.Parse(args); err != nil {
-		return f, err
+		return nil, err
 	}
-	if fs.NArg() > 0 {
-		return f, fmt.Errorf("unexpected arguments %q", fs.Args())
+	return fs.Args(), f.configure(fs)
+}
+
+// configure layers the configuration under the parsed flags of fs and
+// fills the job service's settings.
+func (f *serveFlags) configure(fs *flag.FlagSet) error {
+	if err := applyServeConfig(fs, f); err != nil {
+		return err
 	}
-	if err := applyServeConfig(fs, &f); err != nil {
-		return f, err
+	if _, set := f.origin["erase.warn_before"]; !set && f.jobs.Scheduler.WarnBefore >= f.jobs.EraseAfter {
+		f.jobs.Scheduler.WarnBefore = f.jobs.EraseAfter / 2
+		f.conf.Erase.WarnBefore = duration(f.jobs.Scheduler.WarnBefore)
+	}
+	var err error
+	if f.jobs.Scheduler.Schedules, err = jobSchedules(f.conf.Schedules, f.limits); err != nil {
+		return err
 	}
 	switch jobs.Role(f.role) {
 	case jobs.RoleAPI, jobs.RoleWorker, jobs.RoleAll:
 		f.jobs.Role = jobs.Role(f.role)
 	default:
-		return f, fmt.Errorf("--role %q: want api, worker or all", f.role)
+		return fmt.Errorf("--role %q: want api, worker or all", f.role)
 	}
-	return f, nil
+	return nil
 }
 
 // serveFlagSet defines the flags of serve on f (each has a key in the
@@ -74,6 +108,9 @@ func serveFlagSet(f *serveFlags, env *Env) *flag.FlagSet {
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:8080", "HTTP address (roles api and all)")
 	fs.StringVar(&f.dsn, "db", "sqlite:downloads.db", dbFlagHelp)
 	fs.StringVar(&f.table, "table", "", "occurrence table: a directory or hbase://host:port/name")
+	fs.StringVar(&f.exports.table, "export-table", "", "embedded table exports read instead of --table (counts still read --table): "+
+		"the snapshot `downloader rollover --table hbase://... --snapshot-dir DIR` writes")
+	fs.DurationVar(&f.exports.pinTTL, "pin-ttl", 2*time.Minute, "how long a dead worker's pin keeps an export's snapshot from being retired")
 	fs.StringVar(&f.storage, "storage", "archives", "archive storage: a directory or s3://bucket/prefix?endpoint=URL&region=R "+
 		"(credentials from $AWS_ACCESS_KEY_ID and $AWS_SECRET_ACCESS_KEY)")
 	registerMailFlags(fs, &f.mail)
@@ -98,7 +135,12 @@ func serveFlagSet(f *serveFlags, env *Env) *flag.FlagSet {
 	fs.DurationVar(&c.Lease, "lease", def.Lease, "a worker's claim on a download without heartbeat")
 	fs.DurationVar(&c.RescueAfter, "rescue-after", def.RescueAfter, "when a job whose worker vanished runs again")
 	fs.DurationVar(&c.Heartbeat, "heartbeat", def.Heartbeat, "progress/cancel check interval of an export")
-	fs.DurationVar(&c.MaintenanceInterval, "maintenance", def.MaintenanceInterval, "erase/sweep/reconcile interval")
+	fs.DurationVar(&c.MaintenanceInterval, "maintenance", def.MaintenanceInterval, "sweep/reconcile interval (and erasure, unless an erase schedule erases)")
+	fs.DurationVar(&c.Scheduler.WarnBefore, "erase-warn-before", 14*24*time.Hour, "mail a download's creator this long before its archive is erased, with the postpone link (0: no warning; needs --smtp)")
+	fs.StringVar(&c.Scheduler.Creator, "schedule-creator", def.Scheduler.Creator, "user that scheduled exports belong to (created without a password: nobody signs in as it)")
+	fs.StringVar((*string)(&c.Scheduler.Unfiltered), "answer-unfiltered", string(def.Scheduler.Unfiltered),
+		"answer a request for every record with a scheduled export of every record in its format: age (one of the table's current snapshot, or not older than --answer-max-age), snapshot (of the current snapshot only) or off")
+	fs.DurationVar(&c.Scheduler.UnfilteredMaxAge, "answer-max-age", def.Scheduler.UnfilteredMaxAge, "the oldest scheduled export that answers unfiltered requests under --answer-unfiltered age")
 	fs.DurationVar(&c.FetchPollInterval, "poll", def.FetchPollInterval, "how often idle workers look for jobs")
 	fs.IntVar(&c.AnonymousCounts.Concurrent, "count-concurrency-anonymous", def.AnonymousCounts.Concurrent, "counts of anonymous callers run at once (more: 429)")
 	fs.DurationVar(&c.AnonymousCounts.Timeout, "count-timeout-anonymous", def.AnonymousCounts.Timeout, "how long an anonymous caller's count may run (then: 504)")
@@ -106,7 +148,30 @@ func serveFlagSet(f *serveFlags, env *Env) *flag.FlagSet {
 	fs.DurationVar(&c.UserCounts.Timeout, "count-timeout", def.UserCounts.Timeout, "how long a signed-in user's count may run (then: 504)")
 	fs.DurationVar(&c.CountRetryAfter, "count-retry-after", def.CountRetryAfter, "Retry-After of the 429 answer to a count over its class's slots")
 	limitFlags(fs, &f.limits)
+	httpFlags(fs, &f.web, &f.auth)
 	return fs
+}
+
+// httpFlags defines the HTTP server's timeouts and the login limits.
+func httpFlags(fs *flag.FlagSet, w *web.Config, a *jobs.AuthConfig) {
+	wdef := web.Config{}.WithDefaults()
+	fs.DurationVar(&w.ReadHeaderTimeout, "read-header-timeout", wdef.ReadHeaderTimeout, "longest wait for a request's headers")
+	fs.DurationVar(&w.ReadTimeout, "read-timeout", wdef.ReadTimeout, "longest wait for a whole request, body included (then: 408)")
+	fs.DurationVar(&w.WriteTimeout, "write-timeout", wdef.WriteTimeout, "longest time to answer a request (archive transfers are exempt)")
+	fs.DurationVar(&w.IdleTimeout, "idle-timeout", wdef.IdleTimeout, "how long an idle keep-alive connection stays open")
+	fs.DurationVar(&w.ArchiveStallTimeout, "archive-stall-timeout", wdef.ArchiveStallTimeout,
+		"an archive transfer whose client takes no 32 KiB in this time is dropped")
+	fs.DurationVar(&w.ShutdownGrace, "shutdown-grace", wdef.ShutdownGrace,
+		"on stop, how long requests in flight and archive transfers may go on before their connections are closed")
+	fs.StringVar(&w.ClientIPHeader, "client-ip-header", "", "header with the client's address behind a reverse proxy "+
+		"(X-Forwarded-For: its last address; X-Real-IP); failed logins are counted per address")
+	adef := jobs.AuthConfig{}.WithDefaults()
+	fs.IntVar(&a.AddressFree, "login-free-failures", adef.AddressFree, "failed logins from one address before back-off")
+	fs.IntVar(&a.UserFree, "login-free-user-failures", adef.UserFree, "failed logins for one user name before back-off")
+	fs.DurationVar(&a.AddressMaxDelay, "login-max-backoff", adef.AddressMaxDelay, "longest back-off of an address")
+	fs.DurationVar(&a.UserMaxDelay, "login-max-user-backoff", adef.UserMaxDelay,
+		"longest back-off of a user name (addresses the user logged in from are exempt)")
+	fs.IntVar(&a.MaxHashers, "login-hashers", adef.MaxHashers, "password checks run at once")
 }
 
 // runServe: downloader serve.
@@ -129,7 +194,7 @@ func runServe(ctx context.Context, args []string, env *Env) error {
 		return err
 	}
 	defer db.Close()
-	engine, table, closeTable, err := openEngine(ctx, f.table, f.limits, env)
+	engine, table, closeTable, err := openEngine(ctx, f.table, f.exports.table, tableexport.Config{Limits: f.limits, PinTTL: f.exports.pinTTL}, env)
 	if err != nil {
 		return err
 	}
@@ -157,12 +222,12 @@ func runServe(ctx context.Context, args []string, env *Env) error {
 	f.jobs.PublicURL = f.publicURL
 	engine = f.faults.wrap(engine)
 	reg := newMetricsRegistry()
-	svc, err := jobs.New(db, engine, store, mailer, f.jobs, env.Logger, jobs.WithMetrics(reg))
+	svc, err := jobs.New(db, engine, store, mailer, f.jobs, env.Logger, jobs.WithMetrics(reg),
+		jobs.WithRollover(f.scheduledRollover(env.Logger)))
 	if err != nil {
 		return err
 	}
 	f.faults.service(svc)
-	f.search.cfg.Limits = f.limits
 	page, err := f.page.open(f, svc, table, env)
 	if err != nil {
 		return err
@@ -178,10 +243,11 @@ func serve(ctx context.Context, f serveFlags, svc *jobs.Service, db *jobs.DB, ln
 	}
 	errc := make(chan error, 2)
 	var srv *http.Server
-	api := web.New(svc, jobs.NewAuthenticator(db, time.Minute), web.Config{MaxBodyBytes: f.maxBody, PublicURL: f.publicURL, Search: searcher, Page: page},
-		env.Logger, web.WithMetrics(reg))
+	wcfg := f.web
+	wcfg.MaxBodyBytes, wcfg.PublicURL, wcfg.Search, wcfg.Page = f.maxBody, f.publicURL, searcher, page
+	api := web.New(svc, jobs.NewAuthenticator(db, f.auth), wcfg, env.Logger, web.WithMetrics(reg))
 	if ln != nil {
-		srv = &http.Server{Handler: api, ReadHeaderTimeout: 10 * time.Second}
+		srv = api.HTTPServer()
 		go func() { errc <- srv.Serve(ln) }()
 		fmt.Fprintf(env.Stdout, "serving %s on %s\n", f.role, f.publicURL)
 	} else {
@@ -199,9 +265,11 @@ func serve(ctx context.Context, f serveFlags, svc *jobs.Service, db *jobs.DB, ln
 	}
 	stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), f.shutdown)
 	defer cancel()
+	// Bounded by --shutdown-grace: a slow client does not eat the time the
+	// workers need to suspend their exports.
 	for _, hs := range []*http.Server{srv, ops} {
 		if hs != nil {
-			_ = hs.Shutdown(stopCtx)
+			_ = api.Shutdown(stopCtx, hs)
 		}
 	}
 	if err := svc.Stop(stopCtx); err != nil {
@@ -214,8 +282,9 @@ func serve(ctx context.Context, f serveFlags, svc *jobs.Service, db *jobs.DB, ln
 }
 
 // openEngine opens the occurrence table behind the counts, exports and
-// searches.
-func openEngine(ctx context.Context, spec string, lim occurrence.Limits, env *Env) (jobs.Engine, occurrence.Backend, func(), error) {
+// searches, and the embedded table exports read instead when exportSpec
+// names one (searches and counts read the live table).
+func openEngine(ctx context.Context, spec, exportSpec string, cfg tableexport.Config, env *Env) (jobs.Engine, occurrence.Backend, func(), error) {
 	if spec == "" {
 		return nil, nil, func() {}, errors.New("no table: give --table DIR")
 	}
@@ -223,7 +292,37 @@ func openEngine(ctx context.Context, spec string, lim occurrence.Limits, env *En
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	return tableexport.New(t, tableexport.Config{Limits: lim}, env.Logger), t, func() { _ = t.Close() }, nil
+	if exportSpec == "" {
+		return tableexport.New(t, cfg, env.Logger), t, func() { _ = t.Close() }, nil
+	}
+	x, err := openExportTable(ctx, exportSpec, env)
+	if err != nil {
+		t.Close()
+		return nil, nil, nil, err
+	}
+	return tableexport.NewWithExportTable(t, x, cfg, env.Logger), t, func() { _ = t.Close(); _ = x.Close() }, nil
+}
+
+// openExportTable opens the embedded table --export-table names, which must
+// hold a snapshot: exports of an empty table would be empty archives.
+func openExportTable(ctx context.Context, dir string, env *Env) (*parquet.Store, error) {
+	if strings.HasPrefix(dir, "hbase://") {
+		return nil, fmt.Errorf("--export-table %s: give the directory `downloader rollover --snapshot-dir` writes, not an HBase table", dir)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "manifest.json")); err != nil {
+		return nil, fmt.Errorf("--export-table %s holds no snapshot (%w): run `downloader rollover --table hbase://... --snapshot-dir %s` first", dir, err, dir)
+	}
+	x, err := parquet.OpenExisting(dir, parquet.Config{}, env.Logger)
+	if err != nil {
+		return nil, err
+	}
+	snap, err := x.Snapshot(ctx)
+	if err != nil {
+		x.Close()
+		return nil, err
+	}
+	env.Logger.Info("exports read an embedded snapshot", "dir", dir, "snapshot", snap.ID)
+	return x, nil
 }
 
 // openStorage opens a directory or an s3:// bucket (credentials and tuning

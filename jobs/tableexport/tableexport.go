@@ -12,6 +12,7 @@ import (
 	"io"
 	"log/slog"
 	"net/url"
+	"time"
 
 	"github.com/biodiversity-downloads/downloader/download"
 	"github.com/biodiversity-downloads/downloader/jobs"
@@ -25,20 +26,29 @@ type Config struct {
 	Workers int
 	// TempDir for DWCA's spooled files ("" = os.TempDir()).
 	TempDir string
+	// PinTTL is how long an export's pin on the snapshot it reads outlives
+	// the export's process (default two minutes): the pin is refreshed
+	// every PinTTL/3 while the export runs, so a worker that dies leaves a
+	// pin that expires within PinTTL.
+	PinTTL time.Duration
 }
 
-// Table is what the engine reads: the occurrence table's scans and its
-// catalog of datasets (citations, licences, EML).
+// Table is what the engine reads: the occurrence table's scans, its
+// catalog of datasets (citations, licences, EML), and snapshot pins, which
+// keep the data an export reads from being retired while it runs (a
+// rollover, an ingest's cleanup).
 type Table interface {
 	occurrence.Table
 	occurrence.Catalog
+	occurrence.Pinner
 }
 
 // Engine implements jobs.Engine over an occurrence table.
 type Engine struct {
-	table  Table
-	cfg    Config
-	logger *slog.Logger
+	table   Table // counts
+	exports Table // exports
+	cfg     Config
+	logger  *slog.Logger
 }
 
 var (
@@ -48,11 +58,25 @@ var (
 
 // New returns an Engine reading t; a nil logger discards.
 func New(t Table, cfg Config, logger *slog.Logger) *Engine {
+	return NewWithExportTable(t, t, cfg, logger)
+}
+
+// NewWithExportTable returns an Engine that counts on live and exports from
+// exports: an embedded snapshot of an HBase table (downloader rollover
+// --snapshot-dir), as GBIF's downloads read tables built from its live
+// store while its counts come from the live search index. Exports record
+// the snapshot they read (its id names the source snapshot it was copied
+// from).
+func NewWithExportTable(live, exports Table, cfg Config, logger *slog.Logger) *Engine {
+	t := live
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
+	if cfg.PinTTL <= 0 {
+		cfg.PinTTL = 2 * time.Minute
+	}
 	cfg.Limits = cfg.Limits.WithDefaults()
-	return &Engine{table: t, cfg: cfg, logger: logger}
+	return &Engine{table: t, exports: exports, cfg: cfg, logger: logger}
 }
 
 // predicateErr maps the occurrence package's error kinds to the job
@@ -146,18 +170,21 @@ func (e *Engine) Export(ctx context.Context, req jobs.ExportRequest, w io.Writer
 	if err != nil {
 		return jobs.ExportResult{}, &jobs.PermanentError{Err: err}
 	}
-	snap, err := e.table.Snapshot(ctx)
+	// The snapshot stays pinned while the archive is written: a rollover
+	// or an ingest's cleanup meanwhile retires none of its files.
+	snap, release, err := occurrence.PinSnapshot(ctx, e.exports, req.Key, e.cfg.PinTTL, e.logger.With("download", req.Key))
 	if err != nil {
 		return jobs.ExportResult{}, err
 	}
+	defer release()
 	x, err := download.NewExport(ctx, w, download.ExportSpec{Format: format, Key: req.Key, Predicate: p,
 		Snapshot: snap.ID, Created: req.Created, DOI: req.DOI, Link: req.Link, ChecklistKey: req.ChecklistKey,
 		VerbatimExtensions: req.VerbatimExtensions, Fields: req.Fields},
-		download.ExportOptions{Catalog: e.table, TempDir: e.cfg.TempDir, Logger: e.logger, Portal: req.Portal})
+		download.ExportOptions{Catalog: e.exports, TempDir: e.cfg.TempDir, Logger: e.logger, Portal: req.Portal})
 	if err != nil {
 		return jobs.ExportResult{}, &jobs.PermanentError{Err: err}
 	}
-	res, st, err := x.WriteScan(ctx, e.table, snap, occurrence.ScanOptions{Workers: e.cfg.Workers}, func(s download.ScanProgress) {
+	res, st, err := x.WriteScan(ctx, e.exports, snap, occurrence.ScanOptions{Workers: e.cfg.Workers}, func(s download.ScanProgress) {
 		// Splits report rows scanned when they finish, batches arrive
 		// sooner: never report fewer scanned than written.
 		progress(jobs.Progress{RecordsScanned: max(s.Scan.RowsScanned, s.Written), RecordsWritten: s.Written})

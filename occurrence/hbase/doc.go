@@ -32,8 +32,8 @@
 // makes it current with one atomic row write; readers take the generations
 // current at Snapshot time, so they never see half a dataset and later
 // ingests do not change a running scan. Replaced generations are deleted by
-// a later writer once KeepFor has passed (crashed ingests after
-// AbandonAfter).
+// a later writer (or Collect) once KeepFor has passed and no pin holds them
+// (pin.go; crashed ingests after AbandonAfter).
 //
 // Open takes hbase://host:port/table, host:port being the HBase master.
 package hbase

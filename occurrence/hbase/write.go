@@ -208,16 +208,31 @@ func dropGen(marks []genMark, gen uint64) []genMark {
 }
 
 // collect deletes the rows of the dataset's generations that no snapshot
-// needs any more: replaced ones older than KeepFor, uncommitted ones older
-// than AbandonAfter. st is the state the caller just wrote. Failures are
-// logged and retried by the next writer.
-func (s *Store) collect(ctx context.Context, key string, st *datasetState) {
+// needs any more: replaced ones older than KeepFor that no pin holds
+// (pin.go), uncommitted ones older than AbandonAfter. st is the state the
+// caller just wrote. Failures are logged and retried by the next writer.
+// It returns the generations deleted and those kept for pins.
+func (s *Store) collect(ctx context.Context, key string, st *datasetState) (deletedN, keptN int) {
 	now := time.Now()
+	h := datasetHash(key)
 	var gone []genMark
+	var pinned map[string]bool
 	for _, m := range st.Retired {
-		if now.Sub(m.At) >= s.cfg.KeepFor {
-			gone = append(gone, m)
+		if now.Sub(m.At) < s.cfg.KeepFor {
+			continue
 		}
+		if pinned == nil {
+			var err error
+			if pinned, err = s.pinnedGens(ctx); err != nil {
+				s.log.Warn("hbase: read pins: old generations kept", "dataset", key, "err", err)
+				return 0, 0
+			}
+		}
+		if pinned[genID(h, m.Gen)] {
+			keptN++
+			continue
+		}
+		gone = append(gone, m)
 	}
 	for _, m := range st.Pending {
 		if now.Sub(m.At) >= s.cfg.AbandonAfter {
@@ -225,9 +240,8 @@ func (s *Store) collect(ctx context.Context, key string, st *datasetState) {
 		}
 	}
 	if len(gone) == 0 {
-		return
+		return 0, keptN
 	}
-	h := datasetHash(key)
 	var deleted []uint64
 	for _, g := range gone {
 		if err := s.deleteGeneration(ctx, h, g); err != nil {
@@ -239,7 +253,7 @@ func (s *Store) collect(ctx context.Context, key string, st *datasetState) {
 	// Re-read: another writer may have changed the state meanwhile.
 	st, err := s.readState(ctx, key)
 	if err != nil || st == nil {
-		return
+		return len(deleted), keptN
 	}
 	for _, g := range deleted {
 		st.Retired = dropGen(st.Retired, g)
@@ -248,6 +262,7 @@ func (s *Store) collect(ctx context.Context, key string, st *datasetState) {
 	if err := s.writeState(ctx, key, st); err != nil {
 		s.log.Warn("hbase: record deleted generations", "dataset", key, "err", err)
 	}
+	return len(deleted), keptN
 }
 
 // deleteGeneration deletes every row of one dataset generation: one key

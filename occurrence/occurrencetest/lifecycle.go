@@ -20,7 +20,7 @@ import (
 // three small datasets: what the catalog says of each, replacing one,
 // aborted loads, deleting one, and that a snapshot taken before a change
 // still scans as it was.
-func runLifecycle(t *testing.T, tbl occurrence.Backend) {
+func runLifecycle(t *testing.T, tbl occurrence.Backend, opts Options) {
 	ctx := context.Background()
 	checkEmpty(t, tbl)
 	g := NewGenerator(7, 300)
@@ -46,6 +46,13 @@ func runLifecycle(t *testing.T, tbl occurrence.Backend) {
 	if current.ID != snap {
 		t.Fatalf("the last Commit returned snapshot %q, Snapshot gives %q", snap, current.ID)
 	}
+	if opts.AfterLoad != nil {
+		opts.AfterLoad(t, tbl)
+		if current, err = tbl.Snapshot(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Run("pin", func(t *testing.T) { checkPin(t, tbl, current, before) })
 	checkCatalog(t, tbl, plan, eml, broken, start)
 	checkSnapshot(t, tbl, current, before)
 
@@ -145,6 +152,13 @@ func emlDocument(title string) []byte {
 	return fmt.Appendf(nil, `<?xml version="1.0" encoding="UTF-8"?>
 <eml:eml xmlns:eml="eml://ecoinformatics.org/eml-2.1.1" packageId="x"><dataset><title>%s &amp; ørsted</title></dataset></eml:eml>
 `, title)
+}
+
+// LoadDataset loads (or replaces) one generated dataset with records g
+// fills, without an EML document.
+func LoadDataset(t testing.TB, tbl occurrence.Loader, g *Generator, ds *Dataset) string {
+	t.Helper()
+	return loadWithEML(t, tbl, g, ds, nil, nil)
 }
 
 // loadWithEML loads ds, with its EML document when eml holds one and the
@@ -325,4 +339,26 @@ func (r *Reference) without(key string) *Reference {
 func (r *Reference) datasetOf(p [2]int) string {
 	b := r.batches[p[0]]
 	return b.Column(b.Schema().FieldIndices(occurrence.ColDatasetKey)[0]).ValueStr(p[1])
+}
+
+// checkPin pins snap, refreshes and releases the pin: each step succeeds,
+// the pinned snapshot scans to ref's records, and a second Release is no
+// error. (What a pin keeps, and for how long, is
+// each backend's to test with its own retention settings.)
+func checkPin(t *testing.T, tbl occurrence.Backend, snap occurrence.Snapshot, ref *Reference) {
+	ctx := context.Background()
+	pin, err := tbl.Pin(ctx, snap, "conformance", time.Minute)
+	if err != nil {
+		t.Fatalf("pin snapshot %s: %v", snap.ID, err)
+	}
+	if err := pin.Refresh(ctx); err != nil {
+		t.Fatalf("refresh the pin of %s: %v", snap.ID, err)
+	}
+	checkSnapshot(t, tbl, snap, ref)
+	if err := pin.Release(ctx); err != nil {
+		t.Fatalf("release the pin of %s: %v", snap.ID, err)
+	}
+	if err := pin.Release(ctx); err != nil {
+		t.Fatalf("release the pin of %s twice: %v", snap.ID, err)
+	}
 }

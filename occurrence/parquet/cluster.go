@@ -56,15 +56,28 @@ type rowRef struct {
 	batch, row int32
 }
 
-// clusterOrder returns the rows of batches sorted by the clustering columns
+// segmentClusterColumns order the rows of a segment (segment.go), which
+// holds many datasets sorted as one: year comes right after the kingdom.
+// An ingest's windows hold one dataset, whose records usually span a few
+// decades, so its row groups prune years whatever the order; a segment's
+// row groups each cover a range of the sort order across datasets, and
+// with year last every one of them spans every year. Lower taxon ranks
+// prune little in either order (a country's records of one kingdom fill
+// few row groups), so they give way.
+var segmentClusterColumns = []string{
+	occurrence.ColCountryCode, occurrence.ColKingdom, occurrence.ColYear, occurrence.ColPhylum, occurrence.ColClass,
+	occurrence.ColOrder, occurrence.ColFamily, occurrence.ColGenus, occurrence.ColSpecies, occurrence.ColGBIFID,
+}
+
+// clusterOrder returns the rows of batches sorted by the columns keys
 // (nulls last, ties in arrival order).
-func clusterOrder(batches []windowBatch) []rowRef {
+func clusterOrder(batches []windowBatch, keys []string) []rowRef {
 	type keyCols struct{ cols []arrow.Array }
-	keys := make([]keyCols, len(batches))
+	cols := make([]keyCols, len(batches))
 	var n int
 	for i, b := range batches {
-		for _, name := range clusterColumns {
-			keys[i].cols = append(keys[i].cols, b.cols[occurrence.ColumnIndex(name)])
+		for _, name := range keys {
+			cols[i].cols = append(cols[i].cols, b.cols[occurrence.ColumnIndex(name)])
 		}
 		n += b.rows
 	}
@@ -75,7 +88,7 @@ func clusterOrder(batches []windowBatch) []rowRef {
 		}
 	}
 	slices.SortStableFunc(refs, func(a, b rowRef) int {
-		ka, kb := keys[a.batch].cols, keys[b.batch].cols
+		ka, kb := cols[a.batch].cols, cols[b.batch].cols
 		for c := range ka {
 			if d := compareCell(ka[c], int(a.row), kb[c], int(b.row)); d != 0 {
 				return d

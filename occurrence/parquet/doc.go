@@ -4,17 +4,27 @@
 // Layout of a table directory:
 //
 //	manifest.json                    the current snapshot (replaced atomically)
-//	manifests/<snapshot>.json        recent snapshots, kept for running scans
+//	manifests/<snapshot>.gens        the directories each retained snapshot reads
 //	data/<datasetKey>/<generation>/  part-NNNNN.parquet files and eml.xml
+//	data/.segments/<generation>/     rows of many datasets merged by Rollover (segment.go)
+//	pins/<snapshot>-<random>.pin     snapshots pinned by running scans (pin.go)
 //	ids.sqlite (-wal, -shm)          the gbifID lookup, counter and aliases
 //	.lock                            serializes writers across processes
+//	.rollover                        one rollover at a time
 //
 // Every ingest of a dataset writes a new generation directory, then publishes
 // a new manifest that points at it by renaming a fully written and synced file
 // over manifest.json. Readers only ever follow a manifest, so they see either
 // the whole old dataset or the whole new one; a crash or an error before the
 // rename leaves the previous snapshot untouched (the orphaned generation is
-// removed by the next writer).
+// removed by the next writer). Files of replaced snapshots are removed by
+// the cleanup that follows each publication once no retention rule and no
+// pin keeps them (gc.go).
+//
+// Rollover (rollover.go) merges small datasets into segments, sorted across
+// datasets by an external merge sort (sort.go), completes missing
+// statistics, and publishes the result as one snapshot; CopyFrom (copy.go)
+// fills a store with a snapshot of another table (HBase).
 //
 // The gbifID lookup (ids.go) is an SQLite database (modernc.org/sqlite, pure
 // Go, already the job database's driver): a table of (dataset, occurrence

@@ -2,9 +2,12 @@ package parquet
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -14,17 +17,30 @@ import (
 
 const writingMarker = ".writing"
 
-// collect removes what no retained snapshot refers to: generation directories
-// of old snapshots and of crashed ingests, and old manifest copies, and the
+// cleanup is what one collect did.
+type cleanup struct {
+	// Retired are the snapshots whose files it let go (oldest first).
+	Retired []int64
+	// Removed are the directories it deleted, relative to the table.
+	Removed    []string
+	FreedBytes int64
+	// Pins are the live pins it kept snapshots for.
+	Pins []PinInfo
+}
+
+// collect removes what no retained or pinned snapshot refers to:
+// generation directories and segments of old snapshots and of crashed
+// writers, the generation lists of retired snapshots, expired pins, and the
 // temporary files of manifests a crashed writer never published. It runs
 // under the writer lock, cur the manifest just published; failures are
 // logged, never fatal.
-func (s *Store) collect(cur *manifest) {
+func (s *Store) collect(cur *manifest) cleanup {
+	var c cleanup
 	s.removeManifestTemps()
-	keep, err := s.retainedGenerations(cur)
+	keep, err := s.retainedGenerations(cur, &c)
 	if err != nil {
 		s.logger.Warn("table cleanup skipped", "err", err)
-		return
+		return c
 	}
 	root := filepath.Join(s.dir, dataDir)
 	dsDirs, _ := os.ReadDir(root)
@@ -35,19 +51,45 @@ func (s *Store) collect(cur *manifest) {
 			if keep[rel] || writerAlive(filepath.Join(s.dir, rel)) {
 				continue
 			}
+			size := dirSize(filepath.Join(s.dir, rel))
 			if err := os.RemoveAll(filepath.Join(s.dir, rel)); err != nil {
 				s.logger.Warn("table cleanup", "path", rel, "err", err)
+				continue
 			}
+			c.Removed = append(c.Removed, rel)
+			c.FreedBytes += size
 		}
 		if rest, _ := os.ReadDir(filepath.Join(root, d.Name())); len(rest) == 0 {
 			os.Remove(filepath.Join(root, d.Name()))
 		}
 	}
+	return c
 }
 
-// retainedGenerations returns the generation directories referenced by the
-// current snapshot cur and by recent ones; it also prunes old manifest copies.
-func (s *Store) retainedGenerations(cur *manifest) (map[string]bool, error) {
+// retainedGenerations returns the directories read by the current snapshot
+// cur and by the snapshots still retained; it removes the generation lists
+// of the others (recording them in c.Retired) and expired pins.
+//
+// A snapshot is retained while it is one of the KeepSnapshots newest, while
+// less than KeepFor has passed since it was superseded (the next snapshot
+// was published: scans that took it just before may still run, counts
+// among them, which do not pin), and while a live pin holds it.
+func (s *Store) retainedGenerations(cur *manifest, c *cleanup) (map[string]bool, error) {
+	now := time.Now()
+	pins, expired, err := s.readPins(now)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range expired {
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			s.logger.Warn("table cleanup: expired pin", "path", p, "err", err)
+		}
+	}
+	c.Pins = pins
+	pinned := map[int64]bool{}
+	for _, p := range pins {
+		pinned[p.Snapshot] = true
+	}
 	hist := filepath.Join(s.dir, manifestsDir)
 	entries, err := os.ReadDir(hist)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -61,15 +103,22 @@ func (s *Store) retainedGenerations(cur *manifest) (map[string]bool, error) {
 	}
 	sort.Sort(sort.Reverse(sort.StringSlice(names)))
 	keep := map[string]bool{}
-	now := time.Now()
+	var supersededAt time.Time // when the snapshot before names[i] was published
 	for i, name := range names {
 		path := filepath.Join(hist, name)
 		info, err := os.Stat(path)
 		if err != nil {
 			return nil, err
 		}
-		if i >= s.cfg.KeepSnapshots && now.Sub(info.ModTime()) > s.cfg.KeepFor {
-			os.Remove(path)
+		superseded := supersededAt
+		supersededAt = info.ModTime()
+		n, perr := strconv.ParseInt(strings.TrimSuffix(name, ".gens"), 10, 64)
+		if perr == nil && n != cur.Snapshot && i >= s.cfg.KeepSnapshots && !pinned[n] &&
+			!superseded.IsZero() && now.Sub(superseded) > s.cfg.KeepFor {
+			if err := os.Remove(path); err != nil {
+				return nil, err
+			}
+			c.Retired = append(c.Retired, n)
 			continue
 		}
 		data, err := os.ReadFile(path)
@@ -82,10 +131,25 @@ func (s *Store) retainedGenerations(cur *manifest) (map[string]bool, error) {
 			}
 		}
 	}
-	for key, ds := range cur.Datasets {
-		keep[generationDir(key, ds.Generation)] = true
+	for _, d := range cur.generationDirs() {
+		keep[d] = true
 	}
+	slices.Reverse(c.Retired)
 	return keep, nil
+}
+
+// dirSize sums the sizes of the files under dir.
+func dirSize(dir string) int64 {
+	var n int64
+	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if info, err := d.Info(); err == nil {
+				n += info.Size()
+			}
+		}
+		return nil
+	})
+	return n
 }
 
 // writerAlive reports whether an ingest is still writing into dir: its writer

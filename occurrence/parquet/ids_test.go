@@ -24,7 +24,7 @@ func TestLegacyIDs(t *testing.T) {
 	s := openTest(t, Config{RowGroupRows: 100})
 	ctx := context.Background()
 	occurrencetest.CheckLegacyIDs(t, s, func(t testing.TB, key string) {
-		err := s.update(ctx, func(m *manifest) error {
+		_, err := s.update(ctx, func(m *manifest) error {
 			m.Datasets[key].IDs = ""
 			return nil
 		})
@@ -78,6 +78,9 @@ const mintHelperEnv = "PARQUET_MINT_HELPER"
 func TestMain(m *testing.M) {
 	if spec := os.Getenv(mintHelperEnv); spec != "" {
 		os.Exit(mintHelper(spec))
+	}
+	if spec := os.Getenv(rolloverHelperEnv); spec != "" {
+		os.Exit(rolloverHelper(spec))
 	}
 	os.Exit(m.Run())
 }

@@ -28,6 +28,10 @@ const (
 	lockName       = ".lock"
 	emlName        = "eml.xml"
 	manifestFormat = 1
+	// manifestFormatSegments marks a manifest with segments (segment.go),
+	// which a reader that knows only format 1 would read as a table
+	// without the datasets they hold: it refuses the format instead.
+	manifestFormatSegments = 2
 )
 
 // manifest is one snapshot of the table.
@@ -36,6 +40,11 @@ type manifest struct {
 	Snapshot int64                    `json:"snapshot"`
 	Created  time.Time                `json:"created"`
 	Datasets map[string]*datasetEntry `json:"datasets"`
+	// Segments hold the rows of many datasets each (written by Rollover).
+	Segments []*segmentEntry `json:"segments,omitempty"`
+	// Source names the table and snapshot this one was copied from
+	// (CopyFrom), empty for a table loaded by ingests.
+	Source string `json:"source,omitempty"`
 }
 
 // datasetEntry is one dataset partition.
@@ -43,6 +52,9 @@ type datasetEntry struct {
 	occurrence.DatasetInfo
 	Generation string      `json:"generation"`
 	Files      []fileEntry `json:"files"`
+	// Segment names the segment (segment.go) holding the dataset's rows
+	// and EML document instead of Generation and Files.
+	Segment string `json:"segment,omitempty"`
 	// IDs says where the generation's gbifIDs come from: idsMinted, the
 	// table's lookup; empty in tables written before ids were minted
 	// (hashes, migrated when the dataset is loaded again).
@@ -66,6 +78,9 @@ type rowGroupEntry struct {
 	// a snapshot of a large table opens without decoding statistics it does
 	// not need, and the manifest decodes without a map per row group.
 	Stats json.RawMessage `json:"stats,omitempty"`
+	// Datasets is, in a segment's row group, how many rows each dataset
+	// has in it: [[index into the segment's datasets, rows], ...].
+	Datasets json.RawMessage `json:"datasets,omitempty"`
 	// split serves Stats to scans (set when the manifest is decoded).
 	split *splitStats
 }
@@ -91,6 +106,21 @@ func (m *manifest) sortedKeys() []string {
 	return keys
 }
 
+// generationDirs lists the directories the snapshot reads: its datasets'
+// generations and its segments.
+func (m *manifest) generationDirs() []string {
+	out := make([]string, 0, len(m.Datasets)+len(m.Segments))
+	for _, key := range m.sortedKeys() {
+		if ds := m.Datasets[key]; ds.Segment == "" {
+			out = append(out, generationDir(key, ds.Generation))
+		}
+	}
+	for _, seg := range m.Segments {
+		out = append(out, segmentDir(seg.Generation))
+	}
+	return out
+}
+
 // readManifest loads the current manifest; a missing one is an empty table.
 func readManifest(dir string) (*manifest, error) {
 	data, err := os.ReadFile(filepath.Join(dir, manifestName))
@@ -108,16 +138,20 @@ func readManifest(dir string) (*manifest, error) {
 // under manifests/ so that cleanup keeps them while the snapshot may be in
 // use.
 func writeManifest(dir string, m *manifest) error {
+	m.Format = manifestFormat
+	if len(m.Segments) > 0 {
+		m.Format = manifestFormatSegments
+	}
 	data, err := json.Marshal(m)
 	if err != nil {
 		return err
 	}
 	var gens strings.Builder
-	for _, key := range m.sortedKeys() {
-		gens.WriteString(generationDir(key, m.Datasets[key].Generation))
+	for _, d := range m.generationDirs() {
+		gens.WriteString(d)
 		gens.WriteByte('\n')
 	}
-	hist := filepath.Join(dir, manifestsDir, fmt.Sprintf("%012d.gens", m.Snapshot))
+	hist := gensPath(dir, m.Snapshot)
 	if err := os.MkdirAll(filepath.Dir(hist), 0o755); err != nil {
 		return err
 	}

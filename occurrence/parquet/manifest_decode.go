@@ -29,7 +29,7 @@ func decodeManifest(data []byte, path string) (*manifest, error) {
 	w := &jsonWalker{b: data}
 	m := manifest{Datasets: map[string]*datasetEntry{}}
 	err := w.object(func(key []byte) (err error) {
-		switch jsonKey(key, "format", "snapshot", "created", "datasets") {
+		switch jsonKey(key, "format", "snapshot", "created", "datasets", "segments", "source") {
 		case "format":
 			var f int64
 			f, err = jsonInt(w.value(), "format")
@@ -40,6 +40,10 @@ func decodeManifest(data []byte, path string) (*manifest, error) {
 			err = json.Unmarshal(w.value(), &m.Created)
 		case "datasets":
 			err = w.datasets(m.Datasets)
+		case "segments":
+			m.Segments, err = w.segments()
+		case "source":
+			err = json.Unmarshal(w.value(), &m.Source)
 		default:
 			w.value()
 		}
@@ -48,8 +52,8 @@ func decodeManifest(data []byte, path string) (*manifest, error) {
 	if err != nil {
 		return nil, corrupt("%v", err)
 	}
-	if m.Format != manifestFormat {
-		return nil, corrupt("format %d, want %d", m.Format, manifestFormat)
+	if m.Format != manifestFormat && m.Format != manifestFormatSegments {
+		return nil, corrupt("format %d, want %d or %d", m.Format, manifestFormat, manifestFormatSegments)
 	}
 	return &m, nil
 }
@@ -75,11 +79,13 @@ func (w *jsonWalker) dataset() (*datasetEntry, error) {
 	e := &datasetEntry{}
 	head := []byte{'{'}
 	err := w.object(func(key []byte) (err error) {
-		switch jsonKey(key, "files", "generation", "ids") {
+		switch jsonKey(key, "files", "generation", "ids", "segment") {
 		case "files":
 			e.Files, err = w.files()
 		case "generation":
 			err = json.Unmarshal(w.value(), &e.Generation)
+		case "segment":
+			err = json.Unmarshal(w.value(), &e.Segment)
 		case "ids":
 			err = json.Unmarshal(w.value(), &e.IDs)
 		default:
@@ -138,9 +144,14 @@ func (w *jsonWalker) rowGroups() ([]rowGroupEntry, error) {
 	err := w.array(func() error {
 		var g rowGroupEntry
 		err := w.object(func(key []byte) (err error) {
-			switch jsonKey(key, "rows", "stats") {
+			switch jsonKey(key, "rows", "stats", "datasets") {
 			case "rows":
 				g.Rows, err = jsonInt(w.value(), "rows")
+			case "datasets":
+				if c := w.peek(); c != '[' && c != 'n' {
+					return errors.New("datasets is not an array")
+				}
+				g.Datasets = json.RawMessage(w.value())
 			case "stats":
 				// null is kept as encoding/json keeps it in a RawMessage
 				if c := w.peek(); c != '{' && c != 'n' {

@@ -42,6 +42,18 @@ func sameManifest(a, b *manifest) bool {
 			}
 			c.Datasets[k] = &d
 		}
+		c.Segments = nil
+		for _, seg := range m.Segments {
+			sg := *seg
+			sg.Files = append([]fileEntry(nil), seg.Files...)
+			for i := range sg.Files {
+				sg.Files[i].RowGroups = append([]rowGroupEntry(nil), sg.Files[i].RowGroups...)
+				for j := range sg.Files[i].RowGroups {
+					sg.Files[i].RowGroups[j].split = nil
+				}
+			}
+			c.Segments = append(c.Segments, &sg)
+		}
 		return &c
 	}
 	return reflect.DeepEqual(clearSplits(a), clearSplits(b))
@@ -82,7 +94,9 @@ func TestDecodeManifestRejectsBadInput(t *testing.T) {
 	for name, in := range map[string]string{
 		"not json":        `{"format":1,`,
 		"array":           `[1]`,
-		"wrong format":    `{"format":2,"datasets":{}}`,
+		"wrong format":    `{"format":3,"datasets":{}}`,
+		"segment rows":    `{"format":2,"segments":[{"generation":"g","datasets":["a"],"files":[{"path":"p","rowGroups":[{"rows":1,"datasets":{}}]}]}]}`,
+		"unsorted keys":   `{"format":2,"segments":[{"generation":"g","datasets":["b","a"]}]}`,
 		"string rows":     `{"format":1,"datasets":{"d":{"key":"d","files":[{"path":"p","rows":"5"}]}}}`,
 		"fraction rows":   `{"format":1,"datasets":{"d":{"key":"d","files":[{"path":"p","rowGroups":[{"rows":1.5}]}]}}}`,
 		"stats array":     `{"format":1,"datasets":{"d":{"key":"d","files":[{"path":"p","rowGroups":[{"rows":1,"stats":[]}]}]}}}`,
@@ -108,6 +122,7 @@ func FuzzDecodeManifest(f *testing.F) {
 	f.Add([]byte(`{"format":1,"datasets":{"d":{"key":"d","files":[{"path":"p","rowGroups":[{"rows":1,"stats":{"year":{}},"stats":null}]}]}}}`))
 	f.Add([]byte(`{"format":1,"datasets":{"a":{"key":"a"}},"datasets":null}`))
 	f.Add([]byte("{\"format\":1,\"datasets\":{\"\xff\":{\"key\":\"a\"}}}"))
+	f.Add([]byte(`{"format":2,"source":"t@1","datasets":{"a":{"key":"a","segment":"s"}},"segments":[{"generation":"s","datasets":["a"],"files":[{"path":"data/.segments/s/part-00000.parquet","rows":2,"rowGroups":[{"rows":2,"datasets":[[0,2]],"stats":{}}]}]}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		got, err := decodeManifest(data, "fuzz")
 		if err != nil {

@@ -29,25 +29,31 @@ const valueBatch = 1024
 func (o *openFile) close() error { return o.f.Close() }
 
 // fileSlot is a file being opened or open; ready closes when it is either.
+// refs counts the scans using it and stale marks a file the current
+// snapshot no longer reads (files.go); both are guarded by Store.mu.
 type fileSlot struct {
 	ready chan struct{}
 	o     *openFile
 	err   error
+	refs  int
+	stale bool
 }
 
 // file returns the open file rel, opening it once: workers parse different
-// files' footers in parallel, and wait for one another only on the same file.
-func (s *Store) file(rel string) (*openFile, error) {
+// files' footers in parallel, and wait for one another only on the same
+// file. The caller gives it back with unref.
+func (s *Store) file(rel string) (*openFile, *fileSlot, error) {
 	s.mu.Lock()
 	slot, ok := s.files[rel]
 	if !ok {
 		slot = &fileSlot{ready: make(chan struct{})}
 		s.files[rel] = slot
 	}
+	slot.refs++
 	s.mu.Unlock()
 	if ok {
 		<-slot.ready
-		return slot.o, slot.err
+		return slot.o, slot, slot.err
 	}
 	slot.o, slot.err = s.openFile(rel)
 	close(slot.ready)
@@ -58,7 +64,7 @@ func (s *Store) file(rel string) (*openFile, error) {
 		}
 		s.mu.Unlock()
 	}
-	return slot.o, slot.err
+	return slot.o, slot, slot.err
 }
 
 func (s *Store) openFile(rel string) (*openFile, error) {
@@ -95,12 +101,17 @@ func (s *Store) ScanSplit(ctx context.Context, split occurrence.Split, req occur
 	if cols == nil {
 		cols = allNames
 	}
-	o, err := s.file(ref.path)
+	o, slot, err := s.file(ref.path)
+	defer s.unref(ref.path, slot)
 	if err != nil {
 		return st, err
 	}
-	sc := &splitScan{ctx: ctx, file: o, rg: ref.rowGroup, rows: split.Rows, req: req, cols: cols, emit: emit, stats: &st, path: ref.path, split: split.Stats,
-		win: occurrence.NewWindow(req)}
+	rows := ref.rows
+	if rows == 0 {
+		rows = split.Rows
+	}
+	sc := &splitScan{ctx: ctx, file: o, rg: ref.rowGroup, rows: rows, req: req, cols: cols, emit: emit, stats: &st,
+		path: ref.path, split: split.Stats, live: ref.live, win: occurrence.NewWindow(req)}
 	if req.BatchSize <= 0 || req.BatchSize > occurrence.DefaultBatchSize {
 		sc.batch = occurrence.DefaultBatchSize
 	} else {
@@ -140,6 +151,9 @@ type splitScan struct {
 	// selIdx is the current part's selected row positions (take), nil
 	// until a column needs them.
 	selIdx []int32
+	// live filters a segment row group's rows on their dataset (nil: all
+	// rows are live; live.go).
+	live map[string]bool
 	// win is the request's Skip and Limit.
 	win occurrence.Window
 }
@@ -147,7 +161,7 @@ type splitScan struct {
 // run scans the split; without a predicate every row matches and the
 // requested columns are read the same way, through the value readers.
 func (sc *splitScan) run() error {
-	if sc.req.Predicate == nil && len(sc.cols) == 0 {
+	if sc.req.Predicate == nil && len(sc.cols) == 0 && sc.live == nil {
 		n := sc.win.Take(sc.rows)
 		sc.stats.RowsScanned = sc.rows
 		sc.stats.RowsMatched = n
@@ -180,7 +194,7 @@ func (sc *splitScan) filtered() error {
 	pred := sc.req.Predicate
 	cache := occurrence.NewEvalCache()
 	defer cache.Release()
-	predCols := cache.Trim(pred, sc.split)
+	predCols := sc.withLiveColumn(cache.Trim(pred, sc.split))
 	inPred := make(map[string]bool, len(predCols))
 	for _, c := range predCols {
 		inPred[c] = true
@@ -219,6 +233,7 @@ func (sc *splitScan) filtered() error {
 		sel = sel[:n]
 		clear(sel)
 		pred.EvalCached(pb, sel, cache)
+		sc.dropDead(pb, sel)
 		m := sc.win.Select(sel, countTrue(sel))
 		sc.stats.RowsScanned += n
 		sc.stats.RowsMatched += int64(m)

@@ -40,10 +40,16 @@ type Config struct {
 	// DataPageBytes is the target size of a Parquet data page: smaller pages
 	// let a scan skip closer around its matches.
 	DataPageBytes int
-	// KeepSnapshots is how many old snapshots stay readable for scans that
-	// started before an ingest; older files are removed by the next writer.
+	// KeepSnapshots is how many of the newest snapshots, the current one
+	// included, stay readable whatever their age (retained for
+	// reproducibility; default 5). Older ones are retired by the next
+	// cleanup once KeepFor has passed and no pin holds them (gc.go,
+	// pin.go).
 	KeepSnapshots int
-	// KeepFor is the minimum age of a snapshot before its files may be removed.
+	// KeepFor is how long a snapshot stays readable after the next one
+	// was published, for scans that do not pin (counts): default an hour;
+	// a negative value retires at once what no pin and no KeepSnapshots
+	// keeps.
 	KeepFor time.Duration
 }
 
@@ -136,7 +142,6 @@ func Open(dir string, cfg Config, logger *slog.Logger) (*Store, error) {
 // Close releases open files.
 func (s *Store) Close() error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	var errs []error
 	for k, slot := range s.files {
 		<-slot.ready
@@ -145,6 +150,7 @@ func (s *Store) Close() error {
 		}
 		delete(s.files, k)
 	}
+	s.mu.Unlock()
 	s.cacheMu.Lock()
 	if s.cacheFile != nil {
 		errs = append(errs, s.cacheFile.Close())
@@ -159,7 +165,11 @@ func (s *Store) Close() error {
 type splitRef struct {
 	path     string
 	rowGroup int
-	dataset  string
+	dataset  string // "" in a segment
+	rows     int64  // the row group's rows, dead ones included
+	// live is, in a segment row group with dead rows, the keys of the
+	// datasets whose rows the snapshot holds; nil when every row is live.
+	live map[string]bool
 }
 
 // Snapshot returns the current splits: datasets in key order, then files,
@@ -209,25 +219,43 @@ func (s *Store) current() (*manifest, error) {
 		s.cacheFile.Close()
 	}
 	s.cacheFile, s.cacheInfo, s.cached = f, info, m
+	// Open files the new snapshot no longer reads are closed once no scan
+	// uses them (files.go); s.mu is taken after cacheMu, never before.
+	s.dropStaleFiles(m)
 	return m, nil
 }
 
 func snapshotOf(m *manifest) occurrence.Snapshot {
-	snap := occurrence.Snapshot{ID: strconv.FormatInt(m.Snapshot, 10), Created: m.Created}
+	snap := occurrence.Snapshot{ID: snapshotID(m), Created: m.Created}
 	for _, key := range m.sortedKeys() {
 		ds := m.Datasets[key]
+		if ds.Segment != "" {
+			continue
+		}
 		for _, f := range ds.Files {
 			for rg, g := range f.RowGroups {
 				snap.Splits = append(snap.Splits, occurrence.Split{
 					Index: len(snap.Splits),
 					Rows:  g.Rows,
 					Stats: g.split,
-					Ref:   splitRef{path: f.Path, rowGroup: rg, dataset: key},
+					Ref:   splitRef{path: f.Path, rowGroup: rg, dataset: key, rows: g.Rows},
 				})
 			}
 		}
 	}
+	m.segmentSplits(&snap)
 	return snap
+}
+
+// snapshotID is the id of m's snapshot: its number, and for a table copied
+// from another (CopyFrom) ":" and the source's table and snapshot, so that
+// a download records what it read.
+func snapshotID(m *manifest) string {
+	id := strconv.FormatInt(m.Snapshot, 10)
+	if m.Source != "" {
+		id += ":" + m.Source
+	}
+	return id
 }
 
 // Datasets lists the table's datasets in key order.
@@ -269,42 +297,60 @@ func (s *Store) DatasetEML(ctx context.Context, key string) (io.ReadCloser, erro
 	if !ds.HasEML {
 		return nil, fmt.Errorf("dataset %s: %w", key, occurrence.ErrNoEML)
 	}
+	if ds.Segment != "" {
+		seg := m.segment(ds.Segment)
+		i := -1
+		if seg != nil {
+			i = seg.index(key)
+		}
+		if i < 0 {
+			return nil, fmt.Errorf("EML of dataset %s: segment %s: %w", key, ds.Segment, errNoSegmentEML)
+		}
+		return os.Open(filepath.Join(s.dir, segmentEML(seg.Generation, i)))
+	}
 	return os.Open(filepath.Join(s.dir, generationDir(key, ds.Generation), emlName))
 }
 
 // DeleteDataset removes a dataset from the table (a new snapshot without it).
 func (s *Store) DeleteDataset(ctx context.Context, key string) error {
-	return s.update(ctx, func(m *manifest) error {
+	_, err := s.update(ctx, func(m *manifest) error {
 		if _, ok := m.Datasets[key]; !ok {
 			return fmt.Errorf("%w: %s", occurrence.ErrNoDataset, key)
 		}
 		delete(m.Datasets, key)
 		return nil
 	})
+	return err
 }
 
 // update runs fn on the current manifest under the writer lock and publishes
-// the result as the next snapshot.
-func (s *Store) update(ctx context.Context, fn func(*manifest) error) error {
+// the result as the next snapshot, then collects what no snapshot needs.
+func (s *Store) update(ctx context.Context, fn func(*manifest) error) (cleanup, error) {
+	return s.locked(ctx, func(m *manifest) (cleanup, error) {
+		if err := fn(m); err != nil {
+			return cleanup{}, err
+		}
+		m.Snapshot++
+		m.Created = time.Now().UTC()
+		if err := writeManifest(s.dir, m); err != nil {
+			return cleanup{}, err
+		}
+		return s.collect(m), nil
+	})
+}
+
+// locked runs fn on the stored manifest under the writer lock.
+func (s *Store) locked(ctx context.Context, fn func(*manifest) (cleanup, error)) (cleanup, error) {
 	unlock, err := s.lock(ctx)
 	if err != nil {
-		return err
+		return cleanup{}, err
 	}
 	defer unlock()
 	m, err := readManifest(s.dir)
 	if err != nil {
-		return err
+		return cleanup{}, err
 	}
-	if err := fn(m); err != nil {
-		return err
-	}
-	m.Snapshot++
-	m.Created = time.Now().UTC()
-	if err := writeManifest(s.dir, m); err != nil {
-		return err
-	}
-	s.collect(m)
-	return nil
+	return fn(m)
 }
 
 // lock takes the table's writer lock (an flock, so it also excludes other

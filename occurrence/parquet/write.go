@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
@@ -24,21 +26,34 @@ import (
 // DatasetWriter writes a new generation of one dataset. Nothing it writes is
 // visible until Commit; Abort (or a crash) leaves the table as it was.
 type DatasetWriter struct {
-	s       *Store
+	partWriter
 	info    occurrence.DatasetInfo
 	gen     string
-	dir     string // absolute generation directory
 	marker  *os.File
 	builder *occurrence.Builder
-	files   []fileEntry
 
-	curPath string
 	window  []windowBatch // row groups waiting to be clustered
 	pending int64         // estimated bytes of the window and the builder
+	done    bool
+}
+
+// partWriter writes the Parquet files of one directory (a dataset
+// generation or a segment) row group by row group, with the statistics the
+// manifest keeps.
+type partWriter struct {
+	s       *Store
+	dir     string // absolute
+	rel     string // relative to the table directory
+	files   []fileEntry
+	curPath string
 	fw      *pqarrow.FileWriter
 	curRGs  []rowGroupEntry
 	records int64
-	done    bool
+	// datasets maps, in a segment, each dataset key to its index: its row
+	// groups record their rows per dataset (segment.go).
+	datasets map[string]int
+	// fileRowGroups is the row groups per file (0: Config.FileRowGroups).
+	fileRowGroups int
 }
 
 // BeginDataset starts replacing (or adding) the dataset info.Key; the
@@ -56,6 +71,18 @@ func (s *Store) BeginDataset(ctx context.Context, info occurrence.DatasetInfo) (
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("begin dataset %s: %w", info.Key, err)
 	}
+	marker, err := markWriting(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &DatasetWriter{partWriter: partWriter{s: s, dir: dir, rel: generationDir(info.Key, gen)},
+		info: info, gen: gen, marker: marker, builder: occurrence.NewBuilder(nil)}, nil
+}
+
+// markWriting creates dir's writing marker and holds an flock on it until
+// unmarkWriting: cleanup leaves a directory alone while its writer lives
+// (writerAlive) and removes it once the writer is gone without publishing.
+func markWriting(dir string) (*os.File, error) {
 	marker, err := os.Create(filepath.Join(dir, writingMarker))
 	if err != nil {
 		return nil, err
@@ -64,8 +91,14 @@ func (s *Store) BeginDataset(ctx context.Context, info occurrence.DatasetInfo) (
 		marker.Close()
 		return nil, err
 	}
-	return &DatasetWriter{s: s, info: info, gen: gen, dir: dir, marker: marker,
-		builder: occurrence.NewBuilder(nil)}, nil
+	return marker, nil
+}
+
+// unmarkWriting removes dir's marker and releases its lock.
+func unmarkWriting(dir string, marker *os.File) {
+	os.Remove(filepath.Join(dir, writingMarker))
+	syscall.Flock(int(marker.Fd()), syscall.LOCK_UN)
+	marker.Close()
 }
 
 // Append adds one interpreted record, whose gbifID the table minted
@@ -107,10 +140,10 @@ func (w *DatasetWriter) flushWindow() error {
 		return nil
 	}
 	defer w.releaseWindow()
-	refs := clusterOrder(w.window)
+	refs := clusterOrder(w.window, clusterColumns)
 	for len(refs) > 0 {
 		n := min(len(refs), w.s.cfg.RowGroupRows)
-		if err := w.writeRowGroup(refs[:n], n == len(refs)); err != nil {
+		if err := w.writeRowGroup(w.window, refs[:n], n == len(refs)); err != nil {
 			return err
 		}
 		refs = refs[n:]
@@ -168,12 +201,12 @@ func writerProps(pageBytes int) *parquet.WriterProperties {
 	)
 }
 
-// writeRowGroup writes the window's rows refs as one row group, a column at
-// a time: besides the window only one gathered column is in memory, not a
-// copy of the whole row group, and in the window's last row group each
-// column of the window is dropped once gathered. The bytes written are those
-// of pqarrow.FileWriter.Write of the gathered batch.
-func (w *DatasetWriter) writeRowGroup(refs []rowRef, last bool) error {
+// writeRowGroup writes the rows refs of window as one row group, a column
+// at a time: besides the window only one gathered column is in memory, not
+// a copy of the whole row group, and when last is set (the window's last
+// row group) each column of the window is dropped once gathered. The bytes
+// written are those of pqarrow.FileWriter.Write of the gathered batch.
+func (w *partWriter) writeRowGroup(window []windowBatch, refs []rowRef, last bool) error {
 	if w.fw == nil {
 		if err := w.openFile(); err != nil {
 			return err
@@ -184,16 +217,20 @@ func (w *DatasetWriter) writeRowGroup(refs []rowRef, last bool) error {
 	}
 	schema := occurrence.Schema()
 	stats := make(map[string]json.RawMessage, schema.NumFields())
+	var perDataset json.RawMessage
 	for c, f := range schema.Fields() {
-		a := gatherArray(w.window, c, refs)
+		a := gatherArray(window, c, refs)
 		if last {
-			for i := range w.window {
-				w.window[i].release(c)
+			for i := range window {
+				window[i].release(c)
 			}
 		}
 		err := w.fw.WriteColumnData(a)
 		if err == nil {
 			addColumnStats(stats, f.Name, a)
+			if w.datasets != nil && f.Name == occurrence.ColDatasetKey {
+				perDataset, err = w.countDatasets(a)
+			}
 		}
 		a.Release()
 		if err != nil {
@@ -205,15 +242,33 @@ func (w *DatasetWriter) writeRowGroup(refs []rowRef, last bool) error {
 		return fmt.Errorf("statistics of %s: %w", w.curPath, err)
 	}
 	rows := int64(len(refs))
-	w.curRGs = append(w.curRGs, rowGroupEntry{Rows: rows, Stats: data})
+	w.curRGs = append(w.curRGs, rowGroupEntry{Rows: rows, Stats: data, Datasets: perDataset})
 	w.records += rows
-	if len(w.curRGs) >= w.s.cfg.FileRowGroups {
+	if n := w.fileRowGroups; len(w.curRGs) >= n && n > 0 || n == 0 && len(w.curRGs) >= w.s.cfg.FileRowGroups {
 		return w.closeFile()
 	}
 	return nil
 }
 
-func (w *DatasetWriter) openFile() error {
+// countDatasets returns a segment row group's rows per dataset index from
+// its datasetKey column.
+func (w *partWriter) countDatasets(a arrow.Array) (json.RawMessage, error) {
+	keys, ok := a.(*array.String)
+	if !ok {
+		return nil, fmt.Errorf("datasetKey column is %s", a.DataType())
+	}
+	rows := map[int]int64{}
+	for i := 0; i < keys.Len(); i++ {
+		idx, ok := w.datasets[keys.Value(i)]
+		if keys.IsNull(i) || !ok {
+			return nil, fmt.Errorf("row %d: dataset %q is not one of the segment's", i, keys.Value(i))
+		}
+		rows[idx]++
+	}
+	return encodeDatasetRows(rows), nil
+}
+
+func (w *partWriter) openFile() error {
 	name := fmt.Sprintf("part-%05d.parquet", len(w.files))
 	f, err := os.Create(filepath.Join(w.dir, name))
 	if err != nil {
@@ -226,11 +281,11 @@ func (w *DatasetWriter) openFile() error {
 		return err
 	}
 	w.fw = fw
-	w.curPath = filepath.Join(generationDir(w.info.Key, w.gen), name)
+	w.curPath = filepath.Join(w.rel, name)
 	return nil
 }
 
-func (w *DatasetWriter) closeFile() error {
+func (w *partWriter) closeFile() error {
 	if w.fw == nil {
 		return nil
 	}
@@ -289,7 +344,7 @@ func (w *DatasetWriter) Commit(ctx context.Context, stats occurrence.LoadStats) 
 	w.info.Records, w.info.BrokenRows, w.info.Terms = w.records, stats.BrokenRows, stats.Terms
 	w.info.Ingested = time.Now().UTC()
 	var snap int64
-	err := w.s.update(ctx, func(m *manifest) error {
+	_, err := w.s.update(ctx, func(m *manifest) error {
 		m.Datasets[w.info.Key] = &datasetEntry{DatasetInfo: w.info, Generation: w.gen, Files: w.files, IDs: idsMinted}
 		snap = m.Snapshot + 1
 		return nil
@@ -318,9 +373,7 @@ func (w *DatasetWriter) finish(remove bool) {
 	w.done = true
 	w.releaseWindow()
 	w.builder.Release()
-	os.Remove(filepath.Join(w.dir, writingMarker))
-	syscall.Flock(int(w.marker.Fd()), syscall.LOCK_UN)
-	w.marker.Close()
+	unmarkWriting(w.dir, w.marker)
 	if remove {
 		os.RemoveAll(w.dir)
 	}

@@ -41,7 +41,7 @@ func TestRowGroupsWrittenByColumnAsWhole(t *testing.T) {
 			w.window = append(w.window, newWindowBatch(b.NewBatch()))
 		}
 	}
-	refs := clusterOrder(w.window)
+	refs := clusterOrder(w.window, clusterColumns)
 
 	// the whole gathered row groups, written the way the writer did before
 	var want bytes.Buffer

@@ -19,24 +19,10 @@ import sys
 import time
 import zipfile
 
-import requests
+import gbif_base
 
-BASE = sys.argv[1].rstrip("/") + "/v1/"
 OUT = sys.argv[2]
-GBIF_BASES = ("https://api.gbif.org/v1/", "http://api.gbif.org/v1/")
-
-_request = requests.Session.request
-
-
-def _to_base(self, method, url, *args, **kwargs):
-    for prefix in GBIF_BASES:
-        if url.startswith(prefix):
-            url = BASE + url[len(prefix):]
-            break
-    return _request(self, method, url, *args, **kwargs)
-
-
-requests.Session.request = _to_base
+gbif_base.redirect(sys.argv[1])
 
 from pygbif import occurrences as occ  # noqa: E402  (after the base URL)
 

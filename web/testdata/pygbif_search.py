@@ -1,7 +1,6 @@
 """Drives the occurrence search API with pygbif, as a user of GBIF's
 Python client would, with pygbif's defaults and only the base URL changed
-(the same redirection as pygbif_client.py: every request under GBIF's API
-base goes to BASE_URL).
+(gbif_base.py: every request under GBIF's API base goes to BASE_URL).
 
 Usage: python3 pygbif_search.py BASE_URL COUNTRY. Prints one JSON object
 with what each pygbif function returned.
@@ -10,24 +9,11 @@ with what each pygbif function returned.
 import json
 import sys
 
+import gbif_base
 import requests
 
-BASE = sys.argv[1].rstrip("/") + "/v1/"
 COUNTRY = sys.argv[2]
-GBIF_BASES = ("https://api.gbif.org/v1/", "http://api.gbif.org/v1/")
-
-_request = requests.Session.request
-
-
-def _to_base(self, method, url, *args, **kwargs):
-    for prefix in GBIF_BASES:
-        if url.startswith(prefix):
-            url = BASE + url[len(prefix):]
-            break
-    return _request(self, method, url, *args, **kwargs)
-
-
-requests.Session.request = _to_base
+gbif_base.redirect(sys.argv[1])
 
 from pygbif import occurrences as occ  # noqa: E402  (after the base URL)
 
