@@ -131,12 +131,14 @@ export function createMap({ onPolygon, label }) {
   function finish() {
     if (!drawing || drawing.length < 3) return;
     const wkt = polygonWKT(drawing);
+    polygons = [[drawing.concat([drawing[0]])]];
     drawing = null;
     el.classList.remove('drawing');
     drawBtn.setAttribute('aria-pressed', 'false');
     finishBtn.disabled = true;
     note.textContent = t('map.help');
     announce(t('map.finished'));
+    drawShapes();
     onPolygon(wkt);
   }
   function clear() {
