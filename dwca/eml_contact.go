@@ -2,8 +2,6 @@ package dwca
 
 import (
 	"encoding/xml"
-	"errors"
-	"fmt"
 	"io"
 	"net/mail"
 	"strings"
@@ -42,7 +40,6 @@ var contactRoles = []string{"contact", "creator", "metadataProvider"}
 // in the order of contactRoles and then of the document. Element names are
 // matched without namespaces. Malformed XML gives an error with its line.
 func ReadContacts(r io.Reader) ([]Contact, error) {
-	dec := newXMLDecoder(r)
 	var (
 		path []string
 		text strings.Builder
@@ -50,18 +47,7 @@ func ReadContacts(r io.Reader) ([]Contact, error) {
 		give string // individualName/givenName, kept until surName
 		out  = map[string][]Contact{}
 	)
-	for {
-		tok, err := dec.Token()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			var se *xml.SyntaxError
-			if errors.As(err, &se) {
-				return nil, fmt.Errorf("dwca: EML line %d: %s", se.Line, se.Msg)
-			}
-			return nil, fmt.Errorf("dwca: EML: %w", err)
-		}
+	err := walkEML(r, func(tok xml.Token) {
 		switch t := tok.(type) {
 		case xml.StartElement:
 			path = append(path, t.Name.Local)
@@ -93,7 +79,7 @@ func ReadContacts(r io.Reader) ([]Contact, error) {
 						cur.Email = a.Address
 					}
 				case cur.Role:
-					if path[len(path)-2] == "dataset" {
+					if len(path) >= 2 && path[len(path)-2] == "dataset" {
 						if cur.Name == "" {
 							cur.Name = give
 						}
@@ -108,6 +94,9 @@ func ReadContacts(r io.Reader) ([]Contact, error) {
 				path = path[:len(path)-1]
 			}
 		}
+	})
+	if err != nil {
+		return nil, err
 	}
 	var all []Contact
 	for _, role := range contactRoles {

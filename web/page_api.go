@@ -150,12 +150,9 @@ func (s *Server) pageDownload(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	d, err := s.svc.Get(r.Context(), &ses.User, r.PathValue("key"), false)
+	d, err := s.ownDownload(r, ses)
 	if err != nil {
 		return err
-	}
-	if d.Request.Creator != ses.User.Name && !ses.User.Admin {
-		return fmt.Errorf("%w: download %s is not yours", jobs.ErrNotFound, d.Key)
 	}
 	s.present(r, &d)
 	if wait := s.svc.PollInterval(d); wait > 0 {
@@ -163,6 +160,19 @@ func (s *Server) pageDownload(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeJSON(w, http.StatusOK, d)
 	return nil
+}
+
+// ownDownload is the download the path names, when the session's user may
+// manage it (its creator, an admin); another's is not found.
+func (s *Server) ownDownload(r *http.Request, ses jobs.Session) (jobs.Download, error) {
+	d, err := s.svc.Get(r.Context(), &ses.User, r.PathValue("key"), false)
+	if err != nil {
+		return d, err
+	}
+	if d.Request.Creator != ses.User.Name && !ses.User.Admin {
+		return jobs.Download{}, fmt.Errorf("%w: download %s is not yours", jobs.ErrNotFound, d.Key)
+	}
+	return d, nil
 }
 
 // pageCancel: POST /ui/api/downloads/{key}/cancel.
@@ -203,12 +213,9 @@ func (s *Server) pageRerun(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	d, err := s.svc.Get(r.Context(), &ses.User, r.PathValue("key"), false)
+	d, err := s.ownDownload(r, ses)
 	if err != nil {
 		return err
-	}
-	if d.Request.Creator != ses.User.Name && !ses.User.Admin {
-		return fmt.Errorf("%w: download %s is not yours", jobs.ErrNotFound, d.Key)
 	}
 	req := d.Request
 	req.Creator = ""
