@@ -269,6 +269,18 @@ func TestPageDownloadFields(t *testing.T) {
 	if first, _, _ := strings.Cut(string(head), "\n"); first != "scientificName\tgbifID\thabitat" {
 		t.Fatalf("header %q, want the chosen columns in order", first)
 	}
+	// Keep longer: a download due for erasure in a week is kept the full
+	// period from today; the owner's page shows the new date.
+	week := time.Now().Add(7 * 24 * time.Hour)
+	if _, err := p.db.SQL.Exec("UPDATE downloads SET erase_after = "+map[bool]string{true: "$1", false: "?"}[strings.HasPrefix(p.dsn, "postgres")]+
+		" WHERE key = '"+k.Key+"'", week.UnixMilli()); err != nil {
+		t.Fatal(err)
+	}
+	r = expect(t, p.call("POST", "/ui/api/downloads/"+k.Key+"/postpone", nil, false), 200)
+	var kept jobs.Download
+	if err := json.Unmarshal(r.body, &kept); err != nil || !kept.EraseAfter.After(week.Add(24*time.Hour)) {
+		t.Fatalf("postponed: %s (%v)", r, err)
+	}
 }
 
 func fetchZip(t *testing.T, link string) *zip.Reader {

@@ -17,6 +17,7 @@ export function render(root, app, rawKey) {
   let expected = null;
   let expectedAsked = false;
   let lastStatus = '';
+  let shown = null; // the download as last shown
 
   const statusEl = h('p', {}, h('span', { class: 'status' }, '…'));
   const bar = h('div', {});
@@ -61,6 +62,7 @@ export function render(root, app, rawKey) {
   }
 
   function show(d, own) {
+    shown = d;
     const st = d.status;
     replace(statusEl, t('dl.status'), ' ', h('span', { class: `status ${st}`, id: 'download-status' }, t(`status.${st}`)));
     if (st !== lastStatus) {
@@ -122,8 +124,9 @@ export function render(root, app, rawKey) {
         app.navigate(`/occurrence/download/${encodeURIComponent(res.key)}`);
         return;
       }
-      announce(t(`dl.${what}_done`));
-      replace(message, h('p', { class: 'ok' }, t(`dl.${what}_done`)));
+      const words = what === 'postpone' ? postponeWords(shown, res) : t(`dl.${what}_done`);
+      announce(words);
+      replace(message, h('p', { class: 'ok' }, words));
       clearTimeout(timer);
       load();
     } catch (e) {
@@ -154,6 +157,16 @@ export function render(root, app, rawKey) {
 
   load();
   return () => { ctrl.abort(); clearTimeout(timer); };
+}
+
+/** postponeWords says what postponing did: a later erasure date, or none
+ * (the service keeps files a fixed time from today, and asking again the
+ * same day changes nothing). */
+export function postponeWords(before, after) {
+  if (before && after && Date.parse(after.eraseAfter) > Date.parse(before.eraseAfter)) {
+    return t('dl.postpone_done', { date: date(after.eraseAfter) });
+  }
+  return t('dl.postpone_same', { date: date(after.eraseAfter) });
 }
 
 /** licenseLink shows a licence URL by its usual name. */

@@ -4,6 +4,7 @@
 import { h, replace, announce } from './dom.js';
 import { t, num, size, date, dateTime } from './i18n.js';
 import { api, errorWords, isAbort } from './api.js';
+import { postponeWords } from './download.js';
 
 const ACTIVE = ['PREPARING', 'RUNNING', 'SUSPENDED'];
 
@@ -66,7 +67,8 @@ export function render(root, app) {
     replace(message);
     try {
       const res = await api(`/ui/api/downloads/${encodeURIComponent(d.key)}/${what}`, { method: 'POST', signal: ctrl.signal });
-      const words = what === 'rerun' ? t('mine.rerun_done', { key: res.key }) : t(`dl.${what}_done`);
+      const words = what === 'rerun' ? t('mine.rerun_done', { key: res.key })
+        : what === 'postpone' ? postponeWords(d, res) : t(`dl.${what}_done`);
       replace(message, h('p', { class: 'ok' }, words));
       announce(words);
       load(0);
