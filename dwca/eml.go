@@ -35,27 +35,35 @@ type emlReader struct {
 // normalizing it is up to the caller. Citation is GBIF's
 // additionalMetadata citation text, if any.
 func ReadDatasetInfo(r io.Reader) (occurrence.DatasetInfo, error) {
-	dec := newXMLDecoder(r)
 	e := &emlReader{}
-	for {
-		tok, err := dec.Token()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			var se *xml.SyntaxError
-			if errors.As(err, &se) {
-				return occurrence.DatasetInfo{}, fmt.Errorf("dwca: EML line %d: %s", se.Line, se.Msg)
-			}
-			return occurrence.DatasetInfo{}, fmt.Errorf("dwca: EML: %w", err)
-		}
-		e.token(tok)
+	if err := walkEML(r, e.token); err != nil {
+		return occurrence.DatasetInfo{}, err
 	}
 	info := e.result()
 	if info.Key == "" && info.Title == "" && info.License == "" && info.Citation == "" {
 		return occurrence.DatasetInfo{}, errors.New("dwca: EML: empty document")
 	}
 	return info, nil
+}
+
+// walkEML passes each token of an EML document to f; malformed XML gives
+// an error with its line.
+func walkEML(r io.Reader, f func(xml.Token)) error {
+	dec := newXMLDecoder(r)
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			var se *xml.SyntaxError
+			if errors.As(err, &se) {
+				return fmt.Errorf("dwca: EML line %d: %s", se.Line, se.Msg)
+			}
+			return fmt.Errorf("dwca: EML: %w", err)
+		}
+		f(tok)
+	}
 }
 
 func (e *emlReader) token(tok xml.Token) {

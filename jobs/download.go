@@ -120,6 +120,12 @@ type Request struct {
 	// table has one taxonomy, the one its records were ingested with.
 	ChecklistKey       string   `json:"checklistKey,omitempty"`
 	VerbatimExtensions []string `json:"verbatimExtensions"`
+	// Fields chooses the columns of a format that lets requests choose
+	// them (SIMPLE_CSV, SIMPLE_PARQUET): interpreted column names or
+	// verbatim terms, in order; none means the format's own. GBIF's
+	// requests have no such property (this service's extension, which the
+	// portal page's column choice sends).
+	Fields []string `json:"fields,omitempty"`
 	// Source is where the request came from (GBIF's Download.source: the
 	// client's source parameter, else rgbif, pygbif or python from the
 	// User-Agent, else the User-Agent); the API sets it. It is the

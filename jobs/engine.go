@@ -44,6 +44,8 @@ type ExportRequest struct {
 	// VerbatimExtensions are the extension row types whose source rows a
 	// DWCA carries.
 	VerbatimExtensions []string
+	// Fields are the chosen columns (Request.Fields); nil: the format's.
+	Fields []string
 	// DOI is the download's DOI name, when it has one; Link its page.
 	DOI, Link string
 	// Portal names the service in citations and metadata.

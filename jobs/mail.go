@@ -203,7 +203,14 @@ func (m *Mailer) Config() MailConfig { return m.cfg }
 
 // Message is one rendered notice.
 type Message struct {
-	To      []string
+	To []string
+	// Cc receive a copy; ReplyTo is where answers go (empty: the sender).
+	Cc      []string
+	ReplyTo string
+	// Relayed marks a person's message the service passes on (the contact
+	// notice): it is not marked Auto-Submitted, so that answers and
+	// out-of-office replies reach its author through ReplyTo.
+	Relayed bool
 	Subject string
 	// Text and HTML are the two alternative bodies (HTML may be empty).
 	Text, HTML string
@@ -224,11 +231,23 @@ func (m *Mailer) Send(ctx context.Context, msg Message) error {
 	if err := gm.To(msg.To...); err != nil {
 		return fmt.Errorf("recipients %q: %w", msg.To, err)
 	}
+	if len(msg.Cc) > 0 {
+		if err := gm.Cc(msg.Cc...); err != nil {
+			return fmt.Errorf("copies %q: %w", msg.Cc, err)
+		}
+	}
+	if msg.ReplyTo != "" {
+		if err := gm.ReplyTo(msg.ReplyTo); err != nil {
+			return fmt.Errorf("reply-to %q: %w", msg.ReplyTo, err)
+		}
+	}
 	// A subject is one line: a newline would end the header.
 	gm.Subject(strings.Join(strings.Fields(msg.Subject), " "))
 	gm.SetMessageIDWithValue(msg.MessageID)
 	gm.SetDateWithValue(msg.Date)
-	gm.SetGenHeader("Auto-Submitted", "auto-generated") // RFC 3834: no auto-replies
+	if !msg.Relayed {
+		gm.SetGenHeader("Auto-Submitted", "auto-generated") // RFC 3834: no auto-replies
+	}
 	if msg.Language != "" {
 		gm.SetGenHeader("Content-Language", msg.Language)
 	}

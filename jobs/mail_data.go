@@ -54,6 +54,9 @@ type noticeData struct {
 	// downloads that failed in it.
 	Day      time.Time
 	Failures []digestLine
+	// Contact is the contact notice's: the sender, the record and the
+	// message (mail_contact.go).
+	Contact contactData
 }
 
 // digestLine is one failed download in the operators' digest.
@@ -219,6 +222,9 @@ func sampleNotice(kind NoticeKind) noticeData {
 	d.Page = d.API
 	if kind == NoticeFailure {
 		d.Status = string(StatusFailed)
+	}
+	if kind == NoticeContact {
+		d.Contact = sampleContact()
 	}
 	if kind == NoticeDigest {
 		d.Day = now

@@ -48,7 +48,7 @@ const (
 	NoticeDigest NoticeKind = "digest"
 )
 
-var noticeKinds = []NoticeKind{NoticeSuccess, NoticeFailure, NoticeErasureWarning, NoticeDigest}
+var noticeKinds = []NoticeKind{NoticeSuccess, NoticeFailure, NoticeErasureWarning, NoticeDigest, NoticeContact}
 
 // MailStage names a point of a notice's delivery where a fault can be
 // injected (InjectMailFault).
@@ -232,8 +232,11 @@ func (s *Service) injectMailFault(stage MailStage, idem string) error {
 
 // compose turns a into a message, or nil when there is nothing to send.
 func (s *Service) compose(ctx context.Context, a notifyArgs) (*notice, error) {
-	if a.Notice == NoticeDigest {
+	switch a.Notice {
+	case NoticeDigest:
 		return s.composeDigest(ctx, a)
+	case NoticeContact:
+		return s.composeContact(ctx, a)
 	}
 	r, err := s.db.getDownload(ctx, s.db.SQL, a.Key)
 	if errors.Is(err, ErrNotFound) {
@@ -321,7 +324,7 @@ func (db *DB) recordNotice(ctx context.Context, tx *sql.Tx, n *notice) error {
 	_, err := tx.ExecContext(ctx, db.q(`INSERT INTO mail_notices
 		(idempotency_key, kind, download_key, message_id, recipients, language, sent) VALUES (?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (idempotency_key) DO NOTHING`),
-		n.idem, n.kind, n.downloadKey, n.msg.MessageID, strings.Join(n.msg.To, ", "), n.lang, time.Now().UnixMilli())
+		n.idem, n.kind, n.downloadKey, n.msg.MessageID, strings.Join(append(n.msg.To[:len(n.msg.To):len(n.msg.To)], n.msg.Cc...), ", "), n.lang, time.Now().UnixMilli())
 	if err != nil {
 		return fmt.Errorf("record notice %s: %w", n.idem, err)
 	}

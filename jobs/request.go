@@ -20,7 +20,7 @@ var (
 		"notification_addresses", "notification_address"}
 	sendNotificationAliases = []string{"sendNotification", "send_notification"}
 	knownProperties         = append(append([]string{"predicate", "creator", "format", "type",
-		"verbatimExtensions", "interpretedExtensions", "description", "machineDescription", "created", "checklistKey"},
+		"verbatimExtensions", "interpretedExtensions", "description", "machineDescription", "created", "checklistKey", "fields"},
 		notificationAliases...), sendNotificationAliases...)
 )
 
@@ -75,6 +75,9 @@ func DecodeRequest(body []byte) (Request, error) {
 		return Request{}, fmt.Errorf("%w: interpretedExtensions: extension downloads are not served", ErrInvalidRequest)
 	}
 	if err := decodeField(fields, "checklistKey", &r.ChecklistKey); err != nil {
+		return Request{}, err
+	}
+	if err := decodeField(fields, "fields", &r.Fields); err != nil {
 		return Request{}, err
 	}
 	if md, ok := fields["machineDescription"]; ok && string(md) != "null" {
@@ -184,6 +187,11 @@ func (r *Request) validate() error {
 	}
 	if err := r.validateExtensions(); err != nil {
 		return err
+	}
+	if len(r.Fields) > 0 {
+		if err := download.CheckFields(download.Format(r.Format), r.Fields); err != nil {
+			return fmt.Errorf("%w: fields: %v", ErrInvalidRequest, err)
+		}
 	}
 	seen := map[string]bool{}
 	var addrs []string

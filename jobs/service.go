@@ -281,6 +281,10 @@ func dedupeHash(req Request, snapshot string) string {
 	fmt.Fprintf(h, "%s\x00%s\x00%s\x00checklist:%s\x00extensions:%s\x00snapshot:%s\x00description:%s\x00notify:%t:%s",
 		req.Creator, req.Format, req.Predicate, req.ChecklistKey, strings.Join(req.VerbatimExtensions, " "),
 		snapshot, req.Description, req.SendNotification, strings.Join(addrs, " "))
+	if len(req.Fields) > 0 {
+		// Chosen columns (none hashes as before they could be chosen).
+		fmt.Fprintf(h, "\x00fields:%s", strings.Join(req.Fields, "\x01"))
+	}
 	return hex.EncodeToString(h.Sum(nil))
 }
 

@@ -57,6 +57,7 @@ func TestDedupeHash(t *testing.T) {
 		"notification": func(r *Request) string { r.SendNotification = false; return "s1" },
 		"creator":      func(r *Request) string { r.Creator = "b"; return "s1" },
 		"format":       func(r *Request) string { r.Format = "SIMPLE_CSV"; return "s1" },
+		"fields":       func(r *Request) string { r.Fields = []string{"gbifID"}; return "s1" },
 	} {
 		r := base
 		if dedupeHash(r, change(&r)) == h {

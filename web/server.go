@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -56,6 +57,8 @@ type Config struct {
 	// Search answers the occurrence search and record routes
 	// (/v1/occurrence/search, /count, /{gbifID}); nil answers them 503.
 	Search Searcher
+	// Page is the portal page served at / (NewPage); nil serves none.
+	Page *Page
 }
 
 // WithDefaults returns c with every zero field set to its default.
@@ -156,7 +159,7 @@ func (s *Server) routes() []route {
 		{"GET", "/v1/occurrence/search/count", nil, s.count},
 		{"POST", "/v1/occurrence/search/predicate", nil, s.countPredicate},
 		{"GET", "/v1/openapi.json", nil, s.openAPI},
-	}, append(s.opsRoutes(), s.searchRoutes()...)...)
+	}, slices.Concat(s.opsRoutes(), s.searchRoutes(), s.pageRoutes())...)
 }
 
 // HTTPServer returns an http.Server for s with the configured timeouts.

@@ -41,6 +41,7 @@ type fileConfig struct {
 	HTTP        httpConfig   `yaml:"http"`
 	Search      searchConfig `yaml:"search"`
 	Logins      loginsConfig `yaml:"logins"`
+	Page        pageConfig   `yaml:"page"`
 	Erase       eraseConfig  `yaml:"erase"`
 	// ScheduledExports says who scheduled exports belong to and when they
 	// answer users' unfiltered requests.
@@ -143,6 +144,14 @@ type predicateLimits struct {
 	MaxPatternLength    int `yaml:"max_pattern_length" flag:"predicate-max-pattern-length"`
 	MaxPatternWildcards int `yaml:"max_pattern_wildcards" flag:"predicate-max-pattern-wildcards"`
 	MaxCost             int `yaml:"max_cost" flag:"predicate-max-cost"`
+}
+
+// pageConfig is the portal page's (docs/page.md).
+type pageConfig struct {
+	Enabled       bool     `yaml:"enabled" flag:"page"`
+	SessionIdle   duration `yaml:"session_idle" flag:"session-idle"`
+	SessionMax    duration `yaml:"session_max" flag:"session-max"`
+	ContactPerDay int      `yaml:"contact_per_day" flag:"contact-per-day"`
 }
 
 // httpConfig is the API server's timeouts (docs/operations.md).

@@ -48,6 +48,7 @@ type serveFlags struct {
 	origin                map[string]string
 	exports               exportFlags
 	search                searchFlags
+	page                  pageFlags
 }
 
 // exportFlags say what exports read: the table (--export-table, else
@@ -122,6 +123,7 @@ func serveFlagSet(f *serveFlags, env *Env) *flag.FlagSet {
 	fs.Int64Var(&f.maxBody, "max-body", 1<<20, "largest request body in bytes")
 	f.faults.register(fs)
 	f.search.register(fs)
+	f.page.register(fs)
 	c, def := &f.jobs, jobs.Config{}.WithDefaults()
 	fs.IntVar(&c.MaxRunningPerUser, "max-running", def.MaxRunningPerUser, "running downloads per user")
 	fs.StringVar(&c.Portal.Name, "portal-name", "", "publisher in citations and metadata, where GBIF's say GBIF.org (default: the host of --public-url)")
@@ -182,6 +184,7 @@ func runServe(ctx context.Context, args []string, env *Env) error {
 		return printConfig(env.Stdout, &f.conf, f.origin)
 	}
 	env = f.serveEnv(env)
+	f.page.defaults(&f)
 	dsn, err := f.databaseURL()
 	if err != nil {
 		return err
@@ -225,19 +228,23 @@ func runServe(ctx context.Context, args []string, env *Env) error {
 		return err
 	}
 	f.faults.service(svc)
-	return serve(ctx, f, svc, db, ln, reg, search.New(table, f.search.cfg, env.Logger), env)
+	page, err := f.page.open(f, svc, table, env)
+	if err != nil {
+		return err
+	}
+	return serve(ctx, f, svc, db, ln, reg, search.New(table, f.search.cfg, env.Logger), page, env)
 }
 
 // serve runs until ctx ends, then stops gracefully: HTTP first, then the
 // workers (running exports become SUSPENDED and resume at the next start).
-func serve(ctx context.Context, f serveFlags, svc *jobs.Service, db *jobs.DB, ln net.Listener, reg *prometheus.Registry, searcher web.Searcher, env *Env) error {
+func serve(ctx context.Context, f serveFlags, svc *jobs.Service, db *jobs.DB, ln net.Listener, reg *prometheus.Registry, searcher web.Searcher, page *web.Page, env *Env) error {
 	if err := svc.Start(ctx); err != nil {
 		return err
 	}
 	errc := make(chan error, 2)
 	var srv *http.Server
 	wcfg := f.web
-	wcfg.MaxBodyBytes, wcfg.PublicURL, wcfg.Search = f.maxBody, f.publicURL, searcher
+	wcfg.MaxBodyBytes, wcfg.PublicURL, wcfg.Search, wcfg.Page = f.maxBody, f.publicURL, searcher, page
 	api := web.New(svc, jobs.NewAuthenticator(db, f.auth), wcfg, env.Logger, web.WithMetrics(reg))
 	if ln != nil {
 		srv = api.HTTPServer()

@@ -179,7 +179,7 @@ func (e *Engine) Export(ctx context.Context, req jobs.ExportRequest, w io.Writer
 	defer release()
 	x, err := download.NewExport(ctx, w, download.ExportSpec{Format: format, Key: req.Key, Predicate: p,
 		Snapshot: snap.ID, Created: req.Created, DOI: req.DOI, Link: req.Link, ChecklistKey: req.ChecklistKey,
-		VerbatimExtensions: req.VerbatimExtensions},
+		VerbatimExtensions: req.VerbatimExtensions, Fields: req.Fields},
 		download.ExportOptions{Catalog: e.exports, TempDir: e.cfg.TempDir, Logger: e.logger, Portal: req.Portal})
 	if err != nil {
 		return jobs.ExportResult{}, &jobs.PermanentError{Err: err}

@@ -1,0 +1,263 @@
+package web
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/biodiversity-downloads/downloader/download"
+	"github.com/biodiversity-downloads/downloader/jobs"
+	"github.com/biodiversity-downloads/downloader/occurrence"
+)
+
+// The page's API under /ui/api: what the page does for a signed-in user
+// (downloads, the contact form) and what it needs to know (formats,
+// datasets, strings). Answers are JSON; errors {"code", "message"}
+// (page_session.go).
+
+func (s *Server) pageAPIRoutes() []route {
+	const api = "/ui/api"
+	h := s.pageAPI
+	return []route{
+		{"GET", api + "/messages/{lang}", nil, s.pageMessages},
+		{"GET", api + "/config", nil, h(s.pageConfig)},
+		{"GET", api + "/session", nil, h(s.pageSession)},
+		{"POST", api + "/signin", nil, h(s.pageSignIn)},
+		{"POST", api + "/signout", nil, h(s.pageSignOut)},
+		{"GET", api + "/downloads", nil, h(s.pageDownloads)},
+		{"POST", api + "/downloads", nil, h(s.pageSubmit)},
+		{"GET", api + "/downloads/{key}", nil, h(s.pageDownload)},
+		{"POST", api + "/downloads/{key}/cancel", nil, h(s.pageCancel)},
+		{"POST", api + "/downloads/{key}/postpone", nil, h(s.pagePostpone)},
+		{"POST", api + "/downloads/{key}/rerun", nil, h(s.pageRerun)},
+		{"GET", api + "/datasets", nil, h(s.pageDatasets)},
+		{"GET", api + "/datasets/{key}", nil, h(s.pageDataset)},
+		{"POST", api + "/contact", nil, h(s.pageContact)},
+	}
+}
+
+// formatJSON is a download format as the page offers it.
+type formatJSON struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	// Fields says the columns can be chosen; Default are the columns
+	// written when none are, Choosable the interpreted columns.
+	Fields    bool     `json:"fields"`
+	Default   []string `json:"defaultFields,omitempty"`
+	Extension string   `json:"extension"`
+}
+
+// pageConfig: GET /ui/api/config, what the page offers: the portal's name,
+// the formats of the registry (every one, in its order), the columns a
+// format's fields may be chosen from, the languages, the running-download
+// limit and whether the contact form is on.
+func (s *Server) pageConfig(w http.ResponseWriter, r *http.Request) error {
+	p := s.cfg.Page
+	cfg := s.svc.Config()
+	out := struct {
+		Portal     string       `json:"portal"`
+		Formats    []formatJSON `json:"formats"`
+		Choosable  []string     `json:"choosableFields"`
+		Languages  []string     `json:"languages"`
+		MaxRunning int          `json:"maxRunning"`
+		Contact    bool         `json:"contact"`
+		EraseAfter float64      `json:"eraseAfterDays"`
+	}{Portal: cfg.Portal.Name, Choosable: download.ChoosableFields(), Languages: p.langs,
+		MaxRunning: cfg.MaxRunningPerUser, Contact: s.svc.CanMail() && p.cfg.ContactPerDay > 0,
+		EraseAfter: cfg.EraseAfter.Hours() / 24}
+	for _, f := range download.Formats() {
+		out.Formats = append(out.Formats, formatJSON{Name: string(f.Name), Description: f.Description, Fields: f.Fields,
+			Default: download.DefaultFields(f.Name), Extension: f.Extension})
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// pageDownloads: GET /ui/api/downloads?offset=N, the user's downloads,
+// newest first.
+func (s *Server) pageDownloads(w http.ResponseWriter, r *http.Request) error {
+	ses, err := s.signedIn(r)
+	if err != nil {
+		return err
+	}
+	offset, _ := strconv.Atoi(r.URL.Query().Get("offset"))
+	page, err := s.svc.List(r.Context(), ses.User, ses.User.Name, jobs.ListFilter{}, false, 20, offset)
+	if err != nil {
+		return err
+	}
+	for i := range page.Results {
+		s.present(r, &page.Results[i])
+	}
+	writeJSON(w, http.StatusOK, page)
+	return nil
+}
+
+// pageSubmit: POST /ui/api/downloads {"query", "format", "fields",
+// "description", "sendNotification"}: the search's query string becomes
+// the predicate as the API's GET request route makes it.
+func (s *Server) pageSubmit(w http.ResponseWriter, r *http.Request) error {
+	ses, err := s.signedIn(r)
+	if err != nil {
+		return err
+	}
+	body, err := s.readBody(w, r)
+	if err != nil {
+		return err
+	}
+	var in struct {
+		Query            string   `json:"query"`
+		Format           string   `json:"format"`
+		Fields           []string `json:"fields"`
+		Description      string   `json:"description"`
+		SendNotification bool     `json:"sendNotification"`
+	}
+	if err := json.Unmarshal(body, &in); err != nil {
+		return fmt.Errorf("%w: download body: %v", jobs.ErrInvalidRequest, err)
+	}
+	q, err := url.ParseQuery(in.Query)
+	if err != nil {
+		return fmt.Errorf("%w: query: %v", jobs.ErrInvalidRequest, err)
+	}
+	for _, p := range requestParams {
+		if q.Has(p) {
+			return fmt.Errorf("%w: query: %s is not a search parameter", jobs.ErrInvalidRequest, p)
+		}
+	}
+	req, err := s.requestFromQuery(q)
+	if err != nil {
+		return err
+	}
+	req.Format, req.Fields, req.Description = in.Format, in.Fields, in.Description
+	req.SendNotification = in.SendNotification
+	req.Source = "portal page"
+	req.Language = truncate(r.Header.Get("Accept-Language"), 200)
+	key, err := s.svc.Submit(r.Context(), ses.User, req)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, map[string]string{"key": key})
+	return nil
+}
+
+// pageDownload: GET /ui/api/downloads/{key}, the user's download with its
+// progress; Retry-After says when to ask again while it runs.
+func (s *Server) pageDownload(w http.ResponseWriter, r *http.Request) error {
+	ses, err := s.signedIn(r)
+	if err != nil {
+		return err
+	}
+	d, err := s.ownDownload(r, ses)
+	if err != nil {
+		return err
+	}
+	s.present(r, &d)
+	if wait := s.svc.PollInterval(d); wait > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int(wait/time.Second)))
+	}
+	writeJSON(w, http.StatusOK, d)
+	return nil
+}
+
+// ownDownload is the download the path names, when the session's user may
+// manage it (its creator, an admin); another's is not found.
+func (s *Server) ownDownload(r *http.Request, ses jobs.Session) (jobs.Download, error) {
+	d, err := s.svc.Get(r.Context(), &ses.User, r.PathValue("key"), false)
+	if err != nil {
+		return d, err
+	}
+	if d.Request.Creator != ses.User.Name && !ses.User.Admin {
+		return jobs.Download{}, fmt.Errorf("%w: download %s is not yours", jobs.ErrNotFound, d.Key)
+	}
+	return d, nil
+}
+
+// pageCancel: POST /ui/api/downloads/{key}/cancel.
+func (s *Server) pageCancel(w http.ResponseWriter, r *http.Request) error {
+	ses, err := s.signedIn(r)
+	if err != nil {
+		return err
+	}
+	if err := s.svc.Cancel(r.Context(), ses.User, r.PathValue("key")); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// pagePostpone: POST /ui/api/downloads/{key}/postpone moves the erasure to
+// the default period from now.
+func (s *Server) pagePostpone(w http.ResponseWriter, r *http.Request) error {
+	ses, err := s.signedIn(r)
+	if err != nil {
+		return err
+	}
+	d, err := s.svc.Postpone(r.Context(), ses.User, r.PathValue("key"), time.Time{})
+	if err != nil {
+		return err
+	}
+	s.present(r, &d)
+	writeJSON(w, http.StatusOK, d)
+	return nil
+}
+
+// pageRerun: POST /ui/api/downloads/{key}/rerun submits the download's
+// request again: the same query and format over the table as it is now.
+// An identical request within the dedupe window answers the earlier key,
+// as any submission does.
+func (s *Server) pageRerun(w http.ResponseWriter, r *http.Request) error {
+	ses, err := s.signedIn(r)
+	if err != nil {
+		return err
+	}
+	d, err := s.ownDownload(r, ses)
+	if err != nil {
+		return err
+	}
+	req := d.Request
+	req.Creator = ""
+	req.Source = "portal page"
+	req.Language = truncate(r.Header.Get("Accept-Language"), 200)
+	key, err := s.svc.Submit(r.Context(), ses.User, req)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, map[string]string{"key": key})
+	return nil
+}
+
+// datasetJSON is what a record page shows of its dataset.
+type datasetJSON struct {
+	Key      string `json:"key"`
+	Title    string `json:"title,omitempty"`
+	License  string `json:"license,omitempty"`
+	Citation string `json:"citation,omitempty"`
+	Records  int64  `json:"records"`
+	// Contact names the publisher's contact the contact form writes to
+	// (never the address); empty when the EML names none.
+	Contact string `json:"contact,omitempty"`
+}
+
+// pageDataset: GET /ui/api/datasets/{key}.
+func (s *Server) pageDataset(w http.ResponseWriter, r *http.Request) error {
+	cat := s.cfg.Page.cfg.Catalog
+	if cat == nil {
+		return jobs.ErrEngineUnavailable
+	}
+	info, err := cat.Dataset(r.Context(), r.PathValue("key"))
+	if errors.Is(err, occurrence.ErrNoDataset) {
+		return fmt.Errorf("%w: dataset %s", jobs.ErrNotFound, r.PathValue("key"))
+	}
+	if err != nil {
+		return err
+	}
+	out := datasetJSON{Key: info.Key, Title: info.Title, License: info.License, Citation: info.Citation, Records: info.Records}
+	if c, err := s.datasetContact(r, info.Key); err == nil {
+		out.Contact = c.Label()
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}

@@ -1,0 +1,173 @@
+package web_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/biodiversity-downloads/downloader/internal/mailpit"
+)
+
+// chromiumPath is Debian's chromium (scripts/ci/browser.sh installs it).
+const chromiumPath = "/usr/bin/chromium"
+
+// needBrowser skips (or fails under CI=true) without chromium, node or
+// web/e2e's npm packages, and returns node's path.
+func needBrowser(t *testing.T) string {
+	t.Helper()
+	missing := ""
+	node, err := exec.LookPath("node")
+	switch {
+	case err != nil:
+		missing = "node is not installed"
+	case fileMissing(chromiumPath):
+		missing = chromiumPath + " is not installed"
+	case fileMissing("e2e/node_modules/playwright-core/package.json"), fileMissing("e2e/node_modules/axe-core/axe.min.js"):
+		missing = "web/e2e/node_modules is not installed"
+	}
+	if missing != "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s (run scripts/ci/browser.sh)", missing)
+		}
+		t.Skipf("%s; run scripts/ci/browser.sh to test the page in a browser", missing)
+	}
+	return node
+}
+
+func fileMissing(p string) bool {
+	_, err := os.Stat(p)
+	return err != nil
+}
+
+// demoTable makes the demo's table (`downloader demo`: three real
+// datasets, one from ABCD) in a temporary directory.
+func demoTable(t *testing.T, bin string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if out, err := exec.Command(bin, "demo", "--dir", dir).CombinedOutput(); err != nil {
+		t.Fatalf("demo: %v\n%s", err, out)
+	}
+	return filepath.Join(dir, "table")
+}
+
+// TestPageInBrowser runs web/e2e/e2e.mjs (playwright-core driving Debian's
+// chromium, axe-core) against `downloader serve` on the demo table, built
+// with the faultinject tag so that exports last long enough to watch,
+// cancel and count (--test-export-throttle). With
+// DOWNLOADER_SCREENSHOTS=DIR the script writes the main states' PNGs there
+// (docs/screenshots is made so).
+func TestPageInBrowser(t *testing.T) {
+	node := needBrowser(t)
+	bin := buildFaultBinary(t)
+	table := demoTable(t, bin)
+	dsn := sqliteDSN(t)
+	const maxRunning = 3
+	args := []string{"--role", "all", "--listen", "127.0.0.1:0", "--db", dsn, "--table", table,
+		"--storage", filepath.Join(t.TempDir(), "archives"), "--poll", "100ms", "--heartbeat", "100ms",
+		"--workers", "2", "--max-running", strconv.Itoa(maxRunning), "--test-export-throttle", "20000",
+		"--portal-name", "Example Biodiversity Portal"}
+	// With an SMTP server (mailpit) the contact form is on: the script
+	// sends a message through it and the test reads it there.
+	var pit *mailpit.Server
+	alice, contact := "alice@example.org", "0"
+	if os.Getenv("DOWNLOADER_TEST_MAILPIT") != "" || os.Getenv("CI") == "true" {
+		pit = mailpit.Shared(t)
+		alice, contact = mailpit.Address("alice"), "1"
+		args = append(args, "--smtp", pit.SMTP, "--smtp-from", "Portal <portal@example.org>")
+	}
+	add := exec.Command(bin, "user", "add", "alice", "--email", alice, "--db", dsn)
+	add.Stdin = strings.NewReader(password("alice") + "\n")
+	if out, err := add.CombinedOutput(); err != nil {
+		t.Fatalf("user add: %v %s", err, out)
+	}
+	p := startServe(t, bin, nil, args...)
+	cmd := exec.Command(node, "e2e.mjs")
+	cmd.Dir = "e2e"
+	cmd.Env = append(os.Environ(), "BASE_URL="+p.base, "E2E_USER=alice", "E2E_PASSWORD="+password("alice"),
+		"E2E_MAX_RUNNING="+strconv.Itoa(maxRunning), "CHROMIUM="+chromiumPath, "E2E_CONTACT="+contact,
+		"SCREENSHOTS="+os.Getenv("DOWNLOADER_SCREENSHOTS"))
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	start := time.Now()
+	err := cmd.Run()
+	t.Logf("e2e.mjs (%s):\n%s", time.Since(start).Round(time.Second), out.String())
+	if err != nil {
+		t.Fatalf("e2e.mjs failed: %v", err)
+	}
+	// The script's last line counts its checks; every one must have run.
+	var passed, failed int
+	var subject string
+	re := regexp.MustCompile(`^(\d+) passed, (\d+) failed$`)
+	sc := bufio.NewScanner(&out)
+	for sc.Scan() {
+		if m := re.FindStringSubmatch(sc.Text()); m != nil {
+			passed, _ = strconv.Atoi(m[1])
+			failed, _ = strconv.Atoi(m[2])
+		}
+		if v, ok := strings.CutPrefix(sc.Text(), "contact-subject: "); ok {
+			subject = v
+		}
+	}
+	if failed != 0 || passed < 15 {
+		t.Fatalf("%d checks passed, %d failed; want 15 passed", passed, failed)
+	}
+	if pit != nil {
+		checkContactMail(t, pit, alice, subject)
+	}
+}
+
+// checkContactMail finds the message the page's contact form sent: to the
+// dataset's contact, with the sender in Cc and as Reply-To, not marked
+// Auto-Submitted (answers must reach the sender).
+func checkContactMail(t *testing.T, pit *mailpit.Server, sender, subject string) {
+	t.Helper()
+	if subject == "" {
+		t.Fatal("the script sent no contact message")
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		var found struct {
+			Messages []struct {
+				ID, Subject string
+				To, Cc      []struct{ Address string }
+				ReplyTo     []struct{ Address string }
+			}
+		}
+		resp, err := http.Get(pit.API + "/api/v1/search?query=" + url.QueryEscape(`cc:"`+sender+`"`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = json.NewDecoder(resp.Body).Decode(&found)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range found.Messages {
+			if !strings.Contains(m.Subject, subject) {
+				continue
+			}
+			if len(m.To) != 1 || m.To[0].Address == sender || len(m.Cc) != 1 || m.Cc[0].Address != sender ||
+				len(m.ReplyTo) != 1 || m.ReplyTo[0].Address != sender {
+				t.Fatalf("contact message to %v cc %v reply-to %v, want the dataset's contact, cc and reply-to %s", m.To, m.Cc, m.ReplyTo, sender)
+			}
+			if h := pit.Headers(t, m.ID); len(h["Auto-Submitted"]) != 0 {
+				t.Fatalf("a relayed message is marked Auto-Submitted: %v", h["Auto-Submitted"])
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no message with subject %q in copy to %s", subject, sender)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}

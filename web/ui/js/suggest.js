@@ -1,0 +1,100 @@
+// Scientific-name suggestions for the search form: an ARIA 1.2 combobox
+// (the list follows the input; arrows move, Enter picks, Escape closes).
+// Names come from the species suggest route when the service has one
+// (/v1/species/suggest, the taxonomy's: picking a name then searches by its
+// taxon key), else from the table's own names (the scientificName facet,
+// asked once), matched at the start of a word.
+import { h, replace, uid } from './dom.js';
+import { t } from './i18n.js';
+import { api, isAbort } from './api.js';
+
+let speciesRoute = null; // unknown, then true or false
+let tableNames = null;
+
+async function suggestions(q, signal) {
+  if (speciesRoute !== false) {
+    try {
+      const res = await api(`/v1/species/suggest?q=${encodeURIComponent(q)}&limit=10`, { signal });
+      speciesRoute = true;
+      return (Array.isArray(res) ? res : res.results || []).map((s) => ({
+        name: s.scientificName || s.canonicalName, taxonKey: s.key || s.usageKey, rank: s.rank,
+      })).filter((s) => s.name);
+    } catch (e) {
+      if (isAbort(e)) throw e;
+      if (e.status !== 404) return [];
+      speciesRoute = false;
+    }
+  }
+  if (!tableNames) {
+    tableNames = api('/v1/occurrence/search?limit=0&facet=scientificName&facetLimit=5000', { signal })
+      .then((r) => ((r.facets || []).find((f) => f.field === 'SCIENTIFIC_NAME') || { counts: [] }).counts.map((c) => c.name))
+      .catch((e) => { tableNames = null; throw e; });
+  }
+  const names = await tableNames;
+  const needle = q.toLowerCase();
+  return names.filter((n) => n.toLowerCase().split(/[\s(]+/).some((w) => w.startsWith(needle)) || n.toLowerCase().startsWith(needle))
+    .slice(0, 10).map((name) => ({ name }));
+}
+
+/** nameSuggester turns input into a combobox; onPick({name, taxonKey}). */
+export function nameSuggester(input, onPick) {
+  const listId = uid('names');
+  const list = h('ul', { id: listId, role: 'listbox', class: 'suggestions', 'aria-label': t('search.suggestions'), hidden: true });
+  input.setAttribute('role', 'combobox');
+  input.setAttribute('aria-autocomplete', 'list');
+  input.setAttribute('aria-expanded', 'false');
+  input.setAttribute('aria-controls', listId);
+  let items = [];
+  let active = -1;
+  let ctrl = null;
+  let timer = 0;
+
+  function close() {
+    list.hidden = true;
+    input.setAttribute('aria-expanded', 'false');
+    input.removeAttribute('aria-activedescendant');
+    active = -1;
+  }
+  function show() {
+    replace(list, items.map((s, i) => {
+      const li = h('li', { id: `${listId}-${i}`, role: 'option', 'aria-selected': i === active ? 'true' : 'false' },
+        s.name, s.rank ? h('span', { class: 'muted' }, ` · ${s.rank.toLowerCase()}`) : null);
+      li.addEventListener('mousedown', (e) => { e.preventDefault(); pick(i); });
+      return li;
+    }));
+    list.hidden = items.length === 0;
+    input.setAttribute('aria-expanded', items.length ? 'true' : 'false');
+    if (active >= 0) input.setAttribute('aria-activedescendant', `${listId}-${active}`);
+    else input.removeAttribute('aria-activedescendant');
+  }
+  function pick(i) {
+    const s = items[i];
+    close();
+    if (s) onPick(s);
+  }
+  input.addEventListener('input', () => {
+    clearTimeout(timer);
+    const q = input.value.trim();
+    if (q.length < 2) { items = []; close(); return; }
+    timer = setTimeout(async () => {
+      if (ctrl) ctrl.abort();
+      ctrl = new AbortController();
+      try {
+        items = await suggestions(q, ctrl.signal);
+        active = -1;
+        show();
+      } catch (e) {
+        if (!isAbort(e)) { items = []; close(); }
+      }
+    }, 200);
+  });
+  input.addEventListener('keydown', (e) => {
+    if (list.hidden && e.key !== 'ArrowDown') return;
+    if (e.key === 'ArrowDown') { e.preventDefault(); active = Math.min(items.length - 1, active + 1); show(); }
+    else if (e.key === 'ArrowUp') { e.preventDefault(); active = Math.max(-1, active - 1); show(); }
+    else if (e.key === 'Enter' && active >= 0) { e.preventDefault(); pick(active); }
+    else if (e.key === 'Escape') { e.preventDefault(); close(); }
+  });
+  input.addEventListener('blur', () => setTimeout(close, 150));
+  return { list, dispose() { clearTimeout(timer); if (ctrl) ctrl.abort(); } };
+}
