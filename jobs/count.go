@@ -76,8 +76,25 @@ func (s *Service) Count(ctx context.Context, caller *User, format string, predic
 }
 
 // countLimited runs the engine's count in a slot of the caller's class,
-// under the class's deadline.
+// under the class's deadline (Admit).
 func (s *Service) countLimited(ctx context.Context, caller *User, pred json.RawMessage) (int64, error) {
+	var n int64
+	err := s.Admit(ctx, caller, "count", func(ctx context.Context) error {
+		var err error
+		n, err = s.engine.Count(ctx, pred)
+		return err
+	})
+	return n, err
+}
+
+// Admit runs scan, work that reads the table for an API request (a count,
+// a search page with its count and facets), in a slot of the caller's
+// class under the class's deadline: anonymous callers (caller nil) have
+// fewer and shorter ones than signed-in users. With every slot taken it
+// fails with ErrTooManyCounts at once; past the deadline scan's context is
+// cancelled and it fails with ErrCountTimeout. what names the work in
+// errors ("count", "search").
+func (s *Service) Admit(ctx context.Context, caller *User, what string, scan func(context.Context) error) error {
 	lim, slots, who := s.cfg.AnonymousCounts, s.anonCounts, "anonymous callers"
 	if caller != nil {
 		lim, slots, who = s.cfg.UserCounts, s.userCounts, "signed-in users"
@@ -85,18 +102,18 @@ func (s *Service) countLimited(ctx context.Context, caller *User, pred json.RawM
 	select {
 	case slots <- struct{}{}:
 	default:
-		return 0, fmt.Errorf("%w: %d counts of %s are running, the limit; retry later", ErrTooManyCounts, lim.Concurrent, who)
+		return fmt.Errorf("%w: %d counts and searches of %s are running, the limit; retry later", ErrTooManyCounts, lim.Concurrent, who)
 	}
 	defer func() { <-slots }()
 	cctx, cancel := context.WithTimeout(ctx, lim.Timeout)
 	defer cancel()
-	n, err := s.engine.Count(cctx, pred)
+	err := scan(cctx)
 	if err != nil && ctx.Err() == nil && errors.Is(cctx.Err(), context.DeadlineExceeded) {
 		hint := "narrow the predicate"
 		if caller == nil && s.cfg.UserCounts.Timeout > lim.Timeout {
 			hint += fmt.Sprintf(", or sign in (signed-in users' counts may run %s)", s.cfg.UserCounts.Timeout)
 		}
-		return 0, fmt.Errorf("%w: the count ran longer than %s, the limit for %s, and was stopped; %s", ErrCountTimeout, lim.Timeout, who, hint)
+		return fmt.Errorf("%w: the %s ran longer than %s, the limit for %s, and was stopped; %s", ErrCountTimeout, what, lim.Timeout, who, hint)
 	}
-	return n, err
+	return err
 }

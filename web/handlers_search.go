@@ -43,6 +43,16 @@ func (s *Server) searchRoutes() []route {
 	}
 }
 
+// admit runs a scan for a search route in a slot of the caller's class
+// (jobs.Service.Admit: the same slots and deadlines as the count routes);
+// a server without a job service (tests of the search alone) runs it as is.
+func (s *Server) admit(ctx context.Context, caller *jobs.User, what string, scan func(context.Context) error) error {
+	if s.svc == nil {
+		return scan(ctx)
+	}
+	return s.svc.Admit(ctx, caller, what, scan)
+}
+
 // searcher returns the configured search or the error that there is none.
 func (s *Server) searcher() (Searcher, error) {
 	if s.cfg.Search == nil {
@@ -61,7 +71,16 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return searchErr(err)
 	}
-	resp, err := sr.Search(r.Context(), req)
+	u, err := s.caller(r)
+	if err != nil {
+		return err
+	}
+	var resp *search.Response
+	err = s.admit(r.Context(), u, "search", func(ctx context.Context) error {
+		var err error
+		resp, err = sr.Search(ctx, req)
+		return err
+	})
 	if err != nil {
 		return searchErr(err)
 	}
@@ -84,7 +103,16 @@ func (s *Server) occurrenceCount(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return searchErr(err)
 	}
-	n, err := sr.Count(r.Context(), pred)
+	u, err := s.caller(r)
+	if err != nil {
+		return err
+	}
+	var n int64
+	err = s.admit(r.Context(), u, "count", func(ctx context.Context) error {
+		var err error
+		n, err = sr.Count(ctx, pred)
+		return err
+	})
 	if err != nil {
 		return searchErr(err)
 	}

@@ -17,6 +17,8 @@ import (
 	"github.com/biodiversity-downloads/downloader/jobs/tableexport"
 	"github.com/biodiversity-downloads/downloader/occurrence"
 	"github.com/biodiversity-downloads/downloader/occurrence/occurrencetest"
+	"github.com/biodiversity-downloads/downloader/search"
+	"github.com/biodiversity-downloads/downloader/web"
 )
 
 // TestHostilePredicateRoutes sends the hostile suite's predicates to the
@@ -195,4 +197,36 @@ func TestHostileCountDeadline(t *testing.T) {
 	time.Sleep(300 * time.Millisecond) // past the anonymous deadline
 	close(g.gate)
 	expect(t, <-done, http.StatusOK)
+}
+
+// TestHostileSearchSlots: the search routes share the count routes' slots
+// (jobs.Service.Admit): with the anonymous slot held by a count, an
+// anonymous search page and GBIF's /occurrence/count are refused with 429
+// at once, and run again once the slot is free.
+func TestHostileSearchSlots(t *testing.T) {
+	g := &gatedTable{gate: make(chan struct{})}
+	s := startServer(t, sqliteDSN(t), options{
+		table: func(tb tableexport.Table) tableexport.Table { g.Table = tb; return g },
+		config: func(c *jobs.Config) {
+			c.AnonymousCounts = jobs.CountLimit{Concurrent: 1, Timeout: time.Minute}
+			c.CountRetryAfter = 3 * time.Second
+		},
+		web: web.Config{Search: search.New(g, search.Config{Cache: -1}, testLogger(t))},
+	})
+	done := make(chan response, 1)
+	go func() { done <- s.do("GET", "/v1/occurrence/search/count?stateProvince=Nigde", "", nil) }()
+	g.waitScans(t, 1)
+	for _, path := range []string{"/v1/occurrence/search?stateProvince=Nigde", "/v1/occurrence/count?country=TR"} {
+		r := expect(t, s.do("GET", path, "", nil), http.StatusTooManyRequests)
+		if r.header.Get("Retry-After") != "3" {
+			t.Fatalf("%s: 429 without the Retry-After of the count slots: %q", path, r.header.Get("Retry-After"))
+		}
+	}
+	close(g.gate)
+	expect(t, <-done, http.StatusOK)
+	r := expect(t, s.do("GET", "/v1/occurrence/search?stateProvince=Nigde&limit=1", "", nil), http.StatusOK)
+	var page struct{ Count int64 }
+	if err := json.Unmarshal(r.body, &page); err != nil || page.Count == 0 {
+		t.Fatalf("search after the slot was freed: %s", r.body)
+	}
 }

@@ -232,7 +232,9 @@ func runServe(ctx context.Context, args []string, env *Env) error {
 	if err != nil {
 		return err
 	}
-	return serve(ctx, f, svc, db, ln, reg, search.New(table, f.search.cfg, env.Logger), page, env)
+	scfg := f.search.cfg
+	scfg.Limits = f.limits // searches are bounded as downloads and counts are
+	return serve(ctx, f, svc, db, ln, reg, search.New(table, scfg, env.Logger), page, env)
 }
 
 // serve runs until ctx ends, then stops gracefully: HTTP first, then the
