@@ -91,7 +91,8 @@ func (s *Service) countLimited(ctx context.Context, caller *User, pred json.RawM
 // a search page with its count and facets), in a slot of the caller's
 // class under the class's deadline: anonymous callers (caller nil) have
 // fewer and shorter ones than signed-in users. With every slot taken it
-// fails with ErrTooManyCounts at once; past the deadline scan's context is
+// waits up to Config.CountWait for one, then fails with ErrTooManyCounts;
+// past the deadline scan's context is
 // cancelled and it fails with ErrCountTimeout. what names the work in
 // errors ("count", "search").
 func (s *Service) Admit(ctx context.Context, caller *User, what string, scan func(context.Context) error) error {
@@ -99,9 +100,10 @@ func (s *Service) Admit(ctx context.Context, caller *User, what string, scan fun
 	if caller != nil {
 		lim, slots, who = s.cfg.UserCounts, s.userCounts, "signed-in users"
 	}
-	select {
-	case slots <- struct{}{}:
-	default:
+	if err := s.takeSlot(ctx, slots); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
 		return fmt.Errorf("%w: %d counts and searches of %s are running, the limit; retry later", ErrTooManyCounts, lim.Concurrent, who)
 	}
 	defer func() { <-slots }()
@@ -116,4 +118,27 @@ func (s *Service) Admit(ctx context.Context, caller *User, what string, scan fun
 		return fmt.Errorf("%w: the %s ran longer than %s, the limit for %s, and was stopped; %s", ErrCountTimeout, what, lim.Timeout, who, hint)
 	}
 	return err
+}
+
+// takeSlot takes a slot of slots, waiting up to Config.CountWait (not at
+// all when it is negative) or until ctx ends.
+func (s *Service) takeSlot(ctx context.Context, slots chan struct{}) error {
+	select {
+	case slots <- struct{}{}:
+		return nil
+	default:
+	}
+	if s.cfg.CountWait <= 0 {
+		return ErrTooManyCounts
+	}
+	t := time.NewTimer(s.cfg.CountWait)
+	defer t.Stop()
+	select {
+	case slots <- struct{}{}:
+		return nil
+	case <-t.C:
+		return ErrTooManyCounts
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }

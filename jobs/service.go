@@ -76,6 +76,11 @@ type Config struct {
 	AnonymousCounts, UserCounts CountLimit
 	// CountRetryAfter is the hint given with ErrTooManyCounts.
 	CountRetryAfter time.Duration
+	// CountWait is how long a count or search waits for a slot of its
+	// class before it is refused with ErrTooManyCounts, so that the burst
+	// of one page (a search, its count and its estimate at once) queues
+	// instead of failing; negative: refuse at once.
+	CountWait time.Duration
 	// Scheduler holds the schedules and their settings (schedule.go).
 	Scheduler SchedulerConfig
 }
@@ -116,6 +121,7 @@ func (c Config) WithDefaults() Config {
 	c.AnonymousCounts = c.AnonymousCounts.withDefaults(2, 10*time.Second)
 	c.UserCounts = c.UserCounts.withDefaults(4, time.Minute)
 	def(&c.CountRetryAfter, 2*time.Second)
+	def(&c.CountWait, 2*time.Second)
 	c.Scheduler = c.Scheduler.withDefaults()
 	return c
 }

@@ -132,6 +132,7 @@ func TestHostileCountSlots(t *testing.T) {
 			c.AnonymousCounts = jobs.CountLimit{Concurrent: 1, Timeout: time.Minute}
 			c.UserCounts = jobs.CountLimit{Concurrent: 1, Timeout: time.Minute}
 			c.CountRetryAfter = 3 * time.Second
+			c.CountWait = -1
 		},
 	})
 	const path = "/v1/occurrence/search/count?stateProvince=Nigde"
@@ -210,6 +211,7 @@ func TestHostileSearchSlots(t *testing.T) {
 		config: func(c *jobs.Config) {
 			c.AnonymousCounts = jobs.CountLimit{Concurrent: 1, Timeout: time.Minute}
 			c.CountRetryAfter = 3 * time.Second
+			c.CountWait = -1
 		},
 		web: web.Config{Search: search.New(g, search.Config{Cache: -1}, testLogger(t))},
 	})
@@ -229,4 +231,33 @@ func TestHostileSearchSlots(t *testing.T) {
 	if err := json.Unmarshal(r.body, &page); err != nil || page.Count == 0 {
 		t.Fatalf("search after the slot was freed: %s", r.body)
 	}
+}
+
+// TestHostileCountWait: with the slot taken, a count waits up to
+// Config.CountWait for it: one that the freed slot reaches in time is
+// answered 200, one that waits past CountWait is refused with 429.
+func TestHostileCountWait(t *testing.T) {
+	g := &gatedTable{gate: make(chan struct{})}
+	s := startServer(t, sqliteDSN(t), options{
+		table: func(tb tableexport.Table) tableexport.Table { g.Table = tb; return g },
+		config: func(c *jobs.Config) {
+			c.AnonymousCounts = jobs.CountLimit{Concurrent: 1, Timeout: time.Minute}
+			c.CountWait = 400 * time.Millisecond
+		},
+	})
+	const path = "/v1/occurrence/search/count?stateProvince=Nigde"
+	first := make(chan response, 1)
+	go func() { first <- s.do("GET", path, "", nil) }()
+	g.waitScans(t, 1)
+	start := time.Now()
+	expect(t, s.do("GET", path, "", nil), http.StatusTooManyRequests)
+	if waited := time.Since(start); waited < 400*time.Millisecond {
+		t.Fatalf("refused after %s, before the %s wait", waited, 400*time.Millisecond)
+	}
+	queued := make(chan response, 1)
+	go func() { queued <- s.do("GET", path, "", nil) }()
+	time.Sleep(100 * time.Millisecond) // the second count is waiting for the slot
+	close(g.gate)
+	expect(t, <-first, http.StatusOK)
+	expect(t, <-queued, http.StatusOK)
 }

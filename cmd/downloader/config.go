@@ -133,6 +133,8 @@ type countsConfig struct {
 	ConcurrencyAnonymous int      `yaml:"concurrency_anonymous" flag:"count-concurrency-anonymous"`
 	TimeoutAnonymous     duration `yaml:"timeout_anonymous" flag:"count-timeout-anonymous"`
 	RetryAfter           duration `yaml:"retry_after" flag:"count-retry-after"`
+	// Wait may be negative: refuse at once when the slots are taken.
+	Wait duration `yaml:"wait" flag:"count-wait" signed:"true"`
 }
 
 type predicateLimits struct {

@@ -147,6 +147,7 @@ func serveFlagSet(f *serveFlags, env *Env) *flag.FlagSet {
 	fs.IntVar(&c.UserCounts.Concurrent, "count-concurrency", def.UserCounts.Concurrent, "counts of signed-in users run at once (more: 429)")
 	fs.DurationVar(&c.UserCounts.Timeout, "count-timeout", def.UserCounts.Timeout, "how long a signed-in user's count may run (then: 504)")
 	fs.DurationVar(&c.CountRetryAfter, "count-retry-after", def.CountRetryAfter, "Retry-After of the 429 answer to a count over its class's slots")
+	fs.DurationVar(&c.CountWait, "count-wait", def.CountWait, "how long a count or search waits for a slot of its class before the 429 (negative: refuse at once)")
 	limitFlags(fs, &f.limits)
 	httpFlags(fs, &f.web, &f.auth)
 	return fs
