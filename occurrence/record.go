@@ -44,6 +44,9 @@ func (r *Record) SetString(i int, s string) {
 	r.vals[i] = Value{S: s, Valid: true}
 }
 
+// SetNull sets a column to null.
+func (r *Record) SetNull(i int) { r.vals[i] = Value{} }
+
 // SetInt sets an integer column.
 func (r *Record) SetInt(i int, v int64) { r.vals[i] = Value{I: v, Valid: true} }
 
