@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -218,41 +219,7 @@ func testTaxaIngest(t *testing.T, tbl interface {
 		t.Fatal(err)
 	}
 	rows := taxonRows(t, tbl, snap)
-	input := messInput(t)
-	for id, want := range messCases {
-		r, ok := rows[id]
-		if !ok {
-			t.Errorf("%s: not in the table", id)
-			continue
-		}
-		var issues []string
-		if r.issue != "" {
-			issues = strings.Split(r.issue, ";")
-		}
-		taxonIssues := slices.DeleteFunc(slices.Clone(issues), func(s string) bool { return !strings.HasPrefix(s, "TAXON_MATCH_") })
-		wantIssues := []string{}
-		if want.issue != "" {
-			wantIssues = []string{want.issue}
-		}
-		if !r.hasTaxonKey || r.taxonKey != want.key || r.acceptedKey != want.accepted || !slices.Equal(append([]string{}, taxonIssues...), wantIssues) {
-			t.Errorf("%s %q: taxonKey %d (set %v) accepted %d issues %q; want %d, %d, %q", id, input[id], r.taxonKey, r.hasTaxonKey,
-				r.acceptedKey, taxonIssues, want.key, want.accepted, wantIssues)
-		}
-		if want.key == 0 && (r.kingdom != "incertae sedis" || r.kingdomKey != 0) {
-			t.Errorf("%s: unmatched record has kingdom %q (%d), want GBIF's incertae sedis (0)", id, r.kingdom, r.kingdomKey)
-		}
-		// the source's values stay verbatim
-		var verbatim map[string]string
-		if err := json.Unmarshal([]byte(r.verbatim), &verbatim); err != nil {
-			t.Fatalf("%s: verbatim %q: %v", id, r.verbatim, err)
-		}
-		if verbatim["scientificName"] != input[id] || r.verbatimSci != input[id] {
-			t.Errorf("%s: verbatim scientificName %q, verbatimScientificName %q; want %q", id, verbatim["scientificName"], r.verbatimSci, input[id])
-		}
-	}
-	if r := rows["t04"]; r.sci != "Puma concolor (Linnaeus, 1771)" {
-		t.Errorf("t04: interpreted scientificName %q, want the backbone's", r.sci)
-	}
+	checkMess(t, rows)
 
 	// TAXON_KEY of the family counts the records of every taxon under it,
 	// computed here from the input: the expected usage's accepted
@@ -300,6 +267,46 @@ func testTaxaIngest(t *testing.T, tbl interface {
 	}
 	if n := under(felidae); n != 15 {
 		t.Errorf("the input has %d Felidae records, want 15 (t01-t04, t06-t15, t25)", n)
+	}
+}
+
+// checkMess asserts the match of every record of testdata/taxa-mess.txt.
+func checkMess(t *testing.T, rows map[string]taxonRow) {
+	t.Helper()
+	input := messInput(t)
+	for id, want := range messCases {
+		r, ok := rows[id]
+		if !ok {
+			t.Errorf("%s: not in the table", id)
+			continue
+		}
+		var issues []string
+		if r.issue != "" {
+			issues = strings.Split(r.issue, ";")
+		}
+		taxonIssues := slices.DeleteFunc(slices.Clone(issues), func(s string) bool { return !strings.HasPrefix(s, "TAXON_MATCH_") })
+		wantIssues := []string{}
+		if want.issue != "" {
+			wantIssues = []string{want.issue}
+		}
+		if !r.hasTaxonKey || r.taxonKey != want.key || r.acceptedKey != want.accepted || !slices.Equal(append([]string{}, taxonIssues...), wantIssues) {
+			t.Errorf("%s %q: taxonKey %d (set %v) accepted %d issues %q; want %d, %d, %q", id, input[id], r.taxonKey, r.hasTaxonKey,
+				r.acceptedKey, taxonIssues, want.key, want.accepted, wantIssues)
+		}
+		if want.key == 0 && (r.kingdom != "incertae sedis" || r.kingdomKey != 0) {
+			t.Errorf("%s: unmatched record has kingdom %q (%d), want GBIF's incertae sedis (0)", id, r.kingdom, r.kingdomKey)
+		}
+		// the source's values stay verbatim
+		var verbatim map[string]string
+		if err := json.Unmarshal([]byte(r.verbatim), &verbatim); err != nil {
+			t.Fatalf("%s: verbatim %q: %v", id, r.verbatim, err)
+		}
+		if verbatim["scientificName"] != input[id] || r.verbatimSci != input[id] {
+			t.Errorf("%s: verbatim scientificName %q, verbatimScientificName %q; want %q", id, verbatim["scientificName"], r.verbatimSci, input[id])
+		}
+	}
+	if r := rows["t04"]; r.sci != "Puma concolor (Linnaeus, 1771)" {
+		t.Errorf("t04: interpreted scientificName %q, want the backbone's", r.sci)
 	}
 }
 
@@ -360,5 +367,78 @@ func TestTaxaDerived(t *testing.T) {
 	}
 	if first["t20"].taxonKey == first["t21"].taxonKey {
 		t.Errorf("Oenanthe of plants and birds share the derived key %d", first["t20"].taxonKey)
+	}
+}
+
+// TestReinterpret: a table ingested without a checklist (derived keys),
+// then a checklist loaded and the table re-interpreted: every record gets
+// the checklist's match in one new snapshot, while a download's pinned
+// snapshot keeps reading the old keys.
+func TestReinterpret(t *testing.T) {
+	ctx := context.Background()
+	s, tdir := openStoreIn(t)
+	dir := filepath.Join(tdir, "taxonomy")
+	derived, err := OpenTaxa(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ingestMess(t, s, derived)
+	// a second dataset: the same records under another key
+	src, err := Open(ctx, messFile, OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(ctx, s, src, Options{Taxa: derived, DatasetKey: "second"}); err != nil {
+		t.Fatal(err)
+	}
+	src.Close()
+	if err := derived.Close(); err != nil {
+		t.Fatal(err)
+	}
+	old, release, err := occurrence.PinSnapshot(ctx, s, "a running download", time.Minute, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	before := taxonRows(t, s, old)
+	if before["t01"].taxonKey == cougar || !before["t01"].hasTaxonKey {
+		t.Fatalf("t01 before the checklist: taxonKey %d (set %v), want a derived key", before["t01"].taxonKey, before["t01"].hasTaxonKey)
+	}
+
+	loadBackbone(t, dir)
+	taxa, err := OpenTaxa(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taxa.Close()
+	res, err := Reinterpret(ctx, s, taxa)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Atomic || res.Datasets != 2 || res.Records != 2*int64(len(messCases)) || res.Issues[taxonomy.IssueTaxonMatchNone] != 8 {
+		t.Fatalf("reinterpret: %+v; want 2 datasets, %d records in one snapshot, 8 TAXON_MATCH_NONE", res, 2*len(messCases))
+	}
+	oldN, _ := strconv.ParseInt(old.ID, 10, 64)
+	newSnap, err := s.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := strconv.ParseInt(newSnap.ID, 10, 64); newSnap.ID != res.Snapshot || n != oldN+1 {
+		t.Errorf("snapshot %s after re-interpretation (reported %s), want one step after %s: both datasets in one publication", newSnap.ID, res.Snapshot, old.ID)
+	}
+	checkMess(t, taxonRows(t, s, newSnap))
+	if n := countIn(t, s, newSnap, fmt.Sprintf(`{"type":"equals","key":"TAXON_KEY","value":"%d"}`, felidae)); n != 30 {
+		t.Errorf("Felidae after re-interpretation: %d records, want 2 x 15", n)
+	}
+	// the pinned snapshot still reads the derived keys
+	after := taxonRows(t, s, old)
+	for id, r := range before {
+		if after[id] != r {
+			t.Errorf("%s in the pinned snapshot changed: %+v, was %+v", id, after[id], r)
+		}
+	}
+	// gbifIDs stay
+	if a, b := ids(t, s), len(messCases); len(a) != 2*b {
+		t.Errorf("%d gbifIDs after re-interpretation, want %d", len(a), 2*b)
 	}
 }
