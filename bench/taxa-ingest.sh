@@ -50,33 +50,29 @@ PY
 fi
 archive="$core"
 
-# timed MODE: one ingest into a fresh table; prints "MODE wall cpu rss rate".
-timed() {
-	local mode=$1 t="$work/taxa-ingest-table" flags=()
+# shellcheck source=bench/lib.sh
+. "$root/bench/lib.sh"
+
+# ingest MODE: one ingest into a fresh table (lib.sh's timed); prints
+# "MODE wall cpu rss rate".
+ingest() {
+	local mode=$1 t="$work/taxa-ingest-table" flags=() line rate
 	rm -rf "$t"
 	case $mode in
 	off) flags=(--match-taxa=false) ;;
 	checklist) "$dl" taxonomy load "$checklist" --table "$t" >/dev/null 2>&1 ;;
 	esac
-	/usr/bin/time -v -o "$work/time.txt" "$dl" ingest --table "$t" "${flags[@]}" "$archive" >"$work/out.txt" 2>"$work/err.txt" || {
-		cat "$work/err.txt" >&2
-		exit 1
-	}
-	local rate
+	line=$(timed "$mode" "$dl" ingest --table "$t" "${flags[@]}" "$archive")
 	rate=$(grep -o '[0-9]* records/s' "$work/out.txt" | awk '{print $1}')
-	awk -v l="$mode" -v rate="$rate" '
-		/Elapsed \(wall clock\)/ { n = split($NF, p, ":"); w = (n == 3) ? p[1]*3600 + p[2]*60 + p[3] : p[1]*60 + p[2] }
-		/User time/ { u = $NF } /System time/ { s = $NF }
-		/Maximum resident set size/ { r = $NF / 1024 }
-		END { printf "%s %.2f %.2f %.0f %s\n", l, w, u + s, r, rate }' "$work/time.txt"
 	grep -E 'TAXON_MATCH' "$work/out.txt" | sed "s/^/  $mode:/" >&2 || true
 	rm -rf "$t"
+	echo "$line $rate"
 }
 
 declare -A bw bc br brate
 for i in $(seq "$runs"); do
 	for m in off derived checklist; do
-		read -r _ w c r rate < <(timed "$m")
+		read -r _ w c r rate < <(ingest "$m")
 		if [ -z "${bw[$m]:-}" ] || awk -v a="$w" -v b="${bw[$m]}" 'BEGIN{exit !(a<b)}'; then
 			bw[$m]=$w bc[$m]=$c brate[$m]=$rate
 		fi
