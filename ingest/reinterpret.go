@@ -29,6 +29,13 @@ type datasetsCommitter interface {
 	CommitDatasets(ctx context.Context, ws []occurrence.DatasetWriter, stats []occurrence.LoadStats) (string, error)
 }
 
+// preparer writes out what a dataset writer buffers before the
+// publication (the embedded table's DatasetWriter.Prepare): one dataset's
+// records in memory at a time, not the whole table's.
+type preparer interface {
+	Prepare(ctx context.Context, stats occurrence.LoadStats) error
+}
+
 // ReinterpretResult reports a re-interpretation.
 type ReinterpretResult struct {
 	Datasets int
@@ -92,6 +99,11 @@ func Reinterpret(ctx context.Context, table ReinterpretTable, taxa *Taxa) (Reint
 			continue
 		}
 		writers, stats = append(writers, w), append(stats, st)
+		if p, ok := w.(preparer); ok {
+			if err := p.Prepare(ctx, st); err != nil {
+				return res, fmt.Errorf("reinterpret dataset %s: %w", info.Key, err)
+			}
+		}
 	}
 	if atomic && len(writers) > 0 {
 		if err := taxa.Sync(); err != nil {

@@ -32,6 +32,7 @@ type DatasetWriter struct {
 	// replaces is the Ingested time of the version BeginDataset was
 	// given (CommitDatasets checks it is still the table's).
 	replaces time.Time
+	prepared bool // Prepare ran: Append is closed
 	marker   *os.File
 	builder  *occurrence.Builder
 
@@ -108,7 +109,7 @@ func unmarkWriting(dir string, marker *os.File) {
 // (MintIDs). It writes to local files only: ctx is checked when a row
 // group is cut.
 func (w *DatasetWriter) Append(ctx context.Context, r *occurrence.Record) error {
-	if w.done {
+	if w.done || w.prepared {
 		return errWriterDone
 	}
 	w.builder.Append(r)
@@ -330,11 +331,24 @@ func (w *DatasetWriter) Commit(ctx context.Context, stats occurrence.LoadStats) 
 	return fmt.Sprint(snap), nil
 }
 
+// Prepare writes out what the writer still buffers and makes the new
+// generation durable, without publishing it: a caller writing many
+// datasets for one CommitDatasets prepares each when its records are
+// written, so that only one dataset's window is in memory at a time.
+func (w *DatasetWriter) Prepare(ctx context.Context, stats occurrence.LoadStats) error {
+	return w.prepare(ctx, stats)
+}
+
 // prepare makes the written generation durable and its ids final: all of
-// Commit but the publication. A failure aborts the writer.
+// Commit but the publication. A failure aborts the writer. Preparing again
+// only updates the stats.
 func (w *DatasetWriter) prepare(ctx context.Context, stats occurrence.LoadStats) error {
 	if w.done {
 		return errWriterDone
+	}
+	if w.prepared {
+		w.info.BrokenRows, w.info.Terms = stats.BrokenRows, stats.Terms
+		return nil
 	}
 	if err := w.cut(); err != nil {
 		w.Abort(ctx)
@@ -365,6 +379,7 @@ func (w *DatasetWriter) prepare(ctx context.Context, stats occurrence.LoadStats)
 		return fmt.Errorf("commit dataset %s: %w", w.info.Key, err)
 	}
 	w.info.Records, w.info.BrokenRows, w.info.Terms = w.records, stats.BrokenRows, stats.Terms
+	w.prepared = true
 	return nil
 }
 
