@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/biodiversity-downloads/downloader/occurrence"
 	"github.com/biodiversity-downloads/downloader/taxonomy"
@@ -21,15 +20,14 @@ type Taxa struct {
 	matcher   *taxonomy.Cache
 	checklist *taxonomy.Checklist // nil: derived
 	derived   *taxonomy.Derived   // nil: checklist
-	// fills caches, by usage key, the column values a match gives.
-	fills sync.Map // int64 -> *taxonFill
 }
 
 // matchCacheSize bounds the match cache of an ingest. A cached Match
 // with its classification and usages takes about 1 KB: 100,000 (the
 // cache's default) kept ~80 MB live, which under ingest's 256 MB soft
 // memory limit made the garbage collector run all the time (2.5x the CPU
-// of an ingest of 300,000 generated records with ~60,000 distinct names).
+// of an ingest of 300,000 generated records with ~60,000 distinct names;
+// 5,000 was no faster than 20,000).
 const matchCacheSize = 20_000
 
 // OpenTaxa opens the taxonomy of a taxonomy directory (a table's
@@ -154,7 +152,7 @@ func (x *Taxa) interpret(ctx context.Context, q taxonomy.Query, rec *occurrence.
 	if err != nil {
 		return fmt.Errorf("taxon match: %w", err)
 	}
-	x.fill(&m).apply(rec)
+	applyMatch(rec, &m)
 	if len(m.Issues) > 0 {
 		addIssues(rec, m.Issues)
 	}
@@ -203,80 +201,55 @@ func rankColumns() []rankColumn {
 	return out
 }
 
-// taxonFill is what a usage writes into a record.
-type taxonFill struct {
-	taxonKey, acceptedKey                int64
-	sci, acceptedSci, rank, status       string
-	genericName, specificEp, infraspecEp string
-	names                                []string // by rankedColumns
-	keys                                 []int64
-	hasKey                               []bool
-}
-
-// fill returns the cached fill of a match's usage.
-func (x *Taxa) fill(m *taxonomy.Match) *taxonFill {
-	k := int64(-1) // no match
-	if m.Usage != nil {
-		k = m.Usage.Key
+// applyMatch writes a match into the record's taxon columns. It reads the
+// match directly (no per-usage cache: one held ~500 bytes per distinct
+// taxon live for the whole ingest, which the garbage collector paid for).
+func applyMatch(r *occurrence.Record, m *taxonomy.Match) {
+	for _, rc := range rankedColumns {
+		r.SetNull(rc.name)
+		r.SetNull(rc.key)
 	}
-	if f, ok := x.fills.Load(k); ok {
-		return f.(*taxonFill)
+	for _, c := range [...]int{cTaxonomicStatus, cGenericName, cSpecificEpithet, cInfraEpithet} {
+		r.SetNull(c)
 	}
-	f := newFill(m)
-	if v, loaded := x.fills.LoadOrStore(k, f); loaded {
-		return v.(*taxonFill)
-	}
-	return f
-}
-
-func newFill(m *taxonomy.Match) *taxonFill {
-	n := len(rankedColumns)
-	f := &taxonFill{names: make([]string, n), keys: make([]int64, n), hasKey: make([]bool, n)}
 	if m.Usage == nil {
 		// GBIF's records that match nothing: the kingdom incertae sedis.
-		f.sci, f.acceptedSci, f.rank = incertaeSedisNames, incertaeSedisNames, incertaeSedisRank
-		f.names[0], f.hasKey[0] = incertaeSedisNames, true
-		return f
+		r.SetInt(cTaxonKey, taxonomy.IncertaeSedis.Key)
+		r.SetInt(cAcceptedTaxonKey, taxonomy.IncertaeSedis.Key)
+		r.SetString(cScientificName, incertaeSedisNames)
+		r.SetString(cAcceptedSciName, incertaeSedisNames)
+		r.SetString(cTaxonRank, incertaeSedisRank)
+		r.SetString(rankedColumns[0].name, incertaeSedisNames)
+		r.SetInt(rankedColumns[0].key, taxonomy.IncertaeSedis.Key)
+		return
 	}
 	u, a := m.Usage, m.Accepted
-	f.taxonKey, f.acceptedKey = u.Key, a.Key
-	f.sci, f.acceptedSci = u.ScientificName, a.ScientificName
-	f.rank, f.status = u.Rank.String(), u.Status.String()
-	for i, rc := range rankedColumns {
-		if t, ok := m.Ranked(rc.rank); ok {
-			f.names[i], f.keys[i], f.hasKey[i] = t.Name, t.Key, true
+	r.SetInt(cTaxonKey, u.Key)
+	r.SetInt(cAcceptedTaxonKey, a.Key)
+	r.SetString(cScientificName, u.ScientificName)
+	r.SetString(cAcceptedSciName, a.ScientificName)
+	r.SetString(cTaxonRank, u.Rank.String())
+	r.SetString(cTaxonomicStatus, u.Status.String())
+	for _, t := range m.Classification {
+		for _, rc := range rankedColumns {
+			if rc.rank == t.Rank {
+				r.SetString(rc.name, t.Name)
+				r.SetInt(rc.key, t.Key)
+				break
+			}
 		}
 	}
 	// genericName and the epithets are the matched usage's, as GBIF's.
-	words := strings.Fields(u.CanonicalName)
+	first, rest, _ := strings.Cut(u.CanonicalName, " ")
 	switch {
-	case u.Rank == taxonomy.RankGenus && len(words) == 1:
-		f.genericName = words[0]
-	case u.Rank.IsSpeciesOrBelow() && len(words) >= 2:
-		f.genericName, f.specificEp = words[0], words[1]
-		if len(words) >= 3 {
-			f.infraspecEp = words[len(words)-1]
-		}
-	}
-	return f
-}
-
-func (f *taxonFill) apply(r *occurrence.Record) {
-	r.SetInt(cTaxonKey, f.taxonKey)
-	r.SetInt(cAcceptedTaxonKey, f.acceptedKey)
-	r.SetString(cScientificName, f.sci)
-	r.SetString(cAcceptedSciName, f.acceptedSci)
-	r.SetString(cTaxonRank, f.rank)
-	r.SetString(cTaxonomicStatus, f.status)
-	r.SetString(cGenericName, f.genericName)
-	r.SetString(cSpecificEpithet, f.specificEp)
-	r.SetString(cInfraEpithet, f.infraspecEp)
-	for i, rc := range rankedColumns {
-		r.SetString(rc.name, f.names[i])
-		if f.hasKey[i] {
-			r.SetInt(rc.key, f.keys[i])
-		} else {
-			r.SetNull(rc.key)
+	case u.Rank == taxonomy.RankGenus && rest == "":
+		r.SetString(cGenericName, first)
+	case u.Rank.IsSpeciesOrBelow() && rest != "":
+		r.SetString(cGenericName, first)
+		ep, infra, _ := strings.Cut(rest, " ")
+		r.SetString(cSpecificEpithet, ep)
+		if infra != "" {
+			r.SetString(cInfraEpithet, infra[strings.LastIndexByte(infra, ' ')+1:])
 		}
 	}
 }

@@ -76,7 +76,11 @@ func runIngest(ctx context.Context, args []string, env *Env) error {
 			if err != nil {
 				return err
 			}
-			defer taxa.Close()
+			defer func() {
+				h, m := taxa.Stats()
+				env.Logger.Info("taxon matching", "cache_hits", h, "cache_misses", m)
+				taxa.Close()
+			}()
 			lopts.Taxa = taxa
 			env.Logger.Info("matching taxa", "taxonomy", taxa.Describe(), "dir", dir)
 		} else {
