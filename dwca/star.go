@@ -55,7 +55,8 @@ type extJoin struct {
 	claimed map[string][]extRow // in-memory rows a core row has taken
 	sorter  *extSorter          // on-disk rows (mem == nil)
 	iter    *sortIter
-	isOccur bool // the Occurrence extension of an Event core
+	step    *rowPeeker // lockstep rows (star_lockstep.go)
+	isOccur bool       // the Occurrence extension of an Event core
 }
 
 // source is what the join keeps of a row's location: only the Occurrence
@@ -69,21 +70,23 @@ func (ej *extJoin) source(row Row) string {
 
 // StarReader yields the occurrence records of an archive in core-file order.
 type StarReader struct {
-	ctx     context.Context
-	a       *Archive
-	log     *slog.Logger
-	exts    []*extJoin
-	event   bool
-	core    *RowReader // memory mode: the streamed core
-	records *extSorter // disk mode: joined records by core row number
-	recIter *sortIter
-	queue   []occurrence.RawRecord // records of the last core row filled
-	head    int                    // next record of queue to return
-	broken  BrokenRows
-	orphans int
-	sorters []*extSorter
-	held    int64        // estimated bytes of the extensions joined in memory
-	spill   *spillBudget // what the disk join may still write
+	ctx   context.Context
+	a     *Archive
+	log   *slog.Logger
+	exts  []*extJoin
+	event bool
+	core  *RowReader // memory and lockstep modes: the streamed core
+	// stepping are the extensions read in lockstep with the core
+	stepping []*extJoin
+	records  *extSorter // disk mode: joined records by core row number
+	recIter  *sortIter
+	queue    []occurrence.RawRecord // records of the last core row filled
+	head     int                    // next record of queue to return
+	broken   BrokenRows
+	orphans  int
+	sorters  []*extSorter
+	held     int64        // estimated bytes of the extensions joined in memory
+	spill    *spillBudget // what the disk join may still write
 }
 
 // Records reads the archive's occurrence records: an Occurrence core (with
@@ -142,6 +145,14 @@ func (s *StarReader) prepare() error {
 		rr, err := s.a.Rows(s.ctx, s.a.Meta.Core)
 		s.core = rr
 		return err
+	}
+	inOrder, err := s.inCoreOrder(disk)
+	if err != nil {
+		return err
+	}
+	if inOrder {
+		s.log.Info("extensions in core order: joined in lockstep", "archive", s.a.Path)
+		return s.lockstepJoin(disk)
 	}
 	return s.diskJoin(disk)
 }
@@ -275,9 +286,26 @@ func (s *StarReader) fill() error {
 				if s.brokenRow(err) {
 					continue
 				}
+				if err == io.EOF {
+					if err := s.stepEnd(); err != nil {
+						return err
+					}
+				}
 				return err
 			}
-			s.emit(row.ID(), row.Terms(), row.Source(), nil)
+			id := row.ID()
+			var ext map[*extJoin][]extRow
+			if len(s.stepping) > 0 && id != "" {
+				var tooBig bool
+				if ext, tooBig, err = s.stepRows(id); err != nil {
+					return err
+				}
+				if tooBig {
+					s.addBroken(s.tooLargeRow(row.File(), row.Line(), id))
+					continue
+				}
+			}
+			s.emit(id, row.Terms(), row.Source(), ext)
 			return nil
 		}
 	}
@@ -395,6 +423,10 @@ func (s *StarReader) Close() error {
 	for _, ej := range s.exts {
 		if ej.iter != nil {
 			ej.iter.close()
+		}
+		if ej.step != nil {
+			ej.step.close()
+			ej.step = nil
 		}
 	}
 	for _, so := range s.sorters {

@@ -206,7 +206,13 @@ func (s *StarReader) recordTooLarge(c sortItem) *RowError {
 		file = src[:i]
 		line, _ = strconv.Atoi(src[i+1:])
 	}
-	return &RowError{File: file, Line: line, Err: &TooLargeError{Name: fmt.Sprintf("core id %q", c.key),
+	return s.tooLargeRow(file, line, c.key)
+}
+
+// tooLargeRow is the broken row of the core row at file:line, id, whose
+// extension rows pass Limits.RecordBytes.
+func (s *StarReader) tooLargeRow(file string, line int, id string) *RowError {
+	return &RowError{File: file, Line: line, Err: &TooLargeError{Name: fmt.Sprintf("core id %q", id),
 		What: "extension rows joined to one core row", Limit: s.a.opts.Limits.RecordBytes}}
 }
 
