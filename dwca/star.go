@@ -18,8 +18,12 @@ import (
 // that works the core is streamed once and each core row picks up its rows:
 // no temporary files, no ordering requirements.
 //
-// An extension that does not fit is joined on disk with external sorts
-// (star_sort.go), which needs neither the extension nor the core to be sorted:
+// Extensions that do not fit but follow the core's order (GBIF's downloads)
+// are read in lockstep with the core (star_lockstep.go): no temporary files.
+//
+// Otherwise an extension that does not fit is joined on disk with external
+// sorts (star_sort.go), which need neither the extension nor the core to be
+// sorted:
 //  1. its rows are sorted by (coreid, row number) into temporary run files;
 //  2. the core rows are sorted by (id, row number) the same way;
 //  3. a merge of the sorted core with the sorted extensions joins them, and
@@ -27,8 +31,8 @@ import (
 //  4. reading that last sort yields the records in core-file order, and the
 //     in-memory extensions are added on the way.
 // Memory stays within a few budgets plus the rows of one core record; disk
-// use is about twice the size of the data. All temporary files live in
-// Options.TempDir and are removed by Close.
+// use is about twice the size of the data (Limits.SpillBytes). All
+// temporary files live in Options.TempDir and are removed by Close.
 //
 // An Event core with an Occurrence extension yields one record per occurrence
 // row, the event's terms merged under the occurrence's (occurrence values
@@ -317,13 +321,17 @@ func (s *StarReader) fill() error {
 		return io.EOF
 	}
 	d := decoder{b: it.val}
-	id, source, terms := d.string(), d.string(), d.terms()
+	id, source, terms := d.string(), d.string(), d.terms(s.a.Meta.Core.Fields)
 	ext := map[*extJoin][]extRow{} // does not escape: on the stack
 	for n := d.uvarint(); n > 0 && d.err == nil; n-- {
-		ej := s.exts[d.uvarint()]
+		i := d.uvarint()
+		if i >= uint64(len(s.exts)) {
+			return errors.New("dwca: join: corrupt record")
+		}
+		ej := s.exts[i]
 		for m := d.uvarint(); m > 0 && d.err == nil; m-- {
 			src := d.string()
-			ext[ej] = append(ext[ej], extRow{terms: d.terms(), source: src})
+			ext[ej] = append(ext[ej], extRow{terms: d.terms(ej.spec.Fields), source: src})
 		}
 	}
 	if d.err != nil {

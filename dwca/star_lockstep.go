@@ -237,7 +237,7 @@ func encodedLen(source string, row Row) int64 {
 	n := stringLen(source) + uvarintLen(uint64(row.nonEmpty()))
 	for i := range row.spec.Fields {
 		if v := row.Value(i); v != "" {
-			n += stringLen(row.spec.Fields[i].Term) + stringLen(v)
+			n += uvarintLen(uint64(i)) + stringLen(v)
 		}
 	}
 	return int64(n)

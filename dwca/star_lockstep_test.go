@@ -240,3 +240,58 @@ func TestEncodedLen(t *testing.T) {
 		}
 	}
 }
+
+// The spill cap counts the bytes the sorter's run files hold, no more.
+func TestSpillCountsBytesWritten(t *testing.T) {
+	so := newExtSorter(t.TempDir(), 1)
+	so.disk = &spillBudget{left: 1 << 40, limit: 1 << 40}
+	defer so.close()
+	for i := range 5000 {
+		val := []byte(strings.Repeat("v", i%300))
+		if err := so.add(fmt.Sprintf("key%d", i*7919%5000), uint64(i)<<(i%50), val); err != nil {
+			t.Fatal(err)
+		}
+	}
+	it, err := so.iter()
+	if err != nil {
+		t.Fatal(err)
+	}
+	it.close()
+	var onDisk int64
+	for _, r := range so.runs {
+		st, err := os.Stat(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		onDisk += st.Size()
+	}
+	if counted := so.disk.limit - so.disk.left; counted != onDisk || onDisk == 0 {
+		t.Errorf("counted %d bytes, the run files hold %d", counted, onDisk)
+	}
+}
+
+// A disk join writes a few times the data, whatever the length of the
+// terms' URIs (rows carry field numbers): under the default factor with no
+// slack, which the URIs (~35 bytes a value here) would pass.
+func TestDiskJoinSpillWithinFactor(t *testing.T) {
+	dir := coreOrderArchive(t, 3000, nil, func(r []string) []string { return append(r[1:], r[0]) })
+	a, err := Options{JoinBudget: 1, TempDir: t.TempDir(), Limits: Limits{SpillBytes: 1 << 40}}.Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	sr, err := a.Records(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sr.Close()
+	data, err := a.dataBytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	written := sr.spill.limit - sr.spill.left
+	if written == 0 || written > DefaultSpillFactor*data {
+		t.Errorf("the disk join wrote %d bytes for %d bytes of data (%.1fx), want at most %dx", written, data, float64(written)/float64(data), DefaultSpillFactor)
+	}
+	t.Logf("the disk join wrote %.2fx the data", float64(written)/float64(data))
+}
