@@ -184,7 +184,7 @@ func (s *StarReader) loadMem(ej *extJoin, budget int64) (used int64, fits bool, 
 		return nil
 	})
 	if err == errFull {
-		s.log.Info("extension joined on disk", "file", ej.spec.Files, "budget", budget)
+		s.log.Info("extension larger than the join budget: joined in lockstep or on disk", "file", ej.spec.Files, "budget", budget)
 		return 0, false, nil
 	}
 	if err != nil {
