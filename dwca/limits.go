@@ -46,7 +46,8 @@ type Limits struct {
 	// and up to about four times for narrow ones (3.8x for two short
 	// columns); repeated core ids sharing many extension rows would
 	// multiply the data. Extensions in core order are joined in lockstep
-	// and write nothing.
+	// and write at most the sorted hashes of the core ids (~14 bytes a
+	// core row), also counted.
 	SpillBytes int64
 	// RecordBytes caps the extension rows joined to one core row on disk
 	// (default DefaultMaxRecordBytes); a core row over it is a broken row.

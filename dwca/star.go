@@ -19,7 +19,8 @@ import (
 // no temporary files, no ordering requirements.
 //
 // Extensions that do not fit but follow the core's order (GBIF's downloads)
-// are read in lockstep with the core (star_lockstep.go): no temporary files.
+// are read in lockstep with the core (star_lockstep.go): no temporary files
+// but the sorted hashes of the core ids when they pass half the budget.
 //
 // Otherwise an extension that does not fit is joined on disk with external
 // sorts (star_sort.go), which need neither the extension nor the core to be

@@ -15,15 +15,9 @@ import (
 // joined records in core-file order.
 func (s *StarReader) diskJoin(disk []*extJoin) error {
 	per := s.a.opts.JoinBudget / int64(len(disk)+2)
-	limit := s.a.opts.Limits.SpillBytes
-	if limit <= 0 {
-		data, err := s.a.dataBytes()
-		if err != nil {
-			return err
-		}
-		limit = DefaultSpillFactor*data + 1<<30
+	if err := s.startSpill(); err != nil {
+		return err
 	}
-	s.spill = &spillBudget{left: limit, limit: limit, name: s.a.Path}
 	for _, ej := range disk {
 		ej.sorter = s.newSorter(per)
 		if err := s.sortExtension(ej); err != nil {
@@ -66,6 +60,24 @@ func (s *StarReader) diskJoin(disk []*extJoin) error {
 	coreSorter.close()
 	s.recIter, err = s.records.iter()
 	return err
+}
+
+// startSpill sets the allowance of temporary files (Limits.SpillBytes) that
+// the order check and the disk join share.
+func (s *StarReader) startSpill() error {
+	if s.spill != nil {
+		return nil
+	}
+	limit := s.a.opts.Limits.SpillBytes
+	if limit <= 0 {
+		data, err := s.a.dataBytes()
+		if err != nil {
+			return err
+		}
+		limit = DefaultSpillFactor*data + 1<<30
+	}
+	s.spill = &spillBudget{left: limit, limit: limit, name: s.a.Path}
+	return nil
 }
 
 func (s *StarReader) newSorter(budget int64) *extSorter {

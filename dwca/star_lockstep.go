@@ -16,7 +16,9 @@ import (
 //
 // inCoreOrder checks the order first, reading the ids of the core and of
 // those extensions once: the non-empty core ids must be unique (their 64-bit
-// hashes are sorted; a collision only costs the fallback), and each
+// hashes are sorted, in memory under half the join budget, else in runs of
+// ~14 bytes a core row counted by Limits.SpillBytes; a collision only costs
+// the fallback), and each
 // extension's rows must come in runs of one coreid following the core's
 // order, with no row whose coreid matches no core row (rows without a coreid
 // are orphans either way). Otherwise the disk join runs, so both give the
@@ -92,6 +94,9 @@ func (s *StarReader) inCoreOrder(exts []*extJoin) (bool, error) {
 			p.close()
 		}
 	}()
+	if err := s.startSpill(); err != nil {
+		return false, err
+	}
 	ids := s.newSorter(s.a.opts.JoinBudget / 2)
 	defer ids.close()
 	seed := maphash.MakeSeed()

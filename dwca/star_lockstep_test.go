@@ -106,7 +106,8 @@ func TestLockstepJoinInCoreOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tight := Options{JoinBudget: 1, Limits: Limits{SpillBytes: 1}} // no memory, no disk
+	// too little memory for the extension, enough for the ids' hashes, no disk
+	tight := Options{JoinBudget: 1 << 20, Limits: Limits{SpillBytes: 1}}
 	step, err := joinAll(t, dir, tight)
 	if err != nil {
 		t.Fatalf("in core order, with no room to spill: %v", err)
@@ -115,6 +116,12 @@ func TestLockstepJoinInCoreOrder(t *testing.T) {
 		t.Fatal("extension in core order not joined in lockstep")
 	}
 	sameJoin(t, mem, step, n)
+	// with the ids' hashes sorted on disk too
+	spilled, err := joinAll(t, dir, Options{JoinBudget: 1})
+	if err != nil || !spilled.lockstep {
+		t.Fatalf("lockstep %v: %v", spilled.lockstep, err)
+	}
+	sameJoin(t, mem, spilled, n)
 	if mem.orphans != n/97+2 || mem.broken != 1 {
 		t.Errorf("%d orphans, %d broken rows; want %d (rows without coreid), 1", mem.orphans, mem.broken, n/97+2)
 	}
@@ -208,7 +215,7 @@ func TestLockstepRecordCap(t *testing.T) {
 		}
 		return append(extra, rows...)
 	})
-	step, err := joinAll(t, dir, Options{JoinBudget: 1, Limits: Limits{SpillBytes: 1, RecordBytes: 64 << 10}})
+	step, err := joinAll(t, dir, Options{JoinBudget: 64 << 10, Limits: Limits{SpillBytes: 1, RecordBytes: 64 << 10}})
 	if err != nil || !step.lockstep {
 		t.Fatalf("lockstep %v: %v", step.lockstep, err)
 	}
