@@ -1,10 +1,7 @@
 package web_test
 
 import (
-	"context"
 	"encoding/json"
-	"os"
-	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -19,16 +16,7 @@ import (
 func TestPygbifSpecies(t *testing.T) {
 	requirePygbif(t)
 	base, _ := startSpeciesServer(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "python3", "testdata/pygbif_species.py", base)
-	cmd.Env = append(os.Environ(), "PYTHONWARNINGS=ignore", "PYTHONDONTWRITEBYTECODE=1")
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("pygbif: %v\n%s", err, stderr.String())
-	}
+	out := runPygbif(t, 2*time.Minute, nil, "testdata/pygbif_species.py", base)
 	type backbone struct {
 		Key, Name, Rank, Accepted, MatchType string
 		Synonym                              bool

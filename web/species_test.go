@@ -2,7 +2,6 @@ package web_test
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -39,15 +38,7 @@ func startSpeciesServer(t *testing.T) (string, string) {
 // getStatus GETs u and returns the status and body.
 func getStatus(t *testing.T, u string) (int, string) {
 	t.Helper()
-	resp, err := http.Get(u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp, b := get(t, u)
 	return resp.StatusCode, string(b)
 }
 
