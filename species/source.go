@@ -91,6 +91,12 @@ func (d *Dir) reopen(v int) error {
 		c, err := taxonomy.Open(d.dir)
 		switch {
 		case errors.Is(err, taxonomy.ErrNoChecklist):
+		case err != nil && d.cur != nil:
+			// a damaged new version: keep answering from the one open
+			// until a load publishes another
+			d.logger.Error("species API keeps its checklist: the new version does not open", "dir", d.dir, "version", v, "err", err)
+			d.version = v
+			return nil
 		case err != nil:
 			return fmt.Errorf("%w: %w", ErrNoTaxonomy, err)
 		default:

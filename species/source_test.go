@@ -2,6 +2,7 @@ package species
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -154,5 +155,44 @@ func TestDirDerived(t *testing.T) {
 	}
 	if got := tax.Suggest("lyn", 10); len(got) != 2 {
 		t.Fatalf("derived suggest lyn: %v", got)
+	}
+}
+
+// TestDirKeepsChecklistOnDamagedVersion: a published version that does
+// not open leaves the open checklist answering; without one, the source
+// says there is no taxonomy.
+func TestDirKeepsChecklistOnDamagedVersion(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := taxonomy.Load(context.Background(), dir, backboneCut, taxonomy.LoadOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	src := NewDir(dir, nil)
+	defer src.Close()
+	if _, release, err := src.Acquire(); err != nil {
+		t.Fatal(err)
+	} else {
+		release()
+	}
+	damage := func(d string) {
+		if err := os.WriteFile(filepath.Join(d, "checklist-000099.tax"), []byte("not a store"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(d, "CURRENT"), []byte(`{"store":"checklist-000099.tax","version":99}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	damage(dir)
+	tax, release, err := src.Acquire()
+	if err != nil {
+		t.Fatalf("a damaged new version: %v", err)
+	}
+	if tax.Usage(2435099) == nil {
+		t.Fatal("a damaged new version: the open checklist stopped answering")
+	}
+	release()
+	fresh := t.TempDir()
+	damage(fresh)
+	if _, _, err := NewDir(fresh, nil).Acquire(); !errors.Is(err, ErrNoTaxonomy) {
+		t.Fatalf("only a damaged version: %v, want ErrNoTaxonomy", err)
 	}
 }
