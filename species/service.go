@@ -382,13 +382,12 @@ func (s *Service) Suggest(_ context.Context, v url.Values) ([]SuggestResult, err
 	}
 	out := []SuggestResult{}
 	err = s.with(func(t taxonomy.Taxonomy) error {
-		pool := t.Suggest(q, MaxSuggestOffset*4)
+		pool := t.Suggest(q, MaxSuggestOffset)
 		if rank != taxonomy.RankUnknown {
 			pool = slices.DeleteFunc(pool, func(u *taxonomy.Usage) bool { return u.Rank != rank })
 		}
-		lq := strings.ToLower(q)
 		slices.SortStableFunc(pool, func(a, b *taxonomy.Usage) int {
-			exact := func(u *taxonomy.Usage) bool { return strings.ToLower(u.CanonicalName) == lq }
+			exact := func(u *taxonomy.Usage) bool { return strings.EqualFold(u.CanonicalName, q) }
 			syn := func(u *taxonomy.Usage) bool { return u.AcceptedKey != 0 }
 			return cmp.Or(-cmpBool(exact(a), exact(b)), cmpBool(syn(a), syn(b)), cmp.Compare(a.Rank, b.Rank),
 				strings.Compare(a.CanonicalName, b.CanonicalName), cmp.Compare(a.Key, b.Key))
