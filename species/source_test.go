@@ -3,6 +3,8 @@ package species
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"testing"
@@ -194,5 +196,65 @@ func TestDirKeepsChecklistOnDamagedVersion(t *testing.T) {
 	damage(fresh)
 	if _, _, err := NewDir(fresh, nil).Acquire(); !errors.Is(err, ErrNoTaxonomy) {
 		t.Fatalf("only a damaged version: %v, want ErrNoTaxonomy", err)
+	}
+}
+
+// TestDirConcurrentReload matches names from several goroutines while
+// loads publish new versions: no request reads a closed checklist (that
+// would fault), each sees a whole version, and all versions are closed
+// in the end but the current one.
+func TestDirConcurrentReload(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	if _, err := taxonomy.Load(ctx, dir, backboneCut, taxonomy.LoadOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	tiny := writeTinyChecklist(t)
+	src := NewDir(dir, nil)
+	defer src.Close()
+	s := New(src)
+	stop := make(chan struct{})
+	errs := make(chan error, 4)
+	for range 4 {
+		go func() {
+			for {
+				select {
+				case <-stop:
+					errs <- nil
+					return
+				default:
+				}
+				m, err := s.match(ctx, url.Values{"name": {"Puma concolor"}})
+				if err != nil {
+					errs <- err
+					return
+				}
+				// the cut answers Puma concolor, the tiny checklist only its genus
+				if m.Usage == nil || (m.Usage.Key != 2435099 && m.Usage.Key != 2435098) {
+					errs <- fmt.Errorf("Puma concolor matched %+v", m)
+					return
+				}
+			}
+		}()
+	}
+	for i := range 4 {
+		arch, opts := tiny, taxonomy.LoadOptions{Key: "tiny"}
+		if i%2 == 1 {
+			arch, opts = backboneCut, taxonomy.LoadOptions{}
+		}
+		if _, err := taxonomy.Load(ctx, dir, arch, opts); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(stop)
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	src.mu.Lock()
+	defer src.mu.Unlock()
+	if src.cur == nil || src.cur.refs != 0 {
+		t.Fatalf("after the requests: current handle %+v", src.cur)
 	}
 }
