@@ -29,10 +29,10 @@ if [ ! -f "$archive" ]; then
 	"$dl" export --table "$table" --query '' --format DWCA -o "$archive" >/dev/null
 fi
 
-# The archive without its verbatim.txt extension: the star join of the
-# generated download's verbatim.txt currently exceeds its spill cap
-# (4x the data + 1 GiB) at 300k records, and the matching reads the
-# interpreted occurrence.txt's ~230 columns either way.
+# The archive without its verbatim.txt extension: when this was first run
+# (before the lockstep star join of #13) its join exceeded the spill cap
+# at 300k records; the matching reads the interpreted occurrence.txt's
+# ~230 columns either way, and the figures stay comparable.
 core="$work/download-$n-core.zip"
 if [ ! -f "$core" ]; then
 	python3 - "$archive" "$core" <<'PY'
