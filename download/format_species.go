@@ -13,9 +13,9 @@ import (
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
 
-// speciesListColumns are GBIF's SPECIES_LIST columns. acceptedScientificName,
-// taxonomicStatus and iucnRedListCategory stay empty: the table has no
-// taxonomy backbone to fill them.
+// speciesListColumns are GBIF's SPECIES_LIST columns. Ingest fills the
+// taxon columns from the table's checklist (or derived taxonomy);
+// iucnRedListCategory stays empty (no IUCN data).
 var speciesListColumns = []string{
 	"taxonKey", "scientificName", "acceptedTaxonKey", "acceptedScientificName",
 	"numberOfOccurrences", "taxonRank", "taxonomicStatus", "kingdom", "kingdomKey", "phylum",
@@ -35,6 +35,8 @@ var speciesSource = map[string]string{
 	"family": occurrence.ColFamily, "familyKey": occurrence.ColFamilyKey,
 	"genus": occurrence.ColGenus, "genusKey": occurrence.ColGenusKey,
 	"species": occurrence.ColSpecies, "speciesKey": occurrence.ColSpeciesKey,
+	"acceptedScientificName": "acceptedScientificName", "taxonomicStatus": "taxonomicStatus",
+	"iucnRedListCategory": "iucnRedListCategory",
 }
 
 // taxonRow is one taxon of the list: its first-seen values and its count.
@@ -47,18 +49,13 @@ type taxonRow struct {
 // taxon. Taxa are counted in memory (bounded by the number of distinct taxa)
 // and written at the end, most occurrences first.
 type speciesList struct {
-	x     *Export
-	taxa  map[string]*taxonRow
-	cols  []string // table columns read, in speciesSource order
-	fns   []cellFn
-	names []arrow.Array // the batch's taxonNameColumns
-	id    []byte        // the current row's taxonID, reused
+	x    *Export
+	taxa map[string]*taxonRow
+	cols []string // table columns read, in speciesListColumns order
+	fns  []cellFn
+	arrs []arrow.Array // the batch's cols
+	id   []byte        // the current row's group, reused
 }
-
-// taxonNameColumns group rows without a taxonKey.
-var taxonNameColumns = []string{occurrence.ColScientificName, occurrence.ColTaxonRank, occurrence.ColKingdom,
-	occurrence.ColPhylum, occurrence.ColClass, occurrence.ColOrder, occurrence.ColFamily,
-	occurrence.ColGenus, occurrence.ColSpecies}
 
 // FormatSpeciesList is GBIF's SPECIES_LIST download.
 const FormatSpeciesList Format = "SPECIES_LIST"
@@ -87,15 +84,23 @@ func newSpeciesList(_ context.Context, x *Export) (formatWriter, error) {
 func (s *speciesList) columns() []string { return s.cols }
 func (s *speciesList) abort()            {}
 
-// taxonID appends the group of row i to dst: the taxonKey when the row has
-// one, else the name, rank and classification (names).
-func taxonID(dst []byte, key *array.Int64, names []arrow.Array, i int) []byte {
-	if key != nil && key.IsValid(i) {
-		return strconv.AppendInt(append(dst, 'k'), key.Value(i), 10)
-	}
-	dst = append(dst, 'n')
-	for _, a := range names {
-		dst = append(append(dst, str(a, i)...), 0)
+// groupOf appends the group of row i to dst: as GBIF's species list
+// query groups, every column of the list but the count (taxonKey, the
+// names, rank, status and the classification with its keys), so a taxon
+// whose rows disagree on a name is listed once per variant.
+func groupOf(dst []byte, arrs []arrow.Array, i int) []byte {
+	for _, a := range arrs {
+		switch a := a.(type) {
+		case *array.Int64:
+			if a.IsValid(i) {
+				dst = strconv.AppendInt(dst, a.Value(i), 10)
+			}
+		default:
+			if a != nil {
+				dst = append(dst, str(a, i)...)
+			}
+		}
+		dst = append(dst, 0)
 	}
 	return dst
 }
@@ -113,13 +118,12 @@ func (s *speciesList) write(b *batch) error {
 		}
 		s.fns = append(s.fns, fn)
 	}
-	key, _ := b.col(occurrence.ColTaxonKey).(*array.Int64)
-	s.names = s.names[:0]
-	for _, c := range taxonNameColumns {
-		s.names = append(s.names, b.col(c))
+	s.arrs = s.arrs[:0]
+	for _, c := range s.cols {
+		s.arrs = append(s.arrs, b.col(c))
 	}
 	for i := 0; i < b.n; i++ {
-		s.id = taxonID(s.id[:0], key, s.names, i)
+		s.id = groupOf(s.id[:0], s.arrs, i)
 		t := s.taxa[string(s.id)] // no allocation for a known taxon
 		if t == nil {
 			t = &taxonRow{values: make([]string, len(speciesListColumns))}

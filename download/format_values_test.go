@@ -1,6 +1,7 @@
 package download
 
 import (
+	"context"
 	"io"
 	"maps"
 	"testing"
@@ -69,8 +70,8 @@ func TestRowWriterCellNoAllocs(t *testing.T) {
 	}
 }
 
-// TestSpeciesListGroups counts rows by taxonKey, and rows without one by
-// name and classification, across batches.
+// TestSpeciesListGroups counts rows by every column of the list (taxonKey,
+// names and classification, as GBIF's query groups), across batches.
 func TestSpeciesListGroups(t *testing.T) {
 	mem := memory.NewGoAllocator()
 	schema := arrow.NewSchema([]arrow.Field{
@@ -86,7 +87,11 @@ func TestSpeciesListGroups(t *testing.T) {
 		{{1, "Puma concolor", "Animalia"}, {0, "Bufo bufo", "Animalia"}, {1, "Puma concolor L.", "Animalia"}},
 		{{0, "Bufo bufo", "Animalia"}, {0, "Bufo bufo", "Plantae"}, {2, "Bufo bufo", "Animalia"}, {0, "Bufo bufo", "Animalia"}},
 	}
-	s := &speciesList{taxa: map[string]*taxonRow{}}
+	fw, err := newSpeciesList(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := fw.(*speciesList)
 	for _, rows := range batches {
 		rb := array.NewRecordBuilder(mem, schema)
 		for _, r := range rows {
@@ -109,8 +114,9 @@ func TestSpeciesListGroups(t *testing.T) {
 	for _, tr := range s.taxa {
 		got[tr.values[0]+"|"+tr.values[1]+"|"+tr.values[7]] = tr.count
 	}
-	want := map[string]int64{"1|Puma concolor|Animalia": 2, "|Bufo bufo|Animalia": 3, "|Bufo bufo|Plantae": 1,
-		"2|Bufo bufo|Animalia": 1}
+	// grouped as GBIF's query groups: by every column of the list
+	want := map[string]int64{"1|Puma concolor|Animalia": 1, "1|Puma concolor L.|Animalia": 1, "|Bufo bufo|Animalia": 3,
+		"|Bufo bufo|Plantae": 1, "2|Bufo bufo|Animalia": 1}
 	if !maps.Equal(got, want) {
 		t.Errorf("taxa %v, want %v", got, want)
 	}

@@ -60,6 +60,11 @@ type Options struct {
 	// holds from another origin (another place and other content; see
 	// keys.go); without it such a load fails with a *ReplaceError.
 	Replace bool
+	// Taxa matches each record's taxon to the table's taxonomy (OpenTaxa)
+	// and fills taxonKey..speciesKey, the names and the TAXON_MATCH_*
+	// issues; nil leaves the taxon columns as occurrence.Interpret sets
+	// them.
+	Taxa *Taxa
 }
 
 // Table is what Load needs of an occurrence table: loading and minting ids
@@ -142,6 +147,14 @@ func Load(ctx context.Context, table Table, src Source, opts Options) (Result, e
 			e.Cause = c.firstFailure()
 		}
 		return res, e
+	}
+	if opts.Taxa != nil {
+		// the keys a derived taxonomy minted are durable before records
+		// carrying them are published
+		if err := opts.Taxa.Sync(); err != nil {
+			w.Abort(ctx)
+			return res, err
+		}
 	}
 	snap, err := w.Commit(ctx, occurrence.LoadStats{BrokenRows: res.BrokenRows, Terms: terms.sorted()})
 	if err != nil {
@@ -274,6 +287,8 @@ func pipeline(ctx context.Context, src Source, table occurrence.IDMinter, w occu
 		readErr = readChunks(ctx, src, ordered, work, free, opts)
 	}()
 	var wg sync.WaitGroup
+	var taxErr error
+	var taxOnce sync.Once
 	for i := 0; i < opts.Workers; i++ {
 		wg.Add(1)
 		go func() {
@@ -285,6 +300,11 @@ func pipeline(ctx context.Context, src Source, table occurrence.IDMinter, w occu
 				clear(c.terms)
 				for j, raw := range c.raw {
 					occurrence.Interpret(raw, dctx, c.recs[j])
+					if opts.Taxa != nil {
+						if err := opts.Taxa.InterpretRaw(ctx, raw, c.recs[j]); err != nil {
+							taxOnce.Do(func() { taxErr = err; cancel() })
+						}
+					}
 					c.terms.add(raw)
 					c.keys[j], _ = occurrence.RecordKey(c.recs[j])
 				}
@@ -335,7 +355,10 @@ func pipeline(ctx context.Context, src Source, table occurrence.IDMinter, w occu
 			}
 		}
 	}
+	wg.Wait()
 	switch {
+	case taxErr != nil:
+		return taxErr
 	case mintErr != nil:
 		return mintErr
 	case err != nil:

@@ -50,10 +50,13 @@ func addKey(s *keySpec, aliases ...string) {
 }
 
 // taxonKeyColumns are the columns TAXON_KEY matches: the record's own taxon,
-// its accepted taxon and every higher rank.
+// its accepted taxon and every higher rank the table keeps a key of (GBIF's
+// seven and the intermediate ranks ingest fills: superfamily, subfamily,
+// tribe, subtribe, subgenus), so that a taxon's key finds its descendants.
 var taxonKeyColumns = []string{
 	ColTaxonKey, ColAcceptedTaxonKey, ColKingdomKey, ColPhylumKey, ColClassKey,
-	ColOrderKey, ColFamilyKey, ColGenusKey, ColSpeciesKey,
+	ColOrderKey, "superfamilyKey", ColFamilyKey, "subfamilyKey", "tribeKey", "subtribeKey",
+	ColGenusKey, "subgenusKey", ColSpeciesKey,
 }
 
 func init() {

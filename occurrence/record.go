@@ -1,7 +1,9 @@
 package occurrence
 
 import (
+	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -43,6 +45,9 @@ func (r *Record) SetString(i int, s string) {
 	}
 	r.vals[i] = Value{S: s, Valid: true}
 }
+
+// SetNull sets a column to null.
+func (r *Record) SetNull(i int) { r.vals[i] = Value{} }
 
 // SetInt sets an integer column.
 func (r *Record) SetInt(i int, v int64) { r.vals[i] = Value{I: v, Valid: true} }
@@ -139,4 +144,57 @@ func (r *Record) Size() int64 {
 		n += int64(len(r.vals[i].S))
 	}
 	return n
+}
+
+// ReadRow sets r to row i of b, a batch of the full schema in column order
+// (a scan with ScanRequest.Columns nil and plain strings): the inverse of
+// Builder.Append, for rewriting stored records.
+func (r *Record) ReadRow(b arrow.RecordBatch, i int) error {
+	if int(b.NumCols()) != len(columns) {
+		return fmt.Errorf("read row: batch of %d columns, the schema has %d", b.NumCols(), len(columns))
+	}
+	for j, c := range columns {
+		a := b.Column(j)
+		if a.IsNull(i) {
+			r.vals[j] = Value{}
+			continue
+		}
+		var ok bool
+		switch c.Kind {
+		case KindInt32:
+			var x *array.Int32
+			if x, ok = a.(*array.Int32); ok {
+				r.vals[j] = Value{I: int64(x.Value(i)), Valid: true}
+			}
+		case KindInt64:
+			var x *array.Int64
+			if x, ok = a.(*array.Int64); ok {
+				r.vals[j] = Value{I: x.Value(i), Valid: true}
+			}
+		case KindFloat64:
+			var x *array.Float64
+			if x, ok = a.(*array.Float64); ok {
+				r.vals[j] = Value{F: x.Value(i), Valid: true}
+			}
+		case KindBool:
+			var x *array.Boolean
+			if x, ok = a.(*array.Boolean); ok {
+				r.vals[j] = Value{B: x.Value(i), Valid: true}
+			}
+		case KindTimestamp:
+			var x *array.Timestamp
+			if x, ok = a.(*array.Timestamp); ok {
+				r.vals[j] = Value{I: int64(x.Value(i)), Valid: true}
+			}
+		default:
+			var x *array.String
+			if x, ok = a.(*array.String); ok {
+				r.vals[j] = Value{S: strings.Clone(x.Value(i)), Valid: true}
+			}
+		}
+		if !ok {
+			return fmt.Errorf("read row: column %s is %s, want %v", c.Name, a.DataType(), c.Kind)
+		}
+	}
+	return nil
 }

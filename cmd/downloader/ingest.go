@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/biodiversity-downloads/downloader/dwca"
@@ -25,6 +27,8 @@ func runIngest(ctx context.Context, args []string, env *Env) error {
 	timeout := fs.Duration("http-timeout", 10*time.Minute, "timeout of one HTTP download")
 	memprofile := fs.String("memprofile", "", "write the heap profile taken at the largest live heap to this file")
 	replace := fs.Bool("replace", false, "let a source replace a dataset of its key that the table holds from another source (other place and content)")
+	taxDir := fs.String("taxonomy", "", "taxonomy directory records are matched against (default: DIR/taxonomy of a directory table; give one for an HBase table)")
+	matchTaxa := fs.Bool("match-taxa", true, "match each record's name to the table's checklist (else its derived taxonomy) and fill taxonKey..speciesKey")
 	maxInput := fs.Int64("max-input-bytes", dwca.DefaultMaxFileBytes, "cap on each data file of an archive, each ABCD document and each download, in bytes (docs/limits.md lists every input limit)")
 	fs.Usage = func() {
 		fmt.Fprintln(env.Stderr, "usage: downloader ingest --table DIR SOURCE...\n\nSOURCE is a DwC-A zip, an unpacked archive folder, a lone CSV, an http(s) URL of a DwC-A,\nan ABCD document or archive (.xml, .zip, .abcda), or biocase+https://host/pywrapper.cgi?dsa=NAME.\nEach source replaces its dataset atomically.")
@@ -62,6 +66,27 @@ func runIngest(ctx context.Context, args []string, env *Env) error {
 	opts := ingest.OpenOptions{HTTPClient: &http.Client{Timeout: *timeout}, TempDir: *tmp, Dataset: *dataset, Logger: env.Logger,
 		MaxInputBytes: *maxInput}
 	lopts := ingest.Options{DatasetKey: *key, Replace: *replace}
+	if *matchTaxa {
+		dir, err := taxonomyDir(*tableSpec, *taxDir)
+		if err != nil {
+			return err
+		}
+		if dir != "" {
+			taxa, err := ingest.OpenTaxa(dir)
+			if err != nil {
+				return err
+			}
+			defer func() {
+				h, m := taxa.Stats()
+				env.Logger.Info("taxon matching", "cache_hits", h, "cache_misses", m)
+				taxa.Close()
+			}()
+			lopts.Taxa = taxa
+			env.Logger.Info("matching taxa", "taxonomy", taxa.Describe(), "dir", dir)
+		} else {
+			fmt.Fprintln(env.Stderr, "warning: no --taxonomy directory for this HBase table: records are not matched to taxa")
+		}
+	}
 	var failed []string
 	for _, src := range fs.Args() {
 		if err := ingestOne(ctx, t, src, opts, lopts, env); err != nil {
@@ -97,6 +122,21 @@ func ingestOne(ctx context.Context, t ingest.Table, src string, opts ingest.Open
 		src, res.DatasetKey, res.Title, res.Records, res.BrokenRows, res.Snapshot, d.Seconds(), float64(res.Records)/d.Seconds())
 	printIssues(env, res.Issues)
 	return nil
+}
+
+// taxonomyDir is the taxonomy directory of a table: the one given, else
+// DIR/taxonomy of a directory table; "" for an HBase table without one
+// (its records are then not matched, and a warning says so).
+func taxonomyDir(table, given string) (string, error) {
+	switch {
+	case given != "":
+		return given, nil
+	case strings.Contains(table, "://"):
+		return "", nil
+	case table == "":
+		return "", errors.New("no table: give --table DIR or --table hbase://host:port/name")
+	}
+	return filepath.Join(table, "taxonomy"), nil
 }
 
 // limitHint adds to an input over a size cap that --max-input-bytes

@@ -9,16 +9,18 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/biodiversity-downloads/downloader/ingest"
+	"github.com/biodiversity-downloads/downloader/occurrence"
 	"github.com/biodiversity-downloads/downloader/taxonomy"
 )
 
 func init() {
-	register("taxonomy", "load a checklist into a table's taxonomy, show it, match names (load|info|match)", runTaxonomy)
+	register("taxonomy", "load a checklist into a table's taxonomy and re-interpret the table, show it, match names (load|reinterpret|info|match)", runTaxonomy)
 }
 
 func runTaxonomy(ctx context.Context, args []string, env *Env) error {
 	if len(args) == 0 {
-		return errors.New("usage: downloader taxonomy load|info|match [flags]")
+		return errors.New("usage: downloader taxonomy load|reinterpret|info|match [flags]")
 	}
 	switch args[0] {
 	case "load":
@@ -27,11 +29,13 @@ func runTaxonomy(ctx context.Context, args []string, env *Env) error {
 		return runTaxonomyInfo(args[1:], env)
 	case "match":
 		return runTaxonomyMatch(ctx, args[1:], env)
+	case "reinterpret":
+		return runTaxonomyReinterpret(ctx, args[1:], env)
 	case "-h", "--help", "help":
-		fmt.Fprintln(env.Stderr, "usage: downloader taxonomy load CHECKLIST --table DIR | info --table DIR | match --table DIR NAME...")
+		fmt.Fprintln(env.Stderr, "usage: downloader taxonomy load CHECKLIST --table DIR | reinterpret --table DIR | info --table DIR | match --table DIR NAME...")
 		return flag.ErrHelp
 	}
-	return fmt.Errorf("unknown taxonomy command %q (load, info, match)", args[0])
+	return fmt.Errorf("unknown taxonomy command %q (load, reinterpret, info, match)", args[0])
 }
 
 // taxonomyFlags are the flags every taxonomy command takes.
@@ -88,6 +92,7 @@ func runTaxonomyLoad(ctx context.Context, args []string, env *Env) error {
 	key := fs.String("key", "", "checklist key when its EML has none (default: the archive's name)")
 	title := fs.String("title", "", "checklist title when its EML has none")
 	issues := fs.Int("issues", 20, "issues to print (all are counted)")
+	reinterpret := fs.Bool("reinterpret", true, "re-interpret the records of --table against the new checklist, published as one new snapshot (HBase: dataset by dataset)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -113,7 +118,57 @@ func runTaxonomyLoad(ctx context.Context, args []string, env *Env) error {
 	i := rep.Info
 	fmt.Fprintf(env.Stdout, "checklist %s %q version %d: %d usages (%d accepted, %d synonyms, %d implicit), %d issues, keys by %s, %.1fs\n",
 		i.Key, i.Title, i.Version, i.Usages, i.Accepted, i.Synonyms, i.Implicit, i.Issues, i.KeyMode, rep.Elapsed.Seconds())
+	if !*reinterpret || *tf.table == "" {
+		return nil
+	}
+	return reinterpretTable(ctx, *tf.table, dir, env)
+}
+
+// reinterpretTable matches the records of a table again against the
+// checklist just published in dir.
+func reinterpretTable(ctx context.Context, spec, dir string, env *Env) error {
+	t, err := openTable(ctx, spec, env.Logger)
+	if errors.Is(err, occurrence.ErrNoTable) {
+		fmt.Fprintf(env.Stdout, "table %s holds no records yet: nothing to re-interpret\n", spec)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer t.Close()
+	taxa, err := ingest.OpenTaxa(dir)
+	if err != nil {
+		return err
+	}
+	defer taxa.Close()
+	res, err := ingest.Reinterpret(ctx, t, taxa)
+	if err != nil {
+		return fmt.Errorf("re-interpreting %s (the checklist is loaded; run `downloader taxonomy reinterpret` again): %w", spec, err)
+	}
+	how := "in one snapshot"
+	if !res.Atomic {
+		how = "dataset by dataset"
+	}
+	fmt.Fprintf(env.Stdout, "re-interpreted %d records of %d datasets against %s, published %s (snapshot %s), %.1fs\n",
+		res.Records, res.Datasets, taxa.Describe(), how, res.Snapshot, res.Elapsed.Seconds())
+	printIssues(env, res.Issues)
 	return nil
+}
+
+func runTaxonomyReinterpret(ctx context.Context, args []string, env *Env) error {
+	fs := newFlagSet("taxonomy reinterpret", env)
+	tf := addTaxonomyFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *tf.table == "" {
+		return errors.New("--table is required")
+	}
+	dir, err := tf.path()
+	if err != nil {
+		return err
+	}
+	return reinterpretTable(ctx, *tf.table, dir, env)
 }
 
 func runTaxonomyInfo(args []string, env *Env) error {

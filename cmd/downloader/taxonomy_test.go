@@ -34,3 +34,38 @@ func TestTaxonomyLoadAndMatch(t *testing.T) {
 		t.Errorf("HBase table without --dir: exit %d %q", code, errs)
 	}
 }
+
+// TestTaxonomyLoadReinterprets: records ingested without a checklist carry
+// derived keys; loading the backbone cut re-interprets the table, after
+// which the backbone's keys find them (synonyms under the accepted taxon).
+func TestTaxonomyLoadReinterprets(t *testing.T) {
+	table := t.TempDir()
+	if code, _, errs := runCommand("ingest", "--table", table, "../../ingest/testdata/taxa-mess.txt"); code != 0 {
+		t.Fatalf("ingest: exit %d: %s", code, errs)
+	}
+	count := func(query string) string {
+		t.Helper()
+		code, out, errs := runCommand("count", "--table", table, "--query", query)
+		if code != 0 {
+			t.Fatalf("count %s: exit %d: %s", query, code, errs)
+		}
+		return strings.TrimSpace(out)
+	}
+	// Puma concolor, its records and its synonym's (Felis concolor)
+	if n := count("taxonKey=2435099"); n != "0" {
+		t.Fatalf("before the checklist: %s records under the backbone's Puma concolor", n)
+	}
+	code, out, errs := runTaxonomyCmd("load", "../../taxonomy/testdata/gbif-backbone-cut.zip", "--table", table)
+	if code != 0 {
+		t.Fatalf("load: exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "re-interpreted 25 records of 1 datasets") || !strings.Contains(out, "in one snapshot") {
+		t.Errorf("load output %q", out)
+	}
+	if n := count("taxonKey=2435099"); n != "8" {
+		t.Errorf("after the checklist: %s records under Puma concolor, want 8", n)
+	}
+	if n := count("familyKey=9703"); n != "15" {
+		t.Errorf("after the checklist: %s records under Felidae, want 15", n)
+	}
+}

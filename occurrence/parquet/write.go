@@ -27,10 +27,14 @@ import (
 // visible until Commit; Abort (or a crash) leaves the table as it was.
 type DatasetWriter struct {
 	partWriter
-	info    occurrence.DatasetInfo
-	gen     string
-	marker  *os.File
-	builder *occurrence.Builder
+	info occurrence.DatasetInfo
+	gen  string
+	// replaces is the Ingested time of the version BeginDataset was
+	// given (CommitDatasets checks it is still the table's).
+	replaces time.Time
+	prepared bool // Prepare ran: Append is closed
+	marker   *os.File
+	builder  *occurrence.Builder
 
 	window  []windowBatch // row groups waiting to be clustered
 	pending int64         // estimated bytes of the window and the builder
@@ -76,7 +80,7 @@ func (s *Store) BeginDataset(ctx context.Context, info occurrence.DatasetInfo) (
 		return nil, err
 	}
 	return &DatasetWriter{partWriter: partWriter{s: s, dir: dir, rel: generationDir(info.Key, gen)},
-		info: info, gen: gen, marker: marker, builder: occurrence.NewBuilder(nil)}, nil
+		info: info, gen: gen, replaces: info.Ingested, marker: marker, builder: occurrence.NewBuilder(nil)}, nil
 }
 
 // markWriting creates dir's writing marker and holds an flock on it until
@@ -105,7 +109,7 @@ func unmarkWriting(dir string, marker *os.File) {
 // (MintIDs). It writes to local files only: ctx is checked when a row
 // group is cut.
 func (w *DatasetWriter) Append(ctx context.Context, r *occurrence.Record) error {
-	if w.done {
+	if w.done || w.prepared {
 		return errWriterDone
 	}
 	w.builder.Append(r)
@@ -310,42 +314,12 @@ func (w *partWriter) closeFile() error {
 // Commit publishes the new generation as the dataset's partition in a new
 // snapshot and returns that snapshot's id.
 func (w *DatasetWriter) Commit(ctx context.Context, stats occurrence.LoadStats) (string, error) {
-	if w.done {
-		return "", errWriterDone
-	}
-	if err := w.cut(); err != nil {
-		w.Abort(ctx)
+	if err := w.prepare(ctx, stats); err != nil {
 		return "", err
 	}
-	if err := w.flushWindow(); err != nil {
-		w.Abort(ctx)
-		return "", err
-	}
-	if err := w.closeFile(); err != nil {
-		w.Abort(ctx)
-		return "", err
-	}
-	if err := syncDir(w.dir); err != nil {
-		w.Abort(ctx)
-		return "", err
-	}
-	// The version being replaced may hold ids the table did not mint: its
-	// records' ids are minted now and its old ids become aliases, before
-	// the new version (with the minted ids) is published.
-	if err := w.s.migrateLegacyIDs(ctx, w.info.Key); err != nil {
-		w.Abort(ctx)
-		return "", fmt.Errorf("commit dataset %s: %w", w.info.Key, err)
-	}
-	// The ids the records carry are durable before a snapshot shows them.
-	if err := w.s.ids.sync(); err != nil {
-		w.Abort(ctx)
-		return "", fmt.Errorf("commit dataset %s: %w", w.info.Key, err)
-	}
-	w.info.Records, w.info.BrokenRows, w.info.Terms = w.records, stats.BrokenRows, stats.Terms
-	w.info.Ingested = time.Now().UTC()
 	var snap int64
 	_, err := w.s.update(ctx, func(m *manifest) error {
-		m.Datasets[w.info.Key] = &datasetEntry{DatasetInfo: w.info, Generation: w.gen, Files: w.files, IDs: idsMinted}
+		m.Datasets[w.info.Key] = w.entry()
 		snap = m.Snapshot + 1
 		return nil
 	})
@@ -354,6 +328,120 @@ func (w *DatasetWriter) Commit(ctx context.Context, stats occurrence.LoadStats) 
 		return "", fmt.Errorf("commit dataset %s: %w", w.info.Key, err)
 	}
 	w.finish(false)
+	return fmt.Sprint(snap), nil
+}
+
+// Prepare writes out what the writer still buffers and makes the new
+// generation durable, without publishing it: a caller writing many
+// datasets for one CommitDatasets prepares each when its records are
+// written, so that only one dataset's window is in memory at a time.
+func (w *DatasetWriter) Prepare(ctx context.Context, stats occurrence.LoadStats) error {
+	return w.prepare(ctx, stats)
+}
+
+// prepare makes the written generation durable and its ids final: all of
+// Commit but the publication. A failure aborts the writer. Preparing again
+// only updates the stats.
+func (w *DatasetWriter) prepare(ctx context.Context, stats occurrence.LoadStats) error {
+	if w.done {
+		return errWriterDone
+	}
+	if w.prepared {
+		w.info.BrokenRows, w.info.Terms = stats.BrokenRows, stats.Terms
+		return nil
+	}
+	if err := w.cut(); err != nil {
+		w.Abort(ctx)
+		return err
+	}
+	if err := w.flushWindow(); err != nil {
+		w.Abort(ctx)
+		return err
+	}
+	if err := w.closeFile(); err != nil {
+		w.Abort(ctx)
+		return err
+	}
+	if err := syncDir(w.dir); err != nil {
+		w.Abort(ctx)
+		return err
+	}
+	// The version being replaced may hold ids the table did not mint: its
+	// records' ids are minted now and its old ids become aliases, before
+	// the new version (with the minted ids) is published.
+	if err := w.s.migrateLegacyIDs(ctx, w.info.Key); err != nil {
+		w.Abort(ctx)
+		return fmt.Errorf("commit dataset %s: %w", w.info.Key, err)
+	}
+	// The ids the records carry are durable before a snapshot shows them.
+	if err := w.s.ids.sync(); err != nil {
+		w.Abort(ctx)
+		return fmt.Errorf("commit dataset %s: %w", w.info.Key, err)
+	}
+	w.info.Records, w.info.BrokenRows, w.info.Terms = w.records, stats.BrokenRows, stats.Terms
+	w.prepared = true
+	return nil
+}
+
+// entry is the manifest entry of the prepared generation.
+func (w *DatasetWriter) entry() *datasetEntry {
+	info := w.info
+	info.Ingested = time.Now().UTC()
+	return &datasetEntry{DatasetInfo: info, Generation: w.gen, Files: w.files, IDs: idsMinted}
+}
+
+// ErrDatasetChanged is returned by CommitDatasets when a dataset was
+// loaded again, or deleted, after the version its writer replaces.
+var ErrDatasetChanged = errors.New("dataset changed meanwhile")
+
+// CommitDatasets publishes the new versions of several datasets in one
+// snapshot: readers see all of them or none. Each writer (from this
+// store's BeginDataset) replaces the version whose Ingested time its
+// DatasetInfo gave BeginDataset; when the table holds another version of
+// any of them (an ingest or a delete meanwhile) nothing is published, the
+// writers are aborted and the error wraps ErrDatasetChanged.
+func (s *Store) CommitDatasets(ctx context.Context, ws []occurrence.DatasetWriter, stats []occurrence.LoadStats) (string, error) {
+	dws := make([]*DatasetWriter, len(ws))
+	abortAll := func() {
+		for _, w := range ws {
+			w.Abort(ctx)
+		}
+	}
+	for i, w := range ws {
+		dw, ok := w.(*DatasetWriter)
+		if !ok || dw.s != s || i >= len(stats) {
+			abortAll()
+			return "", errors.New("commit datasets: a writer of another table, or no stats for it")
+		}
+		dws[i] = dw
+	}
+	for i, w := range dws {
+		if err := w.prepare(ctx, stats[i]); err != nil {
+			abortAll()
+			return "", err
+		}
+	}
+	var snap int64
+	_, err := s.update(ctx, func(m *manifest) error {
+		for _, w := range dws {
+			cur := m.Datasets[w.info.Key]
+			if cur == nil || !cur.Ingested.Equal(w.replaces) {
+				return fmt.Errorf("commit dataset %s: %w", w.info.Key, ErrDatasetChanged)
+			}
+		}
+		for _, w := range dws {
+			m.Datasets[w.info.Key] = w.entry()
+		}
+		snap = m.Snapshot + 1
+		return nil
+	})
+	if err != nil {
+		abortAll()
+		return "", err
+	}
+	for _, w := range dws {
+		w.finish(false)
+	}
 	return fmt.Sprint(snap), nil
 }
 

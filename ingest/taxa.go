@@ -1,0 +1,286 @@
+package ingest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/biodiversity-downloads/downloader/occurrence"
+	"github.com/biodiversity-downloads/downloader/taxonomy"
+)
+
+// Taxa matches records to a table's taxonomy while they are interpreted:
+// the checklist loaded into the taxonomy directory, else the taxonomy
+// derived from the records' own classifications (taxonomy.Derived). One
+// Taxa serves every ingest of a process (both backends: it works on the
+// interpreted occurrence.Record) and is safe for concurrent use.
+type Taxa struct {
+	matcher   *taxonomy.Cache
+	checklist *taxonomy.Checklist // nil: derived
+	derived   *taxonomy.Derived   // nil: checklist
+}
+
+// matchCacheSize bounds the match cache of an ingest. A cached Match
+// with its classification and usages takes about 1 KB: 100,000 (the
+// cache's default) kept ~80 MB live, which under ingest's 256 MB soft
+// memory limit made the garbage collector run all the time (2.5x the CPU
+// of an ingest of 300,000 generated records, 50,171 cache misses;
+// 5,000 was no faster than 20,000).
+const matchCacheSize = 20_000
+
+// OpenTaxa opens the taxonomy of a taxonomy directory (a table's
+// DIR/taxonomy, or the directory given for an HBase table): its published
+// checklist, else its derived taxonomy (created when missing).
+func OpenTaxa(dir string) (*Taxa, error) {
+	c, err := taxonomy.Open(dir)
+	if err == nil {
+		return NewTaxa(c), nil
+	}
+	if !errors.Is(err, taxonomy.ErrNoChecklist) {
+		return nil, err
+	}
+	d, err := taxonomy.OpenDerived(dir)
+	if err != nil {
+		return nil, err
+	}
+	return NewTaxa(d), nil
+}
+
+// NewTaxa matches against t, a *taxonomy.Checklist or *taxonomy.Derived;
+// Close closes it.
+func NewTaxa(t taxonomy.Taxonomy) *Taxa {
+	x := &Taxa{matcher: taxonomy.NewCache(t, matchCacheSize)}
+	switch v := t.(type) {
+	case *taxonomy.Checklist:
+		x.checklist = v
+	case *taxonomy.Derived:
+		x.derived = v
+	}
+	return x
+}
+
+// Describe names the taxonomy: the checklist's key, title and version, or
+// "derived".
+func (x *Taxa) Describe() string {
+	if x.checklist == nil {
+		return "derived from the records"
+	}
+	i := x.checklist.Info()
+	return fmt.Sprintf("checklist %s %q version %d", i.Key, i.Title, i.Version)
+}
+
+// Sync makes the keys a derived taxonomy minted durable; Load calls it
+// before committing records that carry them.
+func (x *Taxa) Sync() error {
+	if x.derived != nil {
+		return x.derived.Sync()
+	}
+	return nil
+}
+
+// Close closes the taxonomy (syncing a derived one).
+func (x *Taxa) Close() error {
+	if x.derived != nil {
+		return x.derived.Close()
+	}
+	if x.checklist != nil {
+		return x.checklist.Close()
+	}
+	return nil
+}
+
+// Stats are the match cache's hits and misses.
+func (x *Taxa) Stats() (hits, misses int64) { return x.matcher.Stats() }
+
+// taxonTerm is a Darwin Core term a match reads: its local name (the key
+// in the verbatim column) and its URI (the key of a raw record).
+type taxonTerm struct{ local, uri string }
+
+func dwcTerm(local string) taxonTerm { return taxonTerm{local, occurrence.NSDwC + local} }
+
+var (
+	tScientificName  = dwcTerm("scientificName")
+	tAuthorship      = dwcTerm("scientificNameAuthorship")
+	tTaxonRank       = dwcTerm("taxonRank")
+	tVerbatimRank    = dwcTerm("verbatimTaxonRank")
+	tGenericName     = dwcTerm("genericName")
+	tSpecificEpithet = dwcTerm("specificEpithet")
+	tInfraEpithet    = dwcTerm("infraspecificEpithet")
+	tKingdom         = dwcTerm("kingdom")
+	tPhylum          = dwcTerm("phylum")
+	tClass           = dwcTerm("class")
+	tOrder           = dwcTerm("order")
+	tFamily          = dwcTerm("family")
+	tGenus           = dwcTerm("genus")
+)
+
+// query builds the match query from a record's verbatim terms. The
+// record's taxonID is not given: sources cite their own checklists' IDs,
+// and GBIF matches records to its backbone by name and classification.
+// Keys a source carried (gbif:taxonKey) are ignored the same way.
+func query(get func(taxonTerm) string) taxonomy.Query {
+	rank := get(tTaxonRank)
+	if rank == "" {
+		rank = get(tVerbatimRank)
+	}
+	return taxonomy.Query{
+		ScientificName: get(tScientificName), Authorship: get(tAuthorship), Rank: rank,
+		GenericName: get(tGenericName), SpecificEpithet: get(tSpecificEpithet), InfraspecificEpithet: get(tInfraEpithet),
+		Kingdom: get(tKingdom), Phylum: get(tPhylum), Class: get(tClass), Order: get(tOrder),
+		Family: get(tFamily), Genus: get(tGenus), Occurrence: true,
+	}
+}
+
+// InterpretRaw matches the taxon of a raw record and fills rec's taxon
+// columns (after occurrence.Interpret).
+func (x *Taxa) InterpretRaw(ctx context.Context, raw occurrence.RawRecord, rec *occurrence.Record) error {
+	core := raw.Core
+	return x.interpret(ctx, query(func(t taxonTerm) string { return strings.TrimSpace(core[t.uri]) }), rec)
+}
+
+// InterpretVerbatim matches the taxon of a stored record from its
+// verbatim terms (keys as occurrence.VerbatimKey writes them) and fills
+// rec's taxon columns: the re-interpretation of a table.
+func (x *Taxa) InterpretVerbatim(ctx context.Context, verbatim map[string]string, rec *occurrence.Record) error {
+	return x.interpret(ctx, query(func(t taxonTerm) string { return strings.TrimSpace(verbatim[t.local]) }), rec)
+}
+
+func (x *Taxa) interpret(ctx context.Context, q taxonomy.Query, rec *occurrence.Record) error {
+	m, err := x.matcher.Match(ctx, q)
+	if err != nil {
+		return fmt.Errorf("taxon match: %w", err)
+	}
+	applyMatch(rec, &m)
+	if len(m.Issues) > 0 {
+		addIssues(rec, m.Issues)
+	}
+	return nil
+}
+
+// The columns a match fills; every one is set (null when the match does
+// not give it), so that values a source carried never survive.
+var (
+	cTaxonKey          = occurrence.ColumnIndex(occurrence.ColTaxonKey)
+	cAcceptedTaxonKey  = occurrence.ColumnIndex(occurrence.ColAcceptedTaxonKey)
+	cScientificName    = occurrence.ColumnIndex(occurrence.ColScientificName)
+	cAcceptedSciName   = occurrence.ColumnIndex("acceptedScientificName")
+	cTaxonRank         = occurrence.ColumnIndex(occurrence.ColTaxonRank)
+	cTaxonomicStatus   = occurrence.ColumnIndex("taxonomicStatus")
+	cGenericName       = occurrence.ColumnIndex("genericName")
+	cSpecificEpithet   = occurrence.ColumnIndex("specificEpithet")
+	cInfraEpithet      = occurrence.ColumnIndex(occurrence.ColInfraspecificEpithet)
+	cIssue             = occurrence.ColumnIndex(occurrence.ColIssue)
+	rankedColumns      = rankColumns()
+	incertaeSedisRank  = taxonomy.IncertaeSedis.Rank.String()
+	incertaeSedisNames = taxonomy.IncertaeSedis.Name
+)
+
+// rankColumn is a rank of the classification and its name and key columns.
+type rankColumn struct {
+	rank      taxonomy.Rank
+	name, key int
+}
+
+// rankColumns lists the ranks whose name and key the table keeps: GBIF's
+// seven and the intermediate ranks the schema has columns for.
+func rankColumns() []rankColumn {
+	var out []rankColumn
+	for _, r := range []struct {
+		rank taxonomy.Rank
+		name string
+	}{
+		{taxonomy.RankKingdom, "kingdom"}, {taxonomy.RankPhylum, "phylum"}, {taxonomy.RankClass, "class"},
+		{taxonomy.RankOrder, "order"}, {taxonomy.RankSuperfamily, "superfamily"}, {taxonomy.RankFamily, "family"},
+		{taxonomy.RankSubfamily, "subfamily"}, {taxonomy.RankTribe, "tribe"}, {taxonomy.RankSubtribe, "subtribe"},
+		{taxonomy.RankGenus, "genus"}, {taxonomy.RankSubgenus, "subgenus"}, {taxonomy.RankSpecies, "species"},
+	} {
+		out = append(out, rankColumn{rank: r.rank, name: occurrence.ColumnIndex(r.name), key: occurrence.ColumnIndex(r.name + "Key")})
+	}
+	return out
+}
+
+// applyMatch writes a match into the record's taxon columns. It reads the
+// match directly (no per-usage cache: one held ~500 bytes per distinct
+// taxon live for the whole ingest, which the garbage collector paid for).
+func applyMatch(r *occurrence.Record, m *taxonomy.Match) {
+	for _, rc := range rankedColumns {
+		r.SetNull(rc.name)
+		r.SetNull(rc.key)
+	}
+	for _, c := range [...]int{cTaxonomicStatus, cGenericName, cSpecificEpithet, cInfraEpithet} {
+		r.SetNull(c)
+	}
+	if m.Usage == nil {
+		// GBIF's records that match nothing: the kingdom incertae sedis.
+		r.SetInt(cTaxonKey, taxonomy.IncertaeSedis.Key)
+		r.SetInt(cAcceptedTaxonKey, taxonomy.IncertaeSedis.Key)
+		r.SetString(cScientificName, incertaeSedisNames)
+		r.SetString(cAcceptedSciName, incertaeSedisNames)
+		r.SetString(cTaxonRank, incertaeSedisRank)
+		r.SetString(rankedColumns[0].name, incertaeSedisNames)
+		r.SetInt(rankedColumns[0].key, taxonomy.IncertaeSedis.Key)
+		return
+	}
+	u, a := m.Usage, m.Accepted
+	r.SetInt(cTaxonKey, u.Key)
+	r.SetInt(cAcceptedTaxonKey, a.Key)
+	r.SetString(cScientificName, u.ScientificName)
+	r.SetString(cAcceptedSciName, a.ScientificName)
+	r.SetString(cTaxonRank, u.Rank.String())
+	r.SetString(cTaxonomicStatus, u.Status.String())
+	for _, t := range m.Classification {
+		for _, rc := range rankedColumns {
+			if rc.rank == t.Rank {
+				r.SetString(rc.name, t.Name)
+				r.SetInt(rc.key, t.Key)
+				break
+			}
+		}
+	}
+	// genericName and the epithets are the matched usage's, as GBIF's.
+	first, rest, _ := strings.Cut(u.CanonicalName, " ")
+	switch {
+	case u.Rank == taxonomy.RankGenus && rest == "":
+		r.SetString(cGenericName, first)
+	case u.Rank.IsSpeciesOrBelow() && rest != "":
+		r.SetString(cGenericName, first)
+		ep, infra, _ := strings.Cut(rest, " ")
+		r.SetString(cSpecificEpithet, ep)
+		if infra != "" {
+			r.SetString(cInfraEpithet, infra[strings.LastIndexByte(infra, ' ')+1:])
+		}
+	}
+}
+
+// addIssues merges taxon issues into the record's sorted issue list.
+func addIssues(r *occurrence.Record, issues []string) {
+	var list []string
+	if v := r.Get(cIssue); v.Valid {
+		list = strings.Split(v.S, ";")
+	}
+	for _, is := range issues {
+		if !slices.Contains(list, is) {
+			list = append(list, is)
+		}
+	}
+	slices.Sort(list)
+	r.SetString(cIssue, strings.Join(list, ";"))
+}
+
+// taxonIssues are the issues a match may raise; re-interpretation drops
+// them before matching again.
+var taxonIssues = []string{taxonomy.IssueTaxonMatchFuzzy, taxonomy.IssueTaxonMatchHigherRank,
+	taxonomy.IssueTaxonMatchNone, taxonomy.IssueTaxonMatchAggregate, taxonomy.IssueTaxonIDNotFound,
+	taxonomy.IssueNameAndIDInconsistent}
+
+// dropTaxonIssues removes the taxon issues from the record's issue list.
+func dropTaxonIssues(r *occurrence.Record) {
+	v := r.Get(cIssue)
+	if !v.Valid {
+		return
+	}
+	list := slices.DeleteFunc(strings.Split(v.S, ";"), func(s string) bool { return slices.Contains(taxonIssues, s) })
+	r.SetString(cIssue, strings.Join(list, ";"))
+}
