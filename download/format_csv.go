@@ -154,8 +154,7 @@ type tableWriter struct {
 type cellKind uint8
 
 const (
-	cellFunc     cellKind = iota // fn, its output cleaned when it needs it
-	cellCleanFn                  // fn, its output clean
+	cellFunc     cellKind = iota // fn, its output clean (see cleaned)
 	cellVerbatim                 // the next value of the verbatim record
 	cellText                     // a string column: data[offs[i]:offs[i+1]], clean
 	cellDict                     // a dictionary: data[offs[idx[i]]:offs[idx[i]+1]], clean
@@ -302,14 +301,8 @@ func (t *tableWriter) appendRow(buf []byte, i int) []byte {
 			buf = strconv.AppendInt(buf, int64(p.i32[i]), 10)
 		case cellFloat64:
 			buf = appendFloat(buf, p.f64[i])
-		case cellCleanFn:
-			buf = p.fn(buf, i)
 		case cellFunc:
-			start := len(buf)
 			buf = p.fn(buf, i)
-			if v := buf[start:]; !dwca.PlainASCII(v) {
-				buf = dwca.AppendClean(buf[:start], string(v))
-			}
 		default:
 			buf = dwca.AppendClean(buf, t.verb.values[k])
 			k++
@@ -344,10 +337,10 @@ func (t *tableWriter) cellPlan(j int, a arrow.Array) (cellPlan, error) {
 	f := t.fields[j]
 	switch {
 	case f.column == occurrence.ColLicense && a != nil:
-		return cellPlan{kind: cellCleanFn, fn: licenseCell(a)}, nil
+		return cellPlan{kind: cellFunc, fn: licenseCell(a)}, nil
 	case f.layout != "":
 		if ts, ok := a.(*array.Timestamp); ok {
-			return cellPlan{kind: cellCleanFn, fn: timestampCell(ts, f.layout)}, nil
+			return cellPlan{kind: cellFunc, fn: timestampCell(ts, f.layout)}, nil
 		}
 	}
 	if _, idx, offs, data, ok := t.dicts[j].entries(a); ok {
@@ -371,9 +364,9 @@ func (t *tableWriter) cellPlan(j int, a arrow.Array) (cellPlan, error) {
 		return cellPlan{}, err
 	}
 	if cleanOutput(a) {
-		return cellPlan{kind: cellCleanFn, fn: fn}, nil
+		return cellPlan{kind: cellFunc, fn: fn}, nil
 	}
-	return cellPlan{kind: cellFunc, fn: fn}, nil
+	return cellPlan{kind: cellFunc, fn: cleaned(fn)}, nil
 }
 
 // simpleCSV is GBIF's SIMPLE_CSV: one tab-separated <key>.csv entry.
