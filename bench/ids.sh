@@ -7,7 +7,8 @@
 #
 #   bash bench/ids.sh [N]    # TABLE=hbase://host:port/name to use HBase
 #
-# Prints each ingest's wall time and records/s and the checks' results;
+# Prints each ingest's wall time and records/s (CPU seconds and peak RSS
+# with GNU time), the load average and the checks' results;
 # exits non-zero when a check fails.
 # Env: BENCH_DIR (default /tmp/downloader-ids) keeps the generated table,
 # the archive and the exports; TABLE overrides the ingest table (default a
@@ -58,16 +59,27 @@ ids() {
 	[ "$dups" -eq 0 ]
 }
 
+# CPU seconds and peak RSS of each ingest, when GNU time is there (wall
+# time on a shared machine says more about the other sessions).
+timed=()
+if [ -x /usr/bin/time ]; then
+	timed=(/usr/bin/time -f '%U %S %M' -o "$work/time.txt")
+fi
+
 status=0
 for round in 1 2 3; do
 	start=$(date +%s.%N)
-	"$dl" ingest --table "$table" --dataset-key ids-check "$archive" >"$work/ingest-$round.txt" 2>&1 || {
+	"${timed[@]}" "$dl" ingest --table "$table" --dataset-key ids-check "$archive" >"$work/ingest-$round.txt" 2>&1 || {
 		cat "$work/ingest-$round.txt" >&2
 		exit 1
 	}
 	end=$(date +%s.%N)
 	grep -o '[0-9]* records, [0-9]* broken rows skipped.*records/s)' "$work/ingest-$round.txt" | sed "s/^/round $round: /"
 	awk -v s="$start" -v e="$end" -v r="$round" 'BEGIN { printf "round %s: ingest wall %.1fs\n", r, e - s }'
+	if ((${#timed[@]})); then
+		awk -v r="$round" '{ printf "round %s: ingest CPU %.1fs (user %.1fs, sys %.1fs), peak RSS %d MB\n", r, $1 + $2, $1, $2, $3 / 1024 }' "$work/time.txt"
+	fi
+	echo "round $round: load average $(cut -d' ' -f1-3 /proc/loadavg)"
 	ids "$round" || status=1
 	if ((round > 1)); then
 		if cmp -s "$work/ids-1.tsv" "$work/ids-$round.tsv"; then

@@ -232,7 +232,7 @@ func TestSpillCap(t *testing.T) {
 	defer a2.Close()
 	data, _ := a2.dataBytes()
 	if _, err := a2.Records(context.Background()); err != nil {
-		t.Fatalf("under the default cap of %d bytes: %v", 4*data+1<<30, err)
+		t.Fatalf("under the default cap of %d bytes: %v", DefaultSpillFactor*data+1<<30, err)
 	}
 }
 

@@ -18,8 +18,13 @@ import (
 // that works the core is streamed once and each core row picks up its rows:
 // no temporary files, no ordering requirements.
 //
-// An extension that does not fit is joined on disk with external sorts
-// (star_sort.go), which needs neither the extension nor the core to be sorted:
+// Extensions that do not fit but follow the core's order (GBIF's downloads)
+// are read in lockstep with the core (star_lockstep.go): no temporary files
+// but the sorted hashes of the core ids when they pass half the budget.
+//
+// Otherwise an extension that does not fit is joined on disk with external
+// sorts (star_sort.go), which need neither the extension nor the core to be
+// sorted:
 //  1. its rows are sorted by (coreid, row number) into temporary run files;
 //  2. the core rows are sorted by (id, row number) the same way;
 //  3. a merge of the sorted core with the sorted extensions joins them, and
@@ -27,8 +32,8 @@ import (
 //  4. reading that last sort yields the records in core-file order, and the
 //     in-memory extensions are added on the way.
 // Memory stays within a few budgets plus the rows of one core record; disk
-// use is about twice the size of the data. All temporary files live in
-// Options.TempDir and are removed by Close.
+// use is about twice the size of the data (Limits.SpillBytes). All
+// temporary files live in Options.TempDir and are removed by Close.
 //
 // An Event core with an Occurrence extension yields one record per occurrence
 // row, the event's terms merged under the occurrence's (occurrence values
@@ -55,7 +60,8 @@ type extJoin struct {
 	claimed map[string][]extRow // in-memory rows a core row has taken
 	sorter  *extSorter          // on-disk rows (mem == nil)
 	iter    *sortIter
-	isOccur bool // the Occurrence extension of an Event core
+	step    *rowPeeker // lockstep rows (star_lockstep.go)
+	isOccur bool       // the Occurrence extension of an Event core
 }
 
 // source is what the join keeps of a row's location: only the Occurrence
@@ -69,21 +75,23 @@ func (ej *extJoin) source(row Row) string {
 
 // StarReader yields the occurrence records of an archive in core-file order.
 type StarReader struct {
-	ctx     context.Context
-	a       *Archive
-	log     *slog.Logger
-	exts    []*extJoin
-	event   bool
-	core    *RowReader // memory mode: the streamed core
-	records *extSorter // disk mode: joined records by core row number
-	recIter *sortIter
-	queue   []occurrence.RawRecord // records of the last core row filled
-	head    int                    // next record of queue to return
-	broken  BrokenRows
-	orphans int
-	sorters []*extSorter
-	held    int64        // estimated bytes of the extensions joined in memory
-	spill   *spillBudget // what the disk join may still write
+	ctx   context.Context
+	a     *Archive
+	log   *slog.Logger
+	exts  []*extJoin
+	event bool
+	core  *RowReader // memory and lockstep modes: the streamed core
+	// stepping are the extensions read in lockstep with the core
+	stepping []*extJoin
+	records  *extSorter // disk mode: joined records by core row number
+	recIter  *sortIter
+	queue    []occurrence.RawRecord // records of the last core row filled
+	head     int                    // next record of queue to return
+	broken   BrokenRows
+	orphans  int
+	sorters  []*extSorter
+	held     int64        // estimated bytes of the extensions joined in memory
+	spill    *spillBudget // what the disk join may still write
 }
 
 // Records reads the archive's occurrence records: an Occurrence core (with
@@ -143,6 +151,14 @@ func (s *StarReader) prepare() error {
 		s.core = rr
 		return err
 	}
+	inOrder, err := s.inCoreOrder(disk)
+	if err != nil {
+		return err
+	}
+	if inOrder {
+		s.log.Info("extensions in core order: joined in lockstep", "archive", s.a.Path)
+		return s.lockstepJoin(disk)
+	}
 	return s.diskJoin(disk)
 }
 
@@ -169,7 +185,7 @@ func (s *StarReader) loadMem(ej *extJoin, budget int64) (used int64, fits bool, 
 		return nil
 	})
 	if err == errFull {
-		s.log.Info("extension joined on disk", "file", ej.spec.Files, "budget", budget)
+		s.log.Info("extension larger than the join budget: joined in lockstep or on disk", "file", ej.spec.Files, "budget", budget)
 		return 0, false, nil
 	}
 	if err != nil {
@@ -275,9 +291,26 @@ func (s *StarReader) fill() error {
 				if s.brokenRow(err) {
 					continue
 				}
+				if err == io.EOF {
+					if err := s.stepEnd(); err != nil {
+						return err
+					}
+				}
 				return err
 			}
-			s.emit(row.ID(), row.Terms(), row.Source(), nil)
+			id := row.ID()
+			var ext map[*extJoin][]extRow
+			if len(s.stepping) > 0 && id != "" {
+				var tooBig bool
+				if ext, tooBig, err = s.stepRows(id); err != nil {
+					return err
+				}
+				if tooBig {
+					s.addBroken(s.tooLargeRow(row.File(), row.Line(), id))
+					continue
+				}
+			}
+			s.emit(id, row.Terms(), row.Source(), ext)
 			return nil
 		}
 	}
@@ -289,13 +322,17 @@ func (s *StarReader) fill() error {
 		return io.EOF
 	}
 	d := decoder{b: it.val}
-	id, source, terms := d.string(), d.string(), d.terms()
+	id, source, terms := d.string(), d.string(), d.terms(s.a.Meta.Core.Fields)
 	ext := map[*extJoin][]extRow{} // does not escape: on the stack
 	for n := d.uvarint(); n > 0 && d.err == nil; n-- {
-		ej := s.exts[d.uvarint()]
+		i := d.uvarint()
+		if i >= uint64(len(s.exts)) {
+			return errors.New("dwca: join: corrupt record")
+		}
+		ej := s.exts[i]
 		for m := d.uvarint(); m > 0 && d.err == nil; m-- {
 			src := d.string()
-			ext[ej] = append(ext[ej], extRow{terms: d.terms(), source: src})
+			ext[ej] = append(ext[ej], extRow{terms: d.terms(ej.spec.Fields), source: src})
 		}
 	}
 	if d.err != nil {
@@ -395,6 +432,10 @@ func (s *StarReader) Close() error {
 	for _, ej := range s.exts {
 		if ej.iter != nil {
 			ej.iter.close()
+		}
+		if ej.step != nil {
+			ej.step.close()
+			ej.step = nil
 		}
 	}
 	for _, so := range s.sorters {

@@ -87,7 +87,9 @@ func (s *extSorter) spill() error {
 	var tmp [binary.MaxVarintLen64]byte
 	for i := range s.buf {
 		it := &s.buf[i]
-		if err := s.disk.take(int64(len(it.key)+len(it.val)) + 3*binary.MaxVarintLen64); err != nil {
+		// the bytes written: the spill cap counts what is on disk
+		n := uvarintLen(uint64(len(it.key))) + len(it.key) + uvarintLen(it.seq) + uvarintLen(uint64(len(it.val))) + len(it.val)
+		if err := s.disk.take(int64(n)); err != nil {
 			f.Close()
 			return fmt.Errorf("dwca: join spill: %w", err)
 		}
@@ -305,12 +307,19 @@ func (d *decoder) string() string {
 	return s
 }
 
-func (d *decoder) terms() occurrence.Terms {
+// terms reads appendRow's values of a row of fields' FileSpec.
+func (d *decoder) terms(fields []Field) occurrence.Terms {
 	n := d.uvarint()
 	t := make(occurrence.Terms, min(n, 256))
 	for i := uint64(0); i < n && d.err == nil; i++ {
-		k := d.string()
-		t[k] = d.string()
+		f := d.uvarint()
+		if f >= uint64(len(fields)) {
+			if d.err == nil {
+				d.err = errors.New("dwca: join: corrupt record")
+			}
+			return t
+		}
+		t[fields[f].Term] = d.string()
 	}
 	return t
 }

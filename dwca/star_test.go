@@ -321,17 +321,23 @@ func TestReadDatasetInfo(t *testing.T) {
 }
 
 // BenchmarkStarJoin joins 20,000 core rows with 40,000 shuffled extension
-// rows in memory and, with a 256 KiB budget, on disk (external sort).
+// rows in memory and, with a 256 KiB budget, on disk (external sort); and
+// 20,000 core rows with ~30,000 extension rows in core order, in lockstep,
+// then on disk after moving one extension row to the end.
 func BenchmarkStarJoin(b *testing.B) {
-	dir := unsortedArchive(b, 20000, 2, 1000)
+	unsorted := unsortedArchive(b, 20000, 2, 1000)
+	inOrder := coreOrderArchive(b, 20000, nil, nil)
+	moved := coreOrderArchive(b, 20000, nil, func(r []string) []string { return append(r[1:], r[0]) })
 	for _, bc := range []struct {
 		name   string
+		dir    string
 		budget int64
-	}{{"memory", DefaultJoinBudget}, {"disk", 256 << 10}} {
+	}{{"memory", unsorted, DefaultJoinBudget}, {"disk", unsorted, 256 << 10},
+		{"core-order/lockstep", inOrder, 256 << 10}, {"core-order-but-one/disk", moved, 256 << 10}} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				a, err := Options{JoinBudget: bc.budget, TempDir: b.TempDir()}.Open(context.Background(), dir)
+				a, err := Options{JoinBudget: bc.budget, TempDir: b.TempDir()}.Open(context.Background(), bc.dir)
 				if err != nil {
 					b.Fatal(err)
 				}

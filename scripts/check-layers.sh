@@ -14,7 +14,7 @@ floor() {
 	occurrence | occurrence/hbase/hrpc) echo 1 ;;
 	occurrence/parquet | occurrence/hbase | occurrence/occurrencetest | dwca) echo 2 ;;
 	abcd | download | taxonomy | search) echo 3 ;;
-	ingest | jobs) echo 4 ;;
+	ingest | jobs | species) echo 4 ;;
 	jobs/storage/* | jobs/tableexport | jobs/faultinject | web) echo 5 ;;
 	cmd/* | bench/* | abcd/internal/abcdgen/cmd/*) echo 6 ;;
 	*) echo "" ;;

@@ -1,13 +1,9 @@
 package web_test
 
 import (
-	"context"
 	"encoding/json"
-	"os"
-	"os/exec"
 	"slices"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -22,16 +18,7 @@ func TestPygbifSearch(t *testing.T) {
 	requirePygbif(t)
 	s := startSearchServer(t)
 	const country = "TR"
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "python3", "testdata/pygbif_search.py", s.URL, country)
-	cmd.Env = append(os.Environ(), "PYTHONWARNINGS=ignore", "PYTHONDONTWRITEBYTECODE=1")
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("pygbif: %v\n%s", err, stderr.String())
-	}
+	out := runPygbif(t, 2*time.Minute, nil, "testdata/pygbif_search.py", s.URL, country)
 	var got struct {
 		Search struct {
 			Count        int64

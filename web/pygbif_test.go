@@ -29,6 +29,25 @@ func requirePygbif(t *testing.T) {
 	}
 }
 
+// runPygbif runs a pygbif script of testdata (python3 SCRIPT ARGS...) with
+// env added and returns what it printed; it fails the test with the
+// script's stderr when the script fails or outlives timeout.
+func runPygbif(t *testing.T, timeout time.Duration, env []string, script string, args ...string) []byte {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "python3", append([]string{script}, args...)...)
+	// gbif_base.py leaves no __pycache__ in testdata
+	cmd.Env = append(append(os.Environ(), env...), "PYTHONWARNINGS=ignore", "PYTHONDONTWRITEBYTECODE=1")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", script, err, stderr.String())
+	}
+	return out
+}
+
 // TestPygbif drives the API with GBIF's Python client, pygbif 0.7.0, with
 // its defaults and only its base URL changed (web/testdata/pygbif_client.py
 // says how): occ.download with its query syntax, download_meta,
@@ -40,17 +59,8 @@ func TestPygbif(t *testing.T) {
 	// pygbif cancels it.
 	s := startServer(t, sqliteDSN(t), options{throttle: 100_000})
 	dir := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "python3", "testdata/pygbif_client.py", s.URL, dir)
-	cmd.Env = append(os.Environ(), "GBIF_USER=alice", "GBIF_PWD="+password("alice"), "GBIF_EMAIL=alice@example.org",
-		"PYTHONWARNINGS=ignore", "PYTHONDONTWRITEBYTECODE=1") // gbif_base.py leaves no __pycache__ in testdata
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("pygbif client: %v\n%s", err, stderr.String())
-	}
+	out := runPygbif(t, 4*time.Minute, []string{"GBIF_USER=alice", "GBIF_PWD=" + password("alice"), "GBIF_EMAIL=alice@example.org"},
+		"testdata/pygbif_client.py", s.URL, dir)
 	var got struct {
 		Key     string
 		Payload struct {

@@ -57,6 +57,10 @@ type Config struct {
 	// Search answers the occurrence search and record routes
 	// (/v1/occurrence/search, /count, /{gbifID}); nil answers them 503.
 	Search Searcher
+	// Species answers GBIF's species routes (/v1/species/match, suggest,
+	// {key}, children, synonyms, parents; /v2/species/match); nil answers
+	// them 503.
+	Species Species
 	// Page is the portal page served at / (NewPage); nil serves none.
 	Page *Page
 }
@@ -159,7 +163,7 @@ func (s *Server) routes() []route {
 		{"GET", "/v1/occurrence/search/count", nil, s.count},
 		{"POST", "/v1/occurrence/search/predicate", nil, s.countPredicate},
 		{"GET", "/v1/openapi.json", nil, s.openAPI},
-	}, slices.Concat(s.opsRoutes(), s.searchRoutes(), s.pageRoutes())...)
+	}, slices.Concat(s.opsRoutes(), s.searchRoutes(), s.speciesRoutes(), s.pageRoutes())...)
 }
 
 // HTTPServer returns an http.Server for s with the configured timeouts.

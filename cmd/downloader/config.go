@@ -33,7 +33,10 @@ type fileConfig struct {
 	Database  dbConfig     `yaml:"database"`
 	Table     string       `yaml:"table" flag:"table"`
 	// ExportTable is an embedded snapshot exports read instead of Table.
-	ExportTable string       `yaml:"export_table" flag:"export-table"`
+	ExportTable string `yaml:"export_table" flag:"export-table"`
+	// TaxonomyDir is the taxonomy the species API reads (default: the
+	// table directory's taxonomy).
+	TaxonomyDir string       `yaml:"taxonomy_dir" flag:"taxonomy-dir"`
 	Storage     storeConfig  `yaml:"storage"`
 	SMTP        smtpConfig   `yaml:"smtp"`
 	Mail        mailConfig   `yaml:"mail"`

@@ -48,6 +48,7 @@ type serveFlags struct {
 	origin                map[string]string
 	exports               exportFlags
 	search                searchFlags
+	taxonomyDir           string
 	page                  pageFlags
 }
 
@@ -123,6 +124,7 @@ func serveFlagSet(f *serveFlags, env *Env) *flag.FlagSet {
 	fs.Int64Var(&f.maxBody, "max-body", 1<<20, "largest request body in bytes")
 	f.faults.register(fs)
 	f.search.register(fs)
+	fs.StringVar(&f.taxonomyDir, "taxonomy-dir", "", "taxonomy directory the species API reads (default: TABLE/taxonomy of a table directory; required for the species API of an HBase table)")
 	f.page.register(fs)
 	c, def := &f.jobs, jobs.Config{}.WithDefaults()
 	fs.IntVar(&c.MaxRunningPerUser, "max-running", def.MaxRunningPerUser, "running downloads per user")
@@ -235,19 +237,21 @@ func runServe(ctx context.Context, args []string, env *Env) error {
 	}
 	scfg := f.search.cfg
 	scfg.Limits = f.limits // searches are bounded as downloads and counts are
-	return serve(ctx, f, svc, db, ln, reg, search.New(table, scfg, env.Logger), page, env)
+	sp, closeSpecies := f.species(env)
+	defer closeSpecies()
+	return serve(ctx, f, svc, db, ln, reg, search.New(table, scfg, env.Logger), sp, page, env)
 }
 
 // serve runs until ctx ends, then stops gracefully: HTTP first, then the
 // workers (running exports become SUSPENDED and resume at the next start).
-func serve(ctx context.Context, f serveFlags, svc *jobs.Service, db *jobs.DB, ln net.Listener, reg *prometheus.Registry, searcher web.Searcher, page *web.Page, env *Env) error {
+func serve(ctx context.Context, f serveFlags, svc *jobs.Service, db *jobs.DB, ln net.Listener, reg *prometheus.Registry, searcher web.Searcher, sp web.Species, page *web.Page, env *Env) error {
 	if err := svc.Start(ctx); err != nil {
 		return err
 	}
 	errc := make(chan error, 2)
 	var srv *http.Server
 	wcfg := f.web
-	wcfg.MaxBodyBytes, wcfg.PublicURL, wcfg.Search, wcfg.Page = f.maxBody, f.publicURL, searcher, page
+	wcfg.MaxBodyBytes, wcfg.PublicURL, wcfg.Search, wcfg.Species, wcfg.Page = f.maxBody, f.publicURL, searcher, sp, page
 	api := web.New(svc, jobs.NewAuthenticator(db, f.auth), wcfg, env.Logger, web.WithMetrics(reg))
 	if ln != nil {
 		srv = api.HTTPServer()

@@ -207,6 +207,27 @@ try {
     await shot(page, 'search');
   });
 
+  await check('names from the taxonomy: a suggested species searches by its taxon key', async () => {
+    // the test loads GBIF's backbone cut into the demo table's taxonomy;
+    // "Agrostis pou" above matched none of its names and fell back to the
+    // table's names
+    await page.goto(`${BASE}/`);
+    await waitCount(page);
+    const input = page.getByRole('combobox', { name: 'Scientific name' });
+    await input.click();
+    await input.pressSequentially('Puma conc', { delay: 40 });
+    const option = page.getByRole('option', { name: /^Puma concolor \(Linnaeus, 1771\)/ });
+    await option.waitFor();
+    await input.press('ArrowDown');
+    await input.press('Enter');
+    await page.waitForFunction(() => new URL(location.href).searchParams.get('taxonKey') === '2435099');
+    assert(await input.inputValue() === '', `the name field kept ${await input.inputValue()}`);
+    const want = await countOf('taxonKey=2435099');
+    assert(await waitCount(page) === want, `count ${await page.textContent('#match-count')}, table ${want}`);
+    const words = await page.textContent('#match-words');
+    assert(words.includes('2435099'), `words: ${words}`);
+  });
+
   await check('a newer search cancels an older one still waiting, whose answer never shows', async () => {
     await page.goto(`${BASE}/`);
     await waitCount(page);

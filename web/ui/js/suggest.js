@@ -1,8 +1,9 @@
 // Scientific-name suggestions for the search form: an ARIA 1.2 combobox
 // (the list follows the input; arrows move, Enter picks, Escape closes).
-// Names come from the species suggest route when the service has one
-// (/v1/species/suggest, the taxonomy's: picking a name then searches by its
-// taxon key), else from the table's own names (the scientificName facet,
+// Names come from the species suggest route (/v1/species/suggest, the
+// taxonomy's: picking a name then searches by its taxon key); when it
+// suggests nothing for what was typed, or the service has no taxonomy
+// (404 or 503), from the table's own names (the scientificName facet,
 // asked once), matched at the start of a word.
 import { h, replace, uid } from './dom.js';
 import { t } from './i18n.js';
@@ -16,13 +17,15 @@ async function suggestions(q, signal) {
     try {
       const res = await api(`/v1/species/suggest?q=${encodeURIComponent(q)}&limit=10`, { signal });
       speciesRoute = true;
-      return (Array.isArray(res) ? res : res.results || []).map((s) => ({
+      const found = (Array.isArray(res) ? res : res.results || []).map((s) => ({
         name: s.scientificName || s.canonicalName, taxonKey: s.key || s.usageKey, rank: s.rank,
       })).filter((s) => s.name);
+      if (found.length) return found;
     } catch (e) {
       if (isAbort(e)) throw e;
-      if (e.status !== 404) return [];
-      speciesRoute = false;
+      // no route or no taxonomy: the table's names from now on; another
+      // failure (a busy server): the table's names this time
+      if (e.status === 404 || e.status === 503) speciesRoute = false;
     }
   }
   if (!tableNames) {

@@ -1,0 +1,256 @@
+package dwca
+
+import (
+	"encoding/binary"
+	"errors"
+	"hash/maphash"
+	"io"
+)
+
+// Lockstep join: extensions written in core order are read alongside the
+// core, each core row taking the extension rows that follow with its id. No
+// temporary files are written and only one core row's extension rows are
+// held. GBIF's downloads are written so (occurrence.txt, then verbatim.txt,
+// multimedia.txt and the verbatim extensions, row for row in the same
+// order), and a download is the archive users most often ingest again.
+//
+// inCoreOrder checks the order first, reading the ids of the core and of
+// those extensions once: the non-empty core ids must be unique (their 64-bit
+// hashes are sorted, in memory under half the join budget, else in runs of
+// ~14 bytes a core row counted by Limits.SpillBytes; a collision only costs
+// the fallback), and each
+// extension's rows must come in runs of one coreid following the core's
+// order, with no row whose coreid matches no core row (rows without a coreid
+// are orphans either way). Otherwise the disk join runs, so both give the
+// same records, broken rows and orphans.
+
+// rowPeeker reads rows one ahead; broken rows go to broken.
+type rowPeeker struct {
+	rr     *RowReader
+	row    Row
+	ok     bool // row is the next row, not yet taken
+	eof    bool
+	broken func(*RowError)
+}
+
+// peek returns the next row without taking it; ok is false at the end.
+func (p *rowPeeker) peek() (row Row, ok bool, err error) {
+	if p.ok || p.eof {
+		return p.row, p.ok, nil
+	}
+	for {
+		row, err := p.rr.Next()
+		if err == io.EOF {
+			p.eof = true
+			return Row{}, false, nil
+		}
+		if err != nil {
+			var re *RowError
+			if errors.As(err, &re) {
+				p.broken(re)
+				continue
+			}
+			return Row{}, false, err
+		}
+		p.row, p.ok = row, true
+		return row, true, nil
+	}
+}
+
+// take consumes the row peek returned.
+func (p *rowPeeker) take() { p.ok, p.row = false, Row{} }
+
+func (p *rowPeeker) close() {
+	if p.rr != nil {
+		p.rr.Close()
+	}
+}
+
+// openPeekers opens a rowPeeker on each extension.
+func (s *StarReader) openPeekers(exts []*extJoin, broken func(*RowError)) ([]*rowPeeker, error) {
+	ps := make([]*rowPeeker, 0, len(exts))
+	for _, ej := range exts {
+		rr, err := s.a.Rows(s.ctx, *ej.spec)
+		if err != nil {
+			for _, p := range ps {
+				p.close()
+			}
+			return nil, err
+		}
+		ps = append(ps, &rowPeeker{rr: rr, broken: broken})
+	}
+	return ps, nil
+}
+
+// inCoreOrder reports whether exts can be joined in lockstep with the core.
+func (s *StarReader) inCoreOrder(exts []*extJoin) (bool, error) {
+	ignore := func(*RowError) {}
+	ps, err := s.openPeekers(exts, ignore)
+	if err != nil {
+		return false, err
+	}
+	defer func() {
+		for _, p := range ps {
+			p.close()
+		}
+	}()
+	if err := s.startSpill(); err != nil {
+		return false, err
+	}
+	ids := s.newSorter(s.a.opts.JoinBudget / 2)
+	defer ids.close()
+	seed := maphash.MakeSeed()
+	var pos uint64
+	err = s.forEachRow(s.a.Meta.Core, ignore, func(row Row) error {
+		id := row.ID()
+		if id == "" {
+			return nil
+		}
+		pos++
+		var h [8]byte
+		binary.BigEndian.PutUint64(h[:], maphash.String(seed, id))
+		if err := ids.add(string(h[:]), pos, nil); err != nil {
+			return err
+		}
+		for _, p := range ps {
+			if _, err := p.skip(id); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return false, err
+	}
+	for _, p := range ps {
+		// after the last core row only rows without a coreid may be left
+		if rest, err := p.skip(""); err != nil || rest {
+			return false, err
+		}
+	}
+	it, err := ids.iter()
+	if err != nil {
+		return false, err
+	}
+	defer it.close()
+	prev, first := "", true
+	for {
+		x, ok, err := it.next()
+		if err != nil || !ok {
+			return err == nil, err
+		}
+		if x.key == prev && !first {
+			return false, nil // a repeated core id
+		}
+		prev, first = x.key, false
+	}
+}
+
+// skip takes the rows with coreid id or none, and reports whether a row
+// with another coreid follows.
+func (p *rowPeeker) skip(id string) (more bool, err error) {
+	for {
+		row, ok, err := p.peek()
+		if err != nil || !ok {
+			return false, err
+		}
+		if rid := row.ID(); rid != "" && rid != id {
+			return true, nil
+		}
+		p.take()
+	}
+}
+
+// lockstepJoin streams the core with the extensions exts in lockstep.
+func (s *StarReader) lockstepJoin(exts []*extJoin) error {
+	ps, err := s.openPeekers(exts, s.addBroken)
+	if err != nil {
+		return err
+	}
+	for i, ej := range exts {
+		ej.step = ps[i]
+	}
+	s.stepping = exts
+	s.core, err = s.a.Rows(s.ctx, s.a.Meta.Core)
+	return err
+}
+
+// stepRows takes the rows of core id id from the lockstep extensions. When
+// they pass Limits.RecordBytes the rest are taken unread and tooBig is set.
+func (s *StarReader) stepRows(id string) (rows map[*extJoin][]extRow, tooBig bool, err error) {
+	var size int64
+	for _, ej := range s.stepping {
+		for {
+			row, ok, err := ej.step.peek()
+			if err != nil {
+				return nil, false, err
+			}
+			if !ok {
+				break
+			}
+			rid := row.ID()
+			if rid != "" && rid != id {
+				break
+			}
+			ej.step.take()
+			if rid == "" {
+				s.orphans++
+				continue
+			}
+			if tooBig {
+				continue
+			}
+			if size += encodedLen(ej.source(row), row); size > s.a.opts.Limits.RecordBytes {
+				tooBig, rows = true, nil
+				continue
+			}
+			if rows == nil {
+				rows = make(map[*extJoin][]extRow, len(s.stepping))
+			}
+			rows[ej] = append(rows[ej], extRow{terms: row.Terms(), source: ej.source(row)})
+		}
+	}
+	if tooBig {
+		return nil, true, nil
+	}
+	return rows, false, nil
+}
+
+// stepEnd counts the lockstep extensions' rows left after the last core row
+// as orphans.
+func (s *StarReader) stepEnd() error {
+	for _, ej := range s.stepping {
+		for {
+			_, ok, err := ej.step.peek()
+			if err != nil || !ok {
+				if err != nil {
+					return err
+				}
+				break
+			}
+			ej.step.take()
+			s.orphans++
+		}
+	}
+	s.stepping = nil
+	return nil
+}
+
+// encodedLen is len(appendRow(nil, source, row)) without encoding the row:
+// the size Limits.RecordBytes counts whichever join runs.
+func encodedLen(source string, row Row) int64 {
+	n := stringLen(source) + uvarintLen(uint64(row.nonEmpty()))
+	for i := range row.spec.Fields {
+		if v := row.Value(i); v != "" {
+			n += uvarintLen(uint64(i)) + stringLen(v)
+		}
+	}
+	return int64(n)
+}
+
+func stringLen(s string) int { return uvarintLen(uint64(len(s))) + len(s) }
+
+func uvarintLen(v uint64) int {
+	var b [binary.MaxVarintLen64]byte
+	return len(binary.AppendUvarint(b[:0], v))
+}
