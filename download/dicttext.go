@@ -23,48 +23,14 @@ type dictText struct {
 	clean bool
 }
 
-// plainDictCell formats rows of a dictionary column whose entries are clean.
-func plainDictCell(d *array.Dictionary, idx []int32, dict *array.String) cellFn {
-	if d.NullN() == 0 {
-		return func(dst []byte, i int) []byte { return append(dst, dict.Value(int(idx[i]))...) }
-	}
-	return func(dst []byte, i int) []byte {
-		if d.IsNull(i) {
-			return dst
-		}
-		return append(dst, dict.Value(int(idx[i]))...)
-	}
-}
-
 // cell returns the formatter of a dictionary column whose values are
 // strings and indices int32, its output already clean; ok is false for any
 // other dictionary (cellFor formats those).
 func (c *dictText) cell(a arrow.Array) (fn cellFn, ok bool) {
-	d, ok := a.(*array.Dictionary)
+	d, idx, offs, data, ok := c.entries(a)
 	if !ok {
 		return nil, false
 	}
-	dict, ok := d.Dictionary().(*array.String)
-	if !ok {
-		return nil, false
-	}
-	ix, ok := d.Indices().(*array.Int32)
-	if !ok {
-		return nil, false
-	}
-	if src := d.Data().Dictionary(); c.src != src {
-		// A dictionary whose bytes are all plain ASCII (one check over its
-		// value buffer) is formatted from directly; only others are
-		// cleaned entry by entry.
-		if c.clean = dict.NullN() == 0 && dwca.PlainASCII(dict.ValueBytes()); !c.clean {
-			c.build(dict)
-		}
-		c.src = src
-	}
-	if c.clean {
-		return plainDictCell(d, ix.Int32Values(), dict), true
-	}
-	idx, data, offs := ix.Int32Values(), c.data, c.offs
 	if d.NullN() == 0 {
 		return func(dst []byte, i int) []byte {
 			k := idx[i]
@@ -78,6 +44,50 @@ func (c *dictText) cell(a arrow.Array) (fn cellFn, ok bool) {
 		k := idx[i]
 		return append(dst, data[offs[k]:offs[k+1]]...)
 	}, true
+}
+
+// entries returns the clean text of a dictionary column whose values are
+// strings and indices int32: row i's text (when valid) is
+// data[offs[idx[i]]:offs[idx[i]+1]]. ok is false for any other column.
+func (c *dictText) entries(a arrow.Array) (d *array.Dictionary, idx, offs []int32, data []byte, ok bool) {
+	d, ok = a.(*array.Dictionary)
+	if !ok {
+		return nil, nil, nil, nil, false
+	}
+	dict, ok := d.Dictionary().(*array.String)
+	if !ok {
+		return nil, nil, nil, nil, false
+	}
+	ix, ok := d.Indices().(*array.Int32)
+	if !ok {
+		return nil, nil, nil, nil, false
+	}
+	if src := d.Data().Dictionary(); c.src != src {
+		// A dictionary whose bytes are all plain ASCII (one check over its
+		// value buffer) is formatted from directly; only others are
+		// cleaned entry by entry.
+		if c.clean = dict.NullN() == 0 && dwca.PlainASCII(dict.ValueBytes()); !c.clean {
+			c.build(dict)
+		}
+		c.src = src
+	}
+	if c.clean {
+		offs, data = stringBuffers(dict)
+		return d, ix.Int32Values(), offs, data, true
+	}
+	return d, ix.Int32Values(), c.offs, c.data, true
+}
+
+// stringBuffers returns a string column's offsets and value bytes: row i
+// is data[offs[i]:offs[i+1]].
+func stringBuffers(a *array.String) (offs []int32, data []byte) {
+	if a.Len() == 0 {
+		return nil, nil
+	}
+	if bufs := a.Data().Buffers(); len(bufs) > 2 && bufs[2] != nil {
+		data = bufs[2].Bytes()
+	}
+	return a.ValueOffsets(), data
 }
 
 // build cleans every entry of dict; a null entry is empty, as cellFor

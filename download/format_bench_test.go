@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/klauspost/compress/flate"
 
 	"github.com/biodiversity-downloads/downloader/dwca"
 	"github.com/biodiversity-downloads/downloader/occurrence"
@@ -139,20 +138,4 @@ func BenchmarkFormatOnlyCSV(b *testing.B) {
 
 // BenchmarkFloorCSV is the compression floor: klauspost flate level 5 on 2
 // goroutines over the same uncompressed bytes.
-func BenchmarkFloorCSV(b *testing.B) {
-	data := csvBytes()
-	b.SetBytes(int64(len(data)))
-	defer cpuMetric(b)()
-	for b.Loop() {
-		var wg sync.WaitGroup
-		half := len(data) / 2
-		for _, part := range [][]byte{data[:half], data[half:]} {
-			wg.Go(func() {
-				fw, _ := flate.NewWriter(io.Discard, 5)
-				fw.Write(part)
-				fw.Close()
-			})
-		}
-		wg.Wait()
-	}
-}
+func BenchmarkFloorCSV(b *testing.B) { benchFloor(b, csvBytes()) }

@@ -3,6 +3,7 @@ package download
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -143,19 +144,45 @@ type tableWriter struct {
 	fields []field
 	rw     *dwca.TextWriter
 	verb   *verbatimRow // nil without verbatim fields
-	fns    []cellFn
-	// clean marks the fns whose output needs no cleaning: dictionary
-	// columns formatted through dicts (one per field).
-	clean []bool
-	// empty[j] > 0 starts a run of that many columns null in the whole
-	// batch (see writeBatch).
-	empty []int
-	// valid[j] is field j's validity bitmap when its column has nulls in
-	// the batch (nil otherwise), from bit voff[j]: a null cell is counted
-	// into the row's run of empty cells without a call.
-	valid [][]byte
-	voff  []int
+	// plan is how each field's cells of the batch being written are
+	// formatted (one per field), made once per batch (plan).
+	plan  []cellPlan
 	dicts []dictText
+}
+
+// cellKind is how a field's cells of one batch become text.
+type cellKind uint8
+
+const (
+	cellFunc     cellKind = iota // fn, its output clean (see cleaned)
+	cellVerbatim                 // the next value of the verbatim record
+	cellText                     // a string column: data[offs[i]:offs[i+1]], clean
+	cellDict                     // a dictionary: data[offs[idx[i]]:offs[idx[i]+1]], clean
+	cellInt64
+	cellInt32
+	cellFloat64
+)
+
+// cellPlan is one field of a batch, resolved once for all its rows: the
+// column's buffers by kind, so that a row's cells are appended by a switch
+// on the kind, with no call per cell for text, dictionaries and numbers.
+type cellPlan struct {
+	kind cellKind
+	// empty > 0 starts a run of that many fields null in the whole batch,
+	// written as their separators at once.
+	empty int
+	// valid is the column's validity bitmap when it has nulls in the
+	// batch (nil otherwise), from bit voff: a null cell is written empty
+	// without formatting.
+	valid []byte
+	voff  int
+	fn    cellFn
+	idx   []int32
+	offs  []int32
+	data  []byte
+	i64   []int64
+	i32   []int32
+	f64   []float64
 }
 
 func newTableWriter(fields []field) *tableWriter {
@@ -191,99 +218,155 @@ func (t *tableWriter) header() []string {
 // dozen: the columns null in every row of the batch are found first, and
 // each run of them is written as its tabs at once.
 func (t *tableWriter) writeBatch(b *batch) error {
-	t.fns, t.clean = t.fns[:0], t.clean[:0]
-	t.empty, t.valid, t.voff = t.empty[:0], t.valid[:0], t.voff[:0]
-	for j, f := range t.fields {
-		var fn cellFn
-		clean := false
-		var valid []byte
-		off := 0
-		if f.column != "" {
-			a := b.col(f.column)
-			var err error
-			if fn, clean, err = t.cell(j, a); err != nil {
-				return fmt.Errorf("column %s: %w", f.column, err)
-			}
-			if a != nil && a.NullN() > 0 {
-				valid, off = a.NullBitmapBytes(), a.Data().Offset()
-			}
-		}
-		t.fns = append(t.fns, fn)
-		t.clean = append(t.clean, clean)
-		t.empty = append(t.empty, 0)
-		t.valid = append(t.valid, valid)
-		t.voff = append(t.voff, off)
-	}
-	// empty[j] is the number of all-null columns from j on (0 for others).
-	for j := len(t.fields) - 1; j >= 0; j-- {
-		f := t.fields[j]
-		if a := b.col(f.column); f.column != "" && (a == nil || a.NullN() == a.Len()) {
-			t.empty[j] = 1
-			if j+1 < len(t.empty) {
-				t.empty[j] += t.empty[j+1]
-			}
-		}
+	if err := t.makePlan(b); err != nil {
+		return err
 	}
 	verb := b.col(occurrence.ColVerbatim)
+	buf := t.rw.Rows()
+	var err error
 	for i := 0; i < b.n; i++ {
 		if t.verb != nil {
 			t.verb.parse(str(verb, i))
 		}
-		k := 0   // next verbatim value
-		gap := 0 // empty cells not yet written
-		for j := 0; j < len(t.fns); j++ {
-			if e := t.empty[j]; e > 0 {
-				gap += e
-				j += e - 1
-				continue
-			}
-			if v := t.valid[j]; v != nil {
-				if p := t.voff[j] + i; v[p>>3]&(1<<(p&7)) == 0 {
-					gap++
-					continue
-				}
-			}
-			if gap > 0 {
-				t.rw.EmptyCells(gap)
-				gap = 0
-			}
-			switch fn := t.fns[j]; {
-			case t.clean[j]:
-				t.rw.CleanCell(fn, i)
-			case fn != nil:
-				t.rw.Cell(fn, i)
-			default:
-				t.rw.Value(t.verb.values[k])
-				k++
-			}
-		}
-		t.rw.EmptyCells(gap)
-		if err := t.rw.EndRow(); err != nil {
+		buf = t.appendRow(buf, i)
+		if buf, err = t.rw.SetRows(buf); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// cell returns the formatter of field j's column a in this batch, and
-// whether its output needs no cleaning: the licence as GBIF's enum names,
-// timestamps in their column's layout, dictionaries through dictText, the
-// rest through cellFor.
-func (t *tableWriter) cell(j int, a arrow.Array) (cellFn, bool, error) {
+// makePlan resolves every field's column of b (plan).
+func (t *tableWriter) makePlan(b *batch) error {
+	t.plan = t.plan[:0]
+	for j, f := range t.fields {
+		p := cellPlan{kind: cellVerbatim}
+		if f.column != "" {
+			a := b.col(f.column)
+			var err error
+			if p, err = t.cellPlan(j, a); err != nil {
+				return fmt.Errorf("column %s: %w", f.column, err)
+			}
+			if a != nil && a.NullN() > 0 {
+				p.valid, p.voff = a.NullBitmapBytes(), a.Data().Offset()
+			}
+		}
+		t.plan = append(t.plan, p)
+	}
+	// empty is the number of all-null columns from j on (0 for others).
+	for j := len(t.fields) - 1; j >= 0; j-- {
+		f := t.fields[j]
+		if a := b.col(f.column); f.column != "" && (a == nil || a.NullN() == a.Len()) {
+			t.plan[j].empty = 1
+			if j+1 < len(t.plan) {
+				t.plan[j].empty += t.plan[j+1].empty
+			}
+		}
+	}
+	return nil
+}
+
+// appendRow appends row i of the planned batch, its line end included.
+func (t *tableWriter) appendRow(buf []byte, i int) []byte {
+	k := 0    // next verbatim value
+	tabs := 0 // separators not yet written
+	for j := 0; j < len(t.plan); j++ {
+		p := &t.plan[j]
+		if j > 0 {
+			tabs++
+		}
+		if e := p.empty; e > 0 {
+			tabs += e - 1
+			j += e - 1
+			continue
+		}
+		if v := p.valid; v != nil {
+			if q := p.voff + i; v[q>>3]&(1<<(q&7)) == 0 {
+				continue
+			}
+		}
+		if tabs > 0 {
+			buf = appendTabs(buf, tabs)
+			tabs = 0
+		}
+		switch p.kind {
+		case cellDict:
+			c := p.idx[i]
+			buf = append(buf, p.data[p.offs[c]:p.offs[c+1]]...)
+		case cellText:
+			buf = append(buf, p.data[p.offs[i]:p.offs[i+1]]...)
+		case cellInt64:
+			buf = strconv.AppendInt(buf, p.i64[i], 10)
+		case cellInt32:
+			buf = strconv.AppendInt(buf, int64(p.i32[i]), 10)
+		case cellFloat64:
+			buf = appendFloat(buf, p.f64[i])
+		case cellFunc:
+			buf = p.fn(buf, i)
+		default:
+			buf = dwca.AppendClean(buf, t.verb.values[k])
+			k++
+		}
+	}
+	if tabs > 0 {
+		buf = appendTabs(buf, tabs)
+	}
+	return append(buf, '\n')
+}
+
+// tabs are separators for appendTabs to copy.
+const tabs = "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t"
+
+// appendTabs appends n separators.
+func appendTabs(buf []byte, n int) []byte {
+	if n == 1 {
+		return append(buf, '\t')
+	}
+	for n > len(tabs) {
+		buf = append(buf, tabs...)
+		n -= len(tabs)
+	}
+	return append(buf, tabs[:n]...)
+}
+
+// cellPlan returns how field j's column a is formatted in this batch: the
+// licence as GBIF's enum names, timestamps in their column's layout,
+// dictionaries through dictText, plain ASCII strings and numbers from
+// their buffers, the rest through cellFor.
+func (t *tableWriter) cellPlan(j int, a arrow.Array) (cellPlan, error) {
 	f := t.fields[j]
 	switch {
 	case f.column == occurrence.ColLicense && a != nil:
-		return licenseCell(a), true, nil
+		return cellPlan{kind: cellFunc, fn: licenseCell(a)}, nil
 	case f.layout != "":
 		if ts, ok := a.(*array.Timestamp); ok {
-			return timestampCell(ts, f.layout), true, nil
+			return cellPlan{kind: cellFunc, fn: timestampCell(ts, f.layout)}, nil
 		}
 	}
-	if fn, clean := t.dicts[j].cell(a); clean {
-		return fn, true, nil
+	if _, idx, offs, data, ok := t.dicts[j].entries(a); ok {
+		return cellPlan{kind: cellDict, idx: idx, offs: offs, data: data}, nil
+	}
+	switch a := a.(type) {
+	case *array.String:
+		if dwca.PlainASCII(a.ValueBytes()) {
+			offs, data := stringBuffers(a)
+			return cellPlan{kind: cellText, offs: offs, data: data}, nil
+		}
+	case *array.Int64:
+		return cellPlan{kind: cellInt64, i64: a.Int64Values()}, nil
+	case *array.Int32:
+		return cellPlan{kind: cellInt32, i32: a.Int32Values()}, nil
+	case *array.Float64:
+		return cellPlan{kind: cellFloat64, f64: a.Float64Values()}, nil
 	}
 	fn, err := cellFor(a)
-	return fn, cleanOutput(a), err
+	if err != nil {
+		return cellPlan{}, err
+	}
+	if cleanOutput(a) {
+		return cellPlan{kind: cellFunc, fn: fn}, nil
+	}
+	return cellPlan{kind: cellFunc, fn: cleaned(fn)}, nil
 }
 
 // simpleCSV is GBIF's SIMPLE_CSV: one tab-separated <key>.csv entry.

@@ -211,20 +211,26 @@ func (d *dwcaWriter) write(b *batch) error {
 	if err := d.occ.writeBatch(b); err != nil {
 		return err
 	}
-	id, err := cellFor(b.col(occurrence.ColGBIFID))
+	idCol := b.col(occurrence.ColGBIFID)
+	id, err := cellFor(idCol)
 	if err != nil {
 		return err
+	}
+	if !cleanOutput(idCol) {
+		id = cleaned(id)
 	}
 	verb, media, exts := b.col(occurrence.ColVerbatim), b.col(occurrence.ColMultimedia), b.col(occurrence.ColExtensions)
 	dataset, err := cellFor(b.col(occurrence.ColDatasetKey))
 	if err != nil {
 		return err
 	}
+	// verbatim.txt's rows are built in its buffer directly: gbifID (a
+	// number, clean) and the values appendCells cleans.
+	vbuf := d.verb.Rows()
 	for i := 0; i < b.n; i++ {
 		d.vrow.parse(str(verb, i))
-		d.verb.Cell(id, i)
-		d.vrow.write(d.verb)
-		if err := d.verb.EndRow(); err != nil {
+		vbuf = d.vrow.appendCells(id(vbuf, i))
+		if vbuf, err = d.verb.SetRows(append(vbuf, '\n')); err != nil {
 			return err
 		}
 		if m := str(media, i); m != "" {

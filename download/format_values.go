@@ -151,6 +151,18 @@ func cleanOutput(a arrow.Array) bool {
 	return false
 }
 
+// cleaned is f with its output cleaned where it needs it.
+func cleaned(f cellFn) cellFn {
+	return func(dst []byte, i int) []byte {
+		start := len(dst)
+		dst = f(dst, i)
+		if v := dst[start:]; !dwca.PlainASCII(v) {
+			return dwca.AppendClean(dst[:start], string(v))
+		}
+		return dst
+	}
+}
+
 // dictCell formats row i of a dictionary column as its value idx[i] of the
 // dictionary.
 func dictCell[T int8 | uint8 | int16 | uint16 | int32 | uint32 | int64 | uint64](a *array.Dictionary, idx []T, inner cellFn) cellFn {

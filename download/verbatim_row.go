@@ -178,19 +178,39 @@ func (v *verbatimRow) parseGJSON(js string) bool {
 // order; the columns without a value are written as one run of separators
 // each.
 func (v *verbatimRow) write(tw *dwca.TextWriter) {
+	prev := -1
+	for _, c := range v.sortedSet() {
+		tw.EmptyCells(c - prev - 1)
+		tw.Value(v.values[c])
+		prev = c
+	}
+	tw.EmptyCells(len(v.values) - prev - 1)
+}
+
+// appendCells appends the values to a row of clean text that has a cell
+// already (TextWriter.Rows), each after its separator, as write does.
+func (v *verbatimRow) appendCells(buf []byte) []byte {
+	prev := -1
+	for _, c := range v.sortedSet() {
+		buf = appendTabs(buf, c-prev)
+		buf = dwca.AppendClean(buf, v.values[c])
+		prev = c
+	}
+	if n := len(v.values) - prev - 1; n > 0 {
+		buf = appendTabs(buf, n)
+	}
+	return buf
+}
+
+// sortedSet sorts the columns holding a value.
+func (v *verbatimRow) sortedSet() []int {
 	set := v.set
 	for i := 1; i < len(set); i++ { // insertion sort: short, nearly sorted
 		for j := i; j > 0 && set[j] < set[j-1]; j-- {
 			set[j], set[j-1] = set[j-1], set[j]
 		}
 	}
-	prev := -1
-	for _, c := range set {
-		tw.EmptyCells(c - prev - 1)
-		tw.Value(v.values[c])
-		prev = c
-	}
-	tw.EmptyCells(len(v.values) - prev - 1)
+	return set
 }
 
 // keyTable maps keys to columns by open addressing on a hash of a key's

@@ -160,6 +160,24 @@ func AppendClean(dst []byte, s string) []byte {
 	return appendCleaned(dst, s)
 }
 
+// Rows returns the buffer of rows not yet written out, for a caller that
+// builds whole rows itself (a download's formats, column by column plan):
+// append complete rows of clean text, each ended by "\n", and hand the
+// buffer back with SetRows. No row may be in progress (Value, Cell without
+// EndRow).
+func (t *TextWriter) Rows() []byte { return t.buf }
+
+// SetRows takes back the buffer Rows returned, extended by complete rows,
+// writes them out when they are many, and returns the buffer the next
+// rows are appended to.
+func (t *TextWriter) SetRows(b []byte) ([]byte, error) {
+	t.buf = b
+	if len(b) >= t.limit {
+		t.Flush()
+	}
+	return t.buf, t.err
+}
+
 // EndRow finishes the row, writing the buffer out when it is large.
 func (t *TextWriter) EndRow() error {
 	t.buf = append(t.buf, '\n')
