@@ -56,10 +56,11 @@ queries=(
 formats=(DWCA SIMPLE_CSV SPECIES_LIST SIMPLE_PARQUET)
 fields="gbifID,datasetKey,scientificName,countryCode,decimalLatitude,decimalLongitude,eventDate,year,license,issue"
 
-# blank FILE: the download's creation time and ingest times become fixed.
+# blank FILE: the download's creation time and ingest times become fixed
+# (with or without a zone: SIMPLE_PARQUET's text has lastinterpreted without one).
 blank() {
 	sed -E -i \
-		-e 's/[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?(Z|[+-][0-9]{2}:?[0-9]{2})/TIME/g' \
+		-e 's/[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?(Z|[+-][0-9]{2}:?[0-9]{2})?/TIME/g' \
 		-e 's/<pubDate>[^<]*<\/pubDate>/<pubDate>DATE<\/pubDate>/' \
 		-e 's/\(([0-9]{1,2} [A-Z][a-z]+ [0-9]{4})\)/(DATE)/g' "$1"
 }
