@@ -50,6 +50,7 @@ type headerField struct {
 	col    int // index in occurrence.Columns()
 	kind   headerKind
 	offset int // from the start of the cell value
+	since  int // the header version that added it
 }
 
 // headerCols are the header's columns. Predicates on a search key whose
@@ -70,15 +71,29 @@ var headerCols = []struct {
 	{occurrence.ColClassKey, hInt64}, {occurrence.ColOrderKey, hInt64},
 	{occurrence.ColFamilyKey, hInt64}, {occurrence.ColGenusKey, hInt64},
 	{occurrence.ColSpeciesKey, hInt64},
+	// Since header version 3: the intermediate ranks' keys TAXON_KEY also
+	// matches. Appended, so the offsets above hold in every version.
+	{"superfamilyKey", hInt64}, {"subfamilyKey", hInt64}, {"tribeKey", hInt64},
+	{"subtribeKey", hInt64}, {"subgenusKey", hInt64},
 }
+
+// headerV2Fields is how many of headerCols a version 2 header holds: rows
+// written before version 3 end there, so a predicate on a later field is
+// pushed only when every dataset of the snapshot has version 3 headers
+// (datasetState.Header).
+const headerV2Fields = 21
 
 // headerFields by column name, and the header's length (after the version
 // byte that starts every record cell).
 var headerFields, headerLen = func() (map[string]headerField, int) {
 	m := map[string]headerField{}
 	off := 1
-	for _, c := range headerCols {
-		m[c.name] = headerField{col: occurrence.ColumnIndex(c.name), kind: c.kind, offset: off}
+	for i, c := range headerCols {
+		since := 2
+		if i >= headerV2Fields {
+			since = 3
+		}
+		m[c.name] = headerField{col: occurrence.ColumnIndex(c.name), kind: c.kind, offset: off, since: since}
 		off += c.kind.width()
 	}
 	return m, off - 1
@@ -94,7 +109,7 @@ var headerOrder = func() []headerField {
 
 // headerVersion leads every header cell; the header's layout (headerCols)
 // is independent of the record encoding's.
-const headerVersion = 2
+const headerVersion = 3
 
 // encodeHeader appends r's header cell value to dst.
 func encodeHeader(dst []byte, r *occurrence.Record) []byte {

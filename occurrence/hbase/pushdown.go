@@ -47,7 +47,7 @@ type pushed struct {
 // leaves are equals/in/comparisons/range on keys whose columns are all in the
 // header (a row matches when any of them does). ok is false when nothing can
 // be pushed.
-func pushdown(p *occurrence.Predicate) (pushed, bool) {
+func pushdown(p *occurrence.Predicate, header int) (pushed, bool) {
 	if p == nil {
 		return pushed{}, false
 	}
@@ -58,7 +58,7 @@ func pushdown(p *occurrence.Predicate) (pushed, bool) {
 		exact := true
 		size := 0
 		for _, c := range p.Predicates {
-			f, ok := pushdown(c)
+			f, ok := pushdown(c, header)
 			if ok {
 				if n := filterSize(f.filter); size+n <= maxPushedFilters {
 					size += n
@@ -89,7 +89,7 @@ func pushdown(p *occurrence.Predicate) (pushed, bool) {
 	var fs []pushed
 	for _, col := range p.Columns() {
 		hf, ok := headerFields[col]
-		if !ok {
+		if !ok || hf.since > header {
 			return pushed{}, false
 		}
 		f, ok := pushColumn(p, hf)

@@ -30,10 +30,10 @@ func TestPushdownBounded(t *testing.T) {
 		taxa = append(taxa, fmt.Sprintf(`{"type":"equals","key":"TAXON_KEY","value":"%d"}`, i+1))
 	}
 	or := `{"type":"or","predicates":[` + strings.Join(taxa, ",") + `]}`
-	if _, ok := pushdown(mustPred(t, or)); ok {
+	if _, ok := pushdown(mustPred(t, or), headerVersion); ok {
 		t.Fatal("an or of 9,000 comparisons was pushed")
 	}
-	pd, ok := pushdown(mustPred(t, `{"type":"and","predicates":[{"type":"equals","key":"YEAR","value":"2000"},`+or+`]}`))
+	pd, ok := pushdown(mustPred(t, `{"type":"and","predicates":[{"type":"equals","key":"YEAR","value":"2000"},`+or+`]}`), headerVersion)
 	if !ok || pd.exact || filterSize(pd.filter) != 1 {
 		t.Fatalf("and: pushed=%v exact=%v size %d, want the year alone, inexact", ok, pd.exact, filterSize(pd.filter))
 	}
@@ -69,7 +69,7 @@ func TestPushdownTranslation(t *testing.T) {
 	}
 	for _, c := range cases {
 		p := mustPred(t, c.js)
-		pd, ok := pushdown(p)
+		pd, ok := pushdown(p, headerVersion)
 		if ok != c.ok || (ok && pd.exact != c.exact) {
 			t.Errorf("%s: pushed=%v exact=%v, want %v %v", c.js, ok, pd.exact, c.ok, c.exact)
 		}
@@ -191,7 +191,7 @@ func TestPushdownFilterAgreesWithPredicate(t *testing.T) {
 	sel := make([]bool, batch.NumRows())
 	for _, js := range preds {
 		p := mustPred(t, js)
-		pd, ok := pushdown(p)
+		pd, ok := pushdown(p, headerVersion)
 		if !ok {
 			t.Fatalf("%s: not pushed", js)
 		}
@@ -240,12 +240,45 @@ func TestPushdownNegativeZero(t *testing.T) {
 		if p.Eval(batch, sel); !sel[0] {
 			t.Fatalf("%s: the predicate does not match latitude -0", js)
 		}
-		pd, ok := pushdown(p)
+		pd, ok := pushdown(p, headerVersion)
 		if !ok {
 			t.Fatalf("%s: not pushed", js)
 		}
 		if !passes(t, pd.filter, h) {
 			t.Errorf("%s: the filter drops latitude -0", js)
 		}
+	}
+}
+
+// TestPushdownOldHeaders: a snapshot with a dataset written with version 2
+// headers (before the intermediate ranks' keys were added) does not push
+// a predicate on those keys, TAXON_KEY included, since its rows' headers
+// end before them; the columns every version holds are still pushed.
+func TestPushdownOldHeaders(t *testing.T) {
+	for _, c := range []struct {
+		pred   string
+		v2, v3 bool
+	}{
+		{`{"type":"equals","key":"TAXON_KEY","value":"212"}`, false, true},
+		{`{"type":"equals","key":"FAMILY_KEY","value":"9703"}`, true, true},
+		{`{"type":"equals","key":"COUNTRY","value":"DK"}`, true, true},
+		{`{"type":"and","predicates":[{"type":"equals","key":"COUNTRY","value":"DK"},{"type":"equals","key":"TAXON_KEY","value":"212"}]}`, true, true},
+	} {
+		p := mustPred(t, c.pred)
+		if _, ok := pushdown(p, 2); ok != c.v2 {
+			t.Errorf("%s on version 2 headers: pushed=%v, want %v", c.pred, ok, c.v2)
+		}
+		if _, ok := pushdown(p, headerVersion); ok != c.v3 {
+			t.Errorf("%s on version %d headers: pushed=%v, want %v", c.pred, headerVersion, ok, c.v3)
+		}
+	}
+	if pd, _ := pushdown(mustPred(t, `{"type":"and","predicates":[{"type":"equals","key":"COUNTRY","value":"DK"},{"type":"equals","key":"TAXON_KEY","value":"212"}]}`), 2); pd.exact {
+		t.Error("an and with an unpushed TAXON_KEY is said exact on version 2 headers")
+	}
+	if got := (&datasetState{}).header(); got != 2 {
+		t.Errorf("a state without a header version reads as version %d, want 2", got)
+	}
+	if headerFields["subgenusKey"].offset <= headerFields[occurrence.ColSpeciesKey].offset {
+		t.Error("the version 3 fields do not follow the version 2 ones")
 	}
 }

@@ -103,7 +103,7 @@ func (sc *splitScan) plan() hrpc.ScanOptions {
 	var pd pushed
 	havePD := false
 	if sc.pred != nil && !sc.s.cfg.NoPushdown {
-		pd, havePD = pushdown(sc.pred)
+		pd, havePD = pushdown(sc.pred, sc.ref.header)
 	}
 	sc.recheck = sc.pred != nil && !(havePD && pd.exact)
 	sc.keysOnly = len(sc.names) == 0 && !sc.recheck

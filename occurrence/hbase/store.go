@@ -239,7 +239,13 @@ type datasetState struct {
 	// written before it minted ids (hashes, migrated when the dataset is
 	// loaded again).
 	MintedIDs bool `json:"mintedIDs,omitempty"`
+	// Header is the header version of Gen's rows; 0 in tables written
+	// before it was recorded (version 2).
+	Header int `json:"header,omitempty"`
 }
+
+// header is the header version of st's current rows.
+func (st *datasetState) header() int { return max(st.Header, 2) }
 
 func (s *Store) readState(ctx context.Context, key string) (*datasetState, error) {
 	row, err := s.c.Get(ctx, s.cfg.Table, metaKey(key), hrpc.Column{Family: famMeta, Qualifiers: [][]byte{qualState}})
@@ -294,6 +300,7 @@ type liveSet map[string]struct{}
 type splitRef struct {
 	bucket int
 	live   liveSet
+	header int // the oldest header version of the snapshot's rows
 }
 
 // Snapshot returns one split per salt bucket with the exact row count of
@@ -305,6 +312,7 @@ func (s *Store) Snapshot(ctx context.Context) (occurrence.Snapshot, error) {
 		return occurrence.Snapshot{}, fmt.Errorf("snapshot of %s: %w", s.cfg.Table, err)
 	}
 	live := liveSet{}
+	header := headerVersion
 	rows := make([]int64, s.buckets)
 	keys := make([]string, 0, len(states))
 	for k, st := range states {
@@ -313,6 +321,7 @@ func (s *Store) Snapshot(ctx context.Context) (occurrence.Snapshot, error) {
 		}
 		keys = append(keys, k)
 		live[genID(datasetHash(k), st.Gen)] = struct{}{}
+		header = min(header, st.header())
 		for b, n := range st.Counts {
 			if b < len(rows) {
 				rows[b] += n
@@ -331,7 +340,7 @@ func (s *Store) Snapshot(ctx context.Context) (occurrence.Snapshot, error) {
 		}
 	}
 	for b := 0; b < s.buckets; b++ {
-		snap.Splits = append(snap.Splits, occurrence.Split{Index: b, Rows: rows[b], Ref: splitRef{bucket: b, live: live}})
+		snap.Splits = append(snap.Splits, occurrence.Split{Index: b, Rows: rows[b], Ref: splitRef{bucket: b, live: live, header: header}})
 	}
 	return snap, nil
 }

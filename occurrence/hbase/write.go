@@ -146,6 +146,7 @@ func (w *DatasetWriter) Commit(ctx context.Context, stats occurrence.LoadStats) 
 	info := w.info
 	info.Records, info.BrokenRows, info.Terms, info.Ingested, info.HasEML = w.records, stats.BrokenRows, stats.Terms, now, w.eml != nil
 	st.Info, st.Gen, st.Counts, st.Countries, st.MintedIDs = info, w.gen, w.counts, w.countryList(), true
+	st.Header = headerVersion
 	var extra []hrpc.Cell
 	if w.eml != nil {
 		extra = append(extra, hrpc.Cell{Family: famMeta, Qualifier: qualEML, Value: w.eml})
