@@ -69,7 +69,9 @@ go test -count=1 -timeout 40m ./... 2>&1 | tee "$root/.work-test.log"
 # Parquet store, the rollover tests that add no concurrency of their own to
 # what its other tests race (the pruning measurement across three layouts,
 # the conformance suite on rolled-over tables, the killed rollover
-# processes, two of the three sort cases), which the run above has checked. The whole step
+# processes, two of the three sort cases), and, in the HBase store, the
+# conformance suite without pushdown (the same suite evaluated client-side),
+# which the run above has checked. The whole step
 # took 2m11s on 2 cores with the race build cached (3.5 CPU-minutes).
 log "go test -race"
 go test -race -short -count=1 -timeout 20m ./occurrence ./occurrence/parquet ./ingest \

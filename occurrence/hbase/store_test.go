@@ -56,6 +56,9 @@ func TestConformance(t *testing.T) {
 }
 
 func TestConformanceNoPushdown(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: TestConformance's suite again with every predicate evaluated client-side; it adds no concurrency of its own (the full run checks it)")
+	}
 	occurrencetest.Run(t, func(t *testing.T) occurrence.Backend {
 		return newStore(t, Config{Buckets: 4, NoPushdown: true})
 	})
