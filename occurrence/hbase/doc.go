@@ -15,7 +15,9 @@
 //     BinaryComponentComparators on it (pushdown.go) and family r is loaded on
 //     demand, so unmatched rows never leave the region servers. The filter
 //     selects a superset; the exact predicate is re-checked client-side with
-//     (*occurrence.Predicate).Eval unless the filter was exact.
+//     (*occurrence.Predicate).Eval unless the filter was exact. Header
+//     versions only append fields; a dataset's state records its rows'
+//     version, and a snapshot pushes only the fields its oldest rows hold.
 //   - Family m: one state row per dataset (after every bucket): its current
 //     generation, per-bucket row counts, description and EML; and the
 //     gbifID lookup (ids.go): a row per dataset and occurrence key holding
