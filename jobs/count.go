@@ -100,11 +100,10 @@ func (s *Service) Admit(ctx context.Context, caller *User, what string, scan fun
 	if caller != nil {
 		lim, slots, who = s.cfg.UserCounts, s.userCounts, "signed-in users"
 	}
-	if err := s.takeSlot(ctx, slots); err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
+	if err := s.takeSlot(ctx, slots); errors.Is(err, ErrTooManyCounts) {
 		return fmt.Errorf("%w: %d counts and searches of %s are running, the limit; retry later", ErrTooManyCounts, lim.Concurrent, who)
+	} else if err != nil {
+		return err
 	}
 	defer func() { <-slots }()
 	cctx, cancel := context.WithTimeout(ctx, lim.Timeout)

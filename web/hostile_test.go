@@ -257,6 +257,11 @@ func TestHostileCountWait(t *testing.T) {
 	queued := make(chan response, 1)
 	go func() { queued <- s.do("GET", path, "", nil) }()
 	time.Sleep(100 * time.Millisecond) // the second count is waiting for the slot
+	select {
+	case r := <-queued:
+		t.Fatalf("a count answered %d while the slot was held", r.code)
+	default:
+	}
 	close(g.gate)
 	expect(t, <-first, http.StatusOK)
 	expect(t, <-queued, http.StatusOK)
