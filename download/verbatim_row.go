@@ -192,12 +192,12 @@ func (v *verbatimRow) write(tw *dwca.TextWriter) {
 func (v *verbatimRow) appendCells(buf []byte) []byte {
 	prev := -1
 	for _, c := range v.sortedSet() {
-		buf = appendTabs(buf, c-prev)
+		buf = dwca.AppendTabs(buf, c-prev)
 		buf = dwca.AppendClean(buf, v.values[c])
 		prev = c
 	}
 	if n := len(v.values) - prev - 1; n > 0 {
-		buf = appendTabs(buf, n)
+		buf = dwca.AppendTabs(buf, n)
 	}
 	return buf
 }
