@@ -133,16 +133,16 @@ func (s *StarReader) inCoreOrder(exts []*extJoin) (bool, error) {
 		return false, err
 	}
 	defer it.close()
-	prev, first := "", true
+	prev := "" // no key: each is 8 bytes
 	for {
 		x, ok, err := it.next()
 		if err != nil || !ok {
 			return err == nil, err
 		}
-		if x.key == prev && !first {
+		if x.key == prev {
 			return false, nil // a repeated core id
 		}
-		prev, first = x.key, false
+		prev = x.key
 	}
 }
 
