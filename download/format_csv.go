@@ -286,7 +286,7 @@ func (t *tableWriter) appendRow(buf []byte, i int) []byte {
 			}
 		}
 		if tabs > 0 {
-			buf = appendTabs(buf, tabs)
+			buf = dwca.AppendTabs(buf, tabs)
 			tabs = 0
 		}
 		switch p.kind {
@@ -309,24 +309,9 @@ func (t *tableWriter) appendRow(buf []byte, i int) []byte {
 		}
 	}
 	if tabs > 0 {
-		buf = appendTabs(buf, tabs)
+		buf = dwca.AppendTabs(buf, tabs)
 	}
 	return append(buf, '\n')
-}
-
-// tabs are separators for appendTabs to copy.
-const tabs = "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t"
-
-// appendTabs appends n separators.
-func appendTabs(buf []byte, n int) []byte {
-	if n == 1 {
-		return append(buf, '\t')
-	}
-	for n > len(tabs) {
-		buf = append(buf, tabs...)
-		n -= len(tabs)
-	}
-	return append(buf, tabs[:n]...)
 }
 
 // cellPlan returns how field j's column a is formatted in this batch: the

@@ -220,9 +220,13 @@ func (d *dwcaWriter) write(b *batch) error {
 		id = cleaned(id)
 	}
 	verb, media, exts := b.col(occurrence.ColVerbatim), b.col(occurrence.ColMultimedia), b.col(occurrence.ColExtensions)
-	dataset, err := cellFor(b.col(occurrence.ColDatasetKey))
+	dsCol := b.col(occurrence.ColDatasetKey)
+	dataset, err := cellFor(dsCol)
 	if err != nil {
 		return err
+	}
+	if !cleanOutput(dsCol) {
+		dataset = cleaned(dataset)
 	}
 	// verbatim.txt's rows are built in its buffer directly: gbifID (a
 	// number, clean) and the values appendCells cleans.
@@ -248,11 +252,11 @@ func (d *dwcaWriter) write(b *batch) error {
 // writeMedia writes the multimedia rows of one record.
 func (d *dwcaWriter) writeMedia(id cellFn, i int, js string) error {
 	var err error
+	buf := d.media.Rows()
 	gjson.Parse(js).ForEach(func(_, row gjson.Result) bool {
 		d.mrow.parse(row.Raw)
-		d.media.Cell(id, i)
-		d.mrow.write(d.media)
-		err = d.media.EndRow()
+		buf = d.mrow.appendCells(id(buf, i))
+		buf, err = d.media.SetRows(append(buf, '\n'))
 		return err == nil
 	})
 	return err

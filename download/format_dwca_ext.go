@@ -139,12 +139,11 @@ func (d *dwcaWriter) writeExtensions(id, dataset cellFn, i int, js string) error
 // writeRows writes one record's rows of the extension.
 func (ve *verbatimExtension) writeRows(id, dataset cellFn, i int, rows gjson.Result) error {
 	var err error
+	buf := ve.tw.Rows()
 	rows.ForEach(func(_, row gjson.Result) bool {
 		ve.row.parse(row.Raw)
-		ve.tw.Cell(id, i)
-		ve.tw.Cell(dataset, i)
-		ve.row.write(ve.tw)
-		err = ve.tw.EndRow()
+		buf = dataset(append(id(buf, i), '\t'), i)
+		buf, err = ve.tw.SetRows(append(ve.row.appendCells(buf), '\n'))
 		return err == nil
 	})
 	return err

@@ -174,30 +174,18 @@ func (v *verbatimRow) parseGJSON(js string) bool {
 	return true
 }
 
-// write appends the values as the next cells of tw's row, in column
-// order; the columns without a value are written as one run of separators
-// each.
-func (v *verbatimRow) write(tw *dwca.TextWriter) {
-	prev := -1
-	for _, c := range v.sortedSet() {
-		tw.EmptyCells(c - prev - 1)
-		tw.Value(v.values[c])
-		prev = c
-	}
-	tw.EmptyCells(len(v.values) - prev - 1)
-}
-
 // appendCells appends the values to a row of clean text that has a cell
-// already (TextWriter.Rows), each after its separator, as write does.
+// already (TextWriter.Rows), each after its separator, in column order;
+// the columns without a value are written as one run of separators each.
 func (v *verbatimRow) appendCells(buf []byte) []byte {
 	prev := -1
 	for _, c := range v.sortedSet() {
-		buf = appendTabs(buf, c-prev)
+		buf = dwca.AppendTabs(buf, c-prev)
 		buf = dwca.AppendClean(buf, v.values[c])
 		prev = c
 	}
 	if n := len(v.values) - prev - 1; n > 0 {
-		buf = appendTabs(buf, n)
+		buf = dwca.AppendTabs(buf, n)
 	}
 	return buf
 }

@@ -133,16 +133,16 @@ func (s *StarReader) inCoreOrder(exts []*extJoin) (bool, error) {
 		return false, err
 	}
 	defer it.close()
-	prev, first := "", true
+	prev := "" // no key: each is 8 bytes
 	for {
 		x, ok, err := it.next()
 		if err != nil || !ok {
 			return err == nil, err
 		}
-		if x.key == prev && !first {
+		if x.key == prev {
 			return false, nil // a repeated core id
 		}
-		prev, first = x.key, false
+		prev = x.key
 	}
 }
 
@@ -200,20 +200,18 @@ func (s *StarReader) stepRows(id string) (rows map[*extJoin][]extRow, tooBig boo
 			if tooBig {
 				continue
 			}
-			if size += encodedLen(ej.source(row), row); size > s.a.opts.Limits.RecordBytes {
+			src := ej.source(row)
+			if size += encodedLen(src, row); size > s.a.opts.Limits.RecordBytes {
 				tooBig, rows = true, nil
 				continue
 			}
 			if rows == nil {
 				rows = make(map[*extJoin][]extRow, len(s.stepping))
 			}
-			rows[ej] = append(rows[ej], extRow{terms: row.Terms(), source: ej.source(row)})
+			rows[ej] = append(rows[ej], extRow{terms: row.Terms(), source: src})
 		}
 	}
-	if tooBig {
-		return nil, true, nil
-	}
-	return rows, false, nil
+	return rows, tooBig, nil // rows is nil when tooBig
 }
 
 // stepEnd counts the lockstep extensions' rows left after the last core row
@@ -222,10 +220,10 @@ func (s *StarReader) stepEnd() error {
 	for _, ej := range s.stepping {
 		for {
 			_, ok, err := ej.step.peek()
-			if err != nil || !ok {
-				if err != nil {
-					return err
-				}
+			if err != nil {
+				return err
+			}
+			if !ok {
 				break
 			}
 			ej.step.take()

@@ -132,12 +132,21 @@ func (t *TextWriter) EmptyCells(n int) {
 	if t.cells == 0 {
 		k-- // the row's first cell has no separator before it
 	}
-	for k > len(tabs) {
-		t.buf = append(t.buf, tabs...)
-		k -= len(tabs)
-	}
-	t.buf = append(t.buf, tabs[:k]...)
+	t.buf = AppendTabs(t.buf, k)
 	t.cells += n
+}
+
+// AppendTabs appends n separators (none for n <= 0), for a caller that
+// builds rows itself (Rows).
+func AppendTabs(dst []byte, n int) []byte {
+	if n == 1 {
+		return append(dst, '\t')
+	}
+	for n > len(tabs) {
+		dst = append(dst, tabs...)
+		n -= len(tabs)
+	}
+	return append(dst, tabs[:max(n, 0)]...)
 }
 
 // tabs are separators for EmptyCells to copy.
