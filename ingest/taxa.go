@@ -280,6 +280,8 @@ func dropTaxonIssues(r *occurrence.Record) {
 	if !v.Valid {
 		return
 	}
-	list := slices.DeleteFunc(strings.Split(v.S, ";"), func(s string) bool { return slices.Contains(taxonIssues, s) })
-	r.SetString(issueCol, strings.Join(list, ";"))
+	list := strings.Split(v.S, ";")
+	if kept := slices.DeleteFunc(list, func(s string) bool { return slices.Contains(taxonIssues, s) }); len(kept) < len(list) {
+		r.SetString(issueCol, strings.Join(kept, ";"))
+	}
 }
