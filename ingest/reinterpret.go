@@ -146,6 +146,7 @@ func reinterpretDataset(ctx context.Context, table ReinterpretTable, snap occurr
 	iVerbatim := occurrence.ColumnIndex(occurrence.ColVerbatim)
 	var mu sync.Mutex // emit may run on several goroutines
 	var n int64
+	verbatim := map[string]string{} // reused: cleared per record
 	_, err = occurrence.Scan(ctx, table, snap, occurrence.ScanRequest{Predicate: pred}, occurrence.ScanOptions{},
 		func(b arrow.RecordBatch) error {
 			mu.Lock()
@@ -157,7 +158,7 @@ func reinterpretDataset(ctx context.Context, table ReinterpretTable, snap occurr
 				if pred == nil && rec.Get(iDataset).S != info.Key {
 					continue
 				}
-				var verbatim map[string]string
+				clear(verbatim)
 				if v := rec.Get(iVerbatim); v.Valid {
 					if err := json.Unmarshal([]byte(v.S), &verbatim); err != nil {
 						return fmt.Errorf("dataset %s: a record's verbatim column: %w", info.Key, err)

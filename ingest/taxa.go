@@ -171,7 +171,6 @@ var (
 	cGenericName       = occurrence.ColumnIndex("genericName")
 	cSpecificEpithet   = occurrence.ColumnIndex("specificEpithet")
 	cInfraEpithet      = occurrence.ColumnIndex(occurrence.ColInfraspecificEpithet)
-	cIssue             = occurrence.ColumnIndex(occurrence.ColIssue)
 	rankedColumns      = rankColumns()
 	incertaeSedisRank  = taxonomy.IncertaeSedis.Rank.String()
 	incertaeSedisNames = taxonomy.IncertaeSedis.Name
@@ -257,7 +256,7 @@ func applyMatch(r *occurrence.Record, m *taxonomy.Match) {
 // addIssues merges taxon issues into the record's sorted issue list.
 func addIssues(r *occurrence.Record, issues []string) {
 	var list []string
-	if v := r.Get(cIssue); v.Valid {
+	if v := r.Get(issueCol); v.Valid {
 		list = strings.Split(v.S, ";")
 	}
 	for _, is := range issues {
@@ -266,7 +265,7 @@ func addIssues(r *occurrence.Record, issues []string) {
 		}
 	}
 	slices.Sort(list)
-	r.SetString(cIssue, strings.Join(list, ";"))
+	r.SetString(issueCol, strings.Join(list, ";"))
 }
 
 // taxonIssues are the issues a match may raise; re-interpretation drops
@@ -277,10 +276,12 @@ var taxonIssues = []string{taxonomy.IssueTaxonMatchFuzzy, taxonomy.IssueTaxonMat
 
 // dropTaxonIssues removes the taxon issues from the record's issue list.
 func dropTaxonIssues(r *occurrence.Record) {
-	v := r.Get(cIssue)
+	v := r.Get(issueCol)
 	if !v.Valid {
 		return
 	}
-	list := slices.DeleteFunc(strings.Split(v.S, ";"), func(s string) bool { return slices.Contains(taxonIssues, s) })
-	r.SetString(cIssue, strings.Join(list, ";"))
+	list := strings.Split(v.S, ";")
+	if kept := slices.DeleteFunc(list, func(s string) bool { return slices.Contains(taxonIssues, s) }); len(kept) < len(list) {
+		r.SetString(issueCol, strings.Join(kept, ";"))
+	}
 }

@@ -297,7 +297,7 @@ func checkMess(t *testing.T, rows map[string]taxonRow) {
 		if want.issue != "" {
 			wantIssues = []string{want.issue}
 		}
-		if !r.hasTaxonKey || r.taxonKey != want.key || r.acceptedKey != want.accepted || !slices.Equal(append([]string{}, taxonIssues...), wantIssues) {
+		if !r.hasTaxonKey || r.taxonKey != want.key || r.acceptedKey != want.accepted || !slices.Equal(taxonIssues, wantIssues) {
 			t.Errorf("%s %q: taxonKey %d (set %v) accepted %d issues %q; want %d, %d, %q", id, input[id], r.taxonKey, r.hasTaxonKey,
 				r.acceptedKey, taxonIssues, want.key, want.accepted, wantIssues)
 		}

@@ -94,11 +94,10 @@ func (r *DerivedReader) Match(ctx context.Context, q Query) (Match, error) {
 	if err := ctx.Err(); err != nil {
 		return Match{}, err
 	}
-	none := Match{Type: MatchNone, Confidence: 100, Issues: []string{IssueTaxonMatchNone}}
 	d := r.cur()
 	levels := derivedLevels(&q)
 	if len(levels) == 0 {
-		return none, nil
+		return noDerivedMatch(), nil
 	}
 	d.mu.RLock()
 	var last int64
@@ -117,10 +116,8 @@ func (r *DerivedReader) Match(ctx context.Context, q Query) (Match, error) {
 	d.mu.RUnlock()
 	typ := MatchExact
 	switch {
-	case found == 0:
-		return none, nil
-	case found < len(levels) && q.Strict:
-		return none, nil
+	case found == 0, found < len(levels) && q.Strict:
+		return noDerivedMatch(), nil
 	case found < len(levels):
 		typ = MatchHigherRank
 	}
@@ -130,6 +127,12 @@ func (r *DerivedReader) Match(ctx context.Context, q Query) (Match, error) {
 		m.Issues = []string{IssueTaxonMatchHigherRank}
 	}
 	return m, nil
+}
+
+// noDerivedMatch is the reader's no match (built where returned: a
+// matched query allocates no issue list).
+func noDerivedMatch() Match {
+	return Match{Type: MatchNone, Confidence: 100, Issues: []string{IssueTaxonMatchNone}}
 }
 
 // Usage returns the derived usage of key, or nil.
