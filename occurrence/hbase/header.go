@@ -53,62 +53,67 @@ type headerField struct {
 	since  int // the header version that added it
 }
 
-// headerCols are the header's columns. Predicates on a search key whose
-// columns are all here are pushed to the servers, so a string column must be
-// one that its keys match exactly (its hash answers only exact equality).
-var headerCols = []struct {
-	name string
-	kind headerKind
-}{
-	{occurrence.ColCountryCode, hString}, {occurrence.ColDatasetKey, hString},
-	{occurrence.ColBasisOfRecord, hString}, {occurrence.ColLicense, hString},
-	{occurrence.ColOccurrenceStatus, hString}, {occurrence.ColPublishingOrgKey, hString},
-	{occurrence.ColHasCoordinate, hBool}, {occurrence.ColHasGeospatialIssue, hBool},
-	{occurrence.ColYear, hInt32}, {occurrence.ColMonth, hInt32},
-	{occurrence.ColDecimalLatitude, hFloat}, {occurrence.ColDecimalLongitude, hFloat},
-	{occurrence.ColTaxonKey, hInt64}, {occurrence.ColAcceptedTaxonKey, hInt64},
-	{occurrence.ColKingdomKey, hInt64}, {occurrence.ColPhylumKey, hInt64},
-	{occurrence.ColClassKey, hInt64}, {occurrence.ColOrderKey, hInt64},
-	{occurrence.ColFamilyKey, hInt64}, {occurrence.ColGenusKey, hInt64},
-	{occurrence.ColSpeciesKey, hInt64},
-	// Since header version 3: the intermediate ranks' keys TAXON_KEY also
-	// matches. Appended, so the offsets above hold in every version.
-	{"superfamilyKey", hInt64}, {"subfamilyKey", hInt64}, {"tribeKey", hInt64},
-	{"subtribeKey", hInt64}, {"subgenusKey", hInt64},
+// headerVersions are the header's columns, by version from version 2.
+// Predicates on a search key whose columns are all here are pushed to the
+// servers, so a string column must be one that its keys match exactly (its
+// hash answers only exact equality). A version only appends columns, so
+// every version's offsets hold in the later ones; rows written before a
+// version end earlier, so a predicate on its columns is pushed only when
+// every dataset of the snapshot has headers of that version
+// (datasetState.Header).
+var headerVersions = [][]headerCol{
+	{ // version 2
+		{occurrence.ColCountryCode, hString}, {occurrence.ColDatasetKey, hString},
+		{occurrence.ColBasisOfRecord, hString}, {occurrence.ColLicense, hString},
+		{occurrence.ColOccurrenceStatus, hString}, {occurrence.ColPublishingOrgKey, hString},
+		{occurrence.ColHasCoordinate, hBool}, {occurrence.ColHasGeospatialIssue, hBool},
+		{occurrence.ColYear, hInt32}, {occurrence.ColMonth, hInt32},
+		{occurrence.ColDecimalLatitude, hFloat}, {occurrence.ColDecimalLongitude, hFloat},
+		{occurrence.ColTaxonKey, hInt64}, {occurrence.ColAcceptedTaxonKey, hInt64},
+		{occurrence.ColKingdomKey, hInt64}, {occurrence.ColPhylumKey, hInt64},
+		{occurrence.ColClassKey, hInt64}, {occurrence.ColOrderKey, hInt64},
+		{occurrence.ColFamilyKey, hInt64}, {occurrence.ColGenusKey, hInt64},
+		{occurrence.ColSpeciesKey, hInt64},
+	},
+	{ // version 3: the intermediate ranks' keys TAXON_KEY also matches
+		{"superfamilyKey", hInt64}, {"subfamilyKey", hInt64}, {"tribeKey", hInt64},
+		{"subtribeKey", hInt64}, {"subgenusKey", hInt64},
+	},
 }
 
-// headerV2Fields is how many of headerCols a version 2 header holds: rows
-// written before version 3 end there, so a predicate on a later field is
-// pushed only when every dataset of the snapshot has version 3 headers
-// (datasetState.Header).
-const headerV2Fields = 21
+// headerCol is a column of the header.
+type headerCol struct {
+	name string
+	kind headerKind
+}
 
 // headerFields by column name, and the header's length (after the version
 // byte that starts every record cell).
 var headerFields, headerLen = func() (map[string]headerField, int) {
 	m := map[string]headerField{}
 	off := 1
-	for i, c := range headerCols {
-		since := 2
-		if i >= headerV2Fields {
-			since = 3
+	for i, cols := range headerVersions {
+		for _, c := range cols {
+			m[c.name] = headerField{col: occurrence.ColumnIndex(c.name), kind: c.kind, offset: off, since: i + 2}
+			off += c.kind.width()
 		}
-		m[c.name] = headerField{col: occurrence.ColumnIndex(c.name), kind: c.kind, offset: off, since: since}
-		off += c.kind.width()
 	}
 	return m, off - 1
 }()
 
 var headerOrder = func() []headerField {
-	out := make([]headerField, len(headerCols))
-	for i, c := range headerCols {
-		out[i] = headerFields[c.name]
+	var out []headerField
+	for _, cols := range headerVersions {
+		for _, c := range cols {
+			out = append(out, headerFields[c.name])
+		}
 	}
 	return out
 }()
 
-// headerVersion leads every header cell; the header's layout (headerCols)
-// is independent of the record encoding's.
+// headerVersion leads every header cell: the last of headerVersions (the
+// first is version 2). The header's layout is independent of the record
+// encoding's.
 const headerVersion = 3
 
 // encodeHeader appends r's header cell value to dst.

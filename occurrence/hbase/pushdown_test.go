@@ -281,4 +281,7 @@ func TestPushdownOldHeaders(t *testing.T) {
 	if headerFields["subgenusKey"].offset <= headerFields[occurrence.ColSpeciesKey].offset {
 		t.Error("the version 3 fields do not follow the version 2 ones")
 	}
+	if n := len(headerVersions) + 1; n != headerVersion {
+		t.Errorf("headerVersions lists versions 2..%d, headerVersion is %d", n, headerVersion)
+	}
 }
