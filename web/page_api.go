@@ -84,7 +84,11 @@ func (s *Server) pageDownloads(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	offset, _ := strconv.Atoi(r.URL.Query().Get("offset"))
+	// The page's lists are 20 long; only offset is read (limit is not).
+	_, offset, err := paging(url.Values{"offset": r.URL.Query()["offset"]})
+	if err != nil {
+		return err
+	}
 	page, err := s.svc.List(r.Context(), ses.User, ses.User.Name, jobs.ListFilter{}, false, 20, offset)
 	if err != nil {
 		return err
