@@ -93,10 +93,7 @@ func (s *Server) pageDownloads(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	for i := range page.Results {
-		s.present(r, &page.Results[i])
-	}
-	writeJSON(w, http.StatusOK, page)
+	s.writeDownloads(w, r, page)
 	return nil
 }
 
