@@ -134,6 +134,11 @@ func (s *Server) pageSubmit(w http.ResponseWriter, r *http.Request) error {
 	}
 	req.Format, req.Fields, req.Description = in.Format, in.Fields, in.Description
 	req.SendNotification = in.SendNotification
+	return s.pageSubmitRequest(w, r, ses, req)
+}
+
+// pageSubmitRequest submits req as the page's, answering 201 {"key"}.
+func (s *Server) pageSubmitRequest(w http.ResponseWriter, r *http.Request, ses jobs.Session, req jobs.Request) error {
 	req.Source = "portal page"
 	req.Language = truncate(r.Header.Get("Accept-Language"), 200)
 	key, err := s.svc.Submit(r.Context(), ses.User, req)
@@ -220,14 +225,7 @@ func (s *Server) pageRerun(w http.ResponseWriter, r *http.Request) error {
 	}
 	req := d.Request
 	req.Creator = ""
-	req.Source = "portal page"
-	req.Language = truncate(r.Header.Get("Accept-Language"), 200)
-	key, err := s.svc.Submit(r.Context(), ses.User, req)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusCreated, map[string]string{"key": key})
-	return nil
+	return s.pageSubmitRequest(w, r, ses, req)
 }
 
 // datasetJSON is what a record page shows of its dataset.
