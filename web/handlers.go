@@ -301,11 +301,16 @@ func (s *Server) listUser(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	s.writeDownloads(w, r, p)
+	return nil
+}
+
+// writeDownloads answers a page of downloads, each with its link.
+func (s *Server) writeDownloads(w http.ResponseWriter, r *http.Request, p jobs.Page[jobs.Download]) {
 	for i := range p.Results {
 		s.present(r, &p.Results[i])
 	}
 	writeJSON(w, http.StatusOK, p)
-	return nil
 }
 
 // countUser: GET /v1/occurrence/download/user/{user}/count answers a bare

@@ -84,15 +84,16 @@ func (s *Server) pageDownloads(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	offset, _ := strconv.Atoi(r.URL.Query().Get("offset"))
+	// The page's lists are 20 long; only offset is read (limit is not).
+	_, offset, err := paging(url.Values{"offset": r.URL.Query()["offset"]})
+	if err != nil {
+		return err
+	}
 	page, err := s.svc.List(r.Context(), ses.User, ses.User.Name, jobs.ListFilter{}, false, 20, offset)
 	if err != nil {
 		return err
 	}
-	for i := range page.Results {
-		s.present(r, &page.Results[i])
-	}
-	writeJSON(w, http.StatusOK, page)
+	s.writeDownloads(w, r, page)
 	return nil
 }
 
@@ -133,6 +134,11 @@ func (s *Server) pageSubmit(w http.ResponseWriter, r *http.Request) error {
 	}
 	req.Format, req.Fields, req.Description = in.Format, in.Fields, in.Description
 	req.SendNotification = in.SendNotification
+	return s.pageSubmitRequest(w, r, ses, req)
+}
+
+// pageSubmitRequest submits req as the page's, answering 201 {"key"}.
+func (s *Server) pageSubmitRequest(w http.ResponseWriter, r *http.Request, ses jobs.Session, req jobs.Request) error {
 	req.Source = "portal page"
 	req.Language = truncate(r.Header.Get("Accept-Language"), 200)
 	key, err := s.svc.Submit(r.Context(), ses.User, req)
@@ -219,14 +225,7 @@ func (s *Server) pageRerun(w http.ResponseWriter, r *http.Request) error {
 	}
 	req := d.Request
 	req.Creator = ""
-	req.Source = "portal page"
-	req.Language = truncate(r.Header.Get("Accept-Language"), 200)
-	key, err := s.svc.Submit(r.Context(), ses.User, req)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusCreated, map[string]string{"key": key})
-	return nil
+	return s.pageSubmitRequest(w, r, ses, req)
 }
 
 // datasetJSON is what a record page shows of its dataset.

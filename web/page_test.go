@@ -182,6 +182,9 @@ func TestPageSessions(t *testing.T) {
 		p.csrf = ""
 		p.signIn("bob")
 		expect(t, p.call("GET", "/ui/api/downloads/"+k.Key, nil, false), 404)
+		// A bad offset is refused, as the /v1 lists refuse it.
+		expect(t, p.call("GET", "/ui/api/downloads?offset=2", nil, false), 200)
+		expect(t, p.call("GET", "/ui/api/downloads?offset=-1", nil, false), 400)
 		expect(t, p.call("POST", "/ui/api/downloads/"+k.Key+"/cancel", nil, false), 401)
 
 		// Signing out ends the session on the server, not only the cookie.
