@@ -120,7 +120,8 @@ func (s *Service) Admit(ctx context.Context, caller *User, what string, scan fun
 }
 
 // takeSlot takes a slot of slots, waiting up to Config.CountWait (not at
-// all when it is negative) or until ctx ends.
+// all when it is not positive; WithDefaults turns 0 into 2 s) or
+// until ctx ends.
 func (s *Service) takeSlot(ctx context.Context, slots chan struct{}) error {
 	select {
 	case slots <- struct{}{}:
