@@ -26,6 +26,7 @@ func runIngest(ctx context.Context, args []string, env *Env) error {
 	tmp := fs.String("tmp", "", "directory for downloads and spill files (default: the system's)")
 	timeout := fs.Duration("http-timeout", 10*time.Minute, "timeout of one HTTP download")
 	memprofile := fs.String("memprofile", "", "write the heap profile taken at the largest live heap to this file")
+	cpuprofile := fs.String("cpuprofile", "", "write a Go CPU profile of the ingest to this file")
 	replace := fs.Bool("replace", false, "let a source replace a dataset of its key that the table holds from another source (other place and content)")
 	taxDir := fs.String("taxonomy", "", "taxonomy directory records are matched against (default: DIR/taxonomy of a directory table; give one for an HBase table)")
 	matchTaxa := fs.Bool("match-taxa", true, "match each record's name to the table's checklist (else its derived taxonomy) and fill taxonKey..speciesKey")
@@ -43,6 +44,13 @@ func runIngest(ctx context.Context, args []string, env *Env) error {
 	}
 	if *key != "" && fs.NArg() > 1 {
 		return errors.New("--dataset-key names one dataset: give one source")
+	}
+	if *cpuprofile != "" {
+		stop, err := startCPUProfile(*cpuprofile)
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
 	if *memprofile != "" {
 		p, err := startPeakProfile(*memprofile, 50*time.Millisecond)
