@@ -311,34 +311,9 @@ func (in *interpreter) media(ext map[string][]Terms) {
 }
 
 func (in *interpreter) verbatim(raw RawRecord) {
-	v := make(map[string]string, len(raw.Core))
-	size := 2 // the encoding's length when nothing needs escaping
-	for term, val := range raw.Core {
-		if val != "" {
-			k := VerbatimKey(term)
-			v[k] = val
-			size += len(k) + len(val) + 6
-		}
-	}
-	in.r.SetString(iVerbatim, string(appendJSONObject(make([]byte, 0, size), v)))
-	// Every extension row is kept as published (media rows too: the
-	// multimedia column holds their interpretation), for the verbatim
-	// extension files of a DWCA.
-	others := map[string][]map[string]string{}
-	for rt, rows := range raw.Extensions {
-		for _, t := range rows {
-			m := make(map[string]string, len(t))
-			for term, val := range t {
-				if val != "" {
-					m[VerbatimKey(term)] = val
-				}
-			}
-			others[rt] = append(others[rt], m)
-		}
-	}
-	if len(others) > 0 {
-		in.r.SetString(iExtensions, string(appendJSONRows(nil, others)))
-	}
+	core, ext := verbatimDocs(raw)
+	in.r.SetString(iVerbatim, core)
+	in.r.SetString(iExtensions, ext)
 }
 
 // appendJSONRows appends extension rows by row type as json.Marshal writes
