@@ -310,10 +310,16 @@ func (in *interpreter) media(ext map[string][]Terms) {
 	in.r.SetString(iMultimedia, string(appendJSONList(nil, rows)))
 }
 
-func (in *interpreter) verbatim(raw RawRecord) {
-	core, ext := verbatimDocs(raw)
-	in.r.SetString(iVerbatim, core)
-	in.r.SetString(iExtensions, ext)
+// verbatim sets the verbatim column from the core values vs collected in
+// tab's slots (nil: none, the table was full), and the extensions column.
+func (in *interpreter) verbatim(vs *verbatimScratch, tab *verbatimSlots, raw RawRecord) {
+	if tab != nil {
+		vs.buf = vs.write(vs.buf[:0], tab)
+	} else {
+		vs.buf = appendVerbatimMap(vs.buf[:0], raw.Core)
+	}
+	in.r.SetString(iVerbatim, string(vs.buf))
+	in.r.SetString(iExtensions, vs.extensionsDoc(raw.Extensions))
 }
 
 // appendJSONRows appends extension rows by row type as json.Marshal writes

@@ -16,8 +16,16 @@ import (
 
 // verbatimSlots is an immutable slot table; a new term makes a new one.
 type verbatimSlots struct {
-	slot   map[string]int32 // term URI -> slot
-	quoted [][]byte         // by slot: the verbatim key as a JSON string, then ':'
+	term   map[string]termEntry
+	quoted [][]byte // by slot: the verbatim key as a JSON string, then ':'
+}
+
+// termEntry is what the encoder and Interpret know of a term: its slot and
+// the Passed column it fills, if any (passedByTerm).
+type termEntry struct {
+	slot   int32
+	passed bool
+	pass   passedColumn
 }
 
 // maxVerbatimSlots bounds the table in a long-running process that meets
@@ -30,7 +38,7 @@ var (
 	verbatimMu    sync.Mutex // serializes growing the table
 )
 
-func init() { verbatimTable.Store(&verbatimSlots{slot: map[string]int32{}}) }
+func init() { verbatimTable.Store(&verbatimSlots{term: map[string]termEntry{}}) }
 
 // withTerms returns the table with every term of t that has a value; nil
 // when that would grow it past maxVerbatimSlots.
@@ -38,16 +46,16 @@ func withTerms(t Terms) *verbatimSlots {
 	verbatimMu.Lock()
 	defer verbatimMu.Unlock()
 	cur := verbatimTable.Load()
-	terms := make([]string, 0, len(cur.slot)+len(t))
-	for term := range cur.slot {
+	terms := make([]string, 0, len(cur.term)+len(t))
+	for term := range cur.term {
 		terms = append(terms, term)
 	}
 	for term, v := range t {
-		if _, ok := cur.slot[term]; !ok && v != "" {
+		if _, ok := cur.term[term]; !ok && v != "" {
 			terms = append(terms, term)
 		}
 	}
-	if len(terms) == len(cur.slot) {
+	if len(terms) == len(cur.term) {
 		return cur
 	}
 	if len(terms) > maxVerbatimSlots {
@@ -62,13 +70,14 @@ func withTerms(t Terms) *verbatimSlots {
 	sorted := slices.Clone(keys)
 	slices.Sort(sorted)
 	sorted = slices.Compact(sorted)
-	next := &verbatimSlots{slot: make(map[string]int32, len(terms)), quoted: make([][]byte, len(sorted))}
+	next := &verbatimSlots{term: make(map[string]termEntry, len(terms)), quoted: make([][]byte, len(sorted))}
 	for i, k := range sorted {
 		next.quoted[i] = append(appendJSONString(nil, k), ':')
 	}
 	for i, term := range terms {
 		s, _ := slices.BinarySearch(sorted, keys[i])
-		next.slot[term] = int32(s)
+		p, passed := passedByTerm[term]
+		next.term[term] = termEntry{slot: int32(s), passed: passed, pass: p}
 	}
 	verbatimTable.Store(next)
 	return next
@@ -86,6 +95,19 @@ var verbatimPool = sync.Pool{New: func() any { return new(verbatimScratch) }}
 // appendVerbatim appends t's non-empty values as a JSON object keyed by
 // their verbatim keys, byte for byte as appendJSONObject of that map.
 func (s *verbatimScratch) appendVerbatim(buf []byte, t Terms) []byte {
+	tab := s.collect(t, nil)
+	if tab == nil {
+		return appendVerbatimMap(buf, t)
+	}
+	return s.write(buf, tab)
+}
+
+// collect puts t's non-empty values into their slots, calling each (when
+// not nil) for every one of them, and returns the table that gives their
+// slots; nil when the table is full and t has a term it lacks (nothing is
+// collected then). Terms sharing a verbatim key share a slot: the last
+// one met wins, as in a map of the keys.
+func (s *verbatimScratch) collect(t Terms, each func(e termEntry, v string)) *verbatimSlots {
 	tab := verbatimTable.Load()
 	for {
 		if len(s.vals) < len(tab.quoted) {
@@ -97,26 +119,34 @@ func (s *verbatimScratch) appendVerbatim(buf []byte, t Terms) []byte {
 			if v == "" {
 				continue
 			}
-			i, ok := tab.slot[term]
+			e, ok := tab.term[term]
 			if !ok {
 				missing = true
 				break
 			}
-			if s.vals[i] == "" {
-				s.used = append(s.used, i)
+			if each != nil {
+				each(e, v)
 			}
-			s.vals[i] = v
+			if s.vals[e.slot] == "" {
+				s.used = append(s.used, e.slot)
+			}
+			s.vals[e.slot] = v
 		}
 		if !missing {
-			break
+			return tab
 		}
 		for _, i := range s.used {
 			s.vals[i] = ""
 		}
 		if tab = withTerms(t); tab == nil {
-			return appendVerbatimMap(buf, t)
+			return nil
 		}
 	}
+}
+
+// write appends the values collect put into tab's slots as a JSON object
+// in slot (verbatim key) order, and empties the slots.
+func (s *verbatimScratch) write(buf []byte, tab *verbatimSlots) []byte {
 	// Walking every slot costs less than sorting the used ones while the
 	// table is not much larger than the row.
 	if len(tab.quoted) > 4*len(s.used)+64 {
@@ -161,15 +191,20 @@ func verbatimDocs(raw RawRecord) (core, ext string) {
 	s := verbatimPool.Get().(*verbatimScratch)
 	defer verbatimPool.Put(s)
 	s.buf = s.appendVerbatim(s.buf[:0], raw.Core)
-	core = string(s.buf)
+	core = string(s.buf) // before extensionsDoc reuses the buffer
+	return core, s.extensionsDoc(raw.Extensions)
+}
+
+// extensionsDoc returns the extensions column's document of ext.
+func (s *verbatimScratch) extensionsDoc(ext map[string][]Terms) string {
 	var rowTypes []string
-	for rt, rows := range raw.Extensions {
+	for rt, rows := range ext {
 		if len(rows) > 0 {
 			rowTypes = append(rowTypes, rt)
 		}
 	}
 	if len(rowTypes) == 0 {
-		return core, ""
+		return ""
 	}
 	slices.Sort(rowTypes)
 	buf := append(s.buf[:0], '{')
@@ -179,7 +214,7 @@ func verbatimDocs(raw RawRecord) (core, ext string) {
 		}
 		buf = appendJSONString(buf, rt)
 		buf = append(buf, ':', '[')
-		for j, t := range raw.Extensions[rt] {
+		for j, t := range ext[rt] {
 			if j > 0 {
 				buf = append(buf, ',')
 			}
@@ -188,5 +223,5 @@ func verbatimDocs(raw RawRecord) (core, ext string) {
 		buf = append(buf, ']')
 	}
 	s.buf = append(buf, '}')
-	return core, string(s.buf)
+	return string(s.buf)
 }

@@ -83,6 +83,18 @@ func TestVerbatimDocs(t *testing.T) {
 					t.Errorf("record %d:\n got  %s %s\n want %s %s", i, core, ext, wantCore, wantExt)
 					return
 				}
+				// Interpret collects the values as it sets the Passed
+				// columns, and writes the same documents.
+				rec := NewRecord()
+				Interpret(raw, DatasetContext{Key: "d"}, rec)
+				if got := rec.Get(iVerbatim).S; got != wantCore {
+					t.Errorf("record %d: Interpret's verbatim\n got  %s\n want %s", i, got, wantCore)
+					return
+				}
+				if got := rec.Get(iExtensions).S; got != wantExt {
+					t.Errorf("record %d: Interpret's extensions\n got  %s\n want %s", i, got, wantExt)
+					return
+				}
 			}
 		}()
 	}
