@@ -480,3 +480,60 @@ func gbifIDs(t *testing.T, tbl occurrence.Table, snap occurrence.Snapshot) map[i
 	}
 	return out
 }
+
+// taxaSource yields n records naming 3,000 species in 300 genera, their
+// genus names shared across the kingdoms Animalia and Plantae (homonyms),
+// a third of the records without kingdom, in an order that names new
+// taxa all through the input.
+type taxaSource struct{ memSource }
+
+func (s *taxaSource) Next(ctx context.Context) (occurrence.RawRecord, error) {
+	raw, err := s.memSource.Next(ctx)
+	if err != nil {
+		return raw, err
+	}
+	sp := (s.i * 7919) % 3000
+	genus, family := sp/10, sp/100
+	kingdom := [...]string{"Animalia", "Plantae", ""}[(s.i+family)%3]
+	g := "Genus" + strings.Repeat("a", 1+genus%50)
+	raw.Core[occurrence.NSDwC+"scientificName"] = g + " species" + strconv.Itoa(sp)
+	raw.Core[occurrence.NSDwC+"kingdom"] = kingdom
+	if kingdom != "" {
+		raw.Core[occurrence.NSDwC+"family"] = "Family" + strconv.Itoa(family) + "idae"
+	}
+	return raw, nil
+}
+
+// TestDerivedKeysDeterministic ingests the same records into fresh derived
+// taxonomies on one worker and on eight: every record gets the same taxon
+// key, the keys minted in source order whichever worker saw a taxon first.
+func TestDerivedKeysDeterministic(t *testing.T) {
+	const n = 24*chunkSize + 11
+	ingestKeys := func(workers int) ([]int64, int) {
+		taxa, err := OpenTaxa(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer taxa.Close()
+		l := newMemLoader()
+		if _, err := Load(context.Background(), l, &taxaSource{memSource{n: n}}, Options{Workers: workers, Taxa: taxa}); err != nil {
+			t.Fatal(err)
+		}
+		return l.w.taxonKeys, taxa.derived.Len()
+	}
+	want, taxaN := ingestKeys(1)
+	if len(want) != n || slices.Contains(want, 0) {
+		t.Fatalf("%d records, keys %v..., want %d keyed", len(want), want[:min(len(want), 5)], n)
+	}
+	for round := range 3 {
+		got, gotN := ingestKeys(8)
+		if gotN != taxaN {
+			t.Fatalf("round %d: %d taxa minted on 8 workers, %d on one", round, gotN, taxaN)
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("round %d: record %d has taxonKey %d on 8 workers, %d on one", round, i+1, got[i], want[i])
+			}
+		}
+	}
+}
