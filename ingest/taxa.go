@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/biodiversity-downloads/downloader/occurrence"
 	"github.com/biodiversity-downloads/downloader/taxonomy"
@@ -20,9 +21,14 @@ type Taxa struct {
 	matcher   *taxonomy.Cache
 	checklist *taxonomy.Checklist // nil: derived
 	derived   *taxonomy.Derived   // nil: checklist
-	// minting caches the derived taxonomy's minting matches for MintRaw:
-	// records without a kingdom always reach it (see taxonomy.Derived.Find).
+	// minting caches the derived taxonomy's minting matches for MintRaw
+	// (records without a kingdom reach it every time, see
+	// taxonomy.Derived.Find) while nothing new is minted: an answer given
+	// through "the only taxon of that name" changes when a homonym is
+	// minted, and a stale one would depend on when a worker looked.
+	mintMu  sync.Mutex
 	minting *taxonomy.Cache
+	mintLen int // the taxonomy's size when minting was last cleared
 }
 
 // matchCacheSize bounds the match cache of an ingest. A cached Match
@@ -165,7 +171,13 @@ func (x *Taxa) MintRaw(ctx context.Context, raw occurrence.RawRecord, rec *occur
 	if x.derived == nil {
 		return x.interpret(ctx, rawQuery(raw), rec)
 	}
+	x.mintMu.Lock()
+	if n := x.derived.Len(); n != x.mintLen {
+		x.minting.Clear()
+		x.mintLen = n
+	}
 	m, err := x.minting.Match(ctx, rawQuery(raw))
+	x.mintMu.Unlock()
 	return fill(rec, &m, err)
 }
 
@@ -215,6 +227,7 @@ var (
 	cAcceptedSciName   = occurrence.ColumnIndex("acceptedScientificName")
 	cTaxonRank         = occurrence.ColumnIndex(occurrence.ColTaxonRank)
 	cTaxonomicStatus   = occurrence.ColumnIndex("taxonomicStatus")
+	cTaxonomicIssue    = occurrence.ColumnIndex("taxonomicIssue")
 	cGenericName       = occurrence.ColumnIndex("genericName")
 	cSpecificEpithet   = occurrence.ColumnIndex("specificEpithet")
 	cInfraEpithet      = occurrence.ColumnIndex(occurrence.ColInfraspecificEpithet)
@@ -255,8 +268,13 @@ func applyMatch(r *occurrence.Record, m *taxonomy.Match) {
 		r.SetNull(rc.name)
 		r.SetNull(rc.key)
 	}
-	for _, c := range [...]int{cTaxonomicStatus, cGenericName, cSpecificEpithet, cInfraEpithet} {
+	for _, c := range [...]int{cTaxonomicStatus, cTaxonomicIssue, cGenericName, cSpecificEpithet, cInfraEpithet} {
 		r.SetNull(c)
+	}
+	if len(m.Issues) > 0 {
+		// the match's own issues, also merged into issue (GBIF keeps them
+		// per checklist and joins the download's checklist's into issue)
+		r.SetString(cTaxonomicIssue, joinSorted(m.Issues))
 	}
 	if m.Usage == nil {
 		// GBIF's records that match nothing: the kingdom incertae sedis.
@@ -298,6 +316,16 @@ func applyMatch(r *occurrence.Record, m *taxonomy.Match) {
 			r.SetString(cInfraEpithet, infra[strings.LastIndexByte(infra, ' ')+1:])
 		}
 	}
+}
+
+// joinSorted joins issues in order, as the issue column lists them.
+func joinSorted(issues []string) string {
+	if len(issues) == 1 {
+		return issues[0]
+	}
+	l := slices.Clone(issues)
+	slices.Sort(l)
+	return strings.Join(slices.Compact(l), ";")
 }
 
 // addIssues merges taxon issues into the record's sorted issue list.

@@ -73,11 +73,12 @@ type taxonRow struct {
 	taxonKey, acceptedKey, familyKey, kingdomKey int64
 	hasTaxonKey                                  bool
 	sci, kingdom, issue, verbatimSci, verbatim   string
+	taxonomicIssue                               string
 }
 
 var taxonRowColumns = []string{occurrence.ColOccurrenceID, occurrence.ColTaxonKey, occurrence.ColAcceptedTaxonKey,
 	occurrence.ColFamilyKey, occurrence.ColKingdomKey, occurrence.ColScientificName, occurrence.ColKingdom,
-	occurrence.ColIssue, occurrence.ColVerbatimScientificName, occurrence.ColVerbatim}
+	occurrence.ColIssue, occurrence.ColVerbatimScientificName, occurrence.ColVerbatim, "taxonomicIssue"}
 
 // taxonRows reads the records of a snapshot by occurrenceID.
 func taxonRows(t *testing.T, tbl occurrence.Table, snap occurrence.Snapshot) map[string]taxonRow {
@@ -103,6 +104,7 @@ func taxonRows(t *testing.T, tbl occurrence.Table, snap occurrence.Snapshot) map
 				r.familyKey, _ = i64(3, i)
 				r.kingdomKey, _ = i64(4, i)
 				r.sci, r.kingdom, r.issue, r.verbatimSci, r.verbatim = s(5, i), s(6, i), s(7, i), s(8, i), s(9, i)
+				r.taxonomicIssue = s(10, i)
 				out[s(0, i)] = r
 			}
 			return nil
@@ -268,6 +270,8 @@ func testTaxaIngest(t *testing.T, tbl interface {
 		{`{"type":"equals","key":"TAXON_KEY","value":"6"}`, under(6)},     // Plantae
 		{`{"type":"equals","key":"TAXON_KEY","value":"212"}`, under(212)}, // Aves
 		{`{"type":"equals","key":"ISSUE","value":"TAXON_MATCH_NONE"}`, 4},
+		{`{"type":"equals","key":"TAXONOMIC_ISSUE","value":"TAXON_MATCH_NONE"}`, withIssue(taxonomy.IssueTaxonMatchNone)},
+		{`{"type":"equals","key":"TAXONOMIC_ISSUE","value":"TAXON_MATCH_FUZZY"}`, withIssue(taxonomy.IssueTaxonMatchFuzzy)},
 	} {
 		if n := countIn(t, tbl, snap, tc.pred); n != tc.want {
 			t.Errorf("%s: %d records, want %d", tc.pred, n, tc.want)
@@ -276,6 +280,16 @@ func testTaxaIngest(t *testing.T, tbl interface {
 	if n := under(felidae); n != 15 {
 		t.Errorf("the input has %d Felidae records, want 15 (t01-t04, t06-t15, t25)", n)
 	}
+}
+
+// withIssue counts the mess cases expecting a taxon issue.
+func withIssue(issue string) (n int64) {
+	for _, c := range messCases {
+		if c.issue == issue {
+			n++
+		}
+	}
+	return n
 }
 
 // checkMess asserts the match of every record of testdata/taxa-mess.txt.
@@ -300,6 +314,9 @@ func checkMess(t *testing.T, rows map[string]taxonRow) {
 		if !r.hasTaxonKey || r.taxonKey != want.key || r.acceptedKey != want.accepted || !slices.Equal(taxonIssues, wantIssues) {
 			t.Errorf("%s %q: taxonKey %d (set %v) accepted %d issues %q; want %d, %d, %q", id, input[id], r.taxonKey, r.hasTaxonKey,
 				r.acceptedKey, taxonIssues, want.key, want.accepted, wantIssues)
+		}
+		if r.taxonomicIssue != want.issue {
+			t.Errorf("%s: taxonomicIssue %q, want %q", id, r.taxonomicIssue, want.issue)
 		}
 		if want.key == 0 && (r.kingdom != "incertae sedis" || r.kingdomKey != 0) {
 			t.Errorf("%s: unmatched record has kingdom %q (%d), want GBIF's incertae sedis (0)", id, r.kingdom, r.kingdomKey)
