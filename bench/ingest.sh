@@ -11,7 +11,8 @@
 # CPU seconds and records/s, and the highest peak RSS of the runs (from
 # /usr/bin/time -v), then the ratios this tree / base.
 # Env: BENCH_DIR (default /tmp/downloader-bench) keeps the generated table
-# and archive between runs.
+# and archive between runs; ARCHIVE ingests that archive instead (say the
+# core-only or publisher-width cuts of "Ingest with taxon matching").
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 n="${1:-1000000}"
@@ -27,11 +28,11 @@ rm -rf "$src" && mkdir -p "$src"
 (cd "$src" && go build -o "$work/bin/downloader-base" ./cmd/downloader)
 
 table="$work/table-$n"
-if [ ! -f "$table/manifest.json" ]; then
+if [ -z "${ARCHIVE:-}" ] && [ ! -f "$table/manifest.json" ]; then
 	rm -rf "$table"
 	"$work/bin/gen" -table "$table" -records "$n"
 fi
-archive="$work/download-$n.zip"
+archive="${ARCHIVE:-$work/download-$n.zip}"
 if [ ! -f "$archive" ]; then
 	"$work/bin/downloader" export --table "$table" --query '' --format DWCA -o "$archive" >/dev/null
 fi
@@ -75,5 +76,5 @@ printf '%-6s %8s %8s %8s %10s\n' build wall_s cpu_s rss_MB records/s
 for b in base tree; do
 	printf '%-6s %8s %8s %8s %10s\n' "$b" "${bw[$b]}" "${bc[$b]}" "${br[$b]}" "${brate[$b]}"
 done
-awk -v w1="${bw[tree]}" -v w0="${bw[base]}" -v r1="${br[tree]}" -v r0="${br[base]}" \
-	'BEGIN { printf "tree/base: wall %.2fx, peak RSS %.2fx\n", w1 / w0, r1 / r0 }'
+awk -v w1="${bw[tree]}" -v w0="${bw[base]}" -v c1="${bc[tree]}" -v c0="${bc[base]}" -v r1="${br[tree]}" -v r0="${br[base]}" \
+	'BEGIN { printf "tree/base: wall %.2fx, CPU %.2fx, peak RSS %.2fx\n", w1 / w0, c1 / c0, r1 / r0 }'

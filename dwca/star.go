@@ -92,6 +92,38 @@ type StarReader struct {
 	sorters  []*extSorter
 	held     int64        // estimated bytes of the extensions joined in memory
 	spill    *spillBudget // what the disk join may still write
+	// spare are core term maps handed back by Recycle, filled again for
+	// later rows
+	spare []occurrence.Terms
+}
+
+// maxSpareTerms bounds the maps Recycle keeps: a few chunks of records of
+// a caller that reads ahead.
+const maxSpareTerms = 1024
+
+// Recycle hands back the core terms of a record returned by Next once the
+// caller, and everything it passed them to, is done reading them: the
+// reader clears the map and fills it with a later row's terms rather than
+// making a new map for every row.
+func (s *StarReader) Recycle(t occurrence.Terms) {
+	if t != nil && len(s.spare) < maxSpareTerms {
+		s.spare = append(s.spare, t)
+	}
+}
+
+// rowTerms returns the row's non-empty values by term, in a recycled map
+// when there is one.
+func (s *StarReader) rowTerms(row Row) occurrence.Terms {
+	n := len(s.spare)
+	if n == 0 {
+		return row.Terms()
+	}
+	t := s.spare[n-1]
+	s.spare[n-1] = nil
+	s.spare = s.spare[:n-1]
+	clear(t)
+	row.AddTerms(t)
+	return t
 }
 
 // Records reads the archive's occurrence records: an Occurrence core (with
@@ -310,7 +342,7 @@ func (s *StarReader) fill() error {
 					continue
 				}
 			}
-			s.emit(id, row.Terms(), row.Source(), ext)
+			s.emit(id, s.rowTerms(row), row.Source(), ext)
 			return nil
 		}
 	}

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -396,5 +398,61 @@ func TestDuplicateTermsMemoryAndDisk(t *testing.T) {
 			t.Errorf("budget %d: got %q, want %q", budget, got, want)
 		}
 		a.Close()
+	}
+}
+
+// TestRecycledTerms reads archives (streamed cores) twice, the second time handing every
+// record's core terms back to the reader as soon as they are copied: the
+// refilled maps give the same records (no term left over from the row
+// that filled the map before).
+func TestRecycledTerms(t *testing.T) {
+	for _, name := range []string{"dwca-io-archive-occ.zip", "gbif-validator-Archive.zip"} {
+		reused := 0
+		read := func(recycle bool) []occurrence.Terms {
+			seen := map[uintptr]bool{}
+			a, err := Open(context.Background(), filepath.Join("testdata", name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer a.Close()
+			sr, err := a.Records(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer sr.Close()
+			var out []occurrence.Terms
+			for {
+				r, err := sr.Next()
+				if err == io.EOF {
+					return out
+				}
+				if err != nil {
+					var re *RowError
+					if errors.As(err, &re) {
+						continue
+					}
+					t.Fatalf("%s: %v", name, err)
+				}
+				out = append(out, maps.Clone(r.Core))
+				p := reflect.ValueOf(r.Core).Pointer()
+				if seen[p] {
+					reused++
+				}
+				if recycle {
+					seen[p] = true
+					sr.Recycle(r.Core)
+				}
+			}
+		}
+		want, got := read(false), read(true)
+		if len(want) < 2 {
+			t.Fatalf("%s: %d records, want several to recycle", name, len(want))
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: recycled maps read differently", name)
+		}
+		if reused != len(want)-1 {
+			t.Errorf("%s: %d of %d records in a recycled map, want all but the first", name, reused, len(want))
+		}
 	}
 }

@@ -242,10 +242,22 @@ type chunk struct {
 
 const chunkSize = 256
 
-// nextChunk returns an appended chunk from free, emptied, or a new one.
-func nextChunk(free <-chan *chunk) *chunk {
+// recycler is a Source that takes back raw records once they are appended
+// (a DwC-A's core term maps, refilled for later rows).
+type recycler interface {
+	recycle(occurrence.RawRecord)
+}
+
+// nextChunk returns an appended chunk from free, emptied, or a new one;
+// rec (when not nil) takes back the appended chunk's raw records.
+func nextChunk(free <-chan *chunk, rec recycler) *chunk {
 	select {
 	case c := <-free:
+		if rec != nil {
+			for _, raw := range c.raw {
+				rec.recycle(raw)
+			}
+		}
 		clear(c.raw) // drop the old raw records for the collector
 		clear(c.keys)
 		c.raw, c.done = c.raw[:0], make(chan struct{})
@@ -382,8 +394,9 @@ func pipeline(ctx context.Context, src Source, table occurrence.IDMinter, w occu
 
 func readChunks(ctx context.Context, src Source, ordered, work chan<- *chunk, free <-chan *chunk, opts Options) error {
 	budget := opts.MaxProblems
+	rec, _ := src.(recycler)
 	for {
-		c := nextChunk(free)
+		c := nextChunk(free, rec)
 		var eof bool
 		for len(c.raw) < chunkSize {
 			raw, err := src.Next(ctx)

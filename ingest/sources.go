@@ -199,6 +199,10 @@ func (s *dwcaSource) Next(ctx context.Context) (occurrence.RawRecord, error) {
 	return s.sr.Next()
 }
 
+// recycle hands a record's core terms back to the archive reader for a
+// later row (a recycler).
+func (s *dwcaSource) recycle(raw occurrence.RawRecord) { s.sr.Recycle(raw.Core) }
+
 // Broken reports the rows the archive reader skipped.
 func (s *dwcaSource) Broken() (int64, []string) {
 	b := s.sr.Broken()

@@ -144,9 +144,20 @@ func Interpret(raw RawRecord, ds DatasetContext, rec *Record) {
 		core = Terms{}
 	}
 	in := &interpreter{t: core, r: rec, ds: ds}
-	for term, v := range core {
-		if p, ok := passedByTerm[term]; ok {
-			in.pass(p, v)
+	// One walk of the terms sets the Passed columns and collects the
+	// verbatim document's values (written by in.verbatim).
+	vs := verbatimPool.Get().(*verbatimScratch)
+	defer verbatimPool.Put(vs)
+	tab := vs.collect(core, func(e termEntry, v string) {
+		if e.passed {
+			in.pass(e.pass, v)
+		}
+	})
+	if tab == nil {
+		for term, v := range core {
+			if p, ok := passedByTerm[term]; ok {
+				in.pass(p, v)
+			}
 		}
 	}
 	for _, k := range gbifKeys {
@@ -166,7 +177,7 @@ func Interpret(raw RawRecord, ds DatasetContext, rec *Record) {
 	in.license()
 	in.derived(raw.Extensions)
 	in.media(raw.Extensions)
-	in.verbatim(raw)
+	in.verbatim(vs, tab, raw)
 	rec.SetTime(iLastInterpreted, ds.Now)
 	// Records are parsed and "crawled" when the source is ingested.
 	rec.SetTime(iLastParsed, ds.Now)

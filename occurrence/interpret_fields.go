@@ -310,35 +310,16 @@ func (in *interpreter) media(ext map[string][]Terms) {
 	in.r.SetString(iMultimedia, string(appendJSONList(nil, rows)))
 }
 
-func (in *interpreter) verbatim(raw RawRecord) {
-	v := make(map[string]string, len(raw.Core))
-	size := 2 // the encoding's length when nothing needs escaping
-	for term, val := range raw.Core {
-		if val != "" {
-			k := VerbatimKey(term)
-			v[k] = val
-			size += len(k) + len(val) + 6
-		}
+// verbatim sets the verbatim column from the core values vs collected in
+// tab's slots (nil: none, the table was full), and the extensions column.
+func (in *interpreter) verbatim(vs *verbatimScratch, tab *verbatimSlots, raw RawRecord) {
+	if tab != nil {
+		vs.buf = vs.write(vs.buf[:0], tab)
+	} else {
+		vs.buf = appendVerbatimMap(vs.buf[:0], raw.Core)
 	}
-	in.r.SetString(iVerbatim, string(appendJSONObject(make([]byte, 0, size), v)))
-	// Every extension row is kept as published (media rows too: the
-	// multimedia column holds their interpretation), for the verbatim
-	// extension files of a DWCA.
-	others := map[string][]map[string]string{}
-	for rt, rows := range raw.Extensions {
-		for _, t := range rows {
-			m := make(map[string]string, len(t))
-			for term, val := range t {
-				if val != "" {
-					m[VerbatimKey(term)] = val
-				}
-			}
-			others[rt] = append(others[rt], m)
-		}
-	}
-	if len(others) > 0 {
-		in.r.SetString(iExtensions, string(appendJSONRows(nil, others)))
-	}
+	in.r.SetString(iVerbatim, string(vs.buf))
+	in.r.SetString(iExtensions, vs.extensionsDoc(raw.Extensions))
 }
 
 // appendJSONRows appends extension rows by row type as json.Marshal writes

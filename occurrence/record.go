@@ -87,6 +87,13 @@ func mustIndex(name string) int {
 type Builder struct {
 	b *array.RecordBuilder
 	n int
+	// last is the previous batch's rows and each string column's bytes:
+	// the next batch reserves room for as much at its first record, rather
+	// than growing its buffers by doubling (reallocating and copying each
+	// time, and keeping up to twice the room the batch needs).
+	last     int
+	lastData []int
+	reserve  bool
 }
 
 // NewBuilder returns a builder allocating from mem (nil: the Go allocator).
@@ -102,6 +109,9 @@ func (b *Builder) Len() int { return b.n }
 
 // Append adds one record.
 func (b *Builder) Append(r *Record) {
+	if b.reserve {
+		b.reserveLast()
+	}
 	for i, c := range columns {
 		v := r.vals[i]
 		fb := b.b.Field(i)
@@ -130,8 +140,32 @@ func (b *Builder) Append(r *Record) {
 // NewBatch returns the records appended so far as a batch and starts a new
 // one. The caller releases the batch.
 func (b *Builder) NewBatch() arrow.RecordBatch {
-	b.n = 0
+	if len(b.lastData) == 0 {
+		b.lastData = make([]int, len(columns))
+	}
+	for i := range columns {
+		if sb, ok := b.b.Field(i).(*array.StringBuilder); ok {
+			b.lastData[i] = sb.DataLen()
+		}
+	}
+	b.last, b.n, b.reserve = b.n, 0, b.n > 0
 	return b.b.NewRecordBatch()
+}
+
+// reserveLast gives the builders room for a batch like the last one, and a
+// sixteenth more text: a batch is cut by its rows or by its estimated
+// bytes, so batches of a source come out alike. It runs at the batch's
+// first record, not in NewBatch: the writer writes and releases the last
+// batch before it appends again, so the two are not held at once.
+func (b *Builder) reserveLast() {
+	b.reserve = false
+	for i := range columns {
+		fb := b.b.Field(i)
+		fb.Reserve(b.last)
+		if sb, ok := fb.(*array.StringBuilder); ok && b.lastData[i] > 0 {
+			sb.ReserveData(b.lastData[i] + b.lastData[i]/16)
+		}
+	}
 }
 
 // Release frees the builder's buffers.

@@ -1,0 +1,227 @@
+package occurrence
+
+import (
+	"slices"
+	"sync"
+	"sync/atomic"
+)
+
+// The verbatim column holds a record's terms as json.Marshal writes a
+// map[string]string of their verbatim keys (VerbatimKey): keys sorted. A
+// source's rows carry the same few hundred terms record after record, so
+// instead of building that map and sorting its keys for every record, the
+// encoder keeps every term it has met in a slot table ordered by verbatim
+// key, with each key already JSON-quoted: a record's values are dropped
+// into their slots and written out in slot order.
+
+// verbatimSlots is an immutable slot table; a new term makes a new one.
+type verbatimSlots struct {
+	term   map[string]termEntry
+	quoted [][]byte // by slot: the verbatim key as a JSON string, then ':'
+}
+
+// termEntry is what the encoder and Interpret know of a term: its slot and
+// the Passed column it fills, if any (passedByTerm).
+type termEntry struct {
+	slot   int32
+	passed bool
+	pass   passedColumn
+}
+
+// maxVerbatimSlots bounds the table in a long-running process that meets
+// many sources with made-up terms; past it, records with unknown terms
+// are encoded the slow way (a map, keys sorted).
+const maxVerbatimSlots = 1 << 14
+
+var (
+	verbatimTable atomic.Pointer[verbatimSlots]
+	verbatimMu    sync.Mutex // serializes growing the table
+)
+
+func init() { verbatimTable.Store(&verbatimSlots{term: map[string]termEntry{}}) }
+
+// withTerms returns the table with every term of t that has a value; nil
+// when that would grow it past maxVerbatimSlots.
+func withTerms(t Terms) *verbatimSlots {
+	verbatimMu.Lock()
+	defer verbatimMu.Unlock()
+	cur := verbatimTable.Load()
+	terms := make([]string, 0, len(cur.term)+len(t))
+	for term := range cur.term {
+		terms = append(terms, term)
+	}
+	for term, v := range t {
+		if _, ok := cur.term[term]; !ok && v != "" {
+			terms = append(terms, term)
+		}
+	}
+	if len(terms) == len(cur.term) {
+		return cur
+	}
+	if len(terms) > maxVerbatimSlots {
+		return nil
+	}
+	// Terms with the same verbatim key share a slot (as they shared the
+	// map entry), slots in key order.
+	keys := make([]string, len(terms))
+	for i, term := range terms {
+		keys[i] = VerbatimKey(term)
+	}
+	sorted := slices.Clone(keys)
+	slices.Sort(sorted)
+	sorted = slices.Compact(sorted)
+	next := &verbatimSlots{term: make(map[string]termEntry, len(terms)), quoted: make([][]byte, len(sorted))}
+	for i, k := range sorted {
+		next.quoted[i] = append(appendJSONString(nil, k), ':')
+	}
+	for i, term := range terms {
+		s, _ := slices.BinarySearch(sorted, keys[i])
+		p, passed := passedByTerm[term]
+		next.term[term] = termEntry{slot: int32(s), passed: passed, pass: p}
+	}
+	verbatimTable.Store(next)
+	return next
+}
+
+// verbatimScratch is one encoder's reusable state.
+type verbatimScratch struct {
+	vals []string // by slot; "" for none
+	used []int32  // the slots set, when the table is much larger than a row
+	buf  []byte
+}
+
+var verbatimPool = sync.Pool{New: func() any { return new(verbatimScratch) }}
+
+// appendVerbatim appends t's non-empty values as a JSON object keyed by
+// their verbatim keys, byte for byte as appendJSONObject of that map.
+func (s *verbatimScratch) appendVerbatim(buf []byte, t Terms) []byte {
+	tab := s.collect(t, nil)
+	if tab == nil {
+		return appendVerbatimMap(buf, t)
+	}
+	return s.write(buf, tab)
+}
+
+// collect puts t's non-empty values into their slots, calling each (when
+// not nil) for every one of them, and returns the table that gives their
+// slots; nil when the table is full and t has a term it lacks (nothing is
+// collected then). Terms sharing a verbatim key share a slot: the last
+// one met wins, as in a map of the keys.
+func (s *verbatimScratch) collect(t Terms, each func(e termEntry, v string)) *verbatimSlots {
+	tab := verbatimTable.Load()
+	for {
+		if len(s.vals) < len(tab.quoted) {
+			s.vals = make([]string, len(tab.quoted))
+		}
+		s.used = s.used[:0]
+		missing := false
+		for term, v := range t {
+			if v == "" {
+				continue
+			}
+			e, ok := tab.term[term]
+			if !ok {
+				missing = true
+				break
+			}
+			if each != nil {
+				each(e, v)
+			}
+			if s.vals[e.slot] == "" {
+				s.used = append(s.used, e.slot)
+			}
+			s.vals[e.slot] = v
+		}
+		if !missing {
+			return tab
+		}
+		for _, i := range s.used {
+			s.vals[i] = ""
+		}
+		if tab = withTerms(t); tab == nil {
+			return nil
+		}
+	}
+}
+
+// write appends the values collect put into tab's slots as a JSON object
+// in slot (verbatim key) order, and empties the slots.
+func (s *verbatimScratch) write(buf []byte, tab *verbatimSlots) []byte {
+	// Walking every slot costs less than sorting the used ones while the
+	// table is not much larger than the row.
+	if len(tab.quoted) > 4*len(s.used)+64 {
+		slices.Sort(s.used)
+	} else {
+		s.used = s.used[:0]
+		for i := range tab.quoted {
+			if s.vals[i] != "" {
+				s.used = append(s.used, int32(i))
+			}
+		}
+	}
+	buf = append(buf, '{')
+	for n, i := range s.used {
+		if n > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, tab.quoted[i]...)
+		buf = appendJSONString(buf, s.vals[i])
+		s.vals[i] = ""
+	}
+	return append(buf, '}')
+}
+
+// appendVerbatimMap is appendVerbatim without the slot table.
+func appendVerbatimMap(buf []byte, t Terms) []byte {
+	m := make(map[string]string, len(t))
+	for term, v := range t {
+		if v != "" {
+			m[VerbatimKey(term)] = v
+		}
+	}
+	return appendJSONObject(buf, m)
+}
+
+// verbatimDocs returns the verbatim column's document of raw's core and
+// the extensions column's document of its extension rows ("" when it has
+// none): the rows as published, by row type (sorted), media rows too (the
+// multimedia column holds their interpretation), for the verbatim
+// extension files of a DWCA.
+func verbatimDocs(raw RawRecord) (core, ext string) {
+	s := verbatimPool.Get().(*verbatimScratch)
+	defer verbatimPool.Put(s)
+	s.buf = s.appendVerbatim(s.buf[:0], raw.Core)
+	core = string(s.buf) // before extensionsDoc reuses the buffer
+	return core, s.extensionsDoc(raw.Extensions)
+}
+
+// extensionsDoc returns the extensions column's document of ext.
+func (s *verbatimScratch) extensionsDoc(ext map[string][]Terms) string {
+	var rowTypes []string
+	for rt, rows := range ext {
+		if len(rows) > 0 {
+			rowTypes = append(rowTypes, rt)
+		}
+	}
+	if len(rowTypes) == 0 {
+		return ""
+	}
+	slices.Sort(rowTypes)
+	buf := append(s.buf[:0], '{')
+	for n, rt := range rowTypes {
+		if n > 0 {
+			buf = append(buf, ',')
+		}
+		buf = appendJSONString(buf, rt)
+		buf = append(buf, ':', '[')
+		for j, t := range ext[rt] {
+			if j > 0 {
+				buf = append(buf, ',')
+			}
+			buf = s.appendVerbatim(buf, t)
+		}
+		buf = append(buf, ']')
+	}
+	s.buf = append(buf, '}')
+	return string(s.buf)
+}

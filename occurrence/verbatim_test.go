@@ -1,0 +1,125 @@
+package occurrence
+
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"strconv"
+	"sync"
+	"testing"
+)
+
+// marshalVerbatim is the verbatim documents as json.Marshal writes the
+// maps they stand for: the reference verbatimDocs must equal.
+func marshalVerbatim(t *testing.T, raw RawRecord) (string, string) {
+	t.Helper()
+	keyed := func(terms Terms) map[string]string {
+		m := map[string]string{}
+		for term, v := range terms {
+			if v != "" {
+				m[VerbatimKey(term)] = v
+			}
+		}
+		return m
+	}
+	core, err := json.Marshal(keyed(raw.Core))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string][]map[string]string{}
+	for rt, list := range raw.Extensions {
+		for _, terms := range list {
+			rows[rt] = append(rows[rt], keyed(terms))
+		}
+	}
+	if len(rows) == 0 {
+		return string(core), ""
+	}
+	ext, err := json.Marshal(rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(core), string(ext)
+}
+
+// randomTerms draws a row: some of n terms in mixed namespaces (Darwin
+// Core, dcterms, other URIs), some empty, values needing escapes.
+func randomTerms(rng *rand.Rand, n int) Terms {
+	ns := []string{NSDwC, NSDC, NSGBIF, "http://example.org/x/", "http://rs.tdwg.org/ac/terms/"}
+	vals := []string{"", "plain", "<b>&amp;</b>", "line\nbreak \"q\"", "\u2028é\xff", "12.5"}
+	t := Terms{}
+	for i := 0; i < n; i++ {
+		if rng.IntN(3) == 0 {
+			continue
+		}
+		term := ns[rng.IntN(len(ns))] + "t" + strconv.Itoa(rng.IntN(3*n))
+		t[term] = vals[rng.IntN(len(vals))]
+	}
+	return t
+}
+
+// TestVerbatimDocs checks the slot-table encoder against encoding/json on
+// records whose terms keep growing the table, from several goroutines (as
+// the ingest workers call it), with extension rows and rows of empty
+// values only.
+func TestVerbatimDocs(t *testing.T) {
+	var wg sync.WaitGroup
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(g), 7))
+			for i := 0; i < 300; i++ {
+				raw := RawRecord{Core: randomTerms(rng, 5+rng.IntN(80))}
+				if i%3 == 0 {
+					raw.Extensions = map[string][]Terms{
+						RowTypeMultimedia:     {randomTerms(rng, 8), {NSDC + "title": ""}},
+						RowTypeIdentification: {randomTerms(rng, 4)},
+						RowTypeMeasurement:    {},
+					}
+				}
+				core, ext := verbatimDocs(raw)
+				wantCore, wantExt := marshalVerbatim(t, raw)
+				if core != wantCore || ext != wantExt {
+					t.Errorf("record %d:\n got  %s %s\n want %s %s", i, core, ext, wantCore, wantExt)
+					return
+				}
+				// Interpret collects the values as it sets the Passed
+				// columns, and writes the same documents.
+				rec := NewRecord()
+				Interpret(raw, DatasetContext{Key: "d"}, rec)
+				if got := rec.Get(iVerbatim).S; got != wantCore {
+					t.Errorf("record %d: Interpret's verbatim\n got  %s\n want %s", i, got, wantCore)
+					return
+				}
+				if got := rec.Get(iExtensions).S; got != wantExt {
+					t.Errorf("record %d: Interpret's extensions\n got  %s\n want %s", i, got, wantExt)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	// A term that shares its verbatim key with another ("dcterms:x" as a
+	// bare name) still gives the key once.
+	raw := RawRecord{Core: Terms{NSDC + "x": "1", "dcterms:x": "1", NSDwC + "y": "2"}}
+	if core, _ := verbatimDocs(raw); core != `{"dcterms:x":"1","y":"2"}` {
+		t.Errorf("shared key: %s", core)
+	}
+	if core, ext := verbatimDocs(RawRecord{}); core != "{}" || ext != "" {
+		t.Errorf("empty record: %q %q", core, ext)
+	}
+}
+
+// BenchmarkVerbatimDocs encodes a wide record (~200 filled terms, a GBIF
+// download's occurrence.txt row) with a multimedia row.
+func BenchmarkVerbatimDocs(b *testing.B) {
+	core := Terms{}
+	for i := 0; i < 200; i++ {
+		core[NSDwC+"term"+strconv.Itoa(i)] = "value " + strconv.Itoa(i)
+	}
+	raw := RawRecord{Core: core, Extensions: map[string][]Terms{RowTypeMultimedia: {{NSDC + "identifier": "https://example.org/1.jpg"}}}}
+	b.ReportAllocs()
+	for b.Loop() {
+		verbatimDocs(raw)
+	}
+}
