@@ -229,6 +229,9 @@ type chunk struct {
 	// keep marks the records the minter gave an id to; the others are
 	// broken rows.
 	keep []bool
+	// deferred marks the records whose taxa the workers could not key
+	// (new derived taxa): they are matched again, minting, in source order.
+	deferred []bool
 	// broken and problems are the rows of this run that are skipped: the
 	// source's unreadable ones, then the minter's.
 	broken   int64
@@ -300,8 +303,10 @@ func pipeline(ctx context.Context, src Source, table occurrence.IDMinter, w occu
 				clear(c.terms)
 				for j, raw := range c.raw {
 					occurrence.Interpret(raw, dctx, c.recs[j])
+					c.deferred[j] = false
 					if opts.Taxa != nil {
-						if err := opts.Taxa.InterpretRaw(ctx, raw, c.recs[j]); err != nil {
+						var err error
+						if c.deferred[j], err = opts.Taxa.InterpretRaw(ctx, raw, c.recs[j]); err != nil {
 							taxOnce.Do(func() { taxErr = err; cancel() })
 						}
 					}
@@ -339,6 +344,12 @@ func pipeline(ctx context.Context, src Source, table occurrence.IDMinter, w occu
 		for j, r := range c.recs[:len(c.raw)] {
 			if !c.keep[j] {
 				continue
+			}
+			if c.deferred[j] {
+				if err = opts.Taxa.MintRaw(ctx, c.raw[j], r); err != nil {
+					cancel()
+					break
+				}
 			}
 			if err = w.Append(ctx, r); err != nil {
 				cancel()
@@ -396,6 +407,7 @@ func readChunks(ctx context.Context, src Source, ordered, work chan<- *chunk, fr
 		for len(c.keys) < len(c.raw) {
 			c.keys = append(c.keys, "")
 			c.keep = append(c.keep, false)
+			c.deferred = append(c.deferred, false)
 		}
 		select {
 		case ordered <- c:

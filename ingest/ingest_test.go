@@ -239,13 +239,15 @@ func (s *memSource) Next(ctx context.Context) (occurrence.RawRecord, error) {
 }
 
 type memWriter struct {
-	ids     []string
-	gbifIDs []int64
+	ids       []string
+	gbifIDs   []int64
+	taxonKeys []int64
 }
 
 func (w *memWriter) Append(_ context.Context, r *occurrence.Record) error {
 	w.ids = append(w.ids, r.Get(occurrence.ColumnIndex(occurrence.ColOccurrenceID)).S)
 	w.gbifIDs = append(w.gbifIDs, r.Get(occurrence.ColumnIndex(occurrence.ColGBIFID)).I)
+	w.taxonKeys = append(w.taxonKeys, r.Get(cTaxonKey).I)
 	return nil
 }
 func (w *memWriter) SetEML(context.Context, io.Reader) error { return nil }

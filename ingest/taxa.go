@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/biodiversity-downloads/downloader/occurrence"
 	"github.com/biodiversity-downloads/downloader/taxonomy"
@@ -20,6 +21,14 @@ type Taxa struct {
 	matcher   *taxonomy.Cache
 	checklist *taxonomy.Checklist // nil: derived
 	derived   *taxonomy.Derived   // nil: checklist
+	// minting caches the derived taxonomy's minting matches for MintRaw
+	// (records without a kingdom reach it every time, see
+	// taxonomy.Derived.Find) while nothing new is minted: an answer given
+	// through "the only taxon of that name" changes when a homonym is
+	// minted, and a stale one would depend on when a worker looked.
+	mintMu  sync.Mutex
+	minting *taxonomy.Cache
+	mintLen int // the taxonomy's size when minting was last cleared
 }
 
 // matchCacheSize bounds the match cache of an ingest. A cached Match
@@ -29,6 +38,10 @@ type Taxa struct {
 // of an ingest of 300,000 generated records, 50,171 cache misses;
 // 5,000 was no faster than 20,000).
 const matchCacheSize = 20_000
+
+// mintCacheSize bounds MintRaw's cache: it serves the records a worker
+// could not key, mostly new taxa and names without a kingdom.
+const mintCacheSize = 4096
 
 // OpenTaxa opens the taxonomy of a taxonomy directory (a table's
 // DIR/taxonomy, or the directory given for an HBase table): its published
@@ -51,12 +64,18 @@ func OpenTaxa(dir string) (*Taxa, error) {
 // NewTaxa matches against t, a *taxonomy.Checklist or *taxonomy.Derived;
 // Close closes it.
 func NewTaxa(t taxonomy.Taxonomy) *Taxa {
-	x := &Taxa{matcher: taxonomy.NewCache(t, matchCacheSize)}
+	x := &Taxa{}
 	switch v := t.(type) {
 	case *taxonomy.Checklist:
 		x.checklist = v
 	case *taxonomy.Derived:
+		// the workers only find keys; the ordered stage mints (MintRaw)
 		x.derived = v
+		x.matcher = taxonomy.NewCache(v.Finder(), matchCacheSize)
+		x.minting = taxonomy.NewCache(v, mintCacheSize)
+	}
+	if x.matcher == nil {
+		x.matcher = taxonomy.NewCache(t, matchCacheSize)
 	}
 	return x
 }
@@ -134,25 +153,65 @@ func query(get func(taxonTerm) string) taxonomy.Query {
 }
 
 // InterpretRaw matches the taxon of a raw record and fills rec's taxon
-// columns (after occurrence.Interpret).
-func (x *Taxa) InterpretRaw(ctx context.Context, raw occurrence.RawRecord, rec *occurrence.Record) error {
+// columns (after occurrence.Interpret). Against a derived taxonomy it
+// mints nothing: deferred is true when the record names a taxon without a
+// key yet, and the caller calls MintRaw for it in input order, so that the
+// same input gets the same keys however the workers interleave.
+func (x *Taxa) InterpretRaw(ctx context.Context, raw occurrence.RawRecord, rec *occurrence.Record) (deferred bool, err error) {
+	err = x.interpret(ctx, rawQuery(raw), rec)
+	if errors.Is(err, taxonomy.ErrUnminted) {
+		return true, nil
+	}
+	return false, err
+}
+
+// MintRaw matches a record InterpretRaw deferred, minting the derived
+// keys of the taxa it names first.
+func (x *Taxa) MintRaw(ctx context.Context, raw occurrence.RawRecord, rec *occurrence.Record) error {
+	if x.derived == nil {
+		return x.interpret(ctx, rawQuery(raw), rec)
+	}
+	x.mintMu.Lock()
+	if n := x.derived.Len(); n != x.mintLen {
+		x.minting.Clear()
+		x.mintLen = n
+	}
+	m, err := x.minting.Match(ctx, rawQuery(raw))
+	x.mintMu.Unlock()
+	return fill(rec, &m, err)
+}
+
+func rawQuery(raw occurrence.RawRecord) taxonomy.Query {
 	core := raw.Core
-	return x.interpret(ctx, query(func(t taxonTerm) string { return strings.TrimSpace(core[t.uri]) }), rec)
+	return query(func(t taxonTerm) string { return strings.TrimSpace(core[t.uri]) })
 }
 
 // InterpretVerbatim matches the taxon of a stored record from its
 // verbatim terms (keys as occurrence.VerbatimKey writes them) and fills
-// rec's taxon columns: the re-interpretation of a table.
+// rec's taxon columns: the re-interpretation of a table. A derived
+// taxonomy mints what it lacks at once (the records were matched when
+// they were ingested, so their taxa have keys already).
 func (x *Taxa) InterpretVerbatim(ctx context.Context, verbatim map[string]string, rec *occurrence.Record) error {
-	return x.interpret(ctx, query(func(t taxonTerm) string { return strings.TrimSpace(verbatim[t.local]) }), rec)
+	q := query(func(t taxonTerm) string { return strings.TrimSpace(verbatim[t.local]) })
+	err := x.interpret(ctx, q, rec)
+	if errors.Is(err, taxonomy.ErrUnminted) {
+		m, err := x.derived.Match(ctx, q)
+		return fill(rec, &m, err)
+	}
+	return err
 }
 
 func (x *Taxa) interpret(ctx context.Context, q taxonomy.Query, rec *occurrence.Record) error {
 	m, err := x.matcher.Match(ctx, q)
+	return fill(rec, &m, err)
+}
+
+// fill writes a match (or returns its error) into a record.
+func fill(rec *occurrence.Record, m *taxonomy.Match, err error) error {
 	if err != nil {
 		return fmt.Errorf("taxon match: %w", err)
 	}
-	applyMatch(rec, &m)
+	applyMatch(rec, m)
 	if len(m.Issues) > 0 {
 		addIssues(rec, m.Issues)
 	}
@@ -168,6 +227,7 @@ var (
 	cAcceptedSciName   = occurrence.ColumnIndex("acceptedScientificName")
 	cTaxonRank         = occurrence.ColumnIndex(occurrence.ColTaxonRank)
 	cTaxonomicStatus   = occurrence.ColumnIndex("taxonomicStatus")
+	cTaxonomicIssue    = occurrence.ColumnIndex("taxonomicIssue")
 	cGenericName       = occurrence.ColumnIndex("genericName")
 	cSpecificEpithet   = occurrence.ColumnIndex("specificEpithet")
 	cInfraEpithet      = occurrence.ColumnIndex(occurrence.ColInfraspecificEpithet)
@@ -208,8 +268,13 @@ func applyMatch(r *occurrence.Record, m *taxonomy.Match) {
 		r.SetNull(rc.name)
 		r.SetNull(rc.key)
 	}
-	for _, c := range [...]int{cTaxonomicStatus, cGenericName, cSpecificEpithet, cInfraEpithet} {
+	for _, c := range [...]int{cTaxonomicStatus, cTaxonomicIssue, cGenericName, cSpecificEpithet, cInfraEpithet} {
 		r.SetNull(c)
+	}
+	if len(m.Issues) > 0 {
+		// the match's own issues, also merged into issue (GBIF keeps them
+		// per checklist and joins the download's checklist's into issue)
+		r.SetString(cTaxonomicIssue, joinSorted(m.Issues))
 	}
 	if m.Usage == nil {
 		// GBIF's records that match nothing: the kingdom incertae sedis.
@@ -251,6 +316,16 @@ func applyMatch(r *occurrence.Record, m *taxonomy.Match) {
 			r.SetString(cInfraEpithet, infra[strings.LastIndexByte(infra, ' ')+1:])
 		}
 	}
+}
+
+// joinSorted joins issues in order, as the issue column lists them.
+func joinSorted(issues []string) string {
+	if len(issues) == 1 {
+		return issues[0]
+	}
+	l := slices.Clone(issues)
+	slices.Sort(l)
+	return strings.Join(slices.Compact(l), ";")
 }
 
 // addIssues merges taxon issues into the record's sorted issue list.

@@ -73,11 +73,12 @@ type taxonRow struct {
 	taxonKey, acceptedKey, familyKey, kingdomKey int64
 	hasTaxonKey                                  bool
 	sci, kingdom, issue, verbatimSci, verbatim   string
+	taxonomicIssue                               string
 }
 
 var taxonRowColumns = []string{occurrence.ColOccurrenceID, occurrence.ColTaxonKey, occurrence.ColAcceptedTaxonKey,
 	occurrence.ColFamilyKey, occurrence.ColKingdomKey, occurrence.ColScientificName, occurrence.ColKingdom,
-	occurrence.ColIssue, occurrence.ColVerbatimScientificName, occurrence.ColVerbatim}
+	occurrence.ColIssue, occurrence.ColVerbatimScientificName, occurrence.ColVerbatim, "taxonomicIssue"}
 
 // taxonRows reads the records of a snapshot by occurrenceID.
 func taxonRows(t *testing.T, tbl occurrence.Table, snap occurrence.Snapshot) map[string]taxonRow {
@@ -103,6 +104,7 @@ func taxonRows(t *testing.T, tbl occurrence.Table, snap occurrence.Snapshot) map
 				r.familyKey, _ = i64(3, i)
 				r.kingdomKey, _ = i64(4, i)
 				r.sci, r.kingdom, r.issue, r.verbatimSci, r.verbatim = s(5, i), s(6, i), s(7, i), s(8, i), s(9, i)
+				r.taxonomicIssue = s(10, i)
 				out[s(0, i)] = r
 			}
 			return nil
@@ -268,6 +270,8 @@ func testTaxaIngest(t *testing.T, tbl interface {
 		{`{"type":"equals","key":"TAXON_KEY","value":"6"}`, under(6)},     // Plantae
 		{`{"type":"equals","key":"TAXON_KEY","value":"212"}`, under(212)}, // Aves
 		{`{"type":"equals","key":"ISSUE","value":"TAXON_MATCH_NONE"}`, 4},
+		{`{"type":"equals","key":"TAXONOMIC_ISSUE","value":"TAXON_MATCH_NONE"}`, withIssue(taxonomy.IssueTaxonMatchNone)},
+		{`{"type":"equals","key":"TAXONOMIC_ISSUE","value":"TAXON_MATCH_FUZZY"}`, withIssue(taxonomy.IssueTaxonMatchFuzzy)},
 	} {
 		if n := countIn(t, tbl, snap, tc.pred); n != tc.want {
 			t.Errorf("%s: %d records, want %d", tc.pred, n, tc.want)
@@ -276,6 +280,16 @@ func testTaxaIngest(t *testing.T, tbl interface {
 	if n := under(felidae); n != 15 {
 		t.Errorf("the input has %d Felidae records, want 15 (t01-t04, t06-t15, t25)", n)
 	}
+}
+
+// withIssue counts the mess cases expecting a taxon issue.
+func withIssue(issue string) (n int64) {
+	for _, c := range messCases {
+		if c.issue == issue {
+			n++
+		}
+	}
+	return n
 }
 
 // checkMess asserts the match of every record of testdata/taxa-mess.txt.
@@ -300,6 +314,9 @@ func checkMess(t *testing.T, rows map[string]taxonRow) {
 		if !r.hasTaxonKey || r.taxonKey != want.key || r.acceptedKey != want.accepted || !slices.Equal(taxonIssues, wantIssues) {
 			t.Errorf("%s %q: taxonKey %d (set %v) accepted %d issues %q; want %d, %d, %q", id, input[id], r.taxonKey, r.hasTaxonKey,
 				r.acceptedKey, taxonIssues, want.key, want.accepted, wantIssues)
+		}
+		if r.taxonomicIssue != want.issue {
+			t.Errorf("%s: taxonomicIssue %q, want %q", id, r.taxonomicIssue, want.issue)
 		}
 		if want.key == 0 && (r.kingdom != "incertae sedis" || r.kingdomKey != 0) {
 			t.Errorf("%s: unmatched record has kingdom %q (%d), want GBIF's incertae sedis (0)", id, r.kingdom, r.kingdomKey)
@@ -479,4 +496,61 @@ func gbifIDs(t *testing.T, tbl occurrence.Table, snap occurrence.Snapshot) map[i
 		t.Fatal(err)
 	}
 	return out
+}
+
+// taxaSource yields n records naming 3,000 species in 300 genera, their
+// genus names shared across the kingdoms Animalia and Plantae (homonyms),
+// a third of the records without kingdom, in an order that names new
+// taxa all through the input.
+type taxaSource struct{ memSource }
+
+func (s *taxaSource) Next(ctx context.Context) (occurrence.RawRecord, error) {
+	raw, err := s.memSource.Next(ctx)
+	if err != nil {
+		return raw, err
+	}
+	sp := (s.i * 7919) % 3000
+	genus, family := sp/10, sp/100
+	kingdom := [...]string{"Animalia", "Plantae", ""}[(s.i+family)%3]
+	g := "Genus" + strings.Repeat("a", 1+genus%50)
+	raw.Core[occurrence.NSDwC+"scientificName"] = g + " species" + strconv.Itoa(sp)
+	raw.Core[occurrence.NSDwC+"kingdom"] = kingdom
+	if kingdom != "" {
+		raw.Core[occurrence.NSDwC+"family"] = "Family" + strconv.Itoa(family) + "idae"
+	}
+	return raw, nil
+}
+
+// TestDerivedKeysDeterministic ingests the same records into fresh derived
+// taxonomies on one worker and on eight: every record gets the same taxon
+// key, the keys minted in source order whichever worker saw a taxon first.
+func TestDerivedKeysDeterministic(t *testing.T) {
+	const n = 24*chunkSize + 11
+	ingestKeys := func(workers int) ([]int64, int) {
+		taxa, err := OpenTaxa(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer taxa.Close()
+		l := newMemLoader()
+		if _, err := Load(context.Background(), l, &taxaSource{memSource{n: n}}, Options{Workers: workers, Taxa: taxa}); err != nil {
+			t.Fatal(err)
+		}
+		return l.w.taxonKeys, taxa.derived.Len()
+	}
+	want, taxaN := ingestKeys(1)
+	if len(want) != n || slices.Contains(want, 0) {
+		t.Fatalf("%d records, keys %v..., want %d keyed", len(want), want[:min(len(want), 5)], n)
+	}
+	for round := range 3 {
+		got, gotN := ingestKeys(8)
+		if gotN != taxaN {
+			t.Fatalf("round %d: %d taxa minted on 8 workers, %d on one", round, gotN, taxaN)
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("round %d: record %d has taxonKey %d on 8 workers, %d on one", round, i+1, got[i], want[i])
+			}
+		}
+	}
 }

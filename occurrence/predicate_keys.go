@@ -108,6 +108,7 @@ func init() {
 	vocab("TYPE_STATUS", "Type status", ColTypeStatus, vMulti, vocabTypeStatus)
 	vocab("MEDIA_TYPE", "Media type", ColMediaType, vMulti, vocabMediaType)
 	vocab("ISSUE", "Issue", ColIssue, vMulti, vocabIssue)
+	vocab("TAXONOMIC_ISSUE", "Taxonomic issue", "taxonomicIssue", vMulti, vocabIssue)
 
 	text("SCIENTIFIC_NAME", "Scientific name", ColScientificName)
 	text("VERBATIM_SCIENTIFIC_NAME", "Verbatim scientific name", ColVerbatimScientificName)

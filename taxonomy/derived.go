@@ -39,7 +39,9 @@ const derivedName = "derived.log"
 // under the name above it, identified by its rank, name and kingdom. Keys
 // are minted from 1 the first time a taxon is seen and kept in an
 // append-only log, so they are stable across re-ingests and never reused.
-// A taxon keeps the parent it was first seen with.
+// A taxon keeps the parent it was first seen with. Keys depend on the
+// order of the Match calls that mint them, so a parallel caller finds with
+// Find and mints in input order (see Match).
 //
 // Match mints keys for new taxa in memory; Sync writes them to the log.
 // Call Sync before committing records that carry new keys: a crash before
@@ -251,10 +253,34 @@ func derivedLevels(q *Query) []level {
 	return out
 }
 
+// ErrUnminted is Find's answer for a query naming a taxon the derived
+// taxonomy has no key for yet.
+var ErrUnminted = errors.New("taxonomy: taxon has no derived key yet")
+
 // Match returns the derived taxon of the lowest level a query names,
 // minting keys for the taxa not seen before. It is MatchNone when the
-// query names no taxon.
+// query names no taxon. Keys are minted in the order of the calls that
+// first name their taxa: a caller that wants the same keys from the same
+// input every time (ingest, whose workers run in parallel) calls Find on
+// its parallel side and Match in input order for what Find did not know.
 func (d *Derived) Match(ctx context.Context, q Query) (Match, error) {
+	return d.match(ctx, q, true)
+}
+
+// Find is Match without minting: ErrUnminted when a taxon the query names
+// has no key yet.
+func (d *Derived) Find(ctx context.Context, q Query) (Match, error) {
+	return d.match(ctx, q, false)
+}
+
+// Finder is d as a Matcher that never mints (its Match is Find).
+func (d *Derived) Finder() Matcher { return derivedFinder{d} }
+
+type derivedFinder struct{ d *Derived }
+
+func (f derivedFinder) Match(ctx context.Context, q Query) (Match, error) { return f.d.Find(ctx, q) }
+
+func (d *Derived) match(ctx context.Context, q Query, mint bool) (Match, error) {
 	if err := ctx.Err(); err != nil {
 		return Match{}, err
 	}
@@ -262,8 +288,11 @@ func (d *Derived) Match(ctx context.Context, q Query) (Match, error) {
 	if len(levels) == 0 {
 		return Match{Type: MatchNone, Confidence: 100, Issues: []string{IssueTaxonMatchNone}}, nil
 	}
-	keys, ok := d.lookup(levels)
+	keys, ok := d.lookup(levels, !mint)
 	if !ok {
+		if !mint {
+			return Match{}, ErrUnminted
+		}
 		d.mu.Lock()
 		keys = d.mint(levels)
 		d.mu.Unlock()
@@ -281,14 +310,17 @@ func kingdomName(levels []level) string {
 	return ""
 }
 
-// lookup finds the keys of all levels without minting (read lock).
-func (d *Derived) lookup(levels []level) ([]int64, bool) {
+// lookup finds the keys of all levels without minting (read lock). Exact
+// resolves names only by rank, kingdom and name: a kingdom-less name taken
+// as the only taxon of its rank and name depends on which homonyms have
+// been minted so far, which Find must not (see Match).
+func (d *Derived) lookup(levels []level, exact bool) ([]int64, bool) {
 	d.mu.RLock()
 	defer d.mu.RUnlock()
 	keys := make([]int64, len(levels))
 	k := kingdomName(levels)
 	for i, l := range levels {
-		key, ok := d.find(l, k)
+		key, ok := d.find(l, k, exact)
 		if !ok {
 			return nil, false
 		}
@@ -301,12 +333,12 @@ func (d *Derived) lookup(levels []level) ([]int64, bool) {
 }
 
 // find resolves a level: by rank, name and kingdom; without a kingdom,
-// the only taxon of that rank and name.
-func (d *Derived) find(l level, kingdom string) (int64, bool) {
+// unless exact, the only taxon of that rank and name.
+func (d *Derived) find(l level, kingdom string, exact bool) (int64, bool) {
 	if key, ok := d.ids[derivedID(l.rank, kingdom, l.name)]; ok {
 		return key, true
 	}
-	if kingdom == "" {
+	if kingdom == "" && !exact {
 		if ks := d.byName[rankName(l.rank, l.name)]; len(ks) == 1 {
 			return ks[0], true
 		}
@@ -320,7 +352,7 @@ func (d *Derived) mint(levels []level) []int64 {
 	k := kingdomName(levels)
 	parent := int64(0)
 	for i, l := range levels {
-		key, ok := d.find(l, k)
+		key, ok := d.find(l, k, false)
 		if !ok {
 			key = d.add(derivedTaxon{name: l.name, sci: l.sci, rank: l.rank, parent: parent, kingdom: k})
 			d.pending++

@@ -104,7 +104,7 @@ func (r *DerivedReader) Match(ctx context.Context, q Query) (Match, error) {
 	found := 0
 	k := kingdomName(levels)
 	for _, l := range levels {
-		key, ok := d.find(l, k)
+		key, ok := d.find(l, k, false)
 		if !ok {
 			break
 		}

@@ -2,6 +2,7 @@ package taxonomy
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"sync"
@@ -99,5 +100,40 @@ func TestDerivedKeysStable(t *testing.T) {
 	}
 	if s := d2.Suggest("pum", 5); len(s) != 2 || s[0].CanonicalName != "Puma" {
 		t.Errorf("suggest pum: %v", s)
+	}
+}
+
+// TestDerivedFindMintsNothing: Find answers what Match minted and
+// ErrUnminted for the rest, leaving the taxonomy as it was; a kingdom-less
+// name that only Match's "the only taxon of that name" rule resolves is
+// left to Match (which taxa exist at that moment decides it).
+func TestDerivedFindMintsNothing(t *testing.T) {
+	d, err := OpenDerived(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	ctx := context.Background()
+	lynx := Query{ScientificName: "Lynx lynx", Kingdom: "Animalia", Family: "Felidae"}
+	if _, err := d.Find(ctx, lynx); !errors.Is(err, ErrUnminted) || d.Len() != 0 {
+		t.Fatalf("Find of a new taxon: %v, %d taxa; want ErrUnminted and none minted", err, d.Len())
+	}
+	m, err := d.Match(ctx, lynx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := d.Finder().Match(ctx, lynx)
+	if err != nil || f.Usage.Key != m.Usage.Key {
+		t.Fatalf("Find after Match: %v key %v, want %d", err, f.Usage, m.Usage.Key)
+	}
+	bare := Query{ScientificName: "Lynx lynx"}
+	if _, err := d.Find(ctx, bare); !errors.Is(err, ErrUnminted) {
+		t.Errorf("Find of a kingdom-less name: %v, want ErrUnminted", err)
+	}
+	if mb, _ := d.Match(ctx, bare); mb.Usage.Key != m.Usage.Key {
+		t.Errorf("Match of a kingdom-less name: key %d, want the only Lynx lynx %d", mb.Usage.Key, m.Usage.Key)
+	}
+	if none, err := d.Find(ctx, Query{}); err != nil || none.Type != MatchNone {
+		t.Errorf("Find of an empty query: %+v %v, want MatchNone", none, err)
 	}
 }
