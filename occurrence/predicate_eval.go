@@ -66,18 +66,22 @@ func (ec *EvalCache) dead(c *compiled, col string) bool {
 // several (a taxon key matched at every rank) whose statistics prove they
 // hold no match are left out of the evaluation, and the columns the
 // predicate still needs there are returned, so a reader need not decode the
-// others. A nil Stats trims nothing. Each call replaces the previous trim.
+// others. Statistics that also answer IntMembership (a Parquet bloom
+// filter) leave out the columns of an integer equals or in whose values they
+// prove absent. A nil Stats trims nothing. Each call replaces the previous
+// trim.
 func (ec *EvalCache) Trim(p *Predicate, s Stats) []string {
 	clear(ec.deadCols)
 	if s == nil {
 		return p.Columns()
 	}
+	member, _ := s.(IntMembership)
 	return p.columns(func(c *compiled, col string) bool {
 		if len(c.cols()) < 2 || c.isDate() {
 			return false
 		}
 		cs, ok := s.ColumnStats(col)
-		if !ok || c.mayColumn(cs) {
+		if (!ok || c.mayColumn(cs)) && !c.absentFrom(member, col) {
 			return false
 		}
 		if ec.deadCols == nil {
@@ -86,6 +90,33 @@ func (ec *EvalCache) Trim(p *Predicate, s Stats) []string {
 		ec.deadCols[deadKey{c, col}] = true
 		return true
 	})
+}
+
+// Trimmed is how many leaf columns the last Trim left out.
+func (ec *EvalCache) Trimmed() int { return len(ec.deadCols) }
+
+// IntMembership is what statistics may know beyond ColumnStats: whether an
+// integer column of the split may hold a value (false is certain).
+type IntMembership interface {
+	MayContainInt(column string, v int64) bool
+}
+
+// maxMembershipValues bounds the values of an in that Trim asks about.
+const maxMembershipValues = 64
+
+// absentFrom reports whether m proves that none of an integer equals or
+// in's values is in column col.
+func (c *compiled) absentFrom(m IntMembership, col string) bool {
+	if m == nil || c.spec == nil || c.spec.kind != vInt || (c.op != TypeEquals && c.op != TypeIn) ||
+		len(c.ivs) == 0 || len(c.ivs) > maxMembershipValues {
+		return false
+	}
+	for _, iv := range c.ivs {
+		if iv.lo.i != iv.hi.i || m.MayContainInt(col, iv.lo.i) {
+			return false
+		}
+	}
+	return true
 }
 
 type dictKey struct {

@@ -3,6 +3,7 @@ package occurrence
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -26,6 +27,10 @@ func (k valueKind) numeric() bool { return k == vInt || k == vFloat || k == vDat
 func (k valueKind) text() bool    { return k == vText || k == vExact || k == vMulti || k == vPiped }
 
 // keySpec describes one GBIF search parameter.
+// TaxonKeyColumns returns the columns TAXON_KEY matches (a backend may
+// index them for membership, e.g. with Parquet bloom filters).
+func TaxonKeyColumns() []string { return slices.Clone(taxonKeyColumns) }
+
 type keySpec struct {
 	name  string   // canonical GBIF name, e.g. TAXON_KEY
 	label string   // human words for Describe

@@ -81,6 +81,10 @@ type ScanStats struct {
 	RowsScanned  int64 // rows whose predicate columns were read
 	RowsMatched  int64
 	BytesRead    int64 // bytes the backend shipped, where it can tell (HBase); 0 otherwise
+	// ColumnsTrimmed counts the predicate columns of splits left unread
+	// because statistics or bloom filters proved them without a match
+	// (EvalCache.Trim), summed over splits.
+	ColumnsTrimmed int64
 }
 
 // Add accumulates o into s.
@@ -89,6 +93,7 @@ func (s *ScanStats) Add(o ScanStats) {
 	s.RowsScanned += o.RowsScanned
 	s.RowsMatched += o.RowsMatched
 	s.BytesRead += o.BytesRead
+	s.ColumnsTrimmed += o.ColumnsTrimmed
 }
 
 // Snapshot is an immutable view of a table: the splits it consisted of when it

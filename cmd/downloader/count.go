@@ -91,7 +91,11 @@ func reportScan(w io.Writer, snap occurrence.Snapshot, st occurrence.ScanStats, 
 	for _, s := range snap.Splits {
 		rows += s.Rows
 	}
-	fmt.Fprintf(w, "snapshot %s: %d splits (%d pruned), %d rows, %d scanned, %d matched in %.3fs (%.1fM rows/s)\n",
+	fmt.Fprintf(w, "snapshot %s: %d splits (%d pruned), %d rows, %d scanned, %d matched in %.3fs (%.1fM rows/s)",
 		snap.ID, len(snap.Splits), st.SplitsPruned, rows, st.RowsScanned, st.RowsMatched,
 		d.Seconds(), float64(rows)/d.Seconds()/1e6)
+	if st.ColumnsTrimmed > 0 {
+		fmt.Fprintf(w, ", %d predicate columns of splits left unread", st.ColumnsTrimmed)
+	}
+	fmt.Fprintln(w)
 }

@@ -30,6 +30,8 @@ var predicates = []string{
 	`{"type":"equals","key":"YEAR","value":"1990"}`,
 	`{"type":"equals","key":"TAXON_KEY","value":"1"}`,
 	`{"type":"equals","key":"TAXON_KEY","value":"2000000003"}`,
+	`{"type":"in","key":"TAXON_KEY","values":["2","1000","3000000000","2000000003"]}`,
+	`{"type":"not","predicate":{"type":"equals","key":"TAXON_KEY","value":"2"}}`,
 	`{"type":"equals","key":"TYPE_STATUS","value":"HOLOTYPE"}`,
 	`{"type":"equals","key":"ISSUE","value":"GEODETIC_DATUM_ASSUMED_WGS84"}`,
 	`{"type":"equals","key":"MEDIA_TYPE","value":"StillImage"}`,

@@ -37,6 +37,8 @@ type chunkMeta struct {
 	dictAt    int64 // dictionary page, 0 when not set
 	oiAt      int64 // offset index
 	oiLen     int32
+	bloomAt   int64 // bloom filter (header and bitset), 0 when none
+	bloomLen  int32 // its length, 0 when the writer did not say
 }
 
 // maxFooter bounds the FileMetaData a file may claim.
@@ -260,6 +262,10 @@ func (c *chunkMeta) metaField(d *tdec, id int16, typ byte) {
 		c.dataAt = d.i64Field(typ)
 	case 11:
 		c.dictAt = d.i64Field(typ)
+	case 14:
+		c.bloomAt = d.i64Field(typ)
+	case 15:
+		c.bloomLen = d.i32Field(typ)
 	default:
 		d.skip(typ)
 	}

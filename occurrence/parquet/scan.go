@@ -194,7 +194,8 @@ func (sc *splitScan) filtered() error {
 	pred := sc.req.Predicate
 	cache := occurrence.NewEvalCache()
 	defer cache.Release()
-	predCols := sc.withLiveColumn(cache.Trim(pred, sc.split))
+	predCols := sc.withLiveColumn(cache.Trim(pred, sc.trimStats()))
+	sc.stats.ColumnsTrimmed += int64(cache.Trimmed())
 	inPred := make(map[string]bool, len(predCols))
 	for _, c := range predCols {
 		inPred[c] = true

@@ -187,7 +187,7 @@ func (w *DatasetWriter) SetEML(ctx context.Context, r io.Reader) error {
 }
 
 func writerProps(pageBytes int) *parquet.WriterProperties {
-	return parquet.NewWriterProperties(
+	return parquet.NewWriterProperties(append(bloomProps(),
 		parquet.WithCompression(compress.Codecs.Snappy),
 		parquet.WithDictionaryDefault(true),
 		parquet.WithDataPageSize(int64(pageBytes)),
@@ -202,7 +202,7 @@ func writerProps(pageBytes int) *parquet.WriterProperties {
 		parquet.WithStats(false),
 		parquet.WithPageIndexEnabled(true),
 		parquet.WithCreatedBy("downloader"),
-	)
+	)...)
 }
 
 // writeRowGroup writes the rows refs of window as one row group, a column

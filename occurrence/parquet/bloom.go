@@ -1,0 +1,154 @@
+package parquet
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/cespare/xxhash/v2"
+
+	"github.com/biodiversity-downloads/downloader/occurrence"
+)
+
+// Bloom filters on the taxon key columns. TAXON_KEY matches a key in any
+// of 14 columns (the record's taxon, its accepted taxon and every rank's
+// key), and a key sits in one or two of them, but a row group's min/max of
+// a key column spans most keys, so before these filters every TAXON_KEY
+// predicate decompressed all 14 columns of every row group. The writer
+// (arrow-go) adds a split-block bloom filter per column chunk of these
+// columns; a scan reads the filters of a row group (a few KiB each, no
+// decompression) and leaves out the columns that certainly do not hold the
+// key (occurrence.IntMembership, EvalCache.Trim). Files without filters
+// (written before) are read as before.
+//
+// The check is written here: arrow-go reads filters only through its own
+// footer structures, which this package does not build (footer.go), and
+// the check is the Parquet format's split-block algorithm, a few lines.
+
+// maxBloomBytes caps a column chunk's filter: 32 KiB holds about 26,000
+// distinct keys at 1% false positives, more than a row group's species.
+const maxBloomBytes = 32 << 10
+
+// bloomProps enables adaptive bloom filters (the smallest of a few sizes
+// that keeps the false-positive rate at the distinct values written) on
+// the taxon key columns.
+func bloomProps() []parquet.WriterProperty {
+	props := []parquet.WriterProperty{parquet.WithMaxBloomFilterBytes(maxBloomBytes)}
+	for _, c := range occurrence.TaxonKeyColumns() {
+		props = append(props, parquet.WithBloomFilterEnabledFor(c, true), parquet.WithAdaptiveBloomFilterEnabledFor(c, true))
+	}
+	return props
+}
+
+// bloomStats are a row group's statistics with its bloom filters.
+type bloomStats struct {
+	stats   occurrence.Stats // may be nil
+	sc      *splitScan
+	filters map[string][]byte // bitsets read so far; nil: none
+}
+
+func (sc *splitScan) trimStats() *bloomStats { return &bloomStats{stats: sc.split, sc: sc} }
+
+func (b *bloomStats) ColumnStats(column string) (occurrence.ColumnStats, bool) {
+	if b.stats == nil {
+		return occurrence.ColumnStats{}, false
+	}
+	return b.stats.ColumnStats(column)
+}
+
+// MayContainInt is false when the column chunk's bloom filter proves v
+// absent; true without a filter or when it cannot be read.
+func (b *bloomStats) MayContainInt(column string, v int64) bool {
+	bits, ok := b.filters[column]
+	if !ok {
+		bits, _ = b.sc.readBloom(column) // an unreadable filter proves nothing
+		if b.filters == nil {
+			b.filters = map[string][]byte{}
+		}
+		b.filters[column] = bits
+	}
+	if bits == nil {
+		return true
+	}
+	var le [8]byte
+	binary.LittleEndian.PutUint64(le[:], uint64(v))
+	return sbbfMayContain(bits, xxhash.Sum64(le[:]))
+}
+
+// maxBloomRead bounds what a filter read may claim (the format's limit is
+// 128 MiB; ours are at most maxBloomBytes plus a header).
+const maxBloomRead = 1 << 20
+
+// readBloom reads the bitset of column's bloom filter in this row group:
+// nil when the chunk has none.
+func (sc *splitScan) readBloom(column string) ([]byte, error) {
+	foot := sc.file.foot
+	leaf, ok := foot.byName[column]
+	if !ok || sc.rg >= len(foot.rowGroups) {
+		return nil, nil
+	}
+	c := foot.rowGroups[sc.rg].chunks[leaf]
+	if c.bloomAt <= 0 {
+		return nil, nil
+	}
+	n := int64(c.bloomLen)
+	if n <= 0 {
+		n = 64 + maxBloomBytes // header and the largest bitset we write
+	}
+	n = min(n, maxBloomRead, sc.file.size-c.bloomAt)
+	if n <= 0 {
+		return nil, fmt.Errorf("%s: bloom filter of %s past the end of the file", sc.path, column)
+	}
+	buf := make([]byte, n)
+	if _, err := sc.file.f.ReadAt(buf, c.bloomAt); err != nil && err != io.EOF {
+		return nil, fmt.Errorf("%s: bloom filter of %s: %w", sc.path, column, err)
+	}
+	return parseBloom(buf)
+}
+
+// parseBloom parses a BloomFilterHeader (thrift: 1 numBytes, 2 algorithm,
+// 3 hash, 4 compression; only BLOCK, XXHASH and UNCOMPRESSED exist) and
+// returns the bitset that follows it.
+func parseBloom(b []byte) ([]byte, error) {
+	d := tdec{b: b}
+	var numBytes int32
+	seen := 0
+	d.each(func(id int16, typ byte) {
+		switch id {
+		case 1:
+			numBytes = d.i32Field(typ)
+		case 2, 3, 4:
+			seen++
+			d.skip(typ)
+		default:
+			d.skip(typ)
+		}
+	})
+	if d.err != nil {
+		return nil, d.err
+	}
+	if seen != 3 || numBytes <= 0 || numBytes%32 != 0 || int(numBytes) > len(b)-d.pos {
+		return nil, fmt.Errorf("bloom filter header: %d bytes in %d: %w", numBytes, len(b)-d.pos, errCorrupt)
+	}
+	return b[d.pos : d.pos+int(numBytes)], nil
+}
+
+// sbbfSalt are the split-block bloom filter's eight salts (Parquet format).
+var sbbfSalt = [8]uint32{0x47b6137b, 0x44974d91, 0x8824ad5b, 0xa2b7289d, 0x705495c7, 0x2df1424b, 0x9efc4947, 0x5c6bfb31}
+
+// sbbfMayContain checks a hash against a split-block bitset: the block the
+// hash's upper half picks must have the eight bits its lower half sets.
+func sbbfMayContain(bits []byte, hash uint64) bool {
+	blocks := uint64(len(bits) / 32)
+	i := ((hash >> 32) * blocks) >> 32
+	block := bits[i*32 : i*32+32]
+	key := uint32(hash)
+	for i, salt := range sbbfSalt {
+		word := binary.LittleEndian.Uint32(block[i*4:])
+		if word&(1<<((key*salt)>>27)) == 0 {
+			return false
+		}
+	}
+	return true
+}
