@@ -240,7 +240,7 @@ func (x *Export) Close(ctx context.Context) (ExportResult, error) {
 	}
 	res.Format = x.spec.Format
 	if d, ok := x.fw.(*dwcaWriter); ok {
-		res.DroppedVerbatimTerms = d.dropped
+		res.DroppedVerbatimTerms = d.droppedTerms()
 	}
 	res.Bytes = x.zw.Written()
 	res.SHA256 = hex.EncodeToString(x.out.h.Sum(nil))

@@ -143,11 +143,20 @@ func fieldColumns(fields []field) []string {
 type tableWriter struct {
 	fields []field
 	rw     *dwca.TextWriter
-	verb   *verbatimRow // nil without verbatim fields
-	// plan is how each field's cells of the batch being written are
-	// formatted (one per field), made once per batch (plan).
-	plan  []cellPlan
-	dicts []dictText
+	// rows are the two formatters of a batch's rows (rowHalves): the first
+	// half's and the second half's, each with state of its own.
+	rows   [2]rowPlan
+	dicts  []dictText
+	halves *rowHalves
+}
+
+// rowPlan formats rows of the batch being written.
+type rowPlan struct {
+	// cells is how each field's cells of the batch are formatted (one per
+	// field), made once per batch (makePlan).
+	cells []cellPlan
+	verb  *verbatimRow // nil without verbatim fields
+	vcol  arrow.Array  // the batch's verbatim column
 }
 
 // cellKind is how a field's cells of one batch become text.
@@ -186,7 +195,11 @@ type cellPlan struct {
 }
 
 func newTableWriter(fields []field) *tableWriter {
-	return &tableWriter{fields: fields, verb: fieldsVerbatim(fields), dicts: make([]dictText, len(fields))}
+	t := &tableWriter{fields: fields, dicts: make([]dictText, len(fields)), halves: newRowHalves()}
+	for k := range t.rows {
+		t.rows[k].verb = fieldsVerbatim(fields)
+	}
+	return t
 }
 
 // fieldsVerbatim reads the verbatim fields' values, in field order; nil when
@@ -221,24 +234,51 @@ func (t *tableWriter) writeBatch(b *batch) error {
 	if err := t.makePlan(b); err != nil {
 		return err
 	}
-	verb := b.col(occurrence.ColVerbatim)
-	buf := t.rw.Rows()
-	var err error
-	for i := 0; i < b.n; i++ {
-		if t.verb != nil {
-			t.verb.parse(str(verb, i))
-		}
-		buf = t.appendRow(buf, i)
-		if buf, err = t.rw.SetRows(buf); err != nil {
-			return err
+	return t.halves.write(t.rw, b.n, t.rows[0].appendRow, t.rows[1].appendRow)
+}
+
+// makePlan resolves every field's column of b for both row formatters
+// (rows): the second's plan is the first's with cell functions of its own,
+// since some keep state between rows (timestampCell).
+func (t *tableWriter) makePlan(b *batch) error {
+	if err := t.makeCells(b); err != nil {
+		return err
+	}
+	first, second := &t.rows[0], &t.rows[1]
+	second.cells = append(second.cells[:0], first.cells...)
+	for j := range second.cells {
+		if p := &second.cells[j]; p.kind == cellFunc && keepsState(b.col(t.fields[j].column)) {
+			q, err := t.cellPlan(j, b.col(t.fields[j].column))
+			if err != nil {
+				return err
+			}
+			p.fn = q.fn
 		}
 	}
+	first.vcol = b.col(occurrence.ColVerbatim)
+	second.vcol = first.vcol
 	return nil
 }
 
-// makePlan resolves every field's column of b (plan).
-func (t *tableWriter) makePlan(b *batch) error {
-	t.plan = t.plan[:0]
+// keepsState reports whether the cell functions of a keep state between
+// rows, so that two goroutines cannot share one: timestamps remember the
+// last one formatted (timestampCell). The others' are pure.
+func keepsState(a arrow.Array) bool {
+	if a == nil {
+		return false
+	}
+	t := a.DataType()
+	if d, ok := t.(*arrow.DictionaryType); ok {
+		t = d.ValueType
+	}
+	return t.ID() == arrow.TIMESTAMP
+}
+
+// makeCells resolves every field's column of b for the first row
+// formatter.
+func (t *tableWriter) makeCells(b *batch) error {
+	plan := t.rows[0].cells[:0]
+	defer func() { t.rows[0].cells = plan }()
 	for j, f := range t.fields {
 		p := cellPlan{kind: cellVerbatim}
 		if f.column != "" {
@@ -251,15 +291,15 @@ func (t *tableWriter) makePlan(b *batch) error {
 				p.valid, p.voff = a.NullBitmapBytes(), a.Data().Offset()
 			}
 		}
-		t.plan = append(t.plan, p)
+		plan = append(plan, p)
 	}
 	// empty is the number of all-null columns from j on (0 for others).
 	for j := len(t.fields) - 1; j >= 0; j-- {
 		f := t.fields[j]
 		if a := b.col(f.column); f.column != "" && (a == nil || a.NullN() == a.Len()) {
-			t.plan[j].empty = 1
-			if j+1 < len(t.plan) {
-				t.plan[j].empty += t.plan[j+1].empty
+			plan[j].empty = 1
+			if j+1 < len(plan) {
+				plan[j].empty += plan[j+1].empty
 			}
 		}
 	}
@@ -267,11 +307,14 @@ func (t *tableWriter) makePlan(b *batch) error {
 }
 
 // appendRow appends row i of the planned batch, its line end included.
-func (t *tableWriter) appendRow(buf []byte, i int) []byte {
+func (r *rowPlan) appendRow(buf []byte, i int) []byte {
+	if r.verb != nil {
+		r.verb.parse(str(r.vcol, i))
+	}
 	k := 0    // next verbatim value
 	tabs := 0 // separators not yet written
-	for j := 0; j < len(t.plan); j++ {
-		p := &t.plan[j]
+	for j := 0; j < len(r.cells); j++ {
+		p := &r.cells[j]
 		if j > 0 {
 			tabs++
 		}
@@ -304,7 +347,7 @@ func (t *tableWriter) appendRow(buf []byte, i int) []byte {
 		case cellFunc:
 			buf = p.fn(buf, i)
 		default:
-			buf = dwca.AppendClean(buf, t.verb.values[k])
+			buf = dwca.AppendClean(buf, r.verb.values[k])
 			k++
 		}
 	}

@@ -52,10 +52,14 @@ type dwcaWriter struct {
 	verb     *dwca.TextWriter
 	media    *dwca.TextWriter
 	verbCols []string // terms of verbatim.txt after gbifID
-	vrow     *verbatimRow
-	mrow     *verbatimRow // one multimedia object, by multimediaColumns
-	dropped  map[string]int64
-	exts     []*verbatimExtension // the requested verbatim/<name>.txt files
+	// vrows read the verbatim objects of verbatim.txt's rows, one for
+	// each half of a batch (rowHalves), each counting the values without a
+	// column in a dropped map of its own (merged by finish).
+	vrows   [2]*verbatimRow
+	dropped [2]map[string]int64
+	halves  *rowHalves
+	mrow    *verbatimRow         // one multimedia object, by multimediaColumns
+	exts    []*verbatimExtension // the requested verbatim/<name>.txt files
 }
 
 // occurrenceFields are the interpreted columns of occurrence.txt: GBIF's,
@@ -130,20 +134,24 @@ func newDWCAWriter(ctx context.Context, x *Export) (formatWriter, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &dwcaWriter{x: x, occ: newTableWriter(occurrenceFields()), verbCols: verbatimTerms(extra), dropped: map[string]int64{}}
+	d := &dwcaWriter{x: x, occ: newTableWriter(occurrenceFields()), verbCols: verbatimTerms(extra), halves: newRowHalves()}
 	keys := make([]string, len(d.verbCols))
 	for i, t := range d.verbCols {
 		keys[i] = occurrence.VerbatimKey(t)
 	}
-	d.vrow = newVerbatimRow(keys)
-	d.mrow = newVerbatimRow(multimediaColumns)
-	d.vrow.unknown = func(k string) {
-		// k points into the batch's buffer: clone it before keeping it.
-		if _, ok := d.dropped[k]; !ok {
-			k = strings.Clone(k)
+	for k := range d.vrows {
+		dropped := map[string]int64{}
+		d.dropped[k] = dropped
+		d.vrows[k] = newVerbatimRow(keys)
+		d.vrows[k].unknown = func(key string) {
+			// key points into the batch's buffer: clone it before keeping it.
+			if _, ok := dropped[key]; !ok {
+				key = strings.Clone(key)
+			}
+			dropped[key]++
 		}
-		d.dropped[k]++
 	}
+	d.mrow = newVerbatimRow(multimediaColumns)
 	d.aw = dwca.NewWriter(x.zw, dwca.WriterOptions{TempDir: x.opts.TempDir, Modified: x.created, Metadata: "metadata.xml"})
 	occ, verb, media := d.fileSpecs()
 	w, err := d.aw.Core(occ)
@@ -228,15 +236,18 @@ func (d *dwcaWriter) write(b *batch) error {
 	if !cleanOutput(dsCol) {
 		dataset = cleaned(dataset)
 	}
-	// verbatim.txt's rows are built in its buffer directly: gbifID (a
-	// number, clean) and the values appendCells cleans.
-	vbuf := d.verb.Rows()
-	for i := 0; i < b.n; i++ {
-		d.vrow.parse(str(verb, i))
-		vbuf = d.vrow.appendCells(id(vbuf, i))
-		if vbuf, err = d.verb.SetRows(append(vbuf, '\n')); err != nil {
-			return err
+	// verbatim.txt's rows: gbifID (a number, clean) and the values
+	// appendCells cleans, on two goroutines (rowHalves).
+	verbRow := func(v *verbatimRow) rowFn {
+		return func(buf []byte, i int) []byte {
+			v.parse(str(verb, i))
+			return append(v.appendCells(id(buf, i)), '\n')
 		}
+	}
+	if err := d.halves.write(d.verb, b.n, verbRow(d.vrows[0]), verbRow(d.vrows[1])); err != nil {
+		return err
+	}
+	for i := 0; i < b.n; i++ {
 		if m := str(media, i); m != "" {
 			if err := d.writeMedia(id, i, m); err != nil {
 				return err
@@ -247,6 +258,16 @@ func (d *dwcaWriter) write(b *batch) error {
 		}
 	}
 	return nil
+}
+
+// droppedTerms returns the counts of verbatim values without a column of
+// both halves' verbatim readers (ExportResult.DroppedVerbatimTerms).
+func (d *dwcaWriter) droppedTerms() map[string]int64 {
+	for k, n := range d.dropped[1] {
+		d.dropped[0][k] += n
+	}
+	clear(d.dropped[1])
+	return d.dropped[0]
 }
 
 // writeMedia writes the multimedia rows of one record.
@@ -278,8 +299,8 @@ func (d *dwcaWriter) finish(ctx context.Context, res ExportResult, infos []occur
 	if err := d.aw.Finish(); err != nil {
 		return err
 	}
-	if len(d.dropped) > 0 {
-		x.opts.Logger.WarnContext(ctx, "verbatim terms without a column in verbatim.txt", "terms", len(d.dropped))
+	if dropped := d.droppedTerms(); len(dropped) > 0 {
+		x.opts.Logger.WarnContext(ctx, "verbatim terms without a column in verbatim.txt", "terms", len(dropped))
 	}
 	if err := writeEntry(x, "metadata.xml", func(w io.Writer) error {
 		return writeDownloadEML(w, x, res, infos)

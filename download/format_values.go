@@ -23,7 +23,14 @@ type batch struct {
 func newBatch(rec arrow.RecordBatch) *batch {
 	b := &batch{n: int(rec.NumRows()), byName: make(map[string]arrow.Array, rec.NumCols())}
 	for i, f := range rec.Schema().Fields() {
-		b.byName[f.Name] = rec.Column(i)
+		a := rec.Column(i)
+		if d, ok := a.(*array.Dictionary); ok {
+			// Dictionary makes its values array on first use: made here,
+			// the batch is only read by the goroutines formatting its rows
+			// (rowHalves).
+			d.Dictionary()
+		}
+		b.byName[f.Name] = a
 	}
 	return b
 }

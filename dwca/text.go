@@ -187,6 +187,33 @@ func (t *TextWriter) SetRows(b []byte) ([]byte, error) {
 	return t.buf, t.err
 }
 
+// AppendRows appends complete rows built elsewhere (clean text, each
+// ended by "\n", as Rows describes), for a caller that formats some rows
+// on another goroutine: they go out after the rows already buffered,
+// written at once when they are many. No row may be in progress.
+func (t *TextWriter) AppendRows(p []byte) error {
+	if t.err != nil {
+		return t.err
+	}
+	if len(t.buf)+len(p) > cap(t.buf) {
+		if err := t.Flush(); err != nil {
+			return err
+		}
+		if len(p) >= t.limit {
+			_, t.err = t.w.Write(p)
+			// p landed in w's free space, where an exclusive writer's
+			// next rows would have been built: build them after it.
+			t.reset()
+			return t.err
+		}
+	}
+	t.buf = append(t.buf, p...)
+	if len(t.buf) >= t.limit {
+		return t.Flush()
+	}
+	return t.err
+}
+
 // EndRow finishes the row, writing the buffer out when it is large.
 func (t *TextWriter) EndRow() error {
 	t.buf = append(t.buf, '\n')

@@ -130,3 +130,57 @@ func FuzzNeedsCleaning(f *testing.F) {
 		}
 	})
 }
+
+// TestAppendRows: rows built elsewhere go out after the buffered ones, in
+// order, whether they fit the buffer, overflow it or exceed the flush size
+// on their own.
+func TestAppendRows(t *testing.T) {
+	for _, c := range []struct {
+		size      int
+		exclusive bool
+	}{{10, false}, {3 << 10, false}, {rowFlushBytes + 5, false}, {10, true}, {100 << 10, true}, {200 << 10, true}, {2 << 20, true}} {
+		size := c.size
+		var out bytes.Buffer
+		w := NewTextWriter(&out)
+		var cw *chunkWriter
+		if c.exclusive {
+			// rows built in the writer's free space, as in a zip entry's chunk
+			cw = &chunkWriter{data: make([]byte, 0, 8<<20)}
+			w = NewExclusiveTextWriter(cw)
+		}
+		w.WriteRow([]string{"a", "b"})
+		block := bytes.Repeat([]byte("x\ty\n"), size/4+1)
+		if err := w.AppendRows(block); err != nil {
+			t.Fatal(err)
+		}
+		w.WriteRow([]string{"c"})
+		if err := w.AppendRows(block); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		got := out.String()
+		if cw != nil {
+			got = string(cw.data)
+		}
+		want := "a\tb\n" + string(block) + "c\n" + string(block)
+		if got != want {
+			t.Errorf("%d bytes a block, exclusive %v: got %d bytes, want %d (or different ones)", len(block), c.exclusive, len(got), len(want))
+		}
+	}
+}
+
+// chunkWriter offers free space of at most 256 KiB (a zip entry's chunk)
+// and never moves its data.
+type chunkWriter struct{ data []byte }
+
+func (c *chunkWriter) Write(p []byte) (int, error) {
+	c.data = append(c.data, p...)
+	return len(p), nil
+}
+
+func (c *chunkWriter) AvailableBuffer() []byte {
+	n := len(c.data)
+	return c.data[n:n:min(n+256<<10, cap(c.data))]
+}
