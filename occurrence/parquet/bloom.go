@@ -108,8 +108,11 @@ func (sc *splitScan) readBloom(column string) ([]byte, error) {
 }
 
 // parseBloom parses a BloomFilterHeader (thrift: 1 numBytes, 2 algorithm,
-// 3 hash, 4 compression; only BLOCK, XXHASH and UNCOMPRESSED exist) and
-// returns the bitset that follows it.
+// 3 hash, 4 compression) and returns the bitset that follows it. The three
+// are unions whose member 1 (BLOCK, XXHASH, UNCOMPRESSED) is the only one
+// the format defines so far and the only one sbbfMayContain can check: a
+// filter naming another is an error (it proves nothing), never read with
+// the wrong hash, which would prove keys absent that are there.
 func parseBloom(b []byte) ([]byte, error) {
 	d := tdec{b: b}
 	var numBytes int32
@@ -119,8 +122,9 @@ func parseBloom(b []byte) ([]byte, error) {
 		case 1:
 			numBytes = d.i32Field(typ)
 		case 2, 3, 4:
-			seen++
-			d.skip(typ)
+			if d.firstMemberOnly(typ) {
+				seen++
+			}
 		default:
 			d.skip(typ)
 		}
@@ -132,6 +136,21 @@ func parseBloom(b []byte) ([]byte, error) {
 		return nil, fmt.Errorf("bloom filter header: %d bytes in %d: %w", numBytes, len(b)-d.pos, errCorrupt)
 	}
 	return b[d.pos : d.pos+int(numBytes)], nil
+}
+
+// firstMemberOnly reads a union and reports whether it holds member 1
+// and nothing else.
+func (d *tdec) firstMemberOnly(typ byte) bool {
+	if !d.expect(typ, tStruct) {
+		return false
+	}
+	first, other := false, false
+	d.each(func(id int16, typ byte) {
+		first = first || id == 1
+		other = other || id != 1
+		d.skip(typ)
+	})
+	return first && !other
 }
 
 // sbbfSalt are the split-block bloom filter's eight salts (Parquet format).

@@ -71,6 +71,13 @@ func TestParseBloomHeader(t *testing.T) {
 		{0x15, 0x40, 0},                           // no algorithm, hash, compression
 		append(slices.Clone(header), 1, 2),        // bitset shorter than numBytes
 		append([]byte{0x15, 0x3e}, header[2:]...), // 31 bytes: not whole blocks
+		// a hash other than XXHASH (union member 2): its bits would be
+		// checked against the wrong hash and prove keys absent that are not
+		append([]byte{0x15, 0x40, 0x1c, 0x1c, 0, 0, 0x1c, 0x2c, 0, 0, 0x1c, 0x1c, 0, 0, 0}, bitset...),
+		// a compressed bitset (compression member 2)
+		append([]byte{0x15, 0x40, 0x1c, 0x1c, 0, 0, 0x1c, 0x1c, 0, 0, 0x1c, 0x2c, 0, 0, 0}, bitset...),
+		// an empty algorithm union (no BLOCK)
+		append([]byte{0x15, 0x40, 0x1c, 0, 0x1c, 0x1c, 0, 0, 0x1c, 0x1c, 0, 0, 0}, bitset...),
 	} {
 		if _, err := parseBloom(bad); err == nil {
 			t.Errorf("parseBloom(%x) accepted", bad)
