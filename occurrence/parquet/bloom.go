@@ -81,7 +81,8 @@ func (b *bloomStats) MayContainInt(column string, v int64) bool {
 const maxBloomRead = 1 << 20
 
 // readBloom reads the bitset of column's bloom filter in this row group:
-// nil when the chunk has none.
+// nil when the chunk has none, or is not INT64 (a filter hashes a value's
+// plain encoding, which MayContainInt takes to be eight bytes).
 func (sc *splitScan) readBloom(column string) ([]byte, error) {
 	foot := sc.file.foot
 	leaf, ok := foot.byName[column]
@@ -89,7 +90,7 @@ func (sc *splitScan) readBloom(column string) ([]byte, error) {
 		return nil, nil
 	}
 	c := foot.rowGroups[sc.rg].chunks[leaf]
-	if c.bloomAt <= 0 {
+	if c.bloomAt <= 0 || c.ptype != physInt64 {
 		return nil, nil
 	}
 	n := int64(c.bloomLen)

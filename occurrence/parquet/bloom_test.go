@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"testing"
@@ -11,7 +13,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	pqparquet "github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/metadata"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/biodiversity-downloads/downloader/occurrence"
 	"github.com/biodiversity-downloads/downloader/occurrence/occurrencetest"
@@ -171,4 +175,60 @@ func FuzzParseBloom(f *testing.F) {
 		}
 		(&bloomStats{filters: map[string][]byte{"k": bits}}).MayContainInt("k", 42)
 	})
+}
+
+// TestBloomOfAnotherTypeProvesNothing: a filter hashes a value's plain
+// encoding, four bytes for an INT32 chunk, where MayContainInt hashes an
+// int64's eight; a key column written as INT32 (another writer, another
+// schema) must not have its filter read, or it proves present keys absent.
+func TestBloomOfAnotherTypeProvesNothing(t *testing.T) {
+	const col, n = occurrence.ColSpeciesKey, 1000
+	path := filepath.Join(t.TempDir(), "int32.parquet")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := arrow.NewSchema([]arrow.Field{{Name: col, Type: arrow.PrimitiveTypes.Int32, Nullable: true}}, nil)
+	fw, err := pqarrow.NewFileWriter(sc, f, pqparquet.NewWriterProperties(
+		pqparquet.WithBloomFilterEnabledFor(col, true), pqparquet.WithMaxBloomFilterBytes(maxBloomBytes)),
+		pqarrow.NewArrowWriterProperties())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := array.NewInt32Builder(memory.DefaultAllocator)
+	for i := range n {
+		b.Append(int32(i * 7919))
+	}
+	a := b.NewArray()
+	rec := array.NewRecordBatch(sc, []arrow.Array{a}, n)
+	if err := fw.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	rec.Release()
+	a.Release()
+	if err := fw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	st, err := r.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	foot, err := readFooter(r, st.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := foot.rowGroups[0].chunks[foot.byName[col]]; c.bloomAt <= 0 {
+		t.Fatalf("arrow-go wrote no bloom filter on %s", col)
+	}
+	bs := (&splitScan{file: &openFile{f: r, size: st.Size(), foot: foot}, path: path}).trimStats()
+	for i := range n {
+		if !bs.MayContainInt(col, int64(i*7919)) {
+			t.Fatalf("%d is in the INT32 column, its filter read as int64 says absent", i*7919)
+		}
+	}
 }
