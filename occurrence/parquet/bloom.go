@@ -117,15 +117,16 @@ func (sc *splitScan) readBloom(column string) ([]byte, error) {
 func parseBloom(b []byte) ([]byte, error) {
 	d := tdec{b: b}
 	var numBytes int32
-	seen := 0
+	var seen, bad uint8 // bits 2, 3, 4: the unions read, and any not as above
 	d.each(func(id int16, typ byte) {
 		switch id {
 		case 1:
 			numBytes = d.i32Field(typ)
 		case 2, 3, 4:
-			if d.firstMemberOnly(typ) {
-				seen++
+			if seen&(1<<id) != 0 || !d.firstMemberOnly(typ) {
+				bad |= 1 << id
 			}
+			seen |= 1 << id
 		default:
 			d.skip(typ)
 		}
@@ -133,7 +134,7 @@ func parseBloom(b []byte) ([]byte, error) {
 	if d.err != nil {
 		return nil, d.err
 	}
-	if seen != 3 || numBytes <= 0 || numBytes%32 != 0 || int(numBytes) > len(b)-d.pos {
+	if seen != 0b11100 || bad != 0 || numBytes <= 0 || numBytes%32 != 0 || int(numBytes) > len(b)-d.pos {
 		return nil, fmt.Errorf("bloom filter header: %d bytes in %d: %w", numBytes, len(b)-d.pos, errCorrupt)
 	}
 	return b[d.pos : d.pos+int(numBytes)], nil
