@@ -147,4 +147,22 @@ func TestVerbatimTableFullIsCheap(t *testing.T) {
 	if allocs != 0 {
 		t.Errorf("withTerms on a full table: %.0f allocations, want none (no copy of the table)", allocs)
 	}
+	// Interpret then writes the documents without the table, and still
+	// sets the Passed columns.
+	var passed string
+	for term, p := range passedByTerm {
+		if p.kind == KindString {
+			passed = term
+			break
+		}
+	}
+	raw := RawRecord{Core: Terms{"urn:test:a-term-no-table-holds": "new", passed: "kept", NSDwC + "country": ""}}
+	rec := NewRecord()
+	Interpret(raw, DatasetContext{Key: "d"}, rec)
+	if want, _ := marshalVerbatim(t, raw); rec.Get(iVerbatim).S != want {
+		t.Errorf("verbatim with a full table: %s, want %s", rec.Get(iVerbatim).S, want)
+	}
+	if got := rec.Get(passedByTerm[passed].col); got.S != "kept" {
+		t.Errorf("%s with a full table: %q, want %q", passed, got.S, "kept")
+	}
 }
