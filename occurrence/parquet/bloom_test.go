@@ -27,7 +27,7 @@ import (
 // are found about as rarely as the filter's false-positive rate.
 func TestSBBFAgreesWithArrow(t *testing.T) {
 	for _, n := range []int{10, 1000, 20000} {
-		bf := metadata.NewBloomFilterFromNDVAndFPP(uint32(n), 0.01, maxBloomBytes, memory.DefaultAllocator)
+		bf := metadata.NewBloomFilterFromNDVAndFPP(uint32(n), 0.01, 64<<10, memory.DefaultAllocator)
 		in := map[int64]bool{}
 		r := rand.New(rand.NewPCG(1, uint64(n)))
 		for len(in) < n {
