@@ -219,8 +219,8 @@ func TestBloomAfterDictionaryFallback(t *testing.T) {
 			b := array.NewInt64Builder(memory.DefaultAllocator)
 			var keys []int64
 			r := rand.New(rand.NewPCG(7, 8))
-			for i := range tc.few + 30000 {
-				k := int64(r.Uint32()) // about 30,000 distinct keys
+			for i := range tc.few + 10000 {
+				k := int64(r.Uint32()) // about 10,000 distinct keys, within maxBloomBytes at 1%
 				if i < tc.few {
 					k = int64(i % 100)
 				}
