@@ -28,7 +28,8 @@ import (
 
 // maxBloomBytes caps a column chunk's filter: 16 KiB holds about 13,000
 // distinct keys at 1% false positives (a row group of wide records has
-// about 14,000 rows), and degrades gracefully above (about 15% at 30,000).
+// about 14,000 rows), and degrades above: about 25% at 30,000 (eight bits
+// of a 256-bit block per key; 26% measured through the table's writer).
 // The writer keeps every candidate of every row group of a file until the
 // file is closed: 32 KiB and arrow-go's 5 candidates held 11.8 MB of
 // ingest's live heap at its peak, 16 KiB and 3 hold 5.1 MB.
@@ -90,7 +91,8 @@ func (b *bloomStats) MayContainInt(column string, v int64) bool {
 const maxBloomRead = 1 << 20
 
 // readBloom reads the bitset of column's bloom filter in this row group:
-// nil when the chunk has none.
+// nil when the chunk has none, or is not INT64 (a filter hashes a value's
+// plain encoding, which MayContainInt takes to be eight bytes).
 func (sc *splitScan) readBloom(column string) ([]byte, error) {
 	foot := sc.file.foot
 	leaf, ok := foot.byName[column]
@@ -98,7 +100,7 @@ func (sc *splitScan) readBloom(column string) ([]byte, error) {
 		return nil, nil
 	}
 	c := foot.rowGroups[sc.rg].chunks[leaf]
-	if c.bloomAt <= 0 {
+	if c.bloomAt <= 0 || c.ptype != physInt64 {
 		return nil, nil
 	}
 	n := int64(c.bloomLen)
@@ -117,19 +119,24 @@ func (sc *splitScan) readBloom(column string) ([]byte, error) {
 }
 
 // parseBloom parses a BloomFilterHeader (thrift: 1 numBytes, 2 algorithm,
-// 3 hash, 4 compression; only BLOCK, XXHASH and UNCOMPRESSED exist) and
-// returns the bitset that follows it.
+// 3 hash, 4 compression) and returns the bitset that follows it. The three
+// are unions whose member 1 (BLOCK, XXHASH, UNCOMPRESSED) is the only one
+// the format defines so far and the only one sbbfMayContain can check: a
+// filter naming another is an error (it proves nothing), never read with
+// the wrong hash, which would prove keys absent that are there.
 func parseBloom(b []byte) ([]byte, error) {
 	d := tdec{b: b}
 	var numBytes int32
-	seen := 0
+	var seen, bad uint8 // bits 2, 3, 4: the unions read, and any not as above
 	d.each(func(id int16, typ byte) {
 		switch id {
 		case 1:
 			numBytes = d.i32Field(typ)
 		case 2, 3, 4:
-			seen++
-			d.skip(typ)
+			if seen&(1<<id) != 0 || !d.firstMemberOnly(typ) {
+				bad |= 1 << id
+			}
+			seen |= 1 << id
 		default:
 			d.skip(typ)
 		}
@@ -137,10 +144,25 @@ func parseBloom(b []byte) ([]byte, error) {
 	if d.err != nil {
 		return nil, d.err
 	}
-	if seen != 3 || numBytes <= 0 || numBytes%32 != 0 || int(numBytes) > len(b)-d.pos {
+	if seen != 0b11100 || bad != 0 || numBytes <= 0 || numBytes%32 != 0 || int(numBytes) > len(b)-d.pos {
 		return nil, fmt.Errorf("bloom filter header: %d bytes in %d: %w", numBytes, len(b)-d.pos, errCorrupt)
 	}
 	return b[d.pos : d.pos+int(numBytes)], nil
+}
+
+// firstMemberOnly reads a union and reports whether it holds member 1
+// and nothing else.
+func (d *tdec) firstMemberOnly(typ byte) bool {
+	if !d.expect(typ, tStruct) {
+		return false
+	}
+	first, other := false, false
+	d.each(func(id int16, typ byte) {
+		first = first || id == 1
+		other = other || id != 1
+		d.skip(typ)
+	})
+	return first && !other
 }
 
 // sbbfSalt are the split-block bloom filter's eight salts (Parquet format).
