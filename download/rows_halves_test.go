@@ -3,6 +3,7 @@ package download
 import (
 	"bytes"
 	"fmt"
+	"runtime"
 	"strconv"
 	"sync/atomic"
 	"testing"
@@ -38,8 +39,13 @@ func TestRowHalvesWriteTheSame(t *testing.T) {
 // TestRowHalvesShares writes batches of several sizes with the calling
 // goroutine held on its first row until the helper has built one (unless
 // the helper took every piece): the helper's pieces and the caller's must
-// come out in row order.
+// come out in row order. rowHalves shares nothing below GOMAXPROCS 2,
+// where the held caller would wait for ever (go test -cpu 1, a one-CPU
+// machine): the test runs at 2 at least.
 func TestRowHalvesShares(t *testing.T) {
+	if p := runtime.GOMAXPROCS(0); p < 2 {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	}
 	h := newRowHalves()
 	for _, n := range []int{minHalvesRows, 1000, 1023, 5000} {
 		var out bytes.Buffer

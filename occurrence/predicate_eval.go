@@ -51,6 +51,7 @@ type EvalCache struct {
 	// columns of multi-column leaves that the split's statistics prove
 	// hold no match (Trim)
 	deadCols map[deadKey]bool
+	trimmed  int // the predicate's columns the last Trim left out
 }
 
 type deadKey struct {
@@ -72,11 +73,12 @@ func (ec *EvalCache) dead(c *compiled, col string) bool {
 // trim.
 func (ec *EvalCache) Trim(p *Predicate, s Stats) []string {
 	clear(ec.deadCols)
+	ec.trimmed = 0
 	if s == nil {
 		return p.Columns()
 	}
 	member, _ := s.(IntMembership)
-	return p.columns(func(c *compiled, col string) bool {
+	kept := p.columns(func(c *compiled, col string) bool {
 		if len(c.cols()) < 2 || c.isDate() {
 			return false
 		}
@@ -90,10 +92,16 @@ func (ec *EvalCache) Trim(p *Predicate, s Stats) []string {
 		ec.deadCols[deadKey{c, col}] = true
 		return true
 	})
+	if len(ec.deadCols) > 0 {
+		// a column left out of one leaf may be read for another
+		ec.trimmed = len(p.Columns()) - len(kept)
+	}
+	return kept
 }
 
-// Trimmed is how many leaf columns the last Trim left out.
-func (ec *EvalCache) Trimmed() int { return len(ec.deadCols) }
+// Trimmed is how many of the predicate's columns the last Trim left out
+// (each once, however many leaves read it).
+func (ec *EvalCache) Trimmed() int { return ec.trimmed }
 
 // IntMembership is what statistics may know beyond ColumnStats: whether an
 // integer column of the split may hold a value (false is certain).

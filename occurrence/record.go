@@ -174,8 +174,10 @@ func (b *Builder) NewBatch() arrow.RecordBatch {
 // reserveLast gives the builders room for a batch like the last one, and a
 // sixteenth more text: a batch is cut by its rows or by its estimated
 // bytes, so batches of a source come out alike. It runs at the batch's
-// first record, not in NewBatch: the writer writes and releases the last
-// batch before it appends again, so the two are not held at once.
+// first record, not in NewBatch, so that a batch the writer writes and
+// releases before it appends again (the Parquet writer's, when it filled
+// the clustering window; the window's other batches stay held) is not
+// held together with the room for the next.
 func (b *Builder) reserveLast() {
 	b.reserve = false
 	for i := range columns {

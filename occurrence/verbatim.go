@@ -31,7 +31,7 @@ type termEntry struct {
 // maxVerbatimSlots bounds the table in a long-running process that meets
 // many sources with made-up terms; past it, records with unknown terms
 // are encoded the slow way (a map, keys sorted).
-const maxVerbatimSlots = 1 << 14
+var maxVerbatimSlots = 1 << 14 // a variable for the tests
 
 var (
 	verbatimTable atomic.Pointer[verbatimSlots]
@@ -46,7 +46,21 @@ func withTerms(t Terms) *verbatimSlots {
 	verbatimMu.Lock()
 	defer verbatimMu.Unlock()
 	cur := verbatimTable.Load()
-	terms := make([]string, 0, len(cur.term)+len(t))
+	added := 0
+	for term, v := range t {
+		if _, ok := cur.term[term]; !ok && v != "" {
+			added++
+		}
+	}
+	if added == 0 {
+		return cur
+	}
+	// Once the table is full this is every record with a term it lacks:
+	// say so before copying the table.
+	if len(cur.term)+added > maxVerbatimSlots {
+		return nil
+	}
+	terms := make([]string, 0, len(cur.term)+added)
 	for term := range cur.term {
 		terms = append(terms, term)
 	}
@@ -54,12 +68,6 @@ func withTerms(t Terms) *verbatimSlots {
 		if _, ok := cur.term[term]; !ok && v != "" {
 			terms = append(terms, term)
 		}
-	}
-	if len(terms) == len(cur.term) {
-		return cur
-	}
-	if len(terms) > maxVerbatimSlots {
-		return nil
 	}
 	// Terms with the same verbatim key share a slot (as they shared the
 	// map entry), slots in key order.

@@ -123,3 +123,46 @@ func BenchmarkVerbatimDocs(b *testing.B) {
 		verbatimDocs(raw)
 	}
 }
+
+// TestVerbatimTableFullIsCheap: once the slot table cannot take a
+// record's new terms, each such record (every one, for the rest of a
+// long-running process) is told so without a copy of the table, which
+// withTerms builds under the lock all interpretation workers share.
+func TestVerbatimTableFullIsCheap(t *testing.T) {
+	known := Terms{} // the table as a process has it: its columns' terms
+	for _, c := range columns {
+		if c.Term != "" {
+			known[c.Term] = "x"
+		}
+	}
+	withTerms(known)
+	defer func(n int) { maxVerbatimSlots = n }(maxVerbatimSlots)
+	maxVerbatimSlots = len(verbatimTable.Load().term)
+	terms := Terms{"urn:test:a-term-no-table-holds": "v"}
+	allocs := testing.AllocsPerRun(10, func() {
+		if withTerms(terms) != nil {
+			t.Fatal("a full table took a new term")
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("withTerms on a full table: %.0f allocations, want none (no copy of the table)", allocs)
+	}
+	// Interpret then writes the documents without the table, and still
+	// sets the Passed columns.
+	var passed string
+	for term, p := range passedByTerm {
+		if p.kind == KindString {
+			passed = term
+			break
+		}
+	}
+	raw := RawRecord{Core: Terms{"urn:test:a-term-no-table-holds": "new", passed: "kept", NSDwC + "country": ""}}
+	rec := NewRecord()
+	Interpret(raw, DatasetContext{Key: "d"}, rec)
+	if want, _ := marshalVerbatim(t, raw); rec.Get(iVerbatim).S != want {
+		t.Errorf("verbatim with a full table: %s, want %s", rec.Get(iVerbatim).S, want)
+	}
+	if got := rec.Get(passedByTerm[passed].col); got.S != "kept" {
+		t.Errorf("%s with a full table: %q, want %q", passed, got.S, "kept")
+	}
+}

@@ -26,9 +26,18 @@ import (
 // footer structures, which this package does not build (footer.go), and
 // the check is the Parquet format's split-block algorithm, a few lines.
 
-// maxBloomBytes caps a column chunk's filter: 32 KiB holds about 26,000
-// distinct keys at 1% false positives, more than a row group's species.
-const maxBloomBytes = 32 << 10
+// maxBloomBytes caps a column chunk's filter: 16 KiB holds about 13,000
+// distinct keys at 1% false positives (a row group of wide records has
+// about 14,000 rows), and degrades above: about 25% at 30,000 (eight bits
+// of a 256-bit block per key; 26% measured through the table's writer).
+// The writer keeps every candidate of every row group of a file until the
+// file is closed: 32 KiB and arrow-go's 5 candidates held 11.8 MB of
+// ingest's live heap at its peak, 16 KiB and 3 hold 5.1 MB.
+const maxBloomBytes = 16 << 10
+
+// bloomCandidates is how many filter sizes (halving from maxBloomBytes)
+// the adaptive writer tries.
+const bloomCandidates = 3
 
 // bloomProps enables adaptive bloom filters (the smallest of a few sizes
 // that keeps the false-positive rate at the distinct values written) on
@@ -36,7 +45,8 @@ const maxBloomBytes = 32 << 10
 func bloomProps() []parquet.WriterProperty {
 	props := []parquet.WriterProperty{parquet.WithMaxBloomFilterBytes(maxBloomBytes)}
 	for _, c := range occurrence.TaxonKeyColumns() {
-		props = append(props, parquet.WithBloomFilterEnabledFor(c, true), parquet.WithAdaptiveBloomFilterEnabledFor(c, true))
+		props = append(props, parquet.WithBloomFilterEnabledFor(c, true), parquet.WithAdaptiveBloomFilterEnabledFor(c, true),
+			parquet.WithBloomFilterCandidatesFor(c, bloomCandidates))
 	}
 	return props
 }
@@ -77,11 +87,12 @@ func (b *bloomStats) MayContainInt(column string, v int64) bool {
 }
 
 // maxBloomRead bounds what a filter read may claim (the format's limit is
-// 128 MiB; ours are at most maxBloomBytes plus a header).
+// 128 MiB; ours are at most 32 KiB plus a header).
 const maxBloomRead = 1 << 20
 
 // readBloom reads the bitset of column's bloom filter in this row group:
-// nil when the chunk has none.
+// nil when the chunk has none, or is not INT64 (a filter hashes a value's
+// plain encoding, which MayContainInt takes to be eight bytes).
 func (sc *splitScan) readBloom(column string) ([]byte, error) {
 	foot := sc.file.foot
 	leaf, ok := foot.byName[column]
@@ -89,12 +100,12 @@ func (sc *splitScan) readBloom(column string) ([]byte, error) {
 		return nil, nil
 	}
 	c := foot.rowGroups[sc.rg].chunks[leaf]
-	if c.bloomAt <= 0 {
+	if c.bloomAt <= 0 || c.ptype != physInt64 {
 		return nil, nil
 	}
 	n := int64(c.bloomLen)
 	if n <= 0 {
-		n = 64 + maxBloomBytes // header and the largest bitset we write
+		n = maxBloomRead // another writer that did not say: the most we accept
 	}
 	n = min(n, maxBloomRead, sc.file.size-c.bloomAt)
 	if n <= 0 {
@@ -108,19 +119,24 @@ func (sc *splitScan) readBloom(column string) ([]byte, error) {
 }
 
 // parseBloom parses a BloomFilterHeader (thrift: 1 numBytes, 2 algorithm,
-// 3 hash, 4 compression; only BLOCK, XXHASH and UNCOMPRESSED exist) and
-// returns the bitset that follows it.
+// 3 hash, 4 compression) and returns the bitset that follows it. The three
+// are unions whose member 1 (BLOCK, XXHASH, UNCOMPRESSED) is the only one
+// the format defines so far and the only one sbbfMayContain can check: a
+// filter naming another is an error (it proves nothing), never read with
+// the wrong hash, which would prove keys absent that are there.
 func parseBloom(b []byte) ([]byte, error) {
 	d := tdec{b: b}
 	var numBytes int32
-	seen := 0
+	var seen, bad uint8 // bits 2, 3, 4: the unions read, and any not as above
 	d.each(func(id int16, typ byte) {
 		switch id {
 		case 1:
 			numBytes = d.i32Field(typ)
 		case 2, 3, 4:
-			seen++
-			d.skip(typ)
+			if seen&(1<<id) != 0 || !d.firstMemberOnly(typ) {
+				bad |= 1 << id
+			}
+			seen |= 1 << id
 		default:
 			d.skip(typ)
 		}
@@ -128,10 +144,25 @@ func parseBloom(b []byte) ([]byte, error) {
 	if d.err != nil {
 		return nil, d.err
 	}
-	if seen != 3 || numBytes <= 0 || numBytes%32 != 0 || int(numBytes) > len(b)-d.pos {
+	if seen != 0b11100 || bad != 0 || numBytes <= 0 || numBytes%32 != 0 || int(numBytes) > len(b)-d.pos {
 		return nil, fmt.Errorf("bloom filter header: %d bytes in %d: %w", numBytes, len(b)-d.pos, errCorrupt)
 	}
 	return b[d.pos : d.pos+int(numBytes)], nil
+}
+
+// firstMemberOnly reads a union and reports whether it holds member 1
+// and nothing else.
+func (d *tdec) firstMemberOnly(typ byte) bool {
+	if !d.expect(typ, tStruct) {
+		return false
+	}
+	first, other := false, false
+	d.each(func(id int16, typ byte) {
+		first = first || id == 1
+		other = other || id != 1
+		d.skip(typ)
+	})
+	return first && !other
 }
 
 // sbbfSalt are the split-block bloom filter's eight salts (Parquet format).

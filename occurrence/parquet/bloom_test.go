@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"testing"
@@ -11,7 +13,10 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	pqparquet "github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/metadata"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/biodiversity-downloads/downloader/occurrence"
 	"github.com/biodiversity-downloads/downloader/occurrence/occurrencetest"
@@ -22,7 +27,7 @@ import (
 // are found about as rarely as the filter's false-positive rate.
 func TestSBBFAgreesWithArrow(t *testing.T) {
 	for _, n := range []int{10, 1000, 20000} {
-		bf := metadata.NewBloomFilterFromNDVAndFPP(uint32(n), 0.01, maxBloomBytes, memory.DefaultAllocator)
+		bf := metadata.NewBloomFilterFromNDVAndFPP(uint32(n), 0.01, 64<<10, memory.DefaultAllocator)
 		in := map[int64]bool{}
 		r := rand.New(rand.NewPCG(1, uint64(n)))
 		for len(in) < n {
@@ -71,6 +76,15 @@ func TestParseBloomHeader(t *testing.T) {
 		{0x15, 0x40, 0},                           // no algorithm, hash, compression
 		append(slices.Clone(header), 1, 2),        // bitset shorter than numBytes
 		append([]byte{0x15, 0x3e}, header[2:]...), // 31 bytes: not whole blocks
+		// a hash other than XXHASH (union member 2): its bits would be
+		// checked against the wrong hash and prove keys absent that are not
+		append([]byte{0x15, 0x40, 0x1c, 0x1c, 0, 0, 0x1c, 0x2c, 0, 0, 0x1c, 0x1c, 0, 0, 0}, bitset...),
+		// a compressed bitset (compression member 2)
+		append([]byte{0x15, 0x40, 0x1c, 0x1c, 0, 0, 0x1c, 0x1c, 0, 0, 0x1c, 0x2c, 0, 0, 0}, bitset...),
+		// the algorithm twice and no hash
+		append([]byte{0x15, 0x40, 0x1c, 0x1c, 0, 0, 0x0c, 0x04, 0x1c, 0, 0, 0x2c, 0x1c, 0, 0, 0}, bitset...),
+		// an empty algorithm union (no BLOCK)
+		append([]byte{0x15, 0x40, 0x1c, 0, 0x1c, 0x1c, 0, 0, 0x1c, 0x1c, 0, 0, 0}, bitset...),
 	} {
 		if _, err := parseBloom(bad); err == nil {
 			t.Errorf("parseBloom(%x) accepted", bad)
@@ -164,4 +178,129 @@ func FuzzParseBloom(f *testing.F) {
 		}
 		(&bloomStats{filters: map[string][]byte{"k": bits}}).MayContainInt("k", 42)
 	})
+}
+
+// TestBloomOfAnotherTypeProvesNothing: a filter hashes a value's plain
+// encoding, four bytes for an INT32 chunk, where MayContainInt hashes an
+// int64's eight; a key column written as INT32 (another writer, another
+// schema) must not have its filter read, or it proves present keys absent.
+func TestBloomOfAnotherTypeProvesNothing(t *testing.T) {
+	const col, n = occurrence.ColSpeciesKey, 1000
+	b := array.NewInt32Builder(memory.DefaultAllocator)
+	for i := range n {
+		b.Append(int32(i * 7919))
+	}
+	bs := oneColumnFile(t, col, b.NewArray(), pqparquet.NewWriterProperties(
+		pqparquet.WithBloomFilterEnabledFor(col, true), pqparquet.WithMaxBloomFilterBytes(maxBloomBytes)))
+	for i := range n {
+		if !bs.MayContainInt(col, int64(i*7919)) {
+			t.Fatalf("%d is in the INT32 column, its filter read as int64 says absent", i*7919)
+		}
+	}
+}
+
+// TestBloomAfterDictionaryFallback: with the table's writer properties a
+// key column chunk of more distinct keys than its dictionary page holds
+// (dictPageLimit: 4,096 int64s, fewer than a row group's species) goes on
+// in PLAIN pages, from its start or after dictionary-encoded pages; its
+// filter must hold the keys of every page.
+func TestBloomAfterDictionaryFallback(t *testing.T) {
+	const col = occurrence.ColTaxonKey
+	for _, tc := range []struct {
+		name     string
+		few      int // leading rows of 100 keys, dictionary-encoded pages
+		pageSize int
+		dict     bool // whether a dictionary page is written before the fallback
+	}{
+		{"from the start", 0, 64 << 10, false},
+		{"after dictionary pages", 20000, 1 << 10, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := array.NewInt64Builder(memory.DefaultAllocator)
+			var keys []int64
+			r := rand.New(rand.NewPCG(7, 8))
+			for i := range tc.few + 10000 {
+				k := int64(r.Uint32()) // about 10,000 distinct keys, within maxBloomBytes at 1%
+				if i < tc.few {
+					k = int64(i % 100)
+				}
+				if i%97 == 0 {
+					b.AppendNull()
+					continue
+				}
+				b.Append(k)
+				keys = append(keys, k)
+			}
+			bs := oneColumnFile(t, col, b.NewArray(), writerProps(tc.pageSize))
+			rdr, err := file.OpenParquetFile(bs.sc.path, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rdr.Close()
+			cm, err := rdr.MetaData().RowGroup(0).ColumnChunk(0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Contains(cm.Encodings(), pqparquet.Encodings.Plain) || (cm.DictionaryPageOffset() > 0) != tc.dict {
+				t.Fatalf("encodings %v, dictionary at %d: not the fallback this case is about", cm.Encodings(), cm.DictionaryPageOffset())
+			}
+			for _, k := range keys {
+				if !bs.MayContainInt(col, k) {
+					t.Fatalf("key %d is in the chunk, its filter says absent", k)
+				}
+			}
+			absent := 0
+			for range 10000 {
+				if !bs.MayContainInt(col, -1-r.Int64N(1<<40)) {
+					absent++
+				}
+			}
+			if absent < 9000 { // a filter that proves nothing would pass the loop above
+				t.Errorf("%d of 10000 keys never written proved absent, want about 98%%", absent)
+			}
+		})
+	}
+}
+
+// oneColumnFile writes a as the only column, named col, of a Parquet file
+// with props, and returns the statistics of its first row group as a scan
+// sees them.
+func oneColumnFile(t *testing.T, col string, a arrow.Array, props *pqparquet.WriterProperties) *bloomStats {
+	t.Helper()
+	defer a.Release()
+	path := filepath.Join(t.TempDir(), "one.parquet")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := arrow.NewSchema([]arrow.Field{{Name: col, Type: a.DataType(), Nullable: true}}, nil)
+	fw, err := pqarrow.NewFileWriter(sc, f, props, pqarrow.NewArrowWriterProperties())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := array.NewRecordBatch(sc, []arrow.Array{a}, int64(a.Len()))
+	defer rec.Release()
+	if err := fw.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := fw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	st, err := r.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	foot, err := readFooter(r, st.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(foot.rowGroups) != 1 || foot.rowGroups[0].chunks[foot.byName[col]].bloomAt <= 0 {
+		t.Fatalf("%d row groups, want one with a bloom filter on %s", len(foot.rowGroups), col)
+	}
+	return (&splitScan{file: &openFile{f: r, size: st.Size(), foot: foot}, path: path}).trimStats()
 }

@@ -39,7 +39,11 @@ type chunkMeta struct {
 	oiLen     int32
 	bloomAt   int64 // bloom filter (header and bitset), 0 when none
 	bloomLen  int32 // its length, 0 when the writer did not say
+	ptype     int32 // physical type (ColumnMetaData.type), e.g. physInt64
 }
+
+// physInt64 is the Parquet physical type INT64.
+const physInt64 = 2
 
 // maxFooter bounds the FileMetaData a file may claim.
 const maxFooter = 64 << 20
@@ -252,6 +256,8 @@ func (d *tdec) columnChunks(typ byte) []chunkMeta {
 
 func (c *chunkMeta) metaField(d *tdec, id int16, typ byte) {
 	switch id {
+	case 1:
+		c.ptype = d.i32Field(typ)
 	case 4:
 		c.codec = d.i32Field(typ)
 	case 5:
