@@ -329,7 +329,13 @@ func pipeline(ctx context.Context, src Source, table occurrence.IDMinter, w occu
 			}
 		}()
 	}
-	defer wg.Wait()
+	// A panic on this goroutine (the table writer's Append) stops the reader
+	// before the workers are waited for: waited for first, they would wait
+	// on the reader, which waits on the chunks nobody takes any more.
+	defer func() {
+		cancel()
+		wg.Wait()
+	}()
 	var mintErr error
 	mt := newMinter(table, dctx.Key, opts.MaxProblems)
 	go func() {

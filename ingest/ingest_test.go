@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -316,5 +317,47 @@ func TestPipelineOrder(t *testing.T) {
 	}
 	if calls := *l.calls; len(calls) != n/chunkSize+1 || slices.Max(calls) != chunkSize {
 		t.Fatalf("MintIDs calls of %v keys, want one per chunk of %d", calls, chunkSize)
+	}
+}
+
+// panicWriter is a fault-injecting writer: its Append panics at record at.
+type panicWriter struct {
+	memWriter
+	at int
+}
+
+func (w *panicWriter) Append(ctx context.Context, r *occurrence.Record) error {
+	if len(w.ids) == w.at {
+		panic("injected writer fault")
+	}
+	return w.memWriter.Append(ctx, r)
+}
+
+type panicLoader struct {
+	memLoader
+	w *panicWriter
+}
+
+func (l panicLoader) BeginDataset(context.Context, occurrence.DatasetInfo) (occurrence.DatasetWriter, error) {
+	return l.w, nil
+}
+
+// TestPipelineWriterPanic: a panic in the table writer's Append reaches the
+// caller (and crashes a command) instead of leaving the pipeline's
+// goroutines waiting on each other for ever.
+func TestPipelineWriterPanic(t *testing.T) {
+	l := panicLoader{memLoader: newMemLoader(), w: &panicWriter{at: 10}}
+	got := make(chan any, 1)
+	go func() {
+		defer func() { got <- recover() }()
+		Load(context.Background(), l, &memSource{n: 100 * chunkSize}, Options{Workers: 2})
+	}()
+	select {
+	case p := <-got:
+		if p != "injected writer fault" {
+			t.Fatalf("recovered %v, want the writer's panic", p)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("Load did not return after its writer panicked: the pipeline is deadlocked")
 	}
 }

@@ -318,7 +318,7 @@ func (in *interpreter) verbatim(vs *verbatimScratch, tab *verbatimSlots, raw Raw
 	} else {
 		vs.buf = appendVerbatimMap(vs.buf[:0], raw.Core)
 	}
-	in.r.SetString(iVerbatim, string(vs.buf))
+	in.r.SetOwned(iVerbatim, vs.buf)
 	in.r.SetString(iExtensions, vs.extensionsDoc(raw.Extensions))
 }
 

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -26,6 +27,9 @@ type Value struct {
 // meant to be reused: Reset clears it for the next record.
 type Record struct {
 	vals []Value
+	// own holds the bytes of the value SetOwned set last, reused by the
+	// next call.
+	own []byte
 }
 
 // NewRecord returns an empty record.
@@ -44,6 +48,21 @@ func (r *Record) SetString(i int, s string) {
 		return
 	}
 	r.vals[i] = Value{S: s, Valid: true}
+}
+
+// SetOwned sets string column i to the text of b, copied into a buffer the
+// record keeps and reuses: the string stays valid until the record's next
+// SetOwned, so only one column may be set this way and its value must not
+// be kept past the record's reuse (the table writers copy what Append
+// reads). For a large value set on every record (the verbatim document),
+// this saves allocating a string each time. Empty stays null.
+func (r *Record) SetOwned(i int, b []byte) {
+	if len(b) == 0 {
+		r.vals[i] = Value{}
+		return
+	}
+	r.own = append(r.own[:0], b...)
+	r.vals[i] = Value{S: unsafe.String(unsafe.SliceData(r.own), len(r.own)), Valid: true}
 }
 
 // SetNull sets a column to null.
