@@ -82,8 +82,10 @@ func run(ctx context.Context, args []string, env *Env) int {
 //     soft limit well within the 300 MB they are meant to run in;
 //   - ingest keeps a clustering window and a few chunks of records in
 //     flight (~110 MB live at the peak on records with long verbatim
-//     documents): a 256 MB soft limit keeps the heap from doubling that,
-//     which it otherwise does at every window, and costs no measurable time;
+//     documents, ~195 MB with taxon matching's taxonomy and caches): a
+//     256 MB soft limit keeps the heap from doubling that at every window,
+//     at a price in collections: with matching on, GOMEMLIMIT=400MiB took
+//     17% less CPU for 130 MB more RSS (BENCHMARKS.md, docs/operations.md);
 //     rollover sorts windows of the same size, and merges runs holding one
 //     batch of each and a row group of output;
 //   - convert and demo keep a clustering window too, with a 512 MB limit;
