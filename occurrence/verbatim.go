@@ -2,6 +2,7 @@ package occurrence
 
 import (
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 )
@@ -93,9 +94,10 @@ func withTerms(t Terms) *verbatimSlots {
 
 // verbatimScratch is one encoder's reusable state.
 type verbatimScratch struct {
-	vals []string // by slot; "" for none
-	used []int32  // the slots set, when the table is much larger than a row
-	buf  []byte
+	vals  []string // by slot; "" for none
+	terms []string // by slot: the term whose value vals holds
+	used  []int32  // the slots set, when the table is much larger than a row
+	buf   []byte
 }
 
 var verbatimPool = sync.Pool{New: func() any { return new(verbatimScratch) }}
@@ -113,13 +115,15 @@ func (s *verbatimScratch) appendVerbatim(buf []byte, t Terms) []byte {
 // collect puts t's non-empty values into their slots, calling each (when
 // not nil) for every one of them, and returns the table that gives their
 // slots; nil when the table is full and t has a term it lacks (nothing is
-// collected then). Terms sharing a verbatim key share a slot: the last
-// one met wins, as in a map of the keys.
+// collected then). Terms sharing a verbatim key (a bare "country" beside
+// dwc:country) share a slot, and the value kept is preferTerm's, whatever
+// order the map gives.
 func (s *verbatimScratch) collect(t Terms, each func(e termEntry, v string)) *verbatimSlots {
 	tab := verbatimTable.Load()
 	for {
 		if len(s.vals) < len(tab.quoted) {
 			s.vals = make([]string, len(tab.quoted))
+			s.terms = make([]string, len(tab.quoted))
 		}
 		s.used = s.used[:0]
 		missing := false
@@ -137,8 +141,10 @@ func (s *verbatimScratch) collect(t Terms, each func(e termEntry, v string)) *ve
 			}
 			if s.vals[e.slot] == "" {
 				s.used = append(s.used, e.slot)
+			} else if !preferTerm(term, s.terms[e.slot]) {
+				continue
 			}
-			s.vals[e.slot] = v
+			s.vals[e.slot], s.terms[e.slot] = v, term
 		}
 		if !missing {
 			return tab
@@ -182,12 +188,29 @@ func (s *verbatimScratch) write(buf []byte, tab *verbatimSlots) []byte {
 // appendVerbatimMap is appendVerbatim without the slot table.
 func appendVerbatimMap(buf []byte, t Terms) []byte {
 	m := make(map[string]string, len(t))
+	by := make(map[string]string, len(t)) // verbatim key -> the term kept
 	for term, v := range t {
-		if v != "" {
-			m[VerbatimKey(term)] = v
+		if v == "" {
+			continue
 		}
+		k := VerbatimKey(term)
+		if old, ok := by[k]; ok && !preferTerm(term, old) {
+			continue
+		}
+		m[k], by[k] = v, term
 	}
 	return appendJSONObject(buf, m)
+}
+
+// preferTerm reports whether term's value is kept over old's when both
+// have the same verbatim key: a namespaced URI over a bare name, else the
+// smaller name, so that a document never depends on map order.
+func preferTerm(term, old string) bool {
+	tu, ou := strings.Contains(term, "://"), strings.Contains(old, "://")
+	if tu != ou {
+		return tu
+	}
+	return term < old
 }
 
 // verbatimDocs returns the verbatim column's document of raw's core and

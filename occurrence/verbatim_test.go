@@ -14,10 +14,16 @@ func marshalVerbatim(t *testing.T, raw RawRecord) (string, string) {
 	t.Helper()
 	keyed := func(terms Terms) map[string]string {
 		m := map[string]string{}
+		by := map[string]string{}
 		for term, v := range terms {
-			if v != "" {
-				m[VerbatimKey(term)] = v
+			if v == "" {
+				continue
 			}
+			k := VerbatimKey(term)
+			if old, ok := by[k]; ok && !preferTerm(term, old) {
+				continue
+			}
+			m[k], by[k] = v, term
 		}
 		return m
 	}
@@ -164,5 +170,25 @@ func TestVerbatimTableFullIsCheap(t *testing.T) {
 	}
 	if got := rec.Get(passedByTerm[passed].col); got.S != "kept" {
 		t.Errorf("%s with a full table: %q, want %q", passed, got.S, "kept")
+	}
+}
+
+// TestVerbatimKeyCollision: two terms with one verbatim key (a bare name
+// beside the Darwin Core URI, as sloppy meta.xml files declare) give the
+// same document every time, the URI's value, through the slot table and
+// the map fallback alike; map order decided it before.
+func TestVerbatimKeyCollision(t *testing.T) {
+	terms := Terms{NSDwC + "country": "Chile", "country": "Chili", NSDwC + "locality": "x", "locality": "y", "b": "1"}
+	want := `{"b":"1","country":"Chile","locality":"x"}`
+	for i := range 200 {
+		if core, _ := verbatimDocs(RawRecord{Core: terms}); core != want {
+			t.Fatalf("run %d: %s, want %s", i, core, want)
+		}
+		if m := string(appendVerbatimMap(nil, terms)); m != want {
+			t.Fatalf("run %d: map fallback %s, want %s", i, m, want)
+		}
+	}
+	if !preferTerm(NSDwC+"country", "country") || preferTerm("country", NSDwC+"country") || !preferTerm("a", "b") {
+		t.Error("preferTerm: want the URI over a bare name, else the smaller name")
 	}
 }
