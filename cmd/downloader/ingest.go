@@ -75,11 +75,7 @@ func runIngest(ctx context.Context, args []string, env *Env) error {
 		MaxInputBytes: *maxInput}
 	lopts := ingest.Options{DatasetKey: *key, Replace: *replace}
 	if *matchTaxa {
-		dir, err := taxonomyDir(*tableSpec, *taxDir)
-		if err != nil {
-			return err
-		}
-		if dir != "" {
+		if dir := taxonomyDir(*tableSpec, *taxDir); dir != "" {
 			taxa, err := ingest.OpenTaxa(dir)
 			if err != nil {
 				return err
@@ -134,17 +130,16 @@ func ingestOne(ctx context.Context, t ingest.Table, src string, opts ingest.Open
 
 // taxonomyDir is the taxonomy directory of a table: the one given, else
 // DIR/taxonomy of a directory table; "" for an HBase table without one
-// (its records are then not matched, and a warning says so).
-func taxonomyDir(table, given string) (string, error) {
+// (ingest then matches no taxa and says so; serve's species API answers
+// 503).
+func taxonomyDir(table, given string) string {
 	switch {
 	case given != "":
-		return given, nil
-	case strings.Contains(table, "://"):
-		return "", nil
-	case table == "":
-		return "", errors.New("no table: give --table DIR or --table hbase://host:port/name")
+		return given
+	case table == "" || strings.Contains(table, "://"):
+		return ""
 	}
-	return filepath.Join(table, "taxonomy"), nil
+	return filepath.Join(table, "taxonomy")
 }
 
 // limitHint adds to an input over a size cap that --max-input-bytes

@@ -1,9 +1,6 @@
 package main
 
 import (
-	"path/filepath"
-	"strings"
-
 	"github.com/biodiversity-downloads/downloader/species"
 	"github.com/biodiversity-downloads/downloader/web"
 )
@@ -11,15 +8,7 @@ import (
 // speciesDir is the taxonomy directory the species API reads:
 // --taxonomy-dir, else the table directory's taxonomy; "" for an HBase
 // table without --taxonomy-dir.
-func (f *serveFlags) speciesDir() string {
-	switch {
-	case f.taxonomyDir != "":
-		return f.taxonomyDir
-	case f.table == "" || strings.Contains(f.table, "://"):
-		return ""
-	}
-	return filepath.Join(f.table, "taxonomy")
-}
+func (f *serveFlags) speciesDir() string { return taxonomyDir(f.table, f.taxonomyDir) }
 
 // species returns the species API of serve (nil without a taxonomy
 // directory: its routes answer 503) and what closes it.

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/biodiversity-downloads/downloader/ingest"
@@ -68,7 +67,7 @@ func (f taxonomyFlags) path() (string, error) {
 	case strings.Contains(*f.table, "://"):
 		return "", fmt.Errorf("table %s is not a directory: give the taxonomy directory with --dir", *f.table)
 	}
-	return filepath.Join(*f.table, "taxonomy"), nil
+	return taxonomyDir(*f.table, ""), nil
 }
 
 // parseInterspersed parses flags that may follow positional arguments.
