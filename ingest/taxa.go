@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/biodiversity-downloads/downloader/occurrence"
 	"github.com/biodiversity-downloads/downloader/taxonomy"
@@ -21,14 +20,6 @@ type Taxa struct {
 	matcher   *taxonomy.Cache
 	checklist *taxonomy.Checklist // nil: derived
 	derived   *taxonomy.Derived   // nil: checklist
-	// minting caches the derived taxonomy's minting matches for MintRaw
-	// (records without a kingdom reach it every time, see
-	// taxonomy.Derived.Find) while nothing new is minted: an answer given
-	// through "the only taxon of that name" changes when a homonym is
-	// minted, and a stale one would depend on when a worker looked.
-	mintMu  sync.Mutex
-	minting *taxonomy.Cache
-	mintLen int // the taxonomy's size when minting was last cleared
 }
 
 // matchCacheSize bounds the match cache of an ingest. A cached Match
@@ -38,10 +29,6 @@ type Taxa struct {
 // of an ingest of 300,000 generated records, 50,171 cache misses;
 // 5,000 was no faster than 20,000).
 const matchCacheSize = 20_000
-
-// mintCacheSize bounds MintRaw's cache: it serves the records a worker
-// could not key, mostly new taxa and names without a kingdom.
-const mintCacheSize = 4096
 
 // OpenTaxa opens the taxonomy of a taxonomy directory (a table's
 // DIR/taxonomy, or the directory given for an HBase table): its published
@@ -72,7 +59,6 @@ func NewTaxa(t taxonomy.Taxonomy) *Taxa {
 		// the workers only find keys; the ordered stage mints (MintRaw)
 		x.derived = v
 		x.matcher = taxonomy.NewCache(v.Finder(), matchCacheSize)
-		x.minting = taxonomy.NewCache(v, mintCacheSize)
 	}
 	if x.matcher == nil {
 		x.matcher = taxonomy.NewCache(t, matchCacheSize)
@@ -171,13 +157,9 @@ func (x *Taxa) MintRaw(ctx context.Context, raw occurrence.RawRecord, rec *occur
 	if x.derived == nil {
 		return x.interpret(ctx, rawQuery(raw), rec)
 	}
-	x.mintMu.Lock()
-	if n := x.derived.Len(); n != x.mintLen {
-		x.minting.Clear()
-		x.mintLen = n
-	}
-	m, err := x.minting.Match(ctx, rawQuery(raw))
-	x.mintMu.Unlock()
+	// No cache here: every new taxon would invalidate it (a kingdom-less
+	// name's "only taxon of that name" changes with the homonyms minted).
+	m, err := x.derived.Match(ctx, rawQuery(raw))
 	return fill(rec, &m, err)
 }
 

@@ -73,17 +73,6 @@ func (s *cacheShard) put(key string, m Match, per int) {
 	s.cur[key] = m
 }
 
-// Clear forgets every cached match.
-func (c *Cache) Clear() {
-	for i := range c.shards {
-		s := &c.shards[i]
-		s.mu.Lock()
-		clear(s.cur)
-		s.old = nil
-		s.mu.Unlock()
-	}
-}
-
 // Stats returns the cache's hits and misses so far.
 func (c *Cache) Stats() (hits, misses int64) { return c.hits.Load(), c.misses.Load() }
 
