@@ -218,6 +218,18 @@ var (
 	incertaeSedisNames = taxonomy.IncertaeSedis.Name
 )
 
+// rankedAt is the index in rankedColumns of a rank, -1 for a rank the
+// table keeps no columns of.
+var rankedAt = func() (at [256]int8) {
+	for i := range at {
+		at[i] = -1
+	}
+	for i, rc := range rankedColumns {
+		at[rc.rank] = int8(i)
+	}
+	return at
+}()
+
 // rankColumn is a rank of the classification and its name and key columns.
 type rankColumn struct {
 	rank      taxonomy.Rank
@@ -277,12 +289,9 @@ func applyMatch(r *occurrence.Record, m *taxonomy.Match) {
 	r.SetString(cTaxonRank, u.Rank.String())
 	r.SetString(cTaxonomicStatus, u.Status.String())
 	for _, t := range m.Classification {
-		for _, rc := range rankedColumns {
-			if rc.rank == t.Rank {
-				r.SetString(rc.name, t.Name)
-				r.SetInt(rc.key, t.Key)
-				break
-			}
+		if i := rankedAt[t.Rank]; i >= 0 {
+			r.SetString(rankedColumns[i].name, t.Name)
+			r.SetInt(rankedColumns[i].key, t.Key)
 		}
 	}
 	// genericName and the epithets are the matched usage's, as GBIF's.
