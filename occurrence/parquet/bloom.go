@@ -55,7 +55,7 @@ func bloomProps() []parquet.WriterProperty {
 type bloomStats struct {
 	stats   occurrence.Stats // may be nil
 	sc      *splitScan
-	filters map[string][]byte // bitsets read so far; nil: none
+	filters map[string]*bloomFilter // located so far; nil: none
 }
 
 func (sc *splitScan) trimStats() *bloomStats { return &bloomStats{stats: sc.split, sc: sc} }
@@ -70,30 +70,55 @@ func (b *bloomStats) ColumnStats(column string) (occurrence.ColumnStats, bool) {
 // MayContainInt is false when the column chunk's bloom filter proves v
 // absent; true without a filter or when it cannot be read.
 func (b *bloomStats) MayContainInt(column string, v int64) bool {
-	bits, ok := b.filters[column]
+	f, ok := b.filters[column]
 	if !ok {
-		bits, _ = b.sc.readBloom(column) // an unreadable filter proves nothing
+		f, _ = b.sc.readBloom(column) // an unreadable filter proves nothing
 		if b.filters == nil {
-			b.filters = map[string][]byte{}
+			b.filters = map[string]*bloomFilter{}
 		}
-		b.filters[column] = bits
+		b.filters[column] = f
 	}
-	if bits == nil {
+	if f == nil {
 		return true
 	}
 	var le [8]byte
 	binary.LittleEndian.PutUint64(le[:], uint64(v))
-	return sbbfMayContain(bits, xxhash.Sum64(le[:]))
+	return f.mayContain(xxhash.Sum64(le[:]))
 }
 
-// maxBloomRead bounds what a filter read may claim (the format's limit is
-// 128 MiB; ours are at most 32 KiB plus a header).
+// bloomFilter is a split-block bitset in a file: a check reads the one
+// 32-byte block its hash picks, not the whole filter (16 KiB a column
+// chunk: reading whole filters cost every TAXON_KEY scan 14 of them a
+// row group).
+type bloomFilter struct {
+	r      io.ReaderAt
+	at     int64 // the bitset's first byte
+	blocks uint64
+}
+
+// mayContain checks a hash; a block that cannot be read proves nothing.
+func (f *bloomFilter) mayContain(hash uint64) bool {
+	var block [32]byte
+	i := ((hash >> 32) * f.blocks) >> 32
+	if _, err := f.r.ReadAt(block[:], f.at+int64(i)*32); err != nil {
+		return true
+	}
+	return blockMayContain(block[:], hash)
+}
+
+// maxBloomRead bounds what a filter may claim (the format's limit is
+// 128 MiB; ours are at most 16 KiB plus a header).
 const maxBloomRead = 1 << 20
 
-// readBloom reads the bitset of column's bloom filter in this row group:
-// nil when the chunk has none, or is not INT64 (a filter hashes a value's
-// plain encoding, which MayContainInt takes to be eight bytes).
-func (sc *splitScan) readBloom(column string) ([]byte, error) {
+// bloomHeaderRead is enough of a filter to hold its header (about 15
+// bytes: four small fields).
+const bloomHeaderRead = 64
+
+// readBloom locates the bitset of column's bloom filter in this row
+// group, reading its header: nil when the chunk has none, or is not INT64
+// (a filter hashes a value's plain encoding, which MayContainInt takes to
+// be eight bytes).
+func (sc *splitScan) readBloom(column string) (*bloomFilter, error) {
 	foot := sc.file.foot
 	leaf, ok := foot.byName[column]
 	if !ok || sc.rg >= len(foot.rowGroups) {
@@ -111,27 +136,42 @@ func (sc *splitScan) readBloom(column string) ([]byte, error) {
 	if n <= 0 {
 		return nil, fmt.Errorf("%s: bloom filter of %s past the end of the file", sc.path, column)
 	}
-	buf := make([]byte, n)
-	if _, err := sc.file.f.ReadAt(buf, c.bloomAt); err != nil && err != io.EOF {
+	head := make([]byte, min(n, bloomHeaderRead))
+	if _, err := sc.file.f.ReadAt(head, c.bloomAt); err != nil && err != io.EOF {
 		return nil, fmt.Errorf("%s: bloom filter of %s: %w", sc.path, column, err)
 	}
-	return parseBloom(buf)
+	hdr, numBytes, err := parseBloomHeader(head, n)
+	if err != nil {
+		return nil, fmt.Errorf("%s: bloom filter of %s: %w", sc.path, column, err)
+	}
+	return &bloomFilter{r: sc.file.f, at: c.bloomAt + int64(hdr), blocks: uint64(numBytes / 32)}, nil
 }
 
-// parseBloom parses a BloomFilterHeader (thrift: 1 numBytes, 2 algorithm,
-// 3 hash, 4 compression) and returns the bitset that follows it. The three
-// are unions whose member 1 (BLOCK, XXHASH, UNCOMPRESSED) is the only one
-// the format defines so far and the only one sbbfMayContain can check: a
+// parseBloom parses a BloomFilterHeader and returns the bitset that
+// follows it in b.
+func parseBloom(b []byte) ([]byte, error) {
+	hdr, numBytes, err := parseBloomHeader(b, int64(len(b)))
+	if err != nil {
+		return nil, err
+	}
+	return b[hdr : hdr+numBytes], nil
+}
+
+// parseBloomHeader parses a BloomFilterHeader (thrift: 1 numBytes, 2
+// algorithm, 3 hash, 4 compression) at the start of b, a filter of size
+// bytes, and returns the header's length and the bitset's. The three are
+// unions whose member 1 (BLOCK, XXHASH, UNCOMPRESSED) is the only one the
+// format defines so far and the only one blockMayContain can check: a
 // filter naming another is an error (it proves nothing), never read with
 // the wrong hash, which would prove keys absent that are there.
-func parseBloom(b []byte) ([]byte, error) {
+func parseBloomHeader(b []byte, size int64) (hdr, numBytes int, err error) {
 	d := tdec{b: b}
-	var numBytes int32
+	var n int32
 	var seen, bad uint8 // bits 2, 3, 4: the unions read, and any not as above
 	d.each(func(id int16, typ byte) {
 		switch id {
 		case 1:
-			numBytes = d.i32Field(typ)
+			n = d.i32Field(typ)
 		case 2, 3, 4:
 			if seen&(1<<id) != 0 || !d.firstMemberOnly(typ) {
 				bad |= 1 << id
@@ -142,12 +182,12 @@ func parseBloom(b []byte) ([]byte, error) {
 		}
 	})
 	if d.err != nil {
-		return nil, d.err
+		return 0, 0, d.err
 	}
-	if seen != 0b11100 || bad != 0 || numBytes <= 0 || numBytes%32 != 0 || int(numBytes) > len(b)-d.pos {
-		return nil, fmt.Errorf("bloom filter header: %d bytes in %d: %w", numBytes, len(b)-d.pos, errCorrupt)
+	if seen != 0b11100 || bad != 0 || n <= 0 || n%32 != 0 || int64(n) > size-int64(d.pos) {
+		return 0, 0, fmt.Errorf("bloom filter header: %d bytes in %d: %w", n, size-int64(d.pos), errCorrupt)
 	}
-	return b[d.pos : d.pos+int(numBytes)], nil
+	return d.pos, int(n), nil
 }
 
 // firstMemberOnly reads a union and reports whether it holds member 1
@@ -168,12 +208,9 @@ func (d *tdec) firstMemberOnly(typ byte) bool {
 // sbbfSalt are the split-block bloom filter's eight salts (Parquet format).
 var sbbfSalt = [8]uint32{0x47b6137b, 0x44974d91, 0x8824ad5b, 0xa2b7289d, 0x705495c7, 0x2df1424b, 0x9efc4947, 0x5c6bfb31}
 
-// sbbfMayContain checks a hash against a split-block bitset: the block the
-// hash's upper half picks must have the eight bits its lower half sets.
-func sbbfMayContain(bits []byte, hash uint64) bool {
-	blocks := uint64(len(bits) / 32)
-	i := ((hash >> 32) * blocks) >> 32
-	block := bits[i*32 : i*32+32]
+// blockMayContain checks a hash against the block its upper half picked:
+// the block must have the eight bits its lower half sets.
+func blockMayContain(block []byte, hash uint64) bool {
 	key := uint32(hash)
 	for i, salt := range sbbfSalt {
 		word := binary.LittleEndian.Uint32(block[i*4:])

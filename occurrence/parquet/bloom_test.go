@@ -43,7 +43,7 @@ func TestSBBFAgreesWithArrow(t *testing.T) {
 		if int64(len(bits)) != bf.Size() {
 			t.Fatalf("n=%d: bitset of %d bytes, arrow says %d", n, len(bits), bf.Size())
 		}
-		stats := &bloomStats{filters: map[string][]byte{"k": bits}}
+		stats := &bloomStats{filters: map[string]*bloomFilter{"k": memBloom(bits)}}
 		for v := range in {
 			if !stats.MayContainInt("k", v) {
 				t.Fatalf("n=%d: inserted %d not found", n, v)
@@ -176,7 +176,7 @@ func FuzzParseBloom(f *testing.F) {
 		if len(bits) == 0 || len(bits)%32 != 0 || len(bits) > len(b) {
 			t.Fatalf("bitset of %d bytes from %d", len(bits), len(b))
 		}
-		(&bloomStats{filters: map[string][]byte{"k": bits}}).MayContainInt("k", 42)
+		(&bloomStats{filters: map[string]*bloomFilter{"k": memBloom(bits)}}).MayContainInt("k", 42)
 	})
 }
 
@@ -303,4 +303,9 @@ func oneColumnFile(t *testing.T, col string, a arrow.Array, props *pqparquet.Wri
 		t.Fatalf("%d row groups, want one with a bloom filter on %s", len(foot.rowGroups), col)
 	}
 	return (&splitScan{file: &openFile{f: r, size: st.Size(), foot: foot}, path: path}).trimStats()
+}
+
+// memBloom is a bitset in memory as a file's filter.
+func memBloom(bits []byte) *bloomFilter {
+	return &bloomFilter{r: bytes.NewReader(bits), blocks: uint64(len(bits) / 32)}
 }
