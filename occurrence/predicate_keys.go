@@ -26,11 +26,11 @@ const (
 func (k valueKind) numeric() bool { return k == vInt || k == vFloat || k == vDate || k == vTime }
 func (k valueKind) text() bool    { return k == vText || k == vExact || k == vMulti || k == vPiped }
 
-// keySpec describes one GBIF search parameter.
 // TaxonKeyColumns returns the columns TAXON_KEY matches (a backend may
 // index them for membership, e.g. with Parquet bloom filters).
 func TaxonKeyColumns() []string { return slices.Clone(taxonKeyColumns) }
 
+// keySpec describes one GBIF search parameter.
 type keySpec struct {
 	name  string   // canonical GBIF name, e.g. TAXON_KEY
 	label string   // human words for Describe

@@ -213,20 +213,10 @@ func preferTerm(term, old string) bool {
 	return term < old
 }
 
-// verbatimDocs returns the verbatim column's document of raw's core and
-// the extensions column's document of its extension rows ("" when it has
-// none): the rows as published, by row type (sorted), media rows too (the
-// multimedia column holds their interpretation), for the verbatim
+// extensionsDoc returns the extensions column's document of ext ("" when
+// it has no rows): the rows as published, by row type (sorted), media rows
+// too (the multimedia column holds their interpretation), for the verbatim
 // extension files of a DWCA.
-func verbatimDocs(raw RawRecord) (core, ext string) {
-	s := verbatimPool.Get().(*verbatimScratch)
-	defer verbatimPool.Put(s)
-	s.buf = s.appendVerbatim(s.buf[:0], raw.Core)
-	core = string(s.buf) // before extensionsDoc reuses the buffer
-	return core, s.extensionsDoc(raw.Extensions)
-}
-
-// extensionsDoc returns the extensions column's document of ext.
 func (s *verbatimScratch) extensionsDoc(ext map[string][]Terms) string {
 	var rowTypes []string
 	for rt, rows := range ext {

@@ -192,3 +192,13 @@ func TestVerbatimKeyCollision(t *testing.T) {
 		t.Error("preferTerm: want the URI over a bare name, else the smaller name")
 	}
 }
+
+// verbatimDocs returns the verbatim and extensions columns' documents of
+// raw, encoded as Interpret encodes them.
+func verbatimDocs(raw RawRecord) (core, ext string) {
+	s := verbatimPool.Get().(*verbatimScratch)
+	defer verbatimPool.Put(s)
+	s.buf = s.appendVerbatim(s.buf[:0], raw.Core)
+	core = string(s.buf) // before extensionsDoc reuses the buffer
+	return core, s.extensionsDoc(raw.Extensions)
+}

@@ -314,7 +314,7 @@ func (w *partWriter) closeFile() error {
 // Commit publishes the new generation as the dataset's partition in a new
 // snapshot and returns that snapshot's id.
 func (w *DatasetWriter) Commit(ctx context.Context, stats occurrence.LoadStats) (string, error) {
-	if err := w.prepare(ctx, stats); err != nil {
+	if err := w.Prepare(ctx, stats); err != nil {
 		return "", err
 	}
 	var snap int64
@@ -332,17 +332,12 @@ func (w *DatasetWriter) Commit(ctx context.Context, stats occurrence.LoadStats) 
 }
 
 // Prepare writes out what the writer still buffers and makes the new
-// generation durable, without publishing it: a caller writing many
-// datasets for one CommitDatasets prepares each when its records are
-// written, so that only one dataset's window is in memory at a time.
+// generation durable and its ids final, without publishing it: all of
+// Commit but the publication. A caller writing many datasets for one
+// CommitDatasets prepares each when its records are written, so that only
+// one dataset's window is in memory at a time. A failure aborts the
+// writer. Preparing again only updates the stats.
 func (w *DatasetWriter) Prepare(ctx context.Context, stats occurrence.LoadStats) error {
-	return w.prepare(ctx, stats)
-}
-
-// prepare makes the written generation durable and its ids final: all of
-// Commit but the publication. A failure aborts the writer. Preparing again
-// only updates the stats.
-func (w *DatasetWriter) prepare(ctx context.Context, stats occurrence.LoadStats) error {
 	if w.done {
 		return errWriterDone
 	}
@@ -416,7 +411,7 @@ func (s *Store) CommitDatasets(ctx context.Context, ws []occurrence.DatasetWrite
 		dws[i] = dw
 	}
 	for i, w := range dws {
-		if err := w.prepare(ctx, stats[i]); err != nil {
+		if err := w.Prepare(ctx, stats[i]); err != nil {
 			abortAll()
 			return "", err
 		}
