@@ -322,12 +322,6 @@ func (in *interpreter) verbatim(vs *verbatimScratch, tab *verbatimSlots, raw Raw
 	in.r.SetString(iExtensions, vs.extensionsDoc(raw.Extensions))
 }
 
-// appendJSONRows appends extension rows by row type as json.Marshal writes
-// the map (row types sorted; every list is non-empty).
-func appendJSONRows(buf []byte, rows map[string][]map[string]string) []byte {
-	return appendJSONMap(buf, rows, appendJSONList)
-}
-
 // appendJSONList appends a non-empty list of rows as json.Marshal writes it.
 func appendJSONList(buf []byte, rows []map[string]string) []byte {
 	buf = append(buf, '[')
