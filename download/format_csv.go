@@ -387,14 +387,11 @@ func (t *tableWriter) cellPlan(j int, a arrow.Array) (cellPlan, error) {
 	case *array.Float64:
 		return cellPlan{kind: cellFloat64, f64: a.Float64Values()}, nil
 	}
-	fn, err := cellFor(a)
+	fn, err := cleanCellFor(a)
 	if err != nil {
 		return cellPlan{}, err
 	}
-	if cleanOutput(a) {
-		return cellPlan{kind: cellFunc, fn: fn}, nil
-	}
-	return cellPlan{kind: cellFunc, fn: cleaned(fn)}, nil
+	return cellPlan{kind: cellFunc, fn: fn}, nil
 }
 
 // simpleCSV is GBIF's SIMPLE_CSV: one tab-separated <key>.csv entry.

@@ -158,6 +158,16 @@ func cleanOutput(a arrow.Array) bool {
 	return false
 }
 
+// cleanCellFor is cellFor with its output cleaned where a's may need it
+// (cleanOutput).
+func cleanCellFor(a arrow.Array) (cellFn, error) {
+	fn, err := cellFor(a)
+	if err != nil || cleanOutput(a) {
+		return fn, err
+	}
+	return cleaned(fn), nil
+}
+
 // cleaned is f with its output cleaned where it needs it.
 func cleaned(f cellFn) cellFn {
 	return func(dst []byte, i int) []byte {
