@@ -371,7 +371,7 @@ func (t *tableWriter) cellPlan(j int, a arrow.Array) (cellPlan, error) {
 			return cellPlan{kind: cellFunc, fn: timestampCell(ts, f.layout)}, nil
 		}
 	}
-	if _, idx, offs, data, ok := t.dicts[j].entries(a); ok {
+	if idx, offs, data, ok := t.dicts[j].entries(a); ok {
 		return cellPlan{kind: cellDict, idx: idx, offs: offs, data: data}, nil
 	}
 	switch a := a.(type) {
