@@ -171,12 +171,7 @@ func cleanCellFor(a arrow.Array) (cellFn, error) {
 // cleaned is f with its output cleaned where it needs it.
 func cleaned(f cellFn) cellFn {
 	return func(dst []byte, i int) []byte {
-		start := len(dst)
-		dst = f(dst, i)
-		if v := dst[start:]; !dwca.PlainASCII(v) {
-			return dwca.AppendClean(dst[:start], string(v))
-		}
-		return dst
+		return dwca.CleanFrom(f(dst, i), len(dst))
 	}
 }
 
