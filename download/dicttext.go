@@ -8,7 +8,7 @@ import (
 )
 
 // dictText is a string dictionary's entries with the text rules applied
-// (rowWriter.cell's), made once per dictionary: a dictionary-encoded column
+// (dwca.CleanValue's), made once per dictionary: a dictionary-encoded column
 // (occurrence.ScanRequest.Dictionaries) then appends each row's value as
 // ready bytes, with no check per row. Entry k is data[offs[k]:offs[k+1]].
 type dictText struct {

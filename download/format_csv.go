@@ -139,7 +139,7 @@ func fieldColumns(fields []field) []string {
 	return cols
 }
 
-// tableWriter writes rows of chosen fields through a rowWriter.
+// tableWriter writes rows of chosen fields through its rowPlans.
 type tableWriter struct {
 	fields []field
 	rw     *dwca.TextWriter
