@@ -8,7 +8,7 @@ import (
 )
 
 // dictText is a string dictionary's entries with the text rules applied
-// (rowWriter.cell's), made once per dictionary: a dictionary-encoded column
+// (dwca.CleanValue's), made once per dictionary: a dictionary-encoded column
 // (occurrence.ScanRequest.Dictionaries) then appends each row's value as
 // ready bytes, with no check per row. Entry k is data[offs[k]:offs[k+1]].
 type dictText struct {
@@ -23,44 +23,21 @@ type dictText struct {
 	clean bool
 }
 
-// cell returns the formatter of a dictionary column whose values are
-// strings and indices int32, its output already clean; ok is false for any
-// other dictionary (cellFor formats those).
-func (c *dictText) cell(a arrow.Array) (fn cellFn, ok bool) {
-	d, idx, offs, data, ok := c.entries(a)
-	if !ok {
-		return nil, false
-	}
-	if d.NullN() == 0 {
-		return func(dst []byte, i int) []byte {
-			k := idx[i]
-			return append(dst, data[offs[k]:offs[k+1]]...)
-		}, true
-	}
-	return func(dst []byte, i int) []byte {
-		if d.IsNull(i) {
-			return dst
-		}
-		k := idx[i]
-		return append(dst, data[offs[k]:offs[k+1]]...)
-	}, true
-}
-
 // entries returns the clean text of a dictionary column whose values are
 // strings and indices int32: row i's text (when valid) is
 // data[offs[idx[i]]:offs[idx[i]+1]]. ok is false for any other column.
-func (c *dictText) entries(a arrow.Array) (d *array.Dictionary, idx, offs []int32, data []byte, ok bool) {
-	d, ok = a.(*array.Dictionary)
+func (c *dictText) entries(a arrow.Array) (idx, offs []int32, data []byte, ok bool) {
+	d, ok := a.(*array.Dictionary)
 	if !ok {
-		return nil, nil, nil, nil, false
+		return nil, nil, nil, false
 	}
 	dict, ok := d.Dictionary().(*array.String)
 	if !ok {
-		return nil, nil, nil, nil, false
+		return nil, nil, nil, false
 	}
 	ix, ok := d.Indices().(*array.Int32)
 	if !ok {
-		return nil, nil, nil, nil, false
+		return nil, nil, nil, false
 	}
 	if src := d.Data().Dictionary(); c.src != src {
 		// A dictionary whose bytes are all plain ASCII (one check over its
@@ -73,9 +50,9 @@ func (c *dictText) entries(a arrow.Array) (d *array.Dictionary, idx, offs []int3
 	}
 	if c.clean {
 		offs, data = stringBuffers(dict)
-		return d, ix.Int32Values(), offs, data, true
+		return ix.Int32Values(), offs, data, true
 	}
-	return d, ix.Int32Values(), c.offs, c.data, true
+	return ix.Int32Values(), c.offs, c.data, true
 }
 
 // stringBuffers returns a string column's offsets and value bytes: row i

@@ -139,7 +139,7 @@ func fieldColumns(fields []field) []string {
 	return cols
 }
 
-// tableWriter writes rows of chosen fields through a rowWriter.
+// tableWriter writes rows of chosen fields through its rowPlans.
 type tableWriter struct {
 	fields []field
 	rw     *dwca.TextWriter
@@ -371,7 +371,7 @@ func (t *tableWriter) cellPlan(j int, a arrow.Array) (cellPlan, error) {
 			return cellPlan{kind: cellFunc, fn: timestampCell(ts, f.layout)}, nil
 		}
 	}
-	if _, idx, offs, data, ok := t.dicts[j].entries(a); ok {
+	if idx, offs, data, ok := t.dicts[j].entries(a); ok {
 		return cellPlan{kind: cellDict, idx: idx, offs: offs, data: data}, nil
 	}
 	switch a := a.(type) {
@@ -387,14 +387,11 @@ func (t *tableWriter) cellPlan(j int, a arrow.Array) (cellPlan, error) {
 	case *array.Float64:
 		return cellPlan{kind: cellFloat64, f64: a.Float64Values()}, nil
 	}
-	fn, err := cellFor(a)
+	fn, err := cleanCellFor(a)
 	if err != nil {
 		return cellPlan{}, err
 	}
-	if cleanOutput(a) {
-		return cellPlan{kind: cellFunc, fn: fn}, nil
-	}
-	return cellPlan{kind: cellFunc, fn: cleaned(fn)}, nil
+	return cellPlan{kind: cellFunc, fn: fn}, nil
 }
 
 // simpleCSV is GBIF's SIMPLE_CSV: one tab-separated <key>.csv entry.

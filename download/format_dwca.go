@@ -219,22 +219,14 @@ func (d *dwcaWriter) write(b *batch) error {
 	if err := d.occ.writeBatch(b); err != nil {
 		return err
 	}
-	idCol := b.col(occurrence.ColGBIFID)
-	id, err := cellFor(idCol)
+	id, err := cleanCellFor(b.col(occurrence.ColGBIFID))
 	if err != nil {
 		return err
-	}
-	if !cleanOutput(idCol) {
-		id = cleaned(id)
 	}
 	verb, media, exts := b.col(occurrence.ColVerbatim), b.col(occurrence.ColMultimedia), b.col(occurrence.ColExtensions)
-	dsCol := b.col(occurrence.ColDatasetKey)
-	dataset, err := cellFor(dsCol)
+	dataset, err := cleanCellFor(b.col(occurrence.ColDatasetKey))
 	if err != nil {
 		return err
-	}
-	if !cleanOutput(dsCol) {
-		dataset = cleaned(dataset)
 	}
 	// verbatim.txt's rows: gbifID (a number, clean) and the values
 	// appendCells cleans, on two goroutines (rowHalves).

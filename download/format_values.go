@@ -158,15 +158,20 @@ func cleanOutput(a arrow.Array) bool {
 	return false
 }
 
+// cleanCellFor is cellFor with its output cleaned where a's may need it
+// (cleanOutput).
+func cleanCellFor(a arrow.Array) (cellFn, error) {
+	fn, err := cellFor(a)
+	if err != nil || cleanOutput(a) {
+		return fn, err
+	}
+	return cleaned(fn), nil
+}
+
 // cleaned is f with its output cleaned where it needs it.
 func cleaned(f cellFn) cellFn {
 	return func(dst []byte, i int) []byte {
-		start := len(dst)
-		dst = f(dst, i)
-		if v := dst[start:]; !dwca.PlainASCII(v) {
-			return dwca.AppendClean(dst[:start], string(v))
-		}
-		return dst
+		return dwca.CleanFrom(f(dst, i), len(dst))
 	}
 }
 

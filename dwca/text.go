@@ -110,10 +110,7 @@ func (t *TextWriter) sep() {
 func (t *TextWriter) Cell(f CellFunc, i int) {
 	t.sep()
 	start := len(t.buf)
-	t.buf = f(t.buf, i)
-	if v := t.buf[start:]; !PlainASCII(v) && needsCleaning(v) {
-		t.buf = append(t.buf[:start], CleanValue(string(v))...)
-	}
+	t.buf = CleanFrom(f(t.buf, i), start)
 }
 
 // CleanCell appends row i of a formatted column whose output is known to
@@ -157,6 +154,16 @@ const tabs = "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t" 
 func (t *TextWriter) Value(s string) {
 	t.sep()
 	t.buf = AppendClean(t.buf, s)
+}
+
+// CleanFrom applies the CleanValue rules to dst[start:], text a caller
+// has just appended (a formatted cell), in place of it: dst as it is when
+// nothing needs replacing, nearly always.
+func CleanFrom(dst []byte, start int) []byte {
+	if v := dst[start:]; !PlainASCII(v) && needsCleaning(v) {
+		return appendCleaned(dst[:start], string(v))
+	}
+	return dst
 }
 
 // AppendClean appends s to dst with the CleanValue rules applied: as it is
