@@ -113,6 +113,11 @@ type Builder struct {
 	last     int
 	lastData []int
 	reserve  bool
+	// nulls counts each column's nulls not yet appended: a record fills
+	// a few dozen of the schema's columns, and appending the rest one
+	// null at a time cost more than the values. They are appended as a
+	// run before the column's next value and at NewBatch.
+	nulls []int
 }
 
 // NewBuilder returns a builder allocating from mem (nil: the Go allocator).
@@ -120,7 +125,7 @@ func NewBuilder(mem memory.Allocator) *Builder {
 	if mem == nil {
 		mem = memory.NewGoAllocator()
 	}
-	return &Builder{b: array.NewRecordBuilder(mem, Schema())}
+	return &Builder{b: array.NewRecordBuilder(mem, Schema()), nulls: make([]int, len(columns))}
 }
 
 // Len is the number of records appended since the last NewBatch.
@@ -133,10 +138,14 @@ func (b *Builder) Append(r *Record) {
 	}
 	for i, c := range columns {
 		v := r.vals[i]
-		fb := b.b.Field(i)
 		if !v.Valid {
-			fb.AppendNull()
+			b.nulls[i]++
 			continue
+		}
+		fb := b.b.Field(i)
+		if n := b.nulls[i]; n > 0 {
+			fb.AppendNulls(n)
+			b.nulls[i] = 0
 		}
 		switch c.Kind {
 		case KindInt32:
@@ -161,6 +170,12 @@ func (b *Builder) Append(r *Record) {
 func (b *Builder) NewBatch() arrow.RecordBatch {
 	if len(b.lastData) == 0 {
 		b.lastData = make([]int, len(columns))
+	}
+	for i, n := range b.nulls {
+		if n > 0 {
+			b.b.Field(i).AppendNulls(n)
+			b.nulls[i] = 0
+		}
 	}
 	for i := range columns {
 		if sb, ok := b.b.Field(i).(*array.StringBuilder); ok {

@@ -126,10 +126,35 @@ func gatherArray(batches []windowBatch, c int, refs []rowRef) arrow.Array {
 	for i, b := range batches {
 		src[i] = b.cols[c]
 	}
-	bld := array.NewBuilder(memory.DefaultAllocator, occurrence.Schema().Field(c).Type)
+	typ := occurrence.Schema().Field(c).Type
+	if allNull(src) {
+		// Most of the schema's columns are empty in most datasets.
+		return array.MakeArrayOfNull(memory.DefaultAllocator, typ, len(refs))
+	}
+	bld := array.NewBuilder(memory.DefaultAllocator, typ)
 	defer bld.Release()
 	gatherColumn(bld, src, refs)
 	return bld.NewArray()
+}
+
+// allNull reports whether every row of src is null.
+func allNull(src []arrow.Array) bool {
+	for _, a := range src {
+		if a.NullN() != a.Len() {
+			return false
+		}
+	}
+	return true
+}
+
+// noNulls reports whether no row of src is null.
+func noNulls(src []arrow.Array) bool {
+	for _, a := range src {
+		if a.NullN() != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func gatherColumn(bld array.Builder, src []arrow.Array, refs []rowRef) {
@@ -142,6 +167,12 @@ func gatherColumn(bld array.Builder, src []arrow.Array, refs []rowRef) {
 			size += len(strs[r.batch].Value(int(r.row)))
 		}
 		b.ReserveData(size)
+		if noNulls(src) {
+			for _, r := range refs {
+				b.Append(strs[r.batch].Value(int(r.row)))
+			}
+			return
+		}
 		for _, r := range refs {
 			a := strs[r.batch]
 			if a.IsNull(int(r.row)) {
