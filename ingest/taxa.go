@@ -100,10 +100,15 @@ func (x *Taxa) Close() error {
 func (x *Taxa) Stats() (hits, misses int64) { return x.matcher.Stats() }
 
 // taxonTerm is a Darwin Core term a match reads: its local name (the key
-// in the verbatim column) and its URI (the key of a raw record).
-type taxonTerm struct{ local, uri string }
+// in the verbatim column) and its id (how a raw record gives it).
+type taxonTerm struct {
+	local string
+	id    occurrence.TermID
+}
 
-func dwcTerm(local string) taxonTerm { return taxonTerm{local, occurrence.NSDwC + local} }
+func dwcTerm(local string) taxonTerm {
+	return taxonTerm{local, occurrence.KnownTerm(occurrence.NSDwC + local)}
+}
 
 var (
 	tScientificName  = dwcTerm("scientificName")
@@ -164,8 +169,7 @@ func (x *Taxa) MintRaw(ctx context.Context, raw occurrence.RawRecord, rec *occur
 }
 
 func rawQuery(raw occurrence.RawRecord) taxonomy.Query {
-	core := raw.Core
-	return query(func(t taxonTerm) string { return strings.TrimSpace(core[t.uri]) })
+	return query(func(t taxonTerm) string { return strings.TrimSpace(raw.Value(t.id)) })
 }
 
 // InterpretVerbatim matches the taxon of a stored record from its
