@@ -19,6 +19,7 @@ import (
 	"sync"
 
 	"github.com/biodiversity-downloads/downloader/occurrence"
+	"github.com/biodiversity-downloads/downloader/taxonomy"
 )
 
 // Source is an opened input: its dataset and its records.
@@ -233,9 +234,10 @@ type chunk struct {
 	// keep marks the records the minter gave an id to; the others are
 	// broken rows.
 	keep []bool
-	// deferred marks the records whose taxa the workers could not key
-	// (new derived taxa): they are matched again, minting, in source order.
-	deferred []bool
+	// deferred are the matches of the records whose taxa the workers
+	// could not key (new derived taxa; nil for the others): they are
+	// matched again, minting, in source order.
+	deferred []*taxonomy.UnmintedError
 	// broken and problems are the rows of this run that are skipped: the
 	// source's unreadable ones, then the minter's.
 	broken   int64
@@ -319,7 +321,7 @@ func pipeline(ctx context.Context, src Source, table occurrence.IDMinter, w occu
 				clear(c.terms)
 				for j, raw := range c.raw {
 					occurrence.Interpret(raw, dctx, c.recs[j])
-					c.deferred[j] = false
+					c.deferred[j] = nil
 					if opts.Taxa != nil {
 						var err error
 						if c.deferred[j], err = opts.Taxa.InterpretRaw(ctx, raw, c.recs[j]); err != nil {
@@ -372,8 +374,8 @@ func pipeline(ctx context.Context, src Source, table occurrence.IDMinter, w occu
 			if !c.keep[j] {
 				continue
 			}
-			if c.deferred[j] {
-				if err = opts.Taxa.MintRaw(ctx, c.raw[j], r); err != nil {
+			if c.deferred[j] != nil {
+				if err = opts.Taxa.MintRaw(ctx, c.raw[j], c.deferred[j], r); err != nil {
 					cancel()
 					break
 				}
@@ -436,7 +438,7 @@ func readChunks(ctx context.Context, src Source, ordered, work chan<- *chunk, fr
 		for len(c.keys) < len(c.raw) {
 			c.keys = append(c.keys, "")
 			c.keep = append(c.keep, false)
-			c.deferred = append(c.deferred, false)
+			c.deferred = append(c.deferred, nil)
 		}
 		select {
 		case ordered <- c:

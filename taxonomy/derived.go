@@ -254,8 +254,21 @@ func derivedLevels(q *Query) []level {
 }
 
 // ErrUnminted is Find's answer for a query naming a taxon the derived
-// taxonomy has no key for yet.
+// taxonomy has no key for yet (an *UnmintedError).
 var ErrUnminted = errors.New("taxonomy: taxon has no derived key yet")
+
+// UnmintedError is Find's error for a query naming a taxon without a key:
+// it matches ErrUnminted and keeps the query's levels (its parsed name),
+// so that MatchUnminted mints them without parsing the name again.
+type UnmintedError struct{ levels []level }
+
+func (e *UnmintedError) Error() string        { return ErrUnminted.Error() }
+func (e *UnmintedError) Is(target error) bool { return target == ErrUnminted }
+
+// MatchUnminted is Match of the query Find answered e for.
+func (d *Derived) MatchUnminted(ctx context.Context, e *UnmintedError) (Match, error) {
+	return d.matchLevels(ctx, e.levels, true)
+}
 
 // Match returns the derived taxon of the lowest level a query names,
 // minting keys for the taxa not seen before. It is MatchNone when the
@@ -281,17 +294,20 @@ type derivedFinder struct{ d *Derived }
 func (f derivedFinder) Match(ctx context.Context, q Query) (Match, error) { return f.d.Find(ctx, q) }
 
 func (d *Derived) match(ctx context.Context, q Query, mint bool) (Match, error) {
+	return d.matchLevels(ctx, derivedLevels(&q), mint)
+}
+
+func (d *Derived) matchLevels(ctx context.Context, levels []level, mint bool) (Match, error) {
 	if err := ctx.Err(); err != nil {
 		return Match{}, err
 	}
-	levels := derivedLevels(&q)
 	if len(levels) == 0 {
 		return Match{Type: MatchNone, Confidence: 100, Issues: []string{IssueTaxonMatchNone}}, nil
 	}
 	keys, ok := d.lookup(levels, !mint)
 	if !ok {
 		if !mint {
-			return Match{}, ErrUnminted
+			return Match{}, &UnmintedError{levels: levels}
 		}
 		d.mu.Lock()
 		keys = d.mint(levels)
