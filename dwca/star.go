@@ -228,6 +228,9 @@ func (s *StarReader) prepare() error {
 	if len(disk) == 0 {
 		rr, err := s.a.Rows(s.ctx, s.a.Meta.Core)
 		s.core = rr
+		if rr != nil {
+			rr.reuseCells = true // fill is done with a row before the next
+		}
 		return err
 	}
 	inOrder, err := s.inCoreOrder(disk)
