@@ -87,3 +87,34 @@ func openRecords(t *testing.T, path string) *StarReader {
 	t.Cleanup(func() { sr.Close() })
 	return sr
 }
+
+// The star reader's streamed core gives each row the same slice of cells
+// (fill is done with a row before the next), holding that row's values.
+func TestStreamedCoreReusesCells(t *testing.T) {
+	path := filepath.Join("testdata", "dwca-io-archive-occ.zip")
+	sr := openRecords(t, path)
+	plain, err := sr.a.Rows(context.Background(), sr.a.Meta.Core)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	var first *string
+	for n := 0; n < 3; n++ {
+		row, err := sr.core.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := plain.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(row.Cells(), want.Cells()) {
+			t.Fatalf("row %d: cells %q, want %q", n, row.Cells(), want.Cells())
+		}
+		if n == 0 {
+			first = &row.Cells()[0]
+		} else if &row.Cells()[0] != first {
+			t.Errorf("row %d: a new slice of cells", n)
+		}
+	}
+}
