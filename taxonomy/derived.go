@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // Taxonomy is what the species API and downloads read of a taxonomy: a
@@ -139,7 +140,7 @@ func (d *Derived) add(t derivedTaxon) int64 {
 }
 
 func derivedID(r Rank, kingdom, name string) string {
-	return r.String() + "|" + kingdom + "|" + strings.ToLower(name)
+	return string(appendID(nil, r, kingdom, name))
 }
 
 func rankName(r Rank, name string) string { return r.String() + "|" + strings.ToLower(name) }
@@ -351,7 +352,10 @@ func (d *Derived) lookup(levels []level, exact bool) ([]int64, bool) {
 // find resolves a level: by rank, name and kingdom; without a kingdom,
 // unless exact, the only taxon of that rank and name.
 func (d *Derived) find(l level, kingdom string, exact bool) (int64, bool) {
-	if key, ok := d.ids[derivedID(l.rank, kingdom, l.name)]; ok {
+	// the identities built on the stack: a map lookup of string(bytes)
+	// does not allocate
+	var buf [128]byte
+	if key, ok := d.ids[string(appendID(buf[:0], l.rank, kingdom, l.name))]; ok {
 		return key, true
 	}
 	if kingdom == "" && !exact {
@@ -360,6 +364,32 @@ func (d *Derived) find(l level, kingdom string, exact bool) (int64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// appendID appends derivedID(r, kingdom, name).
+func appendID(b []byte, r Rank, kingdom, name string) []byte {
+	b = append(b, r.String()...)
+	b = append(b, '|')
+	b = append(b, kingdom...)
+	b = append(b, '|')
+	return appendLower(b, name)
+}
+
+// appendLower appends strings.ToLower(s).
+func appendLower(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return append(b, strings.ToLower(s)...)
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b = append(b, c)
+	}
+	return b
 }
 
 // mint resolves the levels, adding the missing taxa (write lock held).

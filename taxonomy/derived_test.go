@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -183,5 +184,14 @@ func TestDerivedMatchUnmintedAsMatch(t *testing.T) {
 	}
 	if minted < 4 || byLevels.Len() != byMatch.Len() {
 		t.Errorf("%d queries minted by levels, %d and %d taxa", minted, byLevels.Len(), byMatch.Len())
+	}
+}
+
+// appendLower lowers as strings.ToLower does, ASCII or not.
+func TestAppendLower(t *testing.T) {
+	for _, s := range []string{"", "Puma concolor", "ABIES", "Ærodramus", "Šarkia × İris", "a|b"} {
+		if got := string(appendLower([]byte("x"), s)); got != "x"+strings.ToLower(s) {
+			t.Errorf("appendLower(%q) = %q", s, got)
+		}
 	}
 }
