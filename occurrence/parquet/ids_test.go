@@ -359,6 +359,7 @@ func TestMintFirstIngestMeetsOtherWriter(t *testing.T) {
 		}
 	}
 }
+
 // benchMintBatch is the keys of one MintIDs call in BenchmarkMintIDs: an
 // ingest chunk.
 const benchMintBatch = 256
