@@ -21,7 +21,7 @@ func TestGatherIntoMatchesBuilder(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	var window []windowBatch
 	for bi, rows := range []int{37, 1, 64} {
-		b := occurrence.NewBuilder(nil)
+		b := occurrence.NewBuilder()
 		for r := range rows {
 			rec := occurrence.NewRecord()
 			for c, col := range occurrence.Columns() {

@@ -83,7 +83,7 @@ func (s *Store) BeginDataset(ctx context.Context, info occurrence.DatasetInfo) (
 		return nil, err
 	}
 	return &DatasetWriter{partWriter: partWriter{s: s, dir: dir, rel: generationDir(info.Key, gen)},
-		info: info, gen: gen, replaces: info.Ingested, marker: marker, builder: occurrence.NewBuilder(nil)}, nil
+		info: info, gen: gen, replaces: info.Ingested, marker: marker, builder: occurrence.NewBuilder()}, nil
 }
 
 // markWriting creates dir's writing marker and holds an flock on it until
