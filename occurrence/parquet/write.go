@@ -189,8 +189,14 @@ func (w *DatasetWriter) SetEML(ctx context.Context, r io.Reader) error {
 	return f.Close()
 }
 
-func writerProps(pageBytes int) *parquet.WriterProperties {
-	return parquet.NewWriterProperties(append(bloomProps(),
+// writerProps are the table's Parquet settings; the text columns plain
+// are written without a dictionary (see emptyTextColumns).
+func writerProps(pageBytes int, plain []string) *parquet.WriterProperties {
+	props := bloomProps()
+	for _, name := range plain {
+		props = append(props, parquet.WithDictionaryFor(name, false))
+	}
+	return parquet.NewWriterProperties(append(props,
 		parquet.WithCompression(compress.Codecs.Snappy),
 		parquet.WithDictionaryDefault(true),
 		parquet.WithDataPageSize(int64(pageBytes)),
@@ -215,7 +221,7 @@ func writerProps(pageBytes int) *parquet.WriterProperties {
 // written are those of pqarrow.FileWriter.Write of the gathered batch.
 func (w *partWriter) writeRowGroup(window []windowBatch, refs []rowRef, last bool) error {
 	if w.fw == nil {
-		if err := w.openFile(); err != nil {
+		if err := w.openFile(emptyTextColumns(window)); err != nil {
 			return err
 		}
 	}
@@ -275,13 +281,40 @@ func (w *partWriter) countDatasets(a arrow.Array) (json.RawMessage, error) {
 	return encodeDatasetRows(rows), nil
 }
 
-func (w *partWriter) openFile() error {
+// emptyTextColumns returns the text columns null in every row of window.
+// A file opened with that window writes them without a dictionary: pqarrow
+// hands a dictionary encoder a slice of every row's value (24 bytes a row,
+// and pointers the garbage collector scans: for the ~150 columns a dataset
+// leaves empty, a quarter of all an ingest allocated), where the plain
+// encoder takes the Arrow buffers as they are. A column a dataset leaves
+// empty mostly stays empty; one that fills later in the file is written
+// PLAIN, as high-cardinality columns already are, which every reader reads.
+func emptyTextColumns(window []windowBatch) []string {
+	var out []string
+	src := make([]arrow.Array, len(window))
+	for c, col := range occurrence.Columns() {
+		if col.Kind != occurrence.KindString {
+			continue
+		}
+		known := true
+		for i := range window {
+			src[i] = window[i].cols[c]
+			known = known && src[i] != nil // nil: written and dropped
+		}
+		if known && allNull(src) {
+			out = append(out, col.Name)
+		}
+	}
+	return out
+}
+
+func (w *partWriter) openFile(plain []string) error {
 	name := fmt.Sprintf("part-%05d.parquet", len(w.files))
 	f, err := os.Create(filepath.Join(w.dir, name))
 	if err != nil {
 		return err
 	}
-	fw, err := pqarrow.NewFileWriter(occurrence.Schema(), syncFile{f}, writerProps(w.s.cfg.DataPageBytes),
+	fw, err := pqarrow.NewFileWriter(occurrence.Schema(), syncFile{f}, writerProps(w.s.cfg.DataPageBytes, plain),
 		pqarrow.NewArrowWriterProperties())
 	if err != nil {
 		f.Close()

@@ -45,7 +45,7 @@ func TestRowGroupsWrittenByColumnAsWhole(t *testing.T) {
 
 	// the whole gathered row groups, written the way the writer did before
 	var want bytes.Buffer
-	fw, err := pqarrow.NewFileWriter(occurrence.Schema(), &want, writerProps(s.cfg.DataPageBytes), pqarrow.NewArrowWriterProperties())
+	fw, err := pqarrow.NewFileWriter(occurrence.Schema(), &want, writerProps(s.cfg.DataPageBytes, emptyTextColumns(w.window)), pqarrow.NewArrowWriterProperties())
 	if err != nil {
 		t.Fatal(err)
 	}
