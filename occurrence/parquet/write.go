@@ -56,6 +56,10 @@ type partWriter struct {
 	// gather holds the buffers each column of a row group is gathered
 	// into before it is written (see gatherInto).
 	gather gatherBufs
+	// recycle, when not nil, takes each column of the window's batches
+	// once its last row group is written (occurrence.Builder.Recycle of
+	// the builder that made them).
+	recycle func(int, arrow.Array)
 	// datasets maps, in a segment, each dataset key to its index: its row
 	// groups record their rows per dataset (segment.go).
 	datasets map[string]int
@@ -82,8 +86,9 @@ func (s *Store) BeginDataset(ctx context.Context, info occurrence.DatasetInfo) (
 	if err != nil {
 		return nil, err
 	}
-	return &DatasetWriter{partWriter: partWriter{s: s, dir: dir, rel: generationDir(info.Key, gen)},
-		info: info, gen: gen, replaces: info.Ingested, marker: marker, builder: occurrence.NewBuilder()}, nil
+	b := occurrence.NewBuilder()
+	return &DatasetWriter{partWriter: partWriter{s: s, dir: dir, rel: generationDir(info.Key, gen), recycle: b.Recycle},
+		info: info, gen: gen, replaces: info.Ingested, marker: marker, builder: b}, nil
 }
 
 // markWriting creates dir's writing marker and holds an flock on it until
@@ -161,7 +166,7 @@ func (w *DatasetWriter) flushWindow() error {
 func (w *DatasetWriter) releaseWindow() {
 	for i := range w.window {
 		for c := range w.window[i].cols {
-			w.window[i].release(c)
+			w.window[i].release(c, nil)
 		}
 	}
 	w.window = nil
@@ -235,7 +240,7 @@ func (w *partWriter) writeRowGroup(window []windowBatch, refs []rowRef, last boo
 		a := gatherInto(&w.gather, window, c, refs)
 		if last {
 			for i := range window {
-				window[i].release(c)
+				window[i].release(c, w.recycle)
 			}
 		}
 		err := w.fw.WriteColumnData(a)
