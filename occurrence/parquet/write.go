@@ -195,7 +195,7 @@ func (w *DatasetWriter) SetEML(ctx context.Context, r io.Reader) error {
 }
 
 // writerProps are the table's Parquet settings; the text columns plain
-// are written without a dictionary (see emptyTextColumns).
+// are written without a dictionary (see plainTextColumns).
 func writerProps(pageBytes int, plain []string) *parquet.WriterProperties {
 	props := bloomProps()
 	for _, name := range plain {
@@ -226,7 +226,7 @@ func writerProps(pageBytes int, plain []string) *parquet.WriterProperties {
 // written are those of pqarrow.FileWriter.Write of the gathered batch.
 func (w *partWriter) writeRowGroup(window []windowBatch, refs []rowRef, last bool) error {
 	if w.fw == nil {
-		if err := w.openFile(emptyTextColumns(window)); err != nil {
+		if err := w.openFile(plainTextColumns(window, w.s.cfg.RowGroupRows)); err != nil {
 			return err
 		}
 	}
@@ -286,15 +286,20 @@ func (w *partWriter) countDatasets(a arrow.Array) (json.RawMessage, error) {
 	return encodeDatasetRows(rows), nil
 }
 
-// emptyTextColumns returns the text columns null in every row of window.
-// A file opened with that window writes them without a dictionary: pqarrow
-// hands a dictionary encoder a slice of every row's value (24 bytes a row,
-// and pointers the garbage collector scans: for the ~150 columns a dataset
-// leaves empty, a quarter of all an ingest allocated), where the plain
-// encoder takes the Arrow buffers as they are. A column a dataset leaves
-// empty mostly stays empty; one that fills later in the file is written
-// PLAIN, as high-cardinality columns already are, which every reader reads.
-func emptyTextColumns(window []windowBatch) []string {
+// plainTextColumns returns the text columns a file opened with window
+// writes without a dictionary: those null in every row of the window, and
+// those whose distinct values in the window's first rows (a row group's
+// worth) take more than a dictionary page holds, which the dictionary
+// encoder would give up on within each row group anyway.
+//
+// pqarrow hands a dictionary encoder a slice of every row's value (24
+// bytes a row, pointers the garbage collector scans: for the ~150 columns
+// a dataset leaves empty alone, a quarter of all an ingest allocated),
+// where the plain encoder takes the Arrow buffers as they are. A column
+// mostly keeps its kind through a dataset; one that fills later in the
+// file, or repeats more, is written PLAIN, as high-cardinality columns
+// already are, which every reader reads.
+func plainTextColumns(window []windowBatch, rows int) []string {
 	var out []string
 	src := make([]arrow.Array, len(window))
 	for c, col := range occurrence.Columns() {
@@ -306,11 +311,42 @@ func emptyTextColumns(window []windowBatch) []string {
 			src[i] = window[i].cols[c]
 			known = known && src[i] != nil // nil: written and dropped
 		}
-		if known && allNull(src) {
+		if known && (allNull(src) || plainByCardinality && !fitsDictionary(src, rows)) {
 			out = append(out, col.Name)
 		}
 	}
 	return out
+}
+
+// plainByCardinality enables the second rule of plainTextColumns. Tests of
+// the reader turn it off to get column chunks that fall back to PLAIN
+// mid-way, as other writers' files (and this table's before) have.
+var plainByCardinality = true
+
+// fitsDictionary reports whether the distinct values of the first rows of
+// src fit a dictionary page (dictPageLimit, counted as the encoder counts:
+// each value's bytes and a 4-byte length).
+func fitsDictionary(src []arrow.Array, rows int) bool {
+	seen := map[string]struct{}{}
+	size := 0
+	for _, a := range src {
+		s := a.(*array.String)
+		for i := 0; i < s.Len() && rows > 0; i++ {
+			rows--
+			if s.IsNull(i) {
+				continue
+			}
+			v := s.Value(i)
+			if _, ok := seen[v]; ok {
+				continue
+			}
+			seen[v] = struct{}{}
+			if size += len(v) + 4; size > dictPageLimit {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func (w *partWriter) openFile(plain []string) error {
