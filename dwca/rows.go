@@ -163,6 +163,11 @@ type RowReader struct {
 	line   int
 	n      int
 	maxRow int // Limits.RowBytes (0: MaxRowBytes)
+	// reuseCells gives every row the same slice of cells (own), for a
+	// caller that is done with a row before it asks for the next: the
+	// cells' strings stay the row's, but no slice is made per row.
+	reuseCells bool
+	own        []string
 }
 
 // newRowReader returns a reader of the files of spec.
@@ -218,7 +223,13 @@ func (rr *RowReader) Next() (Row, error) {
 			}
 			return Row{}, fmt.Errorf("dwca: read %s line %d: %w", rr.file, rr.sc.line, err)
 		}
-		cells := rr.sc.cells()
+		var cells []string
+		if rr.reuseCells {
+			rr.own = rr.sc.cellsInto(rr.own[:0])
+			cells = rr.own
+		} else {
+			cells = rr.sc.cells()
+		}
 		if err := rr.checkWidth(cells); err != nil {
 			return Row{}, &RowError{File: rr.file, Line: line, Err: err}
 		}

@@ -339,3 +339,14 @@ func (s *scanner) cells() []string {
 	}
 	return out
 }
+
+// cellsInto is cells appending to buf instead of a slice of the slab.
+func (s *scanner) cellsInto(buf []string) []string {
+	all := string(s.arena)
+	start := 0
+	for _, end := range s.ends {
+		buf = append(buf, all[start:end])
+		start = end
+	}
+	return buf
+}

@@ -95,6 +95,53 @@ type StarReader struct {
 	// spare are core term maps handed back by Recycle, filled again for
 	// later rows
 	spare []occurrence.Terms
+	// layout is the core's fields by position when UseCells asked for
+	// rows as Cells (nil: Terms maps); spareCells are the Cells handed
+	// back by RecycleCells
+	layout     *occurrence.Layout
+	spareCells []*occurrence.Cells
+}
+
+// UseCells makes Next hand an Occurrence core's streamed rows as
+// occurrence.Cells (RawRecord.Cells, Core nil): the row's values by
+// field, with a Layout of the core's terms built once, instead of a map
+// per row. Records an Event core's rows make, records of the disk join
+// and cores whose fields repeat a term still come as Terms maps. Call it
+// before the first Next.
+func (s *StarReader) UseCells() {
+	if s.event || s.core == nil {
+		return
+	}
+	fields := s.a.Meta.Core.Fields
+	terms := make([]string, len(fields))
+	for i, f := range fields {
+		terms[i] = f.Term
+	}
+	s.layout = occurrence.NewLayout(terms)
+}
+
+// RecycleCells is Recycle for a record's Cells.
+func (s *StarReader) RecycleCells(c *occurrence.Cells) {
+	if c != nil && c.Layout == s.layout && len(s.spareCells) < maxSpareTerms {
+		s.spareCells = append(s.spareCells, c)
+	}
+}
+
+// rowCells returns the row's values by field, in recycled Cells when there
+// are some.
+func (s *StarReader) rowCells(row Row) *occurrence.Cells {
+	var c *occurrence.Cells
+	if n := len(s.spareCells); n > 0 {
+		c = s.spareCells[n-1]
+		s.spareCells[n-1] = nil
+		s.spareCells = s.spareCells[:n-1]
+	} else {
+		c = &occurrence.Cells{Layout: s.layout, Vals: make([]string, s.layout.Len())}
+	}
+	for i := range c.Vals {
+		c.Vals[i] = row.Value(i)
+	}
+	return c
 }
 
 // maxSpareTerms bounds the maps Recycle keeps: a few chunks of records of
@@ -181,6 +228,9 @@ func (s *StarReader) prepare() error {
 	if len(disk) == 0 {
 		rr, err := s.a.Rows(s.ctx, s.a.Meta.Core)
 		s.core = rr
+		if rr != nil {
+			rr.reuseCells = true // fill is done with a row before the next
+		}
 		return err
 	}
 	inOrder, err := s.inCoreOrder(disk)
@@ -342,6 +392,10 @@ func (s *StarReader) fill() error {
 					continue
 				}
 			}
+			if s.layout != nil {
+				s.emitCells(id, s.rowCells(row), row.Source(), ext)
+				return nil
+			}
 			s.emit(id, s.rowTerms(row), row.Source(), ext)
 			return nil
 		}
@@ -374,11 +428,37 @@ func (s *StarReader) fill() error {
 	return nil
 }
 
+// emitCells is emit for an Occurrence core row by position (UseCells).
+func (s *StarReader) emitCells(id string, core *occurrence.Cells, source string, step map[*extJoin][]extRow) {
+	byType, _ := s.joined(id, step)
+	s.queue = append(s.queue, occurrence.RawRecord{Cells: core, Extensions: byType, Source: source})
+}
+
 // emit builds the record(s) of one core row from its terms, the disk-joined
 // extension rows and the in-memory ones.
 func (s *StarReader) emit(id string, core occurrence.Terms, source string, disk map[*extJoin][]extRow) {
-	var byType map[string][]occurrence.Terms // nil while no row joins
-	var occ []extRow
+	byType, occ := s.joined(id, disk)
+	if !s.event {
+		s.queue = append(s.queue, occurrence.RawRecord{Core: core, Extensions: byType, Source: source})
+		return
+	}
+	for _, o := range occ {
+		merged := make(occurrence.Terms, len(core)+len(o.terms))
+		for k, v := range core {
+			merged[k] = v
+		}
+		for k, v := range o.terms {
+			merged[k] = v
+		}
+		s.queue = append(s.queue, occurrence.RawRecord{
+			Core: merged, Extensions: forOccurrence(byType, o.terms), Source: o.source})
+	}
+}
+
+// joined gathers the extension rows of core id: the disk-joined (or
+// lockstep) ones and the in-memory ones, by row type, and apart the rows
+// of an Event core's Occurrence extension.
+func (s *StarReader) joined(id string, disk map[*extJoin][]extRow) (byType map[string][]occurrence.Terms, occ []extRow) {
 	for _, ej := range s.exts {
 		rows := disk[ej]
 		if ej.mem != nil && id != "" {
@@ -404,21 +484,7 @@ func (s *StarReader) emit(id string, core occurrence.Terms, source string, disk 
 		}
 		byType[ej.spec.RowType] = terms
 	}
-	if !s.event {
-		s.queue = append(s.queue, occurrence.RawRecord{Core: core, Extensions: byType, Source: source})
-		return
-	}
-	for _, o := range occ {
-		merged := make(occurrence.Terms, len(core)+len(o.terms))
-		for k, v := range core {
-			merged[k] = v
-		}
-		for k, v := range o.terms {
-			merged[k] = v
-		}
-		s.queue = append(s.queue, occurrence.RawRecord{
-			Core: merged, Extensions: forOccurrence(byType, o.terms), Source: o.source})
-	}
+	return byType, occ
 }
 
 // claim moves the rows of id out of the in-memory map so that Orphans can

@@ -172,6 +172,9 @@ func (s *StarReader) lockstepJoin(exts []*extJoin) error {
 	}
 	s.stepping = exts
 	s.core, err = s.a.Rows(s.ctx, s.a.Meta.Core)
+	if s.core != nil {
+		s.core.reuseCells = true // fill is done with a row before the next
+	}
 	return err
 }
 

@@ -399,6 +399,12 @@ func TestDuplicateTermsMemoryAndDisk(t *testing.T) {
 		}
 		a.Close()
 	}
+	// Rows by position are not offered for them: maps decide the merging.
+	sr := openRecords(t, dir)
+	sr.UseCells()
+	if r, err := sr.Next(); err != nil || r.Cells != nil || r.Core[loc] != "A" {
+		t.Errorf("with UseCells: record %+v, %v; want a map with locality A", r, err)
+	}
 }
 
 // TestRecycledTerms reads archives (streamed cores) twice, the second time handing every

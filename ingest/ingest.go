@@ -19,6 +19,7 @@ import (
 	"sync"
 
 	"github.com/biodiversity-downloads/downloader/occurrence"
+	"github.com/biodiversity-downloads/downloader/taxonomy"
 )
 
 // Source is an opened input: its dataset and its records.
@@ -224,14 +225,19 @@ type chunk struct {
 	raw   []occurrence.RawRecord
 	recs  []*occurrence.Record // at least len(raw); Interpret resets each
 	terms termSet              // the terms of raw, filled by the worker
+	// cells marks, by layout, the fields of raw's Cells cores that held a
+	// value (filled by the worker, merged into terms and emptied by the
+	// appender)
+	cells cellsSeen
 	// keys are the records' occurrence keys ("": none), set by the workers.
 	keys []string
 	// keep marks the records the minter gave an id to; the others are
 	// broken rows.
 	keep []bool
-	// deferred marks the records whose taxa the workers could not key
-	// (new derived taxa): they are matched again, minting, in source order.
-	deferred []bool
+	// deferred are the matches of the records whose taxa the workers
+	// could not key (new derived taxa; nil for the others): they are
+	// matched again, minting, in source order.
+	deferred []*taxonomy.UnmintedError
 	// broken and problems are the rows of this run that are skipped: the
 	// source's unreadable ones, then the minter's.
 	broken   int64
@@ -310,19 +316,24 @@ func pipeline(ctx context.Context, src Source, table occurrence.IDMinter, w occu
 			defer wg.Done()
 			for c := range work {
 				if c.terms == nil {
-					c.terms = termSet{}
+					c.terms, c.cells = termSet{}, cellsSeen{}
 				}
 				clear(c.terms)
 				for j, raw := range c.raw {
 					occurrence.Interpret(raw, dctx, c.recs[j])
-					c.deferred[j] = false
+					c.deferred[j] = nil
 					if opts.Taxa != nil {
 						var err error
 						if c.deferred[j], err = opts.Taxa.InterpretRaw(ctx, raw, c.recs[j]); err != nil {
 							taxOnce.Do(func() { taxErr = err; cancel() })
 						}
 					}
-					c.terms.add(raw)
+					if raw.Cells != nil {
+						c.cells.add(raw.Cells)
+						c.terms.addExtensions(raw)
+					} else {
+						c.terms.add(raw)
+					}
 					c.keys[j], _ = occurrence.RecordKey(c.recs[j])
 				}
 				close(c.done)
@@ -363,8 +374,8 @@ func pipeline(ctx context.Context, src Source, table occurrence.IDMinter, w occu
 			if !c.keep[j] {
 				continue
 			}
-			if c.deferred[j] {
-				if err = opts.Taxa.MintRaw(ctx, c.raw[j], r); err != nil {
+			if c.deferred[j] != nil {
+				if err = opts.Taxa.MintRaw(ctx, c.raw[j], c.deferred[j], r); err != nil {
 					cancel()
 					break
 				}
@@ -377,6 +388,7 @@ func pipeline(ctx context.Context, src Source, table occurrence.IDMinter, w occu
 			countIssues(r, res.Issues)
 		}
 		terms.merge(c.terms)
+		terms.mergeCells(c.cells)
 		if err == nil {
 			select {
 			case free <- c:
@@ -426,7 +438,7 @@ func readChunks(ctx context.Context, src Source, ordered, work chan<- *chunk, fr
 		for len(c.keys) < len(c.raw) {
 			c.keys = append(c.keys, "")
 			c.keep = append(c.keep, false)
-			c.deferred = append(c.deferred, false)
+			c.deferred = append(c.deferred, nil)
 		}
 		select {
 		case ordered <- c:
@@ -468,6 +480,10 @@ type termSet map[string]map[string]struct{}
 
 func (s termSet) add(raw occurrence.RawRecord) {
 	s.addRow(occurrence.RowTypeOccurrence, raw.Core)
+	s.addExtensions(raw)
+}
+
+func (s termSet) addExtensions(raw occurrence.RawRecord) {
 	for rt, rows := range raw.Extensions {
 		for _, t := range rows {
 			s.addRow(rt, t)
@@ -487,6 +503,40 @@ func (s termSet) addRow(rowType string, t occurrence.Terms) {
 				s[rowType] = set
 			}
 			set[term] = struct{}{}
+		}
+	}
+}
+
+// cellsSeen marks, by layout, the fields that held a value in some row.
+type cellsSeen map[*occurrence.Layout][]bool
+
+func (c cellsSeen) add(cells *occurrence.Cells) {
+	seen := c[cells.Layout]
+	if seen == nil {
+		seen = make([]bool, cells.Layout.Len())
+		c[cells.Layout] = seen
+	}
+	for i, v := range cells.Vals {
+		if v != "" {
+			seen[i] = true
+		}
+	}
+}
+
+// mergeCells adds the core terms c marked, and empties c's marks.
+func (s termSet) mergeCells(c cellsSeen) {
+	for l, seen := range c {
+		set := s[occurrence.RowTypeOccurrence]
+		for i, ok := range seen {
+			if !ok {
+				continue
+			}
+			if set == nil {
+				set = map[string]struct{}{}
+				s[occurrence.RowTypeOccurrence] = set
+			}
+			set[l.Term(i)] = struct{}{}
+			seen[i] = false
 		}
 	}
 }

@@ -67,6 +67,9 @@ func Open(ctx context.Context, src string, opts OpenOptions) (Source, error) {
 		a.Close()
 		return nil, err
 	}
+	// core rows by position: Interpret, the taxon match and the terms the
+	// dataset keeps read them without a map per row
+	sr.UseCells()
 	s, err := newDwCASource(ctx, src, a, sr)
 	if err != nil {
 		sr.Close()
@@ -201,7 +204,13 @@ func (s *dwcaSource) Next(ctx context.Context) (occurrence.RawRecord, error) {
 
 // recycle hands a record's core terms back to the archive reader for a
 // later row (a recycler).
-func (s *dwcaSource) recycle(raw occurrence.RawRecord) { s.sr.Recycle(raw.Core) }
+func (s *dwcaSource) recycle(raw occurrence.RawRecord) {
+	if raw.Cells != nil {
+		s.sr.RecycleCells(raw.Cells)
+		return
+	}
+	s.sr.Recycle(raw.Core)
+}
 
 // Broken reports the rows the archive reader skipped.
 func (s *dwcaSource) Broken() (int64, []string) {

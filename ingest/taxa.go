@@ -100,10 +100,15 @@ func (x *Taxa) Close() error {
 func (x *Taxa) Stats() (hits, misses int64) { return x.matcher.Stats() }
 
 // taxonTerm is a Darwin Core term a match reads: its local name (the key
-// in the verbatim column) and its URI (the key of a raw record).
-type taxonTerm struct{ local, uri string }
+// in the verbatim column) and its id (how a raw record gives it).
+type taxonTerm struct {
+	local string
+	id    occurrence.TermID
+}
 
-func dwcTerm(local string) taxonTerm { return taxonTerm{local, occurrence.NSDwC + local} }
+func dwcTerm(local string) taxonTerm {
+	return taxonTerm{local, occurrence.KnownTerm(occurrence.NSDwC + local)}
+}
 
 var (
 	tScientificName  = dwcTerm("scientificName")
@@ -140,32 +145,31 @@ func query(get func(taxonTerm) string) taxonomy.Query {
 
 // InterpretRaw matches the taxon of a raw record and fills rec's taxon
 // columns (after occurrence.Interpret). Against a derived taxonomy it
-// mints nothing: deferred is true when the record names a taxon without a
-// key yet, and the caller calls MintRaw for it in input order, so that the
-// same input gets the same keys however the workers interleave.
-func (x *Taxa) InterpretRaw(ctx context.Context, raw occurrence.RawRecord, rec *occurrence.Record) (deferred bool, err error) {
+// mints nothing: deferred is not nil when the record names a taxon without
+// a key yet, and the caller calls MintRaw with it in input order, so that
+// the same input gets the same keys however the workers interleave.
+func (x *Taxa) InterpretRaw(ctx context.Context, raw occurrence.RawRecord, rec *occurrence.Record) (deferred *taxonomy.UnmintedError, err error) {
 	err = x.interpret(ctx, rawQuery(raw), rec)
-	if errors.Is(err, taxonomy.ErrUnminted) {
-		return true, nil
+	if errors.As(err, &deferred) {
+		return deferred, nil
 	}
-	return false, err
+	return nil, err
 }
 
 // MintRaw matches a record InterpretRaw deferred, minting the derived
-// keys of the taxa it names first.
-func (x *Taxa) MintRaw(ctx context.Context, raw occurrence.RawRecord, rec *occurrence.Record) error {
+// keys of the taxa it names first (from the query InterpretRaw parsed).
+func (x *Taxa) MintRaw(ctx context.Context, raw occurrence.RawRecord, deferred *taxonomy.UnmintedError, rec *occurrence.Record) error {
 	if x.derived == nil {
 		return x.interpret(ctx, rawQuery(raw), rec)
 	}
 	// No cache here: every new taxon would invalidate it (a kingdom-less
 	// name's "only taxon of that name" changes with the homonyms minted).
-	m, err := x.derived.Match(ctx, rawQuery(raw))
+	m, err := x.derived.MatchUnminted(ctx, deferred)
 	return fill(rec, &m, err)
 }
 
 func rawQuery(raw occurrence.RawRecord) taxonomy.Query {
-	core := raw.Core
-	return query(func(t taxonTerm) string { return strings.TrimSpace(core[t.uri]) })
+	return query(func(t taxonTerm) string { return strings.TrimSpace(raw.Value(t.id)) })
 }
 
 // InterpretVerbatim matches the taxon of a stored record from its

@@ -105,30 +105,29 @@ var passedByTerm = func() map[string]passedColumn {
 // gbifKeys are GBIF backbone keys a source may carry (GBIF downloads do).
 var gbifKeys = []struct {
 	col  int
-	term string
+	term TermID
 }{
-	{mustIndex(ColTaxonKey), NSGBIF + "taxonKey"},
-	{mustIndex(ColAcceptedTaxonKey), NSGBIF + "acceptedTaxonKey"},
-	{mustIndex(ColKingdomKey), NSGBIF + "kingdomKey"},
-	{mustIndex(ColPhylumKey), NSGBIF + "phylumKey"},
-	{mustIndex(ColClassKey), NSGBIF + "classKey"},
-	{mustIndex(ColOrderKey), NSGBIF + "orderKey"},
-	{mustIndex(ColFamilyKey), NSGBIF + "familyKey"},
-	{mustIndex(ColGenusKey), NSGBIF + "genusKey"},
-	{mustIndex(ColSpeciesKey), NSGBIF + "speciesKey"},
+	{mustIndex(ColTaxonKey), KnownTerm(NSGBIF + "taxonKey")},
+	{mustIndex(ColAcceptedTaxonKey), KnownTerm(NSGBIF + "acceptedTaxonKey")},
+	{mustIndex(ColKingdomKey), KnownTerm(NSGBIF + "kingdomKey")},
+	{mustIndex(ColPhylumKey), KnownTerm(NSGBIF + "phylumKey")},
+	{mustIndex(ColClassKey), KnownTerm(NSGBIF + "classKey")},
+	{mustIndex(ColOrderKey), KnownTerm(NSGBIF + "orderKey")},
+	{mustIndex(ColFamilyKey), KnownTerm(NSGBIF + "familyKey")},
+	{mustIndex(ColGenusKey), KnownTerm(NSGBIF + "genusKey")},
+	{mustIndex(ColSpeciesKey), KnownTerm(NSGBIF + "speciesKey")},
 }
 
 // interpreter carries one record's state through the interpretation steps.
 type interpreter struct {
-	t      Terms
+	raw    RawRecord // its Core is not nil when its Cells are
 	r      *Record
 	ds     DatasetContext
 	issues []string // distinct, in the order flagged
 }
 
-// get returns a term's value, trimmed. Callers spell the term URI as a
-// constant (NSDwC + "year"): a concatenation here would allocate per call.
-func (in *interpreter) get(term string) string { return strings.TrimSpace(in.t[term]) }
+// get returns a term's value, trimmed.
+func (in *interpreter) get(term TermID) string { return strings.TrimSpace(in.raw.Value(term)) }
 func (in *interpreter) flag(issue string)      { in.issues = appendUnique(in.issues, issue) }
 
 // Interpret turns one raw record into an interpreted one the way GBIF does for
@@ -139,29 +138,34 @@ func Interpret(raw RawRecord, ds DatasetContext, rec *Record) {
 	if ds.Now.IsZero() {
 		ds.Now = time.Now()
 	}
-	core := raw.Core
-	if core == nil {
-		core = Terms{}
+	if raw.Core == nil && raw.Cells == nil {
+		raw.Core = Terms{}
 	}
-	in := &interpreter{t: core, r: rec, ds: ds}
+	in := &interpreter{raw: raw, r: rec, ds: ds}
 	// One walk of the terms sets the Passed columns and collects the
 	// verbatim document's values (written by in.verbatim).
 	vs := verbatimPool.Get().(*verbatimScratch)
 	defer verbatimPool.Put(vs)
-	tab := vs.collect(core, func(e termEntry, v string) {
+	pass := func(e termEntry, v string) {
 		if e.passed {
 			in.pass(e.pass, v)
 		}
-	})
+	}
+	var tab *verbatimSlots
+	if raw.Cells != nil {
+		tab = vs.collectCells(raw, pass)
+	} else {
+		tab = vs.collect(raw.Core, pass)
+	}
 	if tab == nil {
-		for term, v := range core {
+		for term, v := range raw.CoreTerms() {
 			if p, ok := passedByTerm[term]; ok {
 				in.pass(p, v)
 			}
 		}
 	}
 	for _, k := range gbifKeys {
-		if v, ok := parseInt(core[k.term]); ok {
+		if v, ok := parseInt(raw.Value(k.term)); ok {
 			rec.SetInt(k.col, v)
 		}
 	}
@@ -237,9 +241,9 @@ func joinParts(v string) string {
 func (in *interpreter) identity() {
 	r, ds := in.r, in.ds
 	r.SetString(iDatasetKey, ds.Key)
-	r.SetString(iPublishingOrgKey, firstNonEmpty(in.t[NSGBIF+"publishingOrgKey"], ds.PublishingOrgKey))
-	r.SetString(iDatasetName, joinParts(firstNonEmpty(in.get(NSDwC+"datasetName"), ds.Title)))
-	occID := in.get(NSDwC + "occurrenceID")
+	r.SetString(iPublishingOrgKey, firstNonEmpty(in.raw.Value(kPublishingOrgKey), ds.PublishingOrgKey))
+	r.SetString(iDatasetName, joinParts(firstNonEmpty(in.get(kDatasetName), ds.Title)))
+	occID := in.get(kOccurrenceID)
 	r.SetString(iOccurrenceID, occID)
 	// gbifID stays null: the table mints it from the occurrence key
 	// (occurrence.IDMinter), in ingest.
@@ -298,7 +302,7 @@ var basisSynonyms = map[string]string{
 }
 
 func (in *interpreter) basisOfRecord() {
-	v := in.get(NSDwC + "basisOfRecord")
+	v := in.get(kBasisOfRecord)
 	// The upper-cased letters of v: a stack buffer, not an upper-cased copy
 	// and a builder per record.
 	var buf [32]byte
@@ -314,7 +318,7 @@ func (in *interpreter) basisOfRecord() {
 		in.flag(IssueBasisOfRecordInvalid)
 	}
 	in.r.SetString(iBasisOfRecord, b)
-	status := strings.ToUpper(in.get(NSDwC + "occurrenceStatus"))
+	status := strings.ToUpper(in.get(kOccurrenceStatus))
 	switch {
 	case status == "PRESENT" || status == "ABSENT":
 	case status != "":
@@ -325,13 +329,13 @@ func (in *interpreter) basisOfRecord() {
 	default:
 		status = "PRESENT"
 	}
-	if ic := in.get(NSDwC + "individualCount"); ic != "" {
+	if ic := in.get(kIndividualCount); ic != "" {
 		n, err := strconv.Atoi(ic)
 		if err != nil || n < 0 {
 			in.flag(IssueIndividualCountInvalid)
 		} else {
 			in.r.SetInt(iIndividualCount, int64(n))
-			if n == 0 && in.get(NSDwC+"occurrenceStatus") == "" {
+			if n == 0 && in.get(kOccurrenceStatus) == "" {
 				status = "ABSENT"
 			}
 		}
@@ -341,9 +345,9 @@ func (in *interpreter) basisOfRecord() {
 
 func (in *interpreter) taxonomy() {
 	r := in.r
-	sci := in.get(NSDwC + "scientificName")
-	author := in.get(NSDwC + "scientificNameAuthorship")
-	genus, epithet, infra := in.get(NSDwC+"genus"), in.get(NSDwC+"specificEpithet"), in.get(NSDwC+"infraspecificEpithet")
+	sci := in.get(kScientificName)
+	author := in.get(kScientificNameAuthorship)
+	genus, epithet, infra := in.get(kGenus), in.get(kSpecificEpithet), in.get(kInfraspecificEpithet)
 	r.SetString(iVerbatimSciName, sci)
 	r.SetString(iVerbatimAuthor, author)
 	if sci == "" && genus != "" {
@@ -351,7 +355,7 @@ func (in *interpreter) taxonomy() {
 		sci = strings.Join(strings.Fields(sci), " ")
 	}
 	r.SetString(iScientificName, sci)
-	rank := strings.ToUpper(strings.ReplaceAll(in.get(NSDwC+"taxonRank"), " ", "_"))
+	rank := strings.ToUpper(strings.ReplaceAll(in.get(kTaxonRank), " ", "_"))
 	r.SetString(iTaxonRank, rank)
 	switch {
 	case genus != "" && epithet != "":
@@ -384,14 +388,14 @@ func isLowerWord(s string) bool {
 
 func (in *interpreter) location() {
 	r := in.r
-	if cc := in.get(NSDwC + "countryCode"); cc != "" {
+	if cc := in.get(kCountryCode); cc != "" {
 		if code, ok := CountryCode(cc); ok {
 			r.SetString(iCountryCode, code)
 		} else {
 			in.flag(IssueCountryInvalid)
 		}
 	}
-	if name := in.get(NSDwC + "country"); name != "" {
+	if name := in.get(kCountry); name != "" {
 		code, ok := CountryCode(name)
 		switch {
 		case !ok && r.Get(iCountryCode).Valid:
@@ -409,11 +413,11 @@ func (in *interpreter) location() {
 
 func (in *interpreter) coordinates() {
 	r := in.r
-	latS, lonS := in.get(NSDwC+"decimalLatitude"), in.get(NSDwC+"decimalLongitude")
+	latS, lonS := in.get(kDecimalLatitude), in.get(kDecimalLongitude)
 	if latS == "" && lonS == "" {
-		latS, lonS = in.get(NSDwC+"verbatimLatitude"), in.get(NSDwC+"verbatimLongitude")
+		latS, lonS = in.get(kVerbatimLatitude), in.get(kVerbatimLongitude)
 	}
-	if u := in.get(NSDwC + "coordinateUncertaintyInMeters"); u != "" {
+	if u := in.get(kCoordinateUncertaintyInMeters); u != "" {
 		v, ok := parseMeters(u)
 		if ok && v > 0 && v < 5_000_000 {
 			r.SetFloat(iUncertainty, v)
@@ -421,7 +425,7 @@ func (in *interpreter) coordinates() {
 			in.flag(IssueCoordinateUncertaintyInvalid)
 		}
 	}
-	if p := in.get(NSDwC + "coordinatePrecision"); p != "" {
+	if p := in.get(kCoordinatePrecision); p != "" {
 		if v, err := parseNumber(p); err == nil && v >= 0 && v <= 1 {
 			r.SetFloat(iPrecision, v)
 		}
@@ -457,7 +461,7 @@ func (in *interpreter) coordinates() {
 	if lat == 0 && lon == 0 {
 		in.flag(IssueZeroCoordinate)
 	}
-	if in.get(NSDwC+"geodeticDatum") == "" {
+	if in.get(kGeodeticDatum) == "" {
 		in.flag(IssueGeodeticDatumAssumedWGS84)
 	}
 	r.SetFloat(iLat, lat)

@@ -11,8 +11,8 @@ import (
 
 func (in *interpreter) dates() {
 	r := in.r
-	y, m, d := atoiOK(in.get(NSDwC+"year")), atoiOK(in.get(NSDwC+"month")), atoiOK(in.get(NSDwC+"day"))
-	ev := in.get(NSDwC + "eventDate")
+	y, m, d := atoiOK(in.get(kYear)), atoiOK(in.get(kMonth)), atoiOK(in.get(kDay))
+	ev := in.get(kEventDate)
 	var dr DateRange
 	ok := false
 	if ev != "" {
@@ -62,14 +62,14 @@ func (in *interpreter) dates() {
 // (2020-05-17T00:00:00), modified kept as a UTC timestamp; an unparsable
 // value stays null and is flagged.
 func (in *interpreter) otherDates() {
-	if di := in.get(NSDwC + "dateIdentified"); di != "" {
+	if di := in.get(kDateIdentified); di != "" {
 		if dd, ok := ParseDateRange(di); ok {
 			in.r.SetString(iDateIdentified, dd.Start.UTC().Format(LayoutLocalDateTime))
 		} else {
 			in.flag(IssueIdentifiedDateInvalid)
 		}
 	}
-	if m := in.get(NSDC + "modified"); m != "" {
+	if m := in.get(kModified); m != "" {
 		if dm, ok := ParseDateRange(m); ok {
 			in.r.SetTime(iModified, dm.Start)
 		} else {
@@ -91,7 +91,7 @@ var continents = map[string]string{
 
 // continent maps dwc:continent onto GBIF's Continent vocabulary.
 func (in *interpreter) continent() {
-	v := in.get(NSDwC + "continent")
+	v := in.get(kContinent)
 	if v == "" {
 		return
 	}
@@ -129,13 +129,13 @@ func twoDigits(v int) string {
 // measurements interprets elevation and depth ranges as GBIF does: the value
 // is the middle of the range and the accuracy half its width.
 func (in *interpreter) measurements() {
-	in.meterRange(NSDwC+"minimumElevationInMeters", NSDwC+"maximumElevationInMeters", iElevation, iElevationAcc,
+	in.meterRange(kMinimumElevationInMeters, kMaximumElevationInMeters, iElevation, iElevationAcc,
 		IssueElevationNonNumeric, IssueElevationMinMaxSwapped)
-	in.meterRange(NSDwC+"minimumDepthInMeters", NSDwC+"maximumDepthInMeters", iDepth, iDepthAcc,
+	in.meterRange(kMinimumDepthInMeters, kMaximumDepthInMeters, iDepth, iDepthAcc,
 		IssueDepthNonNumeric, IssueDepthMinMaxSwapped)
 }
 
-func (in *interpreter) meterRange(minTerm, maxTerm string, col, accCol int, nonNumeric, swapped string) {
+func (in *interpreter) meterRange(minTerm, maxTerm TermID, col, accCol int, nonNumeric, swapped string) {
 	minS, maxS := in.get(minTerm), in.get(maxTerm)
 	if minS == "" && maxS == "" {
 		return
@@ -160,7 +160,7 @@ func (in *interpreter) meterRange(minTerm, maxTerm string, col, accCol int, nonN
 }
 
 func (in *interpreter) typeStatus() {
-	raw := in.get(NSDwC + "typeStatus")
+	raw := in.get(kTypeStatus)
 	if raw == "" {
 		return
 	}
@@ -226,7 +226,7 @@ func NormalizeLicense(s string) (string, bool) {
 }
 
 func (in *interpreter) license() {
-	for _, v := range []string{in.t[NSDC+"license"], in.ds.License} {
+	for _, v := range []string{in.raw.Value(kLicense), in.ds.License} {
 		if v == "" {
 			continue
 		}
@@ -289,7 +289,7 @@ func (in *interpreter) media(ext map[string][]Terms) {
 			}
 		}
 	}
-	for _, u := range strings.FieldsFunc(in.get(NSDwC+"associatedMedia"), func(r rune) bool { return r == '|' || r == ';' || r == ' ' || r == ',' }) {
+	for _, u := range strings.FieldsFunc(in.get(kAssociatedMedia), func(r rune) bool { return r == '|' || r == ';' || r == ' ' || r == ',' }) {
 		if strings.HasPrefix(u, "http://") || strings.HasPrefix(u, "https://") {
 			rows = append(rows, map[string]string{"identifier": u})
 		} else {
@@ -316,7 +316,7 @@ func (in *interpreter) verbatim(vs *verbatimScratch, tab *verbatimSlots, raw Raw
 	if tab != nil {
 		vs.buf = vs.write(vs.buf[:0], tab)
 	} else {
-		vs.buf = appendVerbatimMap(vs.buf[:0], raw.Core)
+		vs.buf = appendVerbatimMap(vs.buf[:0], raw.CoreMap())
 	}
 	in.r.SetOwned(iVerbatim, vs.buf)
 	in.r.SetString(iExtensions, vs.extensionsDoc(raw.Extensions))
@@ -447,15 +447,15 @@ var sequenceRowTypes = []string{
 // (organismQuantity / sampleSizeValue when organismQuantityType and
 // sampleSizeUnit name the same unit).
 func (in *interpreter) derived(ext map[string][]Terms) {
-	seq := in.get(NSDwC+"associatedSequences") != ""
+	seq := in.get(kAssociatedSequences) != ""
 	for _, rt := range sequenceRowTypes {
 		seq = seq || len(ext[rt]) > 0
 	}
 	in.r.SetBool(iIsSequenced, seq)
-	qt, unit := in.get(NSDwC+"organismQuantityType"), in.get(NSDwC+"sampleSizeUnit")
+	qt, unit := in.get(kOrganismQuantityType), in.get(kSampleSizeUnit)
 	if qt != "" && strings.EqualFold(qt, unit) {
-		q, errQ := parseNumber(in.get(NSDwC + "organismQuantity"))
-		n, errN := parseNumber(in.get(NSDwC + "sampleSizeValue"))
+		q, errQ := parseNumber(in.get(kOrganismQuantity))
+		n, errN := parseNumber(in.get(kSampleSizeValue))
 		if r := q / n; errQ == nil && errN == nil && !math.IsNaN(r) && !math.IsInf(r, 0) {
 			in.r.SetFloat(iRelativeOrganismQuantity, r)
 		}

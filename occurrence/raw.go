@@ -24,7 +24,10 @@ type Terms map[string]string
 // Readers of DwC-A and ABCD both produce it; Interpret turns it into a stored
 // record.
 type RawRecord struct {
+	// Core is the core row by term; nil when Cells holds it (a DwC-A
+	// reader's rows by position): read it with Value or CoreTerms.
 	Core       Terms
+	Cells      *Cells
 	Extensions map[string][]Terms
 	// Source locates the record for error messages ("occurrence.txt:17",
 	// "response.00003.xml unit 12").

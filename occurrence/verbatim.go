@@ -41,18 +41,34 @@ var (
 
 func init() { verbatimTable.Store(&verbatimSlots{term: map[string]termEntry{}}) }
 
-// withTerms returns the table with every term of t that has a value; nil
-// when that would grow it past maxVerbatimSlots.
-func withTerms(t Terms) *verbatimSlots {
+// withTerms returns the table with every term of t and of c (either may
+// be nil) that has a value; nil when that would grow it past
+// maxVerbatimSlots.
+func withTerms(t Terms, c *Cells) *verbatimSlots {
 	verbatimMu.Lock()
 	defer verbatimMu.Unlock()
 	cur := verbatimTable.Load()
+	var terms []string
 	added := 0
-	for term, v := range t {
+	each := func(term, v string) {
 		if _, ok := cur.term[term]; !ok && v != "" {
+			if terms != nil {
+				terms = append(terms, term)
+			}
 			added++
 		}
 	}
+	eachNew := func() {
+		for term, v := range t {
+			each(term, v)
+		}
+		if c != nil {
+			for i, v := range c.Vals {
+				each(c.Layout.terms[i], v)
+			}
+		}
+	}
+	eachNew()
 	if added == 0 {
 		return cur
 	}
@@ -61,15 +77,11 @@ func withTerms(t Terms) *verbatimSlots {
 	if len(cur.term)+added > maxVerbatimSlots {
 		return nil
 	}
-	terms := make([]string, 0, len(cur.term)+added)
+	terms = make([]string, 0, len(cur.term)+added)
 	for term := range cur.term {
 		terms = append(terms, term)
 	}
-	for term, v := range t {
-		if _, ok := cur.term[term]; !ok && v != "" {
-			terms = append(terms, term)
-		}
-	}
+	eachNew()
 	// Terms with the same verbatim key share a slot (as they shared the
 	// map entry), slots in key order.
 	keys := make([]string, len(terms))
@@ -121,11 +133,7 @@ func (s *verbatimScratch) appendVerbatim(buf []byte, t Terms) []byte {
 func (s *verbatimScratch) collect(t Terms, each func(e termEntry, v string)) *verbatimSlots {
 	tab := verbatimTable.Load()
 	for {
-		if len(s.vals) < len(tab.quoted) {
-			s.vals = make([]string, len(tab.quoted))
-			s.terms = make([]string, len(tab.quoted))
-		}
-		s.used = s.used[:0]
+		s.start(tab)
 		missing := false
 		for term, v := range t {
 			if v == "" {
@@ -139,20 +147,72 @@ func (s *verbatimScratch) collect(t Terms, each func(e termEntry, v string)) *ve
 			if each != nil {
 				each(e, v)
 			}
-			if s.vals[e.slot] == "" {
-				s.used = append(s.used, e.slot)
-			} else if !preferTerm(term, s.terms[e.slot]) {
-				continue
-			}
-			s.vals[e.slot], s.terms[e.slot] = v, term
+			s.put(e, term, v)
 		}
 		if !missing {
 			return tab
 		}
-		for _, i := range s.used {
-			s.vals[i] = ""
+		s.drop()
+		if tab = withTerms(t, nil); tab == nil {
+			return nil
 		}
-		if tab = withTerms(t); tab == nil {
+	}
+}
+
+// start readies the slots for a record encoded with tab.
+func (s *verbatimScratch) start(tab *verbatimSlots) {
+	if len(s.vals) < len(tab.quoted) {
+		s.vals = make([]string, len(tab.quoted))
+		s.terms = make([]string, len(tab.quoted))
+	}
+	s.used = s.used[:0]
+}
+
+// put drops term's value v into its slot e, unless the slot holds the
+// value of a term preferTerm keeps over term.
+func (s *verbatimScratch) put(e termEntry, term, v string) {
+	if s.vals[e.slot] == "" {
+		s.used = append(s.used, e.slot)
+	} else if !preferTerm(term, s.terms[e.slot]) {
+		return
+	}
+	s.vals[e.slot], s.terms[e.slot] = v, term
+}
+
+// drop empties the slots put filled, for a record collected again.
+func (s *verbatimScratch) drop() {
+	for _, i := range s.used {
+		s.vals[i] = ""
+	}
+}
+
+// collectCells is collect for a record whose core is Cells: each field's
+// slot was resolved once for its Layout, so no term is hashed here.
+func (s *verbatimScratch) collectCells(raw RawRecord, each func(e termEntry, v string)) *verbatimSlots {
+	c := raw.Cells
+	for {
+		ls := c.Layout.slots()
+		s.start(ls.tab)
+		missing := false
+		for i, v := range c.Vals {
+			if v == "" {
+				continue
+			}
+			if !ls.known[i] {
+				missing = true
+				break
+			}
+			e := ls.entries[i]
+			if each != nil {
+				each(e, v)
+			}
+			s.put(e, c.Layout.terms[i], v)
+		}
+		if !missing {
+			return ls.tab
+		}
+		s.drop()
+		if withTerms(nil, c) == nil {
 			return nil
 		}
 	}

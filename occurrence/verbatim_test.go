@@ -141,12 +141,12 @@ func TestVerbatimTableFullIsCheap(t *testing.T) {
 			known[c.Term] = "x"
 		}
 	}
-	withTerms(known)
+	withTerms(known, nil)
 	defer func(n int) { maxVerbatimSlots = n }(maxVerbatimSlots)
 	maxVerbatimSlots = len(verbatimTable.Load().term)
 	terms := Terms{"urn:test:a-term-no-table-holds": "v"}
 	allocs := testing.AllocsPerRun(10, func() {
-		if withTerms(terms) != nil {
+		if withTerms(terms, nil) != nil {
 			t.Fatal("a full table took a new term")
 		}
 	})

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // Taxonomy is what the species API and downloads read of a taxonomy: a
@@ -139,7 +140,7 @@ func (d *Derived) add(t derivedTaxon) int64 {
 }
 
 func derivedID(r Rank, kingdom, name string) string {
-	return r.String() + "|" + kingdom + "|" + strings.ToLower(name)
+	return string(appendID(nil, r, kingdom, name))
 }
 
 func rankName(r Rank, name string) string { return r.String() + "|" + strings.ToLower(name) }
@@ -254,8 +255,21 @@ func derivedLevels(q *Query) []level {
 }
 
 // ErrUnminted is Find's answer for a query naming a taxon the derived
-// taxonomy has no key for yet.
+// taxonomy has no key for yet (an *UnmintedError).
 var ErrUnminted = errors.New("taxonomy: taxon has no derived key yet")
+
+// UnmintedError is Find's error for a query naming a taxon without a key:
+// it matches ErrUnminted and keeps the query's levels (its parsed name),
+// so that MatchUnminted mints them without parsing the name again.
+type UnmintedError struct{ levels []level }
+
+func (e *UnmintedError) Error() string        { return ErrUnminted.Error() }
+func (e *UnmintedError) Is(target error) bool { return target == ErrUnminted }
+
+// MatchUnminted is Match of the query Find answered e for.
+func (d *Derived) MatchUnminted(ctx context.Context, e *UnmintedError) (Match, error) {
+	return d.matchLevels(ctx, e.levels, true)
+}
 
 // Match returns the derived taxon of the lowest level a query names,
 // minting keys for the taxa not seen before. It is MatchNone when the
@@ -281,17 +295,20 @@ type derivedFinder struct{ d *Derived }
 func (f derivedFinder) Match(ctx context.Context, q Query) (Match, error) { return f.d.Find(ctx, q) }
 
 func (d *Derived) match(ctx context.Context, q Query, mint bool) (Match, error) {
+	return d.matchLevels(ctx, derivedLevels(&q), mint)
+}
+
+func (d *Derived) matchLevels(ctx context.Context, levels []level, mint bool) (Match, error) {
 	if err := ctx.Err(); err != nil {
 		return Match{}, err
 	}
-	levels := derivedLevels(&q)
 	if len(levels) == 0 {
 		return Match{Type: MatchNone, Confidence: 100, Issues: []string{IssueTaxonMatchNone}}, nil
 	}
 	keys, ok := d.lookup(levels, !mint)
 	if !ok {
 		if !mint {
-			return Match{}, ErrUnminted
+			return Match{}, &UnmintedError{levels: levels}
 		}
 		d.mu.Lock()
 		keys = d.mint(levels)
@@ -335,7 +352,10 @@ func (d *Derived) lookup(levels []level, exact bool) ([]int64, bool) {
 // find resolves a level: by rank, name and kingdom; without a kingdom,
 // unless exact, the only taxon of that rank and name.
 func (d *Derived) find(l level, kingdom string, exact bool) (int64, bool) {
-	if key, ok := d.ids[derivedID(l.rank, kingdom, l.name)]; ok {
+	// the identities built on the stack: a map lookup of string(bytes)
+	// does not allocate
+	var buf [128]byte
+	if key, ok := d.ids[string(appendID(buf[:0], l.rank, kingdom, l.name))]; ok {
 		return key, true
 	}
 	if kingdom == "" && !exact {
@@ -344,6 +364,32 @@ func (d *Derived) find(l level, kingdom string, exact bool) (int64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// appendID appends derivedID(r, kingdom, name).
+func appendID(b []byte, r Rank, kingdom, name string) []byte {
+	b = append(b, r.String()...)
+	b = append(b, '|')
+	b = append(b, kingdom...)
+	b = append(b, '|')
+	return appendLower(b, name)
+}
+
+// appendLower appends strings.ToLower(s).
+func appendLower(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return append(b, strings.ToLower(s)...)
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b = append(b, c)
+	}
+	return b
 }
 
 // mint resolves the levels, adding the missing taxa (write lock held).

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -135,5 +137,61 @@ func TestDerivedFindMintsNothing(t *testing.T) {
 	}
 	if none, err := d.Find(ctx, Query{}); err != nil || none.Type != MatchNone {
 		t.Errorf("Find of an empty query: %+v %v, want MatchNone", none, err)
+	}
+}
+
+// MatchUnminted mints from the levels Find parsed what Match mints from
+// the query: the same keys, classification and names, in two taxonomies
+// fed the same queries in the same order.
+func TestDerivedMatchUnmintedAsMatch(t *testing.T) {
+	ctx := context.Background()
+	queries := []Query{
+		{ScientificName: "Lynx lynx (Linnaeus, 1758)", Kingdom: "Animalia", Family: "Felidae"},
+		{ScientificName: "Lynx pardinus", Kingdom: "Animalia", Family: "Felidae"},
+		{ScientificName: "Puma concolor couguar", Kingdom: "Animalia"},
+		{ScientificName: "Lynx lynx"},
+		{Genus: "Abies", SpecificEpithet: "alba", Kingdom: "Plantae"},
+		{ScientificName: "Felidae", Rank: "family"},
+	}
+	byMatch, err := OpenDerived(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer byMatch.Close()
+	byLevels, err := OpenDerived(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer byLevels.Close()
+	minted := 0
+	for _, q := range queries {
+		want, err := byMatch.Match(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := byLevels.Find(ctx, q)
+		var ue *UnmintedError
+		if errors.As(err, &ue) {
+			minted++
+			got, err = byLevels.MatchUnminted(ctx, ue)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%+v: by levels %+v, by Match %+v", q, got, want)
+		}
+	}
+	if minted < 4 || byLevels.Len() != byMatch.Len() {
+		t.Errorf("%d queries minted by levels, %d and %d taxa", minted, byLevels.Len(), byMatch.Len())
+	}
+}
+
+// appendLower lowers as strings.ToLower does, ASCII or not.
+func TestAppendLower(t *testing.T) {
+	for _, s := range []string{"", "Puma concolor", "ABIES", "Ærodramus", "Šarkia × İris", "a|b"} {
+		if got := string(appendLower([]byte("x"), s)); got != "x"+strings.ToLower(s) {
+			t.Errorf("appendLower(%q) = %q", s, got)
+		}
 	}
 }
