@@ -24,7 +24,7 @@ var benchFields = []string{"gbifID", "datasetKey", "occurrenceID", "scientificNa
 // benchBatches builds n realistic records in batches of 8192.
 var benchBatches = sync.OnceValue(func() []arrow.RecordBatch {
 	rng := rand.New(rand.NewPCG(1, 1))
-	b := occurrence.NewBuilder(nil)
+	b := occurrence.NewBuilder()
 	defer b.Release()
 	r := occurrence.NewRecord()
 	idx := occurrence.ColumnIndex

@@ -49,7 +49,7 @@ var testDatasets = []testDataset{
 // locality, verbatim locality and multimedia title.
 func testRecords(t testing.TB, batchRows int) []arrow.RecordBatch {
 	t.Helper()
-	b := occurrence.NewBuilder(nil)
+	b := occurrence.NewBuilder()
 	defer b.Release()
 	var out []arrow.RecordBatch
 	eachTestRecord(func(_ testDataset, r *occurrence.Record) {

@@ -40,7 +40,7 @@ func TestInterpretPassesEveryTerm(t *testing.T) {
 	}
 	rec := NewRecord()
 	Interpret(RawRecord{Core: raw}, DatasetContext{Key: "d", Protocol: "DWC_ARCHIVE"}, rec)
-	b := NewBuilder(nil)
+	b := NewBuilder()
 	defer b.Release()
 	b.Append(rec)
 	batch := b.NewBatch()

@@ -16,7 +16,7 @@ func generatedBatch(t testing.TB, n int) arrow.RecordBatch {
 	t.Helper()
 	g := occurrencetest.NewGenerator(42, 2000)
 	plan := g.Datasets(n, 1)
-	b := occurrence.NewBuilder(nil)
+	b := occurrence.NewBuilder()
 	defer b.Release()
 	rec := occurrence.NewRecord()
 	for i := range n {

@@ -41,7 +41,7 @@ func TestSearchParametersMatch(t *testing.T) {
 		NSDwC + "sex": "Female", NSDwC + "eventDate": "2020-02-03", NSDC + "modified": "2021-05-06T07:08:09Z",
 		NSDwC + "waterBody": "Baltic Sea", NSDwC + "organismQuantity": "12.5",
 	}}, DatasetContext{Key: "d", Now: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}, rec)
-	b := NewBuilder(nil)
+	b := NewBuilder()
 	defer b.Release()
 	b.Append(rec)
 	batch := b.NewBatch()

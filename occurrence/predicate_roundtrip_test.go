@@ -121,7 +121,7 @@ func newRoundTripData(t testing.TB, records, datasets int) *roundTripData {
 	t.Helper()
 	g := occurrencetest.NewGenerator(42, 2000)
 	d := &roundTripData{datasets: g.Datasets(records, datasets)}
-	b := occurrence.NewBuilder(nil)
+	b := occurrence.NewBuilder()
 	defer b.Release()
 	rec := occurrence.NewRecord()
 	flush := func() {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
 // Value is one cell of a Record. Which field is meaningful depends on the
@@ -101,111 +100,6 @@ func mustIndex(name string) int {
 	}
 	return i
 }
-
-// Builder accumulates records into Arrow record batches of the full schema.
-type Builder struct {
-	b *array.RecordBuilder
-	n int
-	// last is the previous batch's rows and each string column's bytes:
-	// the next batch reserves room for as much at its first record, rather
-	// than growing its buffers by doubling (reallocating and copying each
-	// time, and keeping up to twice the room the batch needs).
-	last     int
-	lastData []int
-	reserve  bool
-	// nulls counts each column's nulls not yet appended: a record fills
-	// a few dozen of the schema's columns, and appending the rest one
-	// null at a time cost more than the values. They are appended as a
-	// run before the column's next value and at NewBatch.
-	nulls []int
-}
-
-// NewBuilder returns a builder allocating from mem (nil: the Go allocator).
-func NewBuilder(mem memory.Allocator) *Builder {
-	if mem == nil {
-		mem = memory.NewGoAllocator()
-	}
-	return &Builder{b: array.NewRecordBuilder(mem, Schema()), nulls: make([]int, len(columns))}
-}
-
-// Len is the number of records appended since the last NewBatch.
-func (b *Builder) Len() int { return b.n }
-
-// Append adds one record.
-func (b *Builder) Append(r *Record) {
-	if b.reserve {
-		b.reserveLast()
-	}
-	for i, c := range columns {
-		v := r.vals[i]
-		if !v.Valid {
-			b.nulls[i]++
-			continue
-		}
-		fb := b.b.Field(i)
-		if n := b.nulls[i]; n > 0 {
-			fb.AppendNulls(n)
-			b.nulls[i] = 0
-		}
-		switch c.Kind {
-		case KindInt32:
-			fb.(*array.Int32Builder).Append(int32(v.I))
-		case KindInt64:
-			fb.(*array.Int64Builder).Append(v.I)
-		case KindFloat64:
-			fb.(*array.Float64Builder).Append(v.F)
-		case KindBool:
-			fb.(*array.BooleanBuilder).Append(v.B)
-		case KindTimestamp:
-			fb.(*array.TimestampBuilder).Append(arrow.Timestamp(v.I))
-		default:
-			fb.(*array.StringBuilder).Append(v.S)
-		}
-	}
-	b.n++
-}
-
-// NewBatch returns the records appended so far as a batch and starts a new
-// one. The caller releases the batch.
-func (b *Builder) NewBatch() arrow.RecordBatch {
-	if len(b.lastData) == 0 {
-		b.lastData = make([]int, len(columns))
-	}
-	for i, n := range b.nulls {
-		if n > 0 {
-			b.b.Field(i).AppendNulls(n)
-			b.nulls[i] = 0
-		}
-	}
-	for i := range columns {
-		if sb, ok := b.b.Field(i).(*array.StringBuilder); ok {
-			b.lastData[i] = sb.DataLen()
-		}
-	}
-	b.last, b.n, b.reserve = b.n, 0, b.n > 0
-	return b.b.NewRecordBatch()
-}
-
-// reserveLast gives the builders room for a batch like the last one, and a
-// sixteenth more text: a batch is cut by its rows or by its estimated
-// bytes, so batches of a source come out alike. It runs at the batch's
-// first record, not in NewBatch, so that a batch the writer writes and
-// releases before it appends again (the Parquet writer's, when it filled
-// the clustering window; the window's other batches stay held) is not
-// held together with the room for the next.
-func (b *Builder) reserveLast() {
-	b.reserve = false
-	for i := range columns {
-		fb := b.b.Field(i)
-		fb.Reserve(b.last)
-		if sb, ok := fb.(*array.StringBuilder); ok && b.lastData[i] > 0 {
-			sb.ReserveData(b.lastData[i] + b.lastData[i]/16)
-		}
-	}
-}
-
-// Release frees the builder's buffers.
-func (b *Builder) Release() { b.b.Release() }
 
 // Size estimates the bytes the record takes in Arrow buffers.
 func (r *Record) Size() int64 {

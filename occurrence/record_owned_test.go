@@ -18,7 +18,7 @@ func TestSetOwned(t *testing.T) {
 	if v := r.Get(i); !v.Valid || v.S != `{"a":"1"}` {
 		t.Fatalf("got %+v", v)
 	}
-	b := NewBuilder(nil)
+	b := NewBuilder()
 	defer b.Release()
 	b.Append(r)
 	batch := b.NewBatch()

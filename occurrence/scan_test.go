@@ -46,7 +46,7 @@ func (f *fakeTable) ScanSplit(ctx context.Context, s Split, req ScanRequest, emi
 			break
 		}
 	}
-	b := NewBuilder(f.mem)
+	b := NewBuilder()
 	defer b.Release()
 	rec := NewRecord()
 	var st ScanStats

@@ -16,7 +16,7 @@ import (
 // batchOf builds a one-row batch of the named columns from rec.
 func batchOf(t *testing.T, rec *occurrence.Record, cols []string) arrow.RecordBatch {
 	t.Helper()
-	b := occurrence.NewBuilder(nil)
+	b := occurrence.NewBuilder()
 	defer b.Release()
 	b.Append(rec)
 	full := b.NewBatch()

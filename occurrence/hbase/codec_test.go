@@ -20,7 +20,7 @@ func TestRecordRoundTrip(t *testing.T) {
 	g := occurrencetest.NewGenerator(5, 50)
 	plan := g.Datasets(400, 2)
 	rec := occurrence.NewRecord()
-	ref := occurrence.NewBuilder(nil)
+	ref := occurrence.NewBuilder()
 	defer ref.Release()
 	var encoded [][]byte
 	for i := range plan {
@@ -176,7 +176,7 @@ func TestCodecDecodesVersion2(t *testing.T) {
 	g := occurrencetest.NewGenerator(3, 50)
 	plan := g.Datasets(40, 1)
 	rec := occurrence.NewRecord()
-	b := occurrence.NewBuilder(nil)
+	b := occurrence.NewBuilder()
 	defer b.Release()
 	var encoded [][]byte
 	for j := 0; j < plan[0].Records; j++ {

@@ -147,7 +147,7 @@ func TestPushdownFilterAgreesWithPredicate(t *testing.T) {
 	g := occurrencetest.NewGenerator(3, 60)
 	plan := g.Datasets(3000, 6)
 	rec := occurrence.NewRecord()
-	b := occurrence.NewBuilder(nil)
+	b := occurrence.NewBuilder()
 	defer b.Release()
 	var headers [][]byte
 	var famKey, year int64
@@ -224,7 +224,7 @@ func TestPushdownNegativeZero(t *testing.T) {
 	rec := occurrence.NewRecord()
 	rec.SetFloat(occurrence.ColumnIndex(occurrence.ColDecimalLatitude), math.Copysign(0, -1))
 	h := encodeHeader(nil, rec)
-	b := occurrence.NewBuilder(nil)
+	b := occurrence.NewBuilder()
 	defer b.Release()
 	b.Append(rec)
 	batch := b.NewBatch()

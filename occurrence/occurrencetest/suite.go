@@ -259,7 +259,7 @@ type Reference struct {
 }
 
 func newReference(t testing.TB) *Reference {
-	r := &Reference{b: occurrence.NewBuilder(nil), pos: map[int64][2]int{}}
+	r := &Reference{b: occurrence.NewBuilder(), pos: map[int64][2]int{}}
 	t.Cleanup(func() {
 		r.b.Release()
 		for _, b := range r.batches {

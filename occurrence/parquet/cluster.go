@@ -3,9 +3,11 @@ package parquet
 import (
 	"cmp"
 	"slices"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/biodiversity-downloads/downloader/occurrence"
@@ -122,19 +124,153 @@ func compareCell(a arrow.Array, i int, b arrow.Array, j int) int {
 
 // gatherArray copies column c of the rows refs of batches into a new array.
 func gatherArray(batches []windowBatch, c int, refs []rowRef) arrow.Array {
+	return gatherInto(nil, batches, c, refs)
+}
+
+// gatherInto copies column c of the rows refs of batches into an array
+// built on g's buffers (new ones when g is nil). The array is valid until
+// the next gatherInto on g: the table writer writes each column (its
+// values copied into pages) before it gathers the next, so one set of
+// buffers serves every column and row group instead of a column's worth
+// of garbage each. Text and 64- and 32-bit columns are copied straight
+// between value buffers; booleans through a builder.
+func gatherInto(g *gatherBufs, batches []windowBatch, c int, refs []rowRef) arrow.Array {
 	src := make([]arrow.Array, len(batches))
 	for i, b := range batches {
 		src[i] = b.cols[c]
 	}
 	typ := occurrence.Schema().Field(c).Type
+	n := len(refs)
 	if allNull(src) {
 		// Most of the schema's columns are empty in most datasets.
-		return array.MakeArrayOfNull(memory.DefaultAllocator, typ, len(refs))
+		if g == nil {
+			return array.MakeArrayOfNull(memory.DefaultAllocator, typ, n)
+		}
+		return g.nulls(typ, n)
+	}
+	var valid []byte
+	nulls := 0
+	if !noNulls(src) {
+		valid = g.validity(n)
+		for i, r := range refs {
+			if src[r.batch].IsNull(int(r.row)) {
+				nulls++
+			} else {
+				bitutil.SetBit(valid, i)
+			}
+		}
+	}
+	buf := func(b []byte) *memory.Buffer { return memory.NewBufferBytes(b) }
+	var validBuf *memory.Buffer
+	if valid != nil {
+		validBuf = buf(valid)
+	}
+	switch typ.ID() {
+	case arrow.STRING:
+		offsets, data := gatherStrings(g, typed[*array.String](src), refs)
+		return array.MakeFromData(array.NewData(typ, n, []*memory.Buffer{validBuf, buf(offsets), buf(data)}, nil, nulls, 0))
+	case arrow.INT64, arrow.FLOAT64, arrow.TIMESTAMP:
+		return array.MakeFromData(array.NewData(typ, n, []*memory.Buffer{validBuf, buf(gatherWords[uint64](g, src, refs))}, nil, nulls, 0))
+	case arrow.INT32:
+		return array.MakeFromData(array.NewData(typ, n, []*memory.Buffer{validBuf, buf(gatherWords[uint32](g, src, refs))}, nil, nulls, 0))
 	}
 	bld := array.NewBuilder(memory.DefaultAllocator, typ)
 	defer bld.Release()
 	gatherColumn(bld, src, refs)
 	return bld.NewArray()
+}
+
+// gatherBufs are the buffers gatherInto reuses; the zero value is ready.
+type gatherBufs struct {
+	valid, offsets, data, words, zeros []byte
+}
+
+// grow returns (*p)[:n], reallocated when too small; with g nil, new memory.
+func (g *gatherBufs) grow(p *[]byte, n int) []byte {
+	if g == nil {
+		return make([]byte, n)
+	}
+	if cap(*p) < n {
+		*p = make([]byte, n+n/8)
+	}
+	return (*p)[:n]
+}
+
+// validity returns a cleared validity bitmap of n rows.
+func (g *gatherBufs) validity(n int) []byte {
+	var p *[]byte
+	if g != nil {
+		p = &g.valid
+	}
+	b := g.grow(p, int(bitutil.BytesForBits(int64(n))))
+	clear(b)
+	return b
+}
+
+// nulls returns an array of n nulls of typ on a shared zeroed buffer that
+// is never written (a null bitmap, zero offsets and zero values alike).
+func (g *gatherBufs) nulls(typ arrow.DataType, n int) arrow.Array {
+	size := 8 * (n + 1)
+	if len(g.zeros) < size {
+		g.zeros = make([]byte, size)
+	}
+	z := memory.NewBufferBytes(g.zeros[:size])
+	bits := memory.NewBufferBytes(g.zeros[:bitutil.BytesForBits(int64(n))])
+	bufs := []*memory.Buffer{bits, z}
+	if typ.ID() == arrow.STRING {
+		bufs = append(bufs, memory.NewBufferBytes(nil))
+	}
+	return array.MakeFromData(array.NewData(typ, n, bufs, nil, n, 0))
+}
+
+// gatherStrings copies the text of refs (nulls as empty values) into g's
+// offsets and data buffers.
+func gatherStrings(g *gatherBufs, src []*array.String, refs []rowRef) (offsets, data []byte) {
+	offs := make([][]int32, len(src))
+	vals := make([][]byte, len(src))
+	for i, a := range src {
+		offs[i], vals[i] = a.ValueOffsets(), stringBytes(a)
+	}
+	size := 0
+	for _, r := range refs {
+		o := offs[r.batch]
+		size += int(o[r.row+1] - o[r.row])
+	}
+	var po, pd *[]byte
+	if g != nil {
+		po, pd = &g.offsets, &g.data
+	}
+	offsets = g.grow(po, 4*(len(refs)+1))
+	out := castTo[uint32](offsets)
+	data = g.grow(pd, size)[:0]
+	out[0] = 0
+	for i, r := range refs {
+		o := offs[r.batch]
+		data = append(data, vals[r.batch][o[r.row]:o[r.row+1]]...)
+		out[i+1] = uint32(len(data))
+	}
+	return offsets, data
+}
+
+// gatherWords copies the T-sized values of refs (whatever a null row
+// holds) into g's value buffer.
+func gatherWords[T uint32 | uint64](g *gatherBufs, src []arrow.Array, refs []rowRef) []byte {
+	vals := make([][]T, len(src))
+	for i, a := range src {
+		d := a.Data()
+		vals[i] = castTo[T](d.Buffers()[1].Bytes())[d.Offset():]
+	}
+	var p *[]byte
+	if g != nil {
+		p = &g.words
+	}
+	var zero T
+	buf := g.grow(p, len(refs)*int(unsafe.Sizeof(zero)))
+	out := castTo[T](buf)
+	for i, r := range refs {
+		out[i] = vals[r.batch][r.row]
+	}
+	return buf
 }
 
 // allNull reports whether every row of src is null.

@@ -46,12 +46,12 @@ type idStore struct {
 	dsIDs   map[string]int64  // dataset key -> datasets.ds
 	allNew  map[int64]bool    // datasets whose last mint found none of its keys
 	selects map[int]*sql.Stmt // lookup queries by number of keys (powers of two)
-	inserts map[int]string    // insert statements by number of rows (powers of two)
+	inserts map[int]*sql.Stmt // insert statements by number of rows (powers of two)
 }
 
 func newIDStore(dir string) *idStore {
 	return &idStore{path: filepath.Join(dir, idsName), dsIDs: map[string]int64{}, allNew: map[int64]bool{},
-		selects: map[int]*sql.Stmt{}, inserts: map[int]string{}}
+		selects: map[int]*sql.Stmt{}, inserts: map[int]*sql.Stmt{}}
 }
 
 // open returns the database, creating it if create is set; without create
@@ -84,8 +84,24 @@ func (s *idStore) open(ctx context.Context, create bool) (*sql.DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("create %s: %w", idsName, err)
 	}
+	if err := s.prepare(ctx, db); err != nil {
+		s.closeStmts()
+		db.Close()
+		return nil, fmt.Errorf("prepare %s statements: %w", idsName, err)
+	}
 	s.db = db
 	return db, nil
+}
+
+// closeStmts closes the prepared statements; s.mu is held.
+func (s *idStore) closeStmts() {
+	for _, st := range s.selects {
+		st.Close()
+	}
+	for _, st := range s.inserts {
+		st.Close()
+	}
+	s.selects, s.inserts = map[int]*sql.Stmt{}, map[int]*sql.Stmt{}
 }
 
 func (s *idStore) close() error {
@@ -94,10 +110,7 @@ func (s *idStore) close() error {
 	if s.db == nil {
 		return nil
 	}
-	for _, st := range s.selects {
-		st.Close()
-	}
-	s.selects = map[int]*sql.Stmt{}
+	s.closeStmts()
 	err := s.db.Close()
 	s.db = nil
 	return err
@@ -125,48 +138,35 @@ func (s *idStore) datasetID(ctx context.Context, db *sql.DB, key string) (int64,
 	return id, nil
 }
 
-// selectStmt returns the lookup query for n keys (n a power of two), in
-// transaction tx when it is not nil. Within a transaction it never asks
-// the pool for another connection (preparing on db would): with every
-// connection held by a writer waiting for this transaction's lock, that
-// would wait for good.
-func (s *idStore) selectStmt(ctx context.Context, db *sql.DB, tx *sql.Tx, n int) (*sql.Stmt, error) {
-	s.mu.Lock()
-	st, ok := s.selects[n]
-	s.mu.Unlock()
-	q := `SELECT key, id FROM ids WHERE ds = ? AND key IN (?` + strings.Repeat(",?", n-1) + `)`
-	switch {
-	case ok && tx != nil:
-		return tx.StmtContext(ctx, st), nil
-	case tx != nil:
-		return tx.PrepareContext(ctx, q) // closed with tx
-	case ok:
-		return st, nil
+// prepare prepares the lookup and insert statements for every power of
+// two of keys up to lookupBatch on db, when the database is opened: a
+// statement prepared on the pool is prepared once on each connection that
+// runs it and reused there, also within transactions (tx.StmtContext),
+// where preparing a new one would parse its SQL on every call (a fifth of
+// minting's CPU) and preparing on the pool could wait for a connection
+// that writers waiting for this transaction's lock hold.
+func (s *idStore) prepare(ctx context.Context, db *sql.DB) error {
+	for n := 1; n <= lookupBatch; n *= 2 {
+		sel, err := db.PrepareContext(ctx, `SELECT key, id FROM ids WHERE ds = ? AND key IN (?`+strings.Repeat(",?", n-1)+`)`)
+		if err != nil {
+			return err
+		}
+		s.selects[n] = sel
+		ins, err := db.PrepareContext(ctx, `INSERT INTO ids (ds, key, id) VALUES (?,?,?)`+strings.Repeat(",(?,?,?)", n-1)+` ON CONFLICT (ds, key) DO NOTHING`)
+		if err != nil {
+			return err
+		}
+		s.inserts[n] = ins
 	}
-	st, err := db.PrepareContext(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if prev, ok := s.selects[n]; ok { // prepared meanwhile by another call
-		st.Close()
-		return prev, nil
-	}
-	s.selects[n] = st
-	return st, nil
+	return nil
 }
 
-// insertSQL returns the statement inserting n rows (n a power of two).
-func (s *idStore) insertSQL(n int) string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	q, ok := s.inserts[n]
-	if !ok {
-		q = `INSERT INTO ids (ds, key, id) VALUES (?,?,?)` + strings.Repeat(",(?,?,?)", n-1)
-		s.inserts[n] = q
+// stmt returns st, run in transaction tx when it is not nil.
+func stmt(ctx context.Context, tx *sql.Tx, st *sql.Stmt) *sql.Stmt {
+	if tx != nil {
+		return tx.StmtContext(ctx, st)
 	}
-	return q
+	return st
 }
 
 // lookup adds to found the ids keys already have in dataset ds, with
@@ -179,10 +179,9 @@ func (s *idStore) lookup(ctx context.Context, db *sql.DB, tx *sql.Tx, ds int64, 
 		part := keys[:min(len(keys), lookupBatch)]
 		keys = keys[len(part):]
 		n := 1 << bits.Len(uint(len(part)-1))
-		st, err := s.selectStmt(ctx, db, tx, n)
-		if err != nil {
-			return err
-		}
+		s.mu.Lock()
+		st := stmt(ctx, tx, s.selects[n])
+		s.mu.Unlock()
 		args = append(args[:0], ds)
 		for i := 0; i < n; i++ {
 			args = append(args, part[min(i, len(part)-1)])
@@ -242,7 +241,7 @@ func (s *Store) MintIDs(ctx context.Context, datasetKey string, keys []string, i
 	fresh := 0
 	if len(found) < len(uniq) {
 		var err error
-		if fresh, err = s.ids.insertNew(ctx, db, ds, uniq, found); err != nil {
+		if fresh, err = s.ids.insertNew(ctx, db, ds, uniq, found, !allNew); err != nil {
 			return fmt.Errorf("mint ids of %s: %w", datasetKey, err)
 		}
 	}
@@ -257,41 +256,66 @@ func (s *Store) MintIDs(ctx context.Context, datasetKey string, keys []string, i
 
 // insertNew numbers the keys of uniq not in found that the database does
 // not hold either, in order, inserts them, adds them to found and returns
-// how many it inserted.
-func (s *idStore) insertNew(ctx context.Context, db *sql.DB, ds int64, uniq []string, found map[string]int64) (int, error) {
-	tx, err := db.BeginTx(ctx, nil) // BEGIN IMMEDIATE (_txlock): the write lock first
-	if err != nil {
-		return 0, err
-	}
-	defer tx.Rollback()
+// how many it inserted. looked says whether found is the result of a
+// lookup of uniq; when it is not (the dataset's last mint found none of its
+// keys), the keys are first inserted as new without a lookup, in a
+// transaction committed only when every one was new: in a first ingest
+// that halves the statements, and a key another writer minted meanwhile
+// rolls it back to the looked-up path.
+func (s *idStore) insertNew(ctx context.Context, db *sql.DB, ds int64, uniq []string, found map[string]int64, looked bool) (int, error) {
 	var missing []string
 	for _, k := range uniq {
 		if _, ok := found[k]; !ok {
 			missing = append(missing, k)
 		}
 	}
-	// Another writer may have minted some since the first look.
-	if err := s.lookup(ctx, db, tx, ds, missing, found); err != nil {
-		return 0, err
+	if !looked {
+		if n, ok, err := s.mintTx(ctx, db, ds, missing, found, false); ok || err != nil {
+			return n, err
+		}
 	}
-	fresh := missing[:0]
-	for _, k := range missing {
-		if _, ok := found[k]; !ok {
-			fresh = append(fresh, k)
+	n, _, err := s.mintTx(ctx, db, ds, missing, found, true)
+	return n, err
+}
+
+// mintTx numbers keys from the counter and inserts them in one write
+// transaction. With lookup set it first adds to found, in the transaction,
+// the keys another writer minted since the caller looked, and inserts the
+// rest; without, it commits only when the database held none of keys
+// (ok false: rolled back, nothing changed). It returns how many keys it
+// inserted and adds them to found.
+func (s *idStore) mintTx(ctx context.Context, db *sql.DB, ds int64, keys []string, found map[string]int64, lookup bool) (n int, ok bool, err error) {
+	tx, err := db.BeginTx(ctx, nil) // BEGIN IMMEDIATE (_txlock): the write lock first
+	if err != nil {
+		return 0, false, err
+	}
+	defer tx.Rollback()
+	fresh := keys
+	if lookup {
+		// Another writer may have minted some since the first look.
+		if err := s.lookup(ctx, db, tx, ds, keys, found); err != nil {
+			return 0, false, err
+		}
+		fresh = make([]string, 0, len(keys))
+		for _, k := range keys {
+			if _, ok := found[k]; !ok {
+				fresh = append(fresh, k)
+			}
 		}
 	}
 	if len(fresh) == 0 {
-		return 0, tx.Commit()
+		return 0, true, tx.Commit()
 	}
 	var last int64
 	if err := tx.QueryRowContext(ctx, `UPDATE counter SET last = last + ? WHERE one = 1 RETURNING last`, len(fresh)).Scan(&last); err != nil {
-		return 0, err
+		return 0, false, err
 	}
 	if last > occurrence.MaxID {
-		return 0, fmt.Errorf("the table's gbifID counter passed 2^53-1")
+		return 0, false, fmt.Errorf("the table's gbifID counter passed 2^53-1")
 	}
 	first := last - int64(len(fresh)) + 1
 	args := make([]any, 0, 3*lookupBatch)
+	var inserted int64
 	for done := 0; done < len(fresh); {
 		// The largest power of two of rows left, at most lookupBatch.
 		n := min(1<<(bits.Len(uint(len(fresh)-done))-1), lookupBatch)
@@ -299,18 +323,33 @@ func (s *idStore) insertNew(ctx context.Context, db *sql.DB, ds int64, uniq []st
 		for i := done; i < done+n; i++ {
 			args = append(args, ds, fresh[i], first+int64(i))
 		}
-		if _, err := tx.ExecContext(ctx, s.insertSQL(n), args...); err != nil {
-			return 0, err
+		s.mu.Lock()
+		st := stmt(ctx, tx, s.inserts[n])
+		s.mu.Unlock()
+		res, err := st.ExecContext(ctx, args...)
+		if err != nil {
+			return 0, false, err
 		}
+		added, err := res.RowsAffected()
+		if err != nil {
+			return 0, false, err
+		}
+		inserted += added
 		done += n
 	}
+	if inserted != int64(len(fresh)) {
+		if lookup {
+			return 0, false, fmt.Errorf("inserted %d of %d keys looked up as new in the write transaction", inserted, len(fresh))
+		}
+		return 0, false, nil
+	}
 	if err := tx.Commit(); err != nil {
-		return 0, err
+		return 0, false, err
 	}
 	for i, k := range fresh {
 		found[k] = first + int64(i)
 	}
-	return len(fresh), nil
+	return len(fresh), true, nil
 }
 
 // sync makes every id minted so far durable on disk, also against a crash

@@ -242,11 +242,11 @@ func BenchmarkMintIDs(b *testing.B) {
 			}
 			defer s.Close()
 			ctx := context.Background()
-			keys := make([]string, 256)
-			ids := make([]int64, 256)
+			keys := make([]string, benchMintBatch)
+			ids := make([]int64, benchMintBatch)
 			fill := func(i int) {
 				for j := range keys {
-					keys[j] = fmt.Sprintf("urn:catalog:NHMD:VP:%09d", i*256+j)
+					keys[j] = fmt.Sprintf("urn:catalog:NHMD:VP:%09d", i*benchMintBatch+j)
 				}
 			}
 			if known {
@@ -264,7 +264,7 @@ func BenchmarkMintIDs(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			b.ReportMetric(float64(b.N*256)/b.Elapsed().Seconds(), "keys/s")
+			b.ReportMetric(float64(b.N*benchMintBatch)/b.Elapsed().Seconds(), "keys/s")
 		})
 	}
 }
@@ -298,3 +298,68 @@ func TestMintManyWritersOneStore(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestMintFirstIngestMeetsOtherWriter: a store whose last mint of a dataset
+// found none of its keys inserts the next keys without looking them up;
+// when another store (another process) minted some of them meanwhile, that
+// attempt is rolled back and the keys get the other store's ids, the rest
+// new ones, and the counter hands out no id twice.
+func TestMintFirstIngestMeetsOtherWriter(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	a, err := Open(dir, Config{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := Open(dir, Config{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	first := numberedKeys("k", 10)
+	if err := a.MintIDs(ctx, "ds", first, make([]int64, 10)); err != nil {
+		t.Fatal(err)
+	}
+	if !a.ids.allNew[a.ids.dsIDs["ds"]] {
+		t.Fatal("a first mint of new keys did not mark the dataset as all new")
+	}
+	next := numberedKeys("n", 6)
+	theirs := make([]int64, 3)
+	if err := b.MintIDs(ctx, "ds", next[2:5], theirs); err != nil {
+		t.Fatal(err)
+	}
+	ours := make([]int64, len(next))
+	if err := a.MintIDs(ctx, "ds", next, ours); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[int64]string{}
+	for i, id := range ours {
+		if i >= 2 && i < 5 && id != theirs[i-2] {
+			t.Errorf("key %s: id %d, the other writer minted %d", next[i], id, theirs[i-2])
+		}
+		if id <= 0 {
+			t.Errorf("key %s: id %d", next[i], id)
+		}
+		if k, dup := seen[id]; dup {
+			t.Errorf("id %d given to %s and %s", id, k, next[i])
+		}
+		seen[id] = next[i]
+	}
+	if a.ids.allNew[a.ids.dsIDs["ds"]] {
+		t.Error("a mint that found keys left the dataset marked as all new")
+	}
+	again := make([]int64, len(next))
+	if err := b.MintIDs(ctx, "ds", next, again); err != nil {
+		t.Fatal(err)
+	}
+	for i := range next {
+		if again[i] != ours[i] {
+			t.Errorf("key %s: %d in one store, %d in the other", next[i], ours[i], again[i])
+		}
+	}
+}
+
+// benchMintBatch is the keys of one MintIDs call in BenchmarkMintIDs: an
+// ingest chunk.
+const benchMintBatch = 256

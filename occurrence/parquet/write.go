@@ -53,6 +53,9 @@ type partWriter struct {
 	fw      *pqarrow.FileWriter
 	curRGs  []rowGroupEntry
 	records int64
+	// gather holds the buffers each column of a row group is gathered
+	// into before it is written (see gatherInto).
+	gather gatherBufs
 	// datasets maps, in a segment, each dataset key to its index: its row
 	// groups record their rows per dataset (segment.go).
 	datasets map[string]int
@@ -80,7 +83,7 @@ func (s *Store) BeginDataset(ctx context.Context, info occurrence.DatasetInfo) (
 		return nil, err
 	}
 	return &DatasetWriter{partWriter: partWriter{s: s, dir: dir, rel: generationDir(info.Key, gen)},
-		info: info, gen: gen, replaces: info.Ingested, marker: marker, builder: occurrence.NewBuilder(nil)}, nil
+		info: info, gen: gen, replaces: info.Ingested, marker: marker, builder: occurrence.NewBuilder()}, nil
 }
 
 // markWriting creates dir's writing marker and holds an flock on it until
@@ -223,7 +226,7 @@ func (w *partWriter) writeRowGroup(window []windowBatch, refs []rowRef, last boo
 	stats := make(map[string]json.RawMessage, schema.NumFields())
 	var perDataset json.RawMessage
 	for c, f := range schema.Fields() {
-		a := gatherArray(window, c, refs)
+		a := gatherInto(&w.gather, window, c, refs)
 		if last {
 			for i := range window {
 				window[i].release(c)

@@ -32,7 +32,7 @@ func TestRowGroupsWrittenByColumnAsWhole(t *testing.T) {
 	g := occurrencetest.NewGenerator(7, 300)
 	plan := g.Datasets(perBatch*batches, 1)
 	rec := occurrence.NewRecord()
-	b := occurrence.NewBuilder(nil)
+	b := occurrence.NewBuilder()
 	defer b.Release()
 	for i := range perBatch * batches {
 		g.Fill(rec, &plan[0], i)

@@ -1,0 +1,3 @@
+package occurrence
+
+func newBenchBuilder() *Builder { return NewBuilder() }
