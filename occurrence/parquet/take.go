@@ -58,8 +58,12 @@ func takeFixed[T uint32 | uint64](a arrow.Array, pos []int32) arrow.Array {
 // selectedValidity is the validity bitmap of the rows at pos of a (nil when
 // none of them is null) and their null count.
 func selectedValidity(a arrow.Array, pos []int32) (*memory.Buffer, int) {
-	if a.NullN() == 0 {
+	switch n := a.NullN(); {
+	case n == 0 || len(pos) == 0:
 		return nil, 0
+	case n == a.Len():
+		// A column null in every row of the part (most of a DWCA's 230).
+		return memory.NewBufferBytes(make([]byte, (len(pos)+7)/8)), len(pos)
 	}
 	bm, boff := a.NullBitmapBytes(), a.Data().Offset()
 	vbits := make([]byte, (len(pos)+7)/8)

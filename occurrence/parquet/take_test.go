@@ -108,6 +108,10 @@ func TestTakeSelectedFixed(t *testing.T) {
 		dense.Append(int64(-i))
 	}
 	arrays = append(arrays, dense.NewArray())
+	// A column null in every row (selectedValidity's shortcut).
+	nulls := array.NewInt64Builder(mem)
+	nulls.AppendNulls(100)
+	arrays = append(arrays, nulls.NewArray())
 	for _, full := range arrays {
 		for _, src := range []arrow.Array{full, array.NewSlice(full, 13, 90)} {
 			sel := make([]bool, src.Len())
