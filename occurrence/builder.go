@@ -45,6 +45,8 @@ type colBuf struct {
 	// growing by doubling (copying each time and keeping up to twice the
 	// room it needs).
 	lastRows, lastText int
+	// spare holds the buffers of a batch handed back by Recycle.
+	spare *colBuf
 }
 
 // NewBuilder returns an empty builder.
@@ -135,6 +137,9 @@ func pad[T uint32 | uint64](s []T, n int) []T {
 // so batches of a source come out alike.
 func (c *colBuf) reserve() {
 	n := c.lastRows
+	if c.useSpare(n) {
+		return
+	}
 	c.valid = make([]byte, 0, bitutil.BytesForBits(int64(n)))
 	switch c.kind {
 	case KindInt32:
@@ -193,8 +198,80 @@ func (c *colBuf) finish(n int) arrow.Array {
 	}
 	a := array.MakeFromData(array.NewData(typ, n, bufs, nil, nulls, 0))
 	c.lastRows = n
-	*c = colBuf{kind: c.kind, lastRows: c.lastRows, lastText: c.lastText}
+	*c = colBuf{kind: c.kind, lastRows: c.lastRows, lastText: c.lastText, spare: c.spare}
 	return a
+}
+
+// Recycle hands back column c of a batch this builder made, once nothing
+// reads that column any more: its buffers back the column's next batch
+// instead of new memory (an ingest's record batches were a seventh of all
+// it allocated, each new buffer faulted in page by page). It runs on the
+// goroutine that appends.
+func (b *Builder) Recycle(c int, a arrow.Array) {
+	if a.NullN() == a.Len() {
+		return // possibly on the shared zero buffer
+	}
+	bufs := a.Data().Buffers()
+	col := &b.cols[c]
+	sp := &colBuf{}
+	if bufs[0] != nil {
+		sp.valid = bufs[0].Buf()[:0]
+	}
+	switch col.kind {
+	case KindInt32:
+		sp.w32 = castTo[uint32](bufs[1].Buf())
+	case KindInt64, KindTimestamp, KindFloat64:
+		sp.w64 = castTo[uint64](bufs[1].Buf())
+	case KindBool:
+		sp.bits = bufs[1].Buf()[:0]
+	default:
+		sp.offsets = castTo[int32](bufs[1].Buf())
+		sp.text = bufs[2].Buf()[:0]
+	}
+	col.spare = sp
+}
+
+// useSpare takes the recycled buffers when they hold n rows and the text
+// the column's last batch had, and reports whether it did.
+func (c *colBuf) useSpare(n int) bool {
+	sp := c.spare
+	if sp == nil {
+		return false
+	}
+	switch c.kind {
+	case KindInt32:
+		if cap(sp.w32) < n {
+			return false
+		}
+	case KindInt64, KindTimestamp, KindFloat64:
+		if cap(sp.w64) < n {
+			return false
+		}
+	case KindBool:
+		if cap(sp.bits) < int(bitutil.BytesForBits(int64(n))) {
+			return false
+		}
+	default:
+		if cap(sp.offsets) < n+1 || cap(sp.text) < c.lastText {
+			return false
+		}
+	}
+	c.valid, c.w32, c.w64, c.bits, c.offsets, c.text = sp.valid, sp.w32, sp.w64, sp.bits, sp.offsets, sp.text
+	if v := int(bitutil.BytesForBits(int64(n))); cap(c.valid) < v {
+		c.valid = make([]byte, 0, v) // the recycled batch had no nulls
+	}
+	c.spare = nil
+	return true
+}
+
+// castTo views the capacity of b as an empty slice of T.
+func castTo[T int32 | uint32 | uint64](b []byte) []T {
+	var zero T
+	size := int(unsafe.Sizeof(zero))
+	if cap(b) < size {
+		return nil
+	}
+	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), cap(b)/size)[:0]
 }
 
 // pad8 extends a bitmap with zero bytes to n bits.

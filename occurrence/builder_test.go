@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -61,7 +62,9 @@ func TestBuilderNullRuns(t *testing.T) {
 // TestBuilderMatchesArrowBuilders: batches of random records (columns
 // always set, sometimes set, never set; every kind) equal the same records
 // appended through Arrow's own builders, batch after batch as the builder
-// reuses what it learnt of the last one.
+// reuses what it learnt of the last one, and the buffers of the batches
+// recycled (every other batch, as the table writer does once it wrote
+// them).
 func TestBuilderMatchesArrowBuilders(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	b := NewBuilder()
@@ -108,6 +111,9 @@ func TestBuilderMatchesArrowBuilders(t *testing.T) {
 			if g, w := got.Column(c).NullN(), want.Column(c).NullN(); g != w {
 				t.Fatalf("batch %d column %s: %d nulls, want %d", batch, columns[c].Name, g, w)
 			}
+			if batch%2 == 0 {
+				b.Recycle(c, got.Column(c))
+			}
 		}
 		got.Release()
 		want.Release()
@@ -136,5 +142,53 @@ func appendArrow(rb *array.RecordBuilder, r *Record) {
 		default:
 			fb.(*array.StringBuilder).Append(v.S)
 		}
+	}
+}
+
+// TestBuilderRecycle: a batch's buffers handed back back the next batch of
+// the same shape (its text lands in the same memory) and that batch reads
+// its own values; a column null throughout is never handed back, since it
+// may sit on the shared zero buffer.
+func TestBuilderRecycle(t *testing.T) {
+	loc, never := ColumnIndex(ColLocality), ColumnIndex("waterBody")
+	b := NewBuilder()
+	fill := func(tag string) arrow.RecordBatch {
+		for i := range 100 {
+			r := NewRecord()
+			r.SetString(loc, fmt.Sprintf("%s-%03d", tag, i))
+			b.Append(r)
+		}
+		return b.NewBatch()
+	}
+	first := fill("a")
+	second := fill("b") // reserves from the first's sizes
+	textOf := func(batch arrow.RecordBatch) *byte {
+		return unsafe.SliceData(batch.Column(loc).Data().Buffers()[2].Bytes())
+	}
+	mem := textOf(second)
+	for c := range columns {
+		b.Recycle(c, second.Column(c))
+	}
+	third := fill("c")
+	if textOf(third) != mem {
+		t.Error("the third batch's text is not in the recycled buffer")
+	}
+	if textOf(third) == textOf(first) {
+		t.Error("the third batch took the first batch's buffer, which was never handed back")
+	}
+	l := third.Column(loc).(*array.String)
+	for i := range 100 {
+		if want := fmt.Sprintf("c-%03d", i); l.Value(i) != want {
+			t.Fatalf("row %d: %q, want %q", i, l.Value(i), want)
+		}
+	}
+	if got := first.Column(loc).(*array.String).Value(7); got != "a-007" {
+		t.Errorf("the first batch changed: %q", got)
+	}
+	if z := third.Column(never); z.NullN() != 100 {
+		t.Errorf("waterBody: %d nulls of 100", z.NullN())
+	}
+	if b.cols[never].spare != nil {
+		t.Error("an all-null column was recycled")
 	}
 }

@@ -231,7 +231,7 @@ func TestBloomAfterDictionaryFallback(t *testing.T) {
 				b.Append(k)
 				keys = append(keys, k)
 			}
-			bs := oneColumnFile(t, col, b.NewArray(), writerProps(tc.pageSize))
+			bs := oneColumnFile(t, col, b.NewArray(), writerProps(tc.pageSize, nil))
 			rdr, err := file.OpenParquetFile(bs.sc.path, false)
 			if err != nil {
 				t.Fatal(err)

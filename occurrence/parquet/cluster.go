@@ -45,9 +45,12 @@ func newWindowBatch(b arrow.RecordBatch) windowBatch {
 	return wb
 }
 
-// release drops column c.
-func (wb *windowBatch) release(c int) {
+// release drops column c, handing its buffers to recycle when not nil.
+func (wb *windowBatch) release(c int, recycle func(int, arrow.Array)) {
 	if wb.cols[c] != nil {
+		if recycle != nil {
+			recycle(c, wb.cols[c])
+		}
 		wb.cols[c].Release()
 		wb.cols[c] = nil
 	}

@@ -179,7 +179,9 @@ func TestDictionariesPassThrough(t *testing.T) {
 // falls back to PLAIN mid-chunk arrives in both forms from one split, with
 // the same values as without the flag.
 func TestDictionariesFallBackWithinSplit(t *testing.T) {
+	plainByCardinality = false
 	s := dictStore(t)
+	plainByCardinality = true
 	ctx := context.Background()
 	snap, err := s.Snapshot(ctx)
 	if err != nil {

@@ -107,7 +107,7 @@ func (cs *clusterSorter) release() {
 func releaseBatches(bs []windowBatch) {
 	for i := range bs {
 		for c := range bs[i].cols {
-			bs[i].release(c)
+			bs[i].release(c, nil)
 		}
 	}
 }

@@ -56,6 +56,10 @@ type partWriter struct {
 	// gather holds the buffers each column of a row group is gathered
 	// into before it is written (see gatherInto).
 	gather gatherBufs
+	// recycle, when not nil, takes each column of the window's batches
+	// once its last row group is written (occurrence.Builder.Recycle of
+	// the builder that made them).
+	recycle func(int, arrow.Array)
 	// datasets maps, in a segment, each dataset key to its index: its row
 	// groups record their rows per dataset (segment.go).
 	datasets map[string]int
@@ -82,8 +86,9 @@ func (s *Store) BeginDataset(ctx context.Context, info occurrence.DatasetInfo) (
 	if err != nil {
 		return nil, err
 	}
-	return &DatasetWriter{partWriter: partWriter{s: s, dir: dir, rel: generationDir(info.Key, gen)},
-		info: info, gen: gen, replaces: info.Ingested, marker: marker, builder: occurrence.NewBuilder()}, nil
+	b := occurrence.NewBuilder()
+	return &DatasetWriter{partWriter: partWriter{s: s, dir: dir, rel: generationDir(info.Key, gen), recycle: b.Recycle},
+		info: info, gen: gen, replaces: info.Ingested, marker: marker, builder: b}, nil
 }
 
 // markWriting creates dir's writing marker and holds an flock on it until
@@ -161,7 +166,7 @@ func (w *DatasetWriter) flushWindow() error {
 func (w *DatasetWriter) releaseWindow() {
 	for i := range w.window {
 		for c := range w.window[i].cols {
-			w.window[i].release(c)
+			w.window[i].release(c, nil)
 		}
 	}
 	w.window = nil
@@ -189,8 +194,14 @@ func (w *DatasetWriter) SetEML(ctx context.Context, r io.Reader) error {
 	return f.Close()
 }
 
-func writerProps(pageBytes int) *parquet.WriterProperties {
-	return parquet.NewWriterProperties(append(bloomProps(),
+// writerProps are the table's Parquet settings; the text columns plain
+// are written without a dictionary (see plainTextColumns).
+func writerProps(pageBytes int, plain []string) *parquet.WriterProperties {
+	props := bloomProps()
+	for _, name := range plain {
+		props = append(props, parquet.WithDictionaryFor(name, false))
+	}
+	return parquet.NewWriterProperties(append(props,
 		parquet.WithCompression(compress.Codecs.Snappy),
 		parquet.WithDictionaryDefault(true),
 		parquet.WithDataPageSize(int64(pageBytes)),
@@ -215,7 +226,7 @@ func writerProps(pageBytes int) *parquet.WriterProperties {
 // written are those of pqarrow.FileWriter.Write of the gathered batch.
 func (w *partWriter) writeRowGroup(window []windowBatch, refs []rowRef, last bool) error {
 	if w.fw == nil {
-		if err := w.openFile(); err != nil {
+		if err := w.openFile(plainTextColumns(window, w.s.cfg.RowGroupRows)); err != nil {
 			return err
 		}
 	}
@@ -229,7 +240,7 @@ func (w *partWriter) writeRowGroup(window []windowBatch, refs []rowRef, last boo
 		a := gatherInto(&w.gather, window, c, refs)
 		if last {
 			for i := range window {
-				window[i].release(c)
+				window[i].release(c, w.recycle)
 			}
 		}
 		err := w.fw.WriteColumnData(a)
@@ -275,13 +286,76 @@ func (w *partWriter) countDatasets(a arrow.Array) (json.RawMessage, error) {
 	return encodeDatasetRows(rows), nil
 }
 
-func (w *partWriter) openFile() error {
+// plainTextColumns returns the text columns a file opened with window
+// writes without a dictionary: those null in every row of the window, and
+// those whose distinct values in the window's first rows (a row group's
+// worth) take more than a dictionary page holds, which the dictionary
+// encoder would give up on within each row group anyway.
+//
+// pqarrow hands a dictionary encoder a slice of every row's value (24
+// bytes a row, pointers the garbage collector scans: for the ~150 columns
+// a dataset leaves empty alone, a quarter of all an ingest allocated),
+// where the plain encoder takes the Arrow buffers as they are. A column
+// mostly keeps its kind through a dataset; one that fills later in the
+// file, or repeats more, is written PLAIN, as high-cardinality columns
+// already are, which every reader reads.
+func plainTextColumns(window []windowBatch, rows int) []string {
+	var out []string
+	src := make([]arrow.Array, len(window))
+	for c, col := range occurrence.Columns() {
+		if col.Kind != occurrence.KindString {
+			continue
+		}
+		known := true
+		for i := range window {
+			src[i] = window[i].cols[c]
+			known = known && src[i] != nil // nil: written and dropped
+		}
+		if known && (allNull(src) || plainByCardinality && !fitsDictionary(src, rows)) {
+			out = append(out, col.Name)
+		}
+	}
+	return out
+}
+
+// plainByCardinality enables the second rule of plainTextColumns. Tests of
+// the reader turn it off to get column chunks that fall back to PLAIN
+// mid-way, as other writers' files (and this table's before) have.
+var plainByCardinality = true
+
+// fitsDictionary reports whether the distinct values of the first rows of
+// src fit a dictionary page (dictPageLimit, counted as the encoder counts:
+// each value's bytes and a 4-byte length).
+func fitsDictionary(src []arrow.Array, rows int) bool {
+	seen := map[string]struct{}{}
+	size := 0
+	for _, a := range src {
+		s := a.(*array.String)
+		for i := 0; i < s.Len() && rows > 0; i++ {
+			rows--
+			if s.IsNull(i) {
+				continue
+			}
+			v := s.Value(i)
+			if _, ok := seen[v]; ok {
+				continue
+			}
+			seen[v] = struct{}{}
+			if size += len(v) + 4; size > dictPageLimit {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func (w *partWriter) openFile(plain []string) error {
 	name := fmt.Sprintf("part-%05d.parquet", len(w.files))
 	f, err := os.Create(filepath.Join(w.dir, name))
 	if err != nil {
 		return err
 	}
-	fw, err := pqarrow.NewFileWriter(occurrence.Schema(), syncFile{f}, writerProps(w.s.cfg.DataPageBytes),
+	fw, err := pqarrow.NewFileWriter(occurrence.Schema(), syncFile{f}, writerProps(w.s.cfg.DataPageBytes, plain),
 		pqarrow.NewArrowWriterProperties())
 	if err != nil {
 		f.Close()

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -45,7 +47,7 @@ func TestRowGroupsWrittenByColumnAsWhole(t *testing.T) {
 
 	// the whole gathered row groups, written the way the writer did before
 	var want bytes.Buffer
-	fw, err := pqarrow.NewFileWriter(occurrence.Schema(), &want, writerProps(s.cfg.DataPageBytes), pqarrow.NewArrowWriterProperties())
+	fw, err := pqarrow.NewFileWriter(occurrence.Schema(), &want, writerProps(s.cfg.DataPageBytes, plainTextColumns(w.window, s.cfg.RowGroupRows)), pqarrow.NewArrowWriterProperties())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,4 +102,40 @@ func gatherBatch(window []windowBatch, refs []rowRef) arrow.RecordBatch {
 		defer cols[c].Release()
 	}
 	return array.NewRecordBatch(schema, cols, int64(len(refs)))
+}
+
+// TestPlainTextColumns: a file writes without a dictionary the text
+// columns its first window leaves empty and those whose first row group's
+// distinct values outgrow a dictionary page; a repetitive column and the
+// non-text ones keep theirs.
+func TestPlainTextColumns(t *testing.T) {
+	b := occurrence.NewBuilder()
+	id, country := occurrence.ColumnIndex(occurrence.ColOccurrenceID), occurrence.ColumnIndex(occurrence.ColCountryCode)
+	year := occurrence.ColumnIndex(occurrence.ColYear)
+	const rows = 4000
+	var window []windowBatch
+	for range 2 {
+		for i := range rows / 2 {
+			r := occurrence.NewRecord()
+			r.SetString(id, fmt.Sprintf("urn:catalog:example:%012d", len(window)*rows+i))
+			r.SetString(country, []string{"DK", "SE", "NO"}[i%3])
+			r.SetInt(year, int64(1900+i%100))
+			b.Append(r)
+		}
+		window = append(window, newWindowBatch(b.NewBatch()))
+	}
+	plain := map[string]bool{}
+	for _, name := range plainTextColumns(window, rows) {
+		plain[name] = true
+	}
+	if !plain[occurrence.ColOccurrenceID] || plain[occurrence.ColCountryCode] || plain[occurrence.ColYear] {
+		t.Errorf("occurrenceID plain %v (want true), countryCode %v, year %v (want false)",
+			plain[occurrence.ColOccurrenceID], plain[occurrence.ColCountryCode], plain[occurrence.ColYear])
+	}
+	if !plain[occurrence.ColLocality] {
+		t.Error("locality, empty in every row, keeps its dictionary")
+	}
+	if p := plainTextColumns(window, 100); plain[occurrence.ColOccurrenceID] && slices.Contains(p, occurrence.ColOccurrenceID) {
+		t.Error("100 identifiers of 33 bytes do not outgrow a 32 KiB dictionary page, yet occurrenceID is plain")
+	}
 }
