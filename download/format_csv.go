@@ -307,19 +307,24 @@ func (t *tableWriter) makeCells(b *batch) error {
 }
 
 // appendRow appends row i of the planned batch, its line end included.
+// Each field after the first starts with its separator, written as the
+// field is reached (a run of fields null in the whole batch writes all its
+// separators at once).
 func (r *rowPlan) appendRow(buf []byte, i int) []byte {
 	if r.verb != nil {
 		r.verb.parse(str(r.vcol, i))
 	}
-	k := 0    // next verbatim value
-	tabs := 0 // separators not yet written
-	for j := 0; j < len(r.cells); j++ {
-		p := &r.cells[j]
+	k := 0 // next verbatim value
+	cells := r.cells
+	for j := 0; j < len(cells); j++ {
+		p := &cells[j]
 		if j > 0 {
-			tabs++
+			buf = append(buf, '\t')
 		}
 		if e := p.empty; e > 0 {
-			tabs += e - 1
+			if e > 1 {
+				buf = dwca.AppendTabs(buf, e-1)
+			}
 			j += e - 1
 			continue
 		}
@@ -327,10 +332,6 @@ func (r *rowPlan) appendRow(buf []byte, i int) []byte {
 			if q := p.voff + i; v[q>>3]&(1<<(q&7)) == 0 {
 				continue
 			}
-		}
-		if tabs > 0 {
-			buf = dwca.AppendTabs(buf, tabs)
-			tabs = 0
 		}
 		switch p.kind {
 		case cellDict:
@@ -350,9 +351,6 @@ func (r *rowPlan) appendRow(buf []byte, i int) []byte {
 			buf = dwca.AppendClean(buf, r.verb.values[k])
 			k++
 		}
-	}
-	if tabs > 0 {
-		buf = dwca.AppendTabs(buf, tabs)
 	}
 	return append(buf, '\n')
 }

@@ -48,47 +48,93 @@ var wideBatches = sync.OnceValue(func() wideTable {
 		return wideTable{err: err}
 	}
 	defer os.RemoveAll(dir)
-	s, err := parquet.Open(dir, parquet.Config{}, nil)
+	s, snap, err := wideStore(ctx, dir)
 	if err != nil {
 		return wideTable{err: err}
 	}
 	defer s.Close()
+	d := &dwcaWriter{occ: newTableWriter(occurrenceFields())}
+	var out wideTable
+	out.err = scanWide(ctx, s, snap, d.columns(), func(b arrow.RecordBatch) error {
+		b.Retain()
+		out.batches = append(out.batches, b)
+		return nil
+	})
+	return out
+})
+
+// wideStore generates wideRecords records as bench/gen does (the
+// generator's wide records, 20 datasets) into a Parquet table in dir.
+func wideStore(ctx context.Context, dir string) (*parquet.Store, occurrence.Snapshot, error) {
+	s, err := parquet.Open(dir, parquet.Config{}, nil)
+	if err != nil {
+		return nil, occurrence.Snapshot{}, err
+	}
 	g := occurrencetest.NewGenerator(1, 5_000)
 	rec := occurrence.NewRecord()
 	for _, ds := range g.Datasets(wideRecords, 20) {
 		w, err := s.BeginDataset(ctx, ds.Info)
 		if err != nil {
-			return wideTable{err: err}
+			s.Close()
+			return nil, occurrence.Snapshot{}, err
 		}
 		for j := 0; j < ds.Records; j++ {
 			g.Fill(rec, &ds, j)
 			if err := w.Append(ctx, rec); err != nil {
-				return wideTable{err: err}
+				s.Close()
+				return nil, occurrence.Snapshot{}, err
 			}
 		}
 		if _, err := w.Commit(ctx, occurrence.LoadStats{Terms: occurrencetest.Terms()}); err != nil {
-			return wideTable{err: err}
+			s.Close()
+			return nil, occurrence.Snapshot{}, err
 		}
 	}
 	snap, err := s.Snapshot(ctx)
 	if err != nil {
-		return wideTable{err: err}
+		s.Close()
+		return nil, occurrence.Snapshot{}, err
 	}
+	return s, snap, nil
+}
+
+// scanWide scans cols of the wide table as the export does: dictionary
+// columns handed out as they are, the 85%-selective predicate
+// hasCoordinate=true, 2 workers.
+func scanWide(ctx context.Context, s *parquet.Store, snap occurrence.Snapshot, cols []string, fn func(arrow.RecordBatch) error) error {
 	pred, err := occurrence.ParsePredicateJSON([]byte(`{"type":"equals","key":"HAS_COORDINATE","value":"true"}`), occurrence.DefaultLimits())
 	if err != nil {
-		return wideTable{err: err}
+		return err
 	}
-	d := &dwcaWriter{occ: newTableWriter(occurrenceFields())}
-	req := occurrence.ScanRequest{Predicate: pred, Columns: d.columns(), Dictionaries: true}
-	var out wideTable
-	_, err = occurrence.Scan(ctx, s, snap, req, occurrence.ScanOptions{Workers: 2}, func(b arrow.RecordBatch) error {
-		b.Retain()
-		out.batches = append(out.batches, b)
-		return nil
-	})
-	out.err = err
-	return out
-})
+	req := occurrence.ScanRequest{Predicate: pred, Columns: cols, Dictionaries: true}
+	_, err = occurrence.Scan(ctx, s, snap, req, occurrence.ScanOptions{Workers: 2}, fn)
+	return err
+}
+
+// BenchmarkWideScan is the scan of a wide SIMPLE_CSV export (the columns
+// of BenchmarkWideCSV's 43 fields, read as the export reads them) without
+// the rows: page decoding, the predicate and taking the matching rows.
+func BenchmarkWideScan(b *testing.B) {
+	ctx := context.Background()
+	s, snap, err := wideStore(ctx, b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	cols := fieldColumns(mustFields(wideFields))
+	rows := 0
+	if err := scanWide(ctx, s, snap, cols, func(r arrow.RecordBatch) error { rows += int(r.NumRows()); return nil }); err != nil {
+		b.Fatal(err)
+	}
+	report := cpuMetric(b)
+	for b.Loop() {
+		if err := scanWide(ctx, s, snap, cols, func(arrow.RecordBatch) error { return nil }); err != nil {
+			b.Fatal(err)
+		}
+	}
+	report()
+	b.ReportMetric(float64(rows), "rows/op")
+}
 
 func wideInput(b *testing.B) []arrow.RecordBatch {
 	w := wideBatches()

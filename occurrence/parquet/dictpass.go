@@ -34,11 +34,11 @@ type dictCopies struct {
 	dict   []bool
 }
 
-// take returns the selected rows (m of them) of d as a Dictionary array over
+// take returns the rows at pos of d as a Dictionary array over
 // a stable copy of its dictionary, or nil when d is not an int32-indexed
 // string dictionary without nulls in its values (the caller then decodes
 // it as before). col is the output column's position.
-func (dc *dictCopies) take(col, ncols int, d *array.Dictionary, sel []bool, m int) arrow.Array {
+func (dc *dictCopies) take(col, ncols int, d *array.Dictionary, pos []int32) arrow.Array {
 	dict, ok := d.Dictionary().(*array.String)
 	if !ok || dict.NullN() > 0 {
 		return nil
@@ -54,7 +54,7 @@ func (dc *dictCopies) take(col, ncols int, d *array.Dictionary, sel []bool, m in
 	if src := d.Data().Dictionary(); dc.src[col] != src {
 		dc.src[col], dc.cp[col] = src, copyStrings(dict)
 	}
-	return dictionaryOver(gatherIndices(ix.Int32Values(), sel, m), dc.cp[col], d, sel)
+	return dictionaryOver(gatherIndices(ix.Int32Values(), pos), dc.cp[col], d, pos)
 }
 
 // copyStrings copies a string array's offsets (starting at zero) and value
@@ -74,32 +74,19 @@ func copyStrings(a *array.String) *array.String {
 		[]*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(offs)), memory.NewBufferBytes(data)}, nil, 0, 0))
 }
 
-// gatherIndices returns idx[i] for the m rows i that sel selects.
-func gatherIndices(idx []int32, sel []bool, m int) []int32 {
-	out := make([]int32, 0, m)
-	for i, ok := range sel {
-		if ok {
-			out = append(out, idx[i])
-		}
-	}
-	return out
-}
-
-// positions returns the indices of the m true values of sel.
-func positions(sel []bool, m int) []int32 {
-	out := make([]int32, 0, m)
-	for i, ok := range sel {
-		if ok {
-			out = append(out, int32(i))
-		}
+// gatherIndices returns idx[i] for the rows i at pos.
+func gatherIndices(idx []int32, pos []int32) []int32 {
+	out := make([]int32, len(pos))
+	for j, i := range pos {
+		out[j] = idx[i]
 	}
 	return out
 }
 
 // dictionaryOver is a Dictionary array of indices idx over dict, valid
-// where the rows of nullsOf that sel selects are.
-func dictionaryOver(idx []int32, dict *array.String, nullsOf arrow.Array, sel []bool) arrow.Array {
-	valid, nulls := selectedValidity(nullsOf, sel, len(idx))
+// where the rows of nullsOf at pos are.
+func dictionaryOver(idx []int32, dict *array.String, nullsOf arrow.Array, pos []int32) arrow.Array {
+	valid, nulls := selectedValidity(nullsOf, pos)
 	data := array.NewDataWithDictionary(dictType, len(idx),
 		[]*memory.Buffer{valid, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(idx))}, nulls, 0, dict.Data().(*array.Data))
 	defer data.Release()
@@ -130,29 +117,24 @@ func (dc *dictCopies) schemaFor(plain *arrow.Schema, names []string, arrs []arro
 	return dc.schema
 }
 
-// take is takeSelected, except that with req.Dictionaries a string
-// dictionary column stays one (dictCopies.take), and a plain string column
-// of which at least half the rows are selected goes out as a dictionary
-// over a copy of the whole column: one bulk copy instead of one per
-// selected value.
-func (sc *splitScan) take(col int, a arrow.Array, sel []bool, m int) arrow.Array {
+// take is takeAt of the part's selected rows (sc.selIdx), except that with
+// req.Dictionaries a string dictionary column stays one (dictCopies.take),
+// and a plain string column of which at least half the rows are selected
+// goes out as a dictionary over a copy of the whole column: one bulk copy
+// instead of one per selected value.
+func (sc *splitScan) take(col int, a arrow.Array, pos []int32) arrow.Array {
 	if sc.req.Dictionaries {
 		switch x := a.(type) {
 		case *array.Dictionary:
-			if out := sc.dicts.take(col, len(sc.cols), x, sel, m); out != nil {
+			if out := sc.dicts.take(col, len(sc.cols), x, pos); out != nil {
 				return out
 			}
 		case *array.String:
-			if 2*m < len(sel) {
+			if 2*len(pos) < a.Len() {
 				break
 			}
-			// The selected rows' positions, shared by every such column of
-			// the batch.
-			if len(sc.selIdx) != m {
-				sc.selIdx = positions(sel, m)
-			}
-			return dictionaryOver(sc.selIdx, copyStrings(x), x, sel)
+			return dictionaryOver(pos, copyStrings(x), x, pos)
 		}
 	}
-	return takeSelected(a, sel, m)
+	return takeAt(a, pos)
 }

@@ -275,7 +275,7 @@ func TestTakeIndices(t *testing.T) {
 	var dc dictCopies
 	var first arrow.ArrayData
 	for round := 0; round < 2; round++ {
-		got := dc.take(0, 1, sliced, sel, countTrue(sel)).(*array.Dictionary)
+		got := dc.take(0, 1, sliced, positions(sel, countTrue(sel))).(*array.Dictionary)
 		cp := got.Data().Dictionary()
 		if cp == sliced.Data().Dictionary() {
 			t.Fatal("dictionary not copied")

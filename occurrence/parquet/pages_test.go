@@ -433,3 +433,43 @@ func TestDictionaryKeepsNoSpareCapacity(t *testing.T) {
 		}
 	}
 }
+
+// TestRLEBitPackedWidths decodes bit-packed runs of every width, of data
+// lengths that end in all positions of a word, read in pieces of several
+// sizes (so that reads start and end both in the body of the data and in
+// its last eight bytes), against the values taken bit by bit.
+func TestRLEBitPackedWidths(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for width := 1; width <= 32; width++ {
+		for groups := 1; groups <= 5; groups++ {
+			body := make([]byte, groups*width)
+			for i := range body {
+				body[i] = byte(rng.Uint32())
+			}
+			data := append(binary.AppendUvarint(nil, uint64(groups)<<1|1), body...)
+			n := groups * 8
+			want := make([]uint32, n)
+			for i := range want {
+				for b := 0; b < width; b++ {
+					at := i*width + b
+					want[i] |= uint32(body[at/8]>>(at%8)&1) << b
+				}
+			}
+			for _, piece := range []int{1, 3, 8, n} {
+				var d rleDecoder
+				if err := d.reset(data, width); err != nil {
+					t.Fatal(err)
+				}
+				got := make([]uint32, n)
+				for at := 0; at < n; at += piece {
+					if err := d.read(got[at:min(at+piece, n)]); err != nil {
+						t.Fatalf("width %d, %d groups, pieces of %d: %v", width, groups, piece, err)
+					}
+				}
+				if !slices.Equal(got, want) {
+					t.Fatalf("width %d, %d groups, pieces of %d: %v, want %v", width, groups, piece, got, want)
+				}
+			}
+		}
+	}
+}

@@ -146,6 +146,10 @@ func (d *rleDecoder) finishPacked() {
 	d.bit = 0
 }
 
+// unpack decodes len(out) values of the current bit-packed run. Values
+// whose 8-byte little-endian word lies within data are read straight from
+// it, with no test per value; the last few, near data's end, from a
+// zero-padded copy of its last bytes.
 func (d *rleDecoder) unpack(out []uint32) {
 	w := uint64(d.width)
 	if w == 0 {
@@ -156,23 +160,35 @@ func (d *rleDecoder) unpack(out []uint32) {
 	data := d.data
 	bit := d.bit
 	hi := d.max
-	defer func() { d.max = hi }()
-	for i := range out {
-		byteAt := bit >> 3
-		var word uint64
-		if int(byteAt)+8 <= len(data) {
-			word = binary.LittleEndian.Uint64(data[byteAt:])
-		} else {
-			for j := 0; int(byteAt)+j < len(data) && j < 8; j++ {
-				word |= uint64(data[int(byteAt)+j]) << (8 * j)
+	i := 0
+	if len(data) >= 8 {
+		// last is the last bit position whose word is whole in data.
+		if last := uint64(len(data)-8) * 8; bit <= last {
+			n := min(len(out), int((last-bit)/w)+1)
+			for ; i < n; i++ {
+				v := uint32(binary.LittleEndian.Uint64(data[bit>>3:])>>(bit&7)) & uint32(mask)
+				hi = max(hi, v)
+				out[i] = v
+				bit += w
 			}
 		}
-		v := uint32((word >> (bit & 7)) & mask)
-		hi = max(hi, v)
-		out[i] = v
-		bit += w
+	}
+	if i < len(out) {
+		// nextRun bounds a run by the bits data holds, so each value left
+		// starts within data's last 8 bytes.
+		var tail [16]byte
+		start := uint64(max(len(data)-8, 0))
+		copy(tail[:], data[start:])
+		for ; i < len(out); i++ {
+			off := min(bit>>3-start, 8)
+			v := uint32(binary.LittleEndian.Uint64(tail[off:])>>(bit&7)) & uint32(mask)
+			hi = max(hi, v)
+			out[i] = v
+			bit += w
+		}
 	}
 	d.bit = bit
+	d.max = hi
 }
 
 // skipRun consumes the next n values if they lie in one RLE run of v (a

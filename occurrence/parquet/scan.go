@@ -148,9 +148,6 @@ type splitScan struct {
 	split occurrence.Stats
 	// dicts are the stable dictionary copies of req.Dictionaries.
 	dicts dictCopies
-	// selIdx is the current part's selected row positions (take), nil
-	// until a column needs them.
-	selIdx []int32
 	// live filters a segment row group's rows on their dataset (nil: all
 	// rows are live; live.go).
 	live map[string]bool
@@ -281,7 +278,8 @@ func (sc *splitScan) emitMatches(pb arrow.RecordBatch, vals *flatSource, pos int
 // emitPart emits the selected rows of pb[off:off+len(sel)] joined with vb
 // (the same rows' other columns, or nil).
 func (sc *splitScan) emitPart(pb, vb arrow.RecordBatch, off int, sel []bool, m int, schema *arrow.Schema) error {
-	sc.selIdx = nil
+	// The selected rows' positions, found once for every column.
+	pos := positions(sel, m)
 	arrs := make([]arrow.Array, len(sc.cols))
 	defer func() {
 		for _, a := range arrs {
@@ -298,7 +296,7 @@ func (sc *splitScan) emitPart(pb, vb arrow.RecordBatch, off int, sel []bool, m i
 			col = vb.Column(vb.Schema().FieldIndices(name)[0])
 			col.Retain()
 		}
-		arrs[i] = sc.take(i, col, sel, m)
+		arrs[i] = sc.take(i, col, pos)
 		col.Release()
 	}
 	if sc.req.Dictionaries {

@@ -108,6 +108,10 @@ func TestTakeSelectedFixed(t *testing.T) {
 		dense.Append(int64(-i))
 	}
 	arrays = append(arrays, dense.NewArray())
+	// A column null in every row (selectedValidity's shortcut).
+	nulls := array.NewInt64Builder(mem)
+	nulls.AppendNulls(100)
+	arrays = append(arrays, nulls.NewArray())
 	for _, full := range arrays {
 		for _, src := range []arrow.Array{full, array.NewSlice(full, 13, 90)} {
 			sel := make([]bool, src.Len())
@@ -145,4 +149,90 @@ func countNulls(a arrow.Array, sel []bool) int {
 		}
 	}
 	return n
+}
+
+// TestPositions finds the selected rows' positions of selections that
+// start, end and run with unselected rows.
+func TestPositions(t *testing.T) {
+	for n := 0; n < 40; n++ {
+		sel := make([]bool, n)
+		var want []int32
+		for i := range sel {
+			if sel[i] = (i*5+n)%7 < 3; sel[i] {
+				want = append(want, int32(i))
+			}
+		}
+		got := positions(sel, countTrue(sel))
+		if len(got) != len(want) {
+			t.Fatalf("n=%d: %v, want %v", n, got, want)
+		}
+		for j := range got {
+			if got[j] != want[j] {
+				t.Fatalf("n=%d: %v, want %v", n, got, want)
+			}
+		}
+	}
+}
+
+// TestTakeIntegerDictionary takes rows of int32 and int64 dictionary
+// columns (as the page decoder hands out predicate columns), with nulls,
+// whole and sliced, and compares each value and null with the source's.
+func TestTakeIntegerDictionary(t *testing.T) {
+	mem := memory.DefaultAllocator
+	for _, vt := range []arrow.DataType{arrow.PrimitiveTypes.Int32, arrow.PrimitiveTypes.Int64} {
+		db := array.NewDictionaryBuilder(mem, &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: vt})
+		for i := range 60 {
+			var err error
+			switch b := db.(type) {
+			case *array.Int32DictionaryBuilder:
+				if i%5 == 2 {
+					b.AppendNull()
+				} else {
+					err = b.Append(int32(i%7 - 3))
+				}
+			case *array.Int64DictionaryBuilder:
+				if i%5 == 2 {
+					b.AppendNull()
+				} else {
+					err = b.Append(int64(i%9) << 35)
+				}
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		full := db.NewArray().(*array.Dictionary)
+		db.Release()
+		for _, src := range []arrow.Array{full, array.NewSlice(full, 7, 50)} {
+			sel := make([]bool, src.Len())
+			for i := range sel {
+				sel[i] = i%4 != 1
+			}
+			m := countTrue(sel)
+			got := takeSelected(src, sel, m)
+			if got.Len() != m || !arrow.TypeEqual(got.DataType(), vt) {
+				t.Fatalf("%s: %d rows of %s, want %d of %s", vt, got.Len(), got.DataType(), m, vt)
+			}
+			d := src.(*array.Dictionary)
+			k := 0
+			for i, ok := range sel {
+				if !ok {
+					continue
+				}
+				if d.IsNull(i) != got.IsNull(k) {
+					t.Fatalf("%s row %d: null %v, want %v", vt, i, got.IsNull(k), d.IsNull(i))
+				}
+				if !d.IsNull(i) {
+					if w, g := d.Dictionary().GetOneForMarshal(d.GetValueIndex(i)), got.GetOneForMarshal(k); w != g {
+						t.Fatalf("%s row %d: %v, want %v", vt, i, g, w)
+					}
+				}
+				k++
+			}
+			if got.NullN() != countNulls(src, sel) {
+				t.Fatalf("%s: %d nulls, want %d", vt, got.NullN(), countNulls(src, sel))
+			}
+			got.Release()
+		}
+	}
 }
