@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	_ "modernc.org/sqlite" // the id lookup's database
@@ -80,7 +81,7 @@ func (s *idStore) open(ctx context.Context, create bool) (*sql.DB, error) {
 		return nil, fmt.Errorf("open %s: %w", idsName, err)
 	}
 	db.SetMaxOpenConns(4)
-	if _, err := db.ExecContext(ctx, idsSchema); err != nil {
+	if err := createSchema(ctx, db); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("create %s: %w", idsName, err)
 	}
@@ -91,6 +92,45 @@ func (s *idStore) open(ctx context.Context, create bool) (*sql.DB, error) {
 	}
 	s.db = db
 	return db, nil
+}
+
+// createSchema creates the tables in a write transaction (BEGIN
+// IMMEDIATE, see open's _txlock), retrying while SQLite answers BUSY at
+// once instead of waiting: two processes opening a new database together
+// both switch it to WAL and read its schema before asking for the write
+// lock, and SQLite refuses one of them rather than let them wait on each
+// other (TestMintAcrossStores failed that way about once in twenty runs).
+func createSchema(ctx context.Context, db *sql.DB) error {
+	deadline := time.Now().Add(time.Minute) // busy_timeout's wait
+	for wait := time.Millisecond; ; wait = min(2*wait, 100*time.Millisecond) {
+		err := createSchemaOnce(ctx, db)
+		if err == nil || !isBusy(err) || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait):
+		}
+	}
+}
+
+func createSchemaOnce(ctx context.Context, db *sql.DB) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, idsSchema); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// isBusy reports whether err is SQLite's SQLITE_BUSY (any extended code).
+func isBusy(err error) bool {
+	var coded interface{ Code() int }
+	return errors.As(err, &coded) && coded.Code()&0xff == 5
 }
 
 // closeStmts closes the prepared statements; s.mu is held.
