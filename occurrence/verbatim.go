@@ -48,40 +48,33 @@ func withTerms(t Terms, c *Cells) *verbatimSlots {
 	verbatimMu.Lock()
 	defer verbatimMu.Unlock()
 	cur := verbatimTable.Load()
-	var terms []string
-	added := 0
-	each := func(term, v string) {
+	var fresh []string // terms with a value the table lacks
+	add := func(term, v string) {
 		if _, ok := cur.term[term]; !ok && v != "" {
-			if terms != nil {
-				terms = append(terms, term)
-			}
-			added++
+			fresh = append(fresh, term)
 		}
 	}
-	eachNew := func() {
-		for term, v := range t {
-			each(term, v)
-		}
-		if c != nil {
-			for i, v := range c.Vals {
-				each(c.Layout.terms[i], v)
-			}
+	for term, v := range t {
+		add(term, v)
+	}
+	if c != nil {
+		for i, v := range c.Vals {
+			add(c.Layout.terms[i], v)
 		}
 	}
-	eachNew()
-	if added == 0 {
+	if len(fresh) == 0 {
 		return cur
 	}
 	// Once the table is full this is every record with a term it lacks:
 	// say so before copying the table.
-	if len(cur.term)+added > maxVerbatimSlots {
+	if len(cur.term)+len(fresh) > maxVerbatimSlots {
 		return nil
 	}
-	terms = make([]string, 0, len(cur.term)+added)
+	terms := make([]string, 0, len(cur.term)+len(fresh))
 	for term := range cur.term {
 		terms = append(terms, term)
 	}
-	eachNew()
+	terms = append(terms, fresh...)
 	// Terms with the same verbatim key share a slot (as they shared the
 	// map entry), slots in key order.
 	keys := make([]string, len(terms))
@@ -247,6 +240,12 @@ func (s *verbatimScratch) write(buf []byte, tab *verbatimSlots) []byte {
 
 // appendVerbatimMap is appendVerbatim without the slot table.
 func appendVerbatimMap(buf []byte, t Terms) []byte {
+	return appendJSONObject(buf, verbatimKeyed(t))
+}
+
+// verbatimKeyed returns t's non-empty values by verbatim key, the value of
+// terms sharing a key being preferTerm's.
+func verbatimKeyed(t Terms) map[string]string {
 	m := make(map[string]string, len(t))
 	by := make(map[string]string, len(t)) // verbatim key -> the term kept
 	for term, v := range t {
@@ -259,7 +258,7 @@ func appendVerbatimMap(buf []byte, t Terms) []byte {
 		}
 		m[k], by[k] = v, term
 	}
-	return appendJSONObject(buf, m)
+	return m
 }
 
 // preferTerm reports whether term's value is kept over old's when both

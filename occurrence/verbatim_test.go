@@ -12,29 +12,14 @@ import (
 // maps they stand for: the reference verbatimDocs must equal.
 func marshalVerbatim(t *testing.T, raw RawRecord) (string, string) {
 	t.Helper()
-	keyed := func(terms Terms) map[string]string {
-		m := map[string]string{}
-		by := map[string]string{}
-		for term, v := range terms {
-			if v == "" {
-				continue
-			}
-			k := VerbatimKey(term)
-			if old, ok := by[k]; ok && !preferTerm(term, old) {
-				continue
-			}
-			m[k], by[k] = v, term
-		}
-		return m
-	}
-	core, err := json.Marshal(keyed(raw.Core))
+	core, err := json.Marshal(verbatimKeyed(raw.Core))
 	if err != nil {
 		t.Fatal(err)
 	}
 	rows := map[string][]map[string]string{}
 	for rt, list := range raw.Extensions {
 		for _, terms := range list {
-			rows[rt] = append(rows[rt], keyed(terms))
+			rows[rt] = append(rows[rt], verbatimKeyed(terms))
 		}
 	}
 	if len(rows) == 0 {
