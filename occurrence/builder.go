@@ -175,7 +175,7 @@ func (c *colBuf) finish(n int) arrow.Array {
 	typ := c.kind.ArrowType()
 	if c.rows == 0 {
 		c.lastRows, c.lastText = 0, 0
-		return nullArray(typ, n)
+		return NullArray(typ, n)
 	}
 	nulls := c.nulls + n - c.rows
 	c.padTo(n)
@@ -305,8 +305,10 @@ func zerosOf(n int) []byte {
 	return z[:n]
 }
 
-// nullArray returns an array of n nulls of typ on the shared zero buffer.
-func nullArray(typ arrow.DataType, n int) arrow.Array {
+// NullArray returns an array of n nulls of typ (a column's Arrow type) on
+// a shared zero buffer: no allocation once the buffer is large enough.
+// The array must never be written to.
+func NullArray(typ arrow.DataType, n int) arrow.Array {
 	size := 8 * (n + 1)
 	z := zerosOf(size)
 	bufs := []*memory.Buffer{memory.NewBufferBytes(z[:bitutil.BytesForBits(int64(n))]), memory.NewBufferBytes(z)}

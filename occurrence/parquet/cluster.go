@@ -146,10 +146,7 @@ func gatherInto(g *gatherBufs, batches []windowBatch, c int, refs []rowRef) arro
 	n := len(refs)
 	if allNull(src) {
 		// Most of the schema's columns are empty in most datasets.
-		if g == nil {
-			return array.MakeArrayOfNull(memory.DefaultAllocator, typ, n)
-		}
-		return g.nulls(typ, n)
+		return occurrence.NullArray(typ, n)
 	}
 	var valid []byte
 	nulls := 0
@@ -185,7 +182,7 @@ func gatherInto(g *gatherBufs, batches []windowBatch, c int, refs []rowRef) arro
 
 // gatherBufs are the buffers gatherInto reuses; the zero value is ready.
 type gatherBufs struct {
-	valid, offsets, data, words, zeros []byte
+	valid, offsets, data, words []byte
 }
 
 // grow returns (*p)[:n], reallocated when too small; with g nil, new memory.
@@ -208,22 +205,6 @@ func (g *gatherBufs) validity(n int) []byte {
 	b := g.grow(p, int(bitutil.BytesForBits(int64(n))))
 	clear(b)
 	return b
-}
-
-// nulls returns an array of n nulls of typ on a shared zeroed buffer that
-// is never written (a null bitmap, zero offsets and zero values alike).
-func (g *gatherBufs) nulls(typ arrow.DataType, n int) arrow.Array {
-	size := 8 * (n + 1)
-	if len(g.zeros) < size {
-		g.zeros = make([]byte, size)
-	}
-	z := memory.NewBufferBytes(g.zeros[:size])
-	bits := memory.NewBufferBytes(g.zeros[:bitutil.BytesForBits(int64(n))])
-	bufs := []*memory.Buffer{bits, z}
-	if typ.ID() == arrow.STRING {
-		bufs = append(bufs, memory.NewBufferBytes(nil))
-	}
-	return array.MakeFromData(array.NewData(typ, n, bufs, nil, n, 0))
 }
 
 // gatherStrings copies the text of refs (nulls as empty values) into g's
