@@ -45,18 +45,24 @@ func TestLegacyIDs(t *testing.T) {
 // TestMintAcrossStores: two stores on one directory (as two processes
 // would open it) mint concurrently.
 func TestMintAcrossStores(t *testing.T) {
-	dir := t.TempDir()
-	a, err := Open(dir, Config{}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	b, err := Open(dir, Config{}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	a, b := twoStores(t)
 	occurrencetest.MintConcurrently(t, a, b, a, b)
+}
+
+// twoStores opens two stores on one new directory, as two processes
+// would, closed when the test ends.
+func twoStores(t *testing.T) (*Store, *Store) {
+	dir := t.TempDir()
+	var stores [2]*Store
+	for i := range stores {
+		s, err := Open(dir, Config{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		stores[i] = s
+	}
+	return stores[0], stores[1]
 }
 
 // TestReadOnlyUseCreatesNoLookup: a table that is only read (ResolveID
@@ -305,18 +311,8 @@ func TestMintManyWritersOneStore(t *testing.T) {
 // attempt is rolled back and the keys get the other store's ids, the rest
 // new ones, and the counter hands out no id twice.
 func TestMintFirstIngestMeetsOtherWriter(t *testing.T) {
-	dir := t.TempDir()
 	ctx := context.Background()
-	a, err := Open(dir, Config{}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	b, err := Open(dir, Config{}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	a, b := twoStores(t)
 	first := numberedKeys("k", 10)
 	if err := a.MintIDs(ctx, "ds", first, make([]int64, 10)); err != nil {
 		t.Fatal(err)
