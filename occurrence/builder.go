@@ -61,15 +61,20 @@ func NewBuilder() *Builder {
 // Len is the number of records appended since the last NewBatch.
 func (b *Builder) Len() int { return b.n }
 
-// Append adds one record.
-func (b *Builder) Append(r *Record) {
+// Append adds one record and returns an estimate of the bytes it takes in
+// Arrow buffers (a fixed-width value or offset and a validity bit per
+// column, and its text), from the same walk of its values.
+func (b *Builder) Append(r *Record) int64 {
 	row := b.n
+	size := int64(len(r.vals)) * 9
 	for i := range b.cols {
 		if v := &r.vals[i]; v.Valid {
 			b.cols[i].append(row, v)
+			size += int64(len(v.S))
 		}
 	}
 	b.n++
+	return size
 }
 
 // append sets the column's value of row, padding the rows before it that

@@ -101,15 +101,6 @@ func mustIndex(name string) int {
 	return i
 }
 
-// Size estimates the bytes the record takes in Arrow buffers.
-func (r *Record) Size() int64 {
-	n := int64(len(r.vals)) * 9 // fixed-width value or offset, and validity
-	for i := range r.vals {
-		n += int64(len(r.vals[i].S))
-	}
-	return n
-}
-
 // ReadRow sets r to row i of b, a batch of the full schema in column order
 // (a scan with ScanRequest.Columns nil and plain strings): the inverse of
 // Builder.Append, for rewriting stored records.

@@ -120,8 +120,7 @@ func (w *DatasetWriter) Append(ctx context.Context, r *occurrence.Record) error 
 	if w.done || w.prepared {
 		return errWriterDone
 	}
-	w.builder.Append(r)
-	w.pending += r.Size()
+	w.pending += w.builder.Append(r)
 	if w.builder.Len() >= w.s.cfg.RowGroupRows || w.pending >= w.s.cfg.WindowBytes {
 		if err := ctx.Err(); err != nil {
 			return err
