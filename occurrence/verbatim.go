@@ -48,33 +48,21 @@ func withTerms(t Terms, c *Cells) *verbatimSlots {
 	verbatimMu.Lock()
 	defer verbatimMu.Unlock()
 	cur := verbatimTable.Load()
-	var fresh []string // terms with a value the table lacks
-	add := func(term, v string) {
-		if _, ok := cur.term[term]; !ok && v != "" {
-			fresh = append(fresh, term)
-		}
-	}
-	for term, v := range t {
-		add(term, v)
-	}
-	if c != nil {
-		for i, v := range c.Vals {
-			add(c.Layout.terms[i], v)
-		}
-	}
-	if len(fresh) == 0 {
+	added := 0
+	eachNewTerm(cur, t, c, func(string) { added++ })
+	if added == 0 {
 		return cur
 	}
 	// Once the table is full this is every record with a term it lacks:
-	// say so before copying the table.
-	if len(cur.term)+len(fresh) > maxVerbatimSlots {
+	// say so before copying the table (or allocating at all).
+	if len(cur.term)+added > maxVerbatimSlots {
 		return nil
 	}
-	terms := make([]string, 0, len(cur.term)+len(fresh))
+	terms := make([]string, 0, len(cur.term)+added)
 	for term := range cur.term {
 		terms = append(terms, term)
 	}
-	terms = append(terms, fresh...)
+	eachNewTerm(cur, t, c, func(term string) { terms = append(terms, term) })
 	// Terms with the same verbatim key share a slot (as they shared the
 	// map entry), slots in key order.
 	keys := make([]string, len(terms))
@@ -95,6 +83,23 @@ func withTerms(t Terms, c *Cells) *verbatimSlots {
 	}
 	verbatimTable.Store(next)
 	return next
+}
+
+// eachNewTerm calls f with every term of t and of c (either may be nil)
+// that has a value and no entry in cur.
+func eachNewTerm(cur *verbatimSlots, t Terms, c *Cells, f func(term string)) {
+	for term, v := range t {
+		if _, ok := cur.term[term]; !ok && v != "" {
+			f(term)
+		}
+	}
+	if c != nil {
+		for i, v := range c.Vals {
+			if _, ok := cur.term[c.Layout.terms[i]]; !ok && v != "" {
+				f(c.Layout.terms[i])
+			}
+		}
+	}
 }
 
 // verbatimScratch is one encoder's reusable state.
