@@ -275,9 +275,10 @@ func (w *partWriter) writeRowGroup(window []windowBatch, refs []rowRef, last boo
 // default), so that its pages are those of one call with the whole column.
 const pieceRows = 2048
 
-// writeWhole gathers column c (name) of refs and writes it as the current column
-// chunk, adding its statistics to stats; for the datasetKey column of a
-// segment it returns the row group's rows per dataset, else perDataset.
+// writeWhole gathers column c (name) of refs and writes it as the current
+// column chunk, adding its statistics to stats; for the datasetKey column
+// of a segment it returns the row group's rows per dataset, else
+// perDataset.
 func (w *partWriter) writeWhole(window []windowBatch, name string, c int, refs []rowRef, stats map[string]json.RawMessage, perDataset json.RawMessage) (json.RawMessage, error) {
 	a := gatherInto(&w.gather, window, c, refs)
 	defer a.Release()
