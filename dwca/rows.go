@@ -168,6 +168,11 @@ type RowReader struct {
 	// cells' strings stay the row's, but no slice is made per row.
 	reuseCells bool
 	own        []string
+	// idsOnly gives rows whose only cell is their id (Row.ID; every other
+	// cell reads empty), in a reused slice: for a pass that reads the ids
+	// of a file without copying its rows (the lockstep join's order
+	// check). Which rows are broken is decided as for whole rows.
+	idsOnly bool
 }
 
 // newRowReader returns a reader of the files of spec.
@@ -223,15 +228,19 @@ func (rr *RowReader) Next() (Row, error) {
 			}
 			return Row{}, fmt.Errorf("dwca: read %s line %d: %w", rr.file, rr.sc.line, err)
 		}
+		if err := rr.checkWidth(); err != nil {
+			return Row{}, &RowError{File: rr.file, Line: line, Err: err}
+		}
 		var cells []string
-		if rr.reuseCells {
+		switch {
+		case rr.idsOnly:
+			rr.own = rr.sc.idCellInto(rr.own[:0], rr.spec.IDIndex)
+			cells = rr.own
+		case rr.reuseCells:
 			rr.own = rr.sc.cellsInto(rr.own[:0])
 			cells = rr.own
-		} else {
+		default:
 			cells = rr.sc.cells()
-		}
-		if err := rr.checkWidth(cells); err != nil {
-			return Row{}, &RowError{File: rr.file, Line: line, Err: err}
 		}
 		return Row{spec: rr.spec, cells: cells, file: rr.file, line: line}, nil
 	}
@@ -241,13 +250,14 @@ func (rr *RowReader) Next() (Row, error) {
 // columns: their values are shifted (an unquoted separator inside a value).
 // Short rows are fine: missing cells are empty, as dwca-io and
 // python-dwca-reader read them.
-func (rr *RowReader) checkWidth(cells []string) error {
-	if len(rr.header) == 0 || len(cells) <= len(rr.header) {
+func (rr *RowReader) checkWidth() error {
+	n := rr.sc.cellCount()
+	if len(rr.header) == 0 || n <= len(rr.header) {
 		return nil
 	}
-	for _, c := range cells[len(rr.header):] {
-		if c != "" {
-			return fmt.Errorf("%w: %d columns, header has %d", ErrTooManyColumns, len(cells), len(rr.header))
+	for i := len(rr.header); i < n; i++ {
+		if !rr.sc.cellEmpty(i) {
+			return fmt.Errorf("%w: %d columns, header has %d", ErrTooManyColumns, n, len(rr.header))
 		}
 	}
 	return nil

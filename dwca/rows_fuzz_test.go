@@ -46,8 +46,9 @@ func fuzzSpec(opt byte) FileSpec {
 
 // FuzzRowReader reads random bytes as a data file with a random dialect.
 // Nothing may panic, every call must make progress, broken rows must be
-// located, and for unquoted "\n" files the rows and broken rows must add up
-// to the non-blank lines after the header.
+// located, for unquoted "\n" files the rows and broken rows must add up
+// to the non-blank lines after the header, and a reader of ids only
+// (RowReader.idsOnly) must give the same rows, ids and broken rows.
 func FuzzRowReader(f *testing.F) {
 	for _, seed := range []struct {
 		data string
@@ -65,10 +66,18 @@ func FuzzRowReader(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, opt byte) {
 		spec := fuzzSpec(opt)
 		rr := newRowReader(context.Background(), memFiles{"data.txt": data}, &spec)
+		ids := newRowReader(context.Background(), memFiles{"data.txt": data}, &spec)
+		ids.idsOnly = true
 		rows, broken, lastLine := 0, 0, 0
 		eof := false
 		for range len(data) + 10 { // more than the lines of data
 			row, err := rr.Next()
+			idRow, idErr := ids.Next()
+			if (err == nil) != (idErr == nil) || err != nil && err.Error() != idErr.Error() ||
+				err == nil && (row.ID() != idRow.ID() || row.Line() != idRow.Line()) {
+				t.Fatalf("whole rows: %q line %d, %v; ids only: %q line %d, %v",
+					row.ID(), row.Line(), err, idRow.ID(), idRow.Line(), idErr)
+			}
 			if err == io.EOF {
 				eof = true
 				break

@@ -350,3 +350,33 @@ func (s *scanner) cellsInto(buf []string) []string {
 	}
 	return buf
 }
+
+// cellCount is the number of cells of the current row.
+func (s *scanner) cellCount() int { return len(s.ends) }
+
+// cellEmpty reports whether cell i of the current row is empty.
+func (s *scanner) cellEmpty(i int) bool {
+	start := 0
+	if i > 0 {
+		start = s.ends[i-1]
+	}
+	return s.ends[i] == start
+}
+
+// idCellInto appends to buf the current row's cells up to cell id, all
+// empty but cell id itself (a copy): a row as a reader of ids only needs
+// it, without a string of the whole row.
+func (s *scanner) idCellInto(buf []string, id int) []string {
+	n := min(id+1, len(s.ends))
+	for range n {
+		buf = append(buf, "")
+	}
+	if id >= 0 && id < len(s.ends) {
+		start := 0
+		if id > 0 {
+			start = s.ends[id-1]
+		}
+		buf[id] = string(s.arena[start:s.ends[id]])
+	}
+	return buf
+}

@@ -89,10 +89,17 @@ func (s *StarReader) newSorter(budget int64) *extSorter {
 
 // forEachRow calls fn for every row of spec; broken rows go to broken.
 func (s *StarReader) forEachRow(spec FileSpec, broken func(*RowError), fn func(Row) error) error {
+	return s.forEachRowOf(spec, false, broken, fn)
+}
+
+// forEachRowOf is forEachRow, with rows of their ids only when idsOnly is
+// set (RowReader.idsOnly).
+func (s *StarReader) forEachRowOf(spec FileSpec, idsOnly bool, broken func(*RowError), fn func(Row) error) error {
 	rr, err := s.a.Rows(s.ctx, spec)
 	if err != nil {
 		return err
 	}
+	rr.idsOnly = idsOnly
 	defer rr.Close()
 	for {
 		row, err := rr.Next()

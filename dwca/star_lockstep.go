@@ -66,8 +66,9 @@ func (p *rowPeeker) close() {
 	}
 }
 
-// openPeekers opens a rowPeeker on each extension.
-func (s *StarReader) openPeekers(exts []*extJoin, broken func(*RowError)) ([]*rowPeeker, error) {
+// openPeekers opens a rowPeeker on each extension, whose rows hold their
+// ids only when idsOnly is set (RowReader.idsOnly).
+func (s *StarReader) openPeekers(exts []*extJoin, idsOnly bool, broken func(*RowError)) ([]*rowPeeker, error) {
 	ps := make([]*rowPeeker, 0, len(exts))
 	for _, ej := range exts {
 		rr, err := s.a.Rows(s.ctx, *ej.spec)
@@ -77,6 +78,7 @@ func (s *StarReader) openPeekers(exts []*extJoin, broken func(*RowError)) ([]*ro
 			}
 			return nil, err
 		}
+		rr.idsOnly = idsOnly
 		ps = append(ps, &rowPeeker{rr: rr, broken: broken})
 	}
 	return ps, nil
@@ -85,7 +87,9 @@ func (s *StarReader) openPeekers(exts []*extJoin, broken func(*RowError)) ([]*ro
 // inCoreOrder reports whether exts can be joined in lockstep with the core.
 func (s *StarReader) inCoreOrder(exts []*extJoin) (bool, error) {
 	ignore := func(*RowError) {}
-	ps, err := s.openPeekers(exts, ignore)
+	// the check reads the ids alone: copying every row of the archive
+	// made half of what the ingest of a DWCA download allocated
+	ps, err := s.openPeekers(exts, true, ignore)
 	if err != nil {
 		return false, err
 	}
@@ -101,7 +105,7 @@ func (s *StarReader) inCoreOrder(exts []*extJoin) (bool, error) {
 	defer ids.close()
 	seed := maphash.MakeSeed()
 	var pos uint64
-	err = s.forEachRow(s.a.Meta.Core, ignore, func(row Row) error {
+	err = s.forEachRowOf(s.a.Meta.Core, true, ignore, func(row Row) error {
 		id := row.ID()
 		if id == "" {
 			return nil
@@ -163,7 +167,7 @@ func (p *rowPeeker) skip(id string) (more bool, err error) {
 
 // lockstepJoin streams the core with the extensions exts in lockstep.
 func (s *StarReader) lockstepJoin(exts []*extJoin) error {
-	ps, err := s.openPeekers(exts, s.addBroken)
+	ps, err := s.openPeekers(exts, false, s.addBroken)
 	if err != nil {
 		return err
 	}
