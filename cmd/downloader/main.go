@@ -81,11 +81,12 @@ func run(ctx context.Context, args []string, env *Env) int {
 //     times the live data, so the collector runs far less often, under a
 //     soft limit well within the 300 MB they are meant to run in;
 //   - ingest keeps a clustering window and a few chunks of records in
-//     flight (~110 MB live at the peak on records with long verbatim
-//     documents, ~195 MB with taxon matching's taxonomy and caches): a
-//     256 MB soft limit keeps the heap from doubling that at every window,
-//     at a price in collections: with matching on, GOMEMLIMIT=400MiB took
-//     17% less CPU for 130 MB more RSS (BENCHMARKS.md, docs/operations.md);
+//     flight (on 300,000 records of ~67 filled terms and long verbatim
+//     documents, ~150 MB live at the peak without taxon matching, ~190 MB
+//     with the taxonomy and caches it keeps): a 256 MB soft limit keeps
+//     the heap from doubling that at every window, at a price in
+//     collections (about 6% of the CPU; a larger GOMEMLIMIT buys some of
+//     it back for memory, BENCHMARKS.md, docs/operations.md);
 //     rollover sorts windows of the same size, and merges runs holding one
 //     batch of each and a row group of output;
 //   - convert and demo keep a clustering window too, with a 512 MB limit;

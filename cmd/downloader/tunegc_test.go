@@ -6,7 +6,7 @@ import (
 )
 
 // TestTuneGCIngestLimit: ingest runs under a soft limit of at most 256 MiB
-// (its peak live heap is ~110 MB on a 1M-record download, BENCHMARKS.md); an explicit GOMEMLIMIT wins.
+// (its peak live heap is ~150-190 MB on wide records, BENCHMARKS.md); an explicit GOMEMLIMIT wins.
 func TestTuneGCIngestLimit(t *testing.T) {
 	oldLimit := debug.SetMemoryLimit(-1)
 	oldPercent := debug.SetGCPercent(100)
