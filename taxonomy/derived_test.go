@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unsafe"
 )
 
 func TestDerivedKeysStable(t *testing.T) {
@@ -192,6 +193,36 @@ func TestAppendLower(t *testing.T) {
 	for _, s := range []string{"", "Puma concolor", "ABIES", "Ærodramus", "Šarkia × İris", "a|b"} {
 		if got := string(appendLower([]byte("x"), s)); got != "x"+strings.ToLower(s) {
 			t.Errorf("appendLower(%q) = %q", s, got)
+		}
+	}
+}
+
+// TestDerivedTaxaCopyNames: a taxon minted from a record keeps copies of
+// its names, not the record's row they were cut from (which would stay in
+// memory as long as the taxonomy).
+func TestDerivedTaxaCopyNames(t *testing.T) {
+	d, err := OpenDerived(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	row := strings.Repeat("x", 4096) + "\tLynx lynx (Linnaeus, 1758)\tAnimalia\tFelidae\t" + strings.Repeat("y", 4096)
+	cells := strings.Split(row, "\t")
+	q := Query{ScientificName: cells[1], Kingdom: cells[2], Family: cells[3]}
+	if _, err := d.Match(context.Background(), q); err != nil {
+		t.Fatal(err)
+	}
+	start := uintptr(unsafe.Pointer(unsafe.StringData(row)))
+	inRow := func(s string) bool {
+		p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
+		return s != "" && p >= start && p < start+uintptr(len(row))
+	}
+	if d.Len() == 0 {
+		t.Fatal("nothing minted")
+	}
+	for i, tx := range d.taxa {
+		if inRow(tx.name) || inRow(tx.sci) || inRow(tx.kingdom) {
+			t.Errorf("taxon %d (%s %q) keeps the record's row", i+1, tx.rank, tx.sci)
 		}
 	}
 }
