@@ -120,11 +120,9 @@ func (dc *dictCopies) schemaFor(plain *arrow.Schema, names []string, arrs []arro
 // take is takeAt of the part's selected rows (sc.selIdx), except that with
 // req.Dictionaries a string dictionary column stays one (dictCopies.take),
 // and a plain string column of which at least half the rows are selected
-// goes out as a dictionary over the whole column: its decoder's own
-// buffers when owner (the flatColumn that decoded a) gives them up
-// (detachStrings), else a copy; one bulk copy at most instead of one per
-// selected value.
-func (sc *splitScan) take(col int, a arrow.Array, pos []int32, owner *flatColumn) arrow.Array {
+// goes out as a dictionary over a copy of the whole column: one bulk copy
+// instead of one per selected value.
+func (sc *splitScan) take(col int, a arrow.Array, pos []int32) arrow.Array {
 	if sc.req.Dictionaries {
 		switch x := a.(type) {
 		case *array.Dictionary:
@@ -135,22 +133,8 @@ func (sc *splitScan) take(col int, a arrow.Array, pos []int32, owner *flatColumn
 			if 2*len(pos) < a.Len() {
 				break
 			}
-			if owner != nil && owner.ownsStrings(x) {
-				dict := stringsOver(x)
-				owner.detachStrings()
-				return dictionaryOver(pos, dict, x, pos)
-			}
 			return dictionaryOver(pos, copyStrings(x), x, pos)
 		}
 	}
 	return takeAt(a, pos)
-}
-
-// stringsOver is a string array over a's offsets (starting at zero) and
-// value bytes, without a's validity: the form copyStrings gives, without
-// the copy (see there for the null rows' entries).
-func stringsOver(a *array.String) *array.String {
-	d := a.Data()
-	return array.NewStringData(array.NewData(arrow.BinaryTypes.String, a.Len(),
-		[]*memory.Buffer{nil, d.Buffers()[1], d.Buffers()[2]}, nil, 0, 0))
 }

@@ -275,30 +275,3 @@ func grow[T any](s []T, n int) []T {
 	}
 	return s[:n]
 }
-
-// ownsStrings reports whether a is the plain string array of c's current
-// batch: its offsets and value bytes are c's own buffers (array), which
-// detachStrings can give away.
-func (c *flatColumn) ownsStrings(a *array.String) bool {
-	if c.flatBuffers == nil || c.asDict || c.kind != occurrence.KindString || a.Data().Offset() != 0 {
-		return false
-	}
-	bufs := a.Data().Buffers()
-	return len(c.offsets) > 0 && len(c.offsets) == a.Len()+1 &&
-		sameStart(bufs[1].Bytes(), arrow.Int32Traits.CastToBytes(c.offsets)) &&
-		(len(c.strData) == 0 || sameStart(bufs[2].Bytes(), c.strData))
-}
-
-// sameStart reports whether a and b start at the same address.
-func sameStart(a, b []byte) bool {
-	return len(a) > 0 && len(b) > 0 && &a[0] == &b[0]
-}
-
-// detachStrings gives up the string buffers of the current batch to the
-// array that wraps them (ownsStrings): the next batch decodes into new
-// buffers of the same capacity, so the array handed out stays valid for as
-// long as anyone holds it (Go memory, never recycled).
-func (c *flatColumn) detachStrings() {
-	c.offsets = make([]int32, 0, cap(c.offsets))
-	c.strData = make([]byte, 0, cap(c.strData))
-}

@@ -19,8 +19,6 @@ type flatSource struct {
 	cols  []*flatColumn // opened on the first read
 	arrs  []arrow.Array
 	batch arrow.RecordBatch
-	// schema is the last batch's (schemaFor).
-	schema *arrow.Schema
 }
 
 func (sc *splitScan) flatSource(names []string) *flatSource {
@@ -95,32 +93,12 @@ func (fs *flatSource) next(pos, n int64) (arrow.RecordBatch, error) {
 		}
 		fs.arrs[i] = a
 	}
-	fs.batch = array.NewRecordBatch(fs.schemaFor(), fs.arrs, n)
+	fs.batch = array.NewRecordBatch(schemaOf(fs.names, fs.arrs), fs.arrs, n)
 	return fs.batch, nil
 }
 
 // schemaOf names arrays whose types vary from batch to batch (dictionary
 // indices or plain values).
-// schemaFor is schemaOf the source's arrays, the last batch's schema while
-// their types stay the same (a column's form changes at most a few times a
-// chunk): one schema, with its field index, a chunk instead of a batch.
-func (fs *flatSource) schemaFor() *arrow.Schema {
-	if s := fs.schema; s != nil {
-		same := true
-		for i, a := range fs.arrs {
-			if !arrow.TypeEqual(s.Field(i).Type, a.DataType()) {
-				same = false
-				break
-			}
-		}
-		if same {
-			return s
-		}
-	}
-	fs.schema = schemaOf(fs.names, fs.arrs)
-	return fs.schema
-}
-
 func schemaOf(names []string, arrs []arrow.Array) *arrow.Schema {
 	fields := make([]arrow.Field, len(names))
 	for i, a := range arrs {

@@ -255,7 +255,7 @@ func (sc *splitScan) emitMatches(pb arrow.RecordBatch, vals *flatSource, pos int
 		return sc.emitCounts(int64(m))
 	}
 	if len(vals.names) == 0 {
-		return sc.emitPart(pb, nil, nil, 0, sel, m, schema)
+		return sc.emitPart(pb, nil, 0, sel, m, schema)
 	}
 	// Decode the other columns only for the value batches that hold matches.
 	for off := 0; off < len(sel); off += valueBatch {
@@ -268,7 +268,7 @@ func (sc *splitScan) emitMatches(pb arrow.RecordBatch, vals *flatSource, pos int
 		if err != nil {
 			return err
 		}
-		if err := sc.emitPart(pb, vb, vals, off, sel[off:end], k, schema); err != nil {
+		if err := sc.emitPart(pb, vb, off, sel[off:end], k, schema); err != nil {
 			return err
 		}
 	}
@@ -276,8 +276,8 @@ func (sc *splitScan) emitMatches(pb arrow.RecordBatch, vals *flatSource, pos int
 }
 
 // emitPart emits the selected rows of pb[off:off+len(sel)] joined with vb
-// (the same rows' other columns, read by vals, or nil).
-func (sc *splitScan) emitPart(pb, vb arrow.RecordBatch, vals *flatSource, off int, sel []bool, m int, schema *arrow.Schema) error {
+// (the same rows' other columns, or nil).
+func (sc *splitScan) emitPart(pb, vb arrow.RecordBatch, off int, sel []bool, m int, schema *arrow.Schema) error {
 	// The selected rows' positions, found once for every column.
 	pos := positions(sel, m)
 	arrs := make([]arrow.Array, len(sc.cols))
@@ -290,15 +290,13 @@ func (sc *splitScan) emitPart(pb, vb arrow.RecordBatch, vals *flatSource, off in
 	}()
 	for i, name := range sc.cols {
 		var col arrow.Array
-		var owner *flatColumn // the decoder of col's own buffers
 		if idx := pb.Schema().FieldIndices(name); len(idx) > 0 {
 			col = array.NewSlice(pb.Column(idx[0]), int64(off), int64(off+len(sel)))
 		} else {
-			k := vb.Schema().FieldIndices(name)[0]
-			col, owner = vb.Column(k), vals.cols[k]
+			col = vb.Column(vb.Schema().FieldIndices(name)[0])
 			col.Retain()
 		}
-		arrs[i] = sc.take(i, col, pos, owner)
+		arrs[i] = sc.take(i, col, pos)
 		col.Release()
 	}
 	if sc.req.Dictionaries {
