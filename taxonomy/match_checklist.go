@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // The matcher follows GBIF's backbone matcher (checklistbank's
@@ -304,9 +305,59 @@ func (c *Checklist) fuzzyCandidates(canonical, norm string, seen map[int]bool, o
 	if len(qWords) > 1 && len(out) > 0 {
 		return out
 	}
+	for _, w := range c.fuzzyHeads.get(c, first, exact, budget) {
+		if !scan(w) {
+			return out
+		}
+	}
+	return out
+}
+
+// maxFuzzyHeads bounds the first words whose fuzzy variants a checklist
+// remembers (a few dozen bytes each); when full it starts again.
+const maxFuzzyHeads = 50000
+
+// fuzzyHeadCache remembers, for a query's first word and edit budget, the
+// checklist's first words within that budget of it: finding them compares
+// the word with up to maxFuzzyWords others at random places of the store
+// (a 2M-name checklist spent a third of an ingest's CPU there when no
+// name matched), and the records of a genus share their first word.
+type fuzzyHeadCache struct {
+	mu sync.Mutex
+	m  map[fuzzyHeadKey][]int
+}
+
+type fuzzyHeadKey struct {
+	word   string
+	budget int
+}
+
+// get returns the words of the checklist other than exact, in index order,
+// whose text is within budget edits of first (lower case).
+func (fc *fuzzyHeadCache) get(c *Checklist, first string, exact, budget int) []int {
+	key := fuzzyHeadKey{first, budget}
+	fc.mu.Lock()
+	words, ok := fc.m[key]
+	fc.mu.Unlock()
+	if ok {
+		return words
+	}
+	words = c.findFuzzyHeads(first, exact, budget)
+	fc.mu.Lock()
+	if fc.m == nil || len(fc.m) >= maxFuzzyHeads {
+		fc.m = make(map[fuzzyHeadKey][]int)
+	}
+	fc.m[key] = words
+	fc.mu.Unlock()
+	return words
+}
+
+// findFuzzyHeads is fuzzyHeadCache.get without the cache.
+func (c *Checklist) findFuzzyHeads(first string, exact, budget int) []int {
 	words := c.headWords(first, maxFuzzyWords, nil)
 	slices.Sort(words)
 	words = slices.Compact(words)
+	near := words[:0]
 	for _, w := range words {
 		if w == exact {
 			continue
@@ -326,11 +377,11 @@ func (c *Checklist) fuzzyCandidates(canonical, norm string, seen map[int]bool, o
 		} else {
 			d = editDistance(strings.ToLower(string(word)), first, budget)
 		}
-		if d <= budget && !scan(w) {
-			return out
+		if d <= budget {
+			near = append(near, w)
 		}
 	}
-	return out
+	return slices.Clip(near)
 }
 
 // sameShape is a cheap filter for fuzzy candidates: as many words, each

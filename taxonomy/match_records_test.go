@@ -2,6 +2,7 @@ package taxonomy
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 )
@@ -148,3 +149,59 @@ func TestMatchCacheConcurrent(t *testing.T) {
 type errMismatch string
 
 func (e errMismatch) Error() string { return "cached match differs: " + string(e) }
+
+// TestFuzzyHeadsRemembered: the fuzzy first words a checklist remembers
+// are those it finds without remembering, a second lookup is served from
+// memory, matches do not change when served so, and the memory is bounded.
+func TestFuzzyHeadsRemembered(t *testing.T) {
+	c := backbone(t)
+	for _, tc := range []struct {
+		first  string
+		budget int
+		want   string // a word the variants must hold ("" none)
+	}{
+		{"pumma", 1, "Puma"}, {"puna", 1, "Puma"}, {"abiess", 2, "Abies"}, {"zzzz", 1, ""},
+	} {
+		exact := c.wordIndex([]byte(tc.first))
+		direct := c.findFuzzyHeads(tc.first, exact, tc.budget)
+		got := c.fuzzyHeads.get(c, tc.first, exact, tc.budget)
+		again := c.fuzzyHeads.get(c, tc.first, exact, tc.budget)
+		if !slices.Equal(got, direct) || !slices.Equal(again, direct) {
+			t.Errorf("%s: remembered %v, then %v; found %v", tc.first, got, again, direct)
+		}
+		if len(again) > 0 && &again[0] != &got[0] {
+			t.Errorf("%s: the second lookup searched again", tc.first)
+		}
+		var words []string
+		for _, w := range direct {
+			word, _, _ := c.wordAt(w)
+			words = append(words, string(word))
+		}
+		if tc.want != "" && !slices.Contains(words, tc.want) || tc.want == "" && len(words) > 0 {
+			t.Errorf("%s within %d edits: %q, want %q among them", tc.first, tc.budget, words, tc.want)
+		}
+	}
+
+	ctx := context.Background()
+	for _, tc := range recordCases {
+		first, err := c.Match(ctx, tc.q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		second, err := c.Match(ctx, tc.q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first.Type != second.Type || first.Confidence != second.Confidence || (first.Usage == nil) != (second.Usage == nil) ||
+			first.Usage != nil && first.Usage.Key != second.Usage.Key {
+			t.Errorf("%s: %s %d, then %s %d", tc.what, first.Type, first.Confidence, second.Type, second.Confidence)
+		}
+	}
+
+	for i := range maxFuzzyHeads + 10 {
+		c.fuzzyHeads.get(c, fmt.Sprint("w", i), -1, 1)
+	}
+	if n := len(c.fuzzyHeads.m); n > maxFuzzyHeads || n == 0 {
+		t.Errorf("%d first words remembered, want 1..%d", n, maxFuzzyHeads)
+	}
+}

@@ -53,6 +53,8 @@ type Checklist struct {
 	byID     []byte
 	n        int
 	closeMu  sync.Mutex
+	// fuzzyHeads remembers the fuzzy first words of queries (match_checklist.go).
+	fuzzyHeads fuzzyHeadCache
 }
 
 // OpenChecklistFile opens a store file (Open reads a taxonomy directory).

@@ -17,7 +17,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/biodiversity-downloads/downloader/internal/zipsafe"
 	"github.com/biodiversity-downloads/downloader/occurrence"
@@ -50,7 +49,7 @@ type partWriter struct {
 	rel     string // relative to the table directory
 	files   []fileEntry
 	curPath string
-	fw      *pqarrow.FileWriter
+	fw      *columnFile
 	curRGs  []rowGroupEntry
 	records int64
 	// gather holds the buffers each column of a row group is gathered
@@ -65,6 +64,9 @@ type partWriter struct {
 	datasets map[string]int
 	// fileRowGroups is the row groups per file (0: Config.FileRowGroups).
 	fileRowGroups int
+	// pieceRows is the rows of a payload column gathered at a time (0:
+	// the constant pieceRows; tests set a smaller multiple of 1,024).
+	pieceRows int
 }
 
 // BeginDataset starts replacing (or adding) the dataset info.Key; the
@@ -221,37 +223,38 @@ func writerProps(pageBytes int, plain []string) *parquet.WriterProperties {
 // writeRowGroup writes the rows refs of window as one row group, a column
 // at a time: besides the window only one gathered column is in memory, not
 // a copy of the whole row group, and when last is set (the window's last
-// row group) each column of the window is dropped once gathered. The bytes
-// written are those of pqarrow.FileWriter.Write of the gathered batch.
+// row group) each column of the window is dropped once gathered. The large
+// payload columns, which keep no statistics (statsColumn), are gathered
+// and written pieceRows rows at a time. The bytes written are those of
+// pqarrow.FileWriter.Write of the gathered batch.
 func (w *partWriter) writeRowGroup(window []windowBatch, refs []rowRef, last bool) error {
 	if w.fw == nil {
 		if err := w.openFile(plainTextColumns(window, w.s.cfg.RowGroupRows)); err != nil {
 			return err
 		}
 	}
-	if err := w.fw.NewRowGroupChecked(); err != nil {
+	if err := w.fw.newRowGroup(); err != nil {
 		return fmt.Errorf("write %s: %w", w.curPath, err)
 	}
-	schema := occurrence.Schema()
-	stats := make(map[string]json.RawMessage, schema.NumFields())
+	cols := occurrence.Columns()
+	stats := make(map[string]json.RawMessage, len(cols))
 	var perDataset json.RawMessage
-	for c, f := range schema.Fields() {
-		a := gatherInto(&w.gather, window, c, refs)
+	for c, col := range cols {
+		err := w.fw.nextColumn()
+		if err == nil {
+			if statsColumn(col) {
+				perDataset, err = w.writeWhole(window, col.Name, c, refs, stats, perDataset)
+			} else {
+				err = w.writePieces(window, c, refs)
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("write %s: %w", w.curPath, err)
+		}
 		if last {
 			for i := range window {
 				window[i].release(c, w.recycle)
 			}
-		}
-		err := w.fw.WriteColumnData(a)
-		if err == nil {
-			addColumnStats(stats, f.Name, a)
-			if w.datasets != nil && f.Name == occurrence.ColDatasetKey {
-				perDataset, err = w.countDatasets(a)
-			}
-		}
-		a.Release()
-		if err != nil {
-			return fmt.Errorf("write %s: %w", w.curPath, err)
 		}
 	}
 	data, err := json.Marshal(stats)
@@ -263,6 +266,48 @@ func (w *partWriter) writeRowGroup(window []windowBatch, refs []rowRef, last boo
 	w.records += rows
 	if n := w.fileRowGroups; len(w.curRGs) >= n && n > 0 || n == 0 && len(w.curRGs) >= w.s.cfg.FileRowGroups {
 		return w.closeFile()
+	}
+	return nil
+}
+
+// pieceRows is how many rows of a payload column are gathered and written
+// at a time: whole write batches of the column writer (1,024 values by
+// default), so that its pages are those of one call with the whole column.
+const pieceRows = 2048
+
+// writeWhole gathers column c (name) of refs and writes it as the current
+// column chunk, adding its statistics to stats; for the datasetKey column
+// of a segment it returns the row group's rows per dataset, else
+// perDataset.
+func (w *partWriter) writeWhole(window []windowBatch, name string, c int, refs []rowRef, stats map[string]json.RawMessage, perDataset json.RawMessage) (json.RawMessage, error) {
+	a := gatherInto(&w.gather, window, c, refs)
+	defer a.Release()
+	if err := w.fw.write(a); err != nil {
+		return nil, err
+	}
+	addColumnStats(stats, name, a)
+	if w.datasets != nil && name == occurrence.ColDatasetKey {
+		return w.countDatasets(a)
+	}
+	return perDataset, nil
+}
+
+// writePieces writes column c of refs as the current column chunk,
+// gathered pieceRows rows at a time into the same buffers.
+func (w *partWriter) writePieces(window []windowBatch, c int, refs []rowRef) error {
+	piece := w.pieceRows
+	if piece <= 0 {
+		piece = pieceRows
+	}
+	for len(refs) > 0 {
+		n := min(len(refs), piece)
+		a := gatherInto(&w.gather, window, c, refs[:n])
+		err := w.fw.write(a)
+		a.Release()
+		if err != nil {
+			return err
+		}
+		refs = refs[n:]
 	}
 	return nil
 }
@@ -354,8 +399,7 @@ func (w *partWriter) openFile(plain []string) error {
 	if err != nil {
 		return err
 	}
-	fw, err := pqarrow.NewFileWriter(occurrence.Schema(), syncFile{f}, writerProps(w.s.cfg.DataPageBytes, plain),
-		pqarrow.NewArrowWriterProperties())
+	fw, err := newColumnFile(syncFile{f}, writerProps(w.s.cfg.DataPageBytes, plain))
 	if err != nil {
 		f.Close()
 		return err
@@ -369,9 +413,9 @@ func (w *partWriter) closeFile() error {
 	if w.fw == nil {
 		return nil
 	}
-	// FileWriter.Close writes the footer and closes the file, which syncs it
-	// first (syncFile).
-	if err := w.fw.Close(); err != nil {
+	// close writes the footer and closes the file, which syncs it first
+	// (syncFile).
+	if err := w.fw.close(); err != nil {
 		return fmt.Errorf("close %s: %w", w.curPath, err)
 	}
 	st, err := os.Stat(filepath.Join(w.s.dir, w.curPath))
@@ -523,7 +567,7 @@ func (w *DatasetWriter) Abort(context.Context) {
 		return
 	}
 	if w.fw != nil {
-		w.fw.Close()
+		w.fw.close()
 	}
 	w.finish(true)
 }

@@ -19,11 +19,12 @@ import (
 )
 
 // TestRowGroupsWrittenByColumnAsWhole: a window written a gathered column
-// at a time gives the bytes pqarrow.FileWriter.Write gives for the whole
-// gathered row groups (what the writer did before it bounded its copies to
-// one column), and every row group gets its statistics.
+// at a time, the payload columns in pieces of 1,024 rows, gives the bytes
+// pqarrow.FileWriter.Write gives for the whole gathered row groups (what
+// the writer did before it bounded its copies to one column, then to a
+// piece of one), and every row group gets its statistics.
 func TestRowGroupsWrittenByColumnAsWhole(t *testing.T) {
-	const perBatch, batches, rowGroup = 900, 3, 1000
+	const perBatch, batches, rowGroup = 1500, 3, 2500
 	s := openTest(t, Config{RowGroupRows: rowGroup})
 	dw, err := s.BeginDataset(context.Background(), occurrence.DatasetInfo{Key: "d"})
 	if err != nil {
@@ -31,6 +32,7 @@ func TestRowGroupsWrittenByColumnAsWhole(t *testing.T) {
 	}
 	defer dw.Abort(context.Background())
 	w := dw.(*DatasetWriter)
+	w.pieceRows = 1024
 	g := occurrencetest.NewGenerator(7, 300)
 	plan := g.Datasets(perBatch*batches, 1)
 	rec := occurrence.NewRecord()
@@ -70,7 +72,7 @@ func TestRowGroupsWrittenByColumnAsWhole(t *testing.T) {
 	if err := w.closeFile(); err != nil {
 		t.Fatal(err)
 	}
-	if len(w.files) != 1 || len(w.files[0].RowGroups) != 3 || w.records != perBatch*batches {
+	if len(w.files) != 1 || len(w.files[0].RowGroups) != 2 || w.records != perBatch*batches {
 		t.Fatalf("files %+v, %d records", w.files, w.records)
 	}
 	got, err := os.ReadFile(filepath.Join(s.dir, w.files[0].Path))
