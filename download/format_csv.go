@@ -2,7 +2,6 @@ package download
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
 	"strconv"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/biodiversity-downloads/downloader/dwca"
+	"github.com/biodiversity-downloads/downloader/internal/wordcopy"
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
 
@@ -337,9 +337,9 @@ func (r *rowPlan) appendRow(buf []byte, i int) []byte {
 		switch p.kind {
 		case cellDict:
 			c := p.idx[i]
-			buf = appendCell(buf, p.data[p.offs[c]:p.offs[c+1]])
+			buf = wordcopy.Append(buf, p.data[p.offs[c]:p.offs[c+1]])
 		case cellText:
-			buf = appendCell(buf, p.data[p.offs[i]:p.offs[i+1]])
+			buf = wordcopy.Append(buf, p.data[p.offs[i]:p.offs[i+1]])
 		case cellInt64:
 			buf = strconv.AppendInt(buf, p.i64[i], 10)
 		case cellInt32:
@@ -354,22 +354,6 @@ func (r *rowPlan) appendRow(buf []byte, i int) []byte {
 		}
 	}
 	return append(buf, '\n')
-}
-
-// appendCell appends v to buf. A cell of at most 16 bytes with 16 bytes
-// readable from its start and 16 free in buf is copied as two 8-byte
-// words, whatever its length (the bytes past it are overwritten by what
-// follows), with no call: a call in appendRow's loop costs more than the
-// copy, as every value live across it is saved and restored.
-func appendCell(buf, v []byte) []byte {
-	n := len(buf)
-	if len(v) <= 16 && cap(v) >= 16 && cap(buf)-n >= 16 {
-		dst, src := buf[n:n+16], v[:16]
-		binary.LittleEndian.PutUint64(dst, binary.LittleEndian.Uint64(src))
-		binary.LittleEndian.PutUint64(dst[8:], binary.LittleEndian.Uint64(src[8:]))
-		return buf[:n+len(v)]
-	}
-	return append(buf, v...)
 }
 
 // cellPlan returns how field j's column a is formatted in this batch: the

@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/biodiversity-downloads/downloader/internal/wordcopy"
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
 
@@ -104,28 +105,13 @@ func (c *flatColumn) plainStrings(row, k int, spaced bool) error {
 				break
 			}
 			l := int(binary.LittleEndian.Uint32(plain))
-			data = appendValue(data, plain[4:4+l])
+			data = wordcopy.Append(data, plain[4:4+l])
 			plain = plain[4+l:]
 		}
 		offs = append(offs, int32(len(data)))
 	}
 	c.plain, c.strData, c.offsets = plain, data, offs
 	return err
-}
-
-// appendValue appends v to buf: a value of at most 16 bytes with 16 bytes
-// readable from its start and 16 free in buf is copied as two 8-byte words
-// (the bytes past it are overwritten by the next value or lie past the
-// length), without a call.
-func appendValue(buf, v []byte) []byte {
-	n := len(buf)
-	if len(v) <= 16 && cap(v) >= 16 && cap(buf)-n >= 16 {
-		dst, src := buf[n:n+16], v[:16]
-		binary.LittleEndian.PutUint64(dst, binary.LittleEndian.Uint64(src))
-		binary.LittleEndian.PutUint64(dst[8:], binary.LittleEndian.Uint64(src[8:]))
-		return buf[:n+len(v)]
-	}
-	return append(buf, v...)
 }
 
 // dictIndices writes the decoded dictionary indices of rows [row, row+k).

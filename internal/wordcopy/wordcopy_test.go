@@ -1,16 +1,16 @@
-package download
+package wordcopy
 
 import (
 	"bytes"
 	"testing"
 )
 
-// TestAppendCell compares appendCell with append for every cell length up
+// TestAppend compares Append with append for every cell length up
 // to 40 bytes, cells read from anywhere in their source (so that fewer than
 // 16 bytes may be readable past a short cell's start) and buffers with
 // every amount of free space up to 40 bytes: the same text, nothing
 // before the buffer's end changed.
-func TestAppendCell(t *testing.T) {
+func TestAppend(t *testing.T) {
 	src := make([]byte, 64)
 	for i := range src {
 		src[i] = byte('a' + i%26)
@@ -22,7 +22,7 @@ func TestAppendCell(t *testing.T) {
 			for free := 0; free <= 40; free++ {
 				buf := make([]byte, len(prefix), len(prefix)+free)
 				copy(buf, prefix)
-				got := appendCell(buf, v)
+				got := Append(buf, v)
 				want := append(append([]byte(nil), prefix...), v...)
 				if !bytes.Equal(got, want) {
 					t.Fatalf("cell %d+%d, %d free: %q, want %q", start, n, free, got, want)
@@ -35,13 +35,13 @@ func TestAppendCell(t *testing.T) {
 	}
 }
 
-// TestAppendCellIsShort checks that a short cell with room to spare is
+// TestAppendIsShort checks that a short cell with room to spare is
 // copied in place (the fast path the test above cannot tell apart): the
 // result shares buf's array.
-func TestAppendCellIsShort(t *testing.T) {
+func TestAppendIsShort(t *testing.T) {
 	buf := make([]byte, 3, 64)
 	v := []byte("0123456789abcdefXYZ")[:5]
-	got := appendCell(buf, v)
+	got := Append(buf, v)
 	if &got[0] != &buf[0] || string(got[3:]) != "01234" {
 		t.Fatalf("got %q", got)
 	}
