@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/biodiversity-downloads/downloader/dwca"
+	"github.com/biodiversity-downloads/downloader/internal/wordcopy"
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
 
@@ -336,9 +337,9 @@ func (r *rowPlan) appendRow(buf []byte, i int) []byte {
 		switch p.kind {
 		case cellDict:
 			c := p.idx[i]
-			buf = append(buf, p.data[p.offs[c]:p.offs[c+1]]...)
+			buf = wordcopy.Append(buf, p.data[p.offs[c]:p.offs[c+1]])
 		case cellText:
-			buf = append(buf, p.data[p.offs[i]:p.offs[i+1]]...)
+			buf = wordcopy.Append(buf, p.data[p.offs[i]:p.offs[i+1]])
 		case cellInt64:
 			buf = strconv.AppendInt(buf, p.i64[i], 10)
 		case cellInt32:
