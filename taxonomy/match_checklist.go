@@ -381,7 +381,12 @@ func (c *Checklist) findFuzzyHeads(first string, exact, budget int) []int {
 			near = append(near, w)
 		}
 	}
-	return slices.Clip(near)
+	if len(near) == 0 {
+		return nil
+	}
+	// a copy: near shares the array of up to maxFuzzyWords candidates,
+	// which the cache would otherwise keep for every first word
+	return slices.Clone(near)
 }
 
 // sameShape is a cheap filter for fuzzy candidates: as many words, each

@@ -115,8 +115,8 @@ func (f *columnFile) write(a arrow.Array) error {
 // writeDictText writes text to a column writer whose encoder takes a slice
 // of values rather than Arrow's buffers (a dictionary encoder): the calls
 // pqarrow makes, from a slice reused across pieces and columns where
-// pqarrow allocates one for every call (a pointer-holding 24 bytes a row,
-// ~10% of what a wide ingest allocated).
+// pqarrow allocates one for every call (a pointer-holding 24 bytes a row:
+// 155 of the 1,715 MB a heap profile of a wide ingest had counted).
 func (f *columnFile) writeDictText(w *file.ByteArrayColumnChunkWriter, s *array.String, levels []int16) error {
 	n := s.Len()
 	if cap(f.values) < n {
