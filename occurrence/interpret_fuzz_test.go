@@ -26,8 +26,9 @@ var fuzzTerms = []string{
 // range and set as a pair with hasCoordinate; month, day and uncertainty in
 // range; issues from GBIF's vocabulary, each once, hasGeospatialIssues
 // agreeing with them; the verbatim document valid JSON holding every
-// supplied value as it was; and a record reused for another record reads
-// as a fresh one (no state left over).
+// supplied value as it was; a record reused for another record reads as a
+// fresh one (no state left over); and the row read by position (Cells, as
+// the DwC-A reader hands it) is interpreted as the same record.
 func FuzzInterpret(f *testing.F) {
 	seeds := [][]string{
 		{"55,68", "12.57", "", "2001-05-01/15", "", "", "", "25 m", "10", "", "Denmark", "", "PreservedSpecimen", "Holotype of Quercus robur", "3", "", "Quercus robur L.", "2002"},
@@ -42,6 +43,11 @@ func FuzzInterpret(f *testing.F) {
 	ctx := DatasetContext{Key: "ds1", Title: "Dataset", License: "CC-BY 4.0", Now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 	other := Terms{NSDwC + "decimalLatitude": "10", NSDwC + "decimalLongitude": "20", NSDwC + "year": "1990",
 		NSDwC + "country": "France", NSDwC + "scientificName": "Abies alba Mill.", NSDwC + "habitat": "forest"}
+	layoutTerms := make([]string, len(fuzzTerms))
+	for i, term := range fuzzTerms {
+		layoutTerms[i] = NSDwC + term
+	}
+	layout := NewLayout(layoutTerms)
 	f.Fuzz(func(t *testing.T, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17 string) {
 		vals := []string{a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17}
 		core := Terms{}
@@ -60,6 +66,10 @@ func FuzzInterpret(f *testing.F) {
 				t.Fatalf("%s of a reused record = %+v, of a fresh one %+v", c.Name, got, want)
 			}
 		}
+
+		byCells := NewRecord()
+		Interpret(RawRecord{Cells: &Cells{Layout: layout, Vals: vals}}, ctx, byCells)
+		sameRecords(t, "by cells", byCells, fresh)
 	})
 }
 
