@@ -52,12 +52,17 @@ func TestRowsAheadAsNext(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rr.Close()
-	ahead := readAhead(rr)
+	prepared := 0
+	ahead := readAhead(rr, func(x *rowOrErr) { x.size = int64(len(x.row.Cells())); x.prepared = true })
 	defer ahead.close()
 	rows, broken := 0, 0
 	for {
 		want, werr := direct.Next()
-		got, gerr := ahead.next()
+		x := ahead.next()
+		got, gerr := x.row, x.err
+		if x.prepared {
+			prepared++
+		}
 		if fmt.Sprint(gerr) != fmt.Sprint(werr) {
 			t.Fatalf("row %d: error %v, want %v", rows, gerr, werr)
 		}
@@ -75,11 +80,11 @@ func TestRowsAheadAsNext(t *testing.T) {
 		}
 		rows++
 	}
-	if rows != 3000 || broken != 10 {
-		t.Fatalf("%d rows, %d broken; want 3000 and 10", rows, broken)
+	if rows != 3000 || broken != 10 || prepared != rows-broken {
+		t.Fatalf("%d rows, %d broken, %d prepared; want 3000, 10 and 2990", rows, broken, prepared)
 	}
-	if _, err := ahead.next(); err != io.EOF {
-		t.Fatalf("after the end: %v", err)
+	if x := ahead.next(); x.err != io.EOF {
+		t.Fatalf("after the end: %v", x.err)
 	}
 }
 
@@ -92,12 +97,12 @@ func TestRowsAheadClosedEarly(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rr.Close()
-	ahead := readAhead(rr)
-	if _, err := ahead.next(); err != nil {
-		t.Fatal(err)
+	ahead := readAhead(rr, nil)
+	if x := ahead.next(); x.err != nil {
+		t.Fatal(x.err)
 	}
 	ahead.close()
-	if _, err := ahead.next(); !errors.Is(err, errAheadClosed) {
-		t.Fatalf("after close: %v", err)
+	if x := ahead.next(); !errors.Is(x.err, errAheadClosed) {
+		t.Fatalf("after close: %v", x.err)
 	}
 }
