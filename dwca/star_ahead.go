@@ -1,10 +1,6 @@
 package dwca
 
-import (
-	"errors"
-
-	"github.com/biodiversity-downloads/downloader/occurrence"
-)
+import "errors"
 
 // Rows read ahead: a lockstep extension's rows (verbatim.txt of a GBIF
 // download holds as much text as its core) are read and parsed on a
@@ -24,26 +20,16 @@ const (
 // errAheadClosed is what a closed rowsAhead answers.
 var errAheadClosed = errors.New("dwca: rows read ahead: closed")
 
-// rowOrErr is one result of RowReader.Next, and for a row what the star
-// join takes of it when the reading goroutine prepared it (prep).
+// rowOrErr is one result of RowReader.Next.
 type rowOrErr struct {
 	row Row
 	err error
-	// prepared is set when source, size and terms hold the extension
-	// row's source, encodedLen and Terms.
-	prepared bool
-	source   string
-	size     int64
-	terms    occurrence.Terms
 }
 
 // rowsAhead reads a RowReader's rows on its own goroutine. The reader's
 // rows must not share memory from row to row (not idsOnly, not
 // reuseCells), and nothing else may use the reader until close returns.
 type rowsAhead struct {
-	// prep, when set, is called on the reading goroutine for every row
-	// read without an error.
-	prep  func(*rowOrErr)
 	ch    chan []rowOrErr
 	stop  chan struct{}
 	done  chan struct{}
@@ -52,8 +38,8 @@ type rowsAhead struct {
 	end   error // the error that ended the rows (io.EOF at the end), once taken
 }
 
-func readAhead(rr *RowReader, prep func(*rowOrErr)) *rowsAhead {
-	a := &rowsAhead{prep: prep, ch: make(chan []rowOrErr, aheadBatches), stop: make(chan struct{}), done: make(chan struct{})}
+func readAhead(rr *RowReader) *rowsAhead {
+	a := &rowsAhead{ch: make(chan []rowOrErr, aheadBatches), stop: make(chan struct{}), done: make(chan struct{})}
 	go a.run(rr)
 	return a
 }
@@ -73,11 +59,7 @@ func (a *rowsAhead) run(rr *RowReader) {
 			for _, c := range row.cells {
 				size += len(c)
 			}
-			x := rowOrErr{row: row, err: err}
-			if err == nil && a.prep != nil {
-				a.prep(&x)
-			}
-			batch = append(batch, x)
+			batch = append(batch, rowOrErr{row, err})
 		}
 		select {
 		case a.ch <- batch:
@@ -92,15 +74,15 @@ func (a *rowsAhead) run(rr *RowReader) {
 
 // next returns what the reader's Next returned, in order; after the error
 // that ended the rows, that error again.
-func (a *rowsAhead) next() rowOrErr {
+func (a *rowsAhead) next() (Row, error) {
 	for a.i >= len(a.batch) {
 		if a.end != nil {
-			return rowOrErr{err: a.end}
+			return Row{}, a.end
 		}
 		b, ok := <-a.ch
 		if !ok {
 			a.end = errAheadClosed
-			return rowOrErr{err: a.end}
+			return Row{}, a.end
 		}
 		a.batch, a.i = b, 0
 	}
@@ -111,7 +93,7 @@ func (a *rowsAhead) next() rowOrErr {
 	if x.err != nil && !errors.As(x.err, &re) {
 		a.end = x.err
 	}
-	return x
+	return x.row, x.err
 }
 
 // close stops the goroutine and waits for it; the reader may then be

@@ -28,29 +28,27 @@ import (
 type rowPeeker struct {
 	rr     *RowReader
 	ahead  *rowsAhead // rr's rows read on a goroutine of their own, or nil
-	cur    rowOrErr   // the row peek returned
-	ok     bool       // cur is the next row, not yet taken
+	row    Row
+	ok     bool // row is the next row, not yet taken
 	eof    bool
 	broken func(*RowError)
 }
 
 // next is rr.Next, through ahead when rows are read ahead.
-func (p *rowPeeker) next() rowOrErr {
+func (p *rowPeeker) next() (Row, error) {
 	if p.ahead != nil {
 		return p.ahead.next()
 	}
-	row, err := p.rr.Next()
-	return rowOrErr{row: row, err: err}
+	return p.rr.Next()
 }
 
 // peek returns the next row without taking it; ok is false at the end.
 func (p *rowPeeker) peek() (row Row, ok bool, err error) {
 	if p.ok || p.eof {
-		return p.cur.row, p.ok, nil
+		return p.row, p.ok, nil
 	}
 	for {
-		x := p.next()
-		err := x.err
+		row, err := p.next()
 		if err == io.EOF {
 			p.eof = true
 			return Row{}, false, nil
@@ -63,24 +61,13 @@ func (p *rowPeeker) peek() (row Row, ok bool, err error) {
 			}
 			return Row{}, false, err
 		}
-		p.cur, p.ok = x, true
-		return x.row, true, nil
+		p.row, p.ok = row, true
+		return row, true, nil
 	}
 }
 
 // take consumes the row peek returned.
-func (p *rowPeeker) take() { p.ok, p.cur = false, rowOrErr{} }
-
-// prepareExtRow is a rowsAhead prep for ej: what stepRows keeps of a row,
-// computed on the reading goroutine.
-func prepareExtRow(ej *extJoin) func(*rowOrErr) {
-	return func(x *rowOrErr) {
-		x.source = ej.source(x.row)
-		x.size = encodedLen(x.source, x.row)
-		x.terms = x.row.Terms()
-		x.prepared = true
-	}
-}
+func (p *rowPeeker) take() { p.ok, p.row = false, Row{} }
 
 func (p *rowPeeker) close() {
 	if p.ahead != nil {
@@ -107,7 +94,7 @@ func (s *StarReader) openPeekers(exts []*extJoin, idsOnly bool, broken func(*Row
 		rr.idsOnly = idsOnly
 		p := &rowPeeker{rr: rr, broken: broken}
 		if !idsOnly {
-			p.ahead = readAhead(rr, prepareExtRow(ej))
+			p.ahead = readAhead(rr)
 		}
 		ps = append(ps, p)
 	}
@@ -229,7 +216,6 @@ func (s *StarReader) stepRows(id string) (rows map[*extJoin][]extRow, tooBig boo
 			if rid != "" && rid != id {
 				break
 			}
-			x := ej.step.cur
 			ej.step.take()
 			if rid == "" {
 				s.orphans++
@@ -238,21 +224,15 @@ func (s *StarReader) stepRows(id string) (rows map[*extJoin][]extRow, tooBig boo
 			if tooBig {
 				continue
 			}
-			if !x.prepared {
-				x.source = ej.source(row)
-				x.size = encodedLen(x.source, row)
-			}
-			if size += x.size; size > s.a.opts.Limits.RecordBytes {
+			src := ej.source(row)
+			if size += encodedLen(src, row); size > s.a.opts.Limits.RecordBytes {
 				tooBig, rows = true, nil
 				continue
 			}
 			if rows == nil {
 				rows = make(map[*extJoin][]extRow, len(s.stepping))
 			}
-			if !x.prepared {
-				x.terms = row.Terms()
-			}
-			rows[ej] = append(rows[ej], extRow{terms: x.terms, source: x.source})
+			rows[ej] = append(rows[ej], extRow{terms: row.Terms(), source: src})
 		}
 	}
 	return rows, tooBig, nil // rows is nil when tooBig
