@@ -27,19 +27,10 @@ import (
 // rowPeeker reads rows one ahead; broken rows go to broken.
 type rowPeeker struct {
 	rr     *RowReader
-	ahead  *rowsAhead // rr's rows read on a goroutine of their own, or nil
 	row    Row
 	ok     bool // row is the next row, not yet taken
 	eof    bool
 	broken func(*RowError)
-}
-
-// next is rr.Next, through ahead when rows are read ahead.
-func (p *rowPeeker) next() (Row, error) {
-	if p.ahead != nil {
-		return p.ahead.next()
-	}
-	return p.rr.Next()
 }
 
 // peek returns the next row without taking it; ok is false at the end.
@@ -48,7 +39,7 @@ func (p *rowPeeker) peek() (row Row, ok bool, err error) {
 		return p.row, p.ok, nil
 	}
 	for {
-		row, err := p.next()
+		row, err := p.rr.Next()
 		if err == io.EOF {
 			p.eof = true
 			return Row{}, false, nil
@@ -70,17 +61,13 @@ func (p *rowPeeker) peek() (row Row, ok bool, err error) {
 func (p *rowPeeker) take() { p.ok, p.row = false, Row{} }
 
 func (p *rowPeeker) close() {
-	if p.ahead != nil {
-		p.ahead.close()
-	}
 	if p.rr != nil {
 		p.rr.Close()
 	}
 }
 
 // openPeekers opens a rowPeeker on each extension, whose rows hold their
-// ids only when idsOnly is set (RowReader.idsOnly); whole rows are read
-// ahead on a goroutine per extension (rowsAhead).
+// ids only when idsOnly is set (RowReader.idsOnly).
 func (s *StarReader) openPeekers(exts []*extJoin, idsOnly bool, broken func(*RowError)) ([]*rowPeeker, error) {
 	ps := make([]*rowPeeker, 0, len(exts))
 	for _, ej := range exts {
@@ -92,11 +79,7 @@ func (s *StarReader) openPeekers(exts []*extJoin, idsOnly bool, broken func(*Row
 			return nil, err
 		}
 		rr.idsOnly = idsOnly
-		p := &rowPeeker{rr: rr, broken: broken}
-		if !idsOnly {
-			p.ahead = readAhead(rr)
-		}
-		ps = append(ps, p)
+		ps = append(ps, &rowPeeker{rr: rr, broken: broken})
 	}
 	return ps, nil
 }
