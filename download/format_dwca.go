@@ -215,6 +215,15 @@ func (d *dwcaWriter) columns() []string {
 	return cols
 }
 
+// transient names the columns write reads only while it runs
+// (occurrence.ScanRequest.Transient): the verbatim, multimedia and
+// extension JSON, parsed into rows at once (verbatimRow keeps no string of
+// an object past the next; the keys it remembers and the dropped terms it
+// counts are copies).
+func (d *dwcaWriter) transient() []string {
+	return []string{occurrence.ColVerbatim, occurrence.ColMultimedia, occurrence.ColExtensions}
+}
+
 func (d *dwcaWriter) write(b *batch) error {
 	if err := d.occ.writeBatch(b); err != nil {
 		return err

@@ -133,6 +133,11 @@ func (sc *splitScan) take(col int, a arrow.Array, pos []int32) arrow.Array {
 			if 2*len(pos) < a.Len() {
 				break
 			}
+			if sc.transient(col) {
+				cp := copyStringsTo(x, &recycled)
+				defer cp.Release()
+				return dictionaryOver(pos, cp, x, pos)
+			}
 			return dictionaryOver(pos, copyStrings(x), x, pos)
 		}
 	}
