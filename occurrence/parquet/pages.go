@@ -197,6 +197,9 @@ func newAbsentColumn(col int, kind occurrence.Kind, where string) *flatColumn {
 
 // nulls returns n null rows (an absent column).
 func (c *flatColumn) nullRows(n int) arrow.Array {
+	if a := nullArray(c.kind.ArrowType(), n); a != nil {
+		return a
+	}
 	c.begin(n)
 	clear(c.valid)
 	c.nulls = n

@@ -155,3 +155,39 @@ func TestFreeLists(t *testing.T) {
 		t.Fatalf("column 1's list: %p %p %p, want %p %p and a new one (not %p)", got[0], got[1], got[2], b, a, c)
 	}
 }
+
+// nullArray's arrays are n nulls of the type asked for, over the shared
+// zero bytes, which a scan of a table with many null columns leaves zero.
+func TestNullArrays(t *testing.T) {
+	for _, k := range []occurrence.Kind{occurrence.KindString, occurrence.KindInt32, occurrence.KindInt64,
+		occurrence.KindFloat64, occurrence.KindBool, occurrence.KindTimestamp} {
+		for _, n := range []int{1, 7, 8, 9, 1024, occurrence.DefaultBatchSize} {
+			a := nullArray(k.ArrowType(), n)
+			if a == nil || a.Len() != n || a.NullN() != n || !arrow.TypeEqual(a.DataType(), k.ArrowType()) {
+				t.Fatalf("nullArray(%s, %d) = %v", k.ArrowType(), n, a)
+			}
+			for i := 0; i < n; i += 97 {
+				if a.IsValid(i) {
+					t.Fatalf("nullArray(%s, %d): row %d valid", k.ArrowType(), n, i)
+				}
+			}
+			if s, ok := a.(*array.String); ok && s.Value(n-1) != "" {
+				t.Fatalf("null string %q", s.Value(n-1))
+			}
+		}
+	}
+	if nullArray(arrow.BinaryTypes.String, occurrence.DefaultBatchSize+1) != nil {
+		t.Fatal("nullArray past its zero bytes")
+	}
+	s := dictStore(t)
+	pred := mustPred(t, `{"type":"equals","key":"HAS_COORDINATE","value":"true"}`)
+	plain := scanDicts(t, s, pred, allNames, false)
+	plain.release()
+	dict := scanDicts(t, s, pred, allNames, true)
+	dict.release()
+	for i, b := range zeroBytes {
+		if b != 0 {
+			t.Fatalf("zeroBytes[%d] = %#x after scans", i, b)
+		}
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/biodiversity-downloads/downloader/occurrence"
 )
 
 // takeSelected copies the rows of a where sel is true (m of them) into a new
@@ -20,6 +22,11 @@ func takeSelected(a arrow.Array, sel []bool, m int) arrow.Array {
 // every column of a batch part gathers by the same positions, found once
 // (positions), instead of testing each row's selection again.
 func takeAt(a arrow.Array, pos []int32) arrow.Array {
+	if _, dict := a.(*array.Dictionary); !dict && nullEverywhere(a) {
+		if out := nullArray(a.DataType(), len(pos)); out != nil {
+			return out
+		}
+	}
 	switch x := a.(type) {
 	case *array.Dictionary:
 		return takeDictionary(x, pos)
@@ -205,3 +212,37 @@ func stringBytes(a *array.String) []byte {
 	}
 	return nil
 }
+
+// zeroBytes backs the null arrays of nullArray: validity bits, values and
+// string offsets of up to DefaultBatchSize rows, all zero. Nothing writes
+// into an array's buffers once it is built, so one copy serves them all.
+var zeroBytes = make([]byte, 8*(occurrence.DefaultBatchSize+1))
+
+// nullArray is an array of n nulls of type dt over zeroBytes, or nil for
+// a type it does not make or an n it cannot hold. Most of a DWCA's 230
+// columns are null in most parts: their arrays then take no memory.
+func nullArray(dt arrow.DataType, n int) arrow.Array {
+	if n <= 0 || n > occurrence.DefaultBatchSize {
+		return nil
+	}
+	valid := memory.NewBufferBytes(zeroBytes[:(n+7)/8])
+	var values []*memory.Buffer
+	switch dt.ID() {
+	case arrow.STRING:
+		values = []*memory.Buffer{memory.NewBufferBytes(zeroBytes[:4*(n+1)]), memory.NewBufferBytes(zeroBytes[:0])}
+	case arrow.INT32:
+		values = []*memory.Buffer{memory.NewBufferBytes(zeroBytes[:4*n])}
+	case arrow.INT64, arrow.FLOAT64, arrow.TIMESTAMP:
+		values = []*memory.Buffer{memory.NewBufferBytes(zeroBytes[:8*n])}
+	case arrow.BOOL:
+		values = []*memory.Buffer{memory.NewBufferBytes(zeroBytes[:(n+7)/8])}
+	default:
+		return nil
+	}
+	data := array.NewData(dt, n, append([]*memory.Buffer{valid}, values...), nil, n, 0)
+	defer data.Release()
+	return array.MakeFromData(data)
+}
+
+// nullEverywhere reports whether every row of a is null.
+func nullEverywhere(a arrow.Array) bool { return a.Len() > 0 && a.NullN() == a.Len() }
