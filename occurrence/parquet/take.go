@@ -213,35 +213,17 @@ func stringBytes(a *array.String) []byte {
 	return nil
 }
 
-// zeroBytes backs the null arrays of nullArray: validity bits, values and
-// string offsets of up to DefaultBatchSize rows, all zero. Nothing writes
-// into an array's buffers once it is built, so one copy serves them all.
-var zeroBytes = make([]byte, 8*(occurrence.DefaultBatchSize+1))
-
-// nullArray is an array of n nulls of type dt over zeroBytes, or nil for
-// a type it does not make or an n it cannot hold. Most of a DWCA's 230
+// nullArray is occurrence.NullArray (n nulls over a shared zero buffer)
+// for the table's column types, nil for another type. Most of a DWCA's 230
 // columns are null in most parts: their arrays then take no memory.
 func nullArray(dt arrow.DataType, n int) arrow.Array {
-	if n <= 0 || n > occurrence.DefaultBatchSize {
-		return nil
-	}
-	valid := memory.NewBufferBytes(zeroBytes[:(n+7)/8])
-	var values []*memory.Buffer
 	switch dt.ID() {
-	case arrow.STRING:
-		values = []*memory.Buffer{memory.NewBufferBytes(zeroBytes[:4*(n+1)]), memory.NewBufferBytes(zeroBytes[:0])}
-	case arrow.INT32:
-		values = []*memory.Buffer{memory.NewBufferBytes(zeroBytes[:4*n])}
-	case arrow.INT64, arrow.FLOAT64, arrow.TIMESTAMP:
-		values = []*memory.Buffer{memory.NewBufferBytes(zeroBytes[:8*n])}
-	case arrow.BOOL:
-		values = []*memory.Buffer{memory.NewBufferBytes(zeroBytes[:(n+7)/8])}
-	default:
-		return nil
+	case arrow.STRING, arrow.INT32, arrow.INT64, arrow.FLOAT64, arrow.TIMESTAMP, arrow.BOOL:
+		if n > 0 {
+			return occurrence.NullArray(dt, n)
+		}
 	}
-	data := array.NewData(dt, n, append([]*memory.Buffer{valid}, values...), nil, n, 0)
-	defer data.Release()
-	return array.MakeFromData(data)
+	return nil
 }
 
 // nullEverywhere reports whether every row of a is null.
