@@ -141,30 +141,16 @@ func (v *verbatimRow) scan(js string) bool {
 }
 
 // quoted reads the string starting at js[p] == '"' (without escapes) and
-// returns it and the index after its closing quote. The first 16 bytes
-// are looked at eight at a time (most keys and many values end there, too
-// short for strings.IndexByte's set-up to pay); a longer string is left
-// to IndexByte.
+// returns it and the index after its closing quote.
 func quoted(js string, p int) (string, int, bool) {
 	if p >= len(js) || js[p] != '"' {
 		return "", 0, false
 	}
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	i := p + 1
-	for n := 0; n < 2 && i+8 <= len(js); n, i = n+1, i+8 {
-		// the high bit of the lowest byte that is 0 in x is the lowest
-		// one set in m (those above it may be set falsely)
-		x := load8(js[i:]) ^ ('"' * ones)
-		if m := (x - ones) &^ x & highs; m != 0 {
-			e := i + bits.TrailingZeros64(m)>>3
-			return js[p+1 : e], e + 1, true
-		}
-	}
-	end := strings.IndexByte(js[i:], '"')
+	end := strings.IndexByte(js[p+1:], '"')
 	if end < 0 {
 		return "", 0, false
 	}
-	return js[p+1 : i+end], i + end + 1, true
+	return js[p+1 : p+1+end], p + end + 2, true
 }
 
 // parseGJSON is parse for any JSON object.
