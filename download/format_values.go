@@ -59,7 +59,7 @@ func str(a arrow.Array, i int) string {
 
 // cellFn appends the GBIF text form of row i of a column to dst; a null
 // appends nothing.
-type cellFn = dwca.CellFunc
+type cellFn func(dst []byte, i int) []byte
 
 // timeLayout is ISO 8601 in UTC with milliseconds only when there are any.
 const timeLayout = "2006-01-02T15:04:05.999Z"

@@ -13,6 +13,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/klauspost/readahead"
+
 	"github.com/biodiversity-downloads/downloader/internal/zipsafe"
 )
 
@@ -194,10 +196,24 @@ func (a *Archive) resolve(loc string) (string, error) {
 	return "", ErrMissingFile
 }
 
-// openFile opens an archive-relative data file under the data file cap.
+// openFile opens an archive-relative data file under the data file cap. A
+// zip entry is inflated on a goroutine of its own, a few blocks ahead of
+// the reader (klauspost/readahead): the rows are parsed while the next
+// ones inflate, and each reader of a star join (the core and its
+// extensions in lockstep) inflates on its own goroutine.
 func (a *Archive) openFile(name string) (io.ReadCloser, error) {
-	return a.openCapped(name, a.opts.Limits.FileBytes, "data file")
+	rc, err := a.openCapped(name, a.opts.Limits.FileBytes, "data file")
+	if err != nil || a.zip == nil {
+		return rc, err
+	}
+	return readahead.NewReadCloserSize(rc, readAheadBlocks, readAheadBlock)
 }
+
+// Blocks a data file's inflater keeps ready ahead of its reader.
+const (
+	readAheadBlocks = 4
+	readAheadBlock  = 256 << 10
+)
 
 // Rows streams the rows of one data file description (the core or an extension).
 func (a *Archive) Rows(ctx context.Context, spec FileSpec) (*RowReader, error) {

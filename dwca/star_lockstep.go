@@ -27,19 +27,30 @@ import (
 // rowPeeker reads rows one ahead; broken rows go to broken.
 type rowPeeker struct {
 	rr     *RowReader
-	row    Row
-	ok     bool // row is the next row, not yet taken
+	ahead  *rowsAhead // rr's rows read on a goroutine of their own, or nil
+	cur    rowOrErr   // the row peek returned
+	ok     bool       // cur is the next row, not yet taken
 	eof    bool
 	broken func(*RowError)
+}
+
+// next is rr.Next, through ahead when rows are read ahead.
+func (p *rowPeeker) next() rowOrErr {
+	if p.ahead != nil {
+		return p.ahead.next()
+	}
+	row, err := p.rr.Next()
+	return rowOrErr{row: row, err: err}
 }
 
 // peek returns the next row without taking it; ok is false at the end.
 func (p *rowPeeker) peek() (row Row, ok bool, err error) {
 	if p.ok || p.eof {
-		return p.row, p.ok, nil
+		return p.cur.row, p.ok, nil
 	}
 	for {
-		row, err := p.rr.Next()
+		x := p.next()
+		err := x.err
 		if err == io.EOF {
 			p.eof = true
 			return Row{}, false, nil
@@ -52,22 +63,37 @@ func (p *rowPeeker) peek() (row Row, ok bool, err error) {
 			}
 			return Row{}, false, err
 		}
-		p.row, p.ok = row, true
-		return row, true, nil
+		p.cur, p.ok = x, true
+		return x.row, true, nil
 	}
 }
 
 // take consumes the row peek returned.
-func (p *rowPeeker) take() { p.ok, p.row = false, Row{} }
+func (p *rowPeeker) take() { p.ok, p.cur = false, rowOrErr{} }
+
+// prepareExtRow is a rowsAhead prep for ej: what stepRows keeps of a row,
+// computed on the reading goroutine.
+func prepareExtRow(ej *extJoin) func(*rowOrErr) {
+	return func(x *rowOrErr) {
+		x.source = ej.source(x.row)
+		x.size = encodedLen(x.source, x.row)
+		x.terms = x.row.Terms()
+		x.prepared = true
+	}
+}
 
 func (p *rowPeeker) close() {
+	if p.ahead != nil {
+		p.ahead.close()
+	}
 	if p.rr != nil {
 		p.rr.Close()
 	}
 }
 
 // openPeekers opens a rowPeeker on each extension, whose rows hold their
-// ids only when idsOnly is set (RowReader.idsOnly).
+// ids only when idsOnly is set (RowReader.idsOnly); whole rows are read
+// ahead on a goroutine per extension (rowsAhead).
 func (s *StarReader) openPeekers(exts []*extJoin, idsOnly bool, broken func(*RowError)) ([]*rowPeeker, error) {
 	ps := make([]*rowPeeker, 0, len(exts))
 	for _, ej := range exts {
@@ -79,7 +105,11 @@ func (s *StarReader) openPeekers(exts []*extJoin, idsOnly bool, broken func(*Row
 			return nil, err
 		}
 		rr.idsOnly = idsOnly
-		ps = append(ps, &rowPeeker{rr: rr, broken: broken})
+		p := &rowPeeker{rr: rr, broken: broken}
+		if !idsOnly {
+			p.ahead = readAhead(rr, prepareExtRow(ej))
+		}
+		ps = append(ps, p)
 	}
 	return ps, nil
 }
@@ -199,6 +229,7 @@ func (s *StarReader) stepRows(id string) (rows map[*extJoin][]extRow, tooBig boo
 			if rid != "" && rid != id {
 				break
 			}
+			x := ej.step.cur
 			ej.step.take()
 			if rid == "" {
 				s.orphans++
@@ -207,15 +238,21 @@ func (s *StarReader) stepRows(id string) (rows map[*extJoin][]extRow, tooBig boo
 			if tooBig {
 				continue
 			}
-			src := ej.source(row)
-			if size += encodedLen(src, row); size > s.a.opts.Limits.RecordBytes {
+			if !x.prepared {
+				x.source = ej.source(row)
+				x.size = encodedLen(x.source, row)
+			}
+			if size += x.size; size > s.a.opts.Limits.RecordBytes {
 				tooBig, rows = true, nil
 				continue
 			}
 			if rows == nil {
 				rows = make(map[*extJoin][]extRow, len(s.stepping))
 			}
-			rows[ej] = append(rows[ej], extRow{terms: row.Terms(), source: src})
+			if !x.prepared {
+				x.terms = row.Terms()
+			}
+			rows[ej] = append(rows[ej], extRow{terms: x.terms, source: x.source})
 		}
 	}
 	return rows, tooBig, nil // rows is nil when tooBig

@@ -15,9 +15,10 @@ import (
 // Rows are built in one buffer handed to the writer in large writes: a
 // download's hot path. Cells that are printable ASCII, nearly all of them,
 // are checked eight bytes at a time and copied once. Besides whole rows
-// (WriteRow), a row can be built cell by cell (Value, Cell, CleanCell, then
-// EndRow), which is how the download formats write Arrow columns without a
-// string per cell.
+// (WriteRow, or Value per cell then EndRow), a caller may build rows of
+// clean text itself and hand them over (Rows and SetRows, AppendRows):
+// that is how the download formats write Arrow columns without a string
+// per cell, cleaning formatted text in place with CleanFrom.
 type TextWriter struct {
 	w     io.Writer
 	buf   []byte
@@ -30,10 +31,6 @@ type TextWriter struct {
 	own    []byte // the buffer otherwise
 	limit  int    // flush once buf is this long
 }
-
-// CellFunc appends the text of row i of some column to dst (nothing for a
-// null) and returns the extended slice.
-type CellFunc func(dst []byte, i int) []byte
 
 const (
 	rowFlushBytes = 256 << 10
@@ -105,36 +102,8 @@ func (t *TextWriter) sep() {
 	t.cells++
 }
 
-// Cell appends row i of a formatted column as the next cell of the row,
-// cleaned when its text needs it.
-func (t *TextWriter) Cell(f CellFunc, i int) {
-	t.sep()
-	start := len(t.buf)
-	t.buf = CleanFrom(f(t.buf, i), start)
-}
-
-// CleanCell appends row i of a formatted column whose output is known to
-// need no cleaning (numbers, a dictionary cleaned once): no check at all.
-func (t *TextWriter) CleanCell(f CellFunc, i int) {
-	t.sep()
-	t.buf = f(t.buf, i)
-}
-
-// EmptyCells appends n empty cells to the row (their separators).
-func (t *TextWriter) EmptyCells(n int) {
-	if n <= 0 {
-		return
-	}
-	k := n
-	if t.cells == 0 {
-		k-- // the row's first cell has no separator before it
-	}
-	t.buf = AppendTabs(t.buf, k)
-	t.cells += n
-}
-
 // AppendTabs appends n separators (none for n <= 0), for a caller that
-// builds rows itself (Rows).
+// builds rows itself (Rows): a run of empty cells.
 func AppendTabs(dst []byte, n int) []byte {
 	if n == 1 {
 		return append(dst, '\t')
@@ -146,7 +115,7 @@ func AppendTabs(dst []byte, n int) []byte {
 	return append(dst, tabs[:max(n, 0)]...)
 }
 
-// tabs are separators for EmptyCells to copy.
+// tabs are separators for AppendTabs to copy.
 const tabs = "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t" +
 	"\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t"
 

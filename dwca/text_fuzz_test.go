@@ -6,9 +6,10 @@ import (
 	"testing"
 )
 
-// FuzzRowWriter checks the fast row path against CleanValue: any value
-// written as a cell reads back as CleanValue of it, and the row stays one
-// line of tab-separated cells.
+// FuzzRowWriter checks the fast row paths against CleanValue: any value
+// written as a cell (Value) or cleaned in place after a formatter appended
+// it (CleanFrom) reads back as CleanValue of it, and the row stays one line
+// of tab-separated cells.
 func FuzzRowWriter(f *testing.F) {
 	for _, s := range []string{"tab\there", "new\nline and\r\ncrlf", "vt\vff\fnel\u0085ls\u2028ps\u2029nul\x00end", "non-BMP 𝔊𝔅𝔌𝔉 🦉 and ørsted", ""} {
 		f.Add(s, "x")
@@ -18,7 +19,7 @@ func FuzzRowWriter(f *testing.F) {
 		var out bytes.Buffer
 		rw := NewExclusiveTextWriter(&out)
 		rw.Value(a)
-		rw.Cell(func(dst []byte, _ int) []byte { return append(dst, b...) }, 0)
+		rw.Value(b)
 		if err := rw.EndRow(); err != nil {
 			t.Fatal(err)
 		}
@@ -26,6 +27,10 @@ func FuzzRowWriter(f *testing.F) {
 		want := CleanValue(a) + "\t" + CleanValue(b) + "\n"
 		if out.String() != want {
 			t.Fatalf("row %q, want %q", out.String(), want)
+		}
+		prefix := CleanValue(a) + "\t"
+		if got := CleanFrom(append([]byte(prefix), b...), len(prefix)); string(got) != prefix+CleanValue(b) {
+			t.Fatalf("cleaned in place %q, want %q", got, prefix+CleanValue(b))
 		}
 		if strings.Count(out.String(), "\n") != 1 || strings.Count(out.String(), "\t") != 1 {
 			t.Fatalf("row %q is not one line of two cells", out.String())

@@ -96,7 +96,9 @@ type bloomFilter struct {
 	blocks uint64
 }
 
-// mayContain checks a hash; a block that cannot be read proves nothing.
+// mayContain checks a hash. A block that cannot be read proves nothing,
+// so the row group is read: the answer stays right, only unpruned, and a
+// file that cannot be read at all fails there, with its path.
 func (f *bloomFilter) mayContain(hash uint64) bool {
 	var block [32]byte
 	i := ((hash >> 32) * f.blocks) >> 32

@@ -179,9 +179,8 @@ func TestDictionariesPassThrough(t *testing.T) {
 // falls back to PLAIN mid-chunk arrives in both forms from one split, with
 // the same values as without the flag.
 func TestDictionariesFallBackWithinSplit(t *testing.T) {
-	plainByCardinality = false
-	s := dictStore(t)
-	plainByCardinality = true
+	s := openTest(t, Config{RowGroupRows: 3000, FileRowGroups: 2, DataPageBytes: 8 << 10, dictionaryFallback: true})
+	occurrencetest.Load(t, s, 15000, 5)
 	ctx := context.Background()
 	snap, err := s.Snapshot(ctx)
 	if err != nil {

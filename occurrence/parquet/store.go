@@ -51,6 +51,12 @@ type Config struct {
 	// a negative value retires at once what no pin and no KeepSnapshots
 	// keeps.
 	KeepFor time.Duration
+
+	// dictionaryFallback, for tests of the reader, keeps high-cardinality
+	// text dictionary-encoded (plainTextColumns' second rule off), so that
+	// column chunks fall back to PLAIN mid-way, as other writers' files
+	// (and this table's before) have.
+	dictionaryFallback bool
 }
 
 func (c Config) withDefaults() Config {

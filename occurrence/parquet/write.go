@@ -229,7 +229,7 @@ func writerProps(pageBytes int, plain []string) *parquet.WriterProperties {
 // pqarrow.FileWriter.Write of the gathered batch.
 func (w *partWriter) writeRowGroup(window []windowBatch, refs []rowRef, last bool) error {
 	if w.fw == nil {
-		if err := w.openFile(plainTextColumns(window, w.s.cfg.RowGroupRows)); err != nil {
+		if err := w.openFile(plainTextColumns(window, w.s.cfg.RowGroupRows, !w.s.cfg.dictionaryFallback)); err != nil {
 			return err
 		}
 	}
@@ -342,8 +342,9 @@ func (w *partWriter) countDatasets(a arrow.Array) (json.RawMessage, error) {
 // where the plain encoder takes the Arrow buffers as they are. A column
 // mostly keeps its kind through a dataset; one that fills later in the
 // file, or repeats more, is written PLAIN, as high-cardinality columns
-// already are, which every reader reads.
-func plainTextColumns(window []windowBatch, rows int) []string {
+// already are, which every reader reads. byCardinality false leaves the
+// second rule out (Config.dictionaryFallback).
+func plainTextColumns(window []windowBatch, rows int, byCardinality bool) []string {
 	var out []string
 	src := make([]arrow.Array, len(window))
 	for c, col := range occurrence.Columns() {
@@ -355,17 +356,12 @@ func plainTextColumns(window []windowBatch, rows int) []string {
 			src[i] = window[i].cols[c]
 			known = known && src[i] != nil // nil: written and dropped
 		}
-		if known && (allNull(src) || plainByCardinality && !fitsDictionary(src, rows)) {
+		if known && (allNull(src) || byCardinality && !fitsDictionary(src, rows)) {
 			out = append(out, col.Name)
 		}
 	}
 	return out
 }
-
-// plainByCardinality enables the second rule of plainTextColumns. Tests of
-// the reader turn it off to get column chunks that fall back to PLAIN
-// mid-way, as other writers' files (and this table's before) have.
-var plainByCardinality = true
 
 // fitsDictionary reports whether the distinct values of the first rows of
 // src fit a dictionary page (dictPageLimit, counted as the encoder counts:

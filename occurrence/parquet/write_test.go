@@ -49,7 +49,7 @@ func TestRowGroupsWrittenByColumnAsWhole(t *testing.T) {
 
 	// the whole gathered row groups, written the way the writer did before
 	var want bytes.Buffer
-	fw, err := pqarrow.NewFileWriter(occurrence.Schema(), &want, writerProps(s.cfg.DataPageBytes, plainTextColumns(w.window, s.cfg.RowGroupRows)), pqarrow.NewArrowWriterProperties())
+	fw, err := pqarrow.NewFileWriter(occurrence.Schema(), &want, writerProps(s.cfg.DataPageBytes, plainTextColumns(w.window, s.cfg.RowGroupRows, true)), pqarrow.NewArrowWriterProperties())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func TestPlainTextColumns(t *testing.T) {
 		window = append(window, newWindowBatch(b.NewBatch()))
 	}
 	plain := map[string]bool{}
-	for _, name := range plainTextColumns(window, rows) {
+	for _, name := range plainTextColumns(window, rows, true) {
 		plain[name] = true
 	}
 	if !plain[occurrence.ColOccurrenceID] || plain[occurrence.ColCountryCode] || plain[occurrence.ColYear] {
@@ -137,7 +137,7 @@ func TestPlainTextColumns(t *testing.T) {
 	if !plain[occurrence.ColLocality] {
 		t.Error("locality, empty in every row, keeps its dictionary")
 	}
-	if p := plainTextColumns(window, 100); plain[occurrence.ColOccurrenceID] && slices.Contains(p, occurrence.ColOccurrenceID) {
+	if p := plainTextColumns(window, 100, true); plain[occurrence.ColOccurrenceID] && slices.Contains(p, occurrence.ColOccurrenceID) {
 		t.Error("100 identifiers of 33 bytes do not outgrow a 32 KiB dictionary page, yet occurrenceID is plain")
 	}
 }
