@@ -108,11 +108,13 @@ func (sc *splitScan) transient(col int) bool {
 		return false
 	}
 	if sc.trans == nil {
+		set := make(map[string]bool, len(sc.req.Transient))
+		for _, t := range sc.req.Transient {
+			set[t] = true
+		}
 		sc.trans = make([]bool, len(sc.cols))
 		for i, name := range sc.cols {
-			for _, t := range sc.req.Transient {
-				sc.trans[i] = sc.trans[i] || t == name
-			}
+			sc.trans[i] = set[name]
 		}
 	}
 	return sc.trans[col]
