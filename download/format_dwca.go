@@ -215,6 +215,16 @@ func (d *dwcaWriter) columns() []string {
 	return cols
 }
 
+// transient names the columns write reads only while it runs
+// (occurrence.ScanRequest.Transient): all of them. The verbatim,
+// multimedia and extension JSON are parsed into rows at once (verbatimRow
+// keeps no string of an object past the next; the keys it remembers and
+// the dropped terms it counts are copies); occurrence.txt's cells are
+// copied into the rows (dictText keeps a dictionary's identity, which
+// holding its ArrayData keeps from being reused, and cleans entries into
+// memory of its own); the accounting clones the dataset keys it keeps.
+func (d *dwcaWriter) transient() []string { return d.columns() }
+
 func (d *dwcaWriter) write(b *batch) error {
 	if err := d.occ.writeBatch(b); err != nil {
 		return err

@@ -1,6 +1,7 @@
 package download
 
 import (
+	"math/bits"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -13,11 +14,12 @@ import (
 // occurrence.VerbatimKey) into values by index.
 //
 // The store writes these objects with encoding/json, flat and without
-// spaces, and a dataset's records carry the same keys in the same order,
-// so parse reads them with a scanner of its own: each key is first
-// compared with the one at the same place in the previous object, and is
-// looked up in the index only when it differs. An object the scanner does
-// not expect (escapes, spaces, non-string values) is read with gjson.
+// spaces, keys sorted, and a dataset's records carry mostly the same keys
+// (a record lacks some of them), so parse reads them with a scanner of its
+// own: each key is first compared with the one that followed the previous
+// key the last time that key was met, and is looked up in the index only
+// when it differs. An object the scanner does not expect (escapes, spaces,
+// non-string values) is read with gjson.
 type verbatimRow struct {
 	index  map[string]int // verbatim key -> column
 	table  keyTable       // the same, faster for short keys
@@ -27,16 +29,24 @@ type verbatimRow struct {
 	unknown func(key string)
 
 	pending []string // keys without a column, reported once the object is read
-	set     []int    // the columns holding a value, in the order met
-	seen    []uint32 // seen[col] == gen: col is in set
-	gen     uint32
-	order   []int // the column of the previous object's n-th key (-1 unknown)
-	okeys   []string
+	// set has bit col%64 of word col/64 set for the columns holding a
+	// value: appendCells walks them in column order, with no sort of the
+	// object's keys (which come in the JSON's sorted key order, not the
+	// columns').
+	set []uint64
+	// next[p+1] is the key met after a key of column p the last time one
+	// was (p = -1: the first key of an object; p = len(keys): a key
+	// without a column), with its column (-1 none).
+	next []keySlot
+	prev int // the column of the object's previous key, as next's p
 }
 
 func newVerbatimRow(keys []string) *verbatimRow {
 	v := &verbatimRow{index: make(map[string]int, len(keys)), keys: keys, values: make([]string, len(keys)),
-		seen: make([]uint32, len(keys))}
+		set: make([]uint64, (len(keys)+63)/64), next: make([]keySlot, len(keys)+2), prev: -1}
+	for i := range v.next {
+		v.next[i].col = unset
+	}
 	for i, k := range keys {
 		v.index[k] = i
 	}
@@ -46,54 +56,39 @@ func newVerbatimRow(keys []string) *verbatimRow {
 
 // reset empties the values of the previous object.
 func (v *verbatimRow) reset() {
-	for _, c := range v.set {
-		v.values[c] = ""
+	for w, word := range v.set {
+		for ; word != 0; word &= word - 1 {
+			v.values[w<<6|bits.TrailingZeros64(word)] = ""
+		}
+		v.set[w] = 0
 	}
-	v.set, v.pending = v.set[:0], v.pending[:0]
-	v.gen++
-	if v.gen == 0 { // wrapped: old marks could collide
-		clear(v.seen)
-		v.gen = 1
-	}
+	v.pending = v.pending[:0]
+	v.prev = -1
 }
 
-// put sets the value of the n-th key of the object.
-func (v *verbatimRow) put(n int, key, val string) {
-	c := -1
-	if n < len(v.order) && v.okeys[n] == key {
-		c = v.order[n]
-	} else {
+// put sets the value of the object's next key.
+func (v *verbatimRow) put(key, val string) {
+	s := &v.next[v.prev+1]
+	c := s.col
+	if s.col == unset || s.key != key {
 		c = v.table.lookup(key)
-		v.remember(n, c, key)
+		if c >= 0 {
+			s.key = v.keys[c] // the index's copy, not the batch's bytes
+		} else {
+			s.key = strings.Clone(key)
+		}
+		s.col = c
 	}
 	if c < 0 {
+		v.prev = len(v.keys)
 		if v.unknown != nil && val != "" {
 			v.pending = append(v.pending, key)
 		}
 		return
 	}
-	if v.seen[c] != v.gen {
-		v.seen[c] = v.gen
-		v.set = append(v.set, c)
-	}
+	v.prev = c
+	v.set[c>>6] |= 1 << (c & 63)
 	v.values[c] = val
-}
-
-// remember records that the n-th key of objects is key, in column c.
-func (v *verbatimRow) remember(n, c int, key string) {
-	if n > len(v.order) {
-		return
-	}
-	if c >= 0 {
-		key = v.keys[c] // the index's copy, not the batch's bytes
-	} else {
-		key = strings.Clone(key)
-	}
-	if n == len(v.order) {
-		v.order, v.okeys = append(v.order, c), append(v.okeys, key)
-		return
-	}
-	v.order[n], v.okeys[n] = c, key
 }
 
 // parse fills values from one JSON object; anything but an object leaves
@@ -114,13 +109,13 @@ func (v *verbatimRow) parse(js string) bool {
 	return ok
 }
 
-// scan reads a flat object of strings without escapes or spaces,
-// {"k":"v",...}; false when js is not one.
+// scan reads a flat object of strings without spaces, {"k":"v",...},
+// which parse has checked holds no backslash; false when js is not one.
 func (v *verbatimRow) scan(js string) bool {
 	if len(js) < 2 || js[0] != '{' {
 		return false
 	}
-	p, n := 1, 0
+	p := 1
 	if js[p] == '}' {
 		return p+1 == len(js)
 	}
@@ -133,8 +128,7 @@ func (v *verbatimRow) scan(js string) bool {
 		if !ok || r >= len(js) {
 			return false
 		}
-		v.put(n, key, val)
-		n++
+		v.put(key, val)
 		switch js[r] {
 		case ',':
 			p = r + 1
@@ -165,10 +159,8 @@ func (v *verbatimRow) parseGJSON(js string) bool {
 	if !res.IsObject() {
 		return false
 	}
-	n := 0
 	res.ForEach(func(k, val gjson.Result) bool {
-		v.put(n, k.Str, val.String())
-		n++
+		v.put(k.Str, val.String())
 		return true
 	})
 	return true
@@ -179,26 +171,18 @@ func (v *verbatimRow) parseGJSON(js string) bool {
 // the columns without a value are written as one run of separators each.
 func (v *verbatimRow) appendCells(buf []byte) []byte {
 	prev := -1
-	for _, c := range v.sortedSet() {
-		buf = dwca.AppendTabs(buf, c-prev)
-		buf = dwca.AppendClean(buf, v.values[c])
-		prev = c
+	for w, word := range v.set {
+		for ; word != 0; word &= word - 1 {
+			c := w<<6 | bits.TrailingZeros64(word)
+			buf = dwca.AppendTabs(buf, c-prev)
+			buf = dwca.AppendClean(buf, v.values[c])
+			prev = c
+		}
 	}
 	if n := len(v.values) - prev - 1; n > 0 {
 		buf = dwca.AppendTabs(buf, n)
 	}
 	return buf
-}
-
-// sortedSet sorts the columns holding a value.
-func (v *verbatimRow) sortedSet() []int {
-	set := v.set
-	for i := 1; i < len(set); i++ { // insertion sort: short, nearly sorted
-		for j := i; j > 0 && set[j] < set[j-1]; j-- {
-			set[j], set[j-1] = set[j-1], set[j]
-		}
-	}
-	return set
 }
 
 // keyTable maps keys to columns by open addressing on a hash of a key's
@@ -212,8 +196,12 @@ type keyTable struct {
 
 type keySlot struct {
 	key string
-	col int // -1: empty
+	col int // -1: empty (next: no column)
 }
+
+// unset marks a slot of next never filled; the zero keySlot (col 0) is
+// not that, so newVerbatimRow marks them.
+const unset = -2
 
 func newKeyTable(keys []string) keyTable {
 	size := 8
@@ -262,10 +250,12 @@ func keyHash(k string) uint64 {
 }
 
 func load8(s string) uint64 {
+	_ = s[7] // one bounds check, and the compiler makes the eight loads one
 	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
 		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
 func load4(s string) uint32 {
+	_ = s[3]
 	return uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
 }

@@ -61,6 +61,13 @@ type ScanRequest struct {
 	// strings taken from them. Backends without dictionaries ignore it;
 	// without it string columns are always plain.
 	Dictionaries bool
+	// Transient names string columns whose values the consumer reads only
+	// while its callback for the batch runs: it keeps no string of theirs
+	// past it (a copy excepted) and no array of theirs without Retain. A
+	// backend may then hand their memory to a later batch once the batch
+	// is released (the parquet store does, for the copies of mostly
+	// selected plain columns of Dictionaries). Backends may ignore it.
+	Transient []string
 	// Skip and Limit window a split's matches: ScanSplit emits only the
 	// matching rows after the first Skip (in the split's row order), at
 	// most Limit of them (0: no limit). A backend reads the predicate's

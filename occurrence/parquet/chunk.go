@@ -39,6 +39,7 @@ type chunkPages struct {
 	nextRow int64 // first row of that page
 
 	*chunkBuffers
+	col int // the table column's index (newTableChunkPages), -1 if none
 }
 
 // chunkBuffers are a chunk reader's buffers, pooled across chunks.
@@ -69,7 +70,14 @@ const (
 // its offset index must lie within the file, which bounds every read and
 // buffer by what the file holds.
 func newChunkPages(r io.ReaderAt, size int64, m chunkMeta, where string) (*chunkPages, error) {
-	c := &chunkPages{r: r, where: where, meta: m, start: m.dataAt, end: m.dataAt + m.size}
+	return newTableChunkPages(-1, r, size, m, where)
+}
+
+// newTableChunkPages is newChunkPages of the table's column col (its index
+// in occurrence.Columns), whose buffers come from and go back to
+// chunkFree's list of col; col -1: chunkPool.
+func newTableChunkPages(col int, r io.ReaderAt, size int64, m chunkMeta, where string) (*chunkPages, error) {
+	c := &chunkPages{r: r, where: where, meta: m, start: m.dataAt, end: m.dataAt + m.size, col: col}
 	if m.dictAt > 0 && m.dictAt < m.dataAt {
 		c.start = m.dictAt
 		c.end = m.dictAt + m.size
@@ -88,7 +96,11 @@ func newChunkPages(r io.ReaderAt, size int64, m chunkMeta, where string) (*chunk
 		c.codec = codec
 	}
 	c.pos = c.start
-	c.chunkBuffers = chunkPool.Get().(*chunkBuffers)
+	if col >= 0 {
+		c.chunkBuffers = chunkFree.get(col)
+	} else {
+		c.chunkBuffers = chunkPool.Get().(*chunkBuffers)
+	}
 	c.win.clear() // the windows held another chunk's bytes
 	c.aux.clear()
 	return c, nil
@@ -101,7 +113,11 @@ func (c *chunkPages) errorf(format string, args ...any) error {
 // close returns the buffers to the pool: no page may be used after it.
 func (c *chunkPages) close() {
 	if c.chunkBuffers != nil {
-		chunkPool.Put(c.chunkBuffers)
+		if c.col >= 0 {
+			chunkFree.put(c.col, c.chunkBuffers)
+		} else {
+			chunkPool.Put(c.chunkBuffers)
+		}
 		c.chunkBuffers = nil
 	}
 }

@@ -123,6 +123,9 @@ func (dc *dictCopies) schemaFor(plain *arrow.Schema, names []string, arrs []arro
 // goes out as a dictionary over a copy of the whole column: one bulk copy
 // instead of one per selected value.
 func (sc *splitScan) take(col int, a arrow.Array, pos []int32) arrow.Array {
+	if x, ok := a.(*array.String); ok && nullEverywhere(x) {
+		return takeAt(a, pos) // nulls: nothing to copy (nullArray)
+	}
 	if sc.req.Dictionaries {
 		switch x := a.(type) {
 		case *array.Dictionary:
@@ -132,6 +135,11 @@ func (sc *splitScan) take(col int, a arrow.Array, pos []int32) arrow.Array {
 		case *array.String:
 			if 2*len(pos) < a.Len() {
 				break
+			}
+			if sc.transient(col) {
+				cp := copyStringsTo(x, &recycled)
+				defer cp.Release()
+				return dictionaryOver(pos, cp, x, pos)
 			}
 			return dictionaryOver(pos, copyStrings(x), x, pos)
 		}

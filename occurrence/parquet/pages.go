@@ -56,6 +56,8 @@ type flatColumn struct {
 	// absent marks a column the file does not have (written before the
 	// column was added to the schema): every row is null.
 	absent bool
+	// col is the table column's index (newTableColumn), -1 if none.
+	col int
 }
 
 // flatBuffers are a column's decoding buffers, pooled across row groups.
@@ -72,6 +74,54 @@ type flatBuffers struct {
 }
 
 var flatPool = sync.Pool{New: func() any { return new(flatBuffers) }}
+
+// flatFree keeps the decoding buffers of each table column
+// (occurrence.Columns' index) across row groups, a few per column (chunkFree
+// the same for the page buffers). flatPool's and chunkPool's do not
+// survive collections, which an export under its soft memory limit runs
+// every ~100 ms (the buffers were then grown again: about a quarter of a
+// DWCA export's allocations), and they pass a buffer from column to
+// column, so that in time each pooled one is the size of the largest
+// column's (the verbatim JSON's pages). Kept per column, a column's
+// buffers are about its own size.
+var (
+	flatFree  = newFreeLists[flatBuffers](occurrence.NumColumns(), 2)
+	chunkFree = newFreeLists[chunkBuffers](occurrence.NumColumns(), 2)
+)
+
+// freeLists are per-column stacks of at most max buffers each.
+type freeLists[T any] struct {
+	mu    sync.Mutex
+	lists [][]*T
+	max   int
+}
+
+func newFreeLists[T any](n, max int) *freeLists[T] {
+	return &freeLists[T]{lists: make([][]*T, n), max: max}
+}
+
+// get returns column col's last buffers put back, or new ones.
+func (f *freeLists[T]) get(col int) *T {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	l := f.lists[col]
+	if len(l) == 0 {
+		return new(T)
+	}
+	b := l[len(l)-1]
+	l[len(l)-1] = nil
+	f.lists[col] = l[:len(l)-1]
+	return b
+}
+
+// put keeps b for column col, unless col has max already.
+func (f *freeLists[T]) put(col int, b *T) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.lists[col]) < f.max {
+		f.lists[col] = append(f.lists[col], b)
+	}
+}
 
 // dictKind reports whether batches of kind k stay dictionary-encoded while
 // the pages are: the predicate then matches each distinct value once.
@@ -93,7 +143,19 @@ type pageSource interface {
 }
 
 func newFlatColumn(pr pageSource, kind occurrence.Kind, maxDef int16, where string) *flatColumn {
-	c := &flatColumn{pr: pr, kind: kind, maxDef: maxDef, where: where, flatBuffers: flatPool.Get().(*flatBuffers)}
+	return newTableColumn(-1, pr, kind, maxDef, where)
+}
+
+// newTableColumn is newFlatColumn of the table's column col (its index in
+// occurrence.Columns), whose buffers come from and go back to flatFree's
+// list of col; col -1: flatPool.
+func newTableColumn(col int, pr pageSource, kind occurrence.Kind, maxDef int16, where string) *flatColumn {
+	c := &flatColumn{pr: pr, kind: kind, maxDef: maxDef, where: where, col: col}
+	if col >= 0 {
+		c.flatBuffers = flatFree.get(col)
+	} else {
+		c.flatBuffers = flatPool.Get().(*flatBuffers)
+	}
 	switch kind {
 	case occurrence.KindInt32:
 		c.width = 4
@@ -113,7 +175,11 @@ func (c *flatColumn) errorf(format string, args ...any) error {
 // close ends the column: arrays it returned are invalid from here on.
 func (c *flatColumn) close() error {
 	if c.flatBuffers != nil {
-		flatPool.Put(c.flatBuffers)
+		if c.col >= 0 {
+			flatFree.put(c.col, c.flatBuffers)
+		} else {
+			flatPool.Put(c.flatBuffers)
+		}
 		c.flatBuffers = nil
 	}
 	if c.pr != nil {
@@ -123,14 +189,17 @@ func (c *flatColumn) close() error {
 }
 
 // newAbsentColumn reads a column the file does not have as nulls.
-func newAbsentColumn(kind occurrence.Kind, where string) *flatColumn {
-	c := newFlatColumn(nil, kind, 0, where)
+func newAbsentColumn(col int, kind occurrence.Kind, where string) *flatColumn {
+	c := newTableColumn(col, nil, kind, 0, where)
 	c.absent = true
 	return c
 }
 
 // nulls returns n null rows (an absent column).
 func (c *flatColumn) nullRows(n int) arrow.Array {
+	if a := nullArray(c.kind.ArrowType(), n); a != nil {
+		return a
+	}
 	c.begin(n)
 	clear(c.valid)
 	c.nulls = n

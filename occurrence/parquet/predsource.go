@@ -27,7 +27,7 @@ func (sc *splitScan) flatSource(names []string) *flatSource {
 
 // openFlat opens the page decoder on one flat column of the split.
 func (sc *splitScan) openFlat(name string) (*flatColumn, error) {
-	c, _, ok := occurrence.ColumnByName(name)
+	c, col, ok := occurrence.ColumnByName(name)
 	if !ok {
 		return nil, fmt.Errorf("%w: %q", occurrence.ErrUnknownColumn, name)
 	}
@@ -40,12 +40,12 @@ func (sc *splitScan) openFlat(name string) (*flatColumn, error) {
 	if !ok {
 		// A file written before the column joined the schema: the
 		// column is null in all of its rows.
-		return newAbsentColumn(kind, fmt.Sprintf("%s column %s (absent)", sc.path, name)), nil
+		return newAbsentColumn(col, kind, fmt.Sprintf("%s column %s (absent)", sc.path, name)), nil
 	}
 	if sc.allNull(name) {
 		// Most of a record's 230 columns are empty in most row groups:
 		// their pages are not read at all.
-		return newAbsentColumn(kind, fmt.Sprintf("%s column %s (all null)", sc.path, name)), nil
+		return newAbsentColumn(col, kind, fmt.Sprintf("%s column %s (all null)", sc.path, name)), nil
 	}
 	if sc.rg >= len(foot.rowGroups) {
 		return nil, fmt.Errorf("read %s: no row group %d", sc.path, sc.rg)
@@ -55,11 +55,11 @@ func (sc *splitScan) openFlat(name string) (*flatColumn, error) {
 	if l.maxRep != 0 {
 		return nil, fmt.Errorf("read %s: column %q is repeated", sc.path, name)
 	}
-	pr, err := newChunkPages(sc.file.f, sc.file.size, foot.rowGroups[sc.rg].chunks[leaf], where)
+	pr, err := newTableChunkPages(col, sc.file.f, sc.file.size, foot.rowGroups[sc.rg].chunks[leaf], where)
 	if err != nil {
 		return nil, err
 	}
-	return newFlatColumn(pr, kind, l.maxDef, where), nil
+	return newTableColumn(col, pr, kind, l.maxDef, where), nil
 }
 
 // allNull reports whether the split's statistics say column name holds no

@@ -153,6 +153,8 @@ type splitScan struct {
 	live map[string]bool
 	// win is the request's Skip and Limit.
 	win occurrence.Window
+	// trans marks the output columns of req.Transient (transient).
+	trans []bool
 }
 
 // run scans the split; without a predicate every row matches and the

@@ -6,6 +6,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/biodiversity-downloads/downloader/occurrence"
 )
 
 // takeSelected copies the rows of a where sel is true (m of them) into a new
@@ -20,6 +22,11 @@ func takeSelected(a arrow.Array, sel []bool, m int) arrow.Array {
 // every column of a batch part gathers by the same positions, found once
 // (positions), instead of testing each row's selection again.
 func takeAt(a arrow.Array, pos []int32) arrow.Array {
+	if _, dict := a.(*array.Dictionary); !dict && nullEverywhere(a) {
+		if out := nullArray(a.DataType(), len(pos)); out != nil {
+			return out
+		}
+	}
 	switch x := a.(type) {
 	case *array.Dictionary:
 		return takeDictionary(x, pos)
@@ -205,3 +212,19 @@ func stringBytes(a *array.String) []byte {
 	}
 	return nil
 }
+
+// nullArray is occurrence.NullArray (n nulls over a shared zero buffer)
+// for the table's column types, nil for another type. Most of a DWCA's 230
+// columns are null in most parts: their arrays then take no memory.
+func nullArray(dt arrow.DataType, n int) arrow.Array {
+	switch dt.ID() {
+	case arrow.STRING, arrow.INT32, arrow.INT64, arrow.FLOAT64, arrow.TIMESTAMP, arrow.BOOL:
+		if n > 0 {
+			return occurrence.NullArray(dt, n)
+		}
+	}
+	return nil
+}
+
+// nullEverywhere reports whether every row of a is null.
+func nullEverywhere(a arrow.Array) bool { return a.Len() > 0 && a.NullN() == a.Len() }
