@@ -26,11 +26,13 @@ require (
 	modernc.org/sqlite v1.62.0
 )
 
-require github.com/wneessen/go-mail v0.8.1
+require (
+	github.com/klauspost/readahead v1.4.0
+	github.com/wneessen/go-mail v0.8.1
+)
 
 require (
 	github.com/beorn7/perks v1.0.1 // indirect
-	github.com/klauspost/readahead v1.4.0 // indirect
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
 	github.com/prometheus/procfs v0.22.0 // indirect
 )
