@@ -61,17 +61,33 @@ func (dc *dictCopies) take(col, ncols int, d *array.Dictionary, pos []int32) arr
 // bytes into Go memory; the copy has no nulls (a null's entry is whatever
 // bytes its offsets span, empty as Arrow builders and the page decoder
 // write it: the indices that refer to it carry the null).
-func copyStrings(a *array.String) *array.String {
+func copyStrings(a *array.String) *array.String { return copyStringsTo(a, nil) }
+
+// copyStringsTo is copyStrings into buffers of mem, which the returned
+// array's data owns (given back to mem when it is released); mem nil: Go
+// memory, the bytes appended rather than cleared and then copied.
+func copyStringsTo(a *array.String, mem memory.Allocator) *array.String {
 	n := a.Len()
 	src := a.ValueOffsets() // n+1 offsets, a's slice of them
 	base := src[0]
-	offs := make([]int32, n+1)
+	bytes := stringBytes(a)[base:src[n]]
+	var ob, db []byte
+	if mem == nil {
+		ob, db = make([]byte, 4*(n+1)), append([]byte(nil), bytes...)
+	} else {
+		ob, db = mem.Allocate(4*(n+1)), mem.Allocate(len(bytes))
+		copy(db, bytes)
+	}
+	offs := arrow.Int32Traits.CastFromBytes(ob)
 	for i, o := range src[:n+1] {
 		offs[i] = o - base
 	}
-	data := append([]byte(nil), stringBytes(a)[base:src[n]]...)
-	return array.NewStringData(array.NewData(arrow.BinaryTypes.String, n,
-		[]*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(offs)), memory.NewBufferBytes(data)}, nil, 0, 0))
+	obuf, dbuf := memory.NewBufferWithAllocator(ob, mem), memory.NewBufferWithAllocator(db, mem)
+	data := array.NewData(arrow.BinaryTypes.String, n, []*memory.Buffer{nil, obuf, dbuf}, nil, 0, 0)
+	obuf.Release()
+	dbuf.Release()
+	defer data.Release()
+	return array.NewStringData(data)
 }
 
 // gatherIndices returns idx[i] for the rows i at pos.
@@ -136,12 +152,13 @@ func (sc *splitScan) take(col int, a arrow.Array, pos []int32) arrow.Array {
 			if 2*len(pos) < a.Len() {
 				break
 			}
+			var mem memory.Allocator // nil: Go memory
 			if sc.transient(col) {
-				cp := copyStringsTo(x, &recycled)
-				defer cp.Release()
-				return dictionaryOver(pos, cp, x, pos)
+				mem = &recycled
 			}
-			return dictionaryOver(pos, copyStrings(x), x, pos)
+			cp := copyStringsTo(x, mem)
+			defer cp.Release() // the dictionary holds its own reference
+			return dictionaryOver(pos, cp, x, pos)
 		}
 	}
 	return takeAt(a, pos)

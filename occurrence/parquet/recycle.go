@@ -4,10 +4,6 @@ import (
 	"math/bits"
 	"sync"
 	"sync/atomic"
-
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
 // Recycled copies (occurrence.ScanRequest.Transient): a plain string column
@@ -79,27 +75,6 @@ func (r *recycler) Free(b []byte) {
 	if k < len(r.pools) {
 		r.pools[k].Put(&b)
 	}
-}
-
-// copyStringsTo is copyStrings into buffers of mem, which the returned
-// array's data owns (freed when it is released).
-func copyStringsTo(a *array.String, mem memory.Allocator) *array.String {
-	n := a.Len()
-	src := a.ValueOffsets()
-	base := src[0]
-	ob := mem.Allocate(4 * (n + 1))
-	offs := arrow.Int32Traits.CastFromBytes(ob)
-	for i, o := range src[:n+1] {
-		offs[i] = o - base
-	}
-	db := mem.Allocate(int(src[n] - base))
-	copy(db, stringBytes(a)[base:src[n]])
-	obuf, dbuf := memory.NewBufferWithAllocator(ob, mem), memory.NewBufferWithAllocator(db, mem)
-	data := array.NewData(arrow.BinaryTypes.String, n, []*memory.Buffer{nil, obuf, dbuf}, nil, 0, 0)
-	obuf.Release()
-	dbuf.Release()
-	defer data.Release()
-	return array.NewStringData(data)
 }
 
 // transient reports whether output column col is one of req.Transient.
