@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"sort"
-	"sync"
 
 	"github.com/apache/arrow-go/v18/parquet/compress"
 )
@@ -39,18 +38,16 @@ type chunkPages struct {
 	nextRow int64 // first row of that page
 
 	*chunkBuffers
-	col int // the table column's index (newTableChunkPages), -1 if none
+	col int // the table column's index (newChunkPages), -1 if none
 }
 
-// chunkBuffers are a chunk reader's buffers, pooled across chunks.
+// chunkBuffers are a chunk reader's buffers, kept across chunks (chunkFree).
 type chunkBuffers struct {
 	win  window // pages read in order or by seek
 	aux  window // the dictionary page after a seek, the offset index
 	out  []byte // the current data page, decompressed
 	dict []byte // the dictionary page, decompressed
 }
-
-var chunkPool = sync.Pool{New: func() any { return new(chunkBuffers) }}
 
 const (
 	// readAhead is how much a read in chunk order fetches at once.
@@ -68,15 +65,10 @@ const (
 
 // newChunkPages reads the chunk m of r, a file of size bytes: the chunk and
 // its offset index must lie within the file, which bounds every read and
-// buffer by what the file holds.
-func newChunkPages(r io.ReaderAt, size int64, m chunkMeta, where string) (*chunkPages, error) {
-	return newTableChunkPages(-1, r, size, m, where)
-}
-
-// newTableChunkPages is newChunkPages of the table's column col (its index
-// in occurrence.Columns), whose buffers come from and go back to
-// chunkFree's list of col; col -1: chunkPool.
-func newTableChunkPages(col int, r io.ReaderAt, size int64, m chunkMeta, where string) (*chunkPages, error) {
+// buffer by what the file holds. col is the chunk's table column (its
+// index in occurrence.Columns, -1 for none), whose buffers come from and go
+// back to chunkFree's list of col.
+func newChunkPages(col int, r io.ReaderAt, size int64, m chunkMeta, where string) (*chunkPages, error) {
 	c := &chunkPages{r: r, where: where, meta: m, start: m.dataAt, end: m.dataAt + m.size, col: col}
 	if m.dictAt > 0 && m.dictAt < m.dataAt {
 		c.start = m.dictAt
@@ -96,11 +88,7 @@ func newTableChunkPages(col int, r io.ReaderAt, size int64, m chunkMeta, where s
 		c.codec = codec
 	}
 	c.pos = c.start
-	if col >= 0 {
-		c.chunkBuffers = chunkFree.get(col)
-	} else {
-		c.chunkBuffers = chunkPool.Get().(*chunkBuffers)
-	}
+	c.chunkBuffers = chunkFree.get(col)
 	c.win.clear() // the windows held another chunk's bytes
 	c.aux.clear()
 	return c, nil
@@ -110,14 +98,10 @@ func (c *chunkPages) errorf(format string, args ...any) error {
 	return fmt.Errorf("read %s: %s: %w", c.where, fmt.Sprintf(format, args...), errCorrupt)
 }
 
-// close returns the buffers to the pool: no page may be used after it.
+// close gives the buffers back (chunkFree): no page may be used after it.
 func (c *chunkPages) close() {
 	if c.chunkBuffers != nil {
-		if c.col >= 0 {
-			chunkFree.put(c.col, c.chunkBuffers)
-		} else {
-			chunkPool.Put(c.chunkBuffers)
-		}
+		chunkFree.put(c.col, c.chunkBuffers)
 		c.chunkBuffers = nil
 	}
 }

@@ -312,7 +312,7 @@ func TestChunkPagesReportCorruptPages(t *testing.T) {
 	}
 	// use opens the chunk over b and runs f on it.
 	use := func(b []byte, f func(*chunkPages) error) error {
-		pr, err := newChunkPages(bytes.NewReader(b), int64(len(b)), c, "f.parquet row group 0 column countryCode")
+		pr, err := newChunkPages(-1, bytes.NewReader(b), int64(len(b)), c, "f.parquet row group 0 column countryCode")
 		if err != nil {
 			return err
 		}
@@ -407,7 +407,7 @@ func FuzzChunkPages(f *testing.F) {
 			}
 			return err == nil
 		}
-		pr, err := newChunkPages(bytes.NewReader(data), int64(len(data)), m, "fuzz")
+		pr, err := newChunkPages(-1, bytes.NewReader(data), int64(len(data)), m, "fuzz")
 		if !check(err) {
 			return
 		}

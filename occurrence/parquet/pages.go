@@ -56,11 +56,11 @@ type flatColumn struct {
 	// absent marks a column the file does not have (written before the
 	// column was added to the schema): every row is null.
 	absent bool
-	// col is the table column's index (newTableColumn), -1 if none.
+	// col is the table column's index (newFlatColumn), -1 if none.
 	col int
 }
 
-// flatBuffers are a column's decoding buffers, pooled across row groups.
+// flatBuffers are a column's decoding buffers, kept across row groups (flatFree).
 type flatBuffers struct {
 	valid   []byte
 	defBuf  []uint32
@@ -73,14 +73,12 @@ type flatBuffers struct {
 	dictOffsets []int32
 }
 
-var flatPool = sync.Pool{New: func() any { return new(flatBuffers) }}
-
 // flatFree keeps the decoding buffers of each table column
 // (occurrence.Columns' index) across row groups, a few per column (chunkFree
-// the same for the page buffers). flatPool's and chunkPool's do not
-// survive collections, which an export under its soft memory limit runs
-// every ~100 ms (the buffers were then grown again: about a quarter of a
-// DWCA export's allocations), and they pass a buffer from column to
+// the same for the page buffers). A sync.Pool's do not survive
+// collections, which an export under its soft memory limit runs every
+// ~100 ms (the buffers were then grown again: about a quarter of a DWCA
+// export's allocations), and a shared pool passes a buffer from column to
 // column, so that in time each pooled one is the size of the largest
 // column's (the verbatim JSON's pages). Kept per column, a column's
 // buffers are about its own size.
@@ -100,8 +98,12 @@ func newFreeLists[T any](n, max int) *freeLists[T] {
 	return &freeLists[T]{lists: make([][]*T, n), max: max}
 }
 
-// get returns column col's last buffers put back, or new ones.
+// get returns column col's last buffers put back, or new ones (always for
+// col < 0: a reader of no table column, a test's).
 func (f *freeLists[T]) get(col int) *T {
+	if col < 0 {
+		return new(T)
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	l := f.lists[col]
@@ -114,8 +116,11 @@ func (f *freeLists[T]) get(col int) *T {
 	return b
 }
 
-// put keeps b for column col, unless col has max already.
+// put keeps b for column col, unless col has max already or is < 0.
 func (f *freeLists[T]) put(col int, b *T) {
+	if col < 0 {
+		return
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if len(f.lists[col]) < f.max {
@@ -142,20 +147,11 @@ type pageSource interface {
 	close()
 }
 
-func newFlatColumn(pr pageSource, kind occurrence.Kind, maxDef int16, where string) *flatColumn {
-	return newTableColumn(-1, pr, kind, maxDef, where)
-}
-
-// newTableColumn is newFlatColumn of the table's column col (its index in
-// occurrence.Columns), whose buffers come from and go back to flatFree's
-// list of col; col -1: flatPool.
-func newTableColumn(col int, pr pageSource, kind occurrence.Kind, maxDef int16, where string) *flatColumn {
-	c := &flatColumn{pr: pr, kind: kind, maxDef: maxDef, where: where, col: col}
-	if col >= 0 {
-		c.flatBuffers = flatFree.get(col)
-	} else {
-		c.flatBuffers = flatPool.Get().(*flatBuffers)
-	}
+// newFlatColumn decodes the pages of pr, a chunk of the table's column col
+// (its index in occurrence.Columns, -1 for none), with buffers from and
+// back to flatFree's list of col.
+func newFlatColumn(col int, pr pageSource, kind occurrence.Kind, maxDef int16, where string) *flatColumn {
+	c := &flatColumn{pr: pr, kind: kind, maxDef: maxDef, where: where, col: col, flatBuffers: flatFree.get(col)}
 	switch kind {
 	case occurrence.KindInt32:
 		c.width = 4
@@ -175,11 +171,7 @@ func (c *flatColumn) errorf(format string, args ...any) error {
 // close ends the column: arrays it returned are invalid from here on.
 func (c *flatColumn) close() error {
 	if c.flatBuffers != nil {
-		if c.col >= 0 {
-			flatFree.put(c.col, c.flatBuffers)
-		} else {
-			flatPool.Put(c.flatBuffers)
-		}
+		flatFree.put(c.col, c.flatBuffers)
 		c.flatBuffers = nil
 	}
 	if c.pr != nil {
@@ -190,7 +182,7 @@ func (c *flatColumn) close() error {
 
 // newAbsentColumn reads a column the file does not have as nulls.
 func newAbsentColumn(col int, kind occurrence.Kind, where string) *flatColumn {
-	c := newTableColumn(col, nil, kind, 0, where)
+	c := newFlatColumn(col, nil, kind, 0, where)
 	c.absent = true
 	return c
 }

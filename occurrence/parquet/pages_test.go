@@ -175,11 +175,11 @@ func TestFlatColumnDecodesWhatArrowWrote(t *testing.T) {
 				}
 			}
 			open := func(rg, k int) *flatColumn {
-				pr, err := newChunkPages(data, data.Size(), foot.rowGroups[rg].chunks[k], cases[k].name)
+				pr, err := newChunkPages(-1, data, data.Size(), foot.rowGroups[rg].chunks[k], cases[k].name)
 				if err != nil {
 					t.Fatal(err)
 				}
-				return newFlatColumn(pr, cases[k].kind, foot.leaves[k].maxDef, cases[k].name)
+				return newFlatColumn(-1, pr, cases[k].kind, foot.leaves[k].maxDef, cases[k].name)
 			}
 			sizes := []int{8192, 1, 1000, 3333, 64}
 			sawPlain, sawDict := false, false
@@ -301,7 +301,7 @@ func FuzzFlatColumn(f *testing.F) {
 		}
 		pages = append(pages, &page{pageHeader: pageHeader{typ: pageData, numValues: nvals % 4096,
 			encoding: encs[int(enc)%len(encs)], defEncoding: pq.Encodings.RLE}, data: pageBytes})
-		col := newFlatColumn(&fakePages{pages: pages}, kind, int16(kindByte>>7), "fuzz")
+		col := newFlatColumn(-1, &fakePages{pages: pages}, kind, int16(kindByte>>7), "fuzz")
 		defer col.close()
 		want := int(rows%64) + 1
 		a, err := col.next(want)

@@ -55,11 +55,11 @@ func (sc *splitScan) openFlat(name string) (*flatColumn, error) {
 	if l.maxRep != 0 {
 		return nil, fmt.Errorf("read %s: column %q is repeated", sc.path, name)
 	}
-	pr, err := newTableChunkPages(col, sc.file.f, sc.file.size, foot.rowGroups[sc.rg].chunks[leaf], where)
+	pr, err := newChunkPages(col, sc.file.f, sc.file.size, foot.rowGroups[sc.rg].chunks[leaf], where)
 	if err != nil {
 		return nil, err
 	}
-	return newTableColumn(col, pr, kind, l.maxDef, where), nil
+	return newFlatColumn(col, pr, kind, l.maxDef, where), nil
 }
 
 // allNull reports whether the split's statistics say column name holds no
