@@ -187,19 +187,9 @@ func newAbsentColumn(col int, kind occurrence.Kind, where string) *flatColumn {
 	return c
 }
 
-// nulls returns n null rows (an absent column).
+// nullRows returns n null rows (an absent column) over the shared zero bytes.
 func (c *flatColumn) nullRows(n int) arrow.Array {
-	if a := nullArray(c.kind.ArrowType(), n); a != nil {
-		return a
-	}
-	c.begin(n)
-	clear(c.valid)
-	c.nulls = n
-	if c.kind == occurrence.KindString {
-		c.offsets = grow(c.offsets, n+1)
-		clear(c.offsets)
-	}
-	return c.array(n)
+	return occurrence.NullArray(c.kind.ArrowType(), n)
 }
 
 // nextPage moves to the next data page, loading a dictionary page on the way.
