@@ -110,12 +110,17 @@ func sameRows(t *testing.T, what string, got, want [][]string, cols []string) {
 	}
 }
 
-// dictStore is a table whose row groups are large enough for the
-// high-cardinality string columns to overflow the writer's dictionary
-// (dictPageLimit) and fall back to PLAIN pages within their chunks, in
-// several row groups and files.
-func dictStore(t *testing.T) *Store {
-	s := openTest(t, Config{RowGroupRows: 3000, FileRowGroups: 2, DataPageBytes: 8 << 10})
+// dictStore is a table of several row groups and files whose
+// high-cardinality string columns outgrow a dictionary page
+// (dictPageLimit): the writer writes them PLAIN, or, with
+// Config.dictionaryFallback (dictStoreOf), starts them as dictionaries that
+// fall back to PLAIN pages within their chunks.
+func dictStore(t *testing.T) *Store { return dictStoreOf(t, Config{}) }
+
+// dictStoreOf is dictStore with cfg's other settings.
+func dictStoreOf(t *testing.T, cfg Config) *Store {
+	cfg.RowGroupRows, cfg.FileRowGroups, cfg.DataPageBytes = 3000, 2, 8<<10
+	s := openTest(t, cfg)
 	occurrencetest.Load(t, s, 15000, 5)
 	return s
 }
@@ -179,8 +184,7 @@ func TestDictionariesPassThrough(t *testing.T) {
 // falls back to PLAIN mid-chunk arrives in both forms from one split, with
 // the same values as without the flag.
 func TestDictionariesFallBackWithinSplit(t *testing.T) {
-	s := openTest(t, Config{RowGroupRows: 3000, FileRowGroups: 2, DataPageBytes: 8 << 10, dictionaryFallback: true})
-	occurrencetest.Load(t, s, 15000, 5)
+	s := dictStoreOf(t, Config{dictionaryFallback: true})
 	ctx := context.Background()
 	snap, err := s.Snapshot(ctx)
 	if err != nil {
