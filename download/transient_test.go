@@ -30,23 +30,7 @@ func TestDWCATransientJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	g := occurrencetest.NewGenerator(7, 2_000)
-	rec := occurrence.NewRecord()
-	for _, ds := range g.Datasets(6_000, 3) {
-		w, err := s.BeginDataset(ctx, ds.Info)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for j := 0; j < ds.Records; j++ {
-			g.Fill(rec, &ds, j)
-			if err := w.Append(ctx, rec); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if _, err := w.Commit(ctx, occurrence.LoadStats{Terms: occurrencetest.Terms()}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	occurrencetest.Load(t, s, 6_000, 3)
 	snap, err := s.Snapshot(ctx)
 	if err != nil {
 		t.Fatal(err)
