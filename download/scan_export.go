@@ -33,7 +33,7 @@ func (x *Export) WriteScan(ctx context.Context, t occurrence.Table, snap occurre
 		report()
 	}
 	req := occurrence.ScanRequest{Predicate: x.spec.Predicate, Columns: x.Columns(), Dictionaries: x.acceptsDictionaries(),
-		Transient: x.Transient()}
+		Transient: x.transientColumns()}
 	st, err := occurrence.Scan(ctx, t, snap, req, opts,
 		func(b arrow.RecordBatch) error {
 			if err := x.Write(ctx, b); err != nil {
@@ -56,10 +56,10 @@ func (x *Export) WriteScan(ctx context.Context, t occurrence.Table, snap occurre
 // columns dictionary-encoded as well as plain (FormatInfo.Dictionaries).
 func (x *Export) acceptsDictionaries() bool { return x.format.Dictionaries }
 
-// Transient returns the columns whose strings the export reads only while
-// Write runs (occurrence.ScanRequest.Transient): a scan may reuse their
-// memory once the batch is released.
-func (x *Export) Transient() []string {
+// transientColumns returns the columns whose strings the export reads
+// only while Write runs (occurrence.ScanRequest.Transient): a scan may
+// reuse their memory once the batch is released.
+func (x *Export) transientColumns() []string {
 	if t, ok := x.fw.(interface{ transient() []string }); ok {
 		return t.transient()
 	}

@@ -48,7 +48,7 @@ func TestDWCATransientJSON(t *testing.T) {
 			t.Fatal(err)
 		}
 		if k == 0 {
-			if len(x.Transient()) == 0 {
+			if len(x.transientColumns()) == 0 {
 				t.Fatal("DWCA names no transient column")
 			}
 			if _, _, err := x.WriteScan(ctx, s, snap, occurrence.ScanOptions{Workers: 2}, nil); err != nil {
