@@ -80,15 +80,17 @@ func run(ctx context.Context, args []string, env *Env) int {
 //   - count and export hold a few Arrow batches: the heap may grow to five
 //     times the live data, so the collector runs far less often, under a
 //     soft limit well within the 300 MB they are meant to run in;
-//   - ingest keeps a clustering window and a few chunks of records in
-//     flight (on 300,000 records of ~67 filled terms and long verbatim
-//     documents, ~150 MB live at the peak without taxon matching, ~190 MB
-//     with the taxonomy and caches it keeps): a 256 MB soft limit keeps
-//     the heap from doubling that at every window, at a price in
-//     collections (about 6% of the CPU; a larger GOMEMLIMIT buys some of
-//     it back for memory, BENCHMARKS.md, docs/operations.md);
-//     rollover sorts windows of the same size, and merges runs holding one
-//     batch of each and a row group of output;
+//   - ingest keeps two clustering windows (one filling while the one
+//     before it is written on a goroutine of its own) and a few chunks of
+//     records in flight: on 300,000 records of ~67 filled terms and long
+//     verbatim documents, ~250 MB live at the peak with the derived
+//     taxonomy. A 384 MB soft limit keeps the heap from doubling that at
+//     every window, at a price in collections (a larger GOMEMLIMIT buys
+//     some of it back for memory; 256 MB, the limit of the one-window
+//     writer, made the collector run without pause: BENCHMARKS.md,
+//     docs/operations.md);
+//   - rollover sorts windows of one window's size under a 256 MB limit,
+//     and merges runs holding one batch of each and a row group of output;
 //   - convert and demo keep a clustering window too, with a 512 MB limit;
 //   - taxonomy load keeps ~100 bytes a name live (records and indexes):
 //     collecting at half the live heap again keeps a 2M-name load's peak
@@ -100,8 +102,10 @@ func tuneGC(command string) {
 	switch command {
 	case "count", "export":
 		percent, limit = 400, 200<<20
-	case "ingest", "rollover":
+	case "ingest":
 		percent, limit = 100, ingestMemoryLimit
+	case "rollover":
+		percent, limit = 100, 256<<20
 	case "convert", "demo":
 		percent, limit = 100, 512<<20
 	case "taxonomy":
@@ -118,7 +122,7 @@ func tuneGC(command string) {
 }
 
 // ingestMemoryLimit is ingest's soft memory limit (see tuneGC).
-const ingestMemoryLimit = 256 << 20
+const ingestMemoryLimit = 384 << 20
 
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: downloader <command> [flags]\n\ncommands:")

@@ -2,6 +2,8 @@ package parquet
 
 import (
 	"context"
+	"errors"
+	"os"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -59,5 +61,60 @@ func TestWindowStopsEarly(t *testing.T) {
 			t.Fatalf("%q skip %d limit %d: %d rows, %d of %d rows scanned (want at most %d)",
 				c.pred, c.skip, c.limit, rows, st.RowsScanned, split.Rows, c.scanned)
 		}
+	}
+}
+
+// TestWindowWriteFailure: a window is written on a goroutine of its own
+// while the next fills; when writing it fails (here its directory is gone)
+// the error reaches the caller at a later Append or at Commit, stays the
+// writer's, and the table keeps what it held.
+func TestWindowWriteFailure(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t, Config{RowGroupRows: 100, ClusterRowGroups: 1})
+	g := occurrencetest.NewGenerator(1, 100)
+	plan := g.Datasets(1000, 1)
+	rec := occurrence.NewRecord()
+	write := func(n int, broken bool) (occurrence.DatasetWriter, error) {
+		w, err := s.BeginDataset(ctx, plan[0].Info)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if broken {
+			if err := os.RemoveAll(w.(*DatasetWriter).dir); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i := 0; i < n; i++ {
+			g.Fill(rec, &plan[0], i)
+			if err := w.Append(ctx, rec); err != nil {
+				return w, err
+			}
+		}
+		return w, nil
+	}
+	w, err := write(1000, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Commit(ctx, occurrence.LoadStats{}); err != nil {
+		t.Fatal(err)
+	}
+	w, err = write(1000, true)
+	if !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("Append after a window's writing failed: %v, want the failure (no such file)", err)
+	}
+	if again := w.Append(ctx, rec); !errors.Is(again, os.ErrNotExist) {
+		t.Fatalf("a second Append: %v, want the same failure", again)
+	}
+	if _, err := w.Commit(ctx, occurrence.LoadStats{}); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("Commit of the failed writer: %v, want the failure", err)
+	}
+	snap, err := s.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, _, err := occurrence.Count(ctx, s, snap, nil, occurrence.ScanOptions{})
+	if err != nil || n != 1000 {
+		t.Fatalf("after the failed replacement the table counts %d (%v), want the first version's 1000", n, err)
 	}
 }

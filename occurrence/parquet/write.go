@@ -37,7 +37,24 @@ type DatasetWriter struct {
 
 	window  []windowBatch // row groups waiting to be clustered
 	pending int64         // estimated bytes of the window and the builder
-	done    bool
+	// flushing, when not nil, delivers the outcome of the window being
+	// written on its own goroutine (startFlush) while the next one fills.
+	flushing chan flushed
+	failed   error // the error of a window's writing: every later call returns it
+	done     bool
+}
+
+// flushed is what writing a window on its own goroutine gives back: its
+// error, and the columns it dropped, still retained, for the builder to
+// reuse on the appending goroutine (occurrence.Builder.Recycle runs there).
+type flushed struct {
+	err      error
+	recycled []recycledColumn
+}
+
+type recycledColumn struct {
+	col int
+	arr arrow.Array
 }
 
 // partWriter writes the Parquet files of one directory (a dataset
@@ -88,9 +105,8 @@ func (s *Store) BeginDataset(ctx context.Context, info occurrence.DatasetInfo) (
 	if err != nil {
 		return nil, err
 	}
-	b := occurrence.NewBuilder()
-	return &DatasetWriter{partWriter: partWriter{s: s, dir: dir, rel: generationDir(info.Key, gen), recycle: b.Recycle},
-		info: info, gen: gen, replaces: info.Ingested, marker: marker, builder: b}, nil
+	return &DatasetWriter{partWriter: partWriter{s: s, dir: dir, rel: generationDir(info.Key, gen)},
+		info: info, gen: gen, replaces: info.Ingested, marker: marker, builder: occurrence.NewBuilder()}, nil
 }
 
 // markWriting creates dir's writing marker and holds an flock on it until
@@ -122,6 +138,9 @@ func (w *DatasetWriter) Append(ctx context.Context, r *occurrence.Record) error 
 	if w.done || w.prepared {
 		return errWriterDone
 	}
+	if w.failed != nil {
+		return w.failed
+	}
 	w.pending += w.builder.Append(r)
 	if w.builder.Len() >= w.s.cfg.RowGroupRows || w.pending >= w.s.cfg.WindowBytes {
 		if err := ctx.Err(); err != nil {
@@ -134,29 +153,76 @@ func (w *DatasetWriter) Append(ctx context.Context, r *occurrence.Record) error 
 
 var errWriterDone = errors.New("dataset writer already finished")
 
-// cut moves the builder's records into the clustering window and writes the
-// window once it is full.
+// cut moves the builder's records into the clustering window and, once the
+// window is full, hands it to a goroutine of its own to be written.
 func (w *DatasetWriter) cut() error {
 	if w.builder.Len() > 0 {
 		w.window = append(w.window, newWindowBatch(w.builder.NewBatch()))
 	}
 	if len(w.window) >= w.s.cfg.ClusterRowGroups || w.pending >= w.s.cfg.WindowBytes {
-		return w.flushWindow()
+		return w.startFlush()
 	}
 	return nil
 }
 
-// flushWindow sorts the window's records by the clustering columns and
-// writes them as row groups.
-func (w *DatasetWriter) flushWindow() error {
+// startFlush writes the window on a goroutine of its own, once the window
+// before it is written, so that records keep being interpreted and
+// appended while it is sorted, encoded and compressed (writing a window
+// was a third of an ingest's CPU, and the rest of the pipeline stood still
+// meanwhile). An ingest so holds up to two windows: one filling, one being
+// written. The partWriter belongs to that goroutine until waitFlush.
+func (w *DatasetWriter) startFlush() error {
+	if err := w.waitFlush(); err != nil {
+		return err
+	}
 	if len(w.window) == 0 {
 		return nil
 	}
-	defer w.releaseWindow()
-	refs := clusterOrder(w.window, clusterColumns)
+	window := w.window
+	w.window, w.pending = nil, 0
+	done := make(chan flushed, 1)
+	w.flushing = done
+	go func() {
+		var out flushed
+		w.recycle = func(c int, a arrow.Array) {
+			a.Retain()
+			out.recycled = append(out.recycled, recycledColumn{c, a})
+		}
+		out.err = w.flushWindow(window)
+		w.recycle = nil
+		done <- out
+	}()
+	return nil
+}
+
+// waitFlush waits for the window being written, if any, gives the builder
+// the buffers it dropped and returns its error, which stays the writer's.
+func (w *DatasetWriter) waitFlush() error {
+	if w.flushing == nil {
+		return w.failed
+	}
+	out := <-w.flushing
+	w.flushing = nil
+	for _, r := range out.recycled {
+		if out.err == nil {
+			w.builder.Recycle(r.col, r.arr)
+		}
+		r.arr.Release()
+	}
+	if out.err != nil {
+		w.failed = out.err
+	}
+	return w.failed
+}
+
+// flushWindow sorts window's records by the clustering columns, writes
+// them as row groups and drops them.
+func (w *partWriter) flushWindow(window []windowBatch) error {
+	defer releaseWindow(window)
+	refs := clusterOrder(window, clusterColumns)
 	for len(refs) > 0 {
 		n := min(len(refs), w.s.cfg.RowGroupRows)
-		if err := w.writeRowGroup(w.window, refs[:n], n == len(refs)); err != nil {
+		if err := w.writeRowGroup(window, refs[:n], n == len(refs)); err != nil {
 			return err
 		}
 		refs = refs[n:]
@@ -164,14 +230,12 @@ func (w *DatasetWriter) flushWindow() error {
 	return nil
 }
 
-func (w *DatasetWriter) releaseWindow() {
-	for i := range w.window {
-		for c := range w.window[i].cols {
-			w.window[i].release(c, nil)
+func releaseWindow(window []windowBatch) {
+	for i := range window {
+		for c := range window[i].cols {
+			window[i].release(c, nil)
 		}
 	}
-	w.window = nil
-	w.pending = 0
 }
 
 // SetEML stores the dataset's EML document alongside its data.
@@ -461,11 +525,14 @@ func (w *DatasetWriter) Prepare(ctx context.Context, stats occurrence.LoadStats)
 		w.info.BrokenRows, w.info.Terms = stats.BrokenRows, stats.Terms
 		return nil
 	}
-	if err := w.cut(); err != nil {
+	if w.builder.Len() > 0 {
+		w.window = append(w.window, newWindowBatch(w.builder.NewBatch()))
+	}
+	if err := w.startFlush(); err != nil {
 		w.Abort(ctx)
 		return err
 	}
-	if err := w.flushWindow(); err != nil {
+	if err := w.waitFlush(); err != nil {
 		w.Abort(ctx)
 		return err
 	}
@@ -562,6 +629,7 @@ func (w *DatasetWriter) Abort(context.Context) {
 	if w.done {
 		return
 	}
+	w.waitFlush()
 	if w.fw != nil {
 		w.fw.close()
 	}
@@ -570,7 +638,9 @@ func (w *DatasetWriter) Abort(context.Context) {
 
 func (w *DatasetWriter) finish(remove bool) {
 	w.done = true
-	w.releaseWindow()
+	w.waitFlush()
+	releaseWindow(w.window)
+	w.window, w.pending = nil, 0
 	w.builder.Release()
 	unmarkWriting(w.dir, w.marker)
 	if remove {

@@ -66,7 +66,7 @@ func TestRowGroupsWrittenByColumnAsWhole(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if err := w.flushWindow(); err != nil {
+	if err := w.flushWindow(w.window); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.closeFile(); err != nil {
