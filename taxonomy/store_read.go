@@ -55,6 +55,9 @@ type Checklist struct {
 	closeMu  sync.Mutex
 	// fuzzyHeads remembers the fuzzy first words of queries (match_checklist.go).
 	fuzzyHeads fuzzyHeadCache
+	// masks are the first words' letter sets (wordMasks), built once.
+	masksOnce sync.Once
+	masks     []uint32
 }
 
 // OpenChecklistFile opens a store file (Open reads a taxonomy directory).
