@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -116,5 +117,32 @@ func TestWindowWriteFailure(t *testing.T) {
 	n, _, err := occurrence.Count(ctx, s, snap, nil, occurrence.ScanOptions{})
 	if err != nil || n != 1000 {
 		t.Fatalf("after the failed replacement the table counts %d (%v), want the first version's 1000", n, err)
+	}
+}
+
+// TestWindowWritePanic: a panic while a window is written on its own
+// goroutine reaches the writer's caller as an error (it would otherwise end
+// the process, a server with it). The window here lacks its columns.
+func TestWindowWritePanic(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t, Config{})
+	g := occurrencetest.NewGenerator(1, 10)
+	plan := g.Datasets(10, 1)
+	ow, err := s.BeginDataset(ctx, plan[0].Info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := ow.(*DatasetWriter)
+	defer w.Abort(ctx)
+	w.window = []windowBatch{{rows: 1}}
+	if err := w.startFlush(); err != nil {
+		t.Fatal(err)
+	}
+	err = w.waitFlush()
+	if err == nil || !strings.Contains(err.Error(), "panic: runtime error") {
+		t.Fatalf("waitFlush after a panicking window: %v, want the panic as an error", err)
+	}
+	if again := w.Append(ctx, occurrence.NewRecord()); again != err {
+		t.Fatalf("Append after the panic: %v, want the same error", again)
 	}
 }

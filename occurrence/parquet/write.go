@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -184,13 +185,20 @@ func (w *DatasetWriter) startFlush() error {
 	w.flushing = done
 	go func() {
 		var out flushed
+		defer func() {
+			// A panic here would end the process (a server with it): it
+			// reaches the caller as the window's error instead.
+			if r := recover(); r != nil {
+				out.err = fmt.Errorf("write a window of dataset %s: panic: %v\n%s", w.info.Key, r, debug.Stack())
+			}
+			w.recycle = nil
+			done <- out
+		}()
 		w.recycle = func(c int, a arrow.Array) {
 			a.Retain()
 			out.recycled = append(out.recycled, recycledColumn{c, a})
 		}
 		out.err = w.flushWindow(window)
-		w.recycle = nil
-		done <- out
 	}()
 	return nil
 }
