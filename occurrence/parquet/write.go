@@ -37,7 +37,7 @@ type DatasetWriter struct {
 	builder  *occurrence.Builder
 
 	window  []windowBatch // row groups waiting to be clustered
-	pending int64         // estimated bytes of the window and the builder
+	pending int64         // estimated bytes of the window and the builder (not of the window being written)
 	// flushing, when not nil, delivers the outcome of the window being
 	// written on its own goroutine (startFlush) while the next one fills.
 	flushing chan flushed
@@ -157,13 +157,18 @@ var errWriterDone = errors.New("dataset writer already finished")
 // cut moves the builder's records into the clustering window and, once the
 // window is full, hands it to a goroutine of its own to be written.
 func (w *DatasetWriter) cut() error {
-	if w.builder.Len() > 0 {
-		w.window = append(w.window, newWindowBatch(w.builder.NewBatch()))
-	}
+	w.takeBatch()
 	if len(w.window) >= w.s.cfg.ClusterRowGroups || w.pending >= w.s.cfg.WindowBytes {
 		return w.startFlush()
 	}
 	return nil
+}
+
+// takeBatch moves the builder's records, if any, into the window.
+func (w *DatasetWriter) takeBatch() {
+	if w.builder.Len() > 0 {
+		w.window = append(w.window, newWindowBatch(w.builder.NewBatch()))
+	}
 }
 
 // startFlush writes the window on a goroutine of its own, once the window
@@ -533,9 +538,7 @@ func (w *DatasetWriter) Prepare(ctx context.Context, stats occurrence.LoadStats)
 		w.info.BrokenRows, w.info.Terms = stats.BrokenRows, stats.Terms
 		return nil
 	}
-	if w.builder.Len() > 0 {
-		w.window = append(w.window, newWindowBatch(w.builder.NewBatch()))
-	}
+	w.takeBatch()
 	if err := w.startFlush(); err != nil {
 		w.Abort(ctx)
 		return err
