@@ -187,11 +187,6 @@ func newAbsentColumn(col int, kind occurrence.Kind, where string) *flatColumn {
 	return c
 }
 
-// nullRows returns n null rows (an absent column) over the shared zero bytes.
-func (c *flatColumn) nullRows(n int) arrow.Array {
-	return occurrence.NullArray(c.kind.ArrowType(), n)
-}
-
 // nextPage moves to the next data page, loading a dictionary page on the way.
 func (c *flatColumn) nextPage() error {
 	for {
@@ -437,7 +432,7 @@ func (c *flatColumn) loadDict(p *page) error {
 // next decodes the next n rows.
 func (c *flatColumn) next(n int) (arrow.Array, error) {
 	if c.absent {
-		return c.nullRows(n), nil
+		return occurrence.NullArray(c.kind.ArrowType(), n), nil
 	}
 	if c.pageLeft == 0 {
 		// Load the dictionary first: a batch starts as indices only if it has one.

@@ -141,15 +141,7 @@ func (cs *clusterSorter) finish(ctx context.Context) error {
 	if len(cs.runs) == 0 {
 		// One window: sort and write it.
 		defer cs.release()
-		refs := clusterOrder(cs.window, segmentClusterColumns)
-		for len(refs) > 0 {
-			n := min(len(refs), cs.rgRows)
-			if err := cs.out.writeRowGroup(cs.window, refs[:n], n == len(refs)); err != nil {
-				return err
-			}
-			refs = refs[n:]
-		}
-		return nil
+		return cs.out.writeWindow(cs.window, segmentClusterColumns, cs.rgRows, nil)
 	}
 	if len(cs.window) > 0 {
 		if err := cs.spill(); err != nil {
@@ -184,7 +176,7 @@ func (cs *clusterSorter) finish(ctx context.Context) error {
 		cs.runs = next
 	}
 	err := mergeRuns(ctx, cs.runs, cs.rgRows, func(w []windowBatch, refs []rowRef) error {
-		return cs.out.writeRowGroup(w, refs, false)
+		return cs.out.writeRowGroup(w, refs, false, nil)
 	})
 	for _, p := range cs.runs {
 		os.Remove(p)

@@ -73,10 +73,6 @@ type partWriter struct {
 	// gather holds the buffers each column of a row group is gathered
 	// into before it is written (see gatherInto).
 	gather gatherBufs
-	// recycle, when not nil, takes each column of the window's batches
-	// once its last row group is written (occurrence.Builder.Recycle of
-	// the builder that made them).
-	recycle func(int, arrow.Array)
 	// datasets maps, in a segment, each dataset key to its index: its row
 	// groups record their rows per dataset (segment.go).
 	datasets map[string]int
@@ -196,14 +192,13 @@ func (w *DatasetWriter) startFlush() error {
 			if r := recover(); r != nil {
 				out.err = fmt.Errorf("write a window of dataset %s: panic: %v\n%s", w.info.Key, r, debug.Stack())
 			}
-			w.recycle = nil
 			done <- out
 		}()
-		w.recycle = func(c int, a arrow.Array) {
+		defer releaseBatches(window)
+		out.err = w.writeWindow(window, clusterColumns, w.s.cfg.RowGroupRows, func(c int, a arrow.Array) {
 			a.Retain()
 			out.recycled = append(out.recycled, recycledColumn{c, a})
-		}
-		out.err = w.flushWindow(window)
+		})
 	}()
 	return nil
 }
@@ -228,27 +223,19 @@ func (w *DatasetWriter) waitFlush() error {
 	return w.failed
 }
 
-// flushWindow sorts window's records by the clustering columns, writes
-// them as row groups and drops them.
-func (w *partWriter) flushWindow(window []windowBatch) error {
-	defer releaseWindow(window)
-	refs := clusterOrder(window, clusterColumns)
+// writeWindow sorts window's records by the columns keys and writes them
+// as row groups of rgRows. recycle, when not nil, takes each column of the
+// window once its last row group is written.
+func (w *partWriter) writeWindow(window []windowBatch, keys []string, rgRows int, recycle func(int, arrow.Array)) error {
+	refs := clusterOrder(window, keys)
 	for len(refs) > 0 {
-		n := min(len(refs), w.s.cfg.RowGroupRows)
-		if err := w.writeRowGroup(window, refs[:n], n == len(refs)); err != nil {
+		n := min(len(refs), rgRows)
+		if err := w.writeRowGroup(window, refs[:n], n == len(refs), recycle); err != nil {
 			return err
 		}
 		refs = refs[n:]
 	}
 	return nil
-}
-
-func releaseWindow(window []windowBatch) {
-	for i := range window {
-		for c := range window[i].cols {
-			window[i].release(c, nil)
-		}
-	}
 }
 
 // SetEML stores the dataset's EML document alongside its data.
@@ -300,11 +287,12 @@ func writerProps(pageBytes int, plain []string) *parquet.WriterProperties {
 // writeRowGroup writes the rows refs of window as one row group, a column
 // at a time: besides the window only one gathered column is in memory, not
 // a copy of the whole row group, and when last is set (the window's last
-// row group) each column of the window is dropped once gathered. The large
-// payload columns, which keep no statistics (statsColumn), are gathered
-// and written pieceRows rows at a time. The bytes written are those of
-// pqarrow.FileWriter.Write of the gathered batch.
-func (w *partWriter) writeRowGroup(window []windowBatch, refs []rowRef, last bool) error {
+// row group) each column of the window is dropped once gathered, handed to
+// recycle first when it is not nil. The large payload columns, which keep
+// no statistics (statsColumn), are gathered and written pieceRows rows at
+// a time. The bytes written are those of pqarrow.FileWriter.Write of the
+// gathered batch.
+func (w *partWriter) writeRowGroup(window []windowBatch, refs []rowRef, last bool, recycle func(int, arrow.Array)) error {
 	if w.fw == nil {
 		if err := w.openFile(plainTextColumns(window, w.s.cfg.RowGroupRows, !w.s.cfg.dictionaryFallback)); err != nil {
 			return err
@@ -330,7 +318,7 @@ func (w *partWriter) writeRowGroup(window []windowBatch, refs []rowRef, last boo
 		}
 		if last {
 			for i := range window {
-				window[i].release(c, w.recycle)
+				window[i].release(c, recycle)
 			}
 		}
 	}
@@ -650,7 +638,7 @@ func (w *DatasetWriter) Abort(context.Context) {
 func (w *DatasetWriter) finish(remove bool) {
 	w.done = true
 	w.waitFlush()
-	releaseWindow(w.window)
+	releaseBatches(w.window)
 	w.window, w.pending = nil, 0
 	w.builder.Release()
 	unmarkWriting(w.dir, w.marker)

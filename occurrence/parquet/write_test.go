@@ -66,7 +66,7 @@ func TestRowGroupsWrittenByColumnAsWhole(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if err := w.flushWindow(w.window); err != nil {
+	if err := w.writeWindow(w.window, clusterColumns, s.cfg.RowGroupRows, nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.closeFile(); err != nil {
