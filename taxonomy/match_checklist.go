@@ -421,13 +421,11 @@ const asciiOnly = 1 << 31
 func letterMask(text []byte) uint32 {
 	var m uint32
 	for _, b := range text {
-		switch {
+		switch b = lowerASCII(b); {
 		case b >= utf8.RuneSelf:
 			return 0
 		case b >= 'a' && b <= 'z':
 			m |= 1 << (b - 'a')
-		case b >= 'A' && b <= 'Z':
-			m |= 1 << (b - 'A')
 		default:
 			m |= 1 << (26 + b%5)
 		}
