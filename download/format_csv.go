@@ -3,7 +3,6 @@ package download
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -341,9 +340,9 @@ func (r *rowPlan) appendRow(buf []byte, i int) []byte {
 		case cellText:
 			buf = wordcopy.Append(buf, p.data[p.offs[i]:p.offs[i+1]])
 		case cellInt64:
-			buf = strconv.AppendInt(buf, p.i64[i], 10)
+			buf = appendInt(buf, p.i64[i])
 		case cellInt32:
-			buf = strconv.AppendInt(buf, int64(p.i32[i]), 10)
+			buf = appendInt(buf, int64(p.i32[i]))
 		case cellFloat64:
 			buf = appendFloat(buf, p.f64[i])
 		case cellFunc:
@@ -364,6 +363,12 @@ func (t *tableWriter) cellPlan(j int, a arrow.Array) (cellPlan, error) {
 	f := t.fields[j]
 	switch {
 	case f.column == occurrence.ColLicense && a != nil:
+		// GBIF's enum names, made once per dictionary when the column is
+		// one (it holds a few distinct values), else per row.
+		t.dicts[j].rename = occurrence.LicenseName
+		if idx, offs, data, ok := t.dicts[j].entries(a); ok {
+			return cellPlan{kind: cellDict, idx: idx, offs: offs, data: data}, nil
+		}
 		return cellPlan{kind: cellFunc, fn: licenseCell(a)}, nil
 	case f.layout != "":
 		if ts, ok := a.(*array.Timestamp); ok {
@@ -417,7 +422,14 @@ func newSimpleCSV(_ context.Context, x *Export) (formatWriter, error) {
 	return s, s.t.rw.WriteRow(s.t.header())
 }
 
-func (s *simpleCSV) columns() []string    { return fieldColumns(s.t.fields) }
+func (s *simpleCSV) columns() []string { return fieldColumns(s.t.fields) }
+
+// transient names every column read (occurrence.ScanRequest.Transient):
+// the rows copy each cell while write runs, as occurrence.txt's do
+// (dwcaWriter.transient), so the scan may hand its decoded strings over
+// in memory it reuses.
+func (s *simpleCSV) transient() []string { return s.columns() }
+
 func (s *simpleCSV) write(b *batch) error { return s.t.writeBatch(b) }
 func (s *simpleCSV) abort()               {}
 func (s *simpleCSV) finish(context.Context, ExportResult, []occurrence.DatasetInfo) error {

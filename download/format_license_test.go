@@ -1,6 +1,7 @@
 package download
 
 import (
+	"bytes"
 	"math/rand/v2"
 	"testing"
 
@@ -8,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/biodiversity-downloads/downloader/dwca"
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
 
@@ -109,4 +111,40 @@ func (c *col) array() arrow.Array {
 	}
 	defer c.plain.Release()
 	return c.plain.NewArray()
+}
+
+// TestLicenceCells: the licence column is written as GBIF's enum names
+// whether it comes plain (a name per row) or as a dictionary (names made
+// once per dictionary, kept while batches share it); a value GBIF has no
+// name for is written cleaned, a null empty.
+func TestLicenceCells(t *testing.T) {
+	vals := []string{occurrence.LicenseCCBY, occurrence.LicenseCC0, "own\tterms", "", occurrence.LicenseCCBYNC, occurrence.LicenseCCBY}
+	want := "CC_BY_4_0\nCC0_1_0\nown terms\n\nCC_BY_NC_4_0\nCC_BY_4_0\n"
+	fields := mustFields([]string{occurrence.ColLicense})
+	for _, dict := range []bool{false, true} {
+		c := newCol(dict)
+		for _, v := range vals {
+			if v == "" {
+				c.null()
+			} else {
+				c.add(v)
+			}
+		}
+		a := c.array()
+		var buf bytes.Buffer
+		tw := newTableWriter(fields)
+		tw.rw = dwca.NewExclusiveTextWriter(&buf)
+		for range 2 { // the second batch meets the dictionary already made
+			if err := tw.writeBatch(&batch{n: a.Len(), byName: map[string]arrow.Array{occurrence.ColLicense: a}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		a.Release()
+		if err := tw.rw.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if got := buf.String(); got != want+want {
+			t.Errorf("dictionary %v: licence cells\n%q\nwant\n%q", dict, got, want+want)
+		}
+	}
 }

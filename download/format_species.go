@@ -93,7 +93,7 @@ func groupOf(dst []byte, arrs []arrow.Array, i int) []byte {
 		switch a := a.(type) {
 		case *array.Int64:
 			if a.IsValid(i) {
-				dst = strconv.AppendInt(dst, a.Value(i), 10)
+				dst = appendInt(dst, a.Value(i))
 			}
 		default:
 			if a != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"time"
 
@@ -90,14 +91,14 @@ func cellFor(a arrow.Array) (cellFn, error) {
 			if a.IsNull(i) {
 				return dst
 			}
-			return strconv.AppendInt(dst, int64(a.Value(i)), 10)
+			return appendInt(dst, int64(a.Value(i)))
 		}, nil
 	case *array.Int64:
 		return func(dst []byte, i int) []byte {
 			if a.IsNull(i) {
 				return dst
 			}
-			return strconv.AppendInt(dst, a.Value(i), 10)
+			return appendInt(dst, a.Value(i))
 		}, nil
 	case *array.Float64:
 		return func(dst []byte, i int) []byte {
@@ -222,21 +223,20 @@ func appendFloat(dst []byte, v float64) []byte {
 		n = -n
 	}
 	ip, fp := n/1e6, n%1e6
-	dst = strconv.AppendInt(dst, ip, 10)
+	dst = appendInt(dst, ip)
 	if fp == 0 {
 		return append(dst, '.', '0')
 	}
-	var frac [7]byte
-	frac[0] = '.'
-	for i := 6; i >= 1; i-- {
-		frac[i] = byte('0' + fp%10)
-		fp /= 10
-	}
-	k := 7
-	for frac[k-1] == '0' {
+	// The six decimals, then their trailing zeros taken off.
+	l := len(dst)
+	dst = slices.Grow(dst, 7)[:l+7]
+	dst[l] = '.'
+	putDigits(dst[l+1:l+7], uint64(fp))
+	k := l + 7
+	for dst[k-1] == '0' {
 		k--
 	}
-	return append(dst, frac[:k]...)
+	return dst[:k]
 }
 
 // appendJavaScientific writes v as Java's Double.toString does outside
@@ -274,7 +274,7 @@ func timestampCell(a *array.Timestamp, layout string) cellFn {
 			return dst
 		}
 		if v := a.Value(i); v != last || text == nil {
-			last, text = v, v.ToTime(unit).UTC().AppendFormat(text[:0], layout)
+			last, text = v, appendTimestamp(text[:0], v, unit, layout)
 		}
 		return append(dst, text...)
 	}

@@ -17,7 +17,7 @@ var columns = []Column{
 	{Name: "bibliographicCitation", Kind: KindString, Term: dcT + "bibliographicCitation", Fill: Passed},
 	{Name: "language", Kind: KindString, Term: dcT + "language", Fill: Passed},
 	{Name: "license", Kind: KindString, Term: dcT + "license", Fill: Interpreted},
-	{Name: "modified", Kind: KindTimestamp, Term: dcT + "modified", Fill: Interpreted, Layout: layoutUTCSeconds},
+	{Name: "modified", Kind: KindTimestamp, Term: dcT + "modified", Fill: Interpreted, Layout: LayoutUTCSeconds},
 	{Name: "publisher", Kind: KindString, Term: dcT + "publisher", Fill: Passed},
 	{Name: "references", Kind: KindString, Term: dcT + "references", Fill: Passed},
 	{Name: "rightsHolder", Kind: KindString, Term: dcT + "rightsHolder", Fill: Passed},

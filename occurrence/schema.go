@@ -155,8 +155,8 @@ const (
 
 // Timestamp layouts of Column.Layout.
 const (
-	// layoutUTCSeconds is how GBIF prints dcterms:modified (UTC, seconds).
-	layoutUTCSeconds = "2006-01-02T15:04:05Z"
+	// LayoutUTCSeconds is how GBIF prints dcterms:modified (UTC, seconds).
+	LayoutUTCSeconds = "2006-01-02T15:04:05Z"
 )
 
 // Columns returns the columns of the interpreted record in storage order

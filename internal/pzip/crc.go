@@ -3,46 +3,62 @@ package pzip
 import "hash/crc32"
 
 // crc32Combine returns the CRC-32 (IEEE) of the concatenation A||B given
-// crcA = CRC(A), crcB = CRC(B) and lenB = len(B). It applies the linear
-// operator "append lenB zero bytes" to crcA by repeated squaring of a 32x32
-// matrix over GF(2) (the method of zlib's crc32_combine), then xors in crcB.
+// crcA = CRC(A), crcB = CRC(B) and lenB = len(B): the operator "append lenB
+// zero bytes" (zeroBytes, the method of zlib's crc32_combine) applied to
+// crcA, xored with crcB.
 func crc32Combine(crcA, crcB uint32, lenB int64) uint32 {
 	if lenB <= 0 {
 		return crcA
 	}
-	var even, odd gf2Matrix
+	op := zeroBytes(lenB)
+	return op.times(crcA) ^ crcB
+}
 
-	// odd: the operator for one zero bit.
-	odd[0] = crc32.IEEE
-	row := uint32(1)
+// zeroBytes returns the operator that appends n zero bytes to a CRC-32: the
+// product of the operators for 1, 2, 4, ... zero bytes (repeated squaring)
+// whose bits n has. An entry's chunks are all one size but its last, so a
+// writer computes it once (crcCombiner).
+func zeroBytes(n int64) gf2Matrix {
+	var op, sq, tmp gf2Matrix
+	for i := range op {
+		op[i] = 1 << i // identity
+	}
+	// sq: the operator for one zero bit, squared three times: one byte.
+	sq[0] = crc32.IEEE
 	for i := 1; i < 32; i++ {
-		odd[i] = row
-		row <<= 1
+		sq[i] = 1 << (i - 1)
 	}
-	even.square(&odd) // two zero bits
-	odd.square(&even) // four zero bits
+	for range 3 {
+		tmp.square(&sq)
+		sq = tmp
+	}
+	for ; n > 0; n >>= 1 {
+		if n&1 != 0 {
+			tmp.mul(&sq, &op)
+			op = tmp
+		}
+		if n > 1 {
+			tmp.square(&sq)
+			sq = tmp
+		}
+	}
+	return op
+}
 
-	// Each pass squares the operator (1, 2, 4, ... zero bytes) and applies it
-	// when the matching bit of lenB is set.
-	for {
-		even.square(&odd)
-		if lenB&1 != 0 {
-			crcA = even.times(crcA)
-		}
-		lenB >>= 1
-		if lenB == 0 {
-			break
-		}
-		odd.square(&even)
-		if lenB&1 != 0 {
-			crcA = odd.times(crcA)
-		}
-		lenB >>= 1
-		if lenB == 0 {
-			break
-		}
+// crcCombiner is crc32Combine with the operator of the last length kept.
+type crcCombiner struct {
+	n  int64
+	op gf2Matrix
+}
+
+func (c *crcCombiner) combine(crcA, crcB uint32, lenB int64) uint32 {
+	if lenB <= 0 {
+		return crcA
 	}
-	return crcA ^ crcB
+	if lenB != c.n {
+		c.n, c.op = lenB, zeroBytes(lenB)
+	}
+	return c.op.times(crcA) ^ crcB
 }
 
 // gf2Matrix is a 32x32 bit matrix over GF(2); column i is element i.
@@ -60,8 +76,11 @@ func (m *gf2Matrix) times(vec uint32) uint32 {
 }
 
 // square sets m to src*src.
-func (m *gf2Matrix) square(src *gf2Matrix) {
+func (m *gf2Matrix) square(src *gf2Matrix) { m.mul(src, src) }
+
+// mul sets m to a*b (b applied first); m must be neither.
+func (m *gf2Matrix) mul(a, b *gf2Matrix) {
 	for i := range m {
-		m[i] = src.times(src[i])
+		m[i] = a.times(b[i])
 	}
 }

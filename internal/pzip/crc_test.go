@@ -73,3 +73,24 @@ func FuzzCRC32Combine(f *testing.F) {
 		}
 	})
 }
+
+// TestCRCCombinerKeepsOperator: a writer's combiner keeps the operator of
+// the last chunk length; chunks of one size, then others, then the first
+// size again, combine to the CRC of their concatenation.
+func TestCRCCombinerKeepsOperator(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	data := make([]byte, 1<<20)
+	for i := range data {
+		data[i] = byte(r.Uint32())
+	}
+	var c crcCombiner
+	crc, off := uint32(0), 0
+	for _, n := range []int{4096, 4096, 4096, 100, 4096, 0, 7, 7, 65536, 4096, 1} {
+		part := data[off : off+n]
+		crc = c.combine(crc, crc32.ChecksumIEEE(part), int64(n))
+		off += n
+		if want := crc32.ChecksumIEEE(data[:off]); crc != want {
+			t.Fatalf("after %d bytes (last chunk %d): crc %08x, want %08x", off, n, crc, want)
+		}
+	}
+}

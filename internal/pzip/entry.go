@@ -50,10 +50,11 @@ func (zw *Writer) work() {
 type entryWriter struct {
 	zw      *Writer
 	e       *entry
-	out     io.Writer // zw.bw, or a spool's temporary writer
-	spool   *Spool    // set for spooled data
-	fill    *job      // chunk being filled
-	pending []*job    // chunks at the workers, in order
+	crc     crcCombiner // of the chunks' CRCs into e.crc
+	out     io.Writer   // zw.bw, or a spool's temporary writer
+	spool   *Spool      // set for spooled data
+	fill    *job        // chunk being filled
+	pending []*job      // chunks at the workers, in order
 }
 
 func (ew *entryWriter) Write(p []byte) (int, error) {
@@ -193,7 +194,7 @@ func (ew *entryWriter) emit() error {
 		return err
 	}
 	e := ew.e
-	e.crc = crc32Combine(e.crc, j.crc, int64(len(j.in)))
+	e.crc = ew.crc.combine(e.crc, j.crc, int64(len(j.in)))
 	e.size += uint64(len(j.in))
 	e.compressed += uint64(j.out.Len())
 	return nil

@@ -1,6 +1,8 @@
 package parquet
 
 import (
+	"unsafe"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -90,6 +92,19 @@ func copyStringsTo(a *array.String, mem memory.Allocator) *array.String {
 	return array.NewStringData(data)
 }
 
+// stringsOver is a string array without nulls over offsets offs (from 0)
+// and bytes data, which it owns: given back to mem when it is released
+// (mem nil: Go memory).
+func stringsOver(offs []int32, data []byte, mem memory.Allocator) *array.String {
+	ob := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(offs))), 4*cap(offs))[:4*len(offs)]
+	obuf, dbuf := memory.NewBufferWithAllocator(ob, mem), memory.NewBufferWithAllocator(data, mem)
+	d := array.NewData(arrow.BinaryTypes.String, len(offs)-1, []*memory.Buffer{nil, obuf, dbuf}, nil, 0, 0)
+	obuf.Release()
+	dbuf.Release()
+	defer d.Release()
+	return array.NewStringData(d)
+}
+
 // gatherIndices returns idx[i] for the rows i at pos.
 func gatherIndices(idx []int32, pos []int32) []int32 {
 	out := make([]int32, len(pos))
@@ -138,7 +153,13 @@ func (dc *dictCopies) schemaFor(plain *arrow.Schema, names []string, arrs []arro
 // and a plain string column of which at least half the rows are selected
 // goes out as a dictionary over a copy of the whole column: one bulk copy
 // instead of one per selected value.
-func (sc *splitScan) take(col int, a arrow.Array, pos []int32) arrow.Array {
+//
+// owner, when set, is the page decoder that decoded a (a value column of
+// the part; nil for the predicate's columns, which are slices of a larger
+// batch): a string column most of whose rows match then leaves as a
+// dictionary over the decoder's own buffers, handed over (flatColumn.handOver)
+// instead of copied.
+func (sc *splitScan) take(col int, a arrow.Array, pos []int32, owner *flatColumn) arrow.Array {
 	if x, ok := a.(*array.String); ok && nullEverywhere(x) {
 		return takeAt(a, pos) // nulls: nothing to copy (nullArray)
 	}
@@ -156,7 +177,13 @@ func (sc *splitScan) take(col int, a arrow.Array, pos []int32) arrow.Array {
 			if sc.transient(col) {
 				mem = &recycled
 			}
-			cp := copyStringsTo(x, mem)
+			var cp *array.String
+			if owner != nil && owner.owns(x) {
+				offs, data := owner.handOver(mem)
+				cp = stringsOver(offs, data, mem)
+			} else {
+				cp = copyStringsTo(x, mem)
+			}
 			defer cp.Release() // the dictionary holds its own reference
 			return dictionaryOver(pos, cp, x, pos)
 		}

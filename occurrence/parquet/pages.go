@@ -58,6 +58,9 @@ type flatColumn struct {
 	absent bool
 	// col is the table column's index (newFlatColumn), -1 if none.
 	col int
+	// handedMem is where the string buffers that replace those given away
+	// (handOver) come from; nil: Go memory.
+	handedMem memory.Allocator
 }
 
 // flatBuffers are a column's decoding buffers, kept across row groups (flatFree).
@@ -68,7 +71,10 @@ type flatBuffers struct {
 	idxOut  []int32
 	offsets []int32
 	strData []byte
-	fixed   []byte // fixed-width values and boolean bitmaps
+	// offsCap and dataCap are the capacities of the last string buffers
+	// given away (handOver): their replacements are made as large.
+	offsCap, dataCap int
+	fixed            []byte // fixed-width values and boolean bitmaps
 	// the string dictionary's offsets
 	dictOffsets []int32
 }
@@ -474,6 +480,9 @@ func (c *flatColumn) begin(n int) {
 	}
 	switch c.kind {
 	case occurrence.KindString:
+		if c.offsets == nil {
+			c.newStringBuffers(n)
+		}
 		c.offsets = append(c.offsets[:0], 0)
 		c.strData = c.strData[:0]
 	case occurrence.KindBool:

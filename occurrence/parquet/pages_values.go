@@ -286,3 +286,37 @@ func grow[T any](s []T, n int) []T {
 	}
 	return s[:n]
 }
+
+// handOver gives the string buffers of the batch next last returned (its
+// offsets, from 0, and its bytes) to the caller, who owns them from then
+// on; the column decodes its next batch into new buffers as large, from
+// mem (nil: Go memory). A consumer that would copy the whole batch's
+// strings (splitScan.take) takes them this way instead: the bytes were
+// copied once already, out of the page.
+func (c *flatColumn) handOver(mem memory.Allocator) (offs []int32, data []byte) {
+	offs, data = c.offsets, c.strData
+	c.offsets, c.strData = nil, nil
+	c.handedMem, c.offsCap, c.dataCap = mem, cap(offs), cap(data)
+	return offs, data
+}
+
+// owns reports whether a is the string batch next last returned, over the
+// column's own buffers (handOver can give them away).
+func (c *flatColumn) owns(a *array.String) bool {
+	o := a.ValueOffsets()
+	return c.flatBuffers != nil && len(o) > 0 && len(o) == len(c.offsets) && &o[0] == &c.offsets[0] &&
+		a.Data().Offset() == 0
+}
+
+// newStringBuffers replaces the string buffers given away (handOver) with
+// new ones of their capacities, for batches of up to n rows.
+func (c *flatColumn) newStringBuffers(n int) {
+	oc, dc := max(c.offsCap, n+1), c.dataCap
+	if c.handedMem == nil {
+		c.offsets, c.strData = make([]int32, 0, oc), make([]byte, 0, dc)
+		return
+	}
+	ob := c.handedMem.Allocate(4 * oc)
+	c.offsets = unsafe.Slice((*int32)(unsafe.Pointer(unsafe.SliceData(ob))), cap(ob)/4)[:0]
+	c.strData = c.handedMem.Allocate(dc)[:0]
+}

@@ -257,7 +257,7 @@ func (sc *splitScan) emitMatches(pb arrow.RecordBatch, vals *flatSource, pos int
 		return sc.emitCounts(int64(m))
 	}
 	if len(vals.names) == 0 {
-		return sc.emitPart(pb, nil, 0, sel, m, schema)
+		return sc.emitPart(pb, nil, nil, 0, sel, m, schema)
 	}
 	// Decode the other columns only for the value batches that hold matches.
 	for off := 0; off < len(sel); off += valueBatch {
@@ -270,7 +270,7 @@ func (sc *splitScan) emitMatches(pb arrow.RecordBatch, vals *flatSource, pos int
 		if err != nil {
 			return err
 		}
-		if err := sc.emitPart(pb, vb, off, sel[off:end], k, schema); err != nil {
+		if err := sc.emitPart(pb, vb, vals.cols, off, sel[off:end], k, schema); err != nil {
 			return err
 		}
 	}
@@ -278,8 +278,9 @@ func (sc *splitScan) emitMatches(pb arrow.RecordBatch, vals *flatSource, pos int
 }
 
 // emitPart emits the selected rows of pb[off:off+len(sel)] joined with vb
-// (the same rows' other columns, or nil).
-func (sc *splitScan) emitPart(pb, vb arrow.RecordBatch, off int, sel []bool, m int, schema *arrow.Schema) error {
+// (the same rows' other columns, or nil), which decoders decoded (one per
+// column of vb, in its order).
+func (sc *splitScan) emitPart(pb, vb arrow.RecordBatch, decoders []*flatColumn, off int, sel []bool, m int, schema *arrow.Schema) error {
 	// The selected rows' positions, found once for every column.
 	pos := positions(sel, m)
 	arrs := make([]arrow.Array, len(sc.cols))
@@ -292,13 +293,18 @@ func (sc *splitScan) emitPart(pb, vb arrow.RecordBatch, off int, sel []bool, m i
 	}()
 	for i, name := range sc.cols {
 		var col arrow.Array
+		var owner *flatColumn
 		if idx := pb.Schema().FieldIndices(name); len(idx) > 0 {
 			col = array.NewSlice(pb.Column(idx[0]), int64(off), int64(off+len(sel)))
 		} else {
-			col = vb.Column(vb.Schema().FieldIndices(name)[0])
+			k := vb.Schema().FieldIndices(name)[0]
+			col = vb.Column(k)
 			col.Retain()
+			if k < len(decoders) {
+				owner = decoders[k]
+			}
 		}
-		arrs[i] = sc.take(i, col, pos)
+		arrs[i] = sc.take(i, col, pos, owner)
 		col.Release()
 	}
 	if sc.req.Dictionaries {

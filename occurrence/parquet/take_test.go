@@ -1,6 +1,7 @@
 package parquet
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -234,5 +235,57 @@ func TestTakeIntegerDictionary(t *testing.T) {
 			}
 			got.Release()
 		}
+	}
+}
+
+// TestSelectedValidityBits: the validity of the rows at pos equals the
+// source's bit for each, for sliced sources (bitmap offsets not a multiple
+// of eight), every count of positions from 0 to 70 and sparse and dense
+// nulls; the null count matches and no bitmap is made without nulls.
+func TestSelectedValidityBits(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 16))
+	for round := range 300 {
+		n := 1 + r.IntN(300)
+		b := array.NewInt64Builder(memory.DefaultAllocator)
+		nullRate := []int{2, 10, 1000}[round%3]
+		for range n {
+			if r.IntN(nullRate) == 0 {
+				b.AppendNull()
+			} else {
+				b.Append(1)
+			}
+		}
+		whole := b.NewArray()
+		b.Release()
+		off := r.IntN(n)
+		a := array.NewSlice(whole, int64(off), int64(n))
+		whole.Release()
+		var pos []int32
+		for i := range a.Len() {
+			if r.IntN(4) != 0 && len(pos) < 70 {
+				pos = append(pos, int32(i))
+			}
+		}
+		vb, nulls := selectedValidity(a, pos)
+		wantNulls := 0
+		for j, i := range pos {
+			valid := a.IsValid(int(i))
+			if !valid {
+				wantNulls++
+			}
+			if vb == nil {
+				if !valid {
+					t.Fatalf("round %d: no bitmap, but row %d (position %d) is null", round, i, j)
+				}
+				continue
+			}
+			if got := vb.Bytes()[j>>3]>>(j&7)&1 == 1; got != valid {
+				t.Fatalf("round %d: position %d (row %d): valid %v, want %v", round, j, i, got, valid)
+			}
+		}
+		if nulls != wantNulls {
+			t.Fatalf("round %d: %d nulls, want %d", round, nulls, wantNulls)
+		}
+		a.Release()
 	}
 }
