@@ -424,11 +424,6 @@ func newSimpleCSV(_ context.Context, x *Export) (formatWriter, error) {
 
 func (s *simpleCSV) columns() []string { return fieldColumns(s.t.fields) }
 
-// transient names every column read (occurrence.ScanRequest.Transient):
-// the rows copy each cell while write runs, as occurrence.txt's do
-// (dwcaWriter.transient), so the scan may hand its decoded strings over
-// in memory it reuses.
-func (s *simpleCSV) transient() []string { return s.columns() }
 
 func (s *simpleCSV) write(b *batch) error { return s.t.writeBatch(b) }
 func (s *simpleCSV) abort()               {}
