@@ -58,9 +58,6 @@ type flatColumn struct {
 	absent bool
 	// col is the table column's index (newFlatColumn), -1 if none.
 	col int
-	// handedMem is where the string buffers that replace those given away
-	// (handOver) come from; nil: Go memory.
-	handedMem memory.Allocator
 }
 
 // flatBuffers are a column's decoding buffers, kept across row groups (flatFree).
@@ -72,8 +69,12 @@ type flatBuffers struct {
 	offsets []int32
 	strData []byte
 	// offsCap and dataCap are the capacities of the last string buffers
-	// given away (handOver): their replacements are made as large.
+	// given away (handOver): their replacements are made as large, from
+	// handedMem (nil: Go memory). They stay with the buffers, which the
+	// column's next chunk takes (flatFree): a consumer that names its
+	// columns transient has every chunk's replacements recycled.
 	offsCap, dataCap int
+	handedMem        memory.Allocator
 	fixed            []byte // fixed-width values and boolean bitmaps
 	// the string dictionary's offsets
 	dictOffsets []int32
