@@ -155,6 +155,12 @@ type rowPlan struct {
 	// cells is how each field's cells of the batch are formatted (one per
 	// field), made once per batch (makePlan).
 	cells []cellPlan
+	// steps are the cells of the fields not null in the whole batch, in
+	// field order, each with the separators that precede it (steps); tail
+	// is the separators after the last. A DWCA's occurrence.txt has 230
+	// fields of which a batch fills some dozens: a row walks those only.
+	steps []cellPlan
+	tail  int
 	verb  *verbatimRow // nil without verbatim fields
 	vcol  arrow.Array  // the batch's verbatim column
 }
@@ -180,6 +186,8 @@ type cellPlan struct {
 	// empty > 0 starts a run of that many fields null in the whole batch,
 	// written as their separators at once.
 	empty int
+	// tabs are the separators written before the cell (steps).
+	tabs int
 	// valid is the column's validity bitmap when it has nulls in the
 	// batch (nil otherwise), from bit voff: a null cell is written empty
 	// without formatting.
@@ -257,7 +265,34 @@ func (t *tableWriter) makePlan(b *batch) error {
 	}
 	first.vcol = b.col(occurrence.ColVerbatim)
 	second.vcol = first.vcol
+	first.makeSteps()
+	second.makeSteps()
 	return nil
+}
+
+// makeSteps lists the cells of the fields not null in the whole batch,
+// each with the separators before it: as many as fields from the previous
+// listed one (none before the first field).
+func (r *rowPlan) makeSteps() {
+	r.steps = r.steps[:0]
+	prev := -1 // the last listed field
+	for j := 0; j < len(r.cells); j++ {
+		p := r.cells[j]
+		if p.empty > 0 {
+			j += p.empty - 1
+			continue
+		}
+		p.tabs = j - prev
+		if prev < 0 {
+			p.tabs = j
+		}
+		r.steps = append(r.steps, p)
+		prev = j
+	}
+	r.tail = len(r.cells) - 1 - prev
+	if prev < 0 {
+		r.tail = len(r.cells) - 1
+	}
 }
 
 // keepsState reports whether the cell functions of a keep state between
@@ -307,30 +342,24 @@ func (t *tableWriter) makeCells(b *batch) error {
 }
 
 // appendRow appends row i of the planned batch, its line end included.
-// Each field after the first starts with its separator, written as the
-// field is reached (a run of fields null in the whole batch writes all its
-// separators at once).
+// Each listed cell starts with its separators (steps); a null cell is
+// written empty without formatting.
 func (r *rowPlan) appendRow(buf []byte, i int) []byte {
 	if r.verb != nil {
 		r.verb.parse(str(r.vcol, i))
 	}
 	k := 0 // next verbatim value
-	cells := r.cells
-	for j := 0; j < len(cells); j++ {
-		p := &cells[j]
-		if j > 0 {
+	steps := r.steps
+	for s := range steps {
+		p := &steps[s]
+		if t := p.tabs; t == 1 {
 			buf = append(buf, '\t')
-		}
-		if e := p.empty; e > 0 {
-			if e > 1 {
-				buf = dwca.AppendTabs(buf, e-1)
-			}
-			j += e - 1
-			continue
+		} else if t > 1 {
+			buf = dwca.AppendTabs(buf, t)
 		}
 		if v := p.valid; v != nil {
 			if q := p.voff + i; v[q>>3]&(1<<(q&7)) == 0 {
-				continue
+				continue // (verbatim cells have no bitmap)
 			}
 		}
 		switch p.kind {
@@ -351,6 +380,9 @@ func (r *rowPlan) appendRow(buf []byte, i int) []byte {
 			buf = dwca.AppendClean(buf, r.verb.values[k])
 			k++
 		}
+	}
+	if r.tail > 0 {
+		buf = dwca.AppendTabs(buf, r.tail)
 	}
 	return append(buf, '\n')
 }
