@@ -287,7 +287,7 @@ func grow[T any](s []T, n int) []T {
 	return s[:n]
 }
 
-// handOver gives the string buffers of the batch next last returned (its
+// handOver gives the string buffers of the last batch next returned (its
 // offsets, from 0, and its bytes) to the caller, who owns them from then
 // on; the column decodes its next batch into new buffers as large, from
 // mem (nil: Go memory). A consumer that would copy the whole batch's
@@ -300,7 +300,7 @@ func (c *flatColumn) handOver(mem memory.Allocator) (offs []int32, data []byte) 
 	return offs, data
 }
 
-// owns reports whether a is the string batch next last returned, over the
+// owns reports whether a is the last string batch next returned, over the
 // column's own buffers (handOver can give them away).
 func (c *flatColumn) owns(a *array.String) bool {
 	o := a.ValueOffsets()
