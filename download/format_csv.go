@@ -454,8 +454,7 @@ func newSimpleCSV(_ context.Context, x *Export) (formatWriter, error) {
 	return s, s.t.rw.WriteRow(s.t.header())
 }
 
-func (s *simpleCSV) columns() []string { return fieldColumns(s.t.fields) }
-
+func (s *simpleCSV) columns() []string    { return fieldColumns(s.t.fields) }
 func (s *simpleCSV) write(b *batch) error { return s.t.writeBatch(b) }
 func (s *simpleCSV) abort()               {}
 func (s *simpleCSV) finish(context.Context, ExportResult, []occurrence.DatasetInfo) error {
