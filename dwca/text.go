@@ -103,10 +103,20 @@ func (t *TextWriter) sep() {
 }
 
 // AppendTabs appends n separators (none for n <= 0), for a caller that
-// builds rows itself (Rows): a run of empty cells.
+// builds rows itself (Rows): a run of empty cells. Like
+// wordcopy.Append, it may write up to 16 bytes past the returned length
+// within dst's capacity: bytes there are free space, not data.
 func AppendTabs(dst []byte, n int) []byte {
 	if n == 1 {
 		return append(dst, '\t')
+	}
+	if l := len(dst); n > 0 && n <= 16 && cap(dst)-l >= 16 {
+		// A short run (the usual one) as two 8-byte words of tabs, with
+		// no call: what lies past the n written is overwritten next.
+		w := dst[l : l+16]
+		binary.LittleEndian.PutUint64(w, tabWord)
+		binary.LittleEndian.PutUint64(w[8:], tabWord)
+		return dst[:l+n]
 	}
 	for n > len(tabs) {
 		dst = append(dst, tabs...)
@@ -114,6 +124,9 @@ func AppendTabs(dst []byte, n int) []byte {
 	}
 	return append(dst, tabs[:max(n, 0)]...)
 }
+
+// tabWord is eight separators.
+const tabWord = 0x0909090909090909
 
 // tabs are separators for AppendTabs to copy.
 const tabs = "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t" +

@@ -184,3 +184,18 @@ func (c *chunkWriter) AvailableBuffer() []byte {
 	n := len(c.data)
 	return c.data[n:n:min(n+256<<10, cap(c.data))]
 }
+
+// TestAppendTabsRuns: every run length from -1 to 140 after a prefix, in
+// buffers with no room, a little and plenty, is the prefix and that many
+// tabs.
+func TestAppendTabsRuns(t *testing.T) {
+	for n := -1; n <= 140; n++ {
+		want := "row" + strings.Repeat("\t", max(n, 0))
+		for _, room := range []int{0, 5, 16, 17, 300} {
+			dst := append(make([]byte, 0, 3+room), "row"...)
+			if got := string(AppendTabs(dst, n)); got != want {
+				t.Fatalf("AppendTabs(%d) with room %d = %q, want %q", n, room, got, want)
+			}
+		}
+	}
+}
