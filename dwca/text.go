@@ -113,6 +113,8 @@ func AppendTabs(dst []byte, n int) []byte {
 	if l := len(dst); n > 0 && n <= 16 && cap(dst)-l >= 16 {
 		// A short run (the usual one) as two 8-byte words of tabs, with
 		// no call: what lies past the n written is overwritten next.
+		// (wordcopy.Append over a slice of tabs does the same, but then
+		// AppendTabs no longer inlines: +1.8% instructions on a DWCA.)
 		w := dst[l : l+16]
 		binary.LittleEndian.PutUint64(w, tabWord)
 		binary.LittleEndian.PutUint64(w[8:], tabWord)
