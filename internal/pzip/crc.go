@@ -2,22 +2,9 @@ package pzip
 
 import "hash/crc32"
 
-// crc32Combine returns the CRC-32 (IEEE) of the concatenation A||B given
-// crcA = CRC(A), crcB = CRC(B) and lenB = len(B): the operator "append lenB
-// zero bytes" (zeroBytes, the method of zlib's crc32_combine) applied to
-// crcA, xored with crcB.
-func crc32Combine(crcA, crcB uint32, lenB int64) uint32 {
-	if lenB <= 0 {
-		return crcA
-	}
-	op := zeroBytes(lenB)
-	return op.times(crcA) ^ crcB
-}
-
 // zeroBytes returns the operator that appends n zero bytes to a CRC-32: the
 // product of the operators for 1, 2, 4, ... zero bytes (repeated squaring)
-// whose bits n has. An entry's chunks are all one size but its last, so a
-// writer computes it once (crcCombiner).
+// whose bits n has.
 func zeroBytes(n int64) gf2Matrix {
 	var op, sq, tmp gf2Matrix
 	for i := range op {
@@ -45,7 +32,11 @@ func zeroBytes(n int64) gf2Matrix {
 	return op
 }
 
-// crcCombiner is crc32Combine with the operator of the last length kept.
+// crcCombiner combines CRC-32s (IEEE): combine returns the CRC of the
+// concatenation A||B given crcA = CRC(A), crcB = CRC(B) and lenB = len(B),
+// applying the operator "append lenB zero bytes" (zeroBytes, the method of
+// zlib's crc32_combine) to crcA and xoring in crcB. It keeps the operator
+// of the last length: an entry's chunks are all one size but its last.
 type crcCombiner struct {
 	n  int64
 	op gf2Matrix
