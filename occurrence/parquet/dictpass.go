@@ -80,16 +80,17 @@ func copyStringsTo(a *array.String, mem memory.Allocator) *array.String {
 		ob, db = mem.Allocate(4*(n+1)), mem.Allocate(len(bytes))
 		copy(db, bytes)
 	}
-	offs := arrow.Int32Traits.CastFromBytes(ob)
+	offs := int32sOf(ob)
 	for i, o := range src[:n+1] {
 		offs[i] = o - base
 	}
-	obuf, dbuf := memory.NewBufferWithAllocator(ob, mem), memory.NewBufferWithAllocator(db, mem)
-	data := array.NewData(arrow.BinaryTypes.String, n, []*memory.Buffer{nil, obuf, dbuf}, nil, 0, 0)
-	obuf.Release()
-	dbuf.Release()
-	defer data.Release()
-	return array.NewStringData(data)
+	return stringsOver(offs, db, mem)
+}
+
+// int32sOf is b's bytes as int32s, its capacity kept (an allocator frees
+// a buffer by its capacity).
+func int32sOf(b []byte) []int32 {
+	return unsafe.Slice((*int32)(unsafe.Pointer(unsafe.SliceData(b))), cap(b)/4)[:len(b)/4]
 }
 
 // stringsOver is a string array without nulls over offsets offs (from 0)

@@ -316,7 +316,6 @@ func (c *flatColumn) newStringBuffers(n int) {
 		c.offsets, c.strData = make([]int32, 0, oc), make([]byte, 0, dc)
 		return
 	}
-	ob := c.handedMem.Allocate(4 * oc)
-	c.offsets = unsafe.Slice((*int32)(unsafe.Pointer(unsafe.SliceData(ob))), cap(ob)/4)[:0]
+	c.offsets = int32sOf(c.handedMem.Allocate(4 * oc))[:0]
 	c.strData = c.handedMem.Allocate(dc)[:0]
 }

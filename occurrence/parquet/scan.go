@@ -257,7 +257,7 @@ func (sc *splitScan) emitMatches(pb arrow.RecordBatch, vals *flatSource, pos int
 		return sc.emitCounts(int64(m))
 	}
 	if len(vals.names) == 0 {
-		return sc.emitPart(pb, nil, nil, 0, sel, m, schema)
+		return sc.emitPart(pb, nil, 0, sel, m, schema)
 	}
 	// Decode the other columns only for the value batches that hold matches.
 	for off := 0; off < len(sel); off += valueBatch {
@@ -266,21 +266,20 @@ func (sc *splitScan) emitMatches(pb arrow.RecordBatch, vals *flatSource, pos int
 		if k == 0 {
 			continue
 		}
-		vb, err := vals.next(pos+int64(off), int64(end-off))
-		if err != nil {
+		if _, err := vals.next(pos+int64(off), int64(end-off)); err != nil {
 			return err
 		}
-		if err := sc.emitPart(pb, vb, vals.cols, off, sel[off:end], k, schema); err != nil {
+		if err := sc.emitPart(pb, vals, off, sel[off:end], k, schema); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// emitPart emits the selected rows of pb[off:off+len(sel)] joined with vb
-// (the same rows' other columns, or nil), which decoders decoded (one per
-// column of vb, in its order).
-func (sc *splitScan) emitPart(pb, vb arrow.RecordBatch, decoders []*flatColumn, off int, sel []bool, m int, schema *arrow.Schema) error {
+// emitPart emits the selected rows of pb[off:off+len(sel)] joined with
+// the batch vals decoded last (the same rows' other columns; vals nil:
+// none).
+func (sc *splitScan) emitPart(pb arrow.RecordBatch, vals *flatSource, off int, sel []bool, m int, schema *arrow.Schema) error {
 	// The selected rows' positions, found once for every column.
 	pos := positions(sel, m)
 	arrs := make([]arrow.Array, len(sc.cols))
@@ -297,12 +296,9 @@ func (sc *splitScan) emitPart(pb, vb arrow.RecordBatch, decoders []*flatColumn, 
 		if idx := pb.Schema().FieldIndices(name); len(idx) > 0 {
 			col = array.NewSlice(pb.Column(idx[0]), int64(off), int64(off+len(sel)))
 		} else {
-			k := vb.Schema().FieldIndices(name)[0]
-			col = vb.Column(k)
+			k := vals.batch.Schema().FieldIndices(name)[0]
+			col, owner = vals.batch.Column(k), vals.cols[k]
 			col.Retain()
-			if k < len(decoders) {
-				owner = decoders[k]
-			}
 		}
 		arrs[i] = sc.take(i, col, pos, owner)
 		col.Release()
