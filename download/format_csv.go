@@ -183,9 +183,8 @@ const (
 // on the kind, with no call per cell for text, dictionaries and numbers.
 type cellPlan struct {
 	kind cellKind
-	// empty > 0 starts a run of that many fields null in the whole batch,
-	// written as their separators at once.
-	empty int
+	// empty marks a field null in the whole batch (not among the steps).
+	empty bool
 	// tabs are the separators written before the cell (steps).
 	tabs int
 	// valid is the column's validity bitmap when it has nulls in the
@@ -204,6 +203,11 @@ type cellPlan struct {
 
 func newTableWriter(fields []field) *tableWriter {
 	t := &tableWriter{fields: fields, dicts: make([]dictText, len(fields)), halves: newRowHalves()}
+	for j, f := range fields {
+		if f.column == occurrence.ColLicense {
+			t.dicts[j].rename = occurrence.LicenseName
+		}
+	}
 	for k := range t.rows {
 		t.rows[k].verb = fieldsVerbatim(fields)
 	}
@@ -255,7 +259,7 @@ func (t *tableWriter) makePlan(b *batch) error {
 	first, second := &t.rows[0], &t.rows[1]
 	second.cells = append(second.cells[:0], first.cells...)
 	for j := range second.cells {
-		if p := &second.cells[j]; p.kind == cellFunc && keepsState(b.col(t.fields[j].column)) {
+		if p := &second.cells[j]; p.kind == cellFunc && !p.empty && keepsState(b.col(t.fields[j].column)) {
 			q, err := t.cellPlan(j, b.col(t.fields[j].column))
 			if err != nil {
 				return err
@@ -271,28 +275,19 @@ func (t *tableWriter) makePlan(b *batch) error {
 }
 
 // makeSteps lists the cells of the fields not null in the whole batch,
-// each with the separators before it: as many as fields from the previous
-// listed one (none before the first field).
+// each with the separators before it: field j follows j separators in a
+// row, of which those before the previous listed field are written.
 func (r *rowPlan) makeSteps() {
 	r.steps = r.steps[:0]
-	prev := -1 // the last listed field
-	for j := 0; j < len(r.cells); j++ {
-		p := r.cells[j]
-		if p.empty > 0 {
-			j += p.empty - 1
+	done := 0 // separators written before the last listed field
+	for j, p := range r.cells {
+		if p.empty {
 			continue
 		}
-		p.tabs = j - prev
-		if prev < 0 {
-			p.tabs = j
-		}
+		p.tabs, done = j-done, j
 		r.steps = append(r.steps, p)
-		prev = j
 	}
-	r.tail = len(r.cells) - 1 - prev
-	if prev < 0 {
-		r.tail = len(r.cells) - 1
-	}
+	r.tail = len(r.cells) - 1 - done
 }
 
 // keepsState reports whether the cell functions of a keep state between
@@ -318,25 +313,19 @@ func (t *tableWriter) makeCells(b *batch) error {
 		p := cellPlan{kind: cellVerbatim}
 		if f.column != "" {
 			a := b.col(f.column)
+			if a == nil || a.NullN() == a.Len() {
+				plan = append(plan, cellPlan{empty: true})
+				continue
+			}
 			var err error
 			if p, err = t.cellPlan(j, a); err != nil {
 				return fmt.Errorf("column %s: %w", f.column, err)
 			}
-			if a != nil && a.NullN() > 0 {
+			if a.NullN() > 0 {
 				p.valid, p.voff = a.NullBitmapBytes(), a.Data().Offset()
 			}
 		}
 		plan = append(plan, p)
-	}
-	// empty is the number of all-null columns from j on (0 for others).
-	for j := len(t.fields) - 1; j >= 0; j-- {
-		f := t.fields[j]
-		if a := b.col(f.column); f.column != "" && (a == nil || a.NullN() == a.Len()) {
-			plan[j].empty = 1
-			if j+1 < len(plan) {
-				plan[j].empty += plan[j+1].empty
-			}
-		}
 	}
 	return nil
 }
@@ -395,9 +384,9 @@ func (t *tableWriter) cellPlan(j int, a arrow.Array) (cellPlan, error) {
 	f := t.fields[j]
 	switch {
 	case f.column == occurrence.ColLicense && a != nil:
-		// GBIF's enum names, made once per dictionary when the column is
-		// one (it holds a few distinct values), else per row.
-		t.dicts[j].rename = occurrence.LicenseName
+		// GBIF's enum names, made once per dictionary (newTableWriter
+		// sets dicts[j].rename) when the column is one (it holds a few
+		// distinct values), else per row.
 		if idx, offs, data, ok := t.dicts[j].entries(a); ok {
 			return cellPlan{kind: cellDict, idx: idx, offs: offs, data: data}, nil
 		}
