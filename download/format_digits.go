@@ -51,10 +51,7 @@ func appendInt(dst []byte, v int64) []byte {
 func appendUint(dst []byte, u uint64) []byte {
 	n := decimalLen(u)
 	l := len(dst)
-	if cap(dst)-l < n {
-		dst = slices.Grow(dst, n)
-	}
-	dst = dst[:l+n]
+	dst = slices.Grow(dst, n)[:l+n]
 	putDigits(dst[l:], u)
 	return dst
 }
