@@ -21,9 +21,9 @@ type dictText struct {
 	// clean is set when src's entries need no cleaning: data and offs are
 	// then unused and rows are formatted from src itself.
 	clean bool
-	// rename, when set, gives an entry's text instead of its value where
-	// it says so (licenseName); other entries are cleaned.
-	rename func(string) (string, bool)
+	// text, when set, writes an entry's text instead of cleaning its
+	// value (appendLicence); such a dictionary is always built.
+	text func(dst []byte, v string) []byte
 }
 
 // entries returns the clean text of a dictionary column whose values are
@@ -46,7 +46,7 @@ func (c *dictText) entries(a arrow.Array) (idx, offs []int32, data []byte, ok bo
 		// A dictionary whose bytes are all plain ASCII (one check over its
 		// value buffer) is formatted from directly; only others are
 		// cleaned entry by entry.
-		if c.clean = c.rename == nil && dict.NullN() == 0 && dwca.PlainASCII(dict.ValueBytes()); !c.clean {
+		if c.clean = c.text == nil && dict.NullN() == 0 && dwca.PlainASCII(dict.ValueBytes()); !c.clean {
 			c.build(dict)
 		}
 		c.src = src
@@ -78,21 +78,12 @@ func (c *dictText) build(dict *array.String) {
 	c.offs = append(c.offs[:0], 0)
 	for k := 0; k < n; k++ {
 		if dict.IsValid(k) {
-			v := dict.Value(k)
-			if name, ok := c.renamed(v); ok {
-				c.data = append(c.data, name...)
+			if c.text != nil {
+				c.data = c.text(c.data, dict.Value(k))
 			} else {
-				c.data = dwca.AppendClean(c.data, v)
+				c.data = dwca.AppendClean(c.data, dict.Value(k))
 			}
 		}
 		c.offs = append(c.offs, int32(len(c.data)))
 	}
-}
-
-// renamed is rename's text for v, if it has one.
-func (c *dictText) renamed(v string) (string, bool) {
-	if c.rename == nil {
-		return "", false
-	}
-	return c.rename(v)
 }

@@ -205,7 +205,7 @@ func newTableWriter(fields []field) *tableWriter {
 	t := &tableWriter{fields: fields, dicts: make([]dictText, len(fields)), halves: newRowHalves()}
 	for j, f := range fields {
 		if f.column == occurrence.ColLicense {
-			t.dicts[j].rename = occurrence.LicenseName
+			t.dicts[j].text = appendLicence
 		}
 	}
 	for k := range t.rows {
@@ -385,7 +385,7 @@ func (t *tableWriter) cellPlan(j int, a arrow.Array) (cellPlan, error) {
 	switch {
 	case f.column == occurrence.ColLicense && a != nil:
 		// GBIF's enum names, made once per dictionary (newTableWriter
-		// sets dicts[j].rename) when the column is one (it holds a few
+		// sets dicts[j].text) when the column is one (it holds a few
 		// distinct values), else per row.
 		if idx, offs, data, ok := t.dicts[j].entries(a); ok {
 			return cellPlan{kind: cellDict, idx: idx, offs: offs, data: data}, nil

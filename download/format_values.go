@@ -288,12 +288,17 @@ func licenseCell(a arrow.Array) cellFn {
 		if a.IsNull(i) {
 			return dst
 		}
-		v := str(a, i)
-		if name, ok := occurrence.LicenseName(v); ok {
-			return append(dst, name...)
-		}
-		return dwca.AppendClean(dst, v)
+		return appendLicence(dst, str(a, i))
 	}
+}
+
+// appendLicence appends licence v as GBIF's downloads write it: the
+// License enum name (CC_BY_4_0) for a licence GBIF knows, else v cleaned.
+func appendLicence(dst []byte, v string) []byte {
+	if name, ok := occurrence.LicenseName(v); ok {
+		return append(dst, name...)
+	}
+	return dwca.AppendClean(dst, v)
 }
 
 // formatTime is timeLayout for one value.
