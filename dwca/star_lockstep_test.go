@@ -263,10 +263,10 @@ func TestSpillCountsBytesWritten(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	it.close()
+	defer it.close()
 	var onDisk int64
 	for _, r := range so.runs {
-		st, err := os.Stat(r)
+		st, err := r.Stat()
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,6 +11,8 @@ import (
 	"sort"
 
 	"github.com/biodiversity-downloads/downloader/occurrence"
+
+	"github.com/biodiversity-downloads/downloader/internal/tmpfile"
 )
 
 // sortItem is one entry of an external sort, ordered by (key, seq).
@@ -35,7 +37,7 @@ type extSorter struct {
 	budget int64
 	buf    []sortItem
 	size   int64
-	runs   []string
+	runs   []*tmpfile.File // unlinked while open: a killed join leaves none
 	// disk, when set, is the allowance of bytes a join's sorters share.
 	disk *spillBudget
 }
@@ -78,11 +80,11 @@ func (s *extSorter) sortBuf() {
 
 func (s *extSorter) spill() error {
 	s.sortBuf()
-	f, err := os.CreateTemp(s.dir, "dwca-join-*.run")
+	f, err := tmpfile.Create(s.dir, "dwca-join-*.run")
 	if err != nil {
 		return fmt.Errorf("dwca: join spill: %w", err)
 	}
-	s.runs = append(s.runs, f.Name())
+	s.runs = append(s.runs, f)
 	w := bufio.NewWriterSize(f, 256<<10)
 	var tmp [binary.MaxVarintLen64]byte
 	for i := range s.buf {
@@ -99,11 +101,7 @@ func (s *extSorter) spill() error {
 		w.Write(binary.AppendUvarint(tmp[:0], uint64(len(it.val))))
 		w.Write(it.val)
 	}
-	err = w.Flush()
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := w.Flush(); err != nil {
 		return fmt.Errorf("dwca: join spill: %w", err)
 	}
 	// the spilled values must not stay reachable through the buffer's array
@@ -125,9 +123,9 @@ func (s *extSorter) iter() (*sortIter, error) {
 	}
 	s.buf = nil // nothing is added any more
 	it := &sortIter{}
-	for _, name := range s.runs {
-		f, err := os.Open(name)
-		if err != nil {
+	for _, run := range s.runs {
+		f := run.File
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
 			it.close()
 			return nil, fmt.Errorf("dwca: join merge: %w", err)
 		}
@@ -146,10 +144,10 @@ func (s *extSorter) iter() (*sortIter, error) {
 	return it, nil
 }
 
-// close removes the run files.
+// close closes, and so removes, the run files.
 func (s *extSorter) close() {
-	for _, n := range s.runs {
-		os.Remove(n)
+	for _, f := range s.runs {
+		f.Close()
 	}
 	s.runs, s.buf = nil, nil
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/biodiversity-downloads/downloader/internal/pzip"
+	"github.com/biodiversity-downloads/downloader/internal/tmpfile"
 )
 
 // Writer writes a Darwin Core Archive into a zip: a core data file streamed
@@ -92,7 +93,12 @@ func (w *Writer) Extension(spec FileSpec) (*DataFile, error) {
 	if err := w.check(spec, "extension"); err != nil {
 		return nil, err
 	}
-	sp, err := w.zw.NewTempSpool(w.opts.TempDir, "dwca-extension-*")
+	// Unlinked while open: a process killed mid-archive leaves no spool.
+	tmp, err := tmpfile.Create(w.opts.TempDir, "dwca-extension-*")
+	if err != nil {
+		return nil, fmt.Errorf("dwca: %w: %v", pzip.ErrSpool, err)
+	}
+	sp, err := w.zw.NewTempSpool(tmp)
 	if err != nil {
 		return nil, fmt.Errorf("dwca: %w", err)
 	}

@@ -202,12 +202,12 @@ func (l *loader) resolve(ctx context.Context, keys *keyLookup) error {
 			return fmt.Errorf("taxonomy: heap file: %w", err)
 		}
 	}
-	hd, unmapHeap, err := mapFile(l.heap.f)
+	hd, unmapHeap, err := mapFile(l.heap.f.File)
 	if err != nil {
 		return err
 	}
 	defer func() { l.heapData = nil; unmapHeap() }()
-	sd, unmapSide, err := mapFile(l.side.f)
+	sd, unmapSide, err := mapFile(l.side.f.File)
 	if err != nil {
 		return err
 	}

@@ -8,11 +8,11 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 
 	"github.com/biodiversity-downloads/downloader/internal/atomicfile"
+	"github.com/biodiversity-downloads/downloader/internal/tmpfile"
 )
 
 // maxHeap caps the string heap (offsets are 32-bit).
@@ -20,13 +20,13 @@ const maxHeap = 1<<32 - 1
 
 // heapWriter appends the store's strings to a temporary file.
 type heapWriter struct {
-	f   *os.File
+	f   *tmpfile.File // unlinked while open: a killed build leaves no heap
 	w   *bufio.Writer
 	off uint64
 }
 
 func newHeapWriter(dir string) (*heapWriter, error) {
-	f, err := os.CreateTemp(dir, ".heap-*.tmp")
+	f, err := tmpfile.Create(dir, ".heap-*.tmp")
 	if err != nil {
 		return nil, fmt.Errorf("taxonomy: heap file: %w", err)
 	}
@@ -50,7 +50,6 @@ func (h *heapWriter) add(s string) (uint32, uint16, error) {
 func (h *heapWriter) close() {
 	if h.f != nil {
 		h.f.Close()
-		os.Remove(h.f.Name())
 		h.f = nil
 	}
 }
@@ -76,7 +75,7 @@ func (b *builder) build(ctx context.Context, path string, info ChecklistInfo) er
 	if err := b.heap.w.Flush(); err != nil {
 		return fmt.Errorf("taxonomy: heap file: %w", err)
 	}
-	data, unmap, err := mapFile(b.heap.f)
+	data, unmap, err := mapFile(b.heap.f.File)
 	if err != nil {
 		return err
 	}

@@ -3,28 +3,30 @@ package pzip
 import (
 	"fmt"
 	"io"
-	"os"
 )
+
+// SpoolFile is the file a TempSpool deflates into and reads back: a
+// temporary file (internal/tmpfile's, unlinked while open), closed by
+// Remove.
+type SpoolFile interface {
+	io.ReadWriteSeeker
+	io.Closer
+}
 
 // TempSpool is a Spool over a temporary file of its own: what is written to
 // it is deflated by the Writer's workers into the file, and Add puts it into
 // the archive as an entry without a second compression.
 type TempSpool struct {
 	*Spool
-	f *os.File
+	f SpoolFile
 }
 
-// NewTempSpool starts a deflating spool over a new temporary file in dir
-// named after pattern (os.CreateTemp).
-func (zw *Writer) NewTempSpool(dir, pattern string) (*TempSpool, error) {
-	f, err := os.CreateTemp(dir, pattern)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrSpool, err)
-	}
+// NewTempSpool starts a deflating spool over f, which the spool owns:
+// Remove closes it, also when NewTempSpool fails.
+func (zw *Writer) NewTempSpool(f SpoolFile) (*TempSpool, error) {
 	sp, err := zw.NewSpool(f, false)
 	if err != nil {
 		f.Close()
-		os.Remove(f.Name())
 		return nil, err
 	}
 	return &TempSpool{Spool: sp, f: f}, nil
@@ -41,11 +43,11 @@ func (t *TempSpool) Add(zw *Writer, fh *FileHeader) error {
 	return zw.CreateSpooled(fh, t.Spool, t.f)
 }
 
-// Remove deletes the temporary file; safe to call more than once.
+// Remove closes the spool's file (a temporary file is then deleted); safe
+// to call more than once.
 func (t *TempSpool) Remove() {
 	if t != nil && t.f != nil {
 		t.f.Close()
-		os.Remove(t.f.Name())
 		t.f = nil
 	}
 }
