@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -43,6 +44,7 @@ type worker struct {
 	cmd  *exec.Cmd
 	logs *lockedBuffer
 	done chan struct{}
+	tmp  string // its temporary directory (TMPDIR)
 }
 
 func startWorker(t *testing.T, dsn, archive string, extra ...string) *worker {
@@ -65,7 +67,8 @@ func runWorker(t *testing.T, bin, dsn, archive string, extra ...string) *worker 
 	_, table := buildFixture(t)
 	args := append([]string{"serve", "--role", "worker", "--db", dsn, "--table", table, "--storage", archive,
 		"--lease", "2s", "--rescue-after", "4s", "--heartbeat", "100ms", "--poll", "100ms"}, extra...)
-	w := &worker{cmd: exec.Command(bin, args...), logs: &lockedBuffer{}, done: make(chan struct{})}
+	w := &worker{cmd: exec.Command(bin, args...), logs: &lockedBuffer{}, done: make(chan struct{}), tmp: t.TempDir()}
+	w.cmd.Env = append(os.Environ(), "TMPDIR="+w.tmp)
 	w.cmd.Stderr = w.logs
 	w.cmd.Stdout = w.logs
 	if err := w.cmd.Start(); err != nil {
@@ -97,6 +100,30 @@ func (w *worker) kill9(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-w.done
+}
+
+// tempFiles lists the worker's temporary directory: names, and files
+// open in it (named or unlinked; -1 where /proc does not tell).
+func (w *worker) tempFiles(t *testing.T) (names []string, open int) {
+	t.Helper()
+	entries, err := os.ReadDir(w.tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	fds, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", w.cmd.Process.Pid))
+	if err != nil {
+		return names, -1
+	}
+	for _, fd := range fds {
+		target, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", w.cmd.Process.Pid, fd.Name()))
+		if err == nil && strings.HasPrefix(target, w.tmp+string(os.PathSeparator)) {
+			open++
+		}
+	}
+	return names, open
 }
 
 // archiveFiles lists the storage directory: committed archives and
@@ -146,7 +173,17 @@ func TestKillWorkerMidExport(t *testing.T) {
 		if len(committed) != 0 || len(partial) != 1 {
 			t.Fatalf("mid-export storage: committed %v partial %v", committed, partial)
 		}
+		// The DWCA's spools (verbatim and multimedia rows) are open in the
+		// worker's temporary directory without a name, so the kill leaves
+		// none behind (internal/tmpfile).
+		names, open := w1.tempFiles(t)
+		if len(names) != 0 || open == 0 {
+			t.Fatalf("worker's temporary files mid-export: named %v, %d open", names, open)
+		}
 		w1.kill9(t)
+		if names, _ := w1.tempFiles(t); len(names) != 0 {
+			t.Fatalf("the killed worker left %v", names)
+		}
 		if d := api.status(key, "alice"); d.Status != jobs.StatusRunning {
 			t.Fatalf("after kill: %s", d.Status)
 		}
