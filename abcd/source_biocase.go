@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/biodiversity-downloads/downloader/internal/tmpfile"
 	"github.com/biodiversity-downloads/downloader/internal/zipsafe"
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
@@ -60,7 +61,10 @@ func (s *Source) resolveBioCASe(ctx context.Context, endpoint string) ([]documen
 // archiveFromProvider downloads an ABCD archive to a temporary file (removed
 // by Close) and opens it.
 func (s *Source) archiveFromProvider(ctx context.Context, h *Harvester, u string) ([]document, error) {
-	f, err := os.CreateTemp(s.opts.TempDir, "abcd-*.zip")
+	// Named (the archive is opened by path), after this host's process;
+	// the files of harvests whose process was killed go first.
+	tmpfile.SweepDead(s.opts.TempDir, "abcd")
+	f, err := tmpfile.CreateNamed(s.opts.TempDir, "abcd", ".zip")
 	if err != nil {
 		return nil, err
 	}

@@ -5,14 +5,18 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/biodiversity-downloads/downloader/internal/tmpfile"
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
 
@@ -297,9 +301,13 @@ func TestOpenURL(t *testing.T) {
 	}))
 	defer srv.Close()
 	tmp := t.TempDir()
+	orphan := killedDownload(t, tmp)
 	a, err := OpenURL(context.Background(), srv.Client(), srv.URL+"/a.zip", tmp)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if _, err := os.Stat(orphan); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the download of a killed process is still there: %v", err)
 	}
 	if got := countRows(t, a, a.Meta.Core); got != 19 {
 		t.Errorf("%d rows, want 19", got)
@@ -322,6 +330,31 @@ func TestOpenURL(t *testing.T) {
 	if left, _ := os.ReadDir(tmp); len(left) != 0 {
 		t.Errorf("a failed open left the download behind: %v", left)
 	}
+}
+
+// killedDownload leaves in dir what a process killed mid-download leaves
+// (a named temporary file, internal/tmpfile.CreateNamed, of a process that
+// is gone) and returns its path.
+func killedDownload(t *testing.T, dir string) string {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("process liveness is not checked on Windows")
+	}
+	child := exec.Command(os.Args[0], "-test.run=^$")
+	if err := child.Run(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := tmpfile.CreateNamed(dir, "dwca", ".download")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	name := strings.Replace(filepath.Base(f.Name()), fmt.Sprintf("-%d-", os.Getpid()), fmt.Sprintf("-%d-", child.Process.Pid), 1)
+	orphan := filepath.Join(dir, name)
+	if err := os.Rename(f.Name(), orphan); err != nil {
+		t.Fatal(err)
+	}
+	return orphan
 }
 
 func TestUnsafeLocationInFolder(t *testing.T) {

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/biodiversity-downloads/downloader/internal/tmpfile"
 	"github.com/biodiversity-downloads/downloader/internal/zipsafe"
 	kflate "github.com/klauspost/compress/flate"
 )
@@ -190,7 +191,10 @@ func download(ctx context.Context, client *http.Client, url, dir string, limit i
 	if resp.ContentLength > limit {
 		return "", fmt.Errorf("dwca: %w", &TooLargeError{Name: url, What: "download (Content-Length)", Limit: limit})
 	}
-	f, err := os.CreateTemp(dir, "dwca-*.download")
+	// Named (the archive is opened by path), after this host's process;
+	// the files of downloads whose process was killed go first.
+	tmpfile.SweepDead(dir, "dwca")
+	f, err := tmpfile.CreateNamed(dir, "dwca", ".download")
 	if err != nil {
 		return "", fmt.Errorf("dwca: download %s: %w", url, err)
 	}

@@ -1,11 +1,13 @@
 // Package tmpfile creates temporary files that a killed process does not
 // leave behind.
 //
-// A file is created with os.CreateTemp and unlinked at once: its user
+// Create makes a file with os.CreateTemp and unlinks it at once: its user
 // reads and writes it through the open descriptor (spools reread, heaps
 // memory-mapped), and the system frees it when the descriptor closes,
 // whether Close runs or the process is killed. Where an open file cannot
-// be unlinked (Windows), the name stays until Close removes it.
+// be unlinked (Windows), the name stays until Close removes it. A file
+// that must keep its name (CreateNamed) carries its host and process id,
+// and SweepDead removes those whose process is gone (named.go).
 package tmpfile
 
 import (

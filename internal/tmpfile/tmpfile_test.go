@@ -3,6 +3,7 @@ package tmpfile
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -87,5 +88,57 @@ func TestKilledProcessLeavesNothing(t *testing.T) {
 	cmd.Wait()
 	if m, _ := filepath.Glob(filepath.Join(dir, "*")); len(m) != 0 {
 		t.Fatalf("a killed process left %v", m)
+	}
+}
+
+// TestSweepDead removes the named files of a process that exited and
+// keeps those of this process, of a running one, of another host and of
+// other prefixes.
+func TestSweepDead(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("process liveness is not checked on Windows")
+	}
+	dir := t.TempDir()
+	child := exec.Command(os.Args[0], "-test.run=^$")
+	if err := child.Run(); err != nil {
+		t.Fatal(err)
+	}
+	dead := child.Process.Pid
+	live := exec.Command("sleep", "60")
+	if err := live.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { live.Process.Kill(); live.Wait() }()
+	mine, err := CreateNamed(dir, "dwca", ".download")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mine.Close()
+	if !strings.HasPrefix(filepath.Base(mine.Name()), fmt.Sprintf("dwca-%s-%d-", hostTag(), os.Getpid())) {
+		t.Fatalf("named %s", mine.Name())
+	}
+	orphan := fmt.Sprintf("dwca-%s-%d-123.download", hostTag(), dead)
+	keep := []string{
+		filepath.Base(mine.Name()),
+		fmt.Sprintf("dwca-otherhost-%d-1.download", dead), // another host's process
+		fmt.Sprintf("abcd-%s-%d-1.zip", hostTag(), dead),  // another prefix
+		fmt.Sprintf("dwca-%s-notapid-1.download", hostTag()),
+		fmt.Sprintf("dwca-%s-%d-1.download", hostTag(), live.Process.Pid), // a running process
+	}
+	for _, n := range append([]string{orphan}, keep[1:]...) {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := SweepDead(dir, "dwca"); len(got) != 1 || got[0] != orphan {
+		t.Fatalf("swept %v, want [%s]", got, orphan)
+	}
+	for _, n := range keep {
+		if _, err := os.Stat(filepath.Join(dir, n)); err != nil {
+			t.Errorf("%s: %v", n, err)
+		}
+	}
+	if got := SweepDead(dir, "dwca"); len(got) != 0 {
+		t.Fatalf("second sweep removed %v", got)
 	}
 }
