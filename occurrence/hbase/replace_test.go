@@ -2,6 +2,8 @@ package hbase
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -127,6 +129,9 @@ func TestReplaceDataset(t *testing.T) {
 	if err := crashed.flush(ctx); err != nil {
 		t.Fatal(err)
 	}
+	if err := crashed.wait(); err != nil { // the batch is written in the background
+		t.Fatal(err)
+	}
 	if got := rawRows(t, s); got != before+400 {
 		t.Fatalf("crashed ingest wrote %d rows, want 400", got-before)
 	}
@@ -151,6 +156,47 @@ func TestReplaceDataset(t *testing.T) {
 	final, _ := s.Snapshot(ctx)
 	if got := countSnapshot(t, s, final); got != 300 {
 		t.Fatalf("after delete: %d rows, want 300", got)
+	}
+}
+
+// TestWriteFailureReturnedLater: a batch is written while the next fills,
+// so its failure comes back from Commit (or the next batch's Append), and
+// the dataset keeps its previous generation.
+func TestWriteFailureReturnedLater(t *testing.T) {
+	ctx := context.Background()
+	s := newStore(t, Config{Buckets: 4, WriteBatch: 10})
+	g := occurrencetest.NewGenerator(9, 100)
+	plan := g.Datasets(100, 1)
+	ingestN(t, s, &plan[0], g, 30, true)
+	w, err := s.BeginDataset(ctx, plan[0].Info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	rec := occurrence.NewRecord()
+	for i := range 15 {
+		g.Fill(rec, &plan[0], i)
+		c := ctx
+		if i == 9 {
+			c = cancelled // the tenth Append sends the first batch, under a cancelled context
+		}
+		if err := w.Append(c, rec); err != nil {
+			t.Fatalf("Append %d: %v; a batch's failure comes back later", i, err)
+		}
+	}
+	if n := w.(*DatasetWriter).Records(); n != 15 {
+		t.Fatalf("Records() = %d, want 15", n)
+	}
+	if _, err := w.Commit(ctx, occurrence.LoadStats{}); !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "write 10 records") {
+		t.Fatalf("Commit: %v, want the first batch's failure", err)
+	}
+	snap, err := s.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := countSnapshot(t, s, snap); got != 30 {
+		t.Fatalf("after the failed ingest the snapshot has %d rows, want the previous 30", got)
 	}
 }
 

@@ -19,21 +19,28 @@ var (
 	colCountry = occurrence.ColumnIndex(occurrence.ColCountryCode)
 )
 
-// DatasetWriter writes a new generation of one dataset with batched puts.
-// Nothing it writes is visible until Commit flips the dataset's generation
-// (one atomic row write); Abort, a failure or a crash leave the previous
-// generation in place, and the next writer deletes the orphaned rows.
+// DatasetWriter writes a new generation of one dataset with batched puts,
+// one batch in flight while the next fills (its failure is returned by the
+// next Append or by Commit). Nothing it writes is visible until Commit
+// flips the dataset's generation (one atomic row write); Abort, a failure
+// or a crash leave the previous generation in place, and the next writer
+// deletes the orphaned rows.
 type DatasetWriter struct {
-	s         *Store
-	info      occurrence.DatasetInfo
-	gen       uint64
-	dsHash    uint32
-	muts      []*hrpc.Mutation
+	s      *Store
+	info   occurrence.DatasetInfo
+	gen    uint64
+	dsHash uint32
+	muts   []*hrpc.Mutation
+	// sent is the batch being written, done its result (nil: none);
+	// spare an empty batch's slice for the next records.
+	sent      []*hrpc.Mutation
+	done      chan error
+	spare     []*hrpc.Mutation
 	counts    []int64
 	countries map[string]bool
 	records   int64
 	eml       []byte
-	done      bool
+	finished  bool
 	scratch   []byte // encodes a record, which is then copied at its size
 }
 
@@ -60,15 +67,16 @@ func (s *Store) BeginDataset(ctx context.Context, info occurrence.DatasetInfo) (
 }
 
 // Append adds one interpreted record; it needs a gbifID, one the table
-// minted (MintIDs). Every WriteBatch records it writes the batch to HBase
-// under ctx.
+// minted (MintIDs). Every WriteBatch records it sends the batch to HBase
+// under ctx, written while the next batch fills; a failure to write it is
+// returned by the Append that sends the next one, or by Commit.
 func (w *DatasetWriter) Append(ctx context.Context, r *occurrence.Record) error {
-	if w.done {
+	if w.finished {
 		return errWriterDone
 	}
 	id := r.Get(colGBIFID)
 	if !id.Valid {
-		return fmt.Errorf("dataset %s record %d: no gbifID", w.info.Key, w.records+int64(len(w.muts))+1)
+		return fmt.Errorf("dataset %s record %d: no gbifID", w.info.Key, w.Records()+1)
 	}
 	b := salt(id.I, w.s.buckets)
 	cc := countryBytes(r.Get(colCountry))
@@ -85,15 +93,34 @@ func (w *DatasetWriter) Append(ctx context.Context, r *occurrence.Record) error 
 	return nil
 }
 
+// flush sends the filled batch once the one before it is written, and
+// returns that one's failure.
 func (w *DatasetWriter) flush(ctx context.Context) error {
-	if len(w.muts) == 0 {
+	if err := w.wait(); err != nil || len(w.muts) == 0 {
+		return err
+	}
+	sent, done := w.muts, make(chan error, 1)
+	go func() { done <- w.s.c.Apply(ctx, w.s.cfg.Table, sent) }()
+	w.sent, w.done = sent, done
+	w.muts, w.spare = w.spare, nil // nil: the next records allocate one
+	return nil
+}
+
+// wait waits for the batch in flight, if any, and returns its failure.
+// A written batch's slice is kept for the batch after the next.
+func (w *DatasetWriter) wait() error {
+	if w.done == nil {
 		return nil
 	}
-	if err := w.s.c.Apply(ctx, w.s.cfg.Table, w.muts); err != nil {
-		return fmt.Errorf("dataset %s: write %d records: %w", w.info.Key, len(w.muts), err)
+	err := <-w.done
+	sent := w.sent
+	w.done, w.sent = nil, nil
+	if err != nil {
+		return fmt.Errorf("dataset %s: write %d records: %w", w.info.Key, len(sent), err)
 	}
-	w.records += int64(len(w.muts))
-	w.muts = w.muts[:0]
+	w.records += int64(len(sent))
+	clear(sent)
+	w.spare = sent[:0]
 	return nil
 }
 
@@ -110,15 +137,21 @@ func (w *DatasetWriter) SetEML(ctx context.Context, r io.Reader) error {
 }
 
 // Records returns the number of records appended.
-func (w *DatasetWriter) Records() int64 { return w.records + int64(len(w.muts)) }
+func (w *DatasetWriter) Records() int64 {
+	return w.records + int64(len(w.sent)) + int64(len(w.muts))
+}
 
 // Commit writes what is buffered, then makes the new generation the
 // dataset's current one and returns the new snapshot's id.
 func (w *DatasetWriter) Commit(ctx context.Context, stats occurrence.LoadStats) (string, error) {
-	if w.done {
+	if w.finished {
 		return "", errWriterDone
 	}
-	if err := w.flush(ctx); err != nil {
+	err := w.flush(ctx)
+	if err == nil {
+		err = w.wait()
+	}
+	if err != nil {
 		w.Abort(ctx)
 		return "", err
 	}
@@ -155,7 +188,7 @@ func (w *DatasetWriter) Commit(ctx context.Context, stats occurrence.LoadStats) 
 		w.Abort(ctx)
 		return "", fmt.Errorf("commit dataset %s: %w", w.info.Key, err)
 	}
-	w.done = true
+	w.finished = true
 	s.collect(ctx, w.info.Key, st)
 	snap, err := s.Snapshot(ctx)
 	if err != nil {
@@ -169,10 +202,11 @@ func (w *DatasetWriter) Commit(ctx context.Context, stats occurrence.LoadStats) 
 // after Ctrl-C, or the deletion fails, the generation stays pending and the
 // next writer of the dataset collects it (collect).
 func (w *DatasetWriter) Abort(ctx context.Context) {
-	if w.done {
+	if w.finished {
 		return
 	}
-	w.done = true
+	w.finished = true
+	_ = w.wait() // the batch in flight lands before its generation goes
 	ctx, cancel := context.WithTimeout(ctx, abortTimeout)
 	defer cancel()
 	s := w.s
