@@ -237,9 +237,21 @@ func (s *scanner) unclosed() error {
 	return ErrUnclosedQuote
 }
 
+// checkUTF8 checks the row's cells: the arena holds them without their
+// separators, so it is valid UTF-8 and no cell starts with a continuation
+// byte exactly when every cell is valid ("\xd2" and "\xa4" are two broken
+// cells, though the arena's "\xd2\xa4" is one rune).
 func (s *scanner) checkUTF8() error {
-	if s.utf8 && !utf8.Valid(s.arena) {
+	if !s.utf8 {
+		return nil
+	}
+	if !utf8.Valid(s.arena) {
 		return ErrInvalidUTF8
+	}
+	for _, end := range s.ends {
+		if end < len(s.arena) && !utf8.RuneStart(s.arena[end]) {
+			return ErrInvalidUTF8
+		}
 	}
 	return nil
 }
