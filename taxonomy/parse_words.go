@@ -73,11 +73,12 @@ var authorParticles = map[string]bool{
 	"ter": true, "ten": true, "te": true, "y": true, "v.": true, "d.": true, "v": true, "dalla": true, "vander": true,
 }
 
-// isEpithetWord reports a word that can be an epithet: lower-case letters
-// with inner hyphens, an "x'" prefix (d'urvilleana) or a number prefix
-// (10-punctata); never a rank marker or one of the words above.
+// isEpithetWord reports a word that can be an epithet: two or more
+// lower-case letters with inner hyphens, an "x'" prefix (d'urvilleana) or
+// a number prefix (10-punctata); never a rank marker or one of the words
+// above. Letters are counted, not bytes: "é" is one letter, as "e" is.
 func isEpithetWord(w string) bool {
-	if len(w) < 2 || unallowedEpithets[w] || unallowedEpithets[strings.TrimSuffix(w, ".")] {
+	if utf8.RuneCountInString(w) < 2 || unallowedEpithets[w] || unallowedEpithets[strings.TrimSuffix(w, ".")] {
 		return false
 	}
 	body := w
