@@ -73,7 +73,10 @@ func openKeyLookup(path string) (*keyLookup, error) {
 	}
 	l.next = le.Uint32(hdr[12:])
 	n := le.Uint64(hdr[16:])
-	if st, err := f.Stat(); err != nil || uint64(st.Size()) != 32+n*12 {
+	// The entries must fill the rest of the file: compared by division,
+	// since a hostile count times 12 wraps around (2^63+5 entries would
+	// "fit" a 92-byte file).
+	if st, err := f.Stat(); err != nil || st.Size() < 32 || (st.Size()-32)%12 != 0 || n != uint64(st.Size()-32)/12 {
 		return nil, fmt.Errorf("taxonomy: key lookup %s: truncated", path)
 	}
 	l.entries = make([]keyEntry, n)
