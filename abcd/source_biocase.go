@@ -61,9 +61,8 @@ func (s *Source) resolveBioCASe(ctx context.Context, endpoint string) ([]documen
 // archiveFromProvider downloads an ABCD archive to a temporary file (removed
 // by Close) and opens it.
 func (s *Source) archiveFromProvider(ctx context.Context, h *Harvester, u string) ([]document, error) {
-	// Named (the archive is opened by path), after this host's process;
-	// the files of harvests whose process was killed go first.
-	tmpfile.SweepDead(s.opts.TempDir, "abcd")
+	// Named (the archive is opened by path); files left by killed
+	// processes are removed first (tmpfile.CreateNamed).
 	f, err := tmpfile.CreateNamed(s.opts.TempDir, "abcd", ".zip")
 	if err != nil {
 		return nil, err

@@ -191,9 +191,8 @@ func download(ctx context.Context, client *http.Client, url, dir string, limit i
 	if resp.ContentLength > limit {
 		return "", fmt.Errorf("dwca: %w", &TooLargeError{Name: url, What: "download (Content-Length)", Limit: limit})
 	}
-	// Named (the archive is opened by path), after this host's process;
-	// the files of downloads whose process was killed go first.
-	tmpfile.SweepDead(dir, "dwca")
+	// Named (the archive is opened by path); files left by killed
+	// processes are removed first (tmpfile.CreateNamed).
 	f, err := tmpfile.CreateNamed(dir, "dwca", ".download")
 	if err != nil {
 		return "", fmt.Errorf("dwca: download %s: %w", url, err)

@@ -3,5 +3,5 @@
 package tmpfile
 
 // alive reports every process as running where liveness is not checked:
-// SweepDead then removes nothing.
+// sweepDead then removes nothing.
 func alive(int) bool { return true }

@@ -11,23 +11,25 @@ import (
 // Some temporary files must keep their name, because they are reopened by
 // it (an archive downloaded by URL is opened as a zip by path). Such a file
 // is named after its host and process, prefix-<host>-<pid>-<random>suffix,
-// and SweepDead removes those left by a process of this host that is gone
-// (killed, or crashed): the next process that makes such files sweeps
-// before it does. Files of other hosts sharing the directory (containers
-// with their own process ids) are left alone.
+// and each CreateNamed first removes those of its prefix left by a process
+// of this host that is gone (killed, or crashed). Files of other hosts
+// sharing the directory (containers with their own process ids) are left
+// alone.
 
 // CreateNamed creates a temporary file in dir (os.TempDir when "") that
-// keeps its name: prefix-<host>-<pid>-<random>suffix. The caller removes
-// it; SweepDead removes it once its process is gone.
+// keeps its name, prefix-<host>-<pid>-<random>suffix, after removing
+// those of prefix whose process is gone (sweepDead). The caller removes
+// the file it gets.
 func CreateNamed(dir, prefix, suffix string) (*os.File, error) {
+	sweepDead(dir, prefix)
 	return os.CreateTemp(dir, fmt.Sprintf("%s-%s-%d-*%s", prefix, hostTag(), os.Getpid(), suffix))
 }
 
-// SweepDead removes the files CreateNamed made in dir with prefix for a
+// sweepDead removes the files CreateNamed made in dir with prefix for a
 // process of this host that no longer runs, and returns their names.
 // Errors reading dir or removing a file are ignored: a sweep is
 // housekeeping, retried by the next one.
-func SweepDead(dir, prefix string) []string {
+func sweepDead(dir, prefix string) []string {
 	if dir == "" {
 		dir = os.TempDir()
 	}

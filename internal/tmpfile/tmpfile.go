@@ -7,7 +7,7 @@
 // whether Close runs or the process is killed. Where an open file cannot
 // be unlinked (Windows), the name stays until Close removes it. A file
 // that must keep its name (CreateNamed) carries its host and process id,
-// and SweepDead removes those whose process is gone (named.go).
+// and CreateNamed removes those whose process is gone (named.go).
 package tmpfile
 
 import (

@@ -91,7 +91,7 @@ func TestKilledProcessLeavesNothing(t *testing.T) {
 	}
 }
 
-// TestSweepDead removes the named files of a process that exited and
+// TestSweepDead: sweepDead removes the named files of a process that exited and
 // keeps those of this process, of a running one, of another host and of
 // other prefixes.
 func TestSweepDead(t *testing.T) {
@@ -130,7 +130,7 @@ func TestSweepDead(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if got := SweepDead(dir, "dwca"); len(got) != 1 || got[0] != orphan {
+	if got := sweepDead(dir, "dwca"); len(got) != 1 || got[0] != orphan {
 		t.Fatalf("swept %v, want [%s]", got, orphan)
 	}
 	for _, n := range keep {
@@ -138,7 +138,7 @@ func TestSweepDead(t *testing.T) {
 			t.Errorf("%s: %v", n, err)
 		}
 	}
-	if got := SweepDead(dir, "dwca"); len(got) != 0 {
+	if got := sweepDead(dir, "dwca"); len(got) != 0 {
 		t.Fatalf("second sweep removed %v", got)
 	}
 }
