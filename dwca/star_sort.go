@@ -10,9 +10,8 @@ import (
 	"os"
 	"sort"
 
-	"github.com/biodiversity-downloads/downloader/occurrence"
-
 	"github.com/biodiversity-downloads/downloader/internal/tmpfile"
+	"github.com/biodiversity-downloads/downloader/occurrence"
 )
 
 // sortItem is one entry of an external sort, ordered by (key, seq).
