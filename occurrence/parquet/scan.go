@@ -18,6 +18,9 @@ import (
 type openFile struct {
 	f    *os.File
 	size int64
+	// mapped is f's bytes when it could be mapped (mapped.go), nil when it
+	// is read with ReadAt.
+	mapped mappedFile
 	// foot locates the column chunks, whose pages the scan reads and
 	// decodes itself (chunk.go, pages.go).
 	foot *footer
@@ -26,7 +29,16 @@ type openFile struct {
 // valueBatch is the granularity at which non-predicate columns are read.
 const valueBatch = 1024
 
-func (o *openFile) close() error { return o.f.Close() }
+func (o *openFile) close() error {
+	if o.mapped != nil {
+		if err := unmapFile(o.mapped); err != nil {
+			o.f.Close()
+			return fmt.Errorf("unmap split file: %w", err)
+		}
+		o.mapped = nil
+	}
+	return o.f.Close()
+}
 
 // fileSlot is a file being opened or open; ready closes when it is either.
 // refs counts the scans using it and stale marks a file the current
@@ -77,12 +89,12 @@ func (s *Store) openFile(rel string) (*openFile, error) {
 		f.Close()
 		return nil, fmt.Errorf("open split file: %w", err)
 	}
-	foot, err := readFooter(f, st.Size())
-	if err != nil {
-		f.Close()
+	o := &openFile{f: f, size: st.Size(), mapped: mapOpen(f, st.Size())}
+	if o.foot, err = readFooter(o.reader(), o.size); err != nil {
+		o.close()
 		return nil, fmt.Errorf("read %s: %w", rel, err)
 	}
-	return &openFile{f: f, size: st.Size(), foot: foot}, nil
+	return o, nil
 }
 
 // ScanSplit scans one row group: statistics pruning, then the predicate's
