@@ -139,14 +139,14 @@ func (sc *splitScan) readBloom(column string) (*bloomFilter, error) {
 		return nil, fmt.Errorf("%s: bloom filter of %s past the end of the file", sc.path, column)
 	}
 	head := make([]byte, min(n, bloomHeaderRead))
-	if _, err := sc.file.reader().ReadAt(head, c.bloomAt); err != nil && err != io.EOF {
+	if _, err := sc.file.f.ReadAt(head, c.bloomAt); err != nil && err != io.EOF {
 		return nil, fmt.Errorf("%s: bloom filter of %s: %w", sc.path, column, err)
 	}
 	hdr, numBytes, err := parseBloomHeader(head, n)
 	if err != nil {
 		return nil, fmt.Errorf("%s: bloom filter of %s: %w", sc.path, column, err)
 	}
-	return &bloomFilter{r: sc.file.reader(), at: c.bloomAt + int64(hdr), blocks: uint64(numBytes / 32)}, nil
+	return &bloomFilter{r: sc.file.f, at: c.bloomAt + int64(hdr), blocks: uint64(numBytes / 32)}, nil
 }
 
 // parseBloom parses a BloomFilterHeader and returns the bitset that

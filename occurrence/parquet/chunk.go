@@ -24,15 +24,12 @@ type page struct {
 // reads exactly the page the offset index names. A page returned is valid
 // until the next call; the dictionary page until close.
 type chunkPages struct {
-	r io.ReaderAt
-	// mapped is r when it is the file mapped in memory: pages are sliced
-	// out of it instead of read into a window.
-	mapped mappedFile
-	where  string // file, row group and column, for errors
-	meta   chunkMeta
-	codec  compress.Codec // nil when uncompressed
-	start  int64          // the chunk's first page (the dictionary, if any)
-	end    int64
+	r     io.ReaderAt
+	where string // file, row group and column, for errors
+	meta  chunkMeta
+	codec compress.Codec // nil when uncompressed
+	start int64          // the chunk's first page (the dictionary, if any)
+	end   int64
 
 	locs     []pageLoc // the offset index, once read
 	locsRead bool
@@ -91,7 +88,6 @@ func newChunkPages(col int, r io.ReaderAt, size int64, m chunkMeta, where string
 		c.codec = codec
 	}
 	c.pos = c.start
-	c.mapped, _ = r.(mappedFile)
 	c.chunkBuffers = chunkFree.get(col)
 	c.win.clear() // the windows held another chunk's bytes
 	c.aux.clear()
@@ -341,12 +337,6 @@ func (w *window) clear() { w.buf, w.off = w.buf[:0], 0 }
 func (w *window) fetch(c *chunkPages, off int64, n int, ahead bool) ([]byte, error) {
 	if n < 0 {
 		return nil, c.errorf("read of %d bytes at %d", n, off)
-	}
-	if c.mapped != nil {
-		if b, ok := c.mapped.slice(off, n); ok {
-			return b, nil
-		}
-		return nil, c.errorf("%d bytes at %d, file ends after %d", n, off, len(c.mapped))
 	}
 	if len(w.buf) > 0 && off >= w.off && off+int64(n) <= w.off+int64(len(w.buf)) {
 		return w.buf[off-w.off:][:n], nil

@@ -55,11 +55,9 @@
 //
 // Files are written with arrow-go's pqarrow and read without it: the
 // package parses footers, page headers and offset indexes itself (a small
-// compact-Thrift reader, thrift.go, footer.go, pageheader.go), maps each
-// file read-only and slices column chunks' pages out of the mapping (no read
-// call, no copy; where a file cannot be mapped, through a read-ahead window
-// or, for a seek, exactly the page the offset index names: chunk.go,
-// mapped.go), and decodes pages with its own decoder
+// compact-Thrift reader, thrift.go, footer.go, pageheader.go), reads column
+// chunks through a read-ahead window or, for a seek, exactly the page the
+// offset index names (chunk.go), and decodes pages with its own decoder
 // (pages.go, rle.go): pages are decoded into buffers reused from batch to
 // batch, dictionary-encoded strings and integers reach the predicate as
 // dictionary indices (each distinct value is matched once per column

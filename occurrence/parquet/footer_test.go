@@ -2,14 +2,11 @@ package parquet
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -410,45 +407,26 @@ func FuzzChunkPages(f *testing.F) {
 			}
 			return err == nil
 		}
-		// The pages read through a window and sliced from a mapping are
-		// the same: each walk is traced and the traces compared.
-		walk := func(r io.ReaderAt) []string {
-			var trace []string
-			note := func(p *page, err error) bool {
-				if !check(err) {
-					trace = append(trace, "error")
-					return false
-				}
-				if p == nil {
-					trace = append(trace, "none")
-					return true
-				}
-				trace = append(trace, fmt.Sprintf("%d %d %x", p.typ, p.first, sha256.Sum256(p.data)))
-				return true
-			}
-			pr, err := newChunkPages(-1, r, int64(len(data)), m, "fuzz")
+		pr, err := newChunkPages(-1, bytes.NewReader(data), int64(len(data)), m, "fuzz")
+		if !check(err) {
+			return
+		}
+		defer pr.close()
+		for range 64 {
+			p, err := pr.next()
 			if !check(err) {
-				return []string{"no chunk"}
+				break
 			}
-			defer pr.close()
-			for range 64 {
-				p, err := pr.next()
-				if err == io.EOF || !note(p, err) {
-					break
-				}
-				if int64(len(p.data)) > int64(len(data))*maxSnappyRatio+maxPageBytes {
-					t.Fatalf("page of %d bytes from %d", len(p.data), len(data))
-				}
+			if int64(len(p.data)) > int64(len(data))*maxSnappyRatio+maxPageBytes {
+				t.Fatalf("page of %d bytes from %d", len(p.data), len(data))
 			}
-			for _, r := range []int64{row, 0, row / 2} {
-				note(pr.seek(r))
-			}
-			note(pr.dictionary())
-			return trace
 		}
-		read, mapped := walk(bytes.NewReader(data)), walk(mappedFile(data))
-		if !slices.Equal(read, mapped) {
-			t.Fatalf("pages read %v, mapped %v", read, mapped)
+		for _, r := range []int64{row, 0, row / 2} {
+			if _, err := pr.seek(r); !check(err) {
+				continue
+			}
 		}
+		_, err = pr.dictionary()
+		check(err)
 	})
 }

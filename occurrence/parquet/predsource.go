@@ -55,7 +55,7 @@ func (sc *splitScan) openFlat(name string) (*flatColumn, error) {
 	if l.maxRep != 0 {
 		return nil, fmt.Errorf("read %s: column %q is repeated", sc.path, name)
 	}
-	pr, err := newChunkPages(col, sc.file.reader(), sc.file.size, foot.rowGroups[sc.rg].chunks[leaf], where)
+	pr, err := newChunkPages(col, sc.file.f, sc.file.size, foot.rowGroups[sc.rg].chunks[leaf], where)
 	if err != nil {
 		return nil, err
 	}

@@ -18,9 +18,6 @@ import (
 type openFile struct {
 	f    *os.File
 	size int64
-	// mapped is f's bytes when it could be mapped (mapped.go), nil when it
-	// is read with ReadAt.
-	mapped mappedFile
 	// foot locates the column chunks, whose pages the scan reads and
 	// decodes itself (chunk.go, pages.go).
 	foot *footer
@@ -29,16 +26,7 @@ type openFile struct {
 // valueBatch is the granularity at which non-predicate columns are read.
 const valueBatch = 1024
 
-func (o *openFile) close() error {
-	if o.mapped != nil {
-		if err := unmapFile(o.mapped); err != nil {
-			o.f.Close()
-			return fmt.Errorf("unmap split file: %w", err)
-		}
-		o.mapped = nil
-	}
-	return o.f.Close()
-}
+func (o *openFile) close() error { return o.f.Close() }
 
 // fileSlot is a file being opened or open; ready closes when it is either.
 // refs counts the scans using it and stale marks a file the current
@@ -89,12 +77,12 @@ func (s *Store) openFile(rel string) (*openFile, error) {
 		f.Close()
 		return nil, fmt.Errorf("open split file: %w", err)
 	}
-	o := &openFile{f: f, size: st.Size(), mapped: mapOpen(f, st.Size())}
-	if o.foot, err = readFooter(o.reader(), o.size); err != nil {
-		o.close()
+	foot, err := readFooter(f, st.Size())
+	if err != nil {
+		f.Close()
 		return nil, fmt.Errorf("read %s: %w", rel, err)
 	}
-	return o, nil
+	return &openFile{f: f, size: st.Size(), foot: foot}, nil
 }
 
 // ScanSplit scans one row group: statistics pruning, then the predicate's
