@@ -27,7 +27,7 @@ while IFS=: read -r file name; do
 	spec="${pkg#./}:$name"
 	[[ $spec =~ $filter ]] || continue
 	echo "== $spec ($(date -u +%H:%M:%S))"
-	if ! go test "$pkg" -run '^$' -fuzz "^${name}\$" -fuzztime "${seconds}s" -fuzzminimizetime "$minimize" 2>&1 | tail -n 3; then
+	if ! go test "$pkg" -run '^$' -fuzz "^${name}\$" -fuzztime "${seconds}s" -fuzzminimizetime "$minimize" </dev/null 2>&1 | tail -n 3; then
 		failed+=("$spec")
 	fi
 done < <(grep -rHo --include='*_test.go' '^func Fuzz[A-Za-z0-9_]*' . | sed 's|^\./||; s|:func |:|' | sort -u)
