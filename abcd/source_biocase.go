@@ -61,8 +61,7 @@ func (s *Source) resolveBioCASe(ctx context.Context, endpoint string) ([]documen
 // archiveFromProvider downloads an ABCD archive to a temporary file (removed
 // by Close) and opens it.
 func (s *Source) archiveFromProvider(ctx context.Context, h *Harvester, u string) ([]document, error) {
-	// Named (the archive is opened by path); files left by killed
-	// processes are removed first (tmpfile.CreateNamed).
+	// Named: the archive is opened by path.
 	f, err := tmpfile.CreateNamed(s.opts.TempDir, "abcd", ".zip")
 	if err != nil {
 		return nil, err

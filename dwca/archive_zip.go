@@ -191,8 +191,7 @@ func download(ctx context.Context, client *http.Client, url, dir string, limit i
 	if resp.ContentLength > limit {
 		return "", fmt.Errorf("dwca: %w", &TooLargeError{Name: url, What: "download (Content-Length)", Limit: limit})
 	}
-	// Named (the archive is opened by path); files left by killed
-	// processes are removed first (tmpfile.CreateNamed).
+	// Named: the archive is opened by path.
 	f, err := tmpfile.CreateNamed(dir, "dwca", ".download")
 	if err != nil {
 		return "", fmt.Errorf("dwca: download %s: %w", url, err)

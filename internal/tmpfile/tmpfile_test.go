@@ -91,9 +91,9 @@ func TestKilledProcessLeavesNothing(t *testing.T) {
 	}
 }
 
-// TestSweepDead: sweepDead removes the named files of a process that exited and
-// keeps those of this process, of a running one, of another host and of
-// other prefixes.
+// TestSweepDead checks that sweepDead removes the named files of a process
+// that exited and keeps those of this process, of a running one, of
+// another host and of other prefixes.
 func TestSweepDead(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("process liveness is not checked on Windows")
