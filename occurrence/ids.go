@@ -42,9 +42,42 @@ type IDMinter interface {
 	//     the machine at the latest once a Commit published records holding
 	//     them.
 	//
-	// Equal keys within one call get the same id. An empty key or dataset
-	// key is an error.
+	// Equal keys within one call get the same id. An empty key, an empty
+	// dataset key or one holding NUL is an error (CheckMintArgs).
 	MintIDs(ctx context.Context, datasetKey string, keys []string, ids []int64) error
+}
+
+// CheckMintArgs is the check of MintIDs' arguments every backend makes
+// first. A dataset key holding NUL is refused: a backend may join the
+// dataset key and the occurrence key with NUL into one lookup key (HBase's
+// row keys), where it would let two datasets' keys collide.
+func CheckMintArgs(datasetKey string, keys []string, ids []int64) error {
+	if datasetKey == "" || strings.ContainsRune(datasetKey, 0) {
+		return fmt.Errorf("mint ids: invalid dataset key %q", datasetKey)
+	}
+	if len(ids) != len(keys) {
+		return fmt.Errorf("mint ids of %s: %d keys, %d ids", datasetKey, len(keys), len(ids))
+	}
+	for i, k := range keys {
+		if k == "" {
+			return fmt.Errorf("mint ids of %s: key %d is empty", datasetKey, i)
+		}
+	}
+	return nil
+}
+
+// DistinctKeys returns keys without repeats, in order of first appearance:
+// the keys a MintIDs call looks up and mints.
+func DistinctKeys(keys []string) []string {
+	seen := make(map[string]struct{}, len(keys))
+	out := make([]string, 0, len(keys))
+	for _, k := range keys {
+		if _, ok := seen[k]; !ok {
+			seen[k] = struct{}{}
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // IDResolver finds the gbifID that replaced one a table handed out before it

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 
 	"github.com/biodiversity-downloads/downloader/occurrence"
@@ -80,13 +79,13 @@ func (s *Store) take(ctx context.Context, n int) ([]int64, error) {
 // table's counter (see occurrence.IDMinter): one batched read of the
 // lookup rows, then one batch of check-and-puts for the new keys.
 func (s *Store) MintIDs(ctx context.Context, datasetKey string, keys []string, ids []int64) error {
-	if err := checkMint(datasetKey, keys, ids); err != nil {
+	if err := occurrence.CheckMintArgs(datasetKey, keys, ids); err != nil {
 		return err
 	}
 	if len(keys) == 0 {
 		return nil
 	}
-	uniq := distinct(keys)
+	uniq := occurrence.DistinctKeys(keys)
 	found := make(map[string]int64, len(uniq))
 	if err := s.lookupIDs(ctx, datasetKey, uniq, found); err != nil {
 		return err
@@ -285,34 +284,4 @@ func (s *Store) migrateLegacyIDs(ctx context.Context, key string, st *datasetSta
 	}
 	s.log.Info("hbase: gbifIDs minted for a dataset stored with older ids", "dataset", key, "aliases", aliases)
 	return nil
-}
-
-// checkMint checks MintIDs' arguments. A dataset key holding NUL could
-// make two datasets' lookup rows collide, so it is refused.
-func checkMint(datasetKey string, keys []string, ids []int64) error {
-	if datasetKey == "" || strings.ContainsRune(datasetKey, 0) {
-		return fmt.Errorf("mint ids: invalid dataset key %q", datasetKey)
-	}
-	if len(ids) != len(keys) {
-		return fmt.Errorf("mint ids of %s: %d keys, %d ids", datasetKey, len(keys), len(ids))
-	}
-	for i, k := range keys {
-		if k == "" {
-			return fmt.Errorf("mint ids of %s: key %d is empty", datasetKey, i)
-		}
-	}
-	return nil
-}
-
-// distinct returns keys without repeats, in order of first appearance.
-func distinct(keys []string) []string {
-	seen := make(map[string]struct{}, len(keys))
-	out := make([]string, 0, len(keys))
-	for _, k := range keys {
-		if _, ok := seen[k]; !ok {
-			seen[k] = struct{}{}
-			out = append(out, k)
-		}
-	}
-	return out
 }

@@ -74,6 +74,9 @@ func runIDs(t *testing.T, tbl occurrence.Backend) {
 		if err := tbl.MintIDs(ctx, "", []string{"x"}, make([]int64, 1)); err == nil {
 			t.Error("an empty dataset key: no error")
 		}
+		if err := tbl.MintIDs(ctx, "ds-a\x00occ-1", []string{"x"}, make([]int64, 1)); err == nil {
+			t.Error("a dataset key holding NUL: no error")
+		}
 		if err := tbl.MintIDs(ctx, "ds-a", nil, nil); err != nil {
 			t.Errorf("no keys: %v", err)
 		}

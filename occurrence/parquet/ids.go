@@ -253,7 +253,7 @@ func (s *idStore) lookup(ctx context.Context, db *sql.DB, tx *sql.Tx, ds int64, 
 // takes SQLite's write lock: writers of several processes and datasets mint
 // one after another, each seeing what the others inserted.
 func (s *Store) MintIDs(ctx context.Context, datasetKey string, keys []string, ids []int64) error {
-	if err := checkMint(datasetKey, keys, ids); err != nil {
+	if err := occurrence.CheckMintArgs(datasetKey, keys, ids); err != nil {
 		return err
 	}
 	if len(keys) == 0 {
@@ -267,7 +267,7 @@ func (s *Store) MintIDs(ctx context.Context, datasetKey string, keys []string, i
 	if err != nil {
 		return err
 	}
-	uniq := distinct(keys)
+	uniq := occurrence.DistinctKeys(keys)
 	found := make(map[string]int64, len(uniq))
 	// The first ingest of a dataset mints only new keys: after a call that
 	// found none, the keys are looked up in the write transaction only.
@@ -467,35 +467,6 @@ func (s *Store) ResolveID(ctx context.Context, old int64) (int64, error) {
 		return 0, fmt.Errorf("resolve gbifID %d: %w", old, err)
 	}
 	return id, nil
-}
-
-// checkMint checks MintIDs' arguments.
-func checkMint(datasetKey string, keys []string, ids []int64) error {
-	if datasetKey == "" {
-		return errors.New("mint ids: empty dataset key")
-	}
-	if len(ids) != len(keys) {
-		return fmt.Errorf("mint ids of %s: %d keys, %d ids", datasetKey, len(keys), len(ids))
-	}
-	for i, k := range keys {
-		if k == "" {
-			return fmt.Errorf("mint ids of %s: key %d is empty", datasetKey, i)
-		}
-	}
-	return nil
-}
-
-// distinct returns keys without repeats, in order of first appearance.
-func distinct(keys []string) []string {
-	seen := make(map[string]struct{}, len(keys))
-	out := make([]string, 0, len(keys))
-	for _, k := range keys {
-		if _, ok := seen[k]; !ok {
-			seen[k] = struct{}{}
-			out = append(out, k)
-		}
-	}
-	return out
 }
 
 // migrateLegacyIDs mints ids for the records of dataset key's current
