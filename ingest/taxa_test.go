@@ -18,6 +18,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/biodiversity-downloads/downloader/internal/testenv"
 	"github.com/biodiversity-downloads/downloader/occurrence"
 	"github.com/biodiversity-downloads/downloader/occurrence/hbase"
 	"github.com/biodiversity-downloads/downloader/occurrence/parquet"
@@ -184,13 +185,7 @@ func TestTaxaIngestHBase(t *testing.T) {
 // skips without HBASE_MASTER (scripts/hbase/start.sh), or fails under CI.
 func hbaseTable(t *testing.T) *hbase.Store {
 	t.Helper()
-	master := os.Getenv("HBASE_MASTER")
-	if master == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("HBASE_MASTER is not set: run scripts/hbase/start.sh")
-		}
-		t.Skip("HBASE_MASTER not set (start HBase with scripts/hbase/start.sh)")
-	}
+	master := testenv.HBaseMaster(t)
 	ctx := context.Background()
 	tbl, err := hbase.OpenConfig(ctx, hbase.Config{Master: master, Table: fmt.Sprintf("taxa_test_%d", time.Now().UnixNano()%1e12), Buckets: 4},
 		slog.New(slog.DiscardHandler))

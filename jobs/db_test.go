@@ -2,16 +2,10 @@ package jobs
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
-	"net/url"
-	"os"
-	"sync/atomic"
 	"testing"
-	"time"
 
-	"github.com/jackc/pgx/v5"
-
+	"github.com/biodiversity-downloads/downloader/internal/pgtest"
 	"github.com/biodiversity-downloads/downloader/migrations"
 )
 
@@ -22,48 +16,21 @@ func forEachDB(t *testing.T, f func(t *testing.T, db *DB)) {
 	t.Run("postgres", func(t *testing.T) { f(t, postgresTestDB(t)) })
 }
 
-var pgCounter atomic.Int64
-
 // postgresTestDB creates a database for one test on the server named by
 // DOWNLOADER_TEST_POSTGRES (see scripts/ci/postgres.sh), opens and migrates
 // it, and drops it when the test ends.
-func postgresTestDB(t *testing.T) *DB {
+func postgresTestDB(t *testing.T) *DB { return openMigrated(t, pgtest.Database(t, "jobstest")) }
+
+// openMigrated opens the database dsn and migrates it; it is closed when
+// the test ends (before pgtest drops a PostgreSQL one).
+func openMigrated(t *testing.T, dsn string) *DB {
 	t.Helper()
-	base := os.Getenv("DOWNLOADER_TEST_POSTGRES")
-	if base == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("DOWNLOADER_TEST_POSTGRES is not set (run scripts/ci/postgres.sh)")
-		}
-		t.Skip("DOWNLOADER_TEST_POSTGRES not set; run scripts/ci/postgres.sh to test against PostgreSQL")
-	}
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, base)
-	if err != nil {
-		t.Fatalf("postgres: %v", err)
-	}
-	defer conn.Close(ctx)
-	name := fmt.Sprintf("jobstest_%d_%d_%d", os.Getpid(), time.Now().UnixNano()%1e6, pgCounter.Add(1))
-	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name); err != nil {
-		t.Fatalf("create database: %v", err)
-	}
-	t.Cleanup(func() {
-		c, err := pgx.Connect(ctx, base)
-		if err != nil {
-			return
-		}
-		defer c.Close(ctx)
-		_, _ = c.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
-	})
-	u, err := url.Parse(base)
+	db, err := OpenDB(ctx, dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	u.Path = "/" + name
-	db, err := OpenDB(ctx, u.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() }) // runs before the drop above
+	t.Cleanup(func() { _ = db.Close() })
 	if err := db.Migrate(ctx, slog.New(slog.DiscardHandler)); err != nil {
 		t.Fatal(err)
 	}

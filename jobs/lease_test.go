@@ -2,7 +2,6 @@ package jobs
 
 import (
 	"context"
-	"log/slog"
 	"path/filepath"
 	"testing"
 	"time"
@@ -11,17 +10,7 @@ import (
 // testDB opens a migrated SQLite database in a temporary directory, closed
 // when the test ends.
 func testDB(t *testing.T) *DB {
-	t.Helper()
-	ctx := context.Background()
-	db, err := OpenDB(ctx, "sqlite:"+filepath.Join(t.TempDir(), "test.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	if err := db.Migrate(ctx, slog.New(slog.DiscardHandler)); err != nil {
-		t.Fatal(err)
-	}
-	return db
+	return openMigrated(t, "sqlite:"+filepath.Join(t.TempDir(), "test.db"))
 }
 
 func leaseTestDB(t *testing.T) *DB {

@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -16,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/biodiversity-downloads/downloader/internal/pgtest"
 	"github.com/biodiversity-downloads/downloader/migrations"
 )
 
@@ -32,31 +31,11 @@ func (e every) Next(t time.Time) time.Time {
 func dbPair(t *testing.T, dialect migrations.Dialect) (*DB, *DB) {
 	t.Helper()
 	ctx := context.Background()
-	var first *DB
-	var dsn string
+	dsn := "sqlite:" + filepath.Join(t.TempDir(), "pair.db")
 	if dialect == migrations.Postgres {
-		first = postgresTestDB(t)
-		var name string
-		if err := first.SQL.QueryRowContext(ctx, "SELECT current_database()").Scan(&name); err != nil {
-			t.Fatal(err)
-		}
-		u, err := url.Parse(os.Getenv("DOWNLOADER_TEST_POSTGRES"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		u.Path = "/" + name
-		dsn = u.String()
-	} else {
-		dsn = "sqlite:" + filepath.Join(t.TempDir(), "pair.db")
-		var err error
-		if first, err = OpenDB(ctx, dsn); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = first.Close() })
-		if err := first.Migrate(ctx, slog.New(slog.DiscardHandler)); err != nil {
-			t.Fatal(err)
-		}
+		dsn = pgtest.Database(t, "jobstest")
 	}
+	first := openMigrated(t, dsn)
 	second, err := OpenDB(ctx, dsn)
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ module=$(go list -m)
 
 floor() {
 	case "$1" in
+	internal/testenv) echo -1 ;;
 	internal/* | migrations | occurrence/hbase/hrpc/pb | abcd/internal/abcdgen) echo 0 ;;
 	occurrence | occurrence/hbase/hrpc) echo 1 ;;
 	occurrence/parquet | occurrence/hbase | occurrence/occurrencetest | dwca) echo 2 ;;

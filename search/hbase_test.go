@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/biodiversity-downloads/downloader/internal/testenv"
 	"github.com/biodiversity-downloads/downloader/occurrence/hbase"
 	"github.com/biodiversity-downloads/downloader/occurrence/occurrencetest"
 )
@@ -17,13 +17,7 @@ import (
 // table (scripts/hbase/start.sh): the same answers as the ordered scan,
 // records found through the id's bucket (IDSplitter).
 func TestHBase(t *testing.T) {
-	master := os.Getenv("HBASE_MASTER")
-	if master == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("HBASE_MASTER is not set: run scripts/hbase/start.sh")
-		}
-		t.Skip("HBASE_MASTER not set (start HBase with scripts/hbase/start.sh)")
-	}
+	master := testenv.HBaseMaster(t)
 	ctx := context.Background()
 	tbl, err := hbase.OpenConfig(ctx, hbase.Config{Master: master, Table: fmt.Sprintf("search_test_%d", time.Now().UnixNano()%1e12), Buckets: 6},
 		slog.New(slog.DiscardHandler))

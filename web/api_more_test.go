@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/biodiversity-downloads/downloader/internal/testenv"
 	"github.com/biodiversity-downloads/downloader/jobs"
 )
 
@@ -219,7 +220,7 @@ func TestRetryAndFailure(t *testing.T) {
 }
 
 func TestNotificationMail(t *testing.T) {
-	cfg := needService(t, "DOWNLOADER_TEST_MAILPIT", "scripts/ci/mailpit.sh")
+	cfg := testenv.Need(t, "DOWNLOADER_TEST_MAILPIT", "scripts/ci/mailpit.sh")
 	smtpAddr, api, ok := strings.Cut(cfg, ",")
 	if !ok {
 		t.Fatalf("DOWNLOADER_TEST_MAILPIT=%q: want SMTPADDR,HTTPURL", cfg)

@@ -8,21 +8,19 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/biodiversity-downloads/downloader/dwca"
 	"github.com/biodiversity-downloads/downloader/ingest"
+	"github.com/biodiversity-downloads/downloader/internal/pgtest"
 	"github.com/biodiversity-downloads/downloader/jobs"
 	"github.com/biodiversity-downloads/downloader/jobs/faultinject"
 	"github.com/biodiversity-downloads/downloader/jobs/storage/local"
@@ -167,51 +165,8 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// needService skips (or fails under CI=true) when an external service is
-// not configured.
-func needService(t testing.TB, env, script string) string {
-	t.Helper()
-	v := os.Getenv(env)
-	if v == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is not set (run %s)", env, script)
-		}
-		t.Skipf("%s not set; run %s to test against it", env, script)
-	}
-	return v
-}
-
-var dbCounter atomic.Int64
-
 // postgresDSN creates a fresh database for one test and drops it afterwards.
-func postgresDSN(t testing.TB) string {
-	t.Helper()
-	base := needService(t, "DOWNLOADER_TEST_POSTGRES", "scripts/ci/postgres.sh")
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, base)
-	if err != nil {
-		t.Fatalf("postgres: %v", err)
-	}
-	defer conn.Close(ctx)
-	name := fmt.Sprintf("dltest_%d_%d_%d", os.Getpid(), time.Now().UnixNano()%1e6, dbCounter.Add(1))
-	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name); err != nil {
-		t.Fatalf("create database: %v", err)
-	}
-	t.Cleanup(func() {
-		c, err := pgx.Connect(ctx, base)
-		if err != nil {
-			return
-		}
-		defer c.Close(ctx)
-		_, _ = c.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
-	})
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Path = "/" + name
-	return u.String()
-}
+func postgresDSN(t testing.TB) string { return pgtest.Database(t, "dltest") }
 
 func sqliteDSN(t testing.TB) string { return "sqlite:" + filepath.Join(t.TempDir(), "jobs.db") }
 

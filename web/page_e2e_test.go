@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/biodiversity-downloads/downloader/internal/mailpit"
+	"github.com/biodiversity-downloads/downloader/internal/testenv"
 )
 
 // chromiumPath is Debian's chromium (scripts/ci/browser.sh installs it).
@@ -36,10 +37,7 @@ func needBrowser(t *testing.T) string {
 		missing = "web/e2e/node_modules is not installed"
 	}
 	if missing != "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s (run scripts/ci/browser.sh)", missing)
-		}
-		t.Skipf("%s; run scripts/ci/browser.sh to test the page in a browser", missing)
+		testenv.Missing(t, missing+" (run scripts/ci/browser.sh)")
 	}
 	return node
 }

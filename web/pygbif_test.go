@@ -14,6 +14,7 @@ import (
 
 	"github.com/biodiversity-downloads/downloader/download"
 	"github.com/biodiversity-downloads/downloader/internal/readers"
+	"github.com/biodiversity-downloads/downloader/internal/testenv"
 	"github.com/biodiversity-downloads/downloader/jobs"
 )
 
@@ -25,7 +26,7 @@ func requirePygbif(t *testing.T) {
 	readers.Require(t, "python3")
 	out, err := exec.Command("python3", "-c", "import pygbif; print(pygbif.__version__)").Output()
 	if err != nil || strings.TrimSpace(string(out)) != pygbifVersion {
-		readers.Missing(t, "pygbif "+pygbifVersion+" not installed (scripts/ci/pygbif.sh installs it)")
+		testenv.Missing(t, "pygbif "+pygbifVersion+" not installed (scripts/ci/pygbif.sh installs it)")
 	}
 }
 

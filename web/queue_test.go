@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/biodiversity-downloads/downloader/internal/testenv"
 	"github.com/biodiversity-downloads/downloader/jobs"
 )
 
@@ -97,7 +98,7 @@ func TestExportSlotsPerProcess(t *testing.T) {
 // TestNoticesWhileExportsBusy: the mail of a finished download goes out
 // while every export slot is taken by other, slow exports.
 func TestNoticesWhileExportsBusy(t *testing.T) {
-	cfg := needService(t, "DOWNLOADER_TEST_MAILPIT", "scripts/ci/mailpit.sh")
+	cfg := testenv.Need(t, "DOWNLOADER_TEST_MAILPIT", "scripts/ci/mailpit.sh")
 	smtpAddr, api, _ := strings.Cut(cfg, ",")
 	mailer, err := jobs.NewMailer(jobs.MailConfig{Addr: smtpAddr, From: "downloads@example.org"})
 	if err != nil {

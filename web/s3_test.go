@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awss3 "github.com/aws/aws-sdk-go-v2/service/s3"
 
+	"github.com/biodiversity-downloads/downloader/internal/testenv"
 	"github.com/biodiversity-downloads/downloader/jobs"
 	"github.com/biodiversity-downloads/downloader/jobs/storage/s3"
 )
@@ -22,7 +23,7 @@ import (
 // and gives each test its own prefix.
 func s3Config(t *testing.T) s3.Config {
 	t.Helper()
-	raw := needService(t, "DOWNLOADER_TEST_S3", "scripts/ci/versitygw.sh")
+	raw := testenv.Need(t, "DOWNLOADER_TEST_S3", "scripts/ci/versitygw.sh")
 	u, err := url.Parse(raw)
 	if err != nil {
 		t.Fatal(err)

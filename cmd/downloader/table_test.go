@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/biodiversity-downloads/downloader/internal/testenv"
 )
 
 // runCode runs a command line and returns its exit code and output.
@@ -74,13 +76,7 @@ func TestPredicateFileCap(t *testing.T) {
 // count and export on a missing HBase table fail naming it, and create
 // nothing (the second count finds it missing too).
 func TestReadCommandsNeedAnHBaseTable(t *testing.T) {
-	master := os.Getenv("HBASE_MASTER")
-	if master == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("HBASE_MASTER is not set: run scripts/hbase/start.sh and source its env file")
-		}
-		t.Skip("HBASE_MASTER not set (scripts/hbase/start.sh)")
-	}
+	master := testenv.HBaseMaster(t)
 	table := fmt.Sprintf("hbase://%s/no_such_table_%d", master, time.Now().UnixNano()%1e9)
 	for _, args := range [][]string{
 		{"count", "--table", table},

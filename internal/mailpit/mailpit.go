@@ -27,20 +27,9 @@ import (
 	"sync"
 	"testing"
 	"time"
-)
 
-// need returns $name, or skips (fails under CI=true) without it.
-func need(t testing.TB, name string) string {
-	t.Helper()
-	v := os.Getenv(name)
-	if v == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is not set (run scripts/ci/mailpit.sh)", name)
-		}
-		t.Skipf("%s not set; run scripts/ci/mailpit.sh to test against mailpit", name)
-	}
-	return v
-}
+	"github.com/biodiversity-downloads/downloader/internal/testenv"
+)
 
 // Server is one mailpit: its SMTP address and its API's base URL.
 type Server struct {
@@ -54,7 +43,7 @@ type Server struct {
 // Tests sharing it send to addresses of their own (Address).
 func Shared(t testing.TB) *Server {
 	t.Helper()
-	v := need(t, "DOWNLOADER_TEST_MAILPIT")
+	v := testenv.Need(t, "DOWNLOADER_TEST_MAILPIT", "scripts/ci/mailpit.sh")
 	smtp, api, ok := strings.Cut(v, ",")
 	if !ok {
 		t.Fatalf("DOWNLOADER_TEST_MAILPIT=%q: want SMTPADDR,HTTPURL", v)
@@ -78,7 +67,7 @@ func FreePort(t testing.TB) int {
 // stopped when the test ends, or before by Stop.
 func Start(t testing.TB, smtpPort int, extra ...string) *Server {
 	t.Helper()
-	bin := need(t, "DOWNLOADER_TEST_MAILPIT_BIN")
+	bin := testenv.Need(t, "DOWNLOADER_TEST_MAILPIT_BIN", "scripts/ci/mailpit.sh")
 	s := &Server{SMTP: "127.0.0.1:" + strconv.Itoa(smtpPort)}
 	httpAddr := "127.0.0.1:" + strconv.Itoa(FreePort(t))
 	s.API = "http://" + httpAddr

@@ -8,11 +8,12 @@ package readers
 import (
 	"bytes"
 	"context"
-	"os"
 	"os/exec"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/biodiversity-downloads/downloader/internal/testenv"
 )
 
 // Require returns the path of tool, skipping (or failing under CI=true) the
@@ -21,18 +22,9 @@ func Require(t testing.TB, tool string) string {
 	t.Helper()
 	p, err := exec.LookPath(tool)
 	if err != nil {
-		Missing(t, tool+" not installed (scripts/ci/export-readers.sh installs it)")
+		testenv.Missing(t, tool+" not installed (scripts/ci/export-readers.sh installs it)")
 	}
 	return p
-}
-
-// Missing skips the test with reason, or fails it when CI=true.
-func Missing(t testing.TB, reason string) {
-	t.Helper()
-	if os.Getenv("CI") == "true" {
-		t.Fatal(reason)
-	}
-	t.Skip(reason)
 }
 
 // RequirePython checks that python3 can import every module.
@@ -41,7 +33,7 @@ func RequirePython(t testing.TB, modules ...string) {
 	Require(t, "python3")
 	for _, m := range modules {
 		if err := exec.Command("python3", "-c", "import "+m).Run(); err != nil {
-			Missing(t, "python module "+m+" not installed (scripts/ci/export-readers.sh installs it)")
+			testenv.Missing(t, "python module "+m+" not installed (scripts/ci/export-readers.sh installs it)")
 		}
 	}
 }

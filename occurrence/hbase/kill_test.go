@@ -17,6 +17,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/biodiversity-downloads/downloader/internal/testenv"
 	"github.com/biodiversity-downloads/downloader/occurrence"
 	"github.com/biodiversity-downloads/downloader/occurrence/hbase/hrpc"
 	"github.com/biodiversity-downloads/downloader/occurrence/occurrencetest"
@@ -37,13 +38,10 @@ func freePort(t *testing.T) int {
 // pid of its JVM.
 func startThrowawayHBase(t *testing.T) (string, int) {
 	t.Helper()
-	hbaseMaster(t) // same skip/fail rule as every HBase test
+	testenv.HBaseMaster(t) // same skip/fail rule as every HBase test
 	for _, tool := range []string{"bash", "java", "mvn"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatalf("%s not found", tool)
-			}
-			t.Skipf("%s not found", tool)
+			testenv.Missing(t, tool+" not found")
 		}
 	}
 	script, err := filepath.Abs("../../scripts/hbase/start.sh")

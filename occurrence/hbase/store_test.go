@@ -10,29 +10,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/biodiversity-downloads/downloader/internal/testenv"
 	"github.com/biodiversity-downloads/downloader/occurrence"
 	"github.com/biodiversity-downloads/downloader/occurrence/occurrencetest"
 )
 
-// hbaseMaster returns the master address of the HBase started by
-// scripts/hbase/start.sh (HBASE_MASTER); the test skips without it, or fails
-// under CI.
-func hbaseMaster(t testing.TB) string {
-	t.Helper()
-	m := os.Getenv("HBASE_MASTER")
-	if m == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("HBASE_MASTER is not set: run scripts/hbase/start.sh and source its env file")
-		}
-		t.Skip("HBASE_MASTER not set (start HBase with scripts/hbase/start.sh)")
-	}
-	return m
-}
-
 // newStore creates a fresh table that is dropped when the test ends.
 func newStore(t testing.TB, cfg Config) *Store {
 	t.Helper()
-	cfg.Master = hbaseMaster(t)
+	cfg.Master = testenv.HBaseMaster(t)
 	if cfg.Table == "" {
 		cfg.Table = fmt.Sprintf("occ_test_%d", time.Now().UnixNano()%1e12)
 	}
@@ -79,7 +65,7 @@ func TestParseURI(t *testing.T) {
 // OpenExisting never creates a table: a missing one is ErrNoTable, and is
 // still missing afterwards; an existing one opens.
 func TestOpenExisting(t *testing.T) {
-	master := hbaseMaster(t)
+	master := testenv.HBaseMaster(t)
 	ctx := context.Background()
 	table := fmt.Sprintf("occ_existing_%d", time.Now().UnixNano()%1e9)
 	uri := "hbase://" + master + "/" + table
@@ -107,7 +93,7 @@ func TestOpenExisting(t *testing.T) {
 }
 
 func TestOpenURI(t *testing.T) {
-	master := hbaseMaster(t)
+	master := testenv.HBaseMaster(t)
 	ctx := context.Background()
 	table := fmt.Sprintf("occ_uri_%d", time.Now().UnixNano()%1e9)
 	s, err := Open(ctx, "hbase://"+master+"/"+table+"?buckets=3", nil)

@@ -6,10 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/biodiversity-downloads/downloader/internal/testenv"
 )
 
 // testClient connects to the HBase named by HBASE_MASTER (started by
@@ -23,13 +24,7 @@ func testClient(t *testing.T) *Client {
 // to frameTap.
 func testClientTap(t *testing.T, frameTap func(frame []byte)) *Client {
 	t.Helper()
-	master := os.Getenv("HBASE_MASTER")
-	if master == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("HBASE_MASTER is not set: run scripts/hbase/start.sh and source its env file")
-		}
-		t.Skip("HBASE_MASTER not set (start HBase with scripts/hbase/start.sh)")
-	}
+	master := testenv.HBaseMaster(t)
 	c, err := New(Config{Master: master, Logger: slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		frameTap: frameTap})
 	if err != nil {
