@@ -22,12 +22,19 @@ minimize="${MINIMIZE:-3s}"
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 failed=()
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
 while IFS=: read -r file name; do
 	pkg="./$(dirname "$file")"
 	spec="${pkg#./}:$name"
 	[[ $spec =~ $filter ]] || continue
 	echo "== $spec ($(date -u +%H:%M:%S))"
-	if ! go test "$pkg" -run '^$' -fuzz "^${name}\$" -fuzztime "${seconds}s" -fuzzminimizetime "$minimize" </dev/null 2>&1 | tail -n 3; then
+	# The last lines of a passing run; all of a failing one's but the
+	# progress lines (go test's reason may sit above its last lines).
+	if go test "$pkg" -run '^$' -fuzz "^${name}\$" -fuzztime "${seconds}s" -fuzzminimizetime "$minimize" </dev/null >"$log" 2>&1; then
+		tail -n 3 "$log"
+	else
+		grep -v '^fuzz: elapsed:' "$log" | tail -n 60
 		failed+=("$spec")
 	fi
 done < <(grep -rHo --include='*_test.go' '^func Fuzz[A-Za-z0-9_]*' . | sed 's|^\./||; s|:func |:|' | sort -u)
