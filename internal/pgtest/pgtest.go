@@ -18,8 +18,8 @@ import (
 	"github.com/biodiversity-downloads/downloader/internal/testenv"
 )
 
-// Env names the server's connection URL.
-const Env = "DOWNLOADER_TEST_POSTGRES"
+// env names the server's connection URL.
+const env = "DOWNLOADER_TEST_POSTGRES"
 
 var counter atomic.Int64
 
@@ -28,7 +28,7 @@ var counter atomic.Int64
 // ended) once the test and its other cleanups are done.
 func Database(t testing.TB, prefix string) string {
 	t.Helper()
-	base := testenv.Need(t, Env, "scripts/ci/postgres.sh")
+	base := testenv.Need(t, env, "scripts/ci/postgres.sh")
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, base)
 	if err != nil {

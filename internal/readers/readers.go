@@ -20,11 +20,7 @@ import (
 // test when it is not installed.
 func Require(t testing.TB, tool string) string {
 	t.Helper()
-	p, err := exec.LookPath(tool)
-	if err != nil {
-		testenv.Missing(t, tool+" not installed (scripts/ci/export-readers.sh installs it)")
-	}
-	return p
+	return testenv.Tool(t, tool, "scripts/ci/export-readers.sh installs it")
 }
 
 // RequirePython checks that python3 can import every module.

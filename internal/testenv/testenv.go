@@ -5,6 +5,7 @@ package testenv
 
 import (
 	"os"
+	"os/exec"
 	"testing"
 )
 
@@ -27,6 +28,17 @@ func Need(t testing.TB, env, script string) string {
 		Missing(t, env+" is not set (run "+script+")")
 	}
 	return v
+}
+
+// Tool returns the path of the program tool; without it the test is
+// Missing, the reason saying why it is needed or what installs it.
+func Tool(t testing.TB, tool, why string) string {
+	t.Helper()
+	p, err := exec.LookPath(tool)
+	if err != nil {
+		Missing(t, tool+" not installed ("+why+")")
+	}
+	return p
 }
 
 // HBaseMaster is the address of the single-node HBase that

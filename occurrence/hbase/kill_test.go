@@ -40,9 +40,7 @@ func startThrowawayHBase(t *testing.T) (string, int) {
 	t.Helper()
 	testenv.HBaseMaster(t) // same skip/fail rule as every HBase test
 	for _, tool := range []string{"bash", "java", "mvn"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			testenv.Missing(t, tool+" not found")
-		}
+		testenv.Tool(t, tool, "scripts/hbase/start.sh needs it")
 	}
 	script, err := filepath.Abs("../../scripts/hbase/start.sh")
 	if err != nil {
