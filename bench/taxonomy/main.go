@@ -21,7 +21,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/biodiversity-downloads/downloader/taxonomy"
@@ -275,15 +274,6 @@ func queries(ss []sample, r *rand.Rand) (qs []taxonomy.Query, misspelt int) {
 		qs = append(qs, q)
 	}
 	return qs, misspelt
-}
-
-// cpuSeconds is the process's user and system CPU time.
-func cpuSeconds() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 }
 
 func match(args []string) error {

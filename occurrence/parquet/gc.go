@@ -9,8 +9,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/gofrs/flock"
 
 	"github.com/biodiversity-downloads/downloader/internal/atomicfile"
 )
@@ -153,18 +154,18 @@ func dirSize(dir string) int64 {
 }
 
 // writerAlive reports whether an ingest is still writing into dir: its writer
-// holds an flock on the marker file for as long as it runs.
+// holds a file lock on the marker for as long as it runs. A marker that
+// cannot be checked counts as alive: cleanup leaves the directory alone.
 func writerAlive(dir string) bool {
-	f, err := os.Open(filepath.Join(dir, writingMarker))
+	l := flock.New(filepath.Join(dir, writingMarker), flock.SetFlag(os.O_RDONLY))
+	ok, err := l.TryLock()
 	if err != nil {
-		return false
+		return !errors.Is(err, fs.ErrNotExist)
 	}
-	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		return true
+	if ok {
+		l.Unlock()
 	}
-	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-	return false
+	return !ok
 }
 
 // removeManifestTemps removes the temporary files writeManifest leaves when

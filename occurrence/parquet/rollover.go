@@ -10,10 +10,10 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"syscall"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/gofrs/flock"
 
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
@@ -188,24 +188,18 @@ func (r *RolloverReport) addCleanup(c cleanup) {
 	r.FreedBytes += c.FreedBytes
 }
 
-// rolloverLock takes the table's rollover lock (an flock, across processes)
-// without waiting.
+// rolloverLock takes the table's rollover lock (a file lock, across
+// processes) without waiting.
 func (s *Store) rolloverLock() (func(), error) {
-	f, err := os.OpenFile(filepath.Join(s.dir, rolloverLockName), os.O_CREATE|os.O_RDWR, 0o644)
+	l := flock.New(filepath.Join(s.dir, rolloverLockName), flock.SetPermissions(0o644))
+	ok, err := l.TryLock()
 	if err != nil {
-		return nil, err
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, ErrRolloverRunning
-		}
 		return nil, fmt.Errorf("rollover lock: %w", err)
 	}
-	return func() {
-		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-		f.Close()
-	}, nil
+	if !ok {
+		return nil, ErrRolloverRunning
+	}
+	return func() { l.Unlock() }, nil
 }
 
 const rolloverLockName = ".rollover"
@@ -352,7 +346,7 @@ type newSegment struct {
 	s      *Store
 	gen    string
 	dir    string
-	marker *os.File
+	marker *flock.Flock
 	files  []fileEntry
 	keys   []string
 	// rows counts each dataset's rows written (CopyFrom's record counts).

@@ -11,8 +11,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
-	"syscall"
 	"time"
+
+	"github.com/gofrs/flock"
 
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
@@ -359,32 +360,21 @@ func (s *Store) locked(ctx context.Context, fn func(*manifest) (cleanup, error))
 	return fn(m)
 }
 
-// lock takes the table's writer lock (an flock, so it also excludes other
-// processes), waiting until ctx is done.
+// lock takes the table's writer lock (a file lock, so it also excludes
+// other processes), waiting until ctx is done.
 func (s *Store) lock(ctx context.Context) (func(), error) {
-	f, err := os.OpenFile(filepath.Join(s.dir, lockName), os.O_CREATE|os.O_RDWR, 0o644)
+	l := flock.New(filepath.Join(s.dir, lockName), flock.SetPermissions(0o644))
+	ok, err := l.TryLockContext(ctx, 50*time.Millisecond)
 	if err != nil {
-		return nil, err
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return nil, ctxErr
+		}
+		return nil, fmt.Errorf("lock table: %w", err)
 	}
-	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			return func() {
-				syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-				f.Close()
-			}, nil
-		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) {
-			f.Close()
-			return nil, fmt.Errorf("lock table: %w", err)
-		}
-		select {
-		case <-ctx.Done():
-			f.Close()
-			return nil, ctx.Err()
-		case <-time.After(50 * time.Millisecond):
-		}
+	if !ok { // TryLockContext gives up only with an error
+		return nil, fmt.Errorf("lock table: not taken")
 	}
+	return func() { l.Unlock() }, nil
 }
 
 func generationDir(key, gen string) string {

@@ -11,13 +11,13 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
-	"syscall"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/gofrs/flock"
 
 	"github.com/biodiversity-downloads/downloader/internal/zipsafe"
 	"github.com/biodiversity-downloads/downloader/occurrence"
@@ -33,7 +33,7 @@ type DatasetWriter struct {
 	// given (CommitDatasets checks it is still the table's).
 	replaces time.Time
 	prepared bool // Prepare ran: Append is closed
-	marker   *os.File
+	marker   *flock.Flock
 	builder  *occurrence.Builder
 
 	window  []windowBatch // row groups waiting to be clustered
@@ -106,26 +106,23 @@ func (s *Store) BeginDataset(ctx context.Context, info occurrence.DatasetInfo) (
 		info: info, gen: gen, replaces: info.Ingested, marker: marker, builder: occurrence.NewBuilder()}, nil
 }
 
-// markWriting creates dir's writing marker and holds an flock on it until
+// markWriting creates dir's writing marker and holds a file lock on it until
 // unmarkWriting: cleanup leaves a directory alone while its writer lives
 // (writerAlive) and removes it once the writer is gone without publishing.
-func markWriting(dir string) (*os.File, error) {
-	marker, err := os.Create(filepath.Join(dir, writingMarker))
-	if err != nil {
-		return nil, err
-	}
-	if err := syscall.Flock(int(marker.Fd()), syscall.LOCK_EX); err != nil {
-		marker.Close()
+func markWriting(dir string) (*flock.Flock, error) {
+	marker := flock.New(filepath.Join(dir, writingMarker),
+		flock.SetFlag(os.O_CREATE|os.O_RDWR|os.O_TRUNC), flock.SetPermissions(0o644))
+	if err := marker.Lock(); err != nil {
 		return nil, err
 	}
 	return marker, nil
 }
 
-// unmarkWriting removes dir's marker and releases its lock.
-func unmarkWriting(dir string, marker *os.File) {
+// unmarkWriting removes dir's marker, then releases its lock (in that
+// order: an unlocked marker would tell cleanup the writer is gone).
+func unmarkWriting(dir string, marker *flock.Flock) {
 	os.Remove(filepath.Join(dir, writingMarker))
-	syscall.Flock(int(marker.Fd()), syscall.LOCK_UN)
-	marker.Close()
+	marker.Unlock()
 }
 
 // Append adds one interpreted record, whose gbifID the table minted
