@@ -18,7 +18,8 @@ import (
 // (timestampCell keeps the last), it makes no difference.
 
 // appendTimestamp appends v (in unit) in layout, as
-// v.ToTime(unit).UTC().AppendFormat(dst, layout) does.
+// v.ToTime(unit).UTC().AppendFormat(dst, layout) does, timeLayout as
+// appendTime does.
 func appendTimestamp(dst []byte, v arrow.Timestamp, unit arrow.TimeUnit, layout string) []byte {
 	millis := layout == timeLayout
 	if !millis && layout != occurrence.LayoutUTCSeconds {
@@ -30,6 +31,9 @@ func appendTimestamp(dst []byte, v arrow.Timestamp, unit arrow.TimeUnit, layout 
 	days, sod := floorDivMod(secs, 86400)
 	y, m, d := civilFromDays(days)
 	if y < 0 || y > 9999 {
+		if millis {
+			return appendTime(dst, v.ToTime(unit))
+		}
 		return v.ToTime(unit).UTC().AppendFormat(dst, layout)
 	}
 	var b [24]byte
@@ -49,9 +53,6 @@ func appendTimestamp(dst []byte, v arrow.Timestamp, unit arrow.TimeUnit, layout 
 		b[19] = '.'
 		putDigits(b[20:23], uint64(ms))
 		n = 23
-		for b[n-1] == '0' {
-			n--
-		}
 	}
 	b[n] = 'Z'
 	return append(dst, b[:n+1]...)

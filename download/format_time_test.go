@@ -12,10 +12,13 @@ import (
 )
 
 // checkTimestamp compares appendTimestamp with time's formatting of v, after
-// a prefix.
+// a prefix (timeLayout's with appendTime, checked against Java below).
 func checkTimestamp(t *testing.T, v int64, unit arrow.TimeUnit, layout string) {
 	t.Helper()
 	want := "x\t" + arrow.Timestamp(v).ToTime(unit).UTC().Format(layout)
+	if layout == timeLayout {
+		want = "x\t" + string(appendTime(nil, arrow.Timestamp(v).ToTime(unit)))
+	}
 	if got := string(appendTimestamp([]byte("x\t"), arrow.Timestamp(v), unit, layout)); got != want {
 		t.Fatalf("appendTimestamp(%d %s, %q) = %q, want %q", v, unit, layout, got, want)
 	}
@@ -63,6 +66,32 @@ func TestAppendTimestampLikeTime(t *testing.T) {
 		layout := timeLayouts[r.IntN(2)]
 		checkTimestamp(t, r.Int64N(8e12)-2e12, unit, layout) // around 1906-2223 in ms
 		checkTimestamp(t, r.Int64()>>r.IntN(40), unit, layout)
+	}
+}
+
+// TestAppendTimeLikeISOInstant: lastInterpreted and the other millisecond
+// timestamps are written as Java's DateTimeFormatter.ISO_INSTANT prints a
+// millisecond instant, which GBIF's downloads use (MillisecondsToISO8601):
+// three digits of milliseconds, or none.
+func TestAppendTimeLikeISOInstant(t *testing.T) {
+	for _, c := range []struct {
+		t    time.Time
+		want string
+	}{
+		{time.Date(2021, 1, 8, 8, 15, 8, 500e6, time.UTC), "2021-01-08T08:15:08.500Z"},
+		{time.Date(2021, 1, 8, 8, 15, 8, 510e6, time.UTC), "2021-01-08T08:15:08.510Z"},
+		{time.Date(2021, 1, 8, 8, 15, 8, 458e6, time.UTC), "2021-01-08T08:15:08.458Z"},
+		{time.Date(2021, 1, 8, 8, 15, 8, 1e6, time.UTC), "2021-01-08T08:15:08.001Z"},
+		{time.Date(2021, 1, 8, 8, 15, 8, 0, time.UTC), "2021-01-08T08:15:08Z"},
+		{time.Date(2021, 1, 8, 8, 15, 8, 999_999, time.UTC), "2021-01-08T08:15:08Z"}, // below a millisecond
+		{time.Date(10000, 1, 1, 0, 0, 0, 20e6, time.UTC), "10000-01-01T00:00:00.020Z"},
+	} {
+		if got := string(appendTime(nil, c.t)); got != c.want {
+			t.Errorf("appendTime(%v) = %s, want %s", c.t, got, c.want)
+		}
+		if got := string(appendTimestamp(nil, arrow.Timestamp(c.t.UnixMilli()), arrow.Millisecond, timeLayout)); c.t.Year() < 10000 && got != c.want {
+			t.Errorf("appendTimestamp(%v) = %s, want %s", c.t, got, c.want)
+		}
 	}
 }
 

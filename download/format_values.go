@@ -62,8 +62,21 @@ func str(a arrow.Array, i int) string {
 // appends nothing.
 type cellFn func(dst []byte, i int) []byte
 
-// timeLayout is ISO 8601 in UTC with milliseconds only when there are any.
+// timeLayout names ISO 8601 in UTC with three digits of milliseconds when
+// there are any, none when there are none, as Java's ISO_INSTANT prints a
+// millisecond instant (GBIF's lastInterpreted: 2021-01-08T08:15:08.500Z,
+// 2021-01-08T08:15:08Z). Go's layouts cannot say "three digits or none"
+// (.999 trims zeros, .000 keeps them): appendTime writes it.
 const timeLayout = "2006-01-02T15:04:05.999Z"
+
+// appendTime appends t in timeLayout's form.
+func appendTime(dst []byte, t time.Time) []byte {
+	t = t.UTC()
+	if t.Nanosecond()/int(time.Millisecond) != 0 {
+		return t.Truncate(time.Millisecond).AppendFormat(dst, "2006-01-02T15:04:05.000Z")
+	}
+	return t.AppendFormat(dst, "2006-01-02T15:04:05Z")
+}
 
 // cellFor returns the formatter of a column: floats without exponent or
 // trailing zeros, timestamps ISO 8601 UTC, booleans lower case, multi-value
@@ -302,4 +315,4 @@ func appendLicence(dst []byte, v string) []byte {
 }
 
 // formatTime is timeLayout for one value.
-func formatTime(t time.Time) string { return t.UTC().Format(timeLayout) }
+func formatTime(t time.Time) string { return string(appendTime(nil, t)) }

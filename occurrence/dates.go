@@ -21,7 +21,8 @@ const (
 	precYear precision = iota
 	precMonth
 	precDay
-	precTime
+	precTime    // a local date-time: the source gave no offset, or a non-zero one
+	precTimeUTC // a date-time the source gave in UTC (Z, +00:00)
 )
 
 // ParseDateRange parses the date forms seen in Darwin Core data: ISO 8601
@@ -39,7 +40,7 @@ func ParseDateRange(s string) (DateRange, bool) {
 			return DateRange{}, false
 		}
 		endText := s[i+1:]
-		if len(endText) < len(s[:i]) && pa != precTime {
+		if len(endText) < len(s[:i]) && pa < precTime {
 			// Abbreviated end: borrow the start's leading parts.
 			endText = s[:i][:len(s[:i])-len(endText)] + endText
 		}
@@ -74,9 +75,12 @@ func slashDate(s string) bool {
 	return true
 }
 
-var timeLayouts = []string{
-	time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02 15:04:05",
-	"2006-01-02T15:04:05Z0700", "2006-01-02T15Z07:00", "2006-01-02T15:04Z07:00",
+var timeLayouts = []struct {
+	layout string
+	zoned  bool // the layout reads an offset or Z
+}{
+	{time.RFC3339Nano, true}, {"2006-01-02T15:04:05", false}, {"2006-01-02T15:04", false}, {"2006-01-02 15:04:05", false},
+	{"2006-01-02T15:04:05Z0700", true}, {"2006-01-02T15Z07:00", true}, {"2006-01-02T15:04Z07:00", true},
 }
 
 func parseDate(s string) (time.Time, precision, bool) {
@@ -122,13 +126,23 @@ func parseDate(s string) (time.Time, precision, bool) {
 		return validDate(y, m, d)
 	}
 	for _, l := range timeLayouts {
-		if t, err := time.Parse(l, s); err == nil {
-			t = t.UTC()
+		if t, err := time.Parse(l.layout, s); err == nil {
+			// GBIF keeps the source's wall clock and drops a non-zero
+			// offset (gbif-api IsoDateInterval.toString(true),
+			// IsoDateParsingUtils.stripOffsetOrZoneExceptUTC): a record
+			// made at 22:30 at -05:00 is of that day, not the next one in
+			// UTC. The wall clock is kept as a UTC time.
+			_, off := t.Zone()
+			p := precTime
+			if l.zoned && off == 0 {
+				p = precTimeUTC
+			}
+			t = time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), time.UTC)
 			if t.Hour() == 0 && t.Minute() == 0 && t.Second() == 0 && t.Nanosecond() == 0 {
 				// Midnight is how many sources write a plain day.
 				return t, precDay, true
 			}
-			return t, precTime, true
+			return t, p, true
 		}
 	}
 	return time.Time{}, 0, false
@@ -178,6 +192,24 @@ func format(t time.Time, p precision) string {
 	case precDay:
 		return t.Format("2006-01-02")
 	}
-	// precTime: parseDate has already made a midnight a day.
-	return t.Format("2006-01-02T15:04:05Z")
+	// A time as Java's LocalDateTime prints it, as GBIF writes eventDate
+	// (2001-05-03T13:14, seconds and fraction only when not zero), Z after
+	// a UTC source's; parseDate has already made a midnight a day.
+	b := t.AppendFormat(make([]byte, 0, 32), "2006-01-02T15:04")
+	if ns := t.Nanosecond(); t.Second() != 0 || ns != 0 {
+		b = t.AppendFormat(b, ":05")
+		switch {
+		case ns == 0:
+		case ns%1_000_000 == 0:
+			b = t.AppendFormat(b, ".000")
+		case ns%1000 == 0:
+			b = t.AppendFormat(b, ".000000")
+		default:
+			b = t.AppendFormat(b, ".000000000")
+		}
+	}
+	if p == precTimeUTC {
+		b = append(b, 'Z')
+	}
+	return string(b)
 }
