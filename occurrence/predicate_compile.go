@@ -401,8 +401,10 @@ func parseISODate(s string) (lo, hi int64, err error) {
 		next   func(time.Time) time.Time
 	}{
 		{"2006", func(t time.Time) time.Time { return t.AddDate(1, 0, 0) }},
-		{"2006-01", func(t time.Time) time.Time { return t.AddDate(0, 1, 0) }},
-		{"2006-01-02", func(t time.Time) time.Time { return t.AddDate(0, 0, 1) }},
+		// One- or two-digit months and days, as GBIF's IsoDateFormat
+		// reads them (1999-6, 1999-6-7).
+		{"2006-1", func(t time.Time) time.Time { return t.AddDate(0, 1, 0) }},
+		{"2006-1-2", func(t time.Time) time.Time { return t.AddDate(0, 0, 1) }},
 		{"2006-01-02T15:04", func(t time.Time) time.Time { return t.Add(time.Minute) }},
 		{"2006-01-02T15:04:05", func(t time.Time) time.Time { return t.Add(time.Second) }},
 		{time.RFC3339Nano, func(t time.Time) time.Time { return t.Add(time.Millisecond) }},

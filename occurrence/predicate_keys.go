@@ -127,6 +127,9 @@ func init() {
 	text("STATE_PROVINCE", "State/province", ColStateProvince)
 	text("LOCALITY", "Locality", ColLocality)
 	text("ESTABLISHMENT_MEANS", "Establishment means", ColEstablishmentMeans)
+	// GBIF's GADM_GID matches a GADM area at any of its levels
+	// (OccurrenceEsField GADM_GID: gadm.gids).
+	addKey(&keySpec{name: "GADM_GID", label: "GADM area", cols: []string{"level0Gid", "level1Gid", "level2Gid", "level3Gid"}, kind: vText})
 	addKey(&keySpec{name: "RECORDED_BY", label: "Recorded by", cols: []string{ColRecordedBy}, kind: vPiped})
 	addKey(&keySpec{name: "IDENTIFIED_BY", label: "Identified by", cols: []string{ColIdentifiedBy}, kind: vPiped})
 	addParameterKeys()

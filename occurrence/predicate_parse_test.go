@@ -208,6 +208,8 @@ func TestParseQuery(t *testing.T) {
 		{"geometry=POLYGON((0 0,1 0,1 1,0 1,0 0))&geometry=POLYGON((5 5,6 5,6 6,5 6,5 5))", `{"type":"or","predicates":[{"type":"within","geometry":"POLYGON((0 0,1 0,1 1,0 1,0 0))"},{"type":"within","geometry":"POLYGON((5 5,6 5,6 6,5 6,5 5))"}]}`},
 		{"geoDistance=55.7,12.5,10km", `{"type":"geoDistance","latitude":"55.7","longitude":"12.5","distance":"10km"}`},
 		{"locality=Paris, France", `{"type":"equals","key":"LOCALITY","value":"Paris, France"}`},
+		{"eventDateGte=2000-06", `{"type":"greaterThanOrEquals","key":"EVENT_DATE","value":"2000-06"}`},
+		{"gadmGid=TUR.1_1", `{"type":"equals","key":"GADM_GID","value":"TUR.1_1"}`},
 		{"format=DWCA&limit=10&offset=5", `null`},
 		{"", `null`},
 	}
@@ -237,6 +239,8 @@ func TestParseQueryRejects(t *testing.T) {
 		wantAll []string
 	}{
 		{"colour=red", false, []string{"colour", "unknown query parameter"}},
+		{"networkKey=99a0c3e2-7b8f-4e8b-9b7a-1d2c3e4f5a6b", false, []string{"networkKey", "GBIF's search parameter NETWORK_KEY is not supported here"}},
+		{"eventDateGte=2000,2010", false, []string{"eventDateGte", "lower bound"}},
 		{"country=DK&year=abc", false, []string{"year", "abc", "integer"}},
 		{"country=", false, []string{"country", "empty"}},
 		{"geometry=POLYGON((0 0,0 1,1 1,1 0,0 0))", false, []string{"geometry", "clockwise"}},

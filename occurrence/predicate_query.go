@@ -83,9 +83,17 @@ func queryParam(name string, values []string) (*Predicate, error) {
 	var plain []string
 	lk := looseKey(name)
 	var spec *keySpec
-	if lk != "GEOMETRY" && lk != "GEODISTANCE" {
+	gte := lk == "EVENTDATEGTE" // GBIF's eventDateGte=v: an event date from v on
+	switch {
+	case gte:
+		spec = keySpecs["EVENT_DATE"]
+	case lk != "GEOMETRY" && lk != "GEODISTANCE":
 		s, ok := lookupKey(name)
 		if !ok {
+			if gbifName, isGBIF := gbifOnlyParameter(lk); isGBIF {
+				return nil, ptErr(path, name, "", "GBIF's search parameter %s is not supported here: this table holds no such data (search parameters: %s)",
+					gbifName, strings.Join(SearchKeys(), ", "))
+			}
 			return nil, ptErr(path, name, "", "unknown query parameter (search parameters: %s)", strings.Join(SearchKeys(), ", "))
 		}
 		spec = s
@@ -104,6 +112,11 @@ func queryParam(name string, values []string) (*Predicate, error) {
 				return nil, err
 			}
 			alts = append(alts, p)
+		case gte:
+			if strings.Contains(v, ",") {
+				return nil, ptErr(path, name, v, "one date: eventDateGte is a lower bound")
+			}
+			alts = append(alts, rangeParam(spec, v+",*"))
 		case v == "*":
 			alts = append(alts, &Predicate{Type: TypeIsNotNull, Parameter: spec.name})
 		case spec.kind.numeric() && strings.Count(v, ",") > 1:
@@ -129,6 +142,18 @@ func queryParam(name string, values []string) (*Predicate, error) {
 		return alts[0], nil
 	}
 	return &Predicate{Type: TypeOr, Predicates: alts}, nil
+}
+
+// gbifOnlyParameter reports a GBIF search parameter (in loose spelling)
+// that this table cannot answer (no column holds its data: network and
+// collection keys, DNA sequences, clustering...), with its GBIF name.
+func gbifOnlyParameter(loose string) (string, bool) {
+	for _, p := range searchParameters {
+		if looseKey(p.name) == loose {
+			return p.name, true
+		}
+	}
+	return "", false
 }
 
 // repeatedParam spells "1,2,3" of parameter name as name=1&name=2&name=3

@@ -392,7 +392,7 @@ func (s *Service) facetGroups(r Request) ([]*facetGroup, error) {
 	for i, f := range r.Facets {
 		pred, id := r.Predicate, ""
 		if r.FacetMultiselect {
-			without := url.Values{}
+			without, names := url.Values{}, r.names
 			for k, v := range r.params {
 				if key, ok := occurrence.LookupSearchKey(k); ok && key.Name == f.Key.Name {
 					id = f.Key.Name
@@ -400,11 +400,15 @@ func (s *Service) facetGroups(r Request) ([]*facetGroup, error) {
 				}
 				without[k] = v
 			}
+			if names != nil && f.Key.Name == "SCIENTIFIC_NAME" {
+				id, names = f.Key.Name, nil
+			}
 			if id != "" {
-				var err error
-				if pred, err = s.parsePredicate(without); err != nil {
+				p, err := s.parsePredicate(without)
+				if err != nil {
 					return nil, err
 				}
+				pred = both(p, names)
 			}
 		}
 		g := byPred[id]

@@ -243,7 +243,7 @@ func (p *recordPlan) appendField(o *jsonObject, f planField, a arrow.Array, i in
 		switch f.name {
 		case occurrence.ColLicense:
 			if v == occurrence.LicenseUnspecified {
-				v = "UNSPECIFIED"
+				v = "unspecified" // gbif-api LicenseSerde: a licence without a URL, its name in lower case
 			}
 		case occurrence.ColDateIdentified:
 			v = localDate(v)

@@ -81,7 +81,7 @@ func TestRecordJSON(t *testing.T) {
 		"countryCode": "DK", "country": "Denmark", "catalogNumber": "C-1 \"quoted\" <b>",
 		"recordedBy": "Hansen, J.|Olsen, K.", "typeStatus": "HOLOTYPE|PARATYPE",
 		"issues":  []any{"COORDINATE_ROUNDED", "GEODETIC_DATUM_ASSUMED_WGS84"},
-		"license": "UNSPECIFIED", "dateIdentified": "2001-02-03T04:05:06.000+00:00",
+		"license": "unspecified", "dateIdentified": "2001-02-03T04:05:06.000+00:00",
 		"decimalLatitude": 55.676098, "decimalLongitude": 12.568337, "geodeticDatum": "WGS84",
 		"year": 2001.0, "taxonKey": 2481433.0, "lastInterpreted": "2025-06-01T12:30:00.000+00:00",
 		"protocol": "DWC_ARCHIVE", "isSequenced": false, "isInCluster": false,

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/url"
@@ -40,8 +41,11 @@ type Request struct {
 	FacetMultiselect bool
 
 	// params are the search parameters the predicate was parsed from,
-	// kept to parse it again without one parameter (multiselect).
+	// kept to parse it again without one parameter (multiselect); names
+	// is the predicate of the scientificName values, resolved once
+	// (resolveNames), nil without any.
 	params url.Values
+	names  *occurrence.Predicate
 }
 
 // FacetRequest is one facet: a search parameter and its page of values.
@@ -78,13 +82,18 @@ var ignoredParams = []string{"checklistKey", "spellCheck", "spellCheckCount", "c
 // parameters of download query strings (occurrence.ParseQuery), limit and
 // offset as GBIF reads them (an unparsable or negative value is the
 // default, a limit over MaxLimit is MaxLimit, offset+limit over MaxOffset
-// is an error) and the facet parameters.
-func (s *Service) ParseRequest(q url.Values) (Request, error) {
+// is an error) and the facet parameters. Blank values are dropped, as
+// GBIF's SearchRequestProvider does (a form's empty field selects
+// nothing), and scientificName values are resolved to taxon keys
+// (resolveNames).
+func (s *Service) ParseRequest(ctx context.Context, q url.Values) (Request, error) {
 	var r Request
 	search := url.Values{}
 	for k, v := range q {
 		if !isFacetParam(k) && !containsFold(ignoredParams, k) {
-			search[k] = v
+			if v = nonBlank(v); len(v) > 0 {
+				search[k] = v
+			}
 		}
 	}
 	r.Limit = intParam(q, "limit", DefaultLimit)
@@ -101,12 +110,39 @@ func (s *Service) ParseRequest(q url.Values) (Request, error) {
 	if err := s.parseFacets(q, &r); err != nil {
 		return r, err
 	}
+	names, err := s.resolveNames(ctx, search)
+	if err != nil {
+		return r, err
+	}
 	p, err := s.parsePredicate(search)
 	if err != nil {
 		return r, err
 	}
-	r.Predicate, r.params = p, search
+	r.Predicate, r.params, r.names = both(p, names), search, names
 	return r, nil
+}
+
+// nonBlank is v without its blank values (trimmed, as GBIF trims them).
+func nonBlank(v []string) []string {
+	out := v[:0:0]
+	for _, x := range v {
+		if strings.TrimSpace(x) != "" {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// both is the conjunction of two predicates, either of which may be nil
+// (every record).
+func both(a, b *occurrence.Predicate) *occurrence.Predicate {
+	switch {
+	case a == nil:
+		return b
+	case b == nil:
+		return a
+	}
+	return &occurrence.Predicate{Type: occurrence.TypeAnd, Predicates: []*occurrence.Predicate{a, b}}
 }
 
 // checkUnsupported rejects GBIF search parameters this service cannot
@@ -138,12 +174,17 @@ func checkUnsupported(q url.Values) error {
 func (s *Service) parsePredicate(q url.Values) (*occurrence.Predicate, error) {
 	p, err := occurrence.ParseQuery(q, s.cfg.Limits)
 	if err != nil {
-		if errors.Is(err, occurrence.ErrPredicateTooComplex) {
-			return nil, fmt.Errorf("%w: %w", ErrTooComplex, err)
-		}
-		return nil, fmt.Errorf("%w: %w", ErrInvalidRequest, err)
+		return nil, s.predicateErr(err)
 	}
 	return p, nil
+}
+
+// predicateErr is the kind of a predicate's error.
+func (s *Service) predicateErr(err error) error {
+	if errors.Is(err, occurrence.ErrPredicateTooComplex) {
+		return fmt.Errorf("%w: %w", ErrTooComplex, err)
+	}
+	return fmt.Errorf("%w: %w", ErrInvalidRequest, err)
 }
 
 // parseFacets reads facet, facetLimit, facetOffset, facetMincount,
@@ -182,10 +223,20 @@ func (s *Service) parseFacets(q url.Values, r *Request) error {
 		}
 		seen[key.Name] = true
 		f := FacetRequest{Key: key, Offset: offset, Limit: limit}
-		if f.Limit, err = facetInt(q, facetParamOf(q, key, "facetLimit"), f.Limit); err != nil {
+		// A facet's own page, as FacetedSearchRequestProvider reads it:
+		// NAME.facetLimit alone pages from 0, NAME.facetOffset alone
+		// takes 10 values, not the global facetOffset or facetLimit.
+		ownLimit, ownOffset := facetParamOf(q, key, "facetLimit"), facetParamOf(q, key, "facetOffset")
+		switch {
+		case ownLimit != "" && ownOffset == "":
+			f.Offset = 0
+		case ownLimit == "" && ownOffset != "":
+			f.Limit = DefaultFacetLimit
+		}
+		if f.Limit, err = facetInt(q, ownLimit, f.Limit); err != nil {
 			return err
 		}
-		if f.Offset, err = facetInt(q, facetParamOf(q, key, "facetOffset"), f.Offset); err != nil {
+		if f.Offset, err = facetInt(q, ownOffset, f.Offset); err != nil {
 			return err
 		}
 		if int64(f.Offset)+int64(f.Limit) > int64(s.cfg.MaxFacetValues) {

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"context"
 	"errors"
 	"net/url"
 	"strings"
@@ -26,7 +27,7 @@ func TestParseRequestPaging(t *testing.T) {
 		{"offset=100000&limit=0", 100000, 0, ""},
 	} {
 		q, _ := url.ParseQuery(c.query)
-		r, err := s.ParseRequest(q)
+		r, err := s.ParseRequest(context.Background(), q)
 		if c.err != "" {
 			if err == nil || !errors.Is(err, ErrInvalidRequest) || !strings.Contains(err.Error(), c.err) {
 				t.Fatalf("%q: %v, want %q", c.query, err, c.err)
@@ -44,14 +45,17 @@ func TestParseRequestFacets(t *testing.T) {
 	s := New(nil, Config{}, nil)
 	q, _ := url.ParseQuery("facet=country&facet=BASIS_OF_RECORD&facet=taxon_key&facet=country&facetLimit=5&facetOffset=2" +
 		"&country.facetLimit=3&FACETMINCOUNT=7&facetMultiselect=true&basisOfRecord.facetOffset=1&year=2000")
-	r, err := s.ParseRequest(q)
+	r, err := s.ParseRequest(context.Background(), q)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(r.Facets) != 3 || r.FacetMincount != 7 || !r.FacetMultiselect || r.Predicate == nil {
 		t.Fatalf("%+v", r)
 	}
-	want := []FacetRequest{{Offset: 2, Limit: 3}, {Offset: 1, Limit: 5}, {Offset: 2, Limit: 5}}
+	// A facet's own limit alone pages from 0, its own offset alone takes
+	// 10 values (FacetedSearchRequestProvider); taxon_key has neither and
+	// takes the global page.
+	want := []FacetRequest{{Offset: 0, Limit: 3}, {Offset: 1, Limit: 10}, {Offset: 2, Limit: 5}}
 	names := []string{"COUNTRY", "BASIS_OF_RECORD", "TAXON_KEY"}
 	for i, f := range r.Facets {
 		if f.Key.Name != names[i] || f.Offset != want[i].Offset || f.Limit != want[i].Limit {
@@ -71,14 +75,14 @@ func TestParseRequestFacets(t *testing.T) {
 		"year=abc":                                    "year",
 	} {
 		q, _ := url.ParseQuery(query)
-		if _, err := s.ParseRequest(q); err == nil || !errors.Is(err, ErrInvalidRequest) || !strings.Contains(err.Error(), msg) {
+		if _, err := s.ParseRequest(context.Background(), q); err == nil || !errors.Is(err, ErrInvalidRequest) || !strings.Contains(err.Error(), msg) {
 			t.Fatalf("%q: %v, want %q", query, err, msg)
 		}
 	}
 	// What pygbif sends by default, and GBIF parameters that select
 	// nothing here, are accepted.
 	q, _ = url.ParseQuery("checklistKey=7ddf754f-d193-4cc9-b351-99906754a03b&matchCase=false&q=&limit=300&offset=0&spellCheck=false")
-	if r, err := s.ParseRequest(q); err != nil || r.Predicate != nil {
+	if r, err := s.ParseRequest(context.Background(), q); err != nil || r.Predicate != nil {
 		t.Fatalf("pygbif's defaults: %+v, %v", r, err)
 	}
 }
@@ -97,7 +101,7 @@ func FuzzParseRequest(f *testing.F) {
 		if err != nil {
 			return
 		}
-		r, err := s.ParseRequest(q)
+		r, err := s.ParseRequest(context.Background(), q)
 		if err != nil {
 			if !errors.Is(err, ErrInvalidRequest) && !errors.Is(err, ErrTooComplex) {
 				t.Fatalf("%q: error of no known kind: %v", query, err)

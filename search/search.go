@@ -86,10 +86,11 @@ type Service struct {
 	facetCache *lru.Cache[string, []FacetCount]
 	flight     singleflight.Group // facet scans in progress
 	reads      chan struct{}      // MaxReads slots
+	names      Names              // nil: scientificName is text
 }
 
 // New returns a search over t; a nil logger discards.
-func New(t occurrence.Table, cfg Config, logger *slog.Logger) *Service {
+func New(t occurrence.Table, cfg Config, logger *slog.Logger, opts ...Option) *Service {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
@@ -99,6 +100,9 @@ func New(t occurrence.Table, cfg Config, logger *slog.Logger) *Service {
 		s.facetCache, _ = lru.New[string, []FacetCount](s.cfg.Cache)
 	}
 	s.reads = make(chan struct{}, s.cfg.MaxReads)
+	for _, o := range opts {
+		o(s)
+	}
 	return s
 }
 

@@ -93,7 +93,7 @@ func mustRequest(t testing.TB, s *Service, query string) Request {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := s.ParseRequest(q)
+	r, err := s.ParseRequest(context.Background(), q)
 	if err != nil {
 		t.Fatalf("%s: %v", query, err)
 	}

@@ -416,3 +416,33 @@ func suggestion(t taxonomy.Taxonomy, u *taxonomy.Usage) SuggestResult {
 		ScientificName: u.ScientificName, CanonicalName: u.CanonicalName, Rank: nu.Rank, Status: nu.TaxonomicStatus,
 		Synonym: u.AcceptedKey != 0}
 }
+
+// TaxonKey is the key an occurrence search puts in place of a scientific
+// name, as GBIF's occurrence search does (OccurrenceSearchEsImpl
+// replaceScientificNamesWithTaxonKeys): the name is matched, not strictly,
+// and only an exact match counts; the key is the accepted usage's (a
+// synonym's accepted name), else the usage's. ok is false when the name
+// has no exact match, and also when there is no taxonomy yet (an empty
+// table's derived one): the search then compares the name as text.
+func (s *Service) TaxonKey(ctx context.Context, name string) (key int64, ok bool, err error) {
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return 0, false, nil
+	}
+	var m taxonomy.Match
+	err = s.with(func(t taxonomy.Taxonomy) error {
+		var err error
+		m, err = t.Match(ctx, taxonomy.Query{ScientificName: name})
+		return err
+	})
+	if errors.Is(err, ErrNoTaxonomy) {
+		return 0, false, nil
+	}
+	if err != nil || m.Type != taxonomy.MatchExact || m.Usage == nil {
+		return 0, false, err
+	}
+	if m.Accepted != nil {
+		return m.Accepted.Key, true, nil
+	}
+	return m.Usage.Key, true, nil
+}

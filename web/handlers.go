@@ -401,7 +401,7 @@ func (s *Server) count(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	format := strings.ToUpper(q.Get("format"))
 	q.Del("format")
-	pred, err := s.svc.PredicateFromQuery(q)
+	pred, err := s.searchPredicate(r.Context(), q) // what the page's search counted
 	if err != nil {
 		return err
 	}

@@ -19,7 +19,7 @@ import (
 // routes (search.Service). Every table scan of these routes goes through
 // it, so an admission control (scan concurrency, deadlines) can wrap it.
 type Searcher interface {
-	ParseRequest(q url.Values) (search.Request, error)
+	ParseRequest(ctx context.Context, q url.Values) (search.Request, error)
 	Search(ctx context.Context, r search.Request) (*search.Response, error)
 	Get(ctx context.Context, gbifID int64) (json.RawMessage, error)
 	Verbatim(ctx context.Context, gbifID int64) (json.RawMessage, error)
@@ -67,7 +67,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	req, err := sr.ParseRequest(r.URL.Query())
+	req, err := sr.ParseRequest(r.Context(), r.URL.Query())
 	if err != nil {
 		return searchErr(err)
 	}

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -128,13 +129,44 @@ func (s *Server) pageSubmit(w http.ResponseWriter, r *http.Request) error {
 			return fmt.Errorf("%w: query: %s is not a search parameter", jobs.ErrInvalidRequest, p)
 		}
 	}
-	req, err := s.requestFromQuery(q)
+	req, err := s.pageRequest(r.Context(), q)
 	if err != nil {
 		return err
 	}
 	req.Format, req.Fields, req.Description = in.Format, in.Fields, in.Description
 	req.SendNotification = in.SendNotification
 	return s.pageSubmitRequest(w, r, ses, req)
+}
+
+// pageRequest is the download of the page's search q (searchPredicate),
+// so the archive holds the records the page counted.
+func (s *Server) pageRequest(ctx context.Context, q url.Values) (jobs.Request, error) {
+	if s.cfg.Search == nil {
+		return s.requestFromQuery(q)
+	}
+	pred, err := s.searchPredicate(ctx, q)
+	if err != nil {
+		return jobs.Request{}, err
+	}
+	return jobs.Request{Type: "OCCURRENCE", Predicate: pred}, nil
+}
+
+// searchPredicate is the predicate JSON of the occurrence search q, the one
+// the search itself runs (blank values dropped, scientificName resolved to
+// taxon keys: docs/search.md); without a search, the API's GET download
+// rule's.
+func (s *Server) searchPredicate(ctx context.Context, q url.Values) (json.RawMessage, error) {
+	if s.cfg.Search == nil {
+		return s.svc.PredicateFromQuery(q)
+	}
+	sr, err := s.cfg.Search.ParseRequest(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("%w: query: %w", jobs.ErrInvalidRequest, err)
+	}
+	if sr.Predicate == nil {
+		return json.RawMessage("null"), nil
+	}
+	return sr.Predicate.MarshalJSON()
 }
 
 // pageSubmitRequest submits req as the page's, answering 201 {"key"}.

@@ -166,6 +166,19 @@ func TestPageSessions(t *testing.T) {
 		}
 		expect(t, p.call("POST", "/ui/api/downloads", body, false, "Content-Type", "text/plain"), 415)
 		r = expect(t, p.call("POST", "/ui/api/downloads", body, false), 201)
+		// The download is of the search the page ran: a blank field,
+		// which the search drops, selects nothing (the API's GET rule
+		// would refuse it).
+		blank := expect(t, p.call("POST", "/ui/api/downloads", map[string]any{"query": "country=TR&year=", "format": "SIMPLE_CSV"}, false), 201)
+		var bk struct{ Key string }
+		_ = json.Unmarshal(blank.body, &bk)
+		var got struct {
+			Request struct{ Predicate json.RawMessage }
+		}
+		_ = json.Unmarshal(expect(t, p.call("GET", "/ui/api/downloads/"+bk.Key, nil, false), 200).body, &got)
+		if pred := string(got.Request.Predicate); !strings.Contains(pred, `"COUNTRY"`) || strings.Contains(pred, "YEAR") {
+			t.Fatalf("page download of country=TR&year=: predicate %s", pred)
+		}
 		// The /v1 API never reads the cookie: clients use HTTP Basic.
 		req, _ := http.NewRequest("GET", p.URL+"/v1/occurrence/download/user/alice", nil)
 		resp, err := p.client.Do(req)

@@ -23,6 +23,7 @@ import (
 	"github.com/biodiversity-downloads/downloader/occurrence"
 	"github.com/biodiversity-downloads/downloader/occurrence/parquet"
 	"github.com/biodiversity-downloads/downloader/search"
+	"github.com/biodiversity-downloads/downloader/species"
 	"github.com/biodiversity-downloads/downloader/web"
 )
 
@@ -239,7 +240,11 @@ func runServe(ctx context.Context, args []string, env *Env) error {
 	scfg.Limits = f.limits // searches are bounded as downloads and counts are
 	sp, closeSpecies := f.species(env)
 	defer closeSpecies()
-	return serve(ctx, f, svc, db, ln, reg, search.New(table, scfg, env.Logger), sp, page, env)
+	var opts []search.Option
+	if names, ok := sp.(*species.Service); ok && names != nil {
+		opts = append(opts, search.WithNames(names)) // scientificName searches by taxon key, as GBIF's
+	}
+	return serve(ctx, f, svc, db, ln, reg, search.New(table, scfg, env.Logger, opts...), sp, page, env)
 }
 
 // serve runs until ctx ends, then stops gracefully: HTTP first, then the
