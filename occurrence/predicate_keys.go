@@ -2,9 +2,9 @@ package occurrence
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 )
 
@@ -208,14 +208,7 @@ func lookupKey(name string) (*keySpec, bool) {
 }
 
 // SearchKeys returns the canonical names of the accepted search parameters.
-func SearchKeys() []string {
-	out := make([]string, 0, len(keySpecs))
-	for k := range keySpecs {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
+func SearchKeys() []string { return slices.Sorted(maps.Keys(keySpecs)) }
 
 func vocabNorm(v *vocabulary) func(string) (string, error) {
 	return func(s string) (string, error) {

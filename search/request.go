@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"slices"
 	"strconv"
@@ -355,6 +356,10 @@ func (s *Service) ParseCount(q url.Values) (*occurrence.Predicate, error) {
 		case "isGeoreferenced":
 			b, _ := strconv.ParseBool(val) // Boolean.parseBoolean: anything else is false
 			val = strconv.FormatBool(b)
+		case "country", "publishingCountry":
+			if code, ok := occurrence.CountryCodeOfGBIFName(val); ok && len(val) > 3 {
+				val = code // GBIF's Parameter reads Country names (GERMANY) before codes
+			}
 		case "year":
 			from, to, isRange := strings.Cut(val, ",")
 			a, err1 := strconv.Atoi(strings.TrimSpace(from))
@@ -371,11 +376,4 @@ func (s *Service) ParseCount(q url.Values) (*occurrence.Predicate, error) {
 	return s.parsePredicate(search)
 }
 
-func countDimensionNames() []string {
-	out := make([]string, 0, len(countDimensions))
-	for k := range countDimensions {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
-}
+func countDimensionNames() []string { return slices.Sorted(maps.Keys(countDimensions)) }

@@ -26,6 +26,7 @@ type Searcher interface {
 	GetByOccurrenceID(ctx context.Context, datasetKey, occurrenceID string) (json.RawMessage, error)
 	ParseCount(q url.Values) (*occurrence.Predicate, error)
 	Count(ctx context.Context, pred *occurrence.Predicate) (int64, error)
+	Inventory(ctx context.Context, name string, q url.Values) ([]search.FacetCount, error)
 }
 
 var _ Searcher = (*search.Service)(nil)
@@ -36,6 +37,9 @@ func (s *Server) searchRoutes() []route {
 	return []route{
 		{"GET", occ + "/search", nil, s.search},
 		{"GET", occ + "/count", nil, s.occurrenceCount},
+		{"GET", occ + "/count/schema", nil, s.countSchema},
+		{"GET", occ + "/counts/{name}", []string{occ + "/counts/basisOfRecord", occ + "/counts/countries", occ + "/counts/datasets",
+			occ + "/counts/publishingCountries", occ + "/counts/year"}, s.occurrenceInventory},
 		{"GET", occ + "/{gbifID}", nil, s.occurrence},
 		// One pattern for {gbifID}/verbatim and GBIF's {datasetKey}/{occurrenceId}:
 		// a literal "verbatim" segment would overlap download/{key} in Go's ServeMux.
@@ -118,6 +122,49 @@ func (s *Server) occurrenceCount(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeRaw(w, strconv.AppendInt(nil, n, 10))
 	return nil
+}
+
+// countSchema: GET /v1/occurrence/count/schema, the dimension sets of
+// GBIF's occurrence cube (pygbif's count_schema).
+func (s *Server) countSchema(w http.ResponseWriter, r *http.Request) error {
+	writeJSON(w, http.StatusOK, search.CountSchema())
+	return nil
+}
+
+// occurrenceInventory: GET /v1/occurrence/counts/{name}, GBIF's occurrence
+// inventories (pygbif's count_basisofrecord, count_countries,
+// count_datasets, count_publishingcountries, count_year): a JSON object of
+// value -> records, most frequent first.
+func (s *Server) occurrenceInventory(w http.ResponseWriter, r *http.Request) error {
+	sr, err := s.searcher()
+	if err != nil {
+		return err
+	}
+	u, err := s.caller(r)
+	if err != nil {
+		return err
+	}
+	var counts []search.FacetCount
+	err = s.admit(r.Context(), u, "count", func(ctx context.Context) error {
+		var err error
+		counts, err = sr.Inventory(ctx, r.PathValue("name"), r.URL.Query())
+		return err
+	})
+	if err != nil {
+		return searchErr(err)
+	}
+	b := []byte{'{'}
+	for i, c := range counts {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendQuote(b, c.Name)
+		b = append(b, ':')
+		b = strconv.AppendInt(b, c.Count, 10)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, err = w.Write(append(b, '}'))
+	return err
 }
 
 // occurrence: GET /v1/occurrence/{gbifID}.

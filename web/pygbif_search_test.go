@@ -59,13 +59,44 @@ func TestPygbifSearch(t *testing.T) {
 		}
 		Count       int64
 		CountGeoref int64 `json:"count_georef"`
-		Missing     any
+		// The inventories, value -> records.
+		CountsBOR        map[string]int64 `json:"counts_bor"`
+		CountsYear       map[string]int64 `json:"counts_year"`
+		CountsDatasets   map[string]int64 `json:"counts_datasets"`
+		CountsPublishing map[string]int64 `json:"counts_publishing"`
+		CountSchema      int              `json:"count_schema"`
+		Missing          any
 	}
 	if err := json.Unmarshal(out, &got); err != nil {
 		t.Fatalf("pygbif output %s: %v", out, err)
 	}
 	want := s.tableCount("country=" + country)
 	order := s.orderedKeys("country="+country, 10)
+	total := func(m map[string]int64) (n int64) {
+		for _, c := range m {
+			n += c
+		}
+		return n
+	}
+	for _, c := range []struct {
+		name   string
+		counts map[string]int64
+		query  string
+		empty  bool // the fixture's records have no publishing country
+	}{
+		{"count_basisofrecord", got.CountsBOR, "", false},
+		{"count_year(1990,2000)", got.CountsYear, "year=1990,2000", false},
+		{"count_datasets(country)", got.CountsDatasets, "country=" + country, false},
+		{"count_publishingcountries(country)", got.CountsPublishing, "country=" + country + "&publishingCountry=*", true},
+	} {
+		t.Logf("%s: %d records in %d values", c.name, total(c.counts), len(c.counts))
+		if n := total(c.counts); n != s.tableCount(c.query) || n == 0 != c.empty {
+			t.Errorf("%s: %d records in %d values, table %d", c.name, n, len(c.counts), s.tableCount(c.query))
+		}
+	}
+	if got.CountSchema != 42 {
+		t.Errorf("count_schema: %d rollups, want GBIF's 42", got.CountSchema)
+	}
 	sr := got.Search
 	if sr.Count != want || want == 0 || sr.Limit != 5 || sr.EndOfRecords || !slices.Equal(sr.Keys, order[:5]) || !slices.Equal(got.Page2, order[5:10]) {
 		t.Fatalf("occ.search: count %d (table %d), keys %v then %v, table order %v", sr.Count, want, sr.Keys, got.Page2, order)

@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net/http/httptest"
@@ -220,4 +221,99 @@ func (s *searchServer) scanIDs(query string) []int64 {
 		s.t.Fatal(err)
 	}
 	return ids
+}
+
+// orderedCounts decodes a JSON object of name -> count keeping its order.
+func orderedCounts(t *testing.T, body []byte) ([]string, map[string]int64) {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		t.Fatalf("not a JSON object: %s", body)
+	}
+	var names []string
+	counts := map[string]int64{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n int64
+		if err := dec.Decode(&n); err != nil {
+			t.Fatalf("%s: %v", body, err)
+		}
+		names = append(names, tok.(string))
+		counts[tok.(string)] = n
+	}
+	return names, counts
+}
+
+// TestOccurrenceInventories: GBIF's /occurrence/counts/* routes, which
+// pygbif's count_basisofrecord, count_countries, count_datasets,
+// count_publishingcountries and count_year call, answer JSON objects most
+// frequent first whose counts are the table's; countries by GBIF's Country
+// names; /occurrence/count/schema lists GBIF's rollups.
+func TestOccurrenceInventories(t *testing.T) {
+	s := startSearchServer(t)
+	inventory := func(path string) ([]string, map[string]int64) {
+		t.Helper()
+		r := expect(t, s.do("GET", "/v1/occurrence/counts/"+path, "", nil), 200)
+		names, counts := orderedCounts(t, r.body)
+		for i := 1; i < len(names); i++ {
+			if counts[names[i]] > counts[names[i-1]] {
+				t.Fatalf("%s: %s (%d) after %s (%d): not most frequent first", path, names[i], counts[names[i]], names[i-1], counts[names[i-1]])
+			}
+		}
+		return names, counts
+	}
+	sum := func(m map[string]int64) (n int64) {
+		for _, c := range m {
+			n += c
+		}
+		return n
+	}
+	bor, counts := inventory("basisOfRecord")
+	if len(bor) == 0 || sum(counts) != s.tableCount("") || counts[bor[0]] != s.tableCount("basisOfRecord="+bor[0]) {
+		t.Fatalf("basisOfRecord %v, total %d, table %d", counts, sum(counts), s.tableCount(""))
+	}
+	countries, counts := inventory("countries")
+	code, ok := occurrence.CountryCodeOfGBIFName(countries[0])
+	if !ok || counts[countries[0]] != s.tableCount("country="+code) {
+		t.Fatalf("countries: first %s (%s, %v): %d, table %d", countries[0], code, ok, counts[countries[0]], s.tableCount("country="+code))
+	}
+	if _, datasets := inventory("datasets?country=" + code); sum(datasets) != s.tableCount("country="+code) {
+		t.Fatalf("datasets of %s: %v, table %d", code, datasets, s.tableCount("country="+code))
+	}
+	if _, byName := inventory("datasets?country=" + countries[0]); sum(byName) != s.tableCount("country="+code) {
+		t.Fatalf("datasets of %s by its GBIF name: %v", countries[0], byName)
+	}
+	years, counts := inventory("year?year=1990,2000")
+	for _, y := range years {
+		if n, err := strconv.Atoi(y); err != nil || n < 1990 || n > 2000 {
+			t.Fatalf("year %s outside 1990,2000", y)
+		}
+	}
+	if sum(counts) != s.tableCount("year=1990,2000") {
+		t.Fatalf("years 1990-2000: %d, table %d", sum(counts), s.tableCount("year=1990,2000"))
+	}
+	expect(t, s.do("GET", "/v1/occurrence/counts/year?year=900", "", nil), 400)
+	expect(t, s.do("GET", "/v1/occurrence/counts/countries?colour=red", "", nil), 400)
+	expect(t, s.do("GET", "/v1/occurrence/counts/nonsense", "", nil), 404)
+	// /occurrence/count reads GBIF's Country names as codes.
+	byCode := expect(t, s.do("GET", "/v1/occurrence/count?country="+code, "", nil), 200)
+	byName := expect(t, s.do("GET", "/v1/occurrence/count?country="+countries[0], "", nil), 200)
+	if string(byCode.body) != string(byName.body) {
+		t.Fatalf("count by %s: %s, by %s: %s", code, byCode.body, countries[0], byName.body)
+	}
+	var schema []struct{ Dimensions []struct{ Key, Type string } }
+	if err := json.Unmarshal(expect(t, s.do("GET", "/v1/occurrence/count/schema", "", nil), 200).body, &schema); err != nil || len(schema) != 42 {
+		t.Fatalf("count/schema: %d rollups, %v", len(schema), err)
+	}
+	for _, r := range schema {
+		for _, d := range r.Dimensions {
+			resp := s.do("GET", "/v1/occurrence/count?"+d.Key+"=1", "", nil)
+			if d.Type == "" || strings.Contains(string(resp.body), "Invalid parameter name") {
+				t.Fatalf("schema dimension %+v is not a /occurrence/count parameter: %s", d, resp.body)
+			}
+		}
+	}
 }

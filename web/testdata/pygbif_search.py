@@ -37,6 +37,12 @@ out["verbatim"] = {"key": verb["key"], "terms": sorted(k for k in verb if k.star
 # occ.count with pygbif's defaults and with isGeoreferenced.
 out["count"] = occ.count(country=COUNTRY)
 out["count_georef"] = occ.count(country=COUNTRY, isGeoreferenced=True)
+# The inventories (GBIF's metrics routes) with pygbif's defaults.
+out["counts_bor"] = occ.count_basisofrecord()
+out["counts_year"] = occ.count_year(year="1990,2000")
+out["counts_datasets"] = occ.count_datasets(country=COUNTRY)
+out["counts_publishing"] = occ.count_publishingcountries(country=COUNTRY)
+out["count_schema"] = len(occ.count_schema())
 # An unknown key: pygbif raises on GBIF's 404.
 try:
     occ.get(key=999999999999)
