@@ -38,6 +38,11 @@ func DecodeRequest(body []byte) (Request, error) {
 	if dec.More() {
 		return Request{}, fmt.Errorf("%w: request body has data after the JSON object", ErrInvalidRequest)
 	}
+	if len(fields) == 0 {
+		// GBIF's DownloadRequestSerde reads {} (and null) as no request,
+		// refused with 400: an empty body must not export every record.
+		return Request{}, fmt.Errorf("%w: request body is empty (want at least a predicate and a format)", ErrInvalidRequest)
+	}
 	for name := range fields {
 		if !slices.Contains(knownProperties, name) {
 			return Request{}, fmt.Errorf("%w: unknown JSON property '%s'", ErrInvalidRequest, name)
@@ -58,8 +63,8 @@ func DecodeRequest(body []byte) (Request, error) {
 		r.NotificationAddresses = append(r.NotificationAddresses, addrs...)
 	}
 	for _, name := range sendNotificationAliases {
-		var b bool
-		if err := decodeField(fields, name, &b); err != nil {
+		b, err := decodeJacksonBool(fields, name)
+		if err != nil {
 			return Request{}, err
 		}
 		r.SendNotification = r.SendNotification || b
@@ -234,4 +239,41 @@ func (r *Request) validateExtensions() error {
 	}
 	r.VerbatimExtensions = out
 	return nil
+}
+
+// decodeJacksonBool reads a boolean field much as GBIF's
+// DownloadRequestSerde does (Jackson's JsonNode.asBoolean): true, a
+// non-zero number or the text "true" in any case is true; false, null, 0
+// or "false" is false. Clients do send "sendNotification": "True"
+// (gbif/portal-feedback#3176). Other text, which Jackson reads as false
+// without a word ("yes" sends no mail), is refused here, as are objects
+// and arrays.
+func decodeJacksonBool(fields map[string]json.RawMessage, name string) (bool, error) {
+	raw, ok := fields[name]
+	if !ok {
+		return false, nil
+	}
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		return false, fmt.Errorf("%w: %s: %v", ErrInvalidRequest, name, err)
+	}
+	switch x := v.(type) {
+	case nil:
+		return false, nil
+	case bool:
+		return x, nil
+	case string:
+		switch strings.ToLower(strings.TrimSpace(x)) {
+		case "true":
+			return true, nil
+		case "false":
+			return false, nil
+		}
+	case json.Number:
+		f, err := x.Float64()
+		return err == nil && f != 0, nil
+	}
+	return false, fmt.Errorf("%w: %s: want true or false, not %s", ErrInvalidRequest, name, raw)
 }

@@ -76,6 +76,24 @@ func TestDecodeRequestPygbif(t *testing.T) {
 	}
 }
 
+// TestDecodeRequestLikeJackson: what GBIF's deserializer reads a boolean
+// from is read the same; an empty body is refused, as GBIF refuses it
+// (an empty object would otherwise export every record).
+func TestDecodeRequestLikeJackson(t *testing.T) {
+	for v, want := range map[string]bool{`true`: true, `"True"`: true, `" true "`: true, `1`: true, `2.5`: true,
+		`false`: false, `"FALSE"`: false, `0`: false, `null`: false} {
+		r, err := DecodeRequest([]byte(`{"predicate":null,"sendNotification":` + v + `}`))
+		if err != nil || r.SendNotification != want {
+			t.Errorf("sendNotification %s: %v %v, want %v", v, r.SendNotification, err, want)
+		}
+	}
+	for _, body := range []string{`{}`, `null`, ` { } `} {
+		if _, err := DecodeRequest([]byte(body)); err == nil || !errors.Is(err, ErrInvalidRequest) || !strings.Contains(err.Error(), "empty") {
+			t.Errorf("%s: %v, want an empty-request error", body, err)
+		}
+	}
+}
+
 func TestDecodeRequestRejects(t *testing.T) {
 	for body, want := range map[string]string{
 		`{"predicate":null,"foo":1}`:                "unknown JSON property 'foo'",
@@ -87,6 +105,7 @@ func TestDecodeRequestRejects(t *testing.T) {
 		`{"notificationAddresses":"a@example.org"}`: "notificationAddresses",
 		`{"notification_address":["nobody"]}`:       `"nobody"`,
 		`{"sendNotification":"yes"}`:                "sendNotification",
+		`{"sendNotification":[true]}`:               "sendNotification",
 		`{} {}`:                                     "after the JSON object",
 		`nope`:                                      "not a JSON object",
 		`{"description":"` + strings.Repeat("x", 10_001) + `"}`: "description",

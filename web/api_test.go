@@ -465,3 +465,45 @@ func zipText(t *testing.T, b []byte, name string) string {
 	}
 	return string(out)
 }
+
+// TestSubmitAnswersJSONWhenAsked: rgbif's occ_download sends Accept:
+// application/json and stops unless the answer's Content-Type is exactly
+// application/json; GBIF's startDownload produces both types with the
+// bare key as the body. Without Accept (pygbif, curl) it stays text/plain.
+func TestSubmitAnswersJSONWhenAsked(t *testing.T) {
+	forEachDB(t, func(t *testing.T, dsn string) {
+		s := startServer(t, dsn, options{throttle: 20_000})
+		body := `{"creator":"alice","format":"SIMPLE_CSV","predicate":` + familyPredicate + `}`
+		for _, c := range []struct {
+			accept, want string
+		}{
+			{"application/json", "application/json"},
+			{"application/json, text/plain;q=0.5", "application/json"},
+			{"text/plain, application/json", "text/plain; charset=utf-8"},
+			{"*/*", "text/plain; charset=utf-8"},
+			{"", "text/plain; charset=utf-8"},
+		} {
+			hdr := []string{"Content-Type", "application/json"}
+			if c.accept != "" {
+				hdr = append(hdr, "Accept", c.accept)
+			}
+			r := expect(t, s.do("POST", "/v1/occurrence/download/request", "alice", body, hdr...), http.StatusCreated)
+			if ct := r.header.Get("Content-Type"); ct != c.want || !keyRE.Match(r.body) {
+				t.Errorf("Accept %q: Content-Type %q, body %q; want %q and a bare key", c.accept, ct, r.body, c.want)
+			}
+		}
+		// GBIF's from is an ISO local date-time (no offset). The five
+		// identical requests are one download (deduplicated).
+		for from, want := range map[string]string{"2000-01-01T00:00:00": "1", "2000-01-01T00:00:00.000": "1", "2999-01-01T00:00:00": "0"} {
+			if r := expect(t, s.do("GET", "/v1/occurrence/download/user/alice/count?from="+from, "alice", nil), http.StatusOK); strings.TrimSpace(string(r.body)) != want {
+				t.Errorf("count from %s: %s, want %s", from, r.body, want)
+			}
+		}
+		expect(t, s.do("GET", "/v1/occurrence/download/user/alice/count?from=yesterday", "alice", nil), http.StatusBadRequest)
+		for _, empty := range []string{`{}`, `null`} {
+			if r := expect(t, s.do("POST", "/v1/occurrence/download/request", "alice", empty), http.StatusBadRequest); !strings.Contains(string(r.body), "empty") {
+				t.Errorf("%s: %s", empty, r.body)
+			}
+		}
+	})
+}

@@ -146,7 +146,7 @@ func TestRequestHelpers(t *testing.T) {
 		t.Fatalf("converted %s (%v)", r.body, err)
 	}
 
-	r = expect(t, s.do("POST", "/v1/occurrence/download/request/validate", "alice", pygbifRequest), http.StatusOK)
+	r = expect(t, s.do("POST", "/v1/occurrence/download/request/validate", "alice", pygbifRequest), http.StatusCreated)
 	if err := json.Unmarshal(r.body, &req); err != nil || req.Creator != "alice" || req.ChecklistKey != colKey ||
 		len(req.NotificationAddresses) != 1 || !strings.Contains(string(req.Predicate), `"checklistKey"`) {
 		t.Fatalf("validated %s (%v)", r.body, err)

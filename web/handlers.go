@@ -52,8 +52,47 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request, u jobs.User, req
 		return err
 	}
 	w.Header().Set("Location", s.baseURL(r)+"/v1/occurrence/download/"+key)
+	if prefersJSON(r.Header.Get("Accept")) {
+		// GBIF's startDownload produces text/plain and application/json,
+		// the bare key either way; rgbif asks for JSON and checks the
+		// Content-Type.
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusCreated)
+		_, _ = io.WriteString(w, key)
+		return nil
+	}
 	writeText(w, http.StatusCreated, key)
 	return nil
+}
+
+// prefersJSON reports whether an Accept header ranks application/json
+// above text/plain, which a route producing both (text/plain first, as
+// GBIF's) answers otherwise: by quality, then by order.
+func prefersJSON(accept string) bool {
+	qJSON, qText := -1.0, -1.0
+	posJSON, posText := 0, 0
+	for i, part := range strings.Split(accept, ",") {
+		mt, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		q := 1.0
+		for _, p := range strings.Split(params, ";") {
+			if k, v, ok := strings.Cut(strings.TrimSpace(p), "="); ok && strings.EqualFold(k, "q") {
+				if f, err := strconv.ParseFloat(v, 64); err == nil {
+					q = f
+				}
+			}
+		}
+		switch strings.ToLower(strings.TrimSpace(mt)) {
+		case "application/json":
+			if q > qJSON {
+				qJSON, posJSON = q, i
+			}
+		case "text/plain", "text/*", "*/*":
+			if q > qText {
+				qText, posText = q, i
+			}
+		}
+	}
+	return qJSON > 0 && (qJSON > qText || qJSON == qText && posJSON < posText)
 }
 
 // sourceOf is GBIF's Download.source of a request: the source parameter,
@@ -101,7 +140,7 @@ func (s *Server) postRequest(w http.ResponseWriter, r *http.Request) error {
 // request body as a submission would be checked, recording nothing. GBIF
 // validates only SQL requests there (a predicate request gets 422 "not
 // implemented"); a client can expect the answers of its SQL validation:
-// the normalized request as JSON, or 400 with {"status":"INVALID",
+// the normalized request as JSON with 201, or 400 with {"status":"INVALID",
 // "reason":...}. Bad credentials are 401; anonymous callers may validate.
 func (s *Server) validateRequest(w http.ResponseWriter, r *http.Request) error {
 	u, err := s.caller(r)
@@ -129,7 +168,9 @@ func (s *Server) validateRequest(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, req)
+	// 201: gbif-common-ws's CreatedResponseFilter turns every 2xx answer
+	// to a POST but 204 into 201, the validation's too.
+	writeJSON(w, http.StatusCreated, req)
 	return nil
 }
 
@@ -270,10 +311,15 @@ func listFilter(q url.Values) (jobs.ListFilter, error) {
 	if v := q.Get("from"); v != "" {
 		var t jobs.Time
 		b, _ := json.Marshal(v)
-		if err := t.UnmarshalJSON(b); err != nil {
+		if err := t.UnmarshalJSON(b); err == nil {
+			f.From = t.Time
+		} else if lt, lerr := time.Parse("2006-01-02T15:04:05.999999999", v); lerr == nil {
+			// GBIF's own form: an ISO local date-time
+			// (@DateTimeFormat(iso = DATE_TIME) LocalDateTime), read as UTC.
+			f.From = lt
+		} else {
 			return f, fmt.Errorf("%w: from=%q: %v", jobs.ErrInvalidRequest, v, err)
 		}
-		f.From = t.Time
 	}
 	return f, nil
 }
