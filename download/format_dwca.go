@@ -67,7 +67,7 @@ type dwcaWriter struct {
 func occurrenceFields() []field {
 	var fs []field
 	for _, c := range occurrence.Columns()[:occurrence.GBIFColumns] {
-		fs = append(fs, field{header: c.Name, column: c.Name, term: c.Term, multi: c.Kind == occurrence.KindMulti})
+		fs = append(fs, columnField(c)) // with its layout: modified to the second, as GBIF's
 	}
 	return fs
 }

@@ -34,6 +34,15 @@ func TestDWCA(t *testing.T) {
 			t.Errorf("internal column %s in occurrence.txt", h)
 		}
 	}
+	// Timestamps as GBIF writes them: modified to the second
+	// (secondsToISO8601), lastInterpreted with three digits of
+	// milliseconds (ISO_INSTANT).
+	omod, oli := column(t, occ, "modified"), column(t, occ, "lastInterpreted")
+	for i, r := range occ[1:] {
+		if r[omod] != "2020-01-01T00:00:00Z" || r[oli] != "2024-01-02T03:04:05.006Z" {
+			t.Fatalf("occurrence row %d: modified %q, lastInterpreted %q", i, r[omod], r[oli])
+		}
+	}
 	verb := table(t, "verbatim.txt", content["verbatim.txt"])
 	if len(verb)-1 != n {
 		t.Fatalf("verbatim.txt: %d rows", len(verb)-1)
@@ -116,9 +125,14 @@ func TestDWCA(t *testing.T) {
 		"The dataset includes records from the following constituent datasets. The full metadata for each constituent is also included in this archive:\n" +
 		"7 records from Dataset 0 & <friends>\n5 records from Dataset 1 & <friends>\n3 records from Dataset 2 & <friends>\n2 records from Dataset " + testDatasets[3].key + "\n"
 	if doc.Dataset.Abstract != wantAbstract || doc.PackageID != "0000001-240506070809000" ||
-		doc.Dataset.Title != "Occurrence Download 0000001-240506070809000" || doc.Dataset.Creator != "Occurrence download service Download Service" ||
+		doc.Dataset.Title != "Occurrence Download 0000001-240506070809000" || doc.Dataset.Creator != "Occurrence download service" ||
 		doc.Citation != "Occurrence download service (6 May 2024) Occurrence Download 0000001-240506070809000" {
 		t.Errorf("metadata.xml %+v\nwant abstract %q", doc, wantAbstract)
+	}
+	// EML 2.2.0's DatasetType is a sequence: contact comes before methods
+	// (eml-dataset.xsd); validating readers refuse the other order.
+	if c, m := strings.Index(doc.Dataset.Methods, "<contact>"), strings.Index(doc.Dataset.Methods, "<methods>"); c < 0 || m < c {
+		t.Errorf("metadata.xml: contact at %d, methods at %d: EML wants contact first", c, m)
 	}
 	if !strings.HasPrefix(doc.Dataset.Rights, "The data included in this download are provided to the user under a Creative Commons Attribution Non Commercial (CC-BY-NC) 4.0 license (http://creativecommons.org/licenses/by-nc/4.0/legalcode)") ||
 		!strings.HasSuffix(doc.Dataset.Rights, "1 dataset has no recognized licence: "+testDatasets[3].key+".") {

@@ -125,7 +125,10 @@ func writeDownloadEML(w io.Writer, x *Export, res ExportResult, infos []occurren
 	for _, in := range infos {
 		fmt.Fprintf(&abs, "%d records from %s\n", res.Datasets[in.Key], datasetTitle(in))
 	}
-	service := x.opts.Portal.Name + " Download Service"
+	service := x.opts.Portal.Name
+	if !strings.HasSuffix(strings.ToLower(service), "service") {
+		service += " Download Service" // as GBIF's "GBIF Download Service"
+	}
 	party := "<individualName><surName>" + e(service) + "</surName></individualName>"
 	taxonomy := "the taxonomy of the table (the names and keys its sources carry)"
 	if x.spec.ChecklistKey != "" {
@@ -146,11 +149,11 @@ func writeDownloadEML(w io.Writer, x *Export, res ExportResult, infos []occurren
     <intellectualRights>
       <para>%s</para>
     </intellectualRights>
+    <contact>%s</contact>
     <methods>
       <methodStep><description><para>%s</para></description></methodStep>
       <methodStep><description><para>Table snapshot: %s. Format: %s. Taxonomy: %s.</para></description></methodStep>
     </methods>
-    <contact>%s</contact>
   </dataset>
   <additionalMetadata>
     <metadata>
@@ -162,8 +165,8 @@ func writeDownloadEML(w io.Writer, x *Export, res ExportResult, infos []occurren
   </additionalMetadata>
 </eml:eml>
 `, e(x.identifier()), e(x.spec.Key), e(downloadTitle(x)), party, party, x.created.Format("2006-01-02"),
-		e(abs.String()), e(rightsText(res)), e("Records matching: "+queryWords(x.spec.Predicate)+"."),
-		e(orNone(x.spec.Snapshot)), e(string(x.spec.Format)), e(taxonomy), party,
+		e(abs.String()), e(rightsText(res)), party, e("Records matching: "+queryWords(x.spec.Predicate)+"."),
+		e(orNone(x.spec.Snapshot)), e(string(x.spec.Format)), e(taxonomy),
 		formatTime(x.created), e(x.identifier()), e(downloadCitation(x)))
 	return bw.Flush()
 }

@@ -94,7 +94,7 @@ func eachTestRecord(fn func(ds testDataset, r *occurrence.Record)) {
 			r.SetTime(idx(occurrence.ColLastInterpreted), time.Date(2024, 1, 2, 3, 4, 5, 6e6, time.UTC))
 			// What interpretation makes of the verbatim values below.
 			r.SetString(idx("habitat"), "forest\tedge")
-			r.SetTime(idx("modified"), time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC))
+			r.SetTime(idx("modified"), time.Date(2020, 1, 1, 0, 0, 0, 250e6, time.UTC)) // written to the second
 			verb := map[string]string{"locality": v, "scientificName": sp, "habitat": "forest\tedge",
 				"dcterms:modified": "2020-01-01", "http://example.org/terms/custom": "x"}
 			for k, val := range verb {
