@@ -263,3 +263,65 @@ func newPage[T any](res []T, total int64, limit, offset int) Page[T] {
 	return Page[T]{Offset: offset, Limit: limit, Count: total, Results: res,
 		EndOfRecords: int64(offset+len(res)) >= total}
 }
+
+// DatasetActivity is one download of a dataset, as GBIF's
+// DatasetOccurrenceDownloadUsage: the dataset's usage in that download and,
+// with details, the download itself (redacted for callers other than its
+// creator).
+type DatasetActivity struct {
+	DatasetUsage
+	Download *Download `json:"download,omitempty"`
+}
+
+// MaxActivityDetails caps the page of a dataset's activity with download
+// details, as GBIF's registry does (showDownloadDetails caps limit at 100).
+const MaxActivityDetails = 100
+
+// DatasetActivity pages through the downloads that delivered records of
+// dataset datasetKey, newest first (GBIF's /occurrence/download/dataset/
+// {datasetKey}); details adds each download, redacted unless caller may
+// manage it.
+func (s *Service) DatasetActivity(ctx context.Context, caller *User, datasetKey string, details bool, limit, offset int) (Page[DatasetActivity], error) {
+	limit, offset = clampPage(limit, offset)
+	if details {
+		limit = min(limit, MaxActivityDetails)
+	}
+	var total int64
+	if err := s.db.read.QueryRowContext(ctx, s.db.q("SELECT count(*) FROM download_datasets WHERE dataset_key = ?"), datasetKey).
+		Scan(&total); err != nil {
+		return Page[DatasetActivity]{}, err
+	}
+	var keys []string
+	res, err := collect(ctx, s.db.read, s.db.q("SELECT dd.download_key, "+prefixed("dd.", datasetUsageColumns)+
+		" FROM download_datasets dd JOIN downloads d ON d.key = dd.download_key WHERE dd.dataset_key = ?"+
+		" ORDER BY d.created DESC, d.key DESC LIMIT ? OFFSET ?"), []any{datasetKey, limit, offset},
+		func(sc scanner) (DatasetActivity, error) {
+			var a DatasetActivity
+			err := sc.Scan(&a.DownloadKey, &a.DatasetKey, &a.DatasetTitle, &a.NumberRecords, &a.License, &a.Citation,
+				&a.DatasetDOI, &a.PublishingOrgKey, &a.PublishingCountryCode)
+			keys = append(keys, a.DownloadKey)
+			return a, err
+		})
+	if err != nil {
+		return Page[DatasetActivity]{}, err
+	}
+	if details {
+		for i := range res {
+			d, err := s.Get(ctx, caller, keys[i], false)
+			if err != nil {
+				return Page[DatasetActivity]{}, err
+			}
+			res[i].Download = &d
+		}
+	}
+	return newPage(res, total, limit, offset), nil
+}
+
+// prefixed puts p before each of a comma-separated list of columns.
+func prefixed(p, cols string) string {
+	parts := strings.Split(cols, ",")
+	for i, c := range parts {
+		parts[i] = p + strings.TrimSpace(c)
+	}
+	return strings.Join(parts, ", ")
+}

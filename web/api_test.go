@@ -185,6 +185,30 @@ func TestDownloadLifecycle(t *testing.T) {
 		if page.Count != 1 || len(page.Results) != 1 || page.Results[0].NumberRecords != want.Count || !page.EndOfRecords {
 			t.Fatalf("datasets %s", ds.body)
 		}
+		// The dataset's activity (rgbif's occ_download_dataset_activity):
+		// this download, with its details redacted for anonymous callers.
+		var act jobs.Page[jobs.DatasetActivity]
+		dsKey := page.Results[0].DatasetKey
+		if err := json.Unmarshal(expect(t, s.do("GET", "/v1/occurrence/download/dataset/"+dsKey, "", nil), http.StatusOK).body, &act); err != nil {
+			t.Fatal(err)
+		}
+		if act.Count != 1 || len(act.Results) != 1 || act.Results[0].DownloadKey != key || act.Results[0].NumberRecords != want.Count ||
+			act.Results[0].Download == nil || act.Results[0].Download.Key != key || act.Results[0].Download.Request.Creator != "" ||
+			act.Results[0].Download.DownloadLink == "" {
+			t.Fatalf("dataset activity %+v", act)
+		}
+		var bare jobs.Page[jobs.DatasetActivity]
+		if err := json.Unmarshal(expect(t, s.do("GET", "/v1/occurrence/download/dataset/"+dsKey+"?showDownloadDetails=false&limit=500", "alice", nil), http.StatusOK).body, &bare); err != nil {
+			t.Fatal(err)
+		}
+		if bare.Count != 1 || bare.Results[0].Download != nil || bare.Limit != 500 {
+			t.Fatalf("dataset activity without details %+v", bare)
+		}
+		expect(t, s.do("GET", "/v1/occurrence/download/dataset/not-a-uuid", "", nil), http.StatusBadRequest)
+		var none jobs.Page[jobs.DatasetActivity]
+		if err := json.Unmarshal(expect(t, s.do("GET", "/v1/occurrence/download/dataset/00000000-0000-4000-8000-000000000000", "", nil), http.StatusOK).body, &none); err != nil || none.Count != 0 || none.Results == nil {
+			t.Fatalf("an unknown dataset's activity: %+v %v", none, err)
+		}
 		// GBIF's shape: "GBIF.org (2 January 2023) GBIF Occurrence Download
 		// https://doi.org/..." and a newline; here the portal (PublicURL's
 		// host, as none is configured), the download's day and its page

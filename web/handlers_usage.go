@@ -138,3 +138,42 @@ func (s *Server) datasetsExport(w http.ResponseWriter, r *http.Request) error {
 		})
 	})
 }
+
+// datasetActivity: GET /v1/occurrence/download/dataset/{datasetKey}, the
+// downloads that delivered the dataset's records, newest first (GBIF's
+// registry OccurrenceDatasetDownloadUsageResource, rgbif's
+// occ_download_dataset_activity); showDownloadDetails (default true) adds
+// each download, redacted for callers other than its creator, and caps the
+// page at 100.
+func (s *Server) datasetActivity(w http.ResponseWriter, r *http.Request) error {
+	key := r.PathValue("datasetKey")
+	if !uuidPattern.MatchString(key) {
+		return fmt.Errorf("%w: datasetKey %q is not a UUID", jobs.ErrInvalidRequest, key)
+	}
+	q := r.URL.Query()
+	limit, offset, err := paging(q)
+	if err != nil {
+		return err
+	}
+	details := true
+	if v := q.Get("showDownloadDetails"); v != "" {
+		if details, err = strconv.ParseBool(v); err != nil {
+			return fmt.Errorf("%w: showDownloadDetails=%q is not true or false", jobs.ErrInvalidRequest, v)
+		}
+	}
+	u, err := s.caller(r)
+	if err != nil {
+		return err
+	}
+	page, err := s.svc.DatasetActivity(r.Context(), u, strings.ToLower(key), details, limit, offset)
+	if err != nil {
+		return err
+	}
+	for _, a := range page.Results {
+		if a.Download != nil {
+			s.present(r, a.Download)
+		}
+	}
+	writeJSON(w, http.StatusOK, page)
+	return nil
+}

@@ -151,6 +151,7 @@ func (s *Server) routes() []route {
 		{"GET", stats + "/downloadsBySource", nil, s.downloadsBySource},
 		{"GET", stats + "/downloadedRecordsByDataset", nil, s.downloadedRecordsByDataset},
 		{"GET", stats + "/downloadsByDataset", nil, s.downloadsByDataset},
+		{"GET", dl + "/dataset/{datasetKey}", nil, s.datasetActivity},
 		{"GET", dl + "/user/{user}", nil, s.listUser},
 		{"GET", dl + "/user/{user}/count", nil, s.countUser},
 		{"GET", dl + "/{key}", nil, s.getStatus},
