@@ -60,7 +60,6 @@ func (s Status) Valid() bool {
 // Sentinel errors. The web package maps them to HTTP statuses.
 var (
 	ErrNotFound          = errors.New("not found")
-	ErrForbidden         = errors.New("forbidden")
 	ErrUnauthorized      = errors.New("unauthorized")
 	ErrInvalidRequest    = errors.New("invalid request")
 	ErrTooManyDownloads  = errors.New("too many running downloads")

@@ -502,7 +502,9 @@ func (s *Service) Postpone(ctx context.Context, caller User, key string, until t
 		return Download{}, err
 	}
 	if !mayManage(&caller, r.Creator) {
-		return Download{}, fmt.Errorf("%w: %s may not change download %s", ErrForbidden, caller.Name, key)
+		// 401, as GBIF's registry (checkUserIsInSecurityContext) and this
+		// service's other "not yours" answers.
+		return Download{}, fmt.Errorf("%w: %s may not change download %s", ErrUnauthorized, caller.Name, key)
 	}
 	if r.Status == StatusFileErased {
 		return Download{}, fmt.Errorf("%w: download %s", ErrErased, key)

@@ -242,7 +242,7 @@ func TestDownloadLifecycle(t *testing.T) {
 		// Postpone: owner only; never earlier.
 		later := time.Now().Add(300 * 24 * time.Hour).UTC().Truncate(time.Millisecond)
 		body := `{"eraseAfter":"` + later.Format("2006-01-02T15:04:05.000+00:00") + `"}`
-		expect(t, s.do("PUT", "/v1/occurrence/download/"+key, "bob", body), http.StatusForbidden)
+		unauthorized(t, s.do("PUT", "/v1/occurrence/download/"+key, "bob", body))
 		expect(t, s.do("PUT", "/v1/occurrence/download/"+key, "alice", `{"eraseAfter":"soon"}`), http.StatusBadRequest)
 		expect(t, s.do("PUT", "/v1/occurrence/download/"+key, "alice", `{"erase":"x"}`), http.StatusBadRequest)
 		p := expect(t, s.do("PUT", "/v1/occurrence/download/"+key, "alice", body), http.StatusOK)

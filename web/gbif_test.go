@@ -145,6 +145,18 @@ func TestRequestHelpers(t *testing.T) {
 		!strings.Contains(string(req.Predicate), `"TR"`) {
 		t.Fatalf("converted %s (%v)", r.body, err)
 	}
+	// GBIF's downloadPredicate also reads the extensions and the machine
+	// description, and names a signed-in caller the creator.
+	var full jobs.Request
+	r = expect(t, s.do("GET", "/v1/occurrence/download/request/predicate?country=TR&format=DWCA"+
+		"&verbatimExtensions=http://rs.tdwg.org/dwc/terms/MeasurementOrFact&machineDescription=%7B%22portal%22:1%7D", "alice", nil), http.StatusOK)
+	if err := json.Unmarshal(r.body, &full); err != nil || full.Creator != "alice" || len(full.VerbatimExtensions) != 1 ||
+		string(full.MachineDescription) != `{"portal":1}` {
+		t.Fatalf("converted with extensions %s (%v)", r.body, err)
+	}
+	expect(t, s.do("GET", "/v1/occurrence/download/request/predicate?country=TR&format=DWCA&machineDescription=%7Bx", "", nil), http.StatusBadRequest)
+	// A trailing slash is matched as GBIF's APIs match it.
+	expect(t, s.do("GET", "/v1/occurrence/download/request/predicate/?country=TR&format=DWCA", "", nil), http.StatusOK)
 
 	r = expect(t, s.do("POST", "/v1/occurrence/download/request/validate", "alice", pygbifRequest), http.StatusCreated)
 	if err := json.Unmarshal(r.body, &req); err != nil || req.Creator != "alice" || req.ChecklistKey != colKey ||

@@ -180,7 +180,7 @@ var (
 	addressParams = []string{"notification_address", "notificationAddress", "notificationAddresses",
 		"notification_addresses"}
 	requestParams = append([]string{"format", "send_notification", "sendNotification", "description",
-		"checklistKey", "source"}, addressParams...)
+		"checklistKey", "source", "verbatimExtensions", "interpretedExtensions", "machineDescription"}, addressParams...)
 )
 
 // requestFromQuery builds a download request from portal search parameters.
@@ -208,6 +208,24 @@ func (s *Server) requestFromQuery(q url.Values) (jobs.Request, error) {
 			}
 			req.SendNotification = b
 		}
+	}
+	// GBIF's downloadPredicate reads these too: extensions comma-separated
+	// (or repeated), the machine description as JSON.
+	for _, v := range q["verbatimExtensions"] {
+		for _, e := range strings.Split(v, ",") {
+			if e = strings.TrimSpace(e); e != "" {
+				req.VerbatimExtensions = append(req.VerbatimExtensions, e)
+			}
+		}
+	}
+	if v := strings.TrimSpace(strings.Join(q["interpretedExtensions"], "")); v != "" {
+		return jobs.Request{}, fmt.Errorf("%w: interpretedExtensions: extension downloads are not served", jobs.ErrInvalidRequest)
+	}
+	if v := q.Get("machineDescription"); v != "" {
+		if !json.Valid([]byte(v)) {
+			return jobs.Request{}, fmt.Errorf("%w: machineDescription is not JSON", jobs.ErrInvalidRequest)
+		}
+		req.MachineDescription = json.RawMessage(v)
 	}
 	pred, err := s.svc.PredicateFromQuery(search)
 	if err != nil {
@@ -246,7 +264,11 @@ func (s *Server) getPredicate(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if req, err = s.svc.Validate(r.Context(), nil, req); err != nil {
+	u, err := s.caller(r) // GBIF sets the creator of a signed-in caller
+	if err != nil {
+		return err
+	}
+	if req, err = s.svc.Validate(r.Context(), u, req); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, req)

@@ -197,6 +197,12 @@ func (s *Server) Shutdown(ctx context.Context, srv *http.Server) error {
 // ServeHTTP serves the API.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
+	// GBIF's APIs match a path with a trailing slash as without
+	// (WebMvcConfig setUseTrailingSlashMatch).
+	if p := r.URL.Path; len(p) > len("/v1/") && strings.HasPrefix(p, "/v1/") && strings.HasSuffix(p, "/") {
+		r.URL.Path = strings.TrimSuffix(p, "/")
+		r.URL.RawPath = strings.TrimSuffix(r.URL.RawPath, "/")
+	}
 	s.handler.ServeHTTP(w, r)
 }
 
@@ -302,8 +308,6 @@ func statusOf(err error) int {
 		return http.StatusServiceUnavailable
 	case errors.Is(err, errBodyTimeout):
 		return http.StatusRequestTimeout
-	case errors.Is(err, jobs.ErrForbidden):
-		return http.StatusForbidden
 	case errors.Is(err, jobs.ErrNotFound), errors.Is(err, jobs.ErrNotReady):
 		return http.StatusNotFound
 	case errors.Is(err, jobs.ErrErased):
