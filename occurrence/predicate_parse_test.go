@@ -242,6 +242,8 @@ func TestParseQueryRejects(t *testing.T) {
 		{"networkKey=99a0c3e2-7b8f-4e8b-9b7a-1d2c3e4f5a6b", false, []string{"networkKey", "GBIF's search parameter NETWORK_KEY is not supported here"}},
 		{"eventDateGte=2000,2010", false, []string{"eventDateGte", "lower bound"}},
 		{"country=DK&year=abc", false, []string{"year", "abc", "integer"}},
+		{"taxonKey=4QHKG", false, []string{"taxonKey", "4QHKG", "not Catalogue of Life keys"}},
+		{"familyKey=5T6", false, []string{"familyKey", "not Catalogue of Life keys"}},
 		{"country=", false, []string{"country", "empty"}},
 		{"geometry=POLYGON((0 0,0 1,1 1,1 0,0 0))", false, []string{"geometry", "clockwise"}},
 		{"geoDistance=1,2", false, []string{"latitude,longitude,distance"}},
