@@ -14,6 +14,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/biodiversity-downloads/downloader/dwca"
 	"github.com/biodiversity-downloads/downloader/internal/pzip"
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
@@ -101,8 +102,13 @@ type ExportResult struct {
 	// has no column for (DWCA): they are reported here and logged, never
 	// dropped without a word.
 	DroppedVerbatimTerms map[string]int64
-	Bytes                int64
-	SHA256               string
+	// Citations are the constituent datasets' citations, as a DWCA's
+	// citations.txt gives them (GBIF's, from each dataset's EML: see
+	// datasetCitation), by dataset key; DOIs their DOIs ("10.5886/x") when
+	// their EML gives one.
+	Citations, DOIs map[string]string
+	Bytes           int64
+	SHA256          string
 }
 
 // formatWriter is one download format.
@@ -239,8 +245,23 @@ func (x *Export) Close(ctx context.Context) (ExportResult, error) {
 		return ExportResult{}, err
 	}
 	res.Format = x.spec.Format
+	parts := map[string]dwca.CitationParts(nil)
 	if d, ok := x.fw.(*dwcaWriter); ok {
 		res.DroppedVerbatimTerms = d.droppedTerms()
+		parts = d.parts
+	}
+	if parts == nil {
+		if parts, err = citationParts(ctx, x.opts.Catalog, infos); err != nil {
+			return ExportResult{}, err
+		}
+	}
+	res.Citations, res.DOIs = make(map[string]string, len(infos)), map[string]string{}
+	for _, in := range infos {
+		p := parts[in.Key]
+		res.Citations[in.Key] = datasetCitation(x, in, p)
+		if p.DOI != "" {
+			res.DOIs[in.Key] = strings.TrimPrefix(p.DOI, "https://doi.org/")
+		}
 	}
 	res.Bytes = x.zw.Written()
 	res.SHA256 = hex.EncodeToString(x.out.h.Sum(nil))

@@ -1,6 +1,7 @@
 package download
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -58,8 +59,9 @@ type dwcaWriter struct {
 	vrows   [2]*verbatimRow
 	dropped [2]map[string]int64
 	halves  *rowHalves
-	mrow    *verbatimRow         // one multimedia object, by multimediaColumns
-	exts    []*verbatimExtension // the requested verbatim/<name>.txt files
+	mrow    *verbatimRow                  // one multimedia object, by multimediaColumns
+	exts    []*verbatimExtension          // the requested verbatim/<name>.txt files
+	parts   map[string]dwca.CitationParts // the datasets' EML citation parts, once copied
 }
 
 // occurrenceFields are the interpreted columns of occurrence.txt: GBIF's,
@@ -309,10 +311,12 @@ func (d *dwcaWriter) finish(ctx context.Context, res ExportResult, infos []occur
 	}); err != nil {
 		return err
 	}
-	if err := d.writeDatasetEML(ctx, infos); err != nil {
+	parts, err := d.writeDatasetEML(ctx, infos)
+	if err != nil {
 		return err
 	}
-	if err := writeEntry(x, "citations.txt", func(w io.Writer) error { return writeCitations(w, x, infos) }); err != nil {
+	d.parts = parts
+	if err := writeEntry(x, "citations.txt", func(w io.Writer) error { return writeCitations(w, x, infos, parts) }); err != nil {
 		return err
 	}
 	return writeEntry(x, "rights.txt", func(w io.Writer) error { return writeRights(w, infos, &x.acct) })
@@ -331,13 +335,15 @@ func writeEntry(x *Export, name string, fn func(io.Writer) error) error {
 }
 
 // writeDatasetEML copies the EML of each constituent dataset that was
-// ingested with one; failing to read a document the catalog says it holds
-// fails the export.
-func (d *dwcaWriter) writeDatasetEML(ctx context.Context, infos []occurrence.DatasetInfo) error {
+// ingested with one, and returns the citation parts each gives; failing to
+// read a document the catalog says it holds fails the export, a document
+// whose citation parts cannot be read is only copied.
+func (d *dwcaWriter) writeDatasetEML(ctx context.Context, infos []occurrence.DatasetInfo) (map[string]dwca.CitationParts, error) {
 	x := d.x
 	c := x.opts.Catalog
+	parts := map[string]dwca.CitationParts{}
 	if c == nil {
-		return nil
+		return parts, nil
 	}
 	for _, in := range infos {
 		key := in.Key
@@ -346,16 +352,45 @@ func (d *dwcaWriter) writeDatasetEML(ctx context.Context, infos []occurrence.Dat
 		}
 		rc, err := c.DatasetEML(ctx, key)
 		if err != nil {
-			return fmt.Errorf("dwca: EML of dataset %s: %w", key, err)
+			return nil, fmt.Errorf("dwca: EML of dataset %s: %w", key, err)
 		}
+		var doc bytes.Buffer
 		err = writeEntry(x, "dataset/"+key+".xml", func(w io.Writer) error {
-			_, err := io.Copy(w, rc)
+			_, err := io.Copy(w, io.TeeReader(rc, &doc))
 			return err
 		})
 		rc.Close()
 		if err != nil {
-			return err
+			return nil, err
+		}
+		if p, err := dwca.ReadCitationParts(&doc); err == nil {
+			parts[key] = p
 		}
 	}
-	return nil
+	return parts, nil
+}
+
+// citationParts reads the citation parts of each dataset's EML from the
+// catalog (the formats that do not copy the documents into the archive);
+// a document that cannot be parsed gives none.
+func citationParts(ctx context.Context, c occurrence.Catalog, infos []occurrence.DatasetInfo) (map[string]dwca.CitationParts, error) {
+	parts := map[string]dwca.CitationParts{}
+	if c == nil {
+		return parts, nil
+	}
+	for _, in := range infos {
+		if !in.HasEML || in.Key == "" {
+			continue
+		}
+		rc, err := c.DatasetEML(ctx, in.Key)
+		if err != nil {
+			return nil, fmt.Errorf("EML of dataset %s: %w", in.Key, err)
+		}
+		p, perr := dwca.ReadCitationParts(rc)
+		rc.Close()
+		if perr == nil {
+			parts[in.Key] = p
+		}
+	}
+	return parts, nil
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/biodiversity-downloads/downloader/dwca"
 	"github.com/biodiversity-downloads/downloader/occurrence"
@@ -219,6 +220,40 @@ func TestDWCADescribesDatasetsOnce(t *testing.T) {
 	for k, n := range src.calls {
 		if n != 1 {
 			t.Errorf("dataset %s described %d times", k, n)
+		}
+	}
+}
+
+// TestDatasetCitationAsGBIF: a constituent dataset's citation in
+// citations.txt is GBIF's (gbif-api CitationGeneratorTest's cases with
+// this service as the portal): generated from the EML's parts, the
+// publisher leading when no author is named, the dataset key for a missing
+// DOI; a citation the metadata gives is kept, with its DOI added when it
+// has none and the access date.
+func TestDatasetCitationAsGBIF(t *testing.T) {
+	x := &Export{opts: ExportOptions{Portal: Portal{Name: "GBIF.org"}}, created: time.Date(2026, 12, 6, 10, 0, 0, 0, time.UTC)}
+	in := occurrence.DatasetInfo{Key: "6eb0c925-06b4-4dec-a153-c4a28cb4eb9d", Title: "Dataset to be cited"}
+	full := dwca.CitationParts{Authors: []string{"Doe J D", "Smith", "Mendez"}, Year: "2009", Version: "2.1",
+		Publisher: "Cited Organization", DOI: "https://doi.org/10.21373/abcd"}
+	noAuthors := full
+	noAuthors.Authors = nil
+	noDOI := full
+	noDOI.DOI = ""
+	cited := in
+	cited.Citation = "Doe J (2009). Dataset to be cited."
+	for _, c := range []struct {
+		in   occurrence.DatasetInfo
+		p    dwca.CitationParts
+		want string
+	}{
+		{in, full, "Doe J D, Smith, Mendez (2009). Dataset to be cited. Version 2.1. Cited Organization. Occurrence dataset https://doi.org/10.21373/abcd accessed via GBIF.org on 2026-12-06."},
+		{in, noAuthors, "Cited Organization (2009). Dataset to be cited. Version 2.1. Occurrence dataset https://doi.org/10.21373/abcd accessed via GBIF.org on 2026-12-06."},
+		{in, noDOI, "Doe J D, Smith, Mendez (2009). Dataset to be cited. Version 2.1. Cited Organization. Occurrence dataset 6eb0c925-06b4-4dec-a153-c4a28cb4eb9d accessed via GBIF.org on 2026-12-06."},
+		{in, dwca.CitationParts{}, "Dataset to be cited. Occurrence dataset 6eb0c925-06b4-4dec-a153-c4a28cb4eb9d accessed via GBIF.org on 2026-12-06."},
+		{cited, full, "Doe J (2009). Dataset to be cited. https://doi.org/10.21373/abcd accessed via GBIF.org on 2026-12-06."},
+	} {
+		if got := datasetCitation(x, c.in, c.p); got != c.want {
+			t.Errorf("citation\n got %s\nwant %s", got, c.want)
 		}
 	}
 }

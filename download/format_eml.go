@@ -193,21 +193,55 @@ func orNone(s string) string {
 	return s
 }
 
-// datasetCitation is a dataset's citation: the one its metadata gives,
-// else one in the shape of GBIF's generated citations.
-func datasetCitation(x *Export, in occurrence.DatasetInfo) string {
+// datasetCitation is a dataset's citation as GBIF's CitationGenerator
+// makes it. With a citation in its metadata, that text, its DOI when the
+// text gives none, and the access (generatePublisherProvidedCitation).
+// Else one generated from its EML's parts p: "Authors (year). Title.
+// Version v. Publisher. Occurrence dataset <DOI> accessed via <portal> on
+// <date>." (the publisher leads when no author is named, the dataset key
+// stands for a missing DOI; without authors or publisher, the title leads).
+func datasetCitation(x *Export, in occurrence.DatasetInfo, p dwca.CitationParts) string {
+	access := "accessed via " + x.opts.Portal.Name + " on " + x.created.Format("2006-01-02") + "."
 	if in.Citation != "" {
-		return in.Citation
+		out := []string{in.Citation}
+		if low := strings.ToLower(in.Citation); p.DOI != "" && !strings.Contains(low, "doi.org") && !strings.Contains(low, "doi:") {
+			out = append(out, p.DOI)
+		}
+		return strings.Join(append(out, access), " ")
 	}
-	return datasetTitle(in) + ". Occurrence dataset " + in.Key + " accessed via " + x.opts.Portal.Name +
-		" on " + x.created.Format("2006-01-02") + "."
+	var out []string
+	authors := strings.Join(p.Authors, ", ")
+	if authors == "" {
+		authors = p.Publisher
+	}
+	if authors != "" {
+		if p.Year == "" {
+			authors += "."
+		}
+		out = append(out, authors)
+		if p.Year != "" {
+			out = append(out, "("+p.Year+").")
+		}
+	}
+	out = append(out, strings.TrimSuffix(datasetTitle(in), ".")+".")
+	if p.Version != "" {
+		out = append(out, "Version "+p.Version+".")
+	}
+	if len(p.Authors) > 0 && p.Publisher != "" {
+		out = append(out, strings.TrimSuffix(p.Publisher, ".")+".")
+	}
+	id := p.DOI
+	if id == "" {
+		id = in.Key
+	}
+	return strings.Join(append(out, "Occurrence dataset", id, access), " ")
 }
 
 // writeCitations writes citations.txt as GBIF's ConstituentsCitationWriter
 // does: its header line, then each dataset's citation, one per line; the
 // download's own citation comes first, as in GBIF's sequence downloads (the
 // header asks for "the following citation").
-func writeCitations(w io.Writer, x *Export, infos []occurrence.DatasetInfo) error {
+func writeCitations(w io.Writer, x *Export, infos []occurrence.DatasetInfo, parts map[string]dwca.CitationParts) error {
 	bw := bufio.NewWriter(w)
 	bw.WriteString("When using this dataset please use the following citation and pay attention to the rights documented in rights.txt:\n")
 	bw.WriteString(dwca.CleanValue(downloadCitation(x)) + "\n\n")
@@ -215,7 +249,7 @@ func writeCitations(w io.Writer, x *Export, infos []occurrence.DatasetInfo) erro
 		if i > 0 {
 			bw.WriteByte('\n')
 		}
-		bw.WriteString(dwca.CleanValue(datasetCitation(x, in)))
+		bw.WriteString(dwca.CleanValue(datasetCitation(x, in, parts[in.Key])))
 	}
 	if len(infos) > 0 {
 		bw.WriteByte('\n')

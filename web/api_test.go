@@ -185,6 +185,12 @@ func TestDownloadLifecycle(t *testing.T) {
 		if page.Count != 1 || len(page.Results) != 1 || page.Results[0].NumberRecords != want.Count || !page.EndOfRecords {
 			t.Fatalf("datasets %s", ds.body)
 		}
+		// The dataset's citation is the one citations.txt gives (GBIF's
+		// generated form, with the access).
+		if c := page.Results[0].Citation; !strings.HasSuffix(c, "accessed via downloads.test on "+d.Created.UTC().Format("2006-01-02")+".") ||
+			!strings.Contains(zipText(t, zr.body, "citations.txt"), "\n"+c+"\n") {
+			t.Fatalf("datasetCitation %q; citations.txt:\n%s", c, zipText(t, zr.body, "citations.txt"))
+		}
 		// The dataset's activity (rgbif's occ_download_dataset_activity):
 		// this download, with its details redacted for anonymous callers.
 		var act jobs.Page[jobs.DatasetActivity]

@@ -211,8 +211,12 @@ func result(res download.ExportResult, snapshot string) jobs.ExportResult {
 		out.License = occurrence.LicenseUnspecified
 	}
 	for _, info := range res.DatasetInfos {
+		citation := res.Citations[info.Key]
+		if citation == "" {
+			citation = info.Citation
+		}
 		out.Datasets = append(out.Datasets, jobs.DatasetUsage{DatasetKey: info.Key, NumberRecords: res.Datasets[info.Key],
-			DatasetTitle: info.Title, License: info.License, Citation: info.Citation})
+			DatasetTitle: info.Title, License: info.License, Citation: citation, DatasetDOI: res.DOIs[info.Key]})
 	}
 	return out
 }

@@ -1,0 +1,153 @@
+package dwca
+
+import (
+	"encoding/xml"
+	"io"
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// CitationParts are what GBIF's generated dataset citations are made of
+// (gbif-api CitationGenerator), read from a dataset's EML: the authors,
+// the year of publication, the version, the publisher and the DOI.
+type CitationParts struct {
+	// Authors are the creators and metadata providers with a surname, in
+	// document order, each once ("Sheffield C"); none unless one of them is
+	// a creator, as GBIF requires an originator.
+	Authors []string
+	// Year is pubDate's year, Version packageId's ("…/v12.2" is 12.2).
+	Year, Version string
+	// Publisher is dataset/publisher's organization, else that of the
+	// associatedParty whose role is publisher (GBIF uses its registry's
+	// publishing organization, which this service does not have).
+	Publisher string
+	// DOI is the first alternateIdentifier that is a DOI, as a
+	// https://doi.org/ URL.
+	DOI string
+}
+
+var doiRE = regexp.MustCompile(`(?i)^(?:doi:\s*|https?://(?:dx\.)?doi\.org/)?(10\.\d{4,9}/\S+)$`)
+
+// DOIURL is a DOI given as 10.x/y, doi:10.x/y or a doi.org URL, as a
+// https://doi.org/ URL; "" when s is none of these.
+func DOIURL(s string) string {
+	m := doiRE.FindStringSubmatch(strings.TrimSpace(s))
+	if m == nil {
+		return ""
+	}
+	return "https://doi.org/" + m[1]
+}
+
+// ReadCitationParts reads a dataset EML's citation parts. Element names are
+// matched without namespaces; malformed XML gives an error with its line.
+func ReadCitationParts(r io.Reader) (CitationParts, error) {
+	var (
+		c       CitationParts
+		path    []string
+		text    strings.Builder
+		given   string
+		sur     string
+		org     string
+		role    string
+		creator bool // an author is a creator
+		seen    = map[string]bool{}
+		partyOf string // creator, metadataProvider, publisher, associatedParty
+	)
+	err := walkEML(r, func(tok xml.Token) {
+		switch t := tok.(type) {
+		case xml.StartElement:
+			path = append(path, t.Name.Local)
+			text.Reset()
+			if n := len(path); n >= 2 && path[n-2] == "dataset" && partyOf == "" {
+				switch t.Name.Local {
+				case "creator", "metadataProvider", "publisher", "associatedParty":
+					partyOf, given, sur, org, role = t.Name.Local, "", "", "", ""
+				}
+			}
+			if t.Name.Local == "eml" {
+				if _, v, ok := strings.Cut(attr(t, "packageId"), "/v"); ok && v != "" {
+					c.Version = v
+				}
+			}
+		case xml.CharData:
+			text.Write(t)
+		case xml.EndElement:
+			v := strings.Join(strings.Fields(text.String()), " ")
+			text.Reset()
+			n := len(path)
+			name := t.Name.Local
+			switch {
+			case partyOf != "" && name == "givenName":
+				given = strings.TrimSpace(given + " " + v)
+			case partyOf != "" && name == "surName":
+				sur = v
+			case partyOf != "" && name == "organizationName" && n >= 2 && path[n-2] == partyOf:
+				org = v
+			case partyOf != "" && name == "role":
+				role = v
+			case partyOf != "" && name == partyOf && n >= 2 && path[n-2] == "dataset":
+				switch partyOf {
+				case "creator", "metadataProvider":
+					if a := authorName(sur, given); a != "" {
+						key := strings.ToLower(sur + "\x00" + given)
+						if !seen[key] {
+							seen[key] = true
+							c.Authors = append(c.Authors, a)
+						}
+						creator = creator || partyOf == "creator"
+					}
+				case "publisher":
+					if org != "" {
+						c.Publisher = org
+					}
+				case "associatedParty":
+					if strings.EqualFold(role, "publisher") && org != "" && c.Publisher == "" {
+						c.Publisher = org
+					}
+				}
+				partyOf = ""
+			case n >= 2 && path[n-2] == "dataset" && name == "pubDate" && c.Year == "":
+				if len(v) >= 4 && isDigits(v[:4]) {
+					c.Year = v[:4]
+				}
+			case n >= 2 && path[n-2] == "dataset" && name == "alternateIdentifier" && c.DOI == "":
+				c.DOI = DOIURL(v)
+			}
+			path = path[:n-1]
+		}
+	})
+	if !creator {
+		c.Authors = nil
+	}
+	return c, err
+}
+
+// authorName is a citation's name of a person, as GBIF's
+// CitationGenerator.getAuthorName writes it: the surname and the initials
+// of the given names ("Sheffield C"), or the surname alone.
+func authorName(sur, given string) string {
+	sur = strings.TrimSpace(sur)
+	if sur == "" {
+		return ""
+	}
+	var initials []string
+	for _, g := range strings.Fields(given) {
+		r, _ := utf8.DecodeRuneInString(g)
+		initials = append(initials, string(unicode.ToUpper(r)))
+	}
+	if len(initials) == 0 {
+		return sur
+	}
+	return sur + " " + strings.Join(initials, " ")
+}
+
+func isDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
