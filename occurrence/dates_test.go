@@ -57,8 +57,17 @@ func FuzzParseDateRange(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		d, ok := ParseDateRange(s)
-		if ok && d.End.Before(d.Start) {
+		if !ok {
+			return
+		}
+		if d.End.Before(d.Start) {
 			t.Fatalf("%q: end %v before start %v", s, d.End, d.Start)
+		}
+		// The text written is read back as the same dates and text (a
+		// download's eventDate interprets as the record's).
+		again, ok := ParseDateRange(d.Text)
+		if !ok || !again.Start.Equal(d.Start) || !again.End.Equal(d.End) || again.Text != d.Text {
+			t.Fatalf("%q -> %q -> %+v (%v), want %+v", s, d.Text, again, ok, d)
 		}
 	})
 }
