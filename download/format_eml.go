@@ -148,7 +148,7 @@ func writeDownloadEML(w io.Writer, x *Export, res ExportResult, infos []occurren
     </abstract>
     <intellectualRights>
       <para>%s</para>
-    </intellectualRights>
+    </intellectualRights>%s
     <contact>%s</contact>
     <methods>
       <methodStep><description><para>%s</para></description></methodStep>
@@ -165,10 +165,25 @@ func writeDownloadEML(w io.Writer, x *Export, res ExportResult, infos []occurren
   </additionalMetadata>
 </eml:eml>
 `, e(x.identifier()), e(x.spec.Key), e(downloadTitle(x)), party, party, x.created.Format("2006-01-02"),
-		e(abs.String()), e(rightsText(res)), party, e("Records matching: "+queryWords(x.spec.Predicate)+"."),
+		e(abs.String()), e(rightsText(res)), distribution(x), party, e("Records matching: "+queryWords(x.spec.Predicate)+"."),
 		e(orNone(x.spec.Snapshot)), e(string(x.spec.Format)), e(taxonomy),
 		formatTime(x.created), e(x.identifier()), e(downloadCitation(x)))
 	return bw.Flush()
+}
+
+// distribution is metadata.xml's link to the download (its DOI's address,
+// else its page), as GBIF's download metadata gives it (the data
+// description's URL): EML's distribution, after the rights; "" without
+// either.
+func distribution(x *Export) string {
+	ref := x.spec.Link
+	if x.spec.DOI != "" {
+		ref = "https://doi.org/" + x.spec.DOI
+	}
+	if ref == "" {
+		return ""
+	}
+	return "\n    <distribution scope=\"document\"><online><url function=\"download\">" + dwca.EscapeXML(ref) + "</url></online></distribution>"
 }
 
 // rightsText is GBIF's statement of a download's licence (its RIGHTS

@@ -224,6 +224,13 @@ func TestDownloadLifecycle(t *testing.T) {
 		if string(cit.body) != wantCit {
 			t.Fatalf("citation %q, want %q", cit.body, wantCit)
 		}
+		// metadata.xml links the download (GBIF's data description URL) as
+		// EML's distribution, between the rights and the contact.
+		meta := zipText(t, zr.body, "metadata.xml")
+		link := `<url function="download">http://downloads.test/v1/occurrence/download/` + key + `</url>`
+		if r, l, c := strings.Index(meta, "</intellectualRights>"), strings.Index(meta, link), strings.Index(meta, "<contact>"); r < 0 || l < r || c < l {
+			t.Fatalf("metadata.xml: rights at %d, link at %d, contact at %d:\n%s", r, l, c, meta)
+		}
 		if lines := strings.Split(zipText(t, zr.body, "citations.txt"), "\n"); len(lines) < 2 || lines[1]+"\n" != wantCit {
 			t.Fatalf("citations.txt cites the download as %q, the API as %q", lines, wantCit)
 		}
