@@ -42,8 +42,12 @@ func (c *splitCounts) getErr() error {
 	return c.err
 }
 
-// split waits for split i's count.
+// split waits for split i's count. A caller that has left gets its
+// context's error, also when the count is ready (select would pick either).
 func (c *splitCounts) split(ctx context.Context, i int) (int64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
 	select {
 	case <-c.done[i]:
 	case <-ctx.Done():
@@ -55,8 +59,12 @@ func (c *splitCounts) split(ctx context.Context, i int) (int64, error) {
 	return c.n[i], nil
 }
 
-// total waits for every split and returns the sum.
+// total waits for every split and returns the sum; a caller that has left
+// gets its context's error, as from split.
 func (c *splitCounts) total(ctx context.Context) (int64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
 	select {
 	case <-c.all:
 	case <-ctx.Done():
