@@ -19,6 +19,10 @@ type Names interface {
 	TaxonKey(ctx context.Context, name string) (key int64, ok bool, err error)
 }
 
+// MaxNames caps the scientificName values of one search: each is matched
+// against the taxonomy before the search runs.
+const MaxNames = 1000
+
 // Option configures a Service.
 type Option func(*Service)
 
@@ -51,6 +55,10 @@ func (s *Service) resolveNames(ctx context.Context, q url.Values) (*occurrence.P
 	}
 	if len(names) == 0 {
 		return nil, nil
+	}
+	if len(names) > MaxNames {
+		// Bounded before any matching starts.
+		return nil, fmt.Errorf("%w: %d scientificName values; at most %d are matched in one search", ErrTooComplex, len(names), MaxNames)
 	}
 	var keys, text []string
 	for _, n := range names {

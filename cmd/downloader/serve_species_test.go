@@ -76,6 +76,16 @@ func TestSearchByScientificName(t *testing.T) {
 			t.Errorf("%s: %d records, want %d", c.query, page.Count, c.want)
 		}
 	}
+	// The names of one search are bounded before any is matched.
+	many := strings.Repeat("scientificName=Puma&", 1001)
+	resp, err := http.Get(base + "/v1/occurrence/search?" + many)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Errorf("1001 names: %s, want 413", resp.Status)
+	}
 	// Multiselect: the scientificName facet counts as if no name were asked.
 	var page struct {
 		Count  int64
