@@ -158,7 +158,11 @@ func (s *Server) occurrenceInventory(w http.ResponseWriter, r *http.Request) err
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = strconv.AppendQuote(b, c.Name)
+		name, err := json.Marshal(c.Name) // JSON's quoting, not Go's
+		if err != nil {
+			return err
+		}
+		b = append(b, name...)
 		b = append(b, ':')
 		b = strconv.AppendInt(b, c.Count, 10)
 	}
