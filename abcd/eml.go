@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode"
 
 	"github.com/beevik/etree"
+	"golang.org/x/text/language"
 )
 
 // WriteEML writes meta as an EML 2.1.1 document (GBIF profile): title,
@@ -24,8 +26,8 @@ func WriteEML(w io.Writer, meta DatasetMeta) error {
 	root.CreateAttr("packageId", packageID(meta))
 	root.CreateAttr("system", "http://gbif.org")
 	root.CreateAttr("scope", "system")
-	if meta.Language != "" {
-		root.CreateAttr("xml:lang", meta.Language)
+	if tag := languageTag(meta.Language); tag != "" {
+		root.CreateAttr("xml:lang", tag)
 	}
 	ds := root.CreateElement("dataset")
 	if meta.GUID != "" {
@@ -167,6 +169,27 @@ func dateOnly(s string) string {
 	}
 	if len(s) == 8 && strings.Trim(s, "0123456789") == "" {
 		return s[:4] + "-" + s[4:6] + "-" + s[6:]
+	}
+	return ""
+}
+
+// languageTag is an ABCD language as xml:lang needs it (a BCP 47 tag, XML
+// Schema's language type): the value when it is one, else its first word
+// when that is ("IT - ITA - Italiano" is "it"), else "" (the attribute is
+// left out; dataset/language keeps the text as given).
+func languageTag(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return ""
+	}
+	if t, err := language.Parse(s); err == nil {
+		return t.String()
+	}
+	first := strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) })
+	if len(first) > 0 {
+		if t, err := language.Parse(first[0]); err == nil {
+			return t.String()
+		}
 	}
 	return ""
 }

@@ -76,3 +76,15 @@ func TestWriteEML(t *testing.T) {
 		t.Errorf("empty metadata EML:\n%s", buf.String())
 	}
 }
+
+// TestLanguageTag: xml:lang is a language tag or absent (EML validators
+// refuse "IT - ITA - Italiano", which BioCASe providers write); the text
+// stays in dataset/language.
+func TestLanguageTag(t *testing.T) {
+	for in, want := range map[string]string{"en": "en", "IT - ITA - Italiano": "it", "de-AT": "de-AT", "eng": "en",
+		"English": "", "": "", "123": "", "Deutsch (German)": ""} {
+		if got := languageTag(in); got != want {
+			t.Errorf("languageTag(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

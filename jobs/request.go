@@ -43,6 +43,10 @@ func DecodeRequest(body []byte) (Request, error) {
 		// refused with 400: an empty body must not export every record.
 		return Request{}, fmt.Errorf("%w: request body is empty (want at least a predicate and a format)", ErrInvalidRequest)
 	}
+	if _, ok := fields["sql"]; ok {
+		// pygbif's download_sql, rgbif's occ_download_sql.
+		return Request{}, fmt.Errorf("%w: SQL downloads are not served here: send a predicate download (\"predicate\" and \"format\")", ErrInvalidRequest)
+	}
 	for name := range fields {
 		if !slices.Contains(knownProperties, name) {
 			return Request{}, fmt.Errorf("%w: unknown JSON property '%s'", ErrInvalidRequest, name)

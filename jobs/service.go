@@ -530,12 +530,16 @@ func (s *Service) Postpone(ctx context.Context, caller User, key string, until t
 // (2 January 2023) GBIF Occurrence Download https://doi.org/...", with the
 // configured portal, the download's DOI URL when it has one, else its link
 // (under PublicURL when configured, else link, the page the caller asked).
+// As GBIF's, it is answered from the download's creation on, not for one
+// cancelled, killed or failed (ErrNotReady).
 func (s *Service) Citation(ctx context.Context, key, link string) (string, error) {
 	r, err := s.db.getDownload(ctx, s.db.read, key)
 	if err != nil {
 		return "", err
 	}
-	if r.Status != StatusSucceeded && r.Status != StatusFileErased {
+	// GBIF cites a download from its creation on (its DOI is reserved
+	// then); one cancelled or failed never delivers a file to cite.
+	if r.Status == StatusCancelled || r.Status == StatusFailed || r.Status == StatusKilled {
 		return "", fmt.Errorf("%w: download %s is %s", ErrNotReady, key, r.Status)
 	}
 	if l := s.downloadLink(key); l != "" {

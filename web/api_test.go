@@ -528,6 +528,11 @@ func TestSubmitAnswersJSONWhenAsked(t *testing.T) {
 			if ct := r.header.Get("Content-Type"); ct != c.want || !keyRE.Match(r.body) {
 				t.Errorf("Accept %q: Content-Type %q, body %q; want %q and a bare key", c.accept, ct, r.body, c.want)
 			}
+			// Cited from its creation on, as GBIF's (pygbif's
+			// download_citation reads the body whatever the status).
+			if cit := expect(t, s.do("GET", "/v1/occurrence/download/"+string(r.body)+"/citation", "", nil), http.StatusOK); !strings.Contains(string(cit.body), string(r.body)) {
+				t.Errorf("citation %q does not name %s", cit.body, r.body)
+			}
 		}
 		// GBIF's from is an ISO local date-time (no offset). The five
 		// identical requests are one download (deduplicated).
