@@ -321,7 +321,17 @@ func TestListPagingAndStatusFilter(t *testing.T) {
 			t.Fatalf("failed list %+v", p)
 		}
 		expect(t, s.do("GET", "/v1/occurrence/download/user/alice?status=DONE", "alice", nil), http.StatusBadRequest)
-		expect(t, s.do("GET", "/v1/occurrence/download/user/alice?limit=x", "alice", nil), http.StatusBadRequest)
+		// Paging as GBIF's PageableProvider: a bad limit or offset is the
+		// default, limit=0 the count alone.
+		if p := list("alice", "?limit=x&offset=-3"); p.Limit != 20 || p.Offset != 0 || len(p.Results) != 3 {
+			t.Fatalf("bad limit and offset %+v", p)
+		}
+		if p := list("alice", "?limit=0"); p.Count != 3 || p.Limit != 0 || p.Results == nil || len(p.Results) != 0 || p.EndOfRecords {
+			t.Fatalf("limit=0 %+v", p)
+		}
+		if p := list("alice", "?limit=0&offset=3"); p.Count != 3 || !p.EndOfRecords {
+			t.Fatalf("limit=0 at the end %+v", p)
+		}
 		unauthorized(t, s.do("GET", "/v1/occurrence/download/user/alice", "bob", nil))
 		unauthorized(t, s.do("GET", "/v1/occurrence/download/user/alice/count", "bob", nil))
 		expect(t, s.do("GET", "/v1/occurrence/download/user/alice", "", nil), http.StatusUnauthorized)

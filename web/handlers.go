@@ -353,10 +353,7 @@ func (s *Server) listUser(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	q := r.URL.Query()
-	limit, offset, err := paging(q)
-	if err != nil {
-		return err
-	}
+	pp := paging(q)
 	f, err := listFilter(q)
 	if err != nil {
 		return err
@@ -365,11 +362,11 @@ func (s *Server) listUser(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	p, err := s.svc.List(r.Context(), u, r.PathValue("user"), f, stats, limit, offset)
+	p, err := s.svc.List(r.Context(), u, r.PathValue("user"), f, stats, pp.limit, pp.offset)
 	if err != nil {
 		return err
 	}
-	s.writeDownloads(w, r, p)
+	s.writeDownloads(w, r, paged(p, pp))
 	return nil
 }
 
@@ -400,17 +397,36 @@ func (s *Server) countUser(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func paging(q url.Values) (limit, offset int, err error) {
-	for name, dst := range map[string]*int{"limit": &limit, "offset": &offset} {
-		if v := q.Get(name); v != "" {
-			n, perr := strconv.Atoi(v)
-			if perr != nil || n < 0 {
-				return 0, 0, fmt.Errorf("%w: %s=%q is not a non-negative integer", jobs.ErrInvalidRequest, name, v)
-			}
-			*dst = n
+// pageParams are a list's paging as GBIF's PageableProvider reads it:
+// limit (default 20) and offset (default 0), an unparsable or negative
+// value being the default; limit=0 asks for the count alone (countOnly).
+type pageParams struct {
+	limit, offset int
+	countOnly     bool
+}
+
+func paging(q url.Values) pageParams {
+	p := pageParams{limit: 20}
+	if n, err := strconv.Atoi(q.Get("limit")); err == nil && n >= 0 {
+		p.limit, p.countOnly = n, n == 0
+		if n == 0 {
+			p.limit = 1 // the service pages at least one; the answer has none
 		}
 	}
-	return limit, offset, nil
+	if n, err := strconv.Atoi(q.Get("offset")); err == nil && n >= 0 {
+		p.offset = n
+	}
+	return p
+}
+
+// paged is page p as asked by pp: with limit=0 the count, no results, and
+// endOfRecords as GBIF's PagingResponse computes it (count <= offset).
+func paged[T any](p jobs.Page[T], pp pageParams) jobs.Page[T] {
+	if pp.countOnly {
+		p.Results, p.Limit = []T{}, 0
+		p.EndOfRecords = p.Count <= int64(p.Offset)
+	}
+	return p
 }
 
 // cancel: DELETE /v1/occurrence/download/request/{key}: 204, also for a

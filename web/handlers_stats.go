@@ -92,15 +92,12 @@ func (s *Server) statistics(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	limit, offset, err := paging(q)
+	pp := paging(q)
+	p, err := s.svc.DownloadStatistics(r.Context(), f, pp.limit, pp.offset)
 	if err != nil {
 		return err
 	}
-	p, err := s.svc.DownloadStatistics(r.Context(), f, limit, offset)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, p)
+	writeJSON(w, http.StatusOK, paged(p, pp))
 	return nil
 }
 

@@ -13,13 +13,10 @@ import (
 
 // usageQuery reads GBIF's parameters of the usage lists: the title filter
 // named titleParam, sortBy, sortOrder and paging.
-func usageQuery(q url.Values, titleParam string) (jobs.UsageQuery, error) {
-	limit, offset, err := paging(q)
-	if err != nil {
-		return jobs.UsageQuery{}, err
-	}
+func usageQuery(q url.Values, titleParam string) (jobs.UsageQuery, pageParams) {
+	pp := paging(q)
 	return jobs.UsageQuery{Title: q.Get(titleParam), SortBy: q.Get("sortBy"), SortOrder: q.Get("sortOrder"),
-		Limit: limit, Offset: offset}, nil
+		Limit: pp.limit, Offset: pp.offset}, pp
 }
 
 // getSub: GET /v1/occurrence/download/{key}/datasets, .../organizations,
@@ -31,20 +28,20 @@ func (s *Server) getSub(w http.ResponseWriter, r *http.Request) error {
 	var err error
 	switch r.PathValue("sub") {
 	case "datasets":
-		var uq jobs.UsageQuery
-		if uq, err = usageQuery(q, "datasetTitle"); err == nil {
-			page, err = s.svc.Datasets(r.Context(), key, uq)
-		}
+		uq, pp := usageQuery(q, "datasetTitle")
+		var p jobs.Page[jobs.DatasetUsage]
+		p, err = s.svc.Datasets(r.Context(), key, uq)
+		page = paged(p, pp)
 	case "organizations":
-		var uq jobs.UsageQuery
-		if uq, err = usageQuery(q, "organizationTitle"); err == nil {
-			page, err = s.svc.Organizations(r.Context(), key, uq)
-		}
+		uq, pp := usageQuery(q, "organizationTitle")
+		var p jobs.Page[jobs.OrganizationUsage]
+		p, err = s.svc.Organizations(r.Context(), key, uq)
+		page = paged(p, pp)
 	case "countries":
-		var uq jobs.UsageQuery
-		if uq, err = usageQuery(q, ""); err == nil {
-			page, err = s.svc.Countries(r.Context(), key, uq)
-		}
+		uq, pp := usageQuery(q, "")
+		var p jobs.Page[jobs.CountryUsage]
+		p, err = s.svc.Countries(r.Context(), key, uq)
+		page = paged(p, pp)
 	case "citation":
 		c, err := s.svc.Citation(r.Context(), key, s.baseURL(r)+"/v1/occurrence/download/"+key)
 		if err != nil {
@@ -151,11 +148,8 @@ func (s *Server) datasetActivity(w http.ResponseWriter, r *http.Request) error {
 		return fmt.Errorf("%w: datasetKey %q is not a UUID", jobs.ErrInvalidRequest, key)
 	}
 	q := r.URL.Query()
-	limit, offset, err := paging(q)
-	if err != nil {
-		return err
-	}
-	details := true
+	pp := paging(q)
+	details, err := true, error(nil)
 	if v := q.Get("showDownloadDetails"); v != "" {
 		if details, err = strconv.ParseBool(v); err != nil {
 			return fmt.Errorf("%w: showDownloadDetails=%q is not true or false", jobs.ErrInvalidRequest, v)
@@ -165,10 +159,11 @@ func (s *Server) datasetActivity(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	page, err := s.svc.DatasetActivity(r.Context(), u, strings.ToLower(key), details, limit, offset)
+	page, err := s.svc.DatasetActivity(r.Context(), u, strings.ToLower(key), details, pp.limit, pp.offset)
 	if err != nil {
 		return err
 	}
+	page = paged(page, pp)
 	for _, a := range page.Results {
 		if a.Download != nil {
 			s.present(r, a.Download)

@@ -85,10 +85,15 @@ func (s *Server) pageDownloads(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	// The page's lists are 20 long; only offset is read (limit is not).
-	_, offset, err := paging(url.Values{"offset": r.URL.Query()["offset"]})
-	if err != nil {
-		return err
+	// The page's lists are 20 long; only offset is read (limit is not),
+	// and a bad one is refused (the page sends only its own).
+	offset := 0
+	if v := r.URL.Query().Get("offset"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return fmt.Errorf("%w: offset=%q is not a non-negative integer", jobs.ErrInvalidRequest, v)
+		}
+		offset = n
 	}
 	page, err := s.svc.List(r.Context(), ses.User, ses.User.Name, jobs.ListFilter{}, false, 20, offset)
 	if err != nil {
