@@ -279,8 +279,8 @@ const MaxActivityDetails = 100
 
 // DatasetActivity pages through the downloads that delivered records of
 // dataset datasetKey, newest first (GBIF's /occurrence/download/dataset/
-// {datasetKey}); details adds each download, redacted unless caller may
-// manage it.
+// {datasetKey}; download keys grow with creation); details adds each
+// download, redacted unless caller may manage it, read in one query.
 func (s *Service) DatasetActivity(ctx context.Context, caller *User, datasetKey string, details bool, limit, offset int) (Page[DatasetActivity], error) {
 	limit, offset = clampPage(limit, offset)
 	if details {
@@ -291,37 +291,44 @@ func (s *Service) DatasetActivity(ctx context.Context, caller *User, datasetKey 
 		Scan(&total); err != nil {
 		return Page[DatasetActivity]{}, err
 	}
-	var keys []string
-	res, err := collect(ctx, s.db.read, s.db.q("SELECT dd.download_key, "+prefixed("dd.", datasetUsageColumns)+
-		" FROM download_datasets dd JOIN downloads d ON d.key = dd.download_key WHERE dd.dataset_key = ?"+
-		" ORDER BY d.created DESC, d.key DESC LIMIT ? OFFSET ?"), []any{datasetKey, limit, offset},
-		func(sc scanner) (DatasetActivity, error) {
-			var a DatasetActivity
-			err := sc.Scan(&a.DownloadKey, &a.DatasetKey, &a.DatasetTitle, &a.NumberRecords, &a.License, &a.Citation,
-				&a.DatasetDOI, &a.PublishingOrgKey, &a.PublishingCountryCode)
-			keys = append(keys, a.DownloadKey)
-			return a, err
+	res, err := collect(ctx, s.db.read, s.db.q("SELECT download_key, "+datasetUsageColumns+
+		" FROM download_datasets WHERE dataset_key = ? ORDER BY download_key DESC LIMIT ? OFFSET ?"),
+		[]any{datasetKey, limit, offset}, func(sc scanner) (DatasetActivity, error) {
+			var key string
+			u, err := scanDatasetUsage("")(keyFirst{sc, &key})
+			u.DownloadKey = key
+			return DatasetActivity{DatasetUsage: u}, err
 		})
+	if err != nil || !details || len(res) == 0 {
+		return newPage(res, total, limit, offset), err
+	}
+	args := make([]any, len(res))
+	for i, a := range res {
+		args[i] = a.DownloadKey
+	}
+	rows, err := collect(ctx, s.db.read, s.db.q("SELECT "+downloadColumns+" FROM downloads WHERE key IN (?"+
+		strings.Repeat(", ?", len(args)-1)+")"), args, scanDownload)
 	if err != nil {
 		return Page[DatasetActivity]{}, err
 	}
-	if details {
-		for i := range res {
-			d, err := s.Get(ctx, caller, keys[i], false)
-			if err != nil {
-				return Page[DatasetActivity]{}, err
-			}
-			res[i].Download = &d
+	byKey := make(map[string]*Download, len(rows))
+	for i := range rows {
+		if !mayManage(caller, rows[i].Creator) {
+			rows[i].Redact()
 		}
+		byKey[rows[i].Key] = &rows[i].Download
+	}
+	for i := range res {
+		res[i].Download = byKey[res[i].DownloadKey]
 	}
 	return newPage(res, total, limit, offset), nil
 }
 
-// prefixed puts p before each of a comma-separated list of columns.
-func prefixed(p, cols string) string {
-	parts := strings.Split(cols, ",")
-	for i, c := range parts {
-		parts[i] = p + strings.TrimSpace(c)
-	}
-	return strings.Join(parts, ", ")
+// keyFirst scans a row's first column into key and the rest into the
+// destinations its user asks for (a usage row with its download's key).
+type keyFirst struct {
+	scanner
+	key *string
 }
+
+func (k keyFirst) Scan(dest ...any) error { return k.scanner.Scan(append([]any{k.key}, dest...)...) }
