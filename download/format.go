@@ -245,23 +245,21 @@ func (x *Export) Close(ctx context.Context) (ExportResult, error) {
 		return ExportResult{}, err
 	}
 	res.Format = x.spec.Format
-	parts := map[string]dwca.CitationParts(nil)
 	if d, ok := x.fw.(*dwcaWriter); ok {
 		res.DroppedVerbatimTerms = d.droppedTerms()
-		parts = d.parts
-	}
-	if parts == nil {
-		if parts, err = citationParts(ctx, x.opts.Catalog, infos); err != nil {
+		res.Citations, res.DOIs = d.cites, d.dois // made for citations.txt
+	} else {
+		parts := map[string]dwca.CitationParts{}
+		err := eachDatasetEML(ctx, x.opts.Catalog, infos, func(key string, r io.Reader) error {
+			if p, err := dwca.ReadCitationParts(r); err == nil {
+				parts[key] = p
+			}
+			return nil
+		})
+		if err != nil {
 			return ExportResult{}, err
 		}
-	}
-	res.Citations, res.DOIs = make(map[string]string, len(infos)), map[string]string{}
-	for _, in := range infos {
-		p := parts[in.Key]
-		res.Citations[in.Key] = datasetCitation(x, in, p)
-		if p.DOI != "" {
-			res.DOIs[in.Key] = strings.TrimPrefix(p.DOI, "https://doi.org/")
-		}
+		res.Citations, res.DOIs = citationsOf(x, infos, parts)
 	}
 	res.Bytes = x.zw.Written()
 	res.SHA256 = hex.EncodeToString(x.out.h.Sum(nil))

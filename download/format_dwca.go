@@ -59,9 +59,11 @@ type dwcaWriter struct {
 	vrows   [2]*verbatimRow
 	dropped [2]map[string]int64
 	halves  *rowHalves
-	mrow    *verbatimRow                  // one multimedia object, by multimediaColumns
-	exts    []*verbatimExtension          // the requested verbatim/<name>.txt files
-	parts   map[string]dwca.CitationParts // the datasets' EML citation parts, once copied
+	mrow    *verbatimRow         // one multimedia object, by multimediaColumns
+	exts    []*verbatimExtension // the requested verbatim/<name>.txt files
+	// cites and dois are the datasets' citations and DOIs (citationsOf),
+	// made from their EML as it is copied.
+	cites, dois map[string]string
 }
 
 // occurrenceFields are the interpreted columns of occurrence.txt: GBIF's,
@@ -315,8 +317,8 @@ func (d *dwcaWriter) finish(ctx context.Context, res ExportResult, infos []occur
 	if err != nil {
 		return err
 	}
-	d.parts = parts
-	if err := writeEntry(x, "citations.txt", func(w io.Writer) error { return writeCitations(w, x, infos, parts) }); err != nil {
+	d.cites, d.dois = citationsOf(x, infos, parts)
+	if err := writeEntry(x, "citations.txt", func(w io.Writer) error { return writeCitations(w, x, infos, d.cites) }); err != nil {
 		return err
 	}
 	return writeEntry(x, "rights.txt", func(w io.Writer) error { return writeRights(w, infos, &x.acct) })
@@ -340,10 +342,30 @@ func writeEntry(x *Export, name string, fn func(io.Writer) error) error {
 // whose citation parts cannot be read is only copied.
 func (d *dwcaWriter) writeDatasetEML(ctx context.Context, infos []occurrence.DatasetInfo) (map[string]dwca.CitationParts, error) {
 	x := d.x
-	c := x.opts.Catalog
 	parts := map[string]dwca.CitationParts{}
+	err := eachDatasetEML(ctx, x.opts.Catalog, infos, func(key string, r io.Reader) error {
+		var doc bytes.Buffer
+		err := writeEntry(x, "dataset/"+key+".xml", func(w io.Writer) error {
+			_, err := io.Copy(w, io.TeeReader(r, &doc))
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if p, err := dwca.ReadCitationParts(&doc); err == nil {
+			parts[key] = p
+		}
+		return nil
+	})
+	return parts, err
+}
+
+// eachDatasetEML calls f with the EML of each constituent dataset that was
+// ingested with one (and whose key can name a file); failing to read a
+// document the catalog says it holds is an error.
+func eachDatasetEML(ctx context.Context, c occurrence.Catalog, infos []occurrence.DatasetInfo, f func(key string, r io.Reader) error) error {
 	if c == nil {
-		return parts, nil
+		return nil
 	}
 	for _, in := range infos {
 		key := in.Key
@@ -352,45 +374,13 @@ func (d *dwcaWriter) writeDatasetEML(ctx context.Context, infos []occurrence.Dat
 		}
 		rc, err := c.DatasetEML(ctx, key)
 		if err != nil {
-			return nil, fmt.Errorf("dwca: EML of dataset %s: %w", key, err)
+			return fmt.Errorf("dwca: EML of dataset %s: %w", key, err)
 		}
-		var doc bytes.Buffer
-		err = writeEntry(x, "dataset/"+key+".xml", func(w io.Writer) error {
-			_, err := io.Copy(w, io.TeeReader(rc, &doc))
+		err = f(key, rc)
+		rc.Close()
+		if err != nil {
 			return err
-		})
-		rc.Close()
-		if err != nil {
-			return nil, err
-		}
-		if p, err := dwca.ReadCitationParts(&doc); err == nil {
-			parts[key] = p
 		}
 	}
-	return parts, nil
-}
-
-// citationParts reads the citation parts of each dataset's EML from the
-// catalog (the formats that do not copy the documents into the archive);
-// a document that cannot be parsed gives none.
-func citationParts(ctx context.Context, c occurrence.Catalog, infos []occurrence.DatasetInfo) (map[string]dwca.CitationParts, error) {
-	parts := map[string]dwca.CitationParts{}
-	if c == nil {
-		return parts, nil
-	}
-	for _, in := range infos {
-		if !in.HasEML || in.Key == "" {
-			continue
-		}
-		rc, err := c.DatasetEML(ctx, in.Key)
-		if err != nil {
-			return nil, fmt.Errorf("EML of dataset %s: %w", in.Key, err)
-		}
-		p, perr := dwca.ReadCitationParts(rc)
-		rc.Close()
-		if perr == nil {
-			parts[in.Key] = p
-		}
-	}
-	return parts, nil
+	return nil
 }

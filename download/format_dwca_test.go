@@ -234,7 +234,7 @@ func TestDatasetCitationAsGBIF(t *testing.T) {
 	x := &Export{opts: ExportOptions{Portal: Portal{Name: "GBIF.org"}}, created: time.Date(2026, 12, 6, 10, 0, 0, 0, time.UTC)}
 	in := occurrence.DatasetInfo{Key: "6eb0c925-06b4-4dec-a153-c4a28cb4eb9d", Title: "Dataset to be cited"}
 	full := dwca.CitationParts{Authors: []string{"Doe J D", "Smith", "Mendez"}, Year: "2009", Version: "2.1",
-		Publisher: "Cited Organization", DOI: "https://doi.org/10.21373/abcd"}
+		Publisher: "Cited Organization", DOI: "10.21373/abcd"}
 	noAuthors := full
 	noAuthors.Authors = nil
 	noDOI := full

@@ -84,12 +84,9 @@ func downloadCitation(x *Export) string {
 // created, UTC>) [<short> ]Occurrence Download <ref>", where ref is the
 // DOI's address, else link, else the key.
 func Citation(p Portal, created time.Time, doi, link, key string) string {
-	ref := key
-	switch {
-	case doi != "":
-		ref = "https://doi.org/" + doi
-	case link != "":
-		ref = link
+	ref := downloadRef(doi, link)
+	if ref == "" {
+		ref = key
 	}
 	t := "Occurrence Download"
 	if p.Short != "" {
@@ -171,15 +168,23 @@ func writeDownloadEML(w io.Writer, x *Export, res ExportResult, infos []occurren
 	return bw.Flush()
 }
 
-// distribution is metadata.xml's link to the download (its DOI's address,
-// else its page), as GBIF's download metadata gives it (the data
-// description's URL): EML's distribution, after the rights; "" without
-// either.
-func distribution(x *Export) string {
-	ref := x.spec.Link
-	if x.spec.DOI != "" {
-		ref = "https://doi.org/" + x.spec.DOI
+// downloadRef is the address a download is reached by: its DOI's, else
+// link ("" without either).
+func downloadRef(doi, link string) string {
+	if doi != "" {
+		return doiAddress(doi)
 	}
+	return link
+}
+
+// doiAddress is the https://doi.org/ address of a DOI name.
+func doiAddress(name string) string { return "https://doi.org/" + name }
+
+// distribution is metadata.xml's link to the download, as GBIF's download
+// metadata gives it (the data description's URL): EML's distribution,
+// after the rights; "" without a DOI or link.
+func distribution(x *Export) string {
+	ref := downloadRef(x.spec.DOI, x.spec.Link)
 	if ref == "" {
 		return ""
 	}
@@ -220,7 +225,7 @@ func datasetCitation(x *Export, in occurrence.DatasetInfo, p dwca.CitationParts)
 	if in.Citation != "" {
 		out := []string{in.Citation}
 		if low := strings.ToLower(in.Citation); p.DOI != "" && !strings.Contains(low, "doi.org") && !strings.Contains(low, "doi:") {
-			out = append(out, p.DOI)
+			out = append(out, doiAddress(p.DOI))
 		}
 		return strings.Join(append(out, access), " ")
 	}
@@ -245,18 +250,32 @@ func datasetCitation(x *Export, in occurrence.DatasetInfo, p dwca.CitationParts)
 	if len(p.Authors) > 0 && p.Publisher != "" {
 		out = append(out, strings.TrimSuffix(p.Publisher, ".")+".")
 	}
-	id := p.DOI
-	if id == "" {
-		id = in.Key
+	id := in.Key
+	if p.DOI != "" {
+		id = doiAddress(p.DOI)
 	}
 	return strings.Join(append(out, "Occurrence dataset", id, access), " ")
+}
+
+// citationsOf are the datasets' citations (datasetCitation) and the DOIs
+// their EML gives, by key, made once for citations.txt and the result.
+func citationsOf(x *Export, infos []occurrence.DatasetInfo, parts map[string]dwca.CitationParts) (cites, dois map[string]string) {
+	cites, dois = make(map[string]string, len(infos)), map[string]string{}
+	for _, in := range infos {
+		p := parts[in.Key]
+		cites[in.Key] = datasetCitation(x, in, p)
+		if p.DOI != "" {
+			dois[in.Key] = p.DOI
+		}
+	}
+	return cites, dois
 }
 
 // writeCitations writes citations.txt as GBIF's ConstituentsCitationWriter
 // does: its header line, then each dataset's citation, one per line; the
 // download's own citation comes first, as in GBIF's sequence downloads (the
 // header asks for "the following citation").
-func writeCitations(w io.Writer, x *Export, infos []occurrence.DatasetInfo, parts map[string]dwca.CitationParts) error {
+func writeCitations(w io.Writer, x *Export, infos []occurrence.DatasetInfo, cites map[string]string) error {
 	bw := bufio.NewWriter(w)
 	bw.WriteString("When using this dataset please use the following citation and pay attention to the rights documented in rights.txt:\n")
 	bw.WriteString(dwca.CleanValue(downloadCitation(x)) + "\n\n")
@@ -264,7 +283,7 @@ func writeCitations(w io.Writer, x *Export, infos []occurrence.DatasetInfo, part
 		if i > 0 {
 			bw.WriteByte('\n')
 		}
-		bw.WriteString(dwca.CleanValue(datasetCitation(x, in, parts[in.Key])))
+		bw.WriteString(dwca.CleanValue(cites[in.Key]))
 	}
 	if len(infos) > 0 {
 		bw.WriteByte('\n')

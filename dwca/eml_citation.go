@@ -23,21 +23,24 @@ type CitationParts struct {
 	// associatedParty whose role is publisher (GBIF uses its registry's
 	// publishing organization, which this service does not have).
 	Publisher string
-	// DOI is the first alternateIdentifier that is a DOI, as a
-	// https://doi.org/ URL.
+	// DOI is the first alternateIdentifier that is a DOI, by its name
+	// (10.5886/txsd3at3).
 	DOI string
 }
 
-var doiRE = regexp.MustCompile(`(?i)^(?:doi:\s*|https?://(?:dx\.)?doi\.org/)?(10\.\d{4,9}/\S+)$`)
+var (
+	doiRE  = regexp.MustCompile(`(?i)^(?:doi:\s*|https?://(?:dx\.)?doi\.org/)?(10\.\d{4,9}/\S+)$`)
+	yearRE = regexp.MustCompile(`^\d{4}`)
+)
 
-// DOIURL is a DOI given as 10.x/y, doi:10.x/y or a doi.org URL, as a
-// https://doi.org/ URL; "" when s is none of these.
-func DOIURL(s string) string {
+// DOIName is the name (10.x/y) of a DOI given as 10.x/y, doi:10.x/y or a
+// doi.org URL; "" when s is none of these.
+func DOIName(s string) string {
 	m := doiRE.FindStringSubmatch(strings.TrimSpace(s))
 	if m == nil {
 		return ""
 	}
-	return "https://doi.org/" + m[1]
+	return m[1]
 }
 
 // ReadCitationParts reads a dataset EML's citation parts. Element names are
@@ -109,11 +112,9 @@ func ReadCitationParts(r io.Reader) (CitationParts, error) {
 				}
 				partyOf = ""
 			case n >= 2 && path[n-2] == "dataset" && name == "pubDate" && c.Year == "":
-				if len(v) >= 4 && isDigits(v[:4]) {
-					c.Year = v[:4]
-				}
+				c.Year = yearRE.FindString(v)
 			case n >= 2 && path[n-2] == "dataset" && name == "alternateIdentifier" && c.DOI == "":
-				c.DOI = DOIURL(v)
+				c.DOI = DOIName(v)
 			}
 			path = path[:n-1]
 		}
@@ -141,13 +142,4 @@ func authorName(sur, given string) string {
 		return sur
 	}
 	return sur + " " + strings.Join(initials, " ")
-}
-
-func isDigits(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return s != ""
 }

@@ -211,12 +211,8 @@ func result(res download.ExportResult, snapshot string) jobs.ExportResult {
 		out.License = occurrence.LicenseUnspecified
 	}
 	for _, info := range res.DatasetInfos {
-		citation := res.Citations[info.Key]
-		if citation == "" {
-			citation = info.Citation
-		}
 		out.Datasets = append(out.Datasets, jobs.DatasetUsage{DatasetKey: info.Key, NumberRecords: res.Datasets[info.Key],
-			DatasetTitle: info.Title, License: info.License, Citation: citation, DatasetDOI: res.DOIs[info.Key]})
+			DatasetTitle: info.Title, License: info.License, Citation: res.Citations[info.Key], DatasetDOI: res.DOIs[info.Key]})
 	}
 	return out
 }
