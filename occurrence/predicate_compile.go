@@ -369,7 +369,7 @@ func parseScalar(spec *keySpec, s string) (extent, error) {
 	case vInt:
 		i, err := strconv.ParseInt(s, 10, 64)
 		if err != nil {
-			if strings.HasSuffix(spec.name, "_KEY") && strings.Contains(spec.name, "TAXON") || isRankKey(spec.name) {
+			if spec.taxon {
 				// pygbif's default checklist is the Catalogue of Life,
 				// whose keys (4QHKG) are not this table's.
 				return extent{}, fmt.Errorf("not an integer: taxon keys here are the integer keys of the table's taxonomy (the species API's, e.g. /v1/species/match?name=...), not Catalogue of Life keys")
@@ -430,12 +430,3 @@ func parseISODate(s string) (lo, hi int64, err error) {
 
 // foldString is the case folding of case-insensitive text comparisons.
 func foldString(s string) string { return strings.ToLower(s) }
-
-// isRankKey reports the key of one rank's taxon (KINGDOM_KEY ... SPECIES_KEY).
-func isRankKey(name string) bool {
-	switch name {
-	case "KINGDOM_KEY", "PHYLUM_KEY", "CLASS_KEY", "ORDER_KEY", "FAMILY_KEY", "GENUS_KEY", "SPECIES_KEY":
-		return true
-	}
-	return false
-}

@@ -39,6 +39,9 @@ type keySpec struct {
 	// norm validates and normalizes one value of a vText/vExact/vMulti key.
 	norm     func(string) (string, error)
 	min, max float64 // accepted numeric range when min < max
+	// taxon marks the keys of the table's taxonomy (TAXON_KEY and the
+	// ranks'), whose values a client may take from another checklist.
+	taxon bool
 }
 
 var keySpecs = map[string]*keySpec{}
@@ -78,15 +81,19 @@ func init() {
 		addKey(&keySpec{name: name, label: label, cols: []string{col}, kind: kind, norm: vocabNorm(v)})
 	}
 
-	intKey("TAXON_KEY", "Taxon key", taxonKeyColumns, 0, 0)
-	intKey("ACCEPTED_TAXON_KEY", "Accepted taxon key", []string{ColAcceptedTaxonKey}, 0, 0)
-	intKey("KINGDOM_KEY", "Kingdom key", []string{ColKingdomKey}, 0, 0)
-	intKey("PHYLUM_KEY", "Phylum key", []string{ColPhylumKey}, 0, 0)
-	intKey("CLASS_KEY", "Class key", []string{ColClassKey}, 0, 0)
-	intKey("ORDER_KEY", "Order key", []string{ColOrderKey}, 0, 0)
-	intKey("FAMILY_KEY", "Family key", []string{ColFamilyKey}, 0, 0)
-	intKey("GENUS_KEY", "Genus key", []string{ColGenusKey}, 0, 0)
-	intKey("SPECIES_KEY", "Species key", []string{ColSpeciesKey}, 0, 0)
+	taxonKey := func(name, label string, cols ...string) {
+		addKey(&keySpec{name: name, label: label, cols: cols, kind: vInt, taxon: true})
+	}
+
+	taxonKey("TAXON_KEY", "Taxon key", taxonKeyColumns...)
+	taxonKey("ACCEPTED_TAXON_KEY", "Accepted taxon key", ColAcceptedTaxonKey)
+	taxonKey("KINGDOM_KEY", "Kingdom key", ColKingdomKey)
+	taxonKey("PHYLUM_KEY", "Phylum key", ColPhylumKey)
+	taxonKey("CLASS_KEY", "Class key", ColClassKey)
+	taxonKey("ORDER_KEY", "Order key", ColOrderKey)
+	taxonKey("FAMILY_KEY", "Family key", ColFamilyKey)
+	taxonKey("GENUS_KEY", "Genus key", ColGenusKey)
+	taxonKey("SPECIES_KEY", "Species key", ColSpeciesKey)
 	intKey("GBIF_ID", "GBIF ID", []string{ColGBIFID}, 0, 0, "gbifID")
 	intKey("YEAR", "Year", []string{ColYear}, 0, 0)
 	intKey("MONTH", "Month", []string{ColMonth}, 1, 12)
