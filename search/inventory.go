@@ -19,8 +19,8 @@ import (
 // few parameters select, most frequent first, as a JSON object.
 type inventory struct {
 	facet string
-	// params maps the route's parameters to the search parameters they
-	// are (nubKey is taxonKey, as GBIF reads it).
+	// params maps the route's parameters to the /occurrence/count
+	// dimensions they are (nubKey is taxonKey, as GBIF reads it).
 	params map[string]string
 	// gbifNames writes country codes as GBIF's Country names (DENMARK).
 	gbifNames bool
@@ -48,33 +48,28 @@ func (s *Service) Inventory(ctx context.Context, name string, q url.Values) ([]F
 	if !ok {
 		return nil, fmt.Errorf("%w: no inventory %q (inventories: %s)", ErrNotFound, name, strings.Join(InventoryNames(), ", "))
 	}
-	search := url.Values{}
 	for k := range q {
 		if _, ok := inv.params[k]; !ok && k != "checklistKey" {
 			return nil, fmt.Errorf("%w: counts/%s takes no parameter %s", ErrInvalidRequest, name, k)
 		}
 	}
+	// The route's parameters are /occurrence/count dimensions: ParseCount
+	// reads them (GBIF's Country names included).
+	dims := url.Values{}
 	for _, k := range []string{"country", "publishingCountry", "taxonKey", "nubKey", "year"} {
 		v := strings.TrimSpace(q.Get(k))
-		if param, ok := inv.params[k]; ok && v != "" && !search.Has(param) { // nubKey only without taxonKey
-			search.Set(param, v)
+		if dim, ok := inv.params[k]; ok && v != "" && !dims.Has(dim) { // nubKey only without taxonKey
+			dims.Set(dim, v)
 		}
 	}
 	if name == "year" {
-		lo, hi, err := yearRange(search.Get("year"), time.Now().Year()+1)
+		lo, hi, err := yearRange(dims.Get("year"), time.Now().Year()+1)
 		if err != nil {
 			return nil, err
 		}
-		search.Set("year", strconv.Itoa(lo)+","+strconv.Itoa(hi))
+		dims.Set("year", strconv.Itoa(lo)+","+strconv.Itoa(hi))
 	}
-	for _, c := range []string{"country", "publishingCountry"} {
-		if v := search.Get(c); len(v) > 3 {
-			if code, ok := occurrence.CountryCodeOfGBIFName(v); ok {
-				search.Set(c, code)
-			}
-		}
-	}
-	pred, err := s.parsePredicate(search)
+	pred, err := s.ParseCount(dims)
 	if err != nil {
 		return nil, err
 	}
