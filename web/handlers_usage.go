@@ -149,11 +149,9 @@ func (s *Server) datasetActivity(w http.ResponseWriter, r *http.Request) error {
 	}
 	q := r.URL.Query()
 	pp := paging(q)
-	details, err := true, error(nil)
-	if v := q.Get("showDownloadDetails"); v != "" {
-		if details, err = strconv.ParseBool(v); err != nil {
-			return fmt.Errorf("%w: showDownloadDetails=%q is not true or false", jobs.ErrInvalidRequest, v)
-		}
+	details, err := boolParam(q, "showDownloadDetails", true)
+	if err != nil {
+		return err
 	}
 	u, err := s.caller(r)
 	if err != nil {

@@ -134,26 +134,16 @@ func (s *Server) pageSubmit(w http.ResponseWriter, r *http.Request) error {
 			return fmt.Errorf("%w: query: %s is not a search parameter", jobs.ErrInvalidRequest, p)
 		}
 	}
-	req, err := s.pageRequest(r.Context(), q)
+	// The download of the page's search: the predicate the search ran, so
+	// the archive holds the records the page counted.
+	pred, err := s.searchPredicate(r.Context(), q)
 	if err != nil {
 		return err
 	}
+	req := jobs.Request{Type: "OCCURRENCE", Predicate: pred}
 	req.Format, req.Fields, req.Description = in.Format, in.Fields, in.Description
 	req.SendNotification = in.SendNotification
 	return s.pageSubmitRequest(w, r, ses, req)
-}
-
-// pageRequest is the download of the page's search q (searchPredicate),
-// so the archive holds the records the page counted.
-func (s *Server) pageRequest(ctx context.Context, q url.Values) (jobs.Request, error) {
-	if s.cfg.Search == nil {
-		return s.requestFromQuery(q)
-	}
-	pred, err := s.searchPredicate(ctx, q)
-	if err != nil {
-		return jobs.Request{}, err
-	}
-	return jobs.Request{Type: "OCCURRENCE", Predicate: pred}, nil
 }
 
 // searchPredicate is the predicate JSON of the occurrence search q, the one
@@ -166,7 +156,7 @@ func (s *Server) searchPredicate(ctx context.Context, q url.Values) (json.RawMes
 	}
 	sr, err := s.cfg.Search.ParseRequest(ctx, q)
 	if err != nil {
-		return nil, fmt.Errorf("%w: query: %w", jobs.ErrInvalidRequest, err)
+		return nil, searchErr(err)
 	}
 	if sr.Predicate == nil {
 		return json.RawMessage("null"), nil
