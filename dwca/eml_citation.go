@@ -47,78 +47,55 @@ func DOIName(s string) string {
 // matched without namespaces; malformed XML gives an error with its line.
 func ReadCitationParts(r io.Reader) (CitationParts, error) {
 	var (
-		c       CitationParts
-		path    []string
-		text    strings.Builder
-		given   string
-		sur     string
-		org     string
-		role    string
-		creator bool // an author is a creator
-		seen    = map[string]bool{}
-		partyOf string // creator, metadataProvider, publisher, associatedParty
+		c CitationParts
+		w partyWalker
 	)
 	err := walkEML(r, func(tok xml.Token) {
-		switch t := tok.(type) {
-		case xml.StartElement:
-			path = append(path, t.Name.Local)
-			text.Reset()
-			if n := len(path); n >= 2 && path[n-2] == "dataset" && partyOf == "" {
-				switch t.Name.Local {
-				case "creator", "metadataProvider", "publisher", "associatedParty":
-					partyOf, given, sur, org, role = t.Name.Local, "", "", "", ""
-				}
+		if t, ok := tok.(xml.StartElement); ok && t.Name.Local == "eml" {
+			if _, v, ok := strings.Cut(attr(t, "packageId"), "/v"); ok && v != "" {
+				c.Version = v
 			}
-			if t.Name.Local == "eml" {
-				if _, v, ok := strings.Cut(attr(t, "packageId"), "/v"); ok && v != "" {
-					c.Version = v
-				}
+		}
+		path, text, ok := w.token(tok)
+		n := len(path)
+		if !ok || n < 2 || path[n-2] != "dataset" {
+			return
+		}
+		switch path[n-1] {
+		case "pubDate":
+			if c.Year == "" {
+				c.Year = yearRE.FindString(text)
 			}
-		case xml.CharData:
-			text.Write(t)
-		case xml.EndElement:
-			v := strings.Join(strings.Fields(text.String()), " ")
-			text.Reset()
-			n := len(path)
-			name := t.Name.Local
-			switch {
-			case partyOf != "" && name == "givenName":
-				given = strings.TrimSpace(given + " " + v)
-			case partyOf != "" && name == "surName":
-				sur = v
-			case partyOf != "" && name == "organizationName" && n >= 2 && path[n-2] == partyOf:
-				org = v
-			case partyOf != "" && name == "role":
-				role = v
-			case partyOf != "" && name == partyOf && n >= 2 && path[n-2] == "dataset":
-				switch partyOf {
-				case "creator", "metadataProvider":
-					if a := authorName(sur, given); a != "" {
-						key := strings.ToLower(sur + "\x00" + given)
-						if !seen[key] {
-							seen[key] = true
-							c.Authors = append(c.Authors, a)
-						}
-						creator = creator || partyOf == "creator"
-					}
-				case "publisher":
-					if org != "" {
-						c.Publisher = org
-					}
-				case "associatedParty":
-					if strings.EqualFold(role, "publisher") && org != "" && c.Publisher == "" {
-						c.Publisher = org
-					}
-				}
-				partyOf = ""
-			case n >= 2 && path[n-2] == "dataset" && name == "pubDate" && c.Year == "":
-				c.Year = yearRE.FindString(v)
-			case n >= 2 && path[n-2] == "dataset" && name == "alternateIdentifier" && c.DOI == "":
-				c.DOI = DOIName(v)
+		case "alternateIdentifier":
+			if c.DOI == "" {
+				c.DOI = DOIName(text)
 			}
-			path = path[:n-1]
 		}
 	})
+	seen, creator, assocPublisher := map[string]bool{}, false, ""
+	for _, p := range w.parties {
+		switch p.element {
+		case "creator", "metadataProvider":
+			if a := authorName(p.sur, p.given); a != "" {
+				if key := strings.ToLower(p.sur + "\x00" + p.given); !seen[key] {
+					seen[key] = true
+					c.Authors = append(c.Authors, a)
+				}
+				creator = creator || p.element == "creator"
+			}
+		case "publisher":
+			if p.org != "" {
+				c.Publisher = p.org
+			}
+		case "associatedParty":
+			if strings.EqualFold(p.role, "publisher") && p.org != "" && assocPublisher == "" {
+				assocPublisher = p.org
+			}
+		}
+	}
+	if c.Publisher == "" {
+		c.Publisher = assocPublisher
+	}
 	if !creator {
 		c.Authors = nil
 	}
