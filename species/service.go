@@ -425,16 +425,7 @@ func suggestion(t taxonomy.Taxonomy, u *taxonomy.Usage) SuggestResult {
 // has no exact match, and also when there is no taxonomy yet (an empty
 // table's derived one): the search then compares the name as text.
 func (s *Service) TaxonKey(ctx context.Context, name string) (key int64, ok bool, err error) {
-	name = strings.TrimSpace(name)
-	if name == "" {
-		return 0, false, nil
-	}
-	var m taxonomy.Match
-	err = s.with(func(t taxonomy.Taxonomy) error {
-		var err error
-		m, err = t.Match(ctx, taxonomy.Query{ScientificName: name})
-		return err
-	})
+	m, err := s.match(ctx, url.Values{"name": {name}}) // /species/match's, strict=false
 	if errors.Is(err, ErrNoTaxonomy) {
 		return 0, false, nil
 	}
