@@ -27,16 +27,49 @@ type Moved struct{ ID int64 }
 
 func (m *Moved) Error() string { return fmt.Sprintf("occurrence moved to %d", m.ID) }
 
+// View is a form in which the record routes answer a record.
+type View int
+
+// The views of a record, as GBIF's record routes answer them.
+const (
+	// Interpreted is GBIF's occurrence JSON (/occurrence/{key}).
+	Interpreted View = iota
+	// Verbatim is GBIF's verbatim occurrence JSON, every verbatim term
+	// keyed by its URI (/occurrence/{key}/verbatim).
+	Verbatim
+	// Fragment is the record as its source published it, GBIF's
+	// fragment (/occurrence/{key}/fragment; appendFragment).
+	Fragment
+)
+
+// render returns the columns a view reads and how it writes a row.
+func (v View) render() ([]string, func([]byte, arrow.RecordBatch, int) []byte) {
+	switch v {
+	case Verbatim:
+		return verbatimCols, appendVerbatim
+	case Fragment:
+		return fragmentCols, appendFragment
+	}
+	return recordJSON.cols, recordJSON.appendRecord
+}
+
 // Get returns the record with gbifID id as GBIF's occurrence JSON; an
 // unknown id is ErrNotFound, a replaced one *Moved.
 func (s *Service) Get(ctx context.Context, id int64) (json.RawMessage, error) {
-	return s.lookup(ctx, id, recordJSON.cols, recordJSON.appendRecord)
+	return s.Record(ctx, id, Interpreted)
 }
 
 // Verbatim returns the record with gbifID id as GBIF's verbatim
 // occurrence JSON (every verbatim term keyed by its URI).
 func (s *Service) Verbatim(ctx context.Context, id int64) (json.RawMessage, error) {
-	return s.lookup(ctx, id, verbatimCols, appendVerbatim)
+	return s.Record(ctx, id, Verbatim)
+}
+
+// Record returns the record with gbifID id in view v; an unknown id is
+// ErrNotFound, a replaced one *Moved.
+func (s *Service) Record(ctx context.Context, id int64, v View) (json.RawMessage, error) {
+	cols, render := v.render()
+	return s.lookup(ctx, id, cols, render)
 }
 
 func (s *Service) lookup(ctx context.Context, id int64, cols []string, render func([]byte, arrow.RecordBatch, int) []byte) (json.RawMessage, error) {
@@ -96,10 +129,10 @@ func (s *Service) notFound(ctx context.Context, id int64) error {
 	return fmt.Errorf("%w: %d", ErrNotFound, id)
 }
 
-// GetByOccurrenceID returns the record of a dataset with the given
-// occurrenceID (compared exactly), as GBIF's
-// /occurrence/{datasetKey}/{occurrenceId} does.
-func (s *Service) GetByOccurrenceID(ctx context.Context, datasetKey, occurrenceID string) (json.RawMessage, error) {
+// RecordByOccurrenceID returns the record of a dataset with the given
+// occurrenceID (compared exactly) in view v, as GBIF's
+// /occurrence/{datasetKey}/{occurrenceId}[/verbatim|/fragment] do.
+func (s *Service) RecordByOccurrenceID(ctx context.Context, datasetKey, occurrenceID string, v View) (json.RawMessage, error) {
 	dk, _ := json.Marshal(datasetKey)
 	oid, _ := json.Marshal(occurrenceID)
 	js := `{"type":"and","predicates":[{"type":"equals","key":"DATASET_KEY","value":` + string(dk) +
@@ -112,7 +145,8 @@ func (s *Service) GetByOccurrenceID(ctx context.Context, datasetKey, occurrenceI
 	if err != nil {
 		return nil, err
 	}
-	return s.first(ctx, snap, pred, recordJSON.cols, recordJSON.appendRecord, func() error {
+	cols, render := v.render()
+	return s.first(ctx, snap, pred, cols, render, func() error {
 		return fmt.Errorf("%w: no occurrence %q in dataset %s", ErrNotFound, occurrenceID, datasetKey)
 	})
 }

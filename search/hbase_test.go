@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/biodiversity-downloads/downloader/internal/testenv"
+	"github.com/biodiversity-downloads/downloader/occurrence"
 	"github.com/biodiversity-downloads/downloader/occurrence/hbase"
 	"github.com/biodiversity-downloads/downloader/occurrence/occurrencetest"
 )
@@ -67,5 +68,9 @@ func TestHBase(t *testing.T) {
 	}
 	if _, err := s.Get(ctx, slices.Max(ids)+1); err == nil {
 		t.Fatal("an unknown id was found")
+	}
+	got, err := s.Suggest(ctx, "recordedBy", "b", 9)
+	if want := expectedSuggestions(columnValues(t, tbl, occurrence.ColRecordedBy), "b", 9); err != nil || len(got) == 0 || !slices.Equal(got, want) {
+		t.Fatalf("suggestions: %q %v, want %q", got, err, want)
 	}
 }

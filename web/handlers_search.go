@@ -21,9 +21,9 @@ import (
 type Searcher interface {
 	ParseRequest(ctx context.Context, q url.Values) (search.Request, error)
 	Search(ctx context.Context, r search.Request) (*search.Response, error)
-	Get(ctx context.Context, gbifID int64) (json.RawMessage, error)
-	Verbatim(ctx context.Context, gbifID int64) (json.RawMessage, error)
-	GetByOccurrenceID(ctx context.Context, datasetKey, occurrenceID string) (json.RawMessage, error)
+	Record(ctx context.Context, gbifID int64, v search.View) (json.RawMessage, error)
+	RecordByOccurrenceID(ctx context.Context, datasetKey, occurrenceID string, v search.View) (json.RawMessage, error)
+	Suggest(ctx context.Context, name, prefix string, limit int) ([]string, error)
 	ParseCount(q url.Values) (*occurrence.Predicate, error)
 	Count(ctx context.Context, pred *occurrence.Predicate) (int64, error)
 	Inventory(ctx context.Context, name string, q url.Values) ([]search.FacetCount, error)
@@ -36,14 +36,19 @@ func (s *Server) searchRoutes() []route {
 	const occ = "/v1/occurrence"
 	return []route{
 		{"GET", occ + "/search", nil, s.search},
+		{"GET", occ + "/search/{parameter}", nil, s.suggest},
 		{"GET", occ + "/count", nil, s.occurrenceCount},
 		{"GET", occ + "/count/schema", nil, s.countSchema},
 		{"GET", occ + "/counts/{name}", []string{occ + "/counts/basisOfRecord", occ + "/counts/countries", occ + "/counts/datasets",
 			occ + "/counts/publishingCountries", occ + "/counts/year"}, s.occurrenceInventory},
 		{"GET", occ + "/{gbifID}", nil, s.occurrence},
-		// One pattern for {gbifID}/verbatim and GBIF's {datasetKey}/{occurrenceId}:
-		// a literal "verbatim" segment would overlap download/{key} in Go's ServeMux.
-		{"GET", occ + "/{first}/{second}", []string{occ + "/{gbifID}/verbatim", occ + "/{datasetKey}/{occurrenceId}"}, s.occurrenceSub},
+		// One pattern for {gbifID}/verbatim, {gbifID}/fragment and GBIF's
+		// {datasetKey}/{occurrenceId}: a literal "verbatim" segment would
+		// overlap download/{key} in Go's ServeMux.
+		{"GET", occ + "/{first}/{second}", []string{occ + "/{gbifID}/verbatim", occ + "/{gbifID}/fragment",
+			occ + "/{datasetKey}/{occurrenceId}"}, s.occurrenceSub},
+		{"GET", occ + "/{first}/{second}/{third}", []string{occ + "/{datasetKey}/{occurrenceId}/verbatim",
+			occ + "/{datasetKey}/{occurrenceId}/fragment"}, s.occurrenceByIDSub},
 	}
 }
 
@@ -178,31 +183,59 @@ func (s *Server) occurrence(w http.ResponseWriter, r *http.Request) error {
 
 var uuidPattern = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
 
-// occurrenceSub: GET /v1/occurrence/{gbifID}/verbatim and
-// /v1/occurrence/{datasetKey}/{occurrenceId}.
+// recordViews are the record routes' last segments and the view each
+// answers.
+var recordViews = map[string]search.View{"": search.Interpreted, "verbatim": search.Verbatim, "fragment": search.Fragment}
+
+// occurrenceSub: GET /v1/occurrence/{gbifID}/verbatim, {gbifID}/fragment
+// and {datasetKey}/{occurrenceId}.
 func (s *Server) occurrenceSub(w http.ResponseWriter, r *http.Request) error {
 	first, second := r.PathValue("first"), r.PathValue("second")
 	if uuidPattern.MatchString(first) {
-		sr, err := s.searcher()
-		if err != nil {
-			return err
-		}
-		js, err := sr.GetByOccurrenceID(r.Context(), first, second)
-		if err != nil {
-			return searchErr(err)
-		}
-		writeRaw(w, append(js, '\n'))
-		return nil
+		return s.recordByOccurrenceID(w, r, first, second, "")
 	}
-	if second != "verbatim" {
-		return fmt.Errorf("%w: no such resource /v1/occurrence/%s/%s", jobs.ErrNotFound, first, second)
+	if second == "" {
+		return fmt.Errorf("%w: no such resource /v1/occurrence/%s/", jobs.ErrNotFound, first)
 	}
-	return s.record(w, r, first, "/verbatim")
+	return s.record(w, r, first, second)
 }
 
-// record answers a record or its verbatim form; a replaced id redirects
-// to the record that replaced it.
+// occurrenceByIDSub: GET /v1/occurrence/{datasetKey}/{occurrenceId}/verbatim
+// and .../fragment.
+func (s *Server) occurrenceByIDSub(w http.ResponseWriter, r *http.Request) error {
+	first, second, third := r.PathValue("first"), r.PathValue("second"), r.PathValue("third")
+	if !uuidPattern.MatchString(first) || third == "" {
+		return fmt.Errorf("%w: no such resource /v1/occurrence/%s/%s/%s", jobs.ErrNotFound, first, second, third)
+	}
+	return s.recordByOccurrenceID(w, r, first, second, third)
+}
+
+// recordByOccurrenceID answers a dataset's record by its occurrenceID in
+// the view named by sub ("", "verbatim" or "fragment").
+func (s *Server) recordByOccurrenceID(w http.ResponseWriter, r *http.Request, datasetKey, occurrenceID, sub string) error {
+	view, ok := recordViews[sub]
+	if !ok {
+		return fmt.Errorf("%w: no such resource /v1/occurrence/%s/%s/%s", jobs.ErrNotFound, datasetKey, occurrenceID, sub)
+	}
+	sr, err := s.searcher()
+	if err != nil {
+		return err
+	}
+	js, err := sr.RecordByOccurrenceID(r.Context(), datasetKey, occurrenceID, view)
+	if err != nil {
+		return searchErr(err)
+	}
+	writeRaw(w, append(js, '\n'))
+	return nil
+}
+
+// record answers a record in the view named by sub ("", "verbatim" or
+// "fragment"); a replaced id redirects to the record that replaced it.
 func (s *Server) record(w http.ResponseWriter, r *http.Request, rawID, sub string) error {
+	view, ok := recordViews[sub]
+	if !ok {
+		return fmt.Errorf("%w: no such resource /v1/occurrence/%s/%s", jobs.ErrNotFound, rawID, sub)
+	}
 	sr, err := s.searcher()
 	if err != nil {
 		return err
@@ -211,20 +244,53 @@ func (s *Server) record(w http.ResponseWriter, r *http.Request, rawID, sub strin
 	if err != nil || id < 1 {
 		return fmt.Errorf("%w: gbifID %q is not a positive integer", jobs.ErrInvalidRequest, rawID)
 	}
-	get := sr.Get
-	if sub == "/verbatim" {
-		get = sr.Verbatim
-	}
-	js, err := get(r.Context(), id)
+	js, err := sr.Record(r.Context(), id, view)
 	var moved *search.Moved
 	if errors.As(err, &moved) {
-		http.Redirect(w, r, s.baseURL(r)+"/v1/occurrence/"+strconv.FormatInt(moved.ID, 10)+sub, http.StatusMovedPermanently)
+		to := s.baseURL(r) + "/v1/occurrence/" + strconv.FormatInt(moved.ID, 10)
+		if sub != "" {
+			to += "/" + sub
+		}
+		http.Redirect(w, r, to, http.StatusMovedPermanently)
 		return nil
 	}
 	if err != nil {
 		return searchErr(err)
 	}
 	writeRaw(w, append(js, '\n'))
+	return nil
+}
+
+// suggest: GET /v1/occurrence/search/{parameter}?q=&limit=, GBIF's
+// suggestions of a field's values (catalogNumber, recordedBy, ...): a
+// JSON list of strings. As in GBIF, q and limit are required.
+func (s *Server) suggest(w http.ResponseWriter, r *http.Request) error {
+	sr, err := s.searcher()
+	if err != nil {
+		return err
+	}
+	q := r.URL.Query()
+	if !q.Has("q") || !q.Has("limit") {
+		return fmt.Errorf("%w: suggestions need the parameters q (the prefix) and limit", jobs.ErrInvalidRequest)
+	}
+	limit, err := strconv.Atoi(q.Get("limit"))
+	if err != nil {
+		return fmt.Errorf("%w: limit %q is not an integer", jobs.ErrInvalidRequest, q.Get("limit"))
+	}
+	u, err := s.caller(r)
+	if err != nil {
+		return err
+	}
+	var values []string
+	err = s.admit(r.Context(), u, "count", func(ctx context.Context) error {
+		var err error
+		values, err = sr.Suggest(ctx, r.PathValue("parameter"), q.Get("q"), limit)
+		return err
+	})
+	if err != nil {
+		return searchErr(err)
+	}
+	writeJSON(w, http.StatusOK, values)
 	return nil
 }
 

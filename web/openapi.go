@@ -35,6 +35,7 @@ func completeOpenAPI(src []byte) []byte {
 	setEnum(schemas, "Format", download.FormatNames())
 	setEnum(schemas, "Status", statuses)
 	setEnum(schemas, "FacetField", search.FacetKeys())
+	setEnum(schemas, "SuggestField", search.SuggestNames())
 	setRecordFields(schemas)
 	out, err := json.MarshalIndent(doc, "", " ")
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/biodiversity-downloads/downloader/dwca"
 	"github.com/biodiversity-downloads/downloader/jobs"
 	"github.com/biodiversity-downloads/downloader/occurrence"
+	"github.com/biodiversity-downloads/downloader/search"
 )
 
 // "Contact the publisher": a signed-in user writes about a record; the
@@ -92,7 +93,7 @@ func (s *Server) pageContact(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	raw, err := sr.Get(r.Context(), in.GBIFID)
+	raw, err := sr.Record(r.Context(), in.GBIFID, search.Interpreted)
 	if err != nil {
 		return searchErr(err)
 	}

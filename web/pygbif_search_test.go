@@ -12,8 +12,8 @@ import (
 
 // TestPygbifSearch drives the occurrence search API with GBIF's Python
 // client, pygbif 0.7.0, with its defaults and only its base URL changed:
-// occ.search with facets and paging, occ.get, occ.get_verbatim and
-// occ.count, each answer checked against the table's own counts and scans.
+// occ.search with facets and paging, occ.get, occ.get_verbatim,
+// occ.get_fragment and occ.count, each answer checked against the table's own counts and scans.
 func TestPygbifSearch(t *testing.T) {
 	requirePygbif(t)
 	s := startSearchServer(t)
@@ -54,8 +54,13 @@ func TestPygbifSearch(t *testing.T) {
 			Issues      []string
 		}
 		Verbatim struct {
-			Key   int64
-			Terms []string
+			Key     int64
+			Terms   []string
+			Country string
+		}
+		Fragment struct {
+			Country string
+			Terms   int
 		}
 		Count       int64
 		CountGeoref int64 `json:"count_georef"`
@@ -124,6 +129,9 @@ func TestPygbifSearch(t *testing.T) {
 	}
 	if v := got.Verbatim; v.Key != order[0] || !slices.Contains(v.Terms, occurrence.NSGBIF+"gbifID") || !slices.Contains(v.Terms, occurrence.NSDwC+"country") {
 		t.Fatalf("occ.get_verbatim: %+v", v)
+	}
+	if f := got.Fragment; f.Country == "" || f.Country != got.Verbatim.Country || f.Terms < len(got.Verbatim.Terms)/2 {
+		t.Fatalf("occ.get_fragment: %+v, verbatim %+v", f, got.Verbatim)
 	}
 	if got.Count != want || got.CountGeoref != s.tableCount("country="+country+"&hasCoordinate=true") {
 		t.Fatalf("occ.count: %d and %d georeferenced, table %d", got.Count, got.CountGeoref, want)

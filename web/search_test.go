@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -132,8 +133,10 @@ func TestSearchAPI(t *testing.T) {
 		t.Fatalf("/occurrence/count?isGeoreferenced=true = %s", c.body)
 	}
 
-	// A record, its verbatim form, and by dataset key and occurrenceID.
-	rec := p.Results[0]
+	// A record, its verbatim form and fragment, and each by dataset key and
+	// occurrenceID: the first record of the table that has one.
+	more := s.search("limit=300").Results
+	rec := more[slices.IndexFunc(more, func(r map[string]any) bool { _, ok := r["occurrenceID"].(string); return ok })]
 	key := int64(rec["key"].(float64))
 	got := expect(t, s.do("GET", "/v1/occurrence/"+strconv.FormatInt(key, 10), "", nil), 200)
 	var one map[string]any
@@ -145,25 +148,54 @@ func TestSearchAPI(t *testing.T) {
 	if err := json.Unmarshal(v.body, &verb); err != nil || verb["key"] != rec["key"] || verb[occurrence.NSGBIF+"gbifID"] != strconv.FormatInt(key, 10) {
 		t.Fatalf("verbatim %d: %v %s", key, err, v.body)
 	}
-	if oid, ok := rec["occurrenceID"].(string); ok {
-		byOcc := expect(t, s.do("GET", "/v1/occurrence/"+rec["datasetKey"].(string)+"/"+url.PathEscape(oid), "", nil), 200)
-		if err := json.Unmarshal(byOcc.body, &one); err != nil || one["key"] != rec["key"] {
-			t.Fatalf("by occurrenceID %s: %s", oid, byOcc.body)
-		}
+	frag := expect(t, s.do("GET", "/v1/occurrence/"+strconv.FormatInt(key, 10)+"/fragment", "", nil), 200)
+	var fr map[string]any
+	if err := json.Unmarshal(frag.body, &fr); err != nil || fr["occurrenceID"] != verb[occurrence.NSDwC+"occurrenceID"] || fr["id"] != fr["occurrenceID"] {
+		t.Fatalf("fragment %d: %v %s", key, err, frag.body)
+	}
+	oid, ok := rec["occurrenceID"].(string)
+	if !ok {
+		t.Fatalf("record %d has no occurrenceID: the lookups by it are untested", key)
+	}
+	byOcc := "/v1/occurrence/" + rec["datasetKey"].(string) + "/" + url.PathEscape(oid)
+	if err := json.Unmarshal(expect(t, s.do("GET", byOcc, "", nil), 200).body, &one); err != nil || one["key"] != rec["key"] {
+		t.Fatalf("by occurrenceID %s: %v", oid, err)
+	}
+	if b := expect(t, s.do("GET", byOcc+"/verbatim", "", nil), 200).body; !bytes.Equal(b, v.body) {
+		t.Fatalf("verbatim by occurrenceID %s:\n%s\nby key:\n%s", oid, b, v.body)
+	}
+	if b := expect(t, s.do("GET", byOcc+"/fragment", "", nil), 200).body; !bytes.Equal(b, frag.body) {
+		t.Fatalf("fragment by occurrenceID %s:\n%s\nby key:\n%s", oid, b, frag.body)
+	}
+
+	// Suggestions: the recordedBy values that start with a collector's
+	// first letter, in lower case, hold that collector.
+	collector := more[slices.IndexFunc(more, func(r map[string]any) bool { _, ok := r["recordedBy"].(string); return ok })]["recordedBy"].(string)
+	var sugg []string
+	sr := expect(t, s.do("GET", "/v1/occurrence/search/recordedBy?limit=300&q="+url.QueryEscape(strings.ToLower(collector[:1])), "", nil), 200)
+	if err := json.Unmarshal(sr.body, &sugg); err != nil || !slices.Contains(sugg, collector) {
+		t.Fatalf("suggestions for %q: %v %s", collector[:1], err, sr.body)
 	}
 
 	// Errors as GBIF answers them.
 	for path, code := range map[string]int{
-		"/v1/occurrence/999999999999":                       404,
-		"/v1/occurrence/999999999999/verbatim":              404,
-		"/v1/occurrence/abc":                                400,
-		"/v1/occurrence/1/fragment":                         404,
-		"/v1/occurrence/search?offset=99990&limit=20":       400,
-		"/v1/occurrence/search?facet=geometry":              400,
-		"/v1/occurrence/search?nonsense=1":                  400,
-		"/v1/occurrence/count?scientificName=x":             400,
-		"/v1/occurrence/search?limit=5000&offset=99700":     200, // limit lowered to 300: 100,000 exactly
-		"/v1/occurrence/search?limit=abc&checklistKey=x&q=": 200,
+		"/v1/occurrence/999999999999":                                  404,
+		"/v1/occurrence/999999999999/verbatim":                         404,
+		"/v1/occurrence/abc":                                           400,
+		"/v1/occurrence/1/nonsense":                                    404,
+		"/v1/occurrence/search/recordedBy?q=a":                         400,
+		"/v1/occurrence/search/recordedBy?limit=3":                     400,
+		"/v1/occurrence/search/recordedBy?q=a&limit=x":                 400,
+		"/v1/occurrence/search/country?q=a&limit=3":                    404,
+		"/v1/occurrence/search/catalogNumber?q=&limit=2":               200,
+		"/v1/occurrence/" + rec["datasetKey"].(string) + "/x/nonsense": 404,
+		"/v1/occurrence/" + rec["datasetKey"].(string) + "/x/fragment": 404,
+		"/v1/occurrence/search?offset=99990&limit=20":                  400,
+		"/v1/occurrence/search?facet=geometry":                         400,
+		"/v1/occurrence/search?nonsense=1":                             400,
+		"/v1/occurrence/count?scientificName=x":                        400,
+		"/v1/occurrence/search?limit=5000&offset=99700":                200, // limit lowered to 300: 100,000 exactly
+		"/v1/occurrence/search?limit=abc&checklistKey=x&q=":            200,
 	} {
 		r := s.do("GET", path, "", nil)
 		if r.code != code {

@@ -27,13 +27,17 @@ page2 = occ.search(country=COUNTRY, limit=5, offset=5)
 out["page2"] = [r["key"] for r in page2["results"]]
 everything = occ.search(limit=0, facet="basisOfRecord", basisOfRecord_facetLimit=1)
 out["all"] = {"count": everything["count"], "results": len(everything["results"]), "facets": everything["facets"]}
-# occ.get and occ.get_verbatim of the first record.
+# occ.get, occ.get_verbatim and occ.get_fragment of the first record.
 key = out["search"]["keys"][0]
 rec = occ.get(key=key)
 out["get"] = {"key": rec["key"], "gbifID": rec["gbifID"], "countryCode": rec.get("countryCode"),
               "datasetKey": rec["datasetKey"], "issues": rec["issues"]}
 verb = occ.get_verbatim(key=key)
-out["verbatim"] = {"key": verb["key"], "terms": sorted(k for k in verb if k.startswith("http"))}
+out["verbatim"] = {"key": verb["key"], "terms": sorted(k for k in verb if k.startswith("http")),
+                   "country": verb.get("http://rs.tdwg.org/dwc/terms/country")}
+# occ.get_fragment: the record as published, terms by simple name.
+frag = occ.get_fragment(key=key)
+out["fragment"] = {"country": frag.get("country"), "terms": len(frag)}
 # occ.count with pygbif's defaults and with isGeoreferenced.
 out["count"] = occ.count(country=COUNTRY)
 out["count_georef"] = occ.count(country=COUNTRY, isGeoreferenced=True)
