@@ -228,6 +228,32 @@ try {
     assert(words.includes('2435099'), `words: ${words}`);
   });
 
+  await check('a collector from the suggest route: picked, searched, counted', async () => {
+    // the table's most frequent collector, typed in lower case by its
+    // first three letters: the suggestion (GBIF's /occurrence/search/recordedBy)
+    // holds it, and picking it searches by it
+    const facet = await (await api('/v1/occurrence/search?limit=0&facet=recordedBy&facetLimit=1')).json();
+    const who = facet.facets[0].counts[0].name;
+    const want = await countOf(`recordedBy=${encodeURIComponent(who)}`);
+    assert(want > 0, `collector ${who} matches nothing`);
+    await page.goto(`${BASE}/`);
+    await waitCount(page);
+    const input = page.getByRole('combobox', { name: 'Collector' });
+    await input.click();
+    await input.pressSequentially(who.slice(0, 3).toLowerCase(), { delay: 40 });
+    await page.getByRole('option', { name: who, exact: true }).waitFor();
+    const offered = await page.$$eval('[role=listbox][aria-label="Collectors"] [role=option]', (els) => els.map((e) => e.textContent));
+    const direct = await (await api(`/v1/occurrence/search/recordedBy?q=${encodeURIComponent(who.slice(0, 3).toLowerCase())}&limit=10`)).json();
+    assert(JSON.stringify(offered) === JSON.stringify(direct), `offered ${offered}, the route answers ${direct}`);
+    await page.getByRole('option', { name: who, exact: true }).click();
+    assert(await input.inputValue() === who, `picked ${await input.inputValue()}`);
+    await page.waitForFunction(() => new URL(location.href).searchParams.has('recordedBy'));
+    assert(new URL(page.url()).searchParams.get('recordedBy') === who, `address ${page.url()}`);
+    assert(await waitCount(page) === want, `count ${await page.textContent('#match-count')}, table ${want}`);
+    const words = await page.textContent('#match-words');
+    assert(words.includes(who), `words: ${words}`);
+  });
+
   await check('a newer search cancels an older one still waiting, whose answer never shows', async () => {
     await page.goto(`${BASE}/`);
     await waitCount(page);

@@ -7,7 +7,7 @@ import { t, num, size, countryName, enumWord, plural } from './i18n.js';
 import { api, errorWords, isAbort } from './api.js';
 import { createMap } from './map.js';
 import { parseWKT } from './wkt.js';
-import { nameSuggester } from './suggest.js';
+import { nameSuggester, valueSuggester } from './suggest.js';
 import { downloadPanel } from './dlpanel.js';
 import { datasetTitles } from './datasets.js';
 
@@ -18,7 +18,10 @@ const MAP_SAMPLE = 300;
 const DEBOUNCE_MS = 300;
 
 /** The form's fields and their query parameters. */
-const FIELDS = ['scientificName', 'taxonKey', 'country', 'yearFrom', 'yearTo', 'basisOfRecord', 'datasetKey', 'hasCoordinate', 'geometry'];
+const FIELDS = ['scientificName', 'taxonKey', 'country', 'yearFrom', 'yearTo', 'basisOfRecord', 'datasetKey', 'recordedBy', 'catalogNumber',
+  'hasCoordinate', 'geometry'];
+/** The fields whose values the service suggests (GBIF's suggest routes). */
+const VALUE_FIELDS = ['recordedBy', 'catalogNumber'];
 
 export function render(root, app) {
   const ids = Object.fromEntries(FIELDS.map((f) => [f, uid(f)]));
@@ -45,6 +48,12 @@ export function render(root, app) {
     }
     schedule(0);
   });
+  const valueInputs = Object.fromEntries(VALUE_FIELDS.map((f) => [f, input(f, { type: 'text', autocomplete: 'off', spellcheck: 'false',
+    'aria-describedby': `${ids[f]}-hint` })]));
+  const valueSuggesters = VALUE_FIELDS.map((f) => valueSuggester(valueInputs[f], f, t(`search.${f}.suggestions`), (choice) => {
+    valueInputs[f].value = choice.name;
+    schedule(0);
+  }));
   const basis = h('select', { id: ids.basisOfRecord, name: 'basisOfRecord' },
     h('option', { value: '' }, t('search.any')),
     BASIS.map((b) => h('option', { value: b }, enumWord('basisOfRecord', b))));
@@ -70,6 +79,7 @@ export function render(root, app) {
         h('div', {}, h('label', { for: ids.yearTo }, t('search.year.to')), input('yearTo', { type: 'number', min: 1000, max: 2100, step: 1 })))),
     field(ids.basisOfRecord, t('search.basisOfRecord'), basis),
     field(ids.datasetKey, t('search.dataset'), datasetSel),
+    VALUE_FIELDS.map((f, i) => field(ids[f], t(`search.${f}`), h('div', {}, valueInputs[f], valueSuggesters[i].list), t(`search.${f}.hint`))),
     field(ids.hasCoordinate, t('search.hasCoordinate'), hasCoord),
     field(ids.geometry, t('search.geometry'), geometry, t('search.geometry.hint')),
     h('div', { class: 'actions' }, h('button', { type: 'button', class: 'secondary', onclick: () => { form.reset(); map.setPolygons([]); schedule(0); } }, t('search.reset'))));
@@ -113,6 +123,7 @@ export function render(root, app) {
     country: params.get('country') || '', yearFrom: year[0] && year[0] !== '*' ? year[0] : '',
     yearTo: year.length > 1 ? (year[1] !== '*' ? year[1] : '') : (year[0] && year[0] !== '*' ? year[0] : ''),
     basisOfRecord: params.get('basisOfRecord') || '', datasetKey: params.get('datasetKey') || '',
+    recordedBy: params.get('recordedBy') || '', catalogNumber: params.get('catalogNumber') || '',
     hasCoordinate: params.get('hasCoordinate') || '', geometry: params.get('geometry') || '',
   };
   for (const [k, v] of Object.entries(initial)) if (v && form.elements[k]) form.elements[k].value = v;
@@ -259,6 +270,7 @@ export function render(root, app) {
     ctrlAll.abort();
     map.dispose();
     suggester.dispose();
+    for (const v of valueSuggesters) v.dispose();
   };
 }
 
@@ -271,6 +283,7 @@ export function queryOf(f) {
   if (f.yearFrom || f.yearTo) q.append('year', f.yearFrom && f.yearFrom === f.yearTo ? f.yearFrom : `${f.yearFrom || '*'},${f.yearTo || '*'}`);
   if (f.basisOfRecord) q.append('basisOfRecord', f.basisOfRecord);
   if (f.datasetKey) q.append('datasetKey', f.datasetKey);
+  for (const k of VALUE_FIELDS) if (f[k]) q.append(k, f[k]);
   if (f.hasCoordinate) q.append('hasCoordinate', f.hasCoordinate);
   if (f.geometry) q.append('geometry', f.geometry.replace(/\s+/g, ' '));
   return q;
@@ -287,8 +300,10 @@ function describe(f, titles) {
   else if (f.yearTo) parts.push(t('words.year_to', { to: f.yearTo }));
   if (f.basisOfRecord) parts.push(t('words.basisOfRecord', { value: enumWord('basisOfRecord', f.basisOfRecord) }));
   if (f.datasetKey) parts.push(t('words.dataset', { value: titles.get(f.datasetKey) || f.datasetKey }));
+  for (const k of VALUE_FIELDS) if (f[k]) parts.push(t(`words.${k}`, { value: f[k] }));
   if (f.hasCoordinate) parts.push(t(`words.hasCoordinate.${f.hasCoordinate}`));
   if (f.geometry) parts.push(t('words.geometry'));
   if (parts.length === 0) return t('words.all');
-  return t('words.records_where', { conditions: parts.join(t('words.and')) });
+  // A condition may end with its own full stop ("Willd."): not two.
+  return t('words.records_where', { conditions: parts.join(t('words.and')) }).replace(/\.\.$/, '.');
 }

@@ -1,10 +1,12 @@
-// Scientific-name suggestions for the search form: an ARIA 1.2 combobox
+// Suggestions for the search form's text fields: an ARIA 1.2 combobox
 // (the list follows the input; arrows move, Enter picks, Escape closes).
-// Names come from the species suggest route (/v1/species/suggest, the
-// taxonomy's: picking a name then searches by its taxon key); when it
+// Scientific names come from the species suggest route (/v1/species/suggest,
+// the taxonomy's: picking a name then searches by its taxon key); when it
 // suggests nothing for what was typed, or the service has no taxonomy
 // (404 or 503), from the table's own names (the scientificName facet,
-// asked once), matched at the start of a word.
+// asked once), matched at the start of a word. Other fields' values
+// (collector, catalogue number) come from the occurrence suggest routes
+// (/v1/occurrence/search/{field}, GBIF's).
 import { h, replace, uid } from './dom.js';
 import { t } from './i18n.js';
 import { api, isAbort } from './api.js';
@@ -41,8 +43,27 @@ async function suggestions(q, signal) {
 
 /** nameSuggester turns input into a combobox; onPick({name, taxonKey}). */
 export function nameSuggester(input, onPick) {
-  const listId = uid('names');
-  const list = h('ul', { id: listId, role: 'listbox', class: 'suggestions', 'aria-label': t('search.suggestions'), hidden: true });
+  return combobox(input, suggestions, onPick, t('search.suggestions'), 2);
+}
+
+/**
+ * valueSuggester offers the values of one of GBIF's suggest fields
+ * (recordedBy, catalogNumber, ...) that start with what was typed;
+ * onPick({name}).
+ */
+export function valueSuggester(input, field, label, onPick) {
+  const values = async (q, signal) => {
+    const res = await api(`/v1/occurrence/search/${field}?q=${encodeURIComponent(q)}&limit=10`, { signal });
+    return (Array.isArray(res) ? res : []).map((name) => ({ name }));
+  };
+  return combobox(input, values, onPick, label, 1);
+}
+
+// combobox lists fetch(q, signal)'s items under input once minLength
+// characters are typed, 200 ms after the last key.
+function combobox(input, fetch, onPick, label, minLength) {
+  const listId = uid('suggest');
+  const list = h('ul', { id: listId, role: 'listbox', class: 'suggestions', 'aria-label': label, hidden: true });
   input.setAttribute('role', 'combobox');
   input.setAttribute('aria-autocomplete', 'list');
   input.setAttribute('aria-expanded', 'false');
@@ -78,12 +99,12 @@ export function nameSuggester(input, onPick) {
   input.addEventListener('input', () => {
     clearTimeout(timer);
     const q = input.value.trim();
-    if (q.length < 2) { items = []; close(); return; }
+    if (q.length < minLength) { items = []; close(); return; }
     timer = setTimeout(async () => {
       if (ctrl) ctrl.abort();
       ctrl = new AbortController();
       try {
-        items = await suggestions(q, ctrl.signal);
+        items = await fetch(q, ctrl.signal);
         active = -1;
         show();
       } catch (e) {
