@@ -14,7 +14,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
-	"github.com/biodiversity-downloads/downloader/dwca"
 	"github.com/biodiversity-downloads/downloader/internal/pzip"
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
@@ -249,13 +248,9 @@ func (x *Export) Close(ctx context.Context) (ExportResult, error) {
 		res.DroppedVerbatimTerms = d.droppedTerms()
 		res.Citations, res.DOIs = d.cites, d.dois // made for citations.txt
 	} else {
-		parts := map[string]dwca.CitationParts{}
-		err := eachDatasetEML(ctx, x.opts.Catalog, infos, func(key string, r io.Reader) error {
-			if p, err := dwca.ReadCitationParts(r); err == nil {
-				parts[key] = p
-			}
-			return nil
-		})
+		// The EML is read only for datasets ingested before the catalog
+		// kept their citation parts.
+		parts, err := citationPartsOf(ctx, x.opts.Catalog, infos)
 		if err != nil {
 			return ExportResult{}, err
 		}

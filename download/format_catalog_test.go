@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"testing"
 
 	"github.com/biodiversity-downloads/downloader/occurrence"
@@ -84,5 +85,72 @@ func TestExportFailsWhenCatalogLookupFails(t *testing.T) {
 	// fails for the lookups, not for the records).
 	if _, res := export(t, ExportSpec{Format: FormatDWCA}, testSource()); res.Records != int64(testRecordCount()) {
 		t.Fatalf("export with a working catalog wrote %d records", res.Records)
+	}
+}
+
+// emlCounter counts the EML documents an export reads from its catalog.
+type emlCounter struct {
+	memCatalog
+	reads *int
+}
+
+func (c emlCounter) DatasetEML(ctx context.Context, key string) (io.ReadCloser, error) {
+	*c.reads++
+	return c.memCatalog.DatasetEML(ctx, key)
+}
+
+// TestCitationPartsFromTheCatalog: a dataset's citation parts kept in the
+// catalog at ingest cite it without its EML being read again (the DWCA
+// still copies the EML); a dataset ingested before they were kept is cited
+// from its EML, with the same text the catalog's parts give.
+func TestCitationPartsFromTheCatalog(t *testing.T) {
+	const eml = `<eml:eml xmlns:eml="eml://ecoinformatics.org/eml-2.1.1" packageId="%s/v3.1"><dataset><title>Dataset %d</title>` +
+		`<creator><individualName><givenName>Jane</givenName><surName>Doe</surName></individualName></creator>` +
+		`<pubDate>2019-05-01</pubDate></dataset></eml:eml>`
+	older := testSource()
+	withParts := testSource()
+	stale := testSource() // the catalog's parts, not the EML's, are what a download cites
+	for i, d := range testDatasets[:3] {
+		e := older[d.key]
+		e.eml = fmt.Sprintf(eml, d.key, i)
+		older[d.key] = e
+		p := occurrence.CitationParts{Authors: []string{"Doe J"}, Year: "2019", Version: "3.1"}
+		e.info.CitationParts = &p
+		withParts[d.key] = e
+		s := e
+		sp := p
+		sp.Year = "1999"
+		s.info.CitationParts = &sp
+		stale[d.key] = s
+	}
+	key := testDatasets[0].key
+	for _, f := range []Format{FormatSimpleCSV, FormatDWCA} {
+		cite := map[string]string{}
+		for _, c := range []struct {
+			name      string
+			cat       memCatalog
+			wantReads int
+		}{
+			{"older", older, 3},
+			{"kept", withParts, 0},
+			{"kept, differing", stale, 0},
+		} {
+			reads := 0
+			want := c.wantReads
+			if f == FormatDWCA {
+				want = 3 // the dataset/ folder's copies
+			}
+			_, res := export(t, ExportSpec{Format: f}, emlCounter{c.cat, &reads})
+			if reads != want {
+				t.Errorf("%s, %s: %d EML reads, want %d", f, c.name, reads, want)
+			}
+			cite[c.name] = res.Citations[key]
+		}
+		if !strings.HasPrefix(cite["older"], "Doe J (2019). Dataset 0 & <friends>. Version 3.1.") || cite["kept"] != cite["older"] {
+			t.Errorf("%s: cited from the EML %q, from the catalog %q", f, cite["older"], cite["kept"])
+		}
+		if !strings.HasPrefix(cite["kept, differing"], "Doe J (1999).") {
+			t.Errorf("%s: the catalog's parts were not used: %q", f, cite["kept, differing"])
+		}
 	}
 }

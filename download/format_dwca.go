@@ -337,22 +337,59 @@ func writeEntry(x *Export, name string, fn func(io.Writer) error) error {
 }
 
 // writeDatasetEML copies the EML of each constituent dataset that was
-// ingested with one, and returns the citation parts each gives; failing to
-// read a document the catalog says it holds fails the export, a document
-// whose citation parts cannot be read is only copied.
+// ingested with one, and returns each dataset's citation parts: the
+// catalog's, or, for a dataset ingested before the catalog kept them, read
+// from the copied EML. Failing to read a document the catalog says it
+// holds fails the export, a document whose citation parts cannot be read
+// is only copied.
 func (d *dwcaWriter) writeDatasetEML(ctx context.Context, infos []occurrence.DatasetInfo) (map[string]dwca.CitationParts, error) {
 	x := d.x
-	parts := map[string]dwca.CitationParts{}
+	parts := cataloguedParts(infos)
 	err := eachDatasetEML(ctx, x.opts.Catalog, infos, func(key string, r io.Reader) error {
+		_, known := parts[key]
 		var doc bytes.Buffer
 		err := writeEntry(x, "dataset/"+key+".xml", func(w io.Writer) error {
-			_, err := io.Copy(w, io.TeeReader(r, &doc))
+			if !known {
+				r = io.TeeReader(r, &doc)
+			}
+			_, err := io.Copy(w, r)
 			return err
 		})
-		if err != nil {
+		if err != nil || known {
 			return err
 		}
 		if p, err := dwca.ReadCitationParts(&doc); err == nil {
+			parts[key] = p
+		}
+		return nil
+	})
+	return parts, err
+}
+
+// cataloguedParts are the citation parts the catalog keeps, by dataset.
+func cataloguedParts(infos []occurrence.DatasetInfo) map[string]dwca.CitationParts {
+	parts := map[string]dwca.CitationParts{}
+	for _, in := range infos {
+		if in.CitationParts != nil {
+			parts[in.Key] = *in.CitationParts
+		}
+	}
+	return parts
+}
+
+// citationPartsOf returns each dataset's citation parts: the catalog's,
+// read at ingest, or, for a dataset ingested before the catalog kept them,
+// read from its EML.
+func citationPartsOf(ctx context.Context, c occurrence.Catalog, infos []occurrence.DatasetInfo) (map[string]dwca.CitationParts, error) {
+	parts := cataloguedParts(infos)
+	var older []occurrence.DatasetInfo
+	for _, in := range infos {
+		if _, ok := parts[in.Key]; !ok && in.HasEML {
+			older = append(older, in)
+		}
+	}
+	err := eachDatasetEML(ctx, c, older, func(key string, r io.Reader) error {
+		if p, err := dwca.ReadCitationParts(r); err == nil {
 			parts[key] = p
 		}
 		return nil

@@ -7,26 +7,13 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/biodiversity-downloads/downloader/occurrence"
 )
 
-// CitationParts are what GBIF's generated dataset citations are made of
-// (gbif-api CitationGenerator), read from a dataset's EML: the authors,
-// the year of publication, the version, the publisher and the DOI.
-type CitationParts struct {
-	// Authors are the creators and metadata providers with a surname, in
-	// document order, each once ("Sheffield C"); none unless one of them is
-	// a creator, as GBIF requires an originator.
-	Authors []string
-	// Year is pubDate's year, Version packageId's ("…/v12.2" is 12.2).
-	Year, Version string
-	// Publisher is dataset/publisher's organization, else that of the
-	// associatedParty whose role is publisher (GBIF uses its registry's
-	// publishing organization, which this service does not have).
-	Publisher string
-	// DOI is the first alternateIdentifier that is a DOI, by its name
-	// (10.5886/txsd3at3).
-	DOI string
-}
+// CitationParts are what GBIF's generated dataset citations are made of,
+// read from a dataset's EML (the table keeps them with the dataset).
+type CitationParts = occurrence.CitationParts
 
 var (
 	doiRE  = regexp.MustCompile(`(?i)^(?:doi:\s*|https?://(?:dx\.)?doi\.org/)?(10\.\d{4,9}/\S+)$`)

@@ -10,6 +10,7 @@
 package ingest
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -18,6 +19,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/biodiversity-downloads/downloader/dwca"
 	"github.com/biodiversity-downloads/downloader/occurrence"
 	"github.com/biodiversity-downloads/downloader/taxonomy"
 )
@@ -117,12 +119,14 @@ func Load(ctx context.Context, table Table, src Source, opts Options) (Result, e
 	if l, ok := occurrence.NormalizeLicense(info.License); ok {
 		info.License = l
 	}
+	eml := readEML(src)
+	info.CitationParts = citationParts(eml)
 	w, err := table.BeginDataset(ctx, info)
 	if err != nil {
 		return Result{}, err
 	}
 	res := Result{DatasetKey: info.Key, Title: info.Title, Issues: map[string]int64{}}
-	if err := copyEML(ctx, w, src); err != nil {
+	if err := keepEML(ctx, w, eml); err != nil {
 		w.Abort(ctx)
 		return res, err
 	}
@@ -207,16 +211,44 @@ func (e *NoRecordsError) Unwrap() []error {
 	return []error{ErrNoRecords}
 }
 
-// copyEML keeps the source's EML document with the dataset. Metadata is
-// optional: a source without one, or whose document cannot be produced, is
-// still ingested.
-func copyEML(ctx context.Context, w occurrence.DatasetWriter, src Source) error {
+// readEML returns the source's EML document, nil when it has none.
+// Metadata is optional: a source without one, or whose document cannot be
+// produced, is still ingested. Sources hold their EML in memory already
+// (a DwC-A's is capped at occurrence.MaxEMLBytes, an ABCD source's is
+// made from its metadata).
+func readEML(src Source) []byte {
 	r, err := src.EML()
 	if err != nil {
 		return nil
 	}
 	defer r.Close()
-	return w.SetEML(ctx, r)
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// citationParts reads an EML's citation parts for the catalog; nil
+// without a document or when it cannot be read (a download then cites
+// the dataset from what the catalog has, as GBIF does without an EML).
+func citationParts(eml []byte) *occurrence.CitationParts {
+	if eml == nil {
+		return nil
+	}
+	p, err := dwca.ReadCitationParts(bytes.NewReader(eml))
+	if err != nil {
+		return nil
+	}
+	return &p
+}
+
+// keepEML stores the EML document with the dataset (nothing without one).
+func keepEML(ctx context.Context, w occurrence.DatasetWriter, eml []byte) error {
+	if eml == nil {
+		return nil
+	}
+	return w.SetEML(ctx, bytes.NewReader(eml))
 }
 
 // chunk is a run of consecutive records travelling through the pipeline.

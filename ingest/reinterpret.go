@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"sync"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/biodiversity-downloads/downloader/internal/zipsafe"
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
 
@@ -131,15 +133,23 @@ func reinterpretDataset(ctx context.Context, table ReinterpretTable, snap occurr
 		pred = nil
 	}
 	iDataset := occurrence.ColumnIndex(occurrence.ColDatasetKey)
+	var eml []byte
+	if info.HasEML {
+		var err error
+		if eml, err = datasetEML(ctx, table, info.Key); err != nil {
+			return nil, err
+		}
+		if info.CitationParts == nil { // a dataset ingested before they were kept
+			info.CitationParts = citationParts(eml)
+		}
+	}
 	w, err := table.BeginDataset(ctx, info)
 	if err != nil {
 		return nil, err
 	}
-	if info.HasEML {
-		if err := copyDatasetEML(ctx, table, w, info.Key); err != nil {
-			w.Abort(ctx)
-			return nil, err
-		}
+	if err := keepEML(ctx, w, eml); err != nil {
+		w.Abort(ctx)
+		return nil, err
 	}
 	rec := occurrence.NewRecord()
 	iLast := occurrence.ColumnIndex(occurrence.ColLastInterpreted)
@@ -192,14 +202,16 @@ func reinterpretDataset(ctx context.Context, table ReinterpretTable, snap occurr
 // ingest between the two reads); running again succeeds.
 var errChangedMeanwhile = errors.New("the table changed meanwhile; run again")
 
-func copyDatasetEML(ctx context.Context, table occurrence.Catalog, w occurrence.DatasetWriter, key string) error {
+// datasetEML reads a dataset's EML document from the catalog (nil when
+// it has none).
+func datasetEML(ctx context.Context, table occurrence.Catalog, key string) ([]byte, error) {
 	r, err := table.DatasetEML(ctx, key)
 	if errors.Is(err, occurrence.ErrNoEML) {
-		return nil
+		return nil, nil
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer r.Close()
-	return w.SetEML(ctx, r)
+	return io.ReadAll(zipsafe.Cap(r, occurrence.MaxEMLBytes, "EML of dataset "+key, "EML document"))
 }

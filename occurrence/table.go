@@ -245,4 +245,30 @@ type DatasetInfo struct {
 	Terms    map[string][]string `json:"terms,omitempty"`
 	Ingested time.Time           `json:"ingested"`
 	HasEML   bool                `json:"hasEML,omitempty"`
+	// CitationParts are read from the EML at ingest, so that a download
+	// cites the dataset without reading its EML again; nil without an
+	// EML, for an EML they could not be read from, and for datasets
+	// ingested before they were kept (a download then reads the EML).
+	CitationParts *CitationParts `json:"citationParts,omitempty"`
+}
+
+// CitationParts are what GBIF's generated dataset citations are made of
+// (gbif-api CitationGenerator), read from a dataset's EML
+// (dwca.ReadCitationParts): the authors, the year of publication, the
+// version, the publisher and the DOI.
+type CitationParts struct {
+	// Authors are the creators and metadata providers with a surname, in
+	// document order, each once ("Sheffield C"); none unless one of them is
+	// a creator, as GBIF requires an originator.
+	Authors []string `json:"authors,omitempty"`
+	// Year is pubDate's year, Version packageId's ("…/v12.2" is 12.2).
+	Year    string `json:"year,omitempty"`
+	Version string `json:"version,omitempty"`
+	// Publisher is dataset/publisher's organization, else that of the
+	// associatedParty whose role is publisher (GBIF uses its registry's
+	// publishing organization, which this service does not have).
+	Publisher string `json:"publisher,omitempty"`
+	// DOI is the first alternateIdentifier that is a DOI, by its name
+	// (10.5886/txsd3at3).
+	DOI string `json:"doi,omitempty"`
 }

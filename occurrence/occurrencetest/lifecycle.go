@@ -26,6 +26,8 @@ func runLifecycle(t *testing.T, tbl occurrence.Backend, opts Options) {
 	g := NewGenerator(7, 300)
 	plan := g.Datasets(3000, 3)
 	plan[0].Info.Citation = "Generated & cited <dataset> one."
+	plan[0].Info.CitationParts = &occurrence.CitationParts{Authors: []string{"Doe J", "Ørsted H C"}, Year: "2019", Version: "1.2",
+		Publisher: "Generated & Co", DOI: "10.5886/abc"}
 	plan[0].terms = map[string][]string{
 		occurrence.RowTypeOccurrence:  {occurrence.NSDwC + "locality", occurrence.NSDwC + "occurrenceID", "http://example.org/terms/custom"},
 		occurrence.RowTypeMeasurement: {occurrence.NSDwC + "measurementType", occurrence.NSDwC + "measurementValue"},
