@@ -16,10 +16,12 @@ import (
 // verbatimExtension is one verbatim/<name>.txt file of a DWCA: the source
 // rows of one extension, for every record of the download that has any.
 //
-// GBIF's file has one column per property of the extension's definition;
-// this service has no copy of the definitions, so its columns are the
-// terms the table's datasets published for that row type (sorted), which
-// are the ones that can hold a value. The header names are GBIF's: gbifid,
+// Its columns are GBIF's: gbifID, datasetKey, then every property of the
+// extension's definition, in definition order (extensionDefinitions, the
+// definitions GBIF's download tables are made from). Terms the table's
+// datasets published for that row type that the definition lacks follow,
+// sorted, so that no published value is dropped; an extension GBIF has no
+// definition for has those alone. The header names are GBIF's: gbifid,
 // datasetkey, then each term's simple name lower-cased without "-" or "_".
 type verbatimExtension struct {
 	ext   Extension
@@ -44,28 +46,39 @@ func resolveExtensions(names []string) ([]Extension, error) {
 	return out, nil
 }
 
-// extensionTerms returns the union, sorted, of the terms the catalog's
-// datasets published for rowType.
-func extensionTerms(ctx context.Context, c occurrence.Catalog, rowType string) ([]string, error) {
+// extensionDefinition is the definition of one of GBIF's extensions.
+type extensionDefinition struct {
+	rowType, url string
+	terms        []string // qualified names, in definition order
+}
+
+// extensionTerms returns an extension file's terms: its definition's
+// properties in definition order, then, sorted, the terms the catalog's
+// datasets published for its row type that the definition lacks.
+func extensionTerms(ctx context.Context, c occurrence.Catalog, e Extension) ([]string, error) {
+	out := slices.Clone(extensionDefinitions[e.Name].terms)
 	if c == nil {
-		return nil, nil
+		return out, nil
 	}
 	infos, err := c.Datasets(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("download: the datasets' %s terms: %w", rowType, err)
+		return nil, fmt.Errorf("download: the datasets' %s terms: %w", e.RowType, err)
 	}
 	seen := map[string]bool{}
-	var out []string
+	for _, t := range out {
+		seen[t] = true
+	}
+	var extra []string
 	for _, in := range infos {
-		for _, t := range in.Terms[rowType] {
+		for _, t := range in.Terms[e.RowType] {
 			if !seen[t] {
 				seen[t] = true
-				out = append(out, t)
+				extra = append(extra, t)
 			}
 		}
 	}
-	slices.Sort(out)
-	return out, nil
+	slices.Sort(extra)
+	return append(out, extra...), nil
 }
 
 // extensionHeader returns GBIF's column names for an extension file:
@@ -96,7 +109,7 @@ func normalizeFieldName(n string) string {
 func (d *dwcaWriter) openExtensions(ctx context.Context, exts []Extension) error {
 	gbifID, datasetKey := occurrence.NSGBIF+"gbifID", occurrence.NSGBIF+"datasetKey"
 	for _, e := range exts {
-		terms, err := extensionTerms(ctx, d.x.opts.Catalog, e.RowType)
+		terms, err := extensionTerms(ctx, d.x.opts.Catalog, e)
 		if err != nil {
 			return err
 		}

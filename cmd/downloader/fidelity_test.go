@@ -133,6 +133,18 @@ func TestDWCAHasTheWholeRecord(t *testing.T) {
 		t.Errorf("verbatim.txt header does not start with GBIF's %d columns:\n%v", len(want), got)
 	}
 
+	// An extension file has GBIF's columns: gbifid, datasetkey, then the
+	// properties of its definition in definition order (Darwin Core's
+	// MeasurementOrFact, http://rs.gbif.org/extension/dwc/measurements_or_facts.xml,
+	// the one gbif-api's Extension.AVAILABLE_EXTENSION_MAP names), then the
+	// terms the sources published that it lacks.
+	header, _, _ = bytes.Cut(zipEntry(t, path, "verbatim/measurementorfact.txt"), []byte("\n"))
+	mof := []string{"gbifid", "datasetkey", "measurementid", "measurementtype", "measurementvalue", "measurementaccuracy",
+		"measurementunit", "measurementdetermineddate", "measurementdeterminedby", "measurementmethod", "measurementremarks"}
+	if got := strings.Split(string(header), "\t"); len(got) < len(mof) || !slices.Equal(got[:len(mof)], mof) {
+		t.Errorf("verbatim/measurementorfact.txt header %v, want it to start with GBIF's %v", got, mof)
+	}
+
 	readers.RequirePython(t, "dwca")
 	srcs := []string{}
 	for _, s := range fidelitySources {
