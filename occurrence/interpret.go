@@ -178,6 +178,7 @@ func Interpret(raw RawRecord, ds DatasetContext, rec *Record) {
 	in.continent()
 	in.measurements()
 	in.typeStatus()
+	in.concepts()
 	in.license()
 	in.derived(raw.Extensions)
 	in.media(raw.Extensions)

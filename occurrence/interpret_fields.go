@@ -2,6 +2,7 @@ package occurrence
 
 import (
 	"math"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -159,25 +160,73 @@ func (in *interpreter) meterRange(minTerm, maxTerm TermID, col, accCol int, nonN
 	in.r.SetFloat(accCol, (hi-lo)/2)
 }
 
+// typeStatusOf is GBIF's TYPE_STATUS_SEPARATOR: "holotype of Aus bus" is
+// looked up as "holotype".
+var typeStatusOf = regexp.MustCompile(`(?i)^(.+?) (OF|FOR) `)
+
+// suspectedType are the words that make an unknown type status
+// SUSPECTED_TYPE rather than TYPE_STATUS_INVALID (GBIF's
+// SUSPECTED_TYPE_STATUS_VALUES, gbif/vocabulary#87).
+var suspectedType = []string{"?", "possible", "possibly", "potential", "maybe", "perhaps"}
+
+// typeStatus aligns each "|"-separated part of typeStatus to a concept of
+// GBIF's TypeStatus vocabulary, as GBIF's VocabularyInterpreter does: a
+// part "X of/for Y" is looked up as X; a part naming no concept flags
+// SUSPECTED_TYPE when it hedges ("possible holotype"), else
+// TYPE_STATUS_INVALID. Concepts are kept in order, repeats too.
 func (in *interpreter) typeStatus() {
 	raw := in.get(kTypeStatus)
 	if raw == "" {
 		return
 	}
 	var out []string
-	for _, part := range strings.FieldsFunc(raw, func(r rune) bool { return r == '|' || r == ';' || r == ',' }) {
-		word := strings.ToUpper(strings.TrimSpace(part))
-		if f := strings.Fields(word); len(f) > 0 {
-			word = f[0]
+	for _, part := range strings.Split(raw, "|") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
 		}
-		word = strings.Trim(word, ".:")
-		if v, ok := vocabTypeStatus.lookup(word); ok {
-			out = appendUnique(out, v)
+		if m := typeStatusOf.FindStringSubmatch(part); m != nil {
+			part = m[1]
+		}
+		if c, ok := conceptsTypeStatus.lookup(part); ok {
+			out = append(out, c)
+			continue
+		}
+		lower := strings.ToLower(part)
+		if slices.ContainsFunc(suspectedType, func(w string) bool { return strings.Contains(lower, w) }) {
+			in.flag(IssueSuspectedType)
 		} else {
 			in.flag(IssueTypeStatusInvalid)
 		}
 	}
 	in.r.SetString(iTypeStatus, strings.Join(out, ";"))
+}
+
+// conceptFields are the single values GBIF aligns to its vocabularies'
+// concepts; a value naming none leaves the column empty, as in GBIF.
+var conceptFields = []struct {
+	term  TermID
+	col   int
+	vocab *conceptVocabulary
+}{
+	{kSex, mustIndex("sex"), conceptsSex},
+	{kLifeStage, mustIndex("lifeStage"), conceptsLifeStage},
+	{kEstablishmentMeans, mustIndex("establishmentMeans"), conceptsEstablishmentMeans},
+	{kDegreeOfEstablishment, mustIndex("degreeOfEstablishment"), conceptsDegreeOfEstablishment},
+	{kPathway, mustIndex("pathway"), conceptsPathway},
+}
+
+// concepts sets the conceptFields ("null" is no value, as GBIF reads it).
+func (in *interpreter) concepts() {
+	for _, f := range conceptFields {
+		v := in.get(f.term)
+		if v == "" || strings.EqualFold(v, "null") {
+			continue
+		}
+		if c, ok := f.vocab.lookup(v); ok {
+			in.r.SetString(f.col, c)
+		}
+	}
 }
 
 func appendUnique(list []string, v string) []string {

@@ -51,7 +51,7 @@ func TestInterpretTypicalRecord(t *testing.T) {
 	checks := map[string]string{
 		ColBasisOfRecord: BasisPreservedSpecimen, ColCountryCode: "DK", ColEventDate: "2001-05-01/2001-05-15",
 		ColScientificName: "Quercus robur L.", ColSpecies: "Quercus robur", ColTaxonRank: "SPECIES",
-		ColTypeStatus: "HOLOTYPE", ColLicense: LicenseCCBY, ColOccurrenceStatus: "PRESENT", ColDatasetKey: "ds1",
+		ColTypeStatus: "Holotype", ColLicense: LicenseCCBY, ColOccurrenceStatus: "PRESENT", ColDatasetKey: "ds1",
 	}
 	for col, want := range checks {
 		if got := get(r, col).S; got != want {

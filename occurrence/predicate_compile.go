@@ -184,7 +184,7 @@ func (c *compiled) compileValues(p *Predicate, path string) error {
 	// stored predicates) and only changes text comparisons.
 	// Free text and like patterns compare case-insensitively unless matchCase;
 	// codes are normalized and compared exactly.
-	c.fold = (spec.kind == vText || spec.kind == vPiped || p.Type == TypeLike) && !p.matchCase()
+	c.fold = (spec.kind == vText || spec.kind == vPiped || spec.fold || p.Type == TypeLike) && !p.matchCase()
 	if p.Type == TypeRange {
 		return c.compileRange(p, path)
 	}

@@ -27,9 +27,9 @@ func semanticRows() []row {
 			ColTypeStatus: "PARATYPE; HOLOTYPE", ColScientificName: "PUMA CONCOLOR",
 			ColEventDateStart: day("2000-04-30"), ColEventDateEnd: day("2000-05-02"),
 			ColLicense: LicenseCC0, ColHasCoordinate: true, "level0Gid": "SWE", "level1Gid": "SWE.2_1", "level2Gid": "SWE.2.3_1"},
-		2: {ColYear: int64(2010), ColGenusKey: int64(5), ColScientificName: "Pumas",
+		2: {ColYear: int64(2010), ColGenusKey: int64(5), ColScientificName: "Pumas", "sex": "Female", ColEstablishmentMeans: "introduced",
 			ColEventDateStart: day("2000-05-01"), ColLicense: LicenseUnspecified, ColHasCoordinate: false},
-		3: {ColCountryCode: "FJ", ColDecimalLatitude: -17.8, ColDecimalLongitude: -179.5,
+		3: {ColCountryCode: "FJ", ColDecimalLatitude: -17.8, ColDecimalLongitude: -179.5, "sex": "Male",
 			ColEventDateStart: day("1999-01-01"), ColEventDateEnd: day("2001-12-31"), ColMediaType: "Sound;StillImage"},
 	}
 }
@@ -64,6 +64,10 @@ func TestPredicateSemantics(t *testing.T) {
 		{"recordedBy matchCase", `{"type":"equals","key":"RECORDED_BY","value":"doe, a.","matchCase":true}`, []int{1}},
 		{"issue element", `{"type":"equals","key":"ISSUE","value":"recorded_date_invalid"}`, []int{0}},
 		{"type status element", `{"type":"equals","key":"TYPE_STATUS","value":"Holotype"}`, []int{1}},
+		{"type status by a hidden label", `{"type":"equals","key":"TYPE_STATUS","value":"Paratypus"}`, []int{1}},
+		{"sex by a Spanish label", `{"type":"equals","key":"SEX","value":"hembra"}`, []int{2}},
+		{"sex in", `{"type":"in","key":"SEX","values":["FEMALE","male"]}`, []int{2, 3}},
+		{"establishment means by a hidden label", `{"type":"equals","key":"ESTABLISHMENT_MEANS","value":"naturalised"}`, []int{2}},
 		{"media type", `{"type":"equals","key":"MEDIA_TYPE","value":"STILL_IMAGE"}`, []int{3}},
 		{"name case-insensitive", `{"type":"equals","key":"SCIENTIFIC_NAME","value":"puma concolor"}`, []int{0, 1}},
 		{"name like", `{"type":"like","key":"SCIENTIFIC_NAME","value":"puma*"}`, []int{0, 1, 2}},

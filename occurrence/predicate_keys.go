@@ -42,6 +42,10 @@ type keySpec struct {
 	// taxon marks the keys of the table's taxonomy (TAXON_KEY and the
 	// ranks'), whose values a client may take from another checklist.
 	taxon bool
+	// fold compares a vExact/vMulti key's values ignoring case: a
+	// vocabulary concept's ("Holotype") matches what tables written
+	// before concepts were kept hold ("HOLOTYPE").
+	fold bool
 }
 
 var keySpecs = map[string]*keySpec{}
@@ -80,6 +84,11 @@ func init() {
 	vocab := func(name, label, col string, kind valueKind, v *vocabulary) {
 		addKey(&keySpec{name: name, label: label, cols: []string{col}, kind: kind, norm: vocabNorm(v)})
 	}
+	// A concept key's value is looked up in GBIF's vocabulary (any of a
+	// concept's names and labels) and matches the concept's name.
+	concept := func(name, label, col string, kind valueKind, v *conceptVocabulary) {
+		addKey(&keySpec{name: name, label: label, cols: []string{col}, kind: kind, norm: v.norm, fold: true})
+	}
 
 	taxonKey := func(name, label string, cols ...string) {
 		addKey(&keySpec{name: name, label: label, cols: cols, kind: vInt, taxon: true})
@@ -117,7 +126,12 @@ func init() {
 	addKey(&keySpec{name: "LICENSE", label: "Licence", cols: []string{ColLicense}, kind: vExact, norm: normLicense})
 	vocab("BASIS_OF_RECORD", "Basis of record", ColBasisOfRecord, vExact, vocabBasisOfRecord)
 	vocab("OCCURRENCE_STATUS", "Occurrence status", ColOccurrenceStatus, vExact, vocabOccurrenceStatus)
-	vocab("TYPE_STATUS", "Type status", ColTypeStatus, vMulti, vocabTypeStatus)
+	concept("TYPE_STATUS", "Type status", ColTypeStatus, vMulti, conceptsTypeStatus)
+	concept("ESTABLISHMENT_MEANS", "Establishment means", ColEstablishmentMeans, vExact, conceptsEstablishmentMeans)
+	concept("DEGREE_OF_ESTABLISHMENT", "Degree of establishment", "degreeOfEstablishment", vExact, conceptsDegreeOfEstablishment)
+	concept("PATHWAY", "Pathway", "pathway", vExact, conceptsPathway)
+	concept("SEX", "Sex", "sex", vExact, conceptsSex)
+	concept("LIFE_STAGE", "Life stage", "lifeStage", vExact, conceptsLifeStage)
 	vocab("MEDIA_TYPE", "Media type", ColMediaType, vMulti, vocabMediaType)
 	vocab("ISSUE", "Issue", ColIssue, vMulti, vocabIssue)
 	vocab("TAXONOMIC_ISSUE", "Taxonomic issue", "taxonomicIssue", vMulti, vocabIssue)
@@ -133,7 +147,6 @@ func init() {
 	text("OCCURRENCE_ID", "Occurrence ID", ColOccurrenceID)
 	text("STATE_PROVINCE", "State/province", ColStateProvince)
 	text("LOCALITY", "Locality", ColLocality)
-	text("ESTABLISHMENT_MEANS", "Establishment means", ColEstablishmentMeans)
 	// GBIF's GADM_GID matches a GADM area at any of its levels
 	// (OccurrenceEsField GADM_GID: gadm.gids).
 	addKey(&keySpec{name: "GADM_GID", label: "GADM area", cols: []string{"level0Gid", "level1Gid", "level2Gid", "level3Gid"}, kind: vText})

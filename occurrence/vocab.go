@@ -50,18 +50,6 @@ var occurrenceStatusValues = []string{"PRESENT", "ABSENT"}
 // mediaTypeValues lists GBIF's MediaType vocabulary (stored in this case).
 var mediaTypeValues = []string{"StillImage", "MovingImage", "Sound", "InteractiveResource"}
 
-// typeStatusValues lists GBIF's TypeStatus vocabulary.
-var typeStatusValues = []string{
-	"TYPE", "TYPE_SPECIES", "TYPE_GENUS", "ALLOLECTOTYPE", "ALLONEOTYPE", "ALLOTYPE",
-	"COTYPE", "EPITYPE", "EXEPITYPE", "EXHOLOTYPE", "EXISOTYPE", "EXLECTOTYPE",
-	"EXNEOTYPE", "EXPARATYPE", "EXSYNTYPE", "EXTYPE", "HAPANTOTYPE", "HOLOTYPE",
-	"HYPOTYPE", "ICONOTYPE", "ISOLECTOTYPE", "ISONEOTYPE", "ISOPARATYPE", "ISOSYNTYPE",
-	"ISOTYPE", "LECTOTYPE", "NEOTYPE", "NOTATYPE", "ORIGINALMATERIAL", "PARALECTOTYPE",
-	"PARANEOTYPE", "PARATYPE", "PLASTOHOLOTYPE", "PLASTOISOTYPE", "PLASTOLECTOTYPE",
-	"PLASTONEOTYPE", "PLASTOPARATYPE", "PLASTOSYNTYPE", "PLASTOTYPE", "PLESIOTYPE",
-	"SECONDARYTYPE", "SUPPLEMENTARYTYPE", "SYNTYPE", "TOPOTYPE",
-}
-
 // Interpretation issues (GBIF OccurrenceIssue names) the interpreter raises.
 const (
 	IssueZeroCoordinate               = "ZERO_COORDINATE"
@@ -89,6 +77,7 @@ const (
 	IssueContinentInvalid             = "CONTINENT_INVALID"
 	IssueBasisOfRecordInvalid         = "BASIS_OF_RECORD_INVALID"
 	IssueTypeStatusInvalid            = "TYPE_STATUS_INVALID"
+	IssueSuspectedType                = "SUSPECTED_TYPE"
 	IssueMultimediaURIInvalid         = "MULTIMEDIA_URI_INVALID"
 	IssueIndividualCountInvalid       = "INDIVIDUAL_COUNT_INVALID"
 	IssueOccurrenceStatusUnparsable   = "OCCURRENCE_STATUS_UNPARSABLE"
@@ -185,6 +174,5 @@ var (
 	vocabBasisOfRecord    = newVocabulary("basis of record", basisOfRecordValues)
 	vocabOccurrenceStatus = newVocabulary("occurrence status", occurrenceStatusValues)
 	vocabMediaType        = newVocabulary("media type", mediaTypeValues)
-	vocabTypeStatus       = newVocabulary("type status", typeStatusValues)
 	vocabIssue            = newVocabulary("issue", issueValues)
 )

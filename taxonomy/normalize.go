@@ -2,20 +2,12 @@ package taxonomy
 
 import (
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
-)
 
-// asciiLetters are the letters that do not decompose into an ASCII letter
-// and a combining mark.
-var asciiLetters = map[rune]string{
-	'æ': "ae", 'Æ': "AE", 'œ': "oe", 'Œ': "OE", 'ß': "ss", 'ø': "o", 'Ø': "O",
-	'đ': "d", 'Đ': "D", 'ł': "l", 'Ł': "L", 'þ': "th", 'Þ': "Th", 'ð': "d", 'Ð': "D",
-	'ı': "i", 'ħ': "h", 'Ħ': "H", 'ŀ': "l", 'Ŀ': "L", 'ŉ': "n", 'ŋ': "n", 'Ŋ': "N",
-	'ſ': "s", 'ƒ': "f", 'ĸ': "k", 'ǆ': "dz", 'ǌ': "nj", 'ǉ': "lj",
-}
+	"github.com/biodiversity-downloads/downloader/internal/asciifold"
+)
 
 // FoldASCII replaces accented and other non-ASCII Latin letters by their
 // ASCII letters (é -> e, ø -> o, æ -> ae) and drops combining marks; other
@@ -24,22 +16,7 @@ func FoldASCII(s string) string {
 	if isASCII(s) {
 		return s
 	}
-	var b strings.Builder
-	b.Grow(len(s))
-	for _, r := range norm.NFD.String(s) {
-		switch {
-		case r < utf8.RuneSelf:
-			b.WriteRune(r)
-		case unicode.Is(unicode.Mn, r):
-		default:
-			if a, ok := asciiLetters[r]; ok {
-				b.WriteString(a)
-			} else {
-				b.WriteRune(r)
-			}
-		}
-	}
-	return norm.NFC.String(b.String())
+	return norm.NFC.String(asciifold.Fold(s, norm.NFD))
 }
 
 // decomposeLigatures spells out æ and œ as GBIF's canonical names do.

@@ -294,7 +294,7 @@ func (g *Generator) Fill(rec *occurrence.Record, ds *Dataset, i int) {
 	set(occurrence.ColIdentifiedBy, collector)
 	set(occurrence.ColLicense, ds.Info.License)
 	if ds.basis == occurrence.BasisPreservedSpecimen && r.IntN(200) == 0 {
-		set(occurrence.ColTypeStatus, "HOLOTYPE")
+		set(occurrence.ColTypeStatus, "Holotype")
 	}
 	if r.IntN(8) == 0 {
 		set(occurrence.ColMediaType, "StillImage")

@@ -1,0 +1,160 @@
+package occurrence
+
+import (
+	"fmt"
+	"strings"
+
+	"golang.org/x/text/unicode/norm"
+
+	"github.com/biodiversity-downloads/downloader/internal/asciifold"
+)
+
+// GBIF aligns some Darwin Core values to the concepts of its vocabularies
+// (registry.gbif.org/vocabulary): typeStatus, establishmentMeans,
+// degreeOfEstablishment, pathway, sex and lifeStage hold a concept's name
+// ("Holotype", "introduced", "Female"), or nothing when the published
+// value names none. A value is looked up as GBIF's vocabulary-lookup
+// library does (InMemoryVocabularyLookup): after the vocabulary's
+// prefilter, with whitespace removed, lower-cased and folded to ASCII, it
+// is compared with the concepts' names (without "-", "_" and
+// whitespace), then their labels and alternative labels in any language
+// (several concepts: the one whose English label it is, else none), then
+// their hidden labels. The concepts are conceptData, GBIF's own exports.
+
+// conceptDef is one concept as conceptData lists it.
+type conceptDef struct {
+	name, parent string
+	labels       []langLabel
+	hidden       []string
+}
+
+// langLabel is a label or alternative label in a language ("en", "es-ES").
+type langLabel struct{ lang, text string }
+
+// conceptVocabulary answers lookups of one GBIF vocabulary.
+type conceptVocabulary struct {
+	name      string
+	prefilter func(string) string
+	names     map[string]string   // normalized name -> name
+	labels    map[string][]string // normalized label -> names, in order
+	english   map[string][]string // normalized English label -> names
+	hidden    map[string]string   // normalized hidden label -> name
+	concepts  []string            // names, in the export's order
+}
+
+func newConceptVocabulary(name string, prefilter func(string) string) *conceptVocabulary {
+	defs, ok := conceptData[name]
+	if !ok {
+		panic("occurrence: no concepts for vocabulary " + name)
+	}
+	v := &conceptVocabulary{name: name, prefilter: prefilter, names: map[string]string{},
+		labels: map[string][]string{}, english: map[string][]string{}, hidden: map[string]string{}}
+	for _, c := range defs {
+		v.concepts = append(v.concepts, c.name)
+		v.names[asciiFold(normalizeConceptName(c.name))] = c.name
+		for _, l := range c.labels {
+			k := v.key(l.text)
+			v.labels[k] = appendOnce(v.labels[k], c.name)
+			if l.lang == "en" {
+				v.english[k] = appendOnce(v.english[k], c.name)
+			}
+		}
+		for _, h := range c.hidden {
+			v.hidden[v.key(h)] = c.name // a later concept's wins, as in GBIF's cache
+		}
+	}
+	return v
+}
+
+func appendOnce(list []string, s string) []string {
+	for _, x := range list {
+		if x == s {
+			return list
+		}
+	}
+	return append(list, s)
+}
+
+// key normalizes a value or a label: prefilter, whitespace removed, lower
+// case, ASCII.
+func (v *conceptVocabulary) key(s string) string {
+	if v.prefilter != nil {
+		s = v.prefilter(s)
+	}
+	return asciiFold(strings.ToLower(strings.Map(dropJavaSpace, s)))
+}
+
+// lookup returns the name of the concept value names.
+func (v *conceptVocabulary) lookup(value string) (string, bool) {
+	if value == "" {
+		return "", false
+	}
+	k := v.key(value)
+	if n, ok := v.names[k]; ok {
+		return n, true
+	}
+	if ns := v.labels[k]; len(ns) == 1 {
+		return ns[0], true
+	} else if len(ns) > 1 {
+		if en := v.english[k]; len(en) == 1 {
+			return en[0], true
+		}
+	}
+	n, ok := v.hidden[k]
+	return n, ok
+}
+
+// norm is lookup as a predicate value's normalization: the concept's name,
+// or an error listing some.
+func (v *conceptVocabulary) norm(s string) (string, error) {
+	if n, ok := v.lookup(s); ok {
+		return n, nil
+	}
+	return "", fmt.Errorf("not a concept of GBIF's %s vocabulary (one of %s)", v.name, listSome(v.concepts, 12))
+}
+
+// normalizeConceptName drops "-", "_" and whitespace and lower-cases, as
+// GBIF's StringNormalizer.normalizeName.
+func normalizeConceptName(s string) string {
+	return strings.ToLower(strings.Map(func(r rune) rune {
+		if r == '-' || r == '_' || dropJavaSpace(r) < 0 {
+			return -1
+		}
+		return r
+	}, s))
+}
+
+// dropJavaSpace drops what Java's \s matches: space, \t, \n, \v, \f, \r.
+func dropJavaSpace(r rune) rune {
+	switch r {
+	case ' ', '\t', '\n', '\v', '\f', '\r':
+		return -1
+	}
+	return r
+}
+
+// asciiFold replaces letters with diacritics and compatibility forms by
+// their ASCII letters (é -> e, ø -> o, ß -> ss, fullwidth Ａ -> A), as
+// GBIF's vocabulary normalization folds them; other characters stay.
+func asciiFold(s string) string { return asciifold.Fold(s, norm.NFKD) }
+
+// The vocabularies GBIF's interpretation aligns values to, with the
+// prefilters its pipelines give lifeStage (a leading number dropped) and
+// sex (digits 1-9 dropped).
+var (
+	conceptsTypeStatus            = newConceptVocabulary("TypeStatus", nil)
+	conceptsEstablishmentMeans    = newConceptVocabulary("EstablishmentMeans", nil)
+	conceptsDegreeOfEstablishment = newConceptVocabulary("DegreeOfEstablishment", nil)
+	conceptsPathway               = newConceptVocabulary("Pathway", nil)
+	conceptsSex                   = newConceptVocabulary("Sex", func(s string) string {
+		return strings.Map(func(r rune) rune {
+			if r >= '1' && r <= '9' {
+				return -1
+			}
+			return r
+		}, s)
+	})
+	conceptsLifeStage = newConceptVocabulary("LifeStage", func(s string) string {
+		return strings.TrimLeft(s, "0123456789")
+	})
+)
