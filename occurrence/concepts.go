@@ -2,6 +2,7 @@ package occurrence
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"golang.org/x/text/unicode/norm"
@@ -40,6 +41,7 @@ type conceptVocabulary struct {
 	english   map[string][]string // normalized English label -> names
 	hidden    map[string]string   // normalized hidden label -> name
 	concepts  []string            // names, in the export's order
+	children  map[string][]string // name -> the names of its children
 }
 
 func newConceptVocabulary(name string, prefilter func(string) string) *conceptVocabulary {
@@ -48,9 +50,12 @@ func newConceptVocabulary(name string, prefilter func(string) string) *conceptVo
 		panic("occurrence: no concepts for vocabulary " + name)
 	}
 	v := &conceptVocabulary{name: name, prefilter: prefilter, names: map[string]string{},
-		labels: map[string][]string{}, english: map[string][]string{}, hidden: map[string]string{}}
+		labels: map[string][]string{}, english: map[string][]string{}, hidden: map[string]string{}, children: map[string][]string{}}
 	for _, c := range defs {
 		v.concepts = append(v.concepts, c.name)
+		if c.parent != "" {
+			v.children[c.parent] = append(v.children[c.parent], c.name)
+		}
 		v.names[asciiFold(normalizeConceptName(c.name))] = c.name
 		for _, l := range c.labels {
 			k := v.key(l.text)
@@ -102,6 +107,22 @@ func (v *conceptVocabulary) lookup(value string) (string, bool) {
 	}
 	n, ok := v.hidden[k]
 	return n, ok
+}
+
+// narrower returns the concepts under the concept name, at any depth.
+func (v *conceptVocabulary) narrower(name string) []string {
+	var out []string
+	var walk func(string)
+	walk = func(n string) {
+		for _, c := range v.children[n] {
+			if !slices.Contains(out, c) { // a vocabulary is a tree; this only guards a cycle
+				out = append(out, c)
+				walk(c)
+			}
+		}
+	}
+	walk(name)
+	return out
 }
 
 // norm is lookup as a predicate value's normalization: the concept's name,

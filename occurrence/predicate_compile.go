@@ -250,12 +250,22 @@ func (c *compiled) addValue(v string, single, like bool) (string, *PredicateErro
 		}
 		nv = n
 	}
-	s := nv
-	if c.fold {
-		s = foldString(s)
+	for _, s := range append([]string{nv}, c.narrower(nv, like)...) {
+		if c.fold {
+			s = foldString(s)
+		}
+		c.strs = append(c.strs, s)
 	}
-	c.strs = append(c.strs, s)
 	return nv, nil
+}
+
+// narrower are the concepts under a concept value, which GBIF's search
+// matches too (its vocabulary fields are searched by lineage).
+func (c *compiled) narrower(v string, like bool) []string {
+	if c.spec.concepts == nil || like {
+		return nil
+	}
+	return c.spec.concepts.narrower(v)
 }
 
 func (c *compiled) compileRange(p *Predicate, path string) error {

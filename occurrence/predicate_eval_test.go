@@ -29,7 +29,7 @@ func semanticRows() []row {
 			ColLicense: LicenseCC0, ColHasCoordinate: true, "level0Gid": "SWE", "level1Gid": "SWE.2_1", "level2Gid": "SWE.2.3_1"},
 		2: {ColYear: int64(2010), ColGenusKey: int64(5), ColScientificName: "Pumas", "sex": "Female", ColEstablishmentMeans: "introduced",
 			ColEventDateStart: day("2000-05-01"), ColLicense: LicenseUnspecified, ColHasCoordinate: false},
-		3: {ColCountryCode: "FJ", ColDecimalLatitude: -17.8, ColDecimalLongitude: -179.5, "sex": "Male",
+		3: {ColCountryCode: "FJ", ColDecimalLatitude: -17.8, ColDecimalLongitude: -179.5, "sex": "Male", ColEstablishmentMeans: "introducedAssistedColonisation",
 			ColEventDateStart: day("1999-01-01"), ColEventDateEnd: day("2001-12-31"), ColMediaType: "Sound;StillImage"},
 	}
 }
@@ -67,7 +67,11 @@ func TestPredicateSemantics(t *testing.T) {
 		{"type status by a hidden label", `{"type":"equals","key":"TYPE_STATUS","value":"Paratypus"}`, []int{1}},
 		{"sex by a Spanish label", `{"type":"equals","key":"SEX","value":"hembra"}`, []int{2}},
 		{"sex in", `{"type":"in","key":"SEX","values":["FEMALE","male"]}`, []int{2, 3}},
-		{"establishment means by a hidden label", `{"type":"equals","key":"ESTABLISHMENT_MEANS","value":"naturalised"}`, []int{2}},
+		// GBIF searches a concept's lineage: a concept finds those under it.
+		{"establishment means by a hidden label, and narrower", `{"type":"equals","key":"ESTABLISHMENT_MEANS","value":"naturalised"}`, []int{2, 3}},
+		{"establishment means, the narrower only", `{"type":"equals","key":"ESTABLISHMENT_MEANS","value":"Introduced (Assisted colonisation)"}`, []int{3}},
+		{"type status, narrower", `{"type":"equals","key":"TYPE_STATUS","value":"type"}`, []int{1}},
+		{"type status like is not widened", `{"type":"like","key":"TYPE_STATUS","value":"Typ*"}`, nil},
 		{"media type", `{"type":"equals","key":"MEDIA_TYPE","value":"STILL_IMAGE"}`, []int{3}},
 		{"name case-insensitive", `{"type":"equals","key":"SCIENTIFIC_NAME","value":"puma concolor"}`, []int{0, 1}},
 		{"name like", `{"type":"like","key":"SCIENTIFIC_NAME","value":"puma*"}`, []int{0, 1, 2}},

@@ -46,6 +46,9 @@ type keySpec struct {
 	// vocabulary concept's ("Holotype") matches what tables written
 	// before concepts were kept hold ("HOLOTYPE").
 	fold bool
+	// concepts is a concept key's vocabulary: a value also matches the
+	// concepts under it.
+	concepts *conceptVocabulary
 }
 
 var keySpecs = map[string]*keySpec{}
@@ -85,9 +88,10 @@ func init() {
 		addKey(&keySpec{name: name, label: label, cols: []string{col}, kind: kind, norm: vocabNorm(v)})
 	}
 	// A concept key's value is looked up in GBIF's vocabulary (any of a
-	// concept's names and labels) and matches the concept's name.
+	// concept's names and labels) and matches the concept and the
+	// concepts under it, as GBIF searches a concept's lineage.
 	concept := func(name, label, col string, kind valueKind, v *conceptVocabulary) {
-		addKey(&keySpec{name: name, label: label, cols: []string{col}, kind: kind, norm: v.norm, fold: true})
+		addKey(&keySpec{name: name, label: label, cols: []string{col}, kind: kind, norm: v.norm, fold: true, concepts: v})
 	}
 
 	taxonKey := func(name, label string, cols ...string) {
