@@ -141,3 +141,45 @@ func FuzzConceptLookup(f *testing.F) {
 		}
 	})
 }
+
+// TestConceptsFromDynamicProperties: an empty sex or lifeStage is filled
+// from dynamicProperties as GBIF's VertNet parsers read it; a value of the
+// term itself wins; two different sexes in the text give none.
+func TestConceptsFromDynamicProperties(t *testing.T) {
+	for _, c := range []struct {
+		terms     []string
+		sex, life string
+	}{
+		{[]string{"dynamicProperties", `{"sex":"female", "age class":"adult"}`}, "Female", "Adult"},
+		{[]string{"dynamicProperties", "sex=male; lifestage=juvenile"}, "Male", "Juvenile"},
+		{[]string{"dynamicProperties", "2 males, 1 larva"}, "Male", "Larva"},
+		{[]string{"dynamicProperties", "one male and one female"}, "", ""}, // two sexes: none
+		{[]string{"dynamicProperties", "age determined by skull: adult"}, "", ""},
+		{[]string{"sex", "female", "dynamicProperties", "sex: male"}, "Female", ""},
+		{[]string{"dynamicProperties", "NULL"}, "", ""},
+	} {
+		r := interpret(t, dwcTerms(append([]string{"occurrenceID", "x"}, c.terms...)...), nil)
+		if got := get(r, "sex").S; got != c.sex {
+			t.Errorf("%q: sex %q, want %q", c.terms, got, c.sex)
+		}
+		if got := get(r, "lifeStage").S; got != c.life {
+			t.Errorf("%q: lifeStage %q, want %q", c.terms, got, c.life)
+		}
+	}
+}
+
+// FuzzDynamicProperties: the VertNet parsers answer a part of the text or
+// nothing, whatever the text.
+func FuzzDynamicProperties(f *testing.F) {
+	for _, s := range []string{`{"sex":"female","age":"adult"}`, "2 males, 1 larva", "sex=", "age in days: 3 year", "\xff sex \xfe"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		lower := strings.ToLower(s)
+		for _, parse := range []func(string) (string, bool){sexInDynamicProperties, lifeStageInDynamicProperties} {
+			if v, ok := parse(lower); ok && !strings.Contains(lower, v) {
+				t.Fatalf("%q: parsed %q, not in the text", s, v)
+			}
+		}
+	})
+}

@@ -59,6 +59,8 @@ var (
 	iDepthAcc         = mustIndex(ColDepthAccuracy)
 	iDateIdentified   = mustIndex(ColDateIdentified)
 	iTypeStatus       = mustIndex(ColTypeStatus)
+	iSex              = mustIndex("sex")
+	iLifeStage        = mustIndex("lifeStage")
 	iLicense          = mustIndex(ColLicense)
 	iIndividualCount  = mustIndex(ColIndividualCount)
 	iMediaType        = mustIndex(ColMediaType)

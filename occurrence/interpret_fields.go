@@ -209,14 +209,15 @@ var conceptFields = []struct {
 	col   int
 	vocab *conceptVocabulary
 }{
-	{kSex, mustIndex("sex"), conceptsSex},
-	{kLifeStage, mustIndex("lifeStage"), conceptsLifeStage},
+	{kSex, iSex, conceptsSex},
+	{kLifeStage, iLifeStage, conceptsLifeStage},
 	{kEstablishmentMeans, mustIndex("establishmentMeans"), conceptsEstablishmentMeans},
 	{kDegreeOfEstablishment, mustIndex("degreeOfEstablishment"), conceptsDegreeOfEstablishment},
 	{kPathway, mustIndex("pathway"), conceptsPathway},
 }
 
-// concepts sets the conceptFields ("null" is no value, as GBIF reads it).
+// concepts sets the conceptFields ("null" is no value, as GBIF reads it),
+// and an empty sex or lifeStage from dynamicProperties as GBIF does.
 func (in *interpreter) concepts() {
 	for _, f := range conceptFields {
 		v := in.get(f.term)
@@ -225,6 +226,28 @@ func (in *interpreter) concepts() {
 		}
 		if c, ok := f.vocab.lookup(v); ok {
 			in.r.SetString(f.col, c)
+		}
+	}
+	dp := in.get(kDynamicProperties)
+	if dp == "" || strings.EqualFold(dp, "null") {
+		return
+	}
+	lower := strings.ToLower(dp)
+	for _, f := range []struct {
+		col   int
+		vocab *conceptVocabulary
+		parse func(string) (string, bool)
+	}{
+		{iSex, conceptsSex, sexInDynamicProperties},
+		{iLifeStage, conceptsLifeStage, lifeStageInDynamicProperties},
+	} {
+		if in.r.Get(f.col).Valid {
+			continue
+		}
+		if v, ok := f.parse(lower); ok {
+			if c, ok := f.vocab.lookup(v); ok {
+				in.r.SetString(f.col, c)
+			}
 		}
 	}
 }

@@ -213,6 +213,7 @@ var (
 	kEstablishmentMeans            = KnownTerm(NSDwC + "establishmentMeans")
 	kDegreeOfEstablishment         = KnownTerm(NSDwC + "degreeOfEstablishment")
 	kPathway                       = KnownTerm(NSDwC + "pathway")
+	kDynamicProperties             = KnownTerm(NSDwC + "dynamicProperties")
 	kVerbatimLatitude              = KnownTerm(NSDwC + "verbatimLatitude")
 	kVerbatimLongitude             = KnownTerm(NSDwC + "verbatimLongitude")
 	kYear                          = KnownTerm(NSDwC + "year")
