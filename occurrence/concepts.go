@@ -59,9 +59,9 @@ func newConceptVocabulary(name string, prefilter func(string) string) *conceptVo
 		v.names[asciiFold(normalizeConceptName(c.name))] = c.name
 		for _, l := range c.labels {
 			k := v.key(l.text)
-			v.labels[k] = appendOnce(v.labels[k], c.name)
+			v.labels[k] = appendUnique(v.labels[k], c.name)
 			if l.lang == "en" {
-				v.english[k] = appendOnce(v.english[k], c.name)
+				v.english[k] = appendUnique(v.english[k], c.name)
 			}
 		}
 		for _, h := range c.hidden {
@@ -69,15 +69,6 @@ func newConceptVocabulary(name string, prefilter func(string) string) *conceptVo
 		}
 	}
 	return v
-}
-
-func appendOnce(list []string, s string) []string {
-	for _, x := range list {
-		if x == s {
-			return list
-		}
-	}
-	return append(list, s)
 }
 
 // key normalizes a value or a label: prefilter, whitespace removed, lower

@@ -33,8 +33,8 @@ func SuggestNames() []string { return slices.Clone(suggestNames) }
 // Elasticsearch's completion suggester, whose suggestions of equal weight
 // come in the order of their lower-cased form; these come in that order
 // too (then by the value itself). Each element of a list column
-// (recordedBy, identifiedBy) is a value of its own. The column is scanned whole (one column,
-// under the facets' deadline); memory is limit values.
+// (recordedBy, identifiedBy) is a value of its own. The one column is
+// scanned whole, under the facets' deadline; memory is limit values.
 func (s *Service) Suggest(ctx context.Context, name, prefix string, limit int) ([]string, error) {
 	if !slices.Contains(suggestNames, name) {
 		return nil, fmt.Errorf("%w: no suggestions for %q (suggested: %s)", ErrNotFound, name, strings.Join(suggestNames, ", "))
