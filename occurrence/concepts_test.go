@@ -183,3 +183,54 @@ func FuzzDynamicProperties(f *testing.F) {
 		}
 	})
 }
+
+// ungatedSex and ungatedLifeStage run every pattern, as GBIF's parsers do:
+// the reference the gates must not change.
+func ungatedSex(lower string) (string, bool) {
+	for _, p := range sexPatterns {
+		ms := p.FindAllStringSubmatch(lower, -1)
+		if len(ms) == 0 {
+			continue
+		}
+		i := p.SubexpIndex("value")
+		for _, m := range ms[1:] {
+			if m[i] != ms[0][i] {
+				return "", false
+			}
+		}
+		return ms[0][i], true
+	}
+	return "", false
+}
+
+func ungatedLifeStage(lower string) (string, bool) {
+	if strings.Contains(lower, "determin") {
+		return "", false
+	}
+	for _, p := range lifeStagePatterns {
+		if m := p.FindStringSubmatch(lower); m != nil {
+			return m[p.SubexpIndex("value")], true
+		}
+	}
+	return "", false
+}
+
+// FuzzDynamicPropertiesGates: skipping a pattern whose gate fails never
+// changes what the parsers find.
+func FuzzDynamicPropertiesGates(f *testing.F) {
+	for _, s := range []string{"sex: male", "2 females", "age class=adult", "after second year", "yolk sac", "ad.", "ad?x",
+		"sub-adults", "têtards", "juvéniles?", "young-of-the-year", "fry", "FR", "a_d", "imm.", "stage: larva", "lifestage remarks: egg"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		lower := strings.ToLower(s)
+		g, ok := sexInDynamicProperties(lower)
+		if u, uok := ungatedSex(lower); g != u || ok != uok {
+			t.Fatalf("%q: sex %q %v, ungated %q %v", s, g, ok, u, uok)
+		}
+		g, ok = lifeStageInDynamicProperties(lower)
+		if u, uok := ungatedLifeStage(lower); g != u || ok != uok {
+			t.Fatalf("%q: life stage %q %v, ungated %q %v", s, g, ok, u, uok)
+		}
+	})
+}

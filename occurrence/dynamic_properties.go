@@ -1,6 +1,9 @@
 package occurrence
 
-import "regexp"
+import (
+	"regexp"
+	"strings"
+)
 
 // GBIF fills an empty sex or lifeStage from dynamicProperties with
 // VertNet's parsers (pipelines' SexParser and LifeStageParser, run by its
@@ -15,7 +18,6 @@ var (
 		regexp.MustCompile(`\b(?P<key>sex)\W+(?P<value>\w+)`),
 		regexp.MustCompile(`\b(?P<value>(?:males?|females?)(?:\s*\?)?)\b`),
 	}
-	lifeStageExclude  = regexp.MustCompile(`determin`)
 	lifeStagePatterns = []*regexp.Regexp{
 		regexp.MustCompile(`\b(?P<key>(?:life\s*stage(?:\s*remarks)?|age(?:\s*class)?))\W+(?P<value>[\w?./\-]+(?:\s+[\w?./\-]+){0,4})\s*(?:[:;,"]|$)`),
 		regexp.MustCompile(`\b(?P<key>life\s*stage(?:\s*remarks)?|age\s*class|age\s*in\s*(?:hour|day)s?|age)\W+(?P<value>[\w?./\-]+(?:\s+(?:year|recorded))?)`),
@@ -28,11 +30,75 @@ var (
 	}
 )
 
+// Go's regexp scans a text in tens of microseconds for these patterns
+// (an ingest spends about 75 on a whole record), and most
+// dynamicProperties hold neither a sex nor a life stage. So each pattern
+// runs only when the text holds what any match of it must: sexGates and
+// lifeStageGates, by pattern.
+var (
+	sexGates = []func(string) bool{
+		containsFn("sex"), containsFn("sex"), containsFn("male"),
+	}
+	lifeStageGates = []func(string) bool{
+		containsFn("age"), containsFn("age"), containsFn("year"), containsFn("sac"), hasLifeStageWord,
+	}
+)
+
+func containsFn(sub string) func(string) bool {
+	return func(s string) bool { return strings.Contains(s, sub) }
+}
+
+// lifeStageWords are the whole ASCII words the last life stage pattern can
+// match; lifeStageParts its alternatives that are not one ASCII word.
+var (
+	lifeStageWords = func() map[string]bool {
+		m := map[string]bool{}
+		for _, w := range strings.Fields(`larve larves larva larvae larval larvals imago imagos neonate neonates
+			hatchling hatchlings hatche hatched fr fry metamorph metamorphs premetamorphs tadpole tadpoles
+			leptocephale leptocephales leptocephalu leptocephalus immature immatures imm imms jeune jeunes
+			youn young yg ygs flegling fleglings fledgeling fledgelings chick chicks nestling nestlings
+			juvenile juveniles juv juvs subadult subadults subadulte subadultes subad subads yearling yearlings
+			mature matures adult adults adulte ad ads`) {
+			m[w] = true
+		}
+		return m
+	}()
+	lifeStageParts = []string{"têtar", "young-of-the-yea", "juvénile", "sub-adult"}
+)
+
+// hasLifeStageWord reports whether s has a whole ASCII word (a run of
+// letters, digits and "_") the last life stage pattern starts a match
+// with, or one of its other alternatives.
+func hasLifeStageWord(s string) bool {
+	for _, p := range lifeStageParts {
+		if strings.Contains(s, p) {
+			return true
+		}
+	}
+	start := -1
+	for i := 0; i <= len(s); i++ {
+		word := i < len(s) && (s[i] >= 'a' && s[i] <= 'z' || s[i] >= '0' && s[i] <= '9' || s[i] == '_' || s[i] >= 'A' && s[i] <= 'Z')
+		switch {
+		case word && start < 0:
+			start = i
+		case !word && start >= 0:
+			if lifeStageWords[s[start:i]] {
+				return true
+			}
+			start = -1
+		}
+	}
+	return false
+}
+
 // sexInDynamicProperties is SexParser.parse: the first pattern that
 // matches gives the value, unless another match of it gives another value
 // (then nothing).
 func sexInDynamicProperties(lower string) (string, bool) {
-	for _, p := range sexPatterns {
+	for j, p := range sexPatterns {
+		if !sexGates[j](lower) {
+			continue
+		}
 		ms := p.FindAllStringSubmatch(lower, -1)
 		if len(ms) == 0 {
 			continue
@@ -53,10 +119,13 @@ func sexInDynamicProperties(lower string) (string, bool) {
 // text speaks of determination, else the first match of the first pattern
 // that matches.
 func lifeStageInDynamicProperties(lower string) (string, bool) {
-	if lifeStageExclude.MatchString(lower) {
+	if strings.Contains(lower, "determin") {
 		return "", false
 	}
-	for _, p := range lifeStagePatterns {
+	for j, p := range lifeStagePatterns {
+		if !lifeStageGates[j](lower) {
+			continue
+		}
 		if m := p.FindStringSubmatch(lower); m != nil {
 			return m[p.SubexpIndex("value")], true
 		}
