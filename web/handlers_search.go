@@ -8,7 +8,9 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/biodiversity-downloads/downloader/jobs"
 	"github.com/biodiversity-downloads/downloader/occurrence"
@@ -269,6 +271,11 @@ func (s *Server) suggest(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	name := r.PathValue("parameter")
+	if !slices.Contains(search.SuggestNames(), name) {
+		return fmt.Errorf("%w: no such resource /v1/occurrence/search/%s (suggestions: %s)", jobs.ErrNotFound, name,
+			strings.Join(search.SuggestNames(), ", "))
+	}
 	q := r.URL.Query()
 	if !q.Has("q") || !q.Has("limit") {
 		return fmt.Errorf("%w: suggestions need the parameters q (the prefix) and limit", jobs.ErrInvalidRequest)
@@ -284,7 +291,7 @@ func (s *Server) suggest(w http.ResponseWriter, r *http.Request) error {
 	var values []string
 	err = s.admit(r.Context(), u, "count", func(ctx context.Context) error {
 		var err error
-		values, err = sr.Suggest(ctx, r.PathValue("parameter"), q.Get("q"), limit)
+		values, err = sr.Suggest(ctx, name, q.Get("q"), limit)
 		return err
 	})
 	if err != nil {

@@ -187,6 +187,7 @@ func TestSearchAPI(t *testing.T) {
 		"/v1/occurrence/search/recordedBy?limit=3":                     400,
 		"/v1/occurrence/search/recordedBy?q=a&limit=x":                 400,
 		"/v1/occurrence/search/country?q=a&limit=3":                    404,
+		"/v1/occurrence/search/predicate":                              404, // POST is the estimate; GET suggests nothing there
 		"/v1/occurrence/search/catalogNumber?q=&limit=2":               200,
 		"/v1/occurrence/" + rec["datasetKey"].(string) + "/x/nonsense": 404,
 		"/v1/occurrence/" + rec["datasetKey"].(string) + "/x/fragment": 404,
