@@ -83,10 +83,11 @@ type Service struct {
 	inflight map[string]*splitCounts
 	cache    *lru.Cache[string, []int64]
 
-	facetCache *lru.Cache[string, []FacetCount]
-	flight     singleflight.Group // facet scans in progress
-	reads      chan struct{}      // MaxReads slots
-	names      Names              // nil: scientificName is text
+	facetCache   *lru.Cache[string, []FacetCount]
+	suggestCache *lru.Cache[string, []string]
+	flight       singleflight.Group // facet and suggestion scans in progress
+	reads        chan struct{}      // MaxReads slots
+	names        Names              // nil: scientificName is text
 }
 
 // New returns a search over t; a nil logger discards.
@@ -98,6 +99,7 @@ func New(t occurrence.Table, cfg Config, logger *slog.Logger, opts ...Option) *S
 	if s.cfg.Cache > 0 {
 		s.cache, _ = lru.New[string, []int64](s.cfg.Cache)
 		s.facetCache, _ = lru.New[string, []FacetCount](s.cfg.Cache)
+		s.suggestCache, _ = lru.New[string, []string](s.cfg.Cache)
 	}
 	s.reads = make(chan struct{}, s.cfg.MaxReads)
 	for _, o := range opts {

@@ -35,6 +35,8 @@ func SuggestNames() []string { return slices.Clone(suggestNames) }
 // too (then by the value itself). Each element of a list column
 // (recordedBy, identifiedBy) is a value of its own. The one column is
 // scanned whole, under the facets' deadline; memory is limit values.
+// Answers are kept per snapshot like facets (a portal asks the same first
+// letters again and again), and concurrent identical asks share one scan.
 func (s *Service) Suggest(ctx context.Context, name, prefix string, limit int) ([]string, error) {
 	if !slices.Contains(suggestNames, name) {
 		return nil, fmt.Errorf("%w: no suggestions for %q (suggested: %s)", ErrNotFound, name, strings.Join(suggestNames, ", "))
@@ -51,20 +53,48 @@ func (s *Service) Suggest(ctx context.Context, name, prefix string, limit int) (
 	if err != nil {
 		return nil, err
 	}
+	key := fmt.Sprintf("suggest\n%s\n%s\n%d\n%s", snap.ID, name, limit, prefix)
+	if s.suggestCache != nil {
+		if v, ok := s.suggestCache.Get(key); ok {
+			return slices.Clone(v), nil
+		}
+	}
+	ch := s.flight.DoChan(key, func() (any, error) {
+		// Detached from the first asker, as facet scans are: the others
+		// may still wait, and the answer is kept.
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.FacetTimeout)
+		defer cancel()
+		out, err := s.suggest(sctx, snap, k, prefix, limit)
+		if err == nil && s.suggestCache != nil {
+			s.suggestCache.Add(key, out)
+		}
+		return out, err
+	})
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case res := <-ch:
+		if errors.Is(res.Err, context.DeadlineExceeded) {
+			return nil, fmt.Errorf("%w: suggesting %s values took longer than %s", ErrTooExpensive, name, s.cfg.FacetTimeout)
+		}
+		if res.Err != nil {
+			return nil, res.Err
+		}
+		return slices.Clone(res.Val.([]string)), nil
+	}
+}
+
+// suggest scans snap for Suggest.
+func (s *Service) suggest(ctx context.Context, snap occurrence.Snapshot, k occurrence.SearchKey, prefix string, limit int) ([]string, error) {
 	col, _, _ := occurrence.ColumnByName(k.Columns[0])
 	top := &suggestions{prefix: prefix, limit: limit, multi: col.Kind == occurrence.KindMulti}
-	sctx, cancel := context.WithTimeout(ctx, s.cfg.FacetTimeout)
-	defer cancel()
 	req := occurrence.ScanRequest{Columns: k.Columns, Dictionaries: true}
-	_, err = occurrence.Scan(sctx, s.table, snap, req, occurrence.ScanOptions{Workers: s.cfg.Workers}, func(b arrow.RecordBatch) error {
+	_, err := occurrence.Scan(ctx, s.table, snap, req, occurrence.ScanOptions{Workers: s.cfg.Workers}, func(b arrow.RecordBatch) error {
 		for _, c := range b.Columns() {
 			top.add(c)
 		}
 		return nil
 	})
-	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
-		return nil, fmt.Errorf("%w: suggesting %s values took longer than %s", ErrTooExpensive, name, s.cfg.FacetTimeout)
-	}
 	if err != nil {
 		return nil, err
 	}

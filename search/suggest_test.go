@@ -156,3 +156,35 @@ func values(t *suggestions) []string {
 	}
 	return out
 }
+
+// TestSuggestionsAreKept: an answer is kept for its snapshot, field,
+// prefix and limit (a portal asks the same first letters again), so the
+// same ask scans nothing the second time; another ask scans; without the
+// cache every ask scans.
+func TestSuggestionsAreKept(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		cache int
+		again bool // the same ask scans again
+	}{{0, false}, {-1, true}} {
+		ct := &countingTable{Table: table(t)}
+		s := New(ct, Config{Cache: c.cache}, nil)
+		first, err := s.Suggest(ctx, "recordedBy", "b", 5)
+		if err != nil || len(first) == 0 {
+			t.Fatalf("suggestions %q: %v", first, err)
+		}
+		scans := ct.scans.Load()
+		again, _ := s.Suggest(ctx, "recordedBy", "b", 5)
+		if !slices.Equal(again, first) || (ct.scans.Load() != scans) != c.again {
+			t.Fatalf("cache %d: the same ask again gave %q after %d split scans (%d before)", c.cache, again, ct.scans.Load(), scans)
+		}
+		again[0] = "changed by the caller"
+		if kept, _ := s.Suggest(ctx, "recordedBy", "b", 5); kept[0] != first[0] {
+			t.Fatalf("a caller changed the kept answer: %q", kept)
+		}
+		scans = ct.scans.Load()
+		if _, err := s.Suggest(ctx, "recordedBy", "c", 5); err != nil || ct.scans.Load() == scans {
+			t.Fatalf("another prefix scanned %d splits: %v", ct.scans.Load()-scans, err)
+		}
+	}
+}
