@@ -53,18 +53,6 @@ func (v View) render() ([]string, func([]byte, arrow.RecordBatch, int) []byte) {
 	return recordJSON.cols, recordJSON.appendRecord
 }
 
-// Get returns the record with gbifID id as GBIF's occurrence JSON; an
-// unknown id is ErrNotFound, a replaced one *Moved.
-func (s *Service) Get(ctx context.Context, id int64) (json.RawMessage, error) {
-	return s.Record(ctx, id, Interpreted)
-}
-
-// Verbatim returns the record with gbifID id as GBIF's verbatim
-// occurrence JSON (every verbatim term keyed by its URI).
-func (s *Service) Verbatim(ctx context.Context, id int64) (json.RawMessage, error) {
-	return s.Record(ctx, id, Verbatim)
-}
-
 // Record returns the record with gbifID id in view v; an unknown id is
 // ErrNotFound, a replaced one *Moved.
 func (s *Service) Record(ctx context.Context, id int64, v View) (json.RawMessage, error) {

@@ -59,14 +59,14 @@ func TestHBase(t *testing.T) {
 	}
 	ids := orderedIDs(t, tbl, nil)
 	for _, id := range []int64{ids[0], ids[len(ids)-1]} {
-		if _, err := s.Get(ctx, id); err != nil {
+		if _, err := s.Record(ctx, id, Interpreted); err != nil {
 			t.Fatalf("get %d: %v", id, err)
 		}
-		if _, err := s.Verbatim(ctx, id); err != nil {
+		if _, err := s.Record(ctx, id, Verbatim); err != nil {
 			t.Fatalf("verbatim %d: %v", id, err)
 		}
 	}
-	if _, err := s.Get(ctx, slices.Max(ids)+1); err == nil {
+	if _, err := s.Record(ctx, slices.Max(ids)+1, Interpreted); err == nil {
 		t.Fatal("an unknown id was found")
 	}
 	got, err := s.Suggest(ctx, "recordedBy", "b", 9)

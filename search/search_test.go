@@ -221,7 +221,7 @@ func TestGet(t *testing.T) {
 	ids := orderedIDs(t, tbl, nil)
 	ctx := context.Background()
 	for _, id := range []int64{ids[0], ids[len(ids)/2], ids[len(ids)-1]} {
-		js, err := s.Get(ctx, id)
+		js, err := s.Record(ctx, id, Interpreted)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -232,7 +232,7 @@ func TestGet(t *testing.T) {
 		if rec["key"] != float64(id) || rec["gbifID"] != strconv.FormatInt(id, 10) {
 			t.Fatalf("get %d: key %v gbifID %v", id, rec["key"], rec["gbifID"])
 		}
-		vjs, err := s.Verbatim(ctx, id)
+		vjs, err := s.Record(ctx, id, Verbatim)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -246,10 +246,10 @@ func TestGet(t *testing.T) {
 		}
 	}
 	missing := slices.Max(ids) + 1
-	if _, err := s.Get(ctx, missing); !errors.Is(err, ErrNotFound) {
+	if _, err := s.Record(ctx, missing, Interpreted); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("get of unknown id %d: %v", missing, err)
 	}
-	if _, err := s.Verbatim(ctx, missing); !errors.Is(err, ErrNotFound) {
+	if _, err := s.Record(ctx, missing, Verbatim); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("verbatim of unknown id %d: %v", missing, err)
 	}
 }

@@ -196,17 +196,14 @@ func (s *Server) occurrenceSub(w http.ResponseWriter, r *http.Request) error {
 	if uuidPattern.MatchString(first) {
 		return s.recordByOccurrenceID(w, r, first, second, "")
 	}
-	if second == "" {
-		return fmt.Errorf("%w: no such resource /v1/occurrence/%s/", jobs.ErrNotFound, first)
-	}
-	return s.record(w, r, first, second)
+	return s.record(w, r, first, second) // a wildcard never matches an empty segment
 }
 
 // occurrenceByIDSub: GET /v1/occurrence/{datasetKey}/{occurrenceId}/verbatim
 // and .../fragment.
 func (s *Server) occurrenceByIDSub(w http.ResponseWriter, r *http.Request) error {
 	first, second, third := r.PathValue("first"), r.PathValue("second"), r.PathValue("third")
-	if !uuidPattern.MatchString(first) || third == "" {
+	if !uuidPattern.MatchString(first) {
 		return fmt.Errorf("%w: no such resource /v1/occurrence/%s/%s/%s", jobs.ErrNotFound, first, second, third)
 	}
 	return s.recordByOccurrenceID(w, r, first, second, third)
