@@ -23,12 +23,16 @@ var (
 		regexp.MustCompile(`\b(?P<key>life\s*stage(?:\s*remarks)?|age\s*class|age\s*in\s*(?:hour|day)s?|age)\W+(?P<value>[\w?./\-]+(?:\s+(?:year|recorded))?)`),
 		regexp.MustCompile(`(?P<value>(?:after\s+)?(?:first|second|third|fourth|hatching)\s+year)`),
 		regexp.MustCompile(`(?P<value>(?:yolk)\s+sac)`),
-		regexp.MustCompile(`\b(?P<value>(?:larves?|larvae?|larvals?|imagos?|neonates?|hatchlings?|hatched?|fry?|metamorphs?|premetamorphs` +
-			`|tadpoles?|têtard?|young-of-the-year?|leptocephales?|leptocephalus?|immatures?|imms?|jeunes?` +
-			`|young?|ygs?|fleglings?|fledgelings?|chicks?|nestlings?|juveniles?|juvéniles?|juvs?|subadults?` +
-			`|subadultes?|subads?|sub-adults?|yearlings?|matures?|adults?|adulte?|ads?)(?:\s*\?)?)\b`),
+		regexp.MustCompile(`\b(?P<value>(?:` + strings.Join(lifeStageUnkeyed, "|") + `)(?:\s*\?)?)\b`),
 	}
 )
+
+// lifeStageUnkeyed are the alternatives of LifeStageParser's unkeyed
+// pattern, a last "?" making the letter before it optional.
+var lifeStageUnkeyed = strings.Fields(`larves? larvae? larvals? imagos? neonates? hatchlings? hatched? fry?
+	metamorphs? premetamorphs tadpoles? têtard? young-of-the-year? leptocephales? leptocephalus? immatures?
+	imms? jeunes? young? ygs? fleglings? fledgelings? chicks? nestlings? juveniles? juvéniles? juvs? subadults?
+	subadultes? subads? sub-adults? yearlings? matures? adults? adulte? ads?`)
 
 // Go's regexp scans a text in tens of microseconds for these patterns
 // (an ingest spends about 75 on a whole record), and most
@@ -48,23 +52,44 @@ func containsFn(sub string) func(string) bool {
 	return func(s string) bool { return strings.Contains(s, sub) }
 }
 
-// lifeStageWords are the whole ASCII words the last life stage pattern can
-// match; lifeStageParts its alternatives that are not one ASCII word.
-var (
-	lifeStageWords = func() map[string]bool {
-		m := map[string]bool{}
-		for _, w := range strings.Fields(`larve larves larva larvae larval larvals imago imagos neonate neonates
-			hatchling hatchlings hatche hatched fr fry metamorph metamorphs premetamorphs tadpole tadpoles
-			leptocephale leptocephales leptocephalu leptocephalus immature immatures imm imms jeune jeunes
-			youn young yg ygs flegling fleglings fledgeling fledgelings chick chicks nestling nestlings
-			juvenile juveniles juv juvs subadult subadults subadulte subadultes subad subads yearling yearlings
-			mature matures adult adults adulte ad ads`) {
-			m[w] = true
+// lifeStageWords are the whole ASCII words the unkeyed life stage pattern
+// starts a match with; lifeStageParts its alternatives that are not one
+// ASCII word, without their optional last letter. Both are made from
+// lifeStageUnkeyed.
+var lifeStageWords, lifeStageParts = func() (map[string]bool, []string) {
+	words := map[string]bool{}
+	var parts []string
+	for _, alt := range lifeStageUnkeyed {
+		short, optional := strings.CutSuffix(alt, "?")
+		forms := []string{short}
+		if optional {
+			short = short[:len(short)-1]
+			forms = append(forms, short)
 		}
-		return m
-	}()
-	lifeStageParts = []string{"têtar", "young-of-the-yea", "juvénile", "sub-adult"}
-)
+		if !isASCIIWord(short) {
+			parts = append(parts, short)
+			continue
+		}
+		for _, f := range forms {
+			words[f] = true
+		}
+	}
+	return words, parts
+}()
+
+func isASCIIWord(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !isWordByte(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// isWordByte is what \w matches in Go's (and Java's) regular expressions.
+func isWordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
+}
 
 // hasLifeStageWord reports whether s has a whole ASCII word (a run of
 // letters, digits and "_") the last life stage pattern starts a match
@@ -77,7 +102,7 @@ func hasLifeStageWord(s string) bool {
 	}
 	start := -1
 	for i := 0; i <= len(s); i++ {
-		word := i < len(s) && (s[i] >= 'a' && s[i] <= 'z' || s[i] >= '0' && s[i] <= '9' || s[i] == '_' || s[i] >= 'A' && s[i] <= 'Z')
+		word := i < len(s) && isWordByte(s[i])
 		switch {
 		case word && start < 0:
 			start = i
