@@ -7,7 +7,8 @@ package download
 // definitions gbif-api's Extension.AVAILABLE_EXTENSION_MAP names, read from
 // github.com/gbif/rs.gbif.org at 93c099653b5f.
 var extensionDefinitions = map[string]extensionDefinition{
-	"AUDUBON": {"http://rs.tdwg.org/ac/terms/Multimedia", "http://rs.gbif.org/extension/ac/audubon_2020_10_06.xml", []string{
+	// http://rs.gbif.org/extension/ac/audubon_2020_10_06.xml
+	"AUDUBON": {"http://rs.tdwg.org/ac/terms/Multimedia", []string{
 		"http://purl.org/dc/terms/identifier",
 		"http://purl.org/dc/elements/1.1/type",
 		"http://purl.org/dc/terms/type",
@@ -105,7 +106,8 @@ var extensionDefinitions = map[string]extensionDefinition{
 		"http://ns.adobe.com/exif/1.0/PixelXDimension",
 		"http://ns.adobe.com/exif/1.0/PixelYDimension",
 	}},
-	"IMAGE": {"http://rs.gbif.org/terms/1.0/Image", "http://rs.gbif.org/extension/gbif/1.0/images.xml", []string{
+	// http://rs.gbif.org/extension/gbif/1.0/images.xml
+	"IMAGE": {"http://rs.gbif.org/terms/1.0/Image", []string{
 		"http://purl.org/dc/terms/identifier",
 		"http://purl.org/dc/terms/references",
 		"http://purl.org/dc/terms/title",
@@ -123,7 +125,8 @@ var extensionDefinitions = map[string]extensionDefinition{
 		"http://purl.org/dc/terms/rightsHolder",
 		"http://rs.tdwg.org/dwc/terms/datasetID",
 	}},
-	"MULTIMEDIA": {"http://rs.gbif.org/terms/1.0/Multimedia", "http://rs.gbif.org/extension/gbif/1.0/multimedia.xml", []string{
+	// http://rs.gbif.org/extension/gbif/1.0/multimedia.xml
+	"MULTIMEDIA": {"http://rs.gbif.org/terms/1.0/Multimedia", []string{
 		"http://purl.org/dc/terms/type",
 		"http://purl.org/dc/terms/format",
 		"http://purl.org/dc/terms/identifier",
@@ -140,7 +143,8 @@ var extensionDefinitions = map[string]extensionDefinition{
 		"http://purl.org/dc/terms/rightsHolder",
 		"http://rs.tdwg.org/dwc/terms/datasetID",
 	}},
-	"MEASUREMENT_OR_FACT": {"http://rs.tdwg.org/dwc/terms/MeasurementOrFact", "http://rs.gbif.org/extension/dwc/measurements_or_facts.xml", []string{
+	// http://rs.gbif.org/extension/dwc/measurements_or_facts.xml
+	"MEASUREMENT_OR_FACT": {"http://rs.tdwg.org/dwc/terms/MeasurementOrFact", []string{
 		"http://rs.tdwg.org/dwc/terms/measurementID",
 		"http://rs.tdwg.org/dwc/terms/measurementType",
 		"http://rs.tdwg.org/dwc/terms/measurementValue",
@@ -151,7 +155,8 @@ var extensionDefinitions = map[string]extensionDefinition{
 		"http://rs.tdwg.org/dwc/terms/measurementMethod",
 		"http://rs.tdwg.org/dwc/terms/measurementRemarks",
 	}},
-	"IDENTIFICATION": {"http://rs.tdwg.org/dwc/terms/Identification", "http://rs.gbif.org/extension/dwc/identification.xml", []string{
+	// http://rs.gbif.org/extension/dwc/identification.xml
+	"IDENTIFICATION": {"http://rs.tdwg.org/dwc/terms/Identification", []string{
 		"http://rs.tdwg.org/dwc/terms/identificationID",
 		"http://rs.tdwg.org/dwc/terms/identifiedBy",
 		"http://rs.tdwg.org/dwc/terms/dateIdentified",
@@ -191,7 +196,8 @@ var extensionDefinitions = map[string]extensionDefinition{
 		"http://rs.tdwg.org/dwc/terms/nomenclaturalStatus",
 		"http://rs.tdwg.org/dwc/terms/taxonRemarks",
 	}},
-	"RESOURCE_RELATIONSHIP": {"http://rs.tdwg.org/dwc/terms/ResourceRelationship", "http://rs.gbif.org/extension/dwc/resource_relation.xml", []string{
+	// http://rs.gbif.org/extension/dwc/resource_relation.xml
+	"RESOURCE_RELATIONSHIP": {"http://rs.tdwg.org/dwc/terms/ResourceRelationship", []string{
 		"http://rs.tdwg.org/dwc/terms/resourceRelationshipID",
 		"http://rs.tdwg.org/dwc/terms/relatedResourceID",
 		"http://rs.tdwg.org/dwc/terms/relationshipOfResource",
@@ -200,7 +206,8 @@ var extensionDefinitions = map[string]extensionDefinition{
 		"http://rs.tdwg.org/dwc/terms/relationshipRemarks",
 		"http://rs.tdwg.org/dwc/terms/scientificName",
 	}},
-	"AMPLIFICATION": {"http://data.ggbn.org/schemas/ggbn/terms/Amplification", "http://rs.gbif.org/extension/ggbn/amplification.xml", []string{
+	// http://rs.gbif.org/extension/ggbn/amplification.xml
+	"AMPLIFICATION": {"http://data.ggbn.org/schemas/ggbn/terms/Amplification", []string{
 		"http://data.ggbn.org/schemas/ggbn/terms/amplificationDate",
 		"http://data.ggbn.org/schemas/ggbn/terms/amplificationStaff",
 		"http://data.ggbn.org/schemas/ggbn/terms/amplificationSuccess",
@@ -236,7 +243,8 @@ var extensionDefinitions = map[string]extensionDefinition{
 		"http://gensc.org/ns/mixs/adapters",
 		"http://gensc.org/ns/mixs/mid",
 	}},
-	"CLONING": {"http://data.ggbn.org/schemas/ggbn/terms/Cloning", "http://rs.gbif.org/extension/ggbn/cloning.xml", []string{
+	// http://rs.gbif.org/extension/ggbn/cloning.xml
+	"CLONING": {"http://data.ggbn.org/schemas/ggbn/terms/Cloning", []string{
 		"http://data.ggbn.org/schemas/ggbn/terms/cloningDate",
 		"http://data.ggbn.org/schemas/ggbn/terms/cloningStaff",
 		"http://data.ggbn.org/schemas/ggbn/terms/cloningMethod",
@@ -254,7 +262,8 @@ var extensionDefinitions = map[string]extensionDefinition{
 		"http://gensc.org/ns/mixs/lib_const_meth",
 		"http://data.ggbn.org/schemas/ggbn/terms/plasmid",
 	}},
-	"GEL_IMAGE": {"http://data.ggbn.org/schemas/ggbn/terms/GelImage", "http://rs.gbif.org/extension/ggbn/gelimage.xml", []string{
+	// http://rs.gbif.org/extension/ggbn/gelimage.xml
+	"GEL_IMAGE": {"http://data.ggbn.org/schemas/ggbn/terms/GelImage", []string{
 		"http://purl.org/dc/terms/identifier",
 		"http://data.ggbn.org/schemas/ggbn/terms/DNAThreshold",
 		"http://data.ggbn.org/schemas/ggbn/terms/gelBuffer",
@@ -268,7 +277,8 @@ var extensionDefinitions = map[string]extensionDefinition{
 		"http://data.ggbn.org/schemas/ggbn/terms/gelVoltage",
 		"http://data.ggbn.org/schemas/ggbn/terms/percentAboveThreshold",
 	}},
-	"LOAN": {"http://data.ggbn.org/schemas/ggbn/terms/Loan", "http://rs.gbif.org/extension/ggbn/loan.xml", []string{
+	// http://rs.gbif.org/extension/ggbn/loan.xml
+	"LOAN": {"http://data.ggbn.org/schemas/ggbn/terms/Loan", []string{
 		"http://data.ggbn.org/schemas/ggbn/terms/blockedUntil",
 		"http://data.ggbn.org/schemas/ggbn/terms/blocked",
 		"http://data.ggbn.org/schemas/ggbn/terms/loanConditions",
@@ -278,7 +288,8 @@ var extensionDefinitions = map[string]extensionDefinition{
 		"http://purl.org/dc/terms/disposition",
 		"http://data.ggbn.org/schemas/ggbn/terms/receivedFrom",
 	}},
-	"MATERIAL_SAMPLE": {"http://data.ggbn.org/schemas/ggbn/terms/MaterialSample", "http://rs.gbif.org/extension/ggbn/materialsample.xml", []string{
+	// http://rs.gbif.org/extension/ggbn/materialsample.xml
+	"MATERIAL_SAMPLE": {"http://data.ggbn.org/schemas/ggbn/terms/MaterialSample", []string{
 		"http://data.ggbn.org/schemas/ggbn/terms/materialSampleType",
 		"http://data.ggbn.org/schemas/ggbn/terms/concentration",
 		"http://data.ggbn.org/schemas/ggbn/terms/concentrationUnit",
@@ -302,14 +313,16 @@ var extensionDefinitions = map[string]extensionDefinition{
 		"http://gensc.org/ns/mixs/pool_dna_extracts",
 		"http://data.ggbn.org/schemas/ggbn/terms/sampleDesignation",
 	}},
-	"PERMIT": {"http://data.ggbn.org/schemas/ggbn/terms/Permit", "http://rs.gbif.org/extension/ggbn/permit.xml", []string{
+	// http://rs.gbif.org/extension/ggbn/permit.xml
+	"PERMIT": {"http://data.ggbn.org/schemas/ggbn/terms/Permit", []string{
 		"http://data.ggbn.org/schemas/ggbn/terms/permitType",
 		"http://data.ggbn.org/schemas/ggbn/terms/permitStatus",
 		"http://data.ggbn.org/schemas/ggbn/terms/permitStatusQualifier",
 		"http://data.ggbn.org/schemas/ggbn/terms/permitURI",
 		"http://data.ggbn.org/schemas/ggbn/terms/permitText",
 	}},
-	"PREPARATION": {"http://data.ggbn.org/schemas/ggbn/terms/Preparation", "http://rs.gbif.org/extension/ggbn/preparation.xml", []string{
+	// http://rs.gbif.org/extension/ggbn/preparation.xml
+	"PREPARATION": {"http://data.ggbn.org/schemas/ggbn/terms/Preparation", []string{
 		"http://data.ggbn.org/schemas/ggbn/terms/preparationType",
 		"http://data.ggbn.org/schemas/ggbn/terms/preparationProcess",
 		"http://data.ggbn.org/schemas/ggbn/terms/preparationMaterials",
@@ -317,13 +330,15 @@ var extensionDefinitions = map[string]extensionDefinition{
 		"http://data.ggbn.org/schemas/ggbn/terms/preparationDate",
 		"http://rs.tdwg.org/dwc/terms/associatedReferences",
 	}},
-	"PRESERVATION": {"http://data.ggbn.org/schemas/ggbn/terms/Preservation", "http://rs.gbif.org/extension/ggbn/preservation.xml", []string{
+	// http://rs.gbif.org/extension/ggbn/preservation.xml
+	"PRESERVATION": {"http://data.ggbn.org/schemas/ggbn/terms/Preservation", []string{
 		"http://data.ggbn.org/schemas/ggbn/terms/preservationType",
 		"http://data.ggbn.org/schemas/ggbn/terms/preservationTemperature",
 		"http://data.ggbn.org/schemas/ggbn/terms/preservationDateBegin",
 		"http://data.ggbn.org/schemas/ggbn/terms/sequence",
 	}},
-	"GERMPLASM_MEASUREMENT_SCORE": {"http://purl.org/germplasm/germplasmTerm#MeasurementScore", "http://rs.gbif.org/extension/germplasm/MeasurementScore.xml", []string{
+	// http://rs.gbif.org/extension/germplasm/MeasurementScore.xml
+	"GERMPLASM_MEASUREMENT_SCORE": {"http://purl.org/germplasm/germplasmTerm#MeasurementScore", []string{
 		"http://rs.tdwg.org/dwc/terms/measurementID",
 		"http://rs.tdwg.org/dwc/terms/measurementValue",
 		"http://rs.tdwg.org/dwc/terms/measurementUnit",
@@ -343,7 +358,8 @@ var extensionDefinitions = map[string]extensionDefinition{
 		"http://purl.org/germplasm/germplasmTerm#measurementByInstituteID",
 		"http://purl.org/germplasm/germplasmTerm#measurementGrowthStage",
 	}},
-	"GERMPLASM_MEASUREMENT_TRAIT": {"http://purl.org/germplasm/germplasmTerm#MeasurementTrait", "http://rs.gbif.org/extension/germplasm/MeasurementTrait.xml", []string{
+	// http://rs.gbif.org/extension/germplasm/MeasurementTrait.xml
+	"GERMPLASM_MEASUREMENT_TRAIT": {"http://purl.org/germplasm/germplasmTerm#MeasurementTrait", []string{
 		"http://purl.org/germplasm/germplasmTerm#measurementTraitID",
 		"http://purl.org/germplasm/germplasmTerm#measurementTraitIdentifier",
 		"http://purl.org/germplasm/germplasmTerm#measurementTraitName",
@@ -354,7 +370,8 @@ var extensionDefinitions = map[string]extensionDefinition{
 		"http://rs.tdwg.org/dwc/terms/measurementType",
 		"http://rs.tdwg.org/dwc/terms/measurementMethod",
 	}},
-	"GERMPLASM_MEASUREMENT_TRIAL": {"http://purl.org/germplasm/germplasmTerm#MeasurementTrial", "http://rs.gbif.org/extension/germplasm/MeasurementTrial.xml", []string{
+	// http://rs.gbif.org/extension/germplasm/MeasurementTrial.xml
+	"GERMPLASM_MEASUREMENT_TRIAL": {"http://purl.org/germplasm/germplasmTerm#MeasurementTrial", []string{
 		"http://purl.org/germplasm/germplasmTerm#measurementTrailID",
 		"http://purl.org/germplasm/germplasmTerm#measurementTrailIdentifier",
 		"http://purl.org/germplasm/germplasmTerm#measurementTrailYear",
@@ -366,7 +383,8 @@ var extensionDefinitions = map[string]extensionDefinition{
 		"http://www.w3.org/2003/01/geo/wgs84_pos#lat",
 		"http://www.w3.org/2003/01/geo/wgs84_pos#alt",
 	}},
-	"GERMPLASM_ACCESSION": {"http://purl.org/germplasm/germplasmTerm#GermplasmAccession", "http://rs.gbif.org/extension/germplasm/GermplasmAccession.xml", []string{
+	// http://rs.gbif.org/extension/germplasm/GermplasmAccession.xml
+	"GERMPLASM_ACCESSION": {"http://purl.org/germplasm/germplasmTerm#GermplasmAccession", []string{
 		"http://purl.org/germplasm/germplasmTerm#germplasmID",
 		"http://purl.org/germplasm/germplasmTerm#germplasmIdentifier",
 		"http://purl.org/germplasm/germplasmTerm#biologicalStatus",
@@ -405,7 +423,8 @@ var extensionDefinitions = map[string]extensionDefinition{
 		"http://purl.org/germplasm/germplasmTerm#treatyOrRegulationGoverningBody",
 		"http://purl.org/germplasm/germplasmTerm#mlsStatus",
 	}},
-	"EXTENDED_MEASUREMENT_OR_FACT": {"http://rs.iobis.org/obis/terms/ExtendedMeasurementOrFact", "http://rs.gbif.org/extension/obis/extended_measurement_or_fact.xml", []string{
+	// http://rs.gbif.org/extension/obis/extended_measurement_or_fact.xml
+	"EXTENDED_MEASUREMENT_OR_FACT": {"http://rs.iobis.org/obis/terms/ExtendedMeasurementOrFact", []string{
 		"http://rs.tdwg.org/dwc/terms/measurementID",
 		"http://rs.tdwg.org/dwc/terms/occurrenceID",
 		"http://rs.tdwg.org/dwc/terms/measurementType",
@@ -420,7 +439,8 @@ var extensionDefinitions = map[string]extensionDefinition{
 		"http://rs.tdwg.org/dwc/terms/measurementMethod",
 		"http://rs.tdwg.org/dwc/terms/measurementRemarks",
 	}},
-	"CHRONOMETRIC_AGE": {"http://rs.tdwg.org/chrono/terms/ChronometricAge", "http://rs.gbif.org/extension/dwc/ChronometricAge_2021-03-27.xml", []string{
+	// http://rs.gbif.org/extension/dwc/ChronometricAge_2021-03-27.xml
+	"CHRONOMETRIC_AGE": {"http://rs.tdwg.org/chrono/terms/ChronometricAge", []string{
 		"http://rs.tdwg.org/chrono/terms/chronometricAgeID",
 		"http://rs.tdwg.org/chrono/terms/verbatimChronometricAge",
 		"http://rs.tdwg.org/chrono/terms/chronometricAgeProtocol",
@@ -440,7 +460,8 @@ var extensionDefinitions = map[string]extensionDefinition{
 		"http://rs.tdwg.org/chrono/terms/chronometricAgeReferences",
 		"http://rs.tdwg.org/chrono/terms/chronometricAgeRemarks",
 	}},
-	"REFERENCE": {"http://rs.gbif.org/terms/1.0/Reference", "http://rs.gbif.org/extension/gbif/1.0/references.xml", []string{
+	// http://rs.gbif.org/extension/gbif/1.0/references.xml
+	"REFERENCE": {"http://rs.gbif.org/terms/1.0/Reference", []string{
 		"http://purl.org/dc/terms/identifier",
 		"http://purl.org/dc/terms/bibliographicCitation",
 		"http://purl.org/dc/terms/title",
@@ -455,14 +476,16 @@ var extensionDefinitions = map[string]extensionDefinition{
 		"http://purl.org/dc/terms/type",
 		"http://rs.tdwg.org/dwc/terms/datasetID",
 	}},
-	"IDENTIFIER": {"http://rs.gbif.org/terms/1.0/Identifier", "http://rs.gbif.org/extension/gbif/1.0/identifier.xml", []string{
+	// http://rs.gbif.org/extension/gbif/1.0/identifier.xml
+	"IDENTIFIER": {"http://rs.gbif.org/terms/1.0/Identifier", []string{
 		"http://purl.org/dc/terms/identifier",
 		"http://purl.org/dc/terms/title",
 		"http://purl.org/dc/terms/subject",
 		"http://purl.org/dc/terms/format",
 		"http://rs.tdwg.org/dwc/terms/datasetID",
 	}},
-	"DNA_DERIVED_DATA": {"http://rs.gbif.org/terms/1.0/DNADerivedData", "http://rs.gbif.org/extension/gbif/1.0/dna_derived_data_2024-07-11.xml", []string{
+	// http://rs.gbif.org/extension/gbif/1.0/dna_derived_data_2024-07-11.xml
+	"DNA_DERIVED_DATA": {"http://rs.gbif.org/terms/1.0/DNADerivedData", []string{
 		"https://w3id.org/mixs/0001107",
 		"http://rs.tdwg.org/dwc/terms/occurrenceID",
 		"https://w3id.org/mixs/0000092",
@@ -587,7 +610,8 @@ var extensionDefinitions = map[string]extensionDefinition{
 		"http://rs.gbif.org/terms/miqe/pcr_primer_lod",
 		"http://rs.gbif.org/terms/miqe/pcr_primer_loq",
 	}},
-	"HUMBOLDT": {"http://rs.tdwg.org/eco/terms/Event", "http://rs.gbif.org/extension/eco/humboldt_2025-07-10.xml", []string{
+	// http://rs.gbif.org/extension/eco/humboldt_2025-07-10.xml
+	"HUMBOLDT": {"http://rs.tdwg.org/eco/terms/Event", []string{
 		"http://rs.tdwg.org/eco/terms/siteCount",
 		"http://rs.tdwg.org/eco/terms/siteNestingDescription",
 		"http://rs.tdwg.org/eco/terms/verbatimSiteDescriptions",

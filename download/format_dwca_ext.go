@@ -48,8 +48,8 @@ func resolveExtensions(names []string) ([]Extension, error) {
 
 // extensionDefinition is the definition of one of GBIF's extensions.
 type extensionDefinition struct {
-	rowType, url string
-	terms        []string // qualified names, in definition order
+	rowType string
+	terms   []string // qualified names, in definition order
 }
 
 // extensionTerms returns an extension file's terms: its definition's

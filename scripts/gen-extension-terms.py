@@ -59,7 +59,8 @@ for name, path in DEFINITIONS:
     props = [p.get("qualName") for p in root if p.tag.endswith("property")]
     if not props or any(not p for p in props):
         sys.exit(f"{path}: no properties, or one without a qualName")
-    out.append(f'\t"{name}": {{"{root.get("rowType")}", "http://rs.gbif.org/{path}", []string{{')
+    out.append(f'\t// http://rs.gbif.org/{path}')
+    out.append(f'\t"{name}": {{"{root.get("rowType")}", []string{{')
     for p in props:
         out.append(f'\t\t"{p}",')
     out.append("\t}},")

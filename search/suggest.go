@@ -166,17 +166,12 @@ func (t *suggestions) offer(v string) {
 	if v == "" || !hasPrefixFold(v, t.prefix) {
 		return
 	}
+	s := suggestion{folded: strings.ToLower(v), value: v}
 	full := len(t.values) == t.limit
-	if full && compareSuggestion(v, t.values[len(t.values)-1]) >= 0 {
+	if full && compareSuggestions(s, t.values[len(t.values)-1]) >= 0 {
 		return
 	}
-	s := suggestion{folded: strings.ToLower(v), value: v}
-	i, found := slices.BinarySearchFunc(t.values, s, func(a, b suggestion) int {
-		if c := strings.Compare(a.folded, b.folded); c != 0 {
-			return c
-		}
-		return strings.Compare(a.value, b.value)
-	})
+	i, found := slices.BinarySearchFunc(t.values, s, compareSuggestions)
 	if found {
 		return
 	}
@@ -186,14 +181,12 @@ func (t *suggestions) offer(v string) {
 	t.values = slices.Insert(t.values, i, s)
 }
 
-// compareSuggestion orders v against a kept suggestion without folding v
-// unless their folded forms may tie.
-func compareSuggestion(v string, s suggestion) int {
-	f := strings.ToLower(v)
-	if c := strings.Compare(f, s.folded); c != 0 {
+// compareSuggestions is the suggestion order: lower-cased form, then value.
+func compareSuggestions(a, b suggestion) int {
+	if c := strings.Compare(a.folded, b.folded); c != 0 {
 		return c
 	}
-	return strings.Compare(v, s.value)
+	return strings.Compare(a.value, b.value)
 }
 
 // hasPrefixFold reports whether s starts with prefix under Unicode simple
