@@ -9,7 +9,8 @@ import (
 // TextWriter writes the data files of an archive the way GBIF's downloads
 // do and python-dwca-reader, R and spreadsheet tools read them: UTF-8, tab
 // separated, no quote character, "\n" line ends. Characters that would
-// break a row apart (see CleanValue) become a space. It does not own the
+// break a row apart (see CleanValue) become a space, and a value's edges
+// are trimmed. It does not own the
 // underlying writer; call Flush at the end.
 //
 // Rows are built in one buffer handed to the writer in large writes: a
@@ -145,9 +146,9 @@ func (t *TextWriter) Value(s string) {
 // nothing needs replacing, nearly always.
 func CleanFrom(dst []byte, start int) []byte {
 	if v := dst[start:]; !PlainASCII(v) && needsCleaning(v) {
-		return appendCleaned(dst[:start], string(v))
+		dst = appendCleaned(dst[:start], string(v))
 	}
-	return dst
+	return trimFrom(dst, start)
 }
 
 // AppendClean appends s to dst with the CleanValue rules applied: as it is
@@ -155,9 +156,36 @@ func CleanFrom(dst []byte, start int) []byte {
 // eight bytes at a time).
 func AppendClean(dst []byte, s string) []byte {
 	if PlainASCII([]byte(s)) || !needsCleaning(s) {
-		return append(dst, s...)
+		if trimmed(s) {
+			return append(dst, s...)
+		}
+		return trimFrom(append(dst, s...), len(dst))
 	}
-	return appendCleaned(dst, s)
+	return trimFrom(appendCleaned(dst, s), len(dst))
+}
+
+// trimmed reports whether s neither starts nor ends with a byte the text
+// rules trim (at most U+0020, as Java's String.trim).
+func trimmed[S string | []byte](s S) bool {
+	return len(s) == 0 || (s[0] > ' ' && s[len(s)-1] > ' ')
+}
+
+// trimFrom trims dst[start:], a cell just appended, of its leading and
+// trailing bytes up to U+0020 (cleaned breaks are spaces by then).
+func trimFrom(dst []byte, start int) []byte {
+	v := dst[start:]
+	if trimmed(v) {
+		return dst
+	}
+	i, j := 0, len(v)
+	for i < j && v[i] <= ' ' {
+		i++
+	}
+	for j > i && v[j-1] <= ' ' {
+		j--
+	}
+	copy(v, v[i:j])
+	return dst[:start+j-i]
 }
 
 // Rows returns the buffer of rows not yet written out, for a caller that
@@ -246,12 +274,16 @@ func PlainASCII(b []byte) bool {
 
 // CleanValue applies the DwC-A download text rules to one value: tab, CR, LF,
 // U+000B, U+000C, U+0085, U+2028, U+2029 and NUL become a space; invalid UTF-8
-// bytes become U+FFFD. Values needing no change are returned as they are.
+// bytes become U+FFFD; then leading and trailing spaces and control
+// characters are trimmed. These are GBIF's rules (occurrence-spark-udf
+// CleanDelimiters, which gbif/pipelines' table build applies to every text
+// column, verbatim ones too: each such character becomes a space, then
+// Java's String.trim). Values needing no change are returned as they are.
 func CleanValue(s string) string {
-	if !needsCleaning(s) {
+	if !needsCleaning(s) && trimmed(s) {
 		return s
 	}
-	return string(appendCleaned(make([]byte, 0, len(s)+8), s))
+	return string(AppendClean(make([]byte, 0, len(s)+8), s))
 }
 
 // appendCleaned appends s with the CleanValue rules applied.

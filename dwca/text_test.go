@@ -12,13 +12,20 @@ func TestCleanValue(t *testing.T) {
 	for in, want := range map[string]string{
 		"plain":                     "plain",
 		"a\tb\nc\rd":                "a b c d",
-		"v\u000bf\u000c":            "v f ",
-		"nel\u0085ls\u2028ps\u2029": "nel ls ps ",
-		"nul\x00":                   "nul ",
-		"quote \"x\" 'y'":           "quote \"x\" 'y'",
-		"non-BMP 𝔘 é":               "non-BMP 𝔘 é",
-		"bad \xff utf8":             "bad \uFFFD utf8",
-		"":                          "",
+		"v\u000bf\u000c":            "v f",
+		"nel\u0085ls\u2028ps\u2029": "nel ls ps",
+		"nul\x00":                   "nul",
+		// GBIF's CleanDelimiters trims after replacing, as Java's
+		// String.trim: spaces and control characters, not U+00A0.
+		"  edges  ":              "edges",
+		"\r\n\x01 both \t\u2028": "both",
+		"\u2029":                 "",
+		"\u00a0nbsp\u00a0":       "\u00a0nbsp\u00a0",
+		" \xff ":                 "\uFFFD",
+		"quote \"x\" 'y'":        "quote \"x\" 'y'",
+		"non-BMP 𝔘 é":            "non-BMP 𝔘 é",
+		"bad \xff utf8":          "bad \uFFFD utf8",
+		"":                       "",
 	} {
 		if got := CleanValue(in); got != want {
 			t.Errorf("CleanValue(%q) = %q, want %q", in, got, want)
@@ -38,7 +45,7 @@ func TestTextWriter(t *testing.T) {
 	if err := w.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	want := "gbifID\tscientificName\n1\tPuma concolor (L.)\n2\t\"quoted\" 𝔘 \n\t\n"
+	want := "gbifID\tscientificName\n1\tPuma concolor (L.)\n2\t\"quoted\" 𝔘\n\t\n"
 	if buf.String() != want {
 		t.Errorf("got %q, want %q", buf.String(), want)
 	}
@@ -111,8 +118,8 @@ func BenchmarkCleanValueDirty(b *testing.B) {
 	}
 }
 
-// FuzzNeedsCleaning checks the byte-table scan against the rune-by-rune
-// definition of the text rules.
+// FuzzNeedsCleaning checks the byte-table scan, and CleanValue, against the
+// rune-by-rune definition of the text rules.
 func FuzzNeedsCleaning(f *testing.F) {
 	for _, s := range []string{"plain", "a\tb", "nel\u0085", "\u2028", "\u2029", "\u2027", "Ã\u0085", "\xe2\x80", "\xc2", "𝔘", "\xff"} {
 		f.Add(s)
@@ -128,7 +135,24 @@ func FuzzNeedsCleaning(f *testing.F) {
 		if c := CleanValue(s); needsCleaning(c) {
 			t.Fatalf("CleanValue(%q) = %q still needs cleaning", s, c)
 		}
+		if got, want := CleanValue(s), referenceClean(s); got != want {
+			t.Fatalf("CleanValue(%q) = %q, the rules rune by rune give %q", s, got, want)
+		}
 	})
+}
+
+// referenceClean is the text rules written rune by rune: breaking
+// characters become a space, invalid bytes U+FFFD, and the result is
+// trimmed of runes up to U+0020 (Java's String.trim).
+func referenceClean(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if isBreaking(r) {
+			r = ' '
+		}
+		b.WriteRune(r)
+	}
+	return strings.TrimFunc(b.String(), func(r rune) bool { return r <= ' ' })
 }
 
 // TestAppendRows: rows built elsewhere go out after the buffered ones, in

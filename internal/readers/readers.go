@@ -1,8 +1,8 @@
 // Package readers runs third-party archive readers (Info-ZIP unzip, 7-Zip,
-// Python zipfile, python-dwca-reader, DuckDB, pyarrow) over files the
-// project writes, for tests. A missing reader skips the test with a
-// one-line reason, or fails it when CI=true (the full test command installs
-// them with scripts/ci/export-readers.sh).
+// Python zipfile, python-dwca-reader, DuckDB, pyarrow, R's data.table,
+// GDAL) over files the project writes, for tests. A missing reader skips
+// the test with a one-line reason, or fails it when CI=true (the full test
+// command installs them with scripts/ci/export-readers.sh).
 package readers
 
 import (

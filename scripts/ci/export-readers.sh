@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs the third-party archive readers the dwca export tests verify against:
 # Info-ZIP unzip, 7-Zip (p7zip-full), Python zipfile + python-dwca-reader,
-# DuckDB and pyarrow (SIMPLE_CSV / SIMPLE_PARQUET). Idempotent: re-running only
-# checks what is there.
+# DuckDB and pyarrow (SIMPLE_CSV / SIMPLE_PARQUET), R with data.table (as
+# rgbif's occ_download_import reads a download) and GDAL's ogr2ogr (gdal-bin).
+# Idempotent: re-running only checks what is there.
 #
 # GBIF's Java org.gbif:dwca-io is not on Maven Central (GBIF publishes it to
 # its own repository, which this project's machines cannot reach), so it is
@@ -14,10 +15,16 @@ need_apt=()
 command -v unzip >/dev/null || need_apt+=(unzip)
 command -v 7z >/dev/null || need_apt+=(p7zip-full)
 command -v python3 >/dev/null || need_apt+=(python3 python3-pip)
-if ((${#need_apt[@]})); then
+# R and GDAL without their recommends (compilers, R's recommended packages).
+lean_apt=()
+command -v Rscript >/dev/null && Rscript -e 'library(data.table)' >/dev/null 2>&1 ||
+	lean_apt+=(r-base-core r-cran-data.table)
+command -v ogr2ogr >/dev/null || lean_apt+=(gdal-bin)
+if ((${#need_apt[@]} + ${#lean_apt[@]})); then
 	export DEBIAN_FRONTEND=noninteractive
 	apt-get update -q >&2
-	apt-get install -y -q "${need_apt[@]}" >&2
+	((${#need_apt[@]} == 0)) || apt-get install -y -q "${need_apt[@]}" >&2
+	((${#lean_apt[@]} == 0)) || apt-get install -y -q --no-install-recommends "${lean_apt[@]}" >&2
 fi
 
 py_pins=(python-dwca-reader==0.17.1 duckdb==1.5.6 pyarrow==26.0.1)
