@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
+	"github.com/biodiversity-downloads/downloader/dwca"
 	"github.com/biodiversity-downloads/downloader/internal/pzip"
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
@@ -196,7 +197,7 @@ func (p *simpleParquet) verbatimColumns(b *batch) []arrow.Array {
 	for i := 0; i < b.n; i++ {
 		p.verb.parse(str(verb, i))
 		for j, v := range p.verb.values {
-			if v == "" {
+			if v = dwca.CleanValue(v); v == "" {
 				bs[j].AppendNull()
 			} else {
 				bs[j].Append(v)

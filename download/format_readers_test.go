@@ -161,6 +161,27 @@ print(n[0], n[1], n[2], t.num_rows, len(s), s.field("gbifid").type, s.field("iss
 	if !strings.Contains(got, "🦉") {
 		t.Errorf("non-BMP value lost in Parquet: %q", got)
 	}
+	// Text values are the text formats' (GBIF's table cleans every text
+	// column its downloads read): each locality as SIMPLE_CSV writes it.
+	var loc []*string
+	if err := json.Unmarshal([]byte(readers.Python(t, time.Minute, `
+import sys, json, pyarrow.dataset as ds
+print(json.dumps(ds.dataset(sys.argv[1], format="parquet").to_table(columns=["locality"]).column("locality").to_pylist()))
+`, filepath.Join(dir, "occurrence.parquet"))), &loc); err != nil {
+		t.Fatal(err)
+	}
+	if len(loc) != testRecordCount() {
+		t.Fatalf("pyarrow read %d localities", len(loc))
+	}
+	for i, v := range loc {
+		got, want := "", dwca.CleanValue(tricky[i%len(tricky)])
+		if v != nil {
+			got = *v
+		}
+		if got != want {
+			t.Errorf("row %d: Parquet locality %q, want %q as the text formats write it", i, got, want)
+		}
+	}
 }
 
 func btoi(b bool) int {

@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/biodiversity-downloads/downloader/dwca"
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
 
@@ -27,7 +28,7 @@ var timestampType = &arrow.TimestampType{Unit: arrow.Millisecond}
 // parquetColumnOf gives a field its GBIF type: identifiers (gbifID and the
 // taxon keys) as strings, list columns as lists of strings, timestamps and
 // dateIdentified as timestamps, the licence as its enum name, the rest as
-// the table stores them.
+// the table stores them; text as the text formats clean it.
 func parquetColumnOf(f field) parquetColumn {
 	c, _, ok := occurrence.ColumnByName(f.column)
 	switch {
@@ -43,8 +44,32 @@ func parquetColumnOf(f field) parquetColumn {
 		return parquetColumn{typ: timestampType, convert: parseLocalTimes}
 	case c.Name == occurrence.ColLicense:
 		return parquetColumn{typ: arrow.BinaryTypes.String, convert: licenseNames}
+	case c.Kind == occurrence.KindString:
+		return parquetColumn{typ: arrow.BinaryTypes.String, convert: cleanStrings}
 	}
 	return parquetColumn{typ: c.Kind.ArrowType(), convert: retain}
+}
+
+// cleanStrings gives a text column GBIF's values: the text rules
+// (dwca.CleanValue) applied, as gbif/pipelines' table build applies its
+// CleanDelimiters to every text column that SIMPLE_PARQUET, like the text
+// formats, is read from. A column whose bytes are all printable ASCII (one
+// check over its value buffer; the table's values are trimmed at ingest) is
+// written as it is.
+func cleanStrings(mem memory.Allocator, a arrow.Array) (arrow.Array, error) {
+	if s, ok := a.(*array.String); ok && dwca.PlainASCII(s.ValueBytes()) {
+		s.Retain()
+		return s, nil
+	}
+	b := array.NewStringBuilder(mem)
+	defer b.Release()
+	if err := eachString(a, b, func(s string) error {
+		b.Append(dwca.CleanValue(s))
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	return b.NewArray(), nil
 }
 
 func retain(_ memory.Allocator, a arrow.Array) (arrow.Array, error) {
@@ -93,7 +118,7 @@ func splitLists(mem memory.Allocator, a arrow.Array) (arrow.Array, error) {
 	err := eachString(a, b, func(s string) error {
 		b.Append(true)
 		for part := range strings.SplitSeq(s, ";") {
-			if part = strings.TrimSpace(part); part != "" {
+			if part = dwca.CleanValue(strings.TrimSpace(part)); part != "" {
 				vb.Append(part)
 			}
 		}
@@ -150,7 +175,7 @@ func licenseNames(mem memory.Allocator, a arrow.Array) (arrow.Array, error) {
 		if n, ok := occurrence.LicenseName(s); ok {
 			s = n
 		}
-		b.Append(s)
+		b.Append(dwca.CleanValue(s))
 		return nil
 	})
 	if err != nil {
