@@ -335,6 +335,9 @@ try {
   await check('download as DWCA: progress reaches 100% and the zip holds the count', async () => {
     const want = await waitCount(page);
     await page.getByLabel('Format').selectOption('DWCA');
+    const hintId = await page.getByLabel('Format').getAttribute('aria-describedby');
+    const hint = await page.textContent(`#${hintId}`);
+    assert(/occurrence\.txt/.test(hint) && /no text qualifier/.test(hint), `the format's hint says how to open it: ${hint}`);
     await page.click('#download-button');
     await page.waitForURL(/\/occurrence\/download\//);
     downloadKey = decodeURIComponent(new URL(page.url()).pathname.split('/').pop());
@@ -363,6 +366,8 @@ try {
     assert(occ, `entries ${[...entries.keys()]}`);
     const lines = occ.toString('utf8').split('\n').filter((l) => l.length > 0).length - 1;
     assert(lines === want, `occurrence.txt has ${lines} records, the search counted ${want}`);
+    const open = await page.textContent('#open-hint');
+    assert(/Tab as the separator/.test(open), `the download page says how to open the archive: ${open}`);
     await axeCheck(page, 'download page');
     await shot(page, 'download');
   });

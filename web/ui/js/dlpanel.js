@@ -43,7 +43,12 @@ export function downloadPanel(app, { query, onFormat }) {
   }
   function showFormat() {
     const f = current();
-    formatHint.textContent = f.description;
+    // How to open the format, in the page's language, else the registry's
+    // description: tab-separated text has no quotes, which spreadsheets
+    // must be told (GBIF's users' most common complaint is columns shifted
+    // by a quote in a value).
+    const open = t(`format.open.${f.name}`);
+    formatHint.textContent = open === `format.open.${f.name}` ? f.description : open;
     fieldsDetails.hidden = !f.fields;
     if (f.fields && !fieldsBox.childElementCount) {
       replace(fieldsBox, app.config.choosableFields.map((name) => h('label', { class: 'check' },

@@ -99,6 +99,8 @@ export function render(root, app, rawKey) {
       st === 'SUCCEEDED' ? [t('dl.size'), size(d.size)] : null,
       d.numberDatasets ? [t('dl.datasets'), num(d.numberDatasets)] : null,
       d.license ? [t('dl.license'), licenseLink(d.license)] : null,
+      st === 'SUCCEEDED' && t(`format.open.${d.request.format}`) !== `format.open.${d.request.format}`
+        ? [t('dl.open'), h('span', { id: 'open-hint' }, t(`format.open.${d.request.format}`))] : null,
       st === 'SUCCEEDED' ? [t('dl.erase'), h('span', { id: 'erase-date' }, date(d.eraseAfter))] : null,
       d.error ? [t('dl.error'), d.error] : null,
     ].filter(Boolean);
