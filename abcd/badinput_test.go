@@ -48,6 +48,12 @@ func TestBadDocuments(t *testing.T) {
 		{"lt in attribute", "<DataSets a='<'/>", ErrSyntax, 1, ""},
 		{"invalid utf-8", "<DataSets><DataSet><Units><Unit><Notes>\xff\xfe</Notes></Unit></Units></DataSet></DataSets>", ErrSyntax, 1, "UTF-8"},
 		{"truncated utf-16", "\xfe\xff\x00<", ErrSyntax, 1, "end of document"},
+		{"ABCD 1.2", "<?xml version='1.0'?>\n<DataSets xmlns='http://www.tdwg.org/schemas/abcd/1.2'><DataSet><Units>" + unit + "</Units></DataSet></DataSets>",
+			ErrUnsupportedSchema, 2, "<DataSets> is in namespace http://www.tdwg.org/schemas/abcd/1.2 (ABCD 1.2, whose elements are named otherwise)"},
+		{"ABCD 1.2 in a response", "<response xmlns='http://www.biocase.org/schemas/protocol/1.3'>\n<content>\n<DataSets xmlns='http://www.tdwg.org/schemas/abcd/1.2'><DataSet><Units>" + unit + "</Units></DataSet></DataSets></content></response>",
+			ErrUnsupportedSchema, 3, "ABCD 1.2"},
+		{"another namespace", "<r:response xmlns:r='http://www.biocase.org/schemas/protocol/1.3' xmlns:a='http://example.org/not-abcd'><r:content>\n<a:DataSets><a:DataSet><a:Units>" + unit + "</a:Units></a:DataSet></a:DataSets></r:content></r:response>",
+			ErrUnsupportedSchema, 2, "<a:DataSets> is in namespace http://example.org/not-abcd (a namespace this package does not read)"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -339,5 +345,28 @@ func TestSplitText(t *testing.T) {
 	})
 	if r.Dataset().Title != "Title" {
 		t.Errorf("title %q", r.Dataset().Title)
+	}
+}
+
+// TestABCD2Namespaces: DataSets in ABCD 2.06's or 2.1's namespace, however
+// declared (a prefix, a default one redeclared inside a response, https or
+// a trailing slash), or in none at all (undeclared prefixes, a declaration
+// on a closed sibling), is read.
+func TestABCD2Namespaces(t *testing.T) {
+	body := "<DataSet><Units><Unit><UnitID>1</UnitID></Unit></Units></DataSet>"
+	prefixed := strings.NewReplacer("</", "</abcd21:", "<", "<abcd21:").Replace(body)
+	for _, doc := range []string{
+		"<DataSets xmlns='http://www.tdwg.org/schemas/abcd/2.06'>" + body + "</DataSets>",
+		"<DataSets xmlns='https://www.tdwg.org/schemas/abcd/2.1/'>" + body + "</DataSets>",
+		"<abcd21:DataSets xmlns:abcd21='http://www.tdwg.org/schemas/abcd/2.1'>" + prefixed + "</abcd21:DataSets>",
+		"<response xmlns='http://www.tdwg.org/schemas/abcd/1.2'><content><DataSets xmlns='http://www.tdwg.org/schemas/abcd/2.06'>" + body + "</DataSets></content></response>",
+		"<response><x xmlns:a='http://example.org/not-abcd'/><content><a:DataSets>" + body + "</a:DataSets></content></response>",
+		"<abcd:DataSets>" + body + "</abcd:DataSets>",
+		"<DataSets>" + body + "</DataSets>",
+	} {
+		n, _, err := readDoc(doc, Options{})
+		if err != nil || n != 1 {
+			t.Errorf("%s: %d units, %v", doc, n, err)
+		}
 	}
 }

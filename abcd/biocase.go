@@ -94,10 +94,13 @@ type InventoryArchive struct {
 	Modified  string
 }
 
-// ABCDArchive returns the dataset's ABCD archive, if listed.
+// ABCDArchive returns the dataset's ABCD 2.06 or 2.1 archive, if listed:
+// one whose namespace is ABCD 2's, or, without a namespace, whose name says
+// ABCD 2 (BioCASe names them Title.ABCD_2.06.zip). An archive of another
+// version (ABCD 1.2, 3.0) is not taken.
 func (d InventoryDataset) ABCDArchive() (InventoryArchive, bool) {
 	for _, a := range d.Archives {
-		if strings.Contains(a.Namespace, "/abcd/") || strings.Contains(a.URL, ".ABCD_") {
+		if IsABCD2Namespace(a.Namespace) || (a.Namespace == "" && strings.Contains(a.URL, ".ABCD_2.")) {
 			return a, true
 		}
 	}

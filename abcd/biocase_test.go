@@ -422,3 +422,25 @@ func TestSourceCloseEarly(t *testing.T) {
 		t.Errorf("after cancel: %v", err)
 	}
 }
+
+// TestABCDArchiveVersion: an inventory's ABCD 2 archive is taken, one of
+// another version is not, whatever comes first.
+func TestABCDArchiveVersion(t *testing.T) {
+	v12 := InventoryArchive{URL: "https://example.org/d.ABCD_1.2.zip", Namespace: "http://www.tdwg.org/schemas/abcd/1.2"}
+	v206 := InventoryArchive{URL: "https://example.org/d.ABCD_2.06.zip", Namespace: NSABCD206}
+	unnamed := InventoryArchive{URL: "https://example.org/d.ABCD_2.06.zip"}
+	dwc := InventoryArchive{URL: "https://example.org/d.DwCA.zip", RowType: "http://rs.tdwg.org/dwc/terms/Occurrence"}
+	for _, c := range []struct {
+		archives []InventoryArchive
+		want     string
+	}{
+		{[]InventoryArchive{v12, v206}, v206.URL},
+		{[]InventoryArchive{dwc, unnamed}, unnamed.URL},
+		{[]InventoryArchive{v12, dwc}, ""},
+	} {
+		a, ok := InventoryDataset{Archives: c.archives}.ABCDArchive()
+		if a.URL != c.want || ok != (c.want != "") {
+			t.Errorf("%v: took %q (%v), want %q", c.archives, a.URL, ok, c.want)
+		}
+	}
+}

@@ -15,7 +15,10 @@
 // local name: abcd:, abcd21:, a default namespace and prefixes that were
 // never declared all work. Refused with a *ParseError naming the document,
 // line and unit: malformed XML (ErrSyntax), a root other than DataSets or a
-// BioCASe response (ErrWrongRoot), a DOCTYPE declaring entities (ErrEntity;
+// BioCASe response (ErrWrongRoot), DataSets bound to a namespace other than
+// ABCD 2.06's or 2.1's, such as ABCD 1.2's (ErrUnsupportedSchema; no
+// namespace, or an undeclared prefix, is read as ABCD 2), a DOCTYPE
+// declaring entities (ErrEntity;
 // only the five predefined entities and character references are known), a
 // text node or tag over Options.MaxTokenBytes or a unit over
 // Options.MaxUnitBytes (ErrTooLarge; a 2 GB element is stopped after the

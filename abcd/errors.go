@@ -14,6 +14,10 @@ var (
 	ErrSyntax = errors.New("malformed XML")
 	// ErrWrongRoot: the root element is neither DataSets nor a BioCASe response.
 	ErrWrongRoot = errors.New("not an ABCD document")
+	// ErrUnsupportedSchema: the document's DataSets element is in a namespace
+	// other than ABCD 2.06's or 2.1's (ABCD 1.2, for one, names its
+	// elements otherwise: read as 2.06, its units would come out empty).
+	ErrUnsupportedSchema = errors.New("not ABCD 2.06 or 2.1")
 	// ErrEntity: the document declares entities (entity expansion is refused).
 	ErrEntity = errors.New("entity declarations are not accepted")
 	// ErrTooLarge: a single token, element, unit, document, archive entry,

@@ -74,6 +74,10 @@ type Reader struct {
 	src   io.Reader
 	lex   *lexer
 	stack []qname
+	// ns holds the namespace declarations of the elements open above and
+	// at DataSets, innermost last, until DataSets is checked.
+	ns     []nsDecl
+	nsDone bool
 
 	rootSeen bool
 	err      error
@@ -205,6 +209,9 @@ func (r *Reader) token() (int, error) {
 			return 0, r.fail(fmt.Errorf("%w: second root element <%s>", ErrSyntax, l.name))
 		}
 		r.stack = append(r.stack, l.name)
+		if !r.nsDone {
+			r.declare(len(r.stack), l.attrs)
+		}
 	case tokEnd:
 		if l.name.local == "" && len(r.stack) > 0 { // end of a self-closing tag
 			l.name = r.stack[len(r.stack)-1]
@@ -213,6 +220,9 @@ func (r *Reader) token() (int, error) {
 			return 0, r.fail(fmt.Errorf("%w: unexpected </%s>", ErrSyntax, l.name))
 		}
 		r.stack = r.stack[:len(r.stack)-1]
+		if !r.nsDone {
+			r.undeclare(len(r.stack))
+		}
 	case tokText:
 		if len(r.stack) == 0 && !isSpace(l.text) {
 			l.line += strings.Count(string(l.text[:len(l.text)-len(strings.TrimLeft(string(l.text), " \t\r\n"))]), "\n")
@@ -253,6 +263,13 @@ func (r *Reader) parent() string {
 // start handles an element start; it returns a Unit subtree when one was read.
 func (r *Reader) start() (*node, error) {
 	name := r.lex.name.local
+	if name == "DataSets" && !r.nsDone {
+		err := r.checkNamespace()
+		r.nsDone, r.ns = true, nil
+		if err != nil {
+			return nil, err
+		}
+	}
 	if len(r.stack) == 1 {
 		switch name {
 		case "response":

@@ -23,14 +23,19 @@ var countryIndex = sync.OnceValue(func() map[string]string {
 			if err != nil || !r.IsCountry() || r.String() != code {
 				continue
 			}
-			m[code] = code
-			m[strings.ToUpper(r.ISO3())] = code
-			m[normName(en.Name(r))] = code
+			// A withdrawn code (ZR, BU, TP, UK...) stands for its
+			// successor (CD, MM, TL, GB), whose name CLDR gives it too:
+			// indexed as itself, it would also take the successor's name
+			// when iterated after it ("Congo - Kinshasa" was ZR).
+			target := r.Canonicalize().String()
+			m[code] = target
+			m[strings.ToUpper(r.ISO3())] = target
+			m[normName(en.Name(r))] = target
 			if tag, err := language.Compose(language.Und, r); err == nil {
 				base, _ := tag.Base()
 				if namer := display.Regions(language.Make(base.String())); namer != nil {
 					if local := namer.Name(r); local != "" {
-						m[normName(local)] = code
+						m[normName(local)] = target
 					}
 				}
 			}

@@ -258,6 +258,12 @@ var gbifCountryNames = map[string]string{
 	"YE": "YEMEN",
 	"ZM": "ZAMBIA",
 	"ZW": "ZIMBABWE",
+	// The four constants whose names are not ASCII (the first generation
+	// of this list read only [A-Z_] names and missed them).
+	"CI": "CÔTE_DIVOIRE",
+	"CW": "CURAÇAO",
+	"RE": "RÉUNION",
+	"BL": "SAINT_BARTHÉLEMY",
 	"AA": "USER_DEFINED",
 	"XK": "KOSOVO",
 	"XZ": "INTERNATIONAL_WATERS",

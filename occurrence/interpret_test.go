@@ -207,6 +207,38 @@ func TestCountryCode(t *testing.T) {
 	if c, ok := CountryCode("Atlantis"); ok {
 		t.Errorf("Atlantis -> %s", c)
 	}
+	// Withdrawn codes and their names stand for their successors (the
+	// RMCA's ABCD sample's "Congo (Kinshasa)" was ZR, which GBIF has not).
+	for in, want := range map[string]string{"ZR": "CD", "Zaire": "CD", "Congo (Kinshasa)": "CD", "Congo - Kinshasa": "CD",
+		"Democratic Republic of the Congo": "CD", "UK": "GB", "BU": "MM", "TP": "TL", "ZAR": "CD"} {
+		if got, ok := CountryCode(in); !ok || got != want {
+			t.Errorf("%q -> %q %v, want %q", in, got, ok, want)
+		}
+	}
+}
+
+// TestCountryCodesAreGBIFs: every code CountryCode gives is one of GBIF's
+// Country constants, but for regions that ended without one successor
+// (SU, YU, CS, AN), or that GBIF counts under another country (IC, EA...),
+// which are listed so that a new one shows up here.
+func TestCountryCodesAreGBIFs(t *testing.T) {
+	notGBIFs := map[string]bool{"AC": true, "AN": true, "CP": true, "CQ": true, "CS": true, "DG": true, "EA": true,
+		"EZ": true, "FQ": true, "IC": true, "NT": true, "PC": true, "SU": true, "TA": true, "UN": true, "YU": true}
+	seen := map[string]bool{}
+	for _, code := range countryIndex() {
+		seen[code] = true
+		if _, ok := GBIFCountryName(code); !ok && !notGBIFs[code] {
+			t.Errorf("CountryCode gives %s, which GBIF's Country has not", code)
+		}
+	}
+	if len(gbifCountryNames) != 253 {
+		t.Errorf("%d GBIF country names; gbif-api's Country has 253 constants", len(gbifCountryNames))
+	}
+	for code := range gbifCountryNames {
+		if !seen[code] && code != "AA" && code != "XZ" && code != "ZZ" && code != "XK" {
+			t.Errorf("GBIF's %s is given for no code or name", code)
+		}
+	}
 }
 
 // BenchmarkInterpret interprets a typical specimen record into a reused
