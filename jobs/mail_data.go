@@ -31,8 +31,9 @@ type noticeData struct {
 	// Records, Datasets and Size (bytes) count the archive.
 	Records, Datasets, Size int64
 	// Format is the format in words ("Darwin Core Archive"), FormatName its
-	// name in the API ("DWCA").
-	Format, FormatName string
+	// name in the API ("DWCA"); Opening says how to open it (the
+	// catalogue's open.FORMAT, empty without one).
+	Format, FormatName, Opening string
 	// Query is the request's filter in words (the words of the archive's
 	// metadata; English); QueryAbbreviated says it was cut at 1,000
 	// characters.
@@ -90,6 +91,7 @@ func (s *Service) downloadData(r row, l *mailLocale, a notifyArgs) noticeData {
 	}
 	d.Citation = download.Citation(s.cfg.Portal, r.Created.Time, r.DOI, s.downloadLink(r.Key), r.Key)
 	d.Format = formatWords(l, r.Request.Format)
+	d.Opening = openingWords(l, r.Request.Format)
 	d.Query, d.QueryAbbreviated = s.queryWords(l, r)
 	if a.Notice == NoticeErasureWarning {
 		if day, err := time.Parse(time.DateOnly, a.Date); err == nil {
@@ -126,6 +128,17 @@ func formatWords(l *mailLocale, name string) string {
 		return name + " (" + info.Description + ")"
 	}
 	return name
+}
+
+// openingWords is how to open a download of the named format, as the
+// portal page says it (tab-separated text has no quotes, which
+// spreadsheets must be told); "" when the catalogue has no words for it.
+func openingWords(l *mailLocale, name string) string {
+	w, err := l.text1("open."+name, nil)
+	if err != nil {
+		return ""
+	}
+	return w
 }
 
 // queryWords is r's filter in words, cut at maxQueryWords characters: the
@@ -216,7 +229,7 @@ func sampleNotice(kind NoticeKind) noticeData {
 	d := noticeData{Portal: "Example portal", Key: "0000001-260507100000000", Creator: "alice", Status: string(StatusSucceeded),
 		Description: "sample", Link: "https://example.org/v1/occurrence/download/request/0000001-260507100000000.zip",
 		API: "https://example.org/v1/occurrence/download/0000001-260507100000000", Citation: "Example portal (7 May 2026) Occurrence Download https://example.org",
-		Records: 1234, Datasets: 1, Size: 12_345_678, Format: "Darwin Core Archive", FormatName: "DWCA",
+		Records: 1234, Datasets: 1, Size: 12_345_678, Format: "Darwin Core Archive", FormatName: "DWCA", Opening: "sample opening",
 		Query: "Country is DK", Created: now, EraseAfter: now.Add(14 * 24 * time.Hour), DaysLeft: 14,
 		Reason: "sample reason", Detail: "sample detail", Help: "help@example.org", HelpLink: "mailto:help@example.org"}
 	d.Page = d.API

@@ -230,6 +230,7 @@ func MailPreview(overridesDir string, kind NoticeKind, lang string) (Message, er
 	l := c.pick(lang)
 	d := sampleNotice(kind)
 	d.Lang = l.name
+	d.Format, d.Opening = formatWords(l, d.FormatName), openingWords(l, d.FormatName)
 	if d.Reason, err = l.text1("reason."+reasonInternal, d); err != nil {
 		return Message{}, err
 	}

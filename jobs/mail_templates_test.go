@@ -61,6 +61,9 @@ func TestMailCataloguesComplete(t *testing.T) {
 		if _, ok := en.strings["format."+f]; !ok {
 			t.Errorf("no words for format %s", f)
 		}
+		if _, ok := en.strings["open."+f]; !ok {
+			t.Errorf("no words on opening format %s", f)
+		}
 	}
 }
 
@@ -82,20 +85,21 @@ func TestMailRenderLanguages(t *testing.T) {
 	cases := []struct {
 		lang                       string
 		subject, counts, size, day string
-		keep, words                string
+		keep, words, opening       string
 	}{
 		{"en", "Your download 0000001-260507100000000 is ready", "12,345 records from 3 datasets", "12.3 MB",
-			"2 November 2026", "in 1 day", "What is in it"},
+			"2 November 2026", "in 1 day", "What is in it", "with Tab as the separator and no text qualifier"},
 		{"es", "Su descarga 0000001-260507100000000 está lista", "12.345 registros de 3 conjuntos de datos", "12,3 MB",
-			"2 de noviembre de 2026", "dentro de 1 día", "Qué contiene"},
+			"2 de noviembre de 2026", "dentro de 1 día", "Qué contiene", "con el tabulador como separador y sin calificador de texto"},
 		{"fr", "Votre téléchargement 0000001-260507100000000 est prêt", "12\u00a0345 enregistrements issus de 3 jeux de données", "12,3 Mo",
-			"2 novembre 2026", "dans 1 jour", "Ce qu'il contient"},
+			"2 novembre 2026", "dans 1 jour", "Ce qu'il contient", "avec la tabulation comme séparateur et sans délimiteur de texte"},
 	}
 	for _, cs := range cases {
 		t.Run(cs.lang, func(t *testing.T) {
 			l := c.locales[cs.lang]
 			d := testNoticeData(cs.lang)
 			d.Format = formatWords(l, "DWCA")
+			d.Opening = openingWords(l, "DWCA")
 			out, err := l.render(string(NoticeSuccess), d)
 			if err != nil {
 				t.Fatal(err)
@@ -105,7 +109,7 @@ func TestMailRenderLanguages(t *testing.T) {
 			}
 			for part, body := range map[string]string{"text": out.Text, "html": out.HTML} {
 				for _, want := range []string{d.Link, d.Citation, cs.counts, cs.size, cs.day, cs.keep, "Darwin Core Archive",
-					d.Query, "curl -u alice -X PUT " + d.API} {
+					d.Query, "curl -u alice -X PUT " + d.API, cs.opening} {
 					if !strings.Contains(body, want) {
 						t.Errorf("%s part lacks %q:\n%s", part, want, body)
 					}
