@@ -119,8 +119,11 @@
 //	Identification/Date                         dateIdentified              same interval rule as eventDate
 //	Identification/Notes; VerificationLevel;    identificationRemarks; identificationVerificationStatus; identificationReferences
 //	  References/Reference/TitleCitation
-//	SpecimenUnit/NomenclaturalTypeDesignations/ typeStatus; gbif:typifiedName   all designations, joined in the same order (G keeps
-//	  .../TypeStatus; TypifiedName/FullScientificNameString                 the first, K joins with "; ")
+//	SpecimenUnit/NomenclaturalTypeDesignations/ typeStatus; gbif:typifiedName   all designations, paired position by position: the
+//	  .../TypeStatus; TypifiedName/FullScientificNameString                 n-th name is the n-th status's; identical (status, name) pairs
+//	                                                                        once; a designation without a name leaves an empty slot
+//	                                                                        ("holotype | paratype" with "| Aus bus L."), a list of empty
+//	                                                                        slots is left out (G keeps the first, K joins with "; ")
 //	UnitExtension/EarthScienceSpecimen/         earliest/latest{Eon,Era,Period,Epoch,Age}... by ChronoStratigraphicDivision
 //	  UnitStratigraphicDetermination/             (System -> Period, Series -> Epoch, ...); Lithostratigraphic
 //	  Chrono-/LithostratigraphicAttributions      group/formation/member/bed

@@ -1,6 +1,7 @@
 package abcd
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/biodiversity-downloads/downloader/occurrence"
@@ -91,13 +92,35 @@ func mapUnitFacts(t terms, u *node) {
 	t.set(dwc+"associatedOccurrences", joinValues(assoc))
 }
 
-// mapTypes sets typeStatus and typifiedName from all type designations.
+// mapTypes sets typeStatus and typifiedName from all type designations,
+// paired position by position: identical (status, name) pairs are written
+// once, and a designation without a name (or status) keeps an empty slot
+// in its list ("holotype | paratype" with "| Aus bus L."), so the n-th
+// name is always the n-th status's. A list whose slots are all empty is
+// left out.
 func mapTypes(t terms, u *node) {
-	var status, names []string
+	var pairs [][2]string
 	for _, d := range all(u, "SpecimenUnit", "NomenclaturalTypeDesignations", "NomenclaturalTypeDesignation") {
-		status = append(status, text(d, "TypeStatus"))
-		names = append(names, text(d, "TypifiedName", "FullScientificNameString"))
+		p := [2]string{text(d, "TypeStatus"), text(d, "TypifiedName", "FullScientificNameString")}
+		if p != [2]string{} && !slices.Contains(pairs, p) {
+			pairs = append(pairs, p)
+		}
 	}
-	t.set(dwc+"typeStatus", joinValues(status))
-	t.set(gbif+"typifiedName", joinValues(names))
+	t.set(dwc+"typeStatus", joinSlots(pairs, 0))
+	t.set(gbif+"typifiedName", joinSlots(pairs, 1))
+}
+
+// joinSlots joins the i-th values of pairs with the list separator, empty
+// values included as empty slots; "" when every value is empty.
+func joinSlots(pairs [][2]string, i int) string {
+	vals := make([]string, len(pairs))
+	filled := false
+	for j, p := range pairs {
+		vals[j] = p[i]
+		filled = filled || p[i] != ""
+	}
+	if !filled {
+		return ""
+	}
+	return strings.TrimSpace(strings.Join(vals, " | "))
 }

@@ -1,0 +1,73 @@
+package abcd
+
+import (
+	"context"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/biodiversity-downloads/downloader/occurrence"
+)
+
+// unitsDoc wraps Unit elements into an ABCD 2.06 document.
+func unitsDoc(units ...string) string {
+	return `<?xml version="1.0" encoding="UTF-8"?>
+<DataSets xmlns="http://www.tdwg.org/schemas/abcd/2.06"><DataSet>
+<Metadata><Description><Representation language="en"><Title>T</Title></Representation></Description></Metadata>
+<Units>` + strings.Join(units, "\n") + `</Units></DataSet></DataSets>`
+}
+
+// mapDoc reads every record of a document given as text.
+func mapDoc(t *testing.T, doc string) []occurrence.RawRecord {
+	t.Helper()
+	r := NewReader(strings.NewReader(doc), "doc.xml", Options{})
+	var recs []occurrence.RawRecord
+	for {
+		rec, err := r.Next(context.Background())
+		if err == io.EOF {
+			return recs
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs = append(recs, rec)
+	}
+}
+
+// designation is a NomenclaturalTypeDesignation; an empty name is left out.
+func designation(status, name string) string {
+	d := "<NomenclaturalTypeDesignation><TypeStatus>" + status + "</TypeStatus>"
+	if name != "" {
+		d += "<TypifiedName><FullScientificNameString>" + name + "</FullScientificNameString></TypifiedName>"
+	}
+	return d + "</NomenclaturalTypeDesignation>"
+}
+
+// TestTypeDesignationsPaired: typeStatus and typifiedName stay paired
+// position by position (the audit's crafted/types.xml): a designation
+// without a name keeps an empty slot, equal statuses of different names
+// are both kept, and only identical pairs are written once.
+func TestTypeDesignationsPaired(t *testing.T) {
+	unit := func(id string, ds ...string) string {
+		return "<Unit><UnitID>" + id + "</UnitID><SpecimenUnit><NomenclaturalTypeDesignations>" +
+			strings.Join(ds, "") + "</NomenclaturalTypeDesignations></SpecimenUnit></Unit>"
+	}
+	recs := mapDoc(t, unitsDoc(
+		unit("T1", designation("holotype", ""), designation("paratype", "Aus bus L.")),
+		unit("T2", designation("isotype", "Aus bus L."), designation("isotype", "Aus cus L.")),
+		unit("T3", designation("isotype", "Aus bus L."), designation("isotype", "Aus bus L."), designation("holotype", "Aus cus L.")),
+		unit("T4", designation("holotype", ""), designation("isotype", "")),
+	))
+	want := [][2]string{
+		{"holotype | paratype", "| Aus bus L."},
+		{"isotype | isotype", "Aus bus L. | Aus cus L."},
+		{"isotype | holotype", "Aus bus L. | Aus cus L."},
+		{"holotype | isotype", ""},
+	}
+	for i, w := range want {
+		c := coreOf(recs[i])
+		if c["typeStatus"] != w[0] || c["gbif:typifiedName"] != w[1] {
+			t.Errorf("%s: typeStatus %q typifiedName %q, want %q and %q", c["catalogNumber"], c["typeStatus"], c["gbif:typifiedName"], w[0], w[1])
+		}
+	}
+}
