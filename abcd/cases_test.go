@@ -139,7 +139,7 @@ func TestEFG(t *testing.T) {
 		"scientificName": "sedimentary rocks", "higherClassification": "rocks", "basisOfRecord": "RockSpecimen",
 		"earliestPeriodOrLowestSystem": "Ordovician", "latestPeriodOrHighestSystem": "Ordovician",
 		"minimumDepthInMeters": "843", "maximumDepthInMeters": "845.8", "verbatimElevation": "114",
-		"minimumElevationInMeters": "114", "eventDate": "1961", "countryCode": "Latvia", "decimalLatitude": "",
+		"minimumElevationInMeters": "114", "eventDate": "1961", "country": "Latvia", "countryCode": "", "decimalLatitude": "",
 	})
 }
 

@@ -69,8 +69,8 @@
 //	Gathering/Notes                             eventRemarks
 //	Gathering/LocalityText; AreaDetail          locality; locationRemarks   (TDWG would say verbatimLocality; G and K say locality)
 //	Gathering/Country/NameDerived, else Name    country
-//	Gathering/Country/ISO3166Code, else the     countryCode                 verbatim ("BRD" stays); the interpreter derives a code from a name
-//	  country name
+//	Gathering/Country/ISO3166Code               countryCode                 verbatim ("BRD" stays); never a name (G, K): the interpreter
+//	                                                                        derives the code from country and flags it
 //	Gathering/NamedAreas/NamedArea              continent, waterBody, islandGroup, island, stateProvince, county, municipality
 //	                                                                        by lower-cased AreaClass (Latin/English synonyms: ocean, sea,
 //	                                                                        archipelago, province, region, district...), first wins;

@@ -71,3 +71,14 @@ func TestTypeDesignationsPaired(t *testing.T) {
 		}
 	}
 }
+
+// TestCountryCodeOnlyFromISOCode: a country name never goes into
+// countryCode (it stays in country; the interpreter derives the code).
+func TestCountryCodeOnlyFromISOCode(t *testing.T) {
+	recs := mapDoc(t, unitsDoc(
+		`<Unit><UnitID>1</UnitID><Gathering><Country><Name>Croatia</Name></Country></Gathering></Unit>`,
+		`<Unit><UnitID>2</UnitID><Gathering><Country><Name>Latvija</Name><NameDerived>Latvia</NameDerived><ISO3166Code>LV</ISO3166Code></Country></Gathering></Unit>`,
+	))
+	expect(t, "name only", coreOf(recs[0]), map[string]string{"country": "Croatia", "countryCode": ""})
+	expect(t, "name and code", coreOf(recs[1]), map[string]string{"country": "Latvia", "countryCode": "LV"})
+}
