@@ -82,8 +82,12 @@
 //	.../CoordinateErrorDistanceInMeters         coordinateUncertaintyInMeters
 //	.../AccuracyStatement                       georeferenceRemarks         free text ("GoogleEarth"); K puts it into coordinatePrecision,
 //	                                                                        which must be a number
-//	.../CoordinatesText, else UTMText;          verbatimCoordinates; georeferenceProtocol
-//	  SiteCoordinates/CoordinateMethod
+//	.../CoordinatesText; SiteCoordinates/       verbatimCoordinates; georeferenceProtocol
+//	  CoordinateMethod
+//	.../CoordinatesUTM/UTMText, else UTMZone-   verbatimCoordinates, verbatimCoordinateSystem, verbatimSRS
+//	  Full (else UTMZone + UTMSubzone),                                     when there is no CoordinatesText: "33U 389000 5819000"
+//	  UTMEasting, UTMNorthing, UTMNS; UTMDatum                              (UTMNS in parentheses after it), system "UTM", SRS = UTMDatum;
+//	                                                                        not converted to degrees (neither G nor K maps UTM values)
 //	Gathering/GML                               (not mapped)                GML is not WKT; G copies it into footprintWKT, which then fails
 //	Gathering/Altitude | Depth | Height         minimum/maximumElevationInMeters, minimum/maximumDepthInMeters,
 //	  MeasurementOrFactAtomised/LowerValue,       minimum/maximumDistanceAboveSurfaceInMeters

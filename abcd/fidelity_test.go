@@ -82,3 +82,26 @@ func TestCountryCodeOnlyFromISOCode(t *testing.T) {
 	expect(t, "name only", coreOf(recs[0]), map[string]string{"country": "Croatia", "countryCode": ""})
 	expect(t, "name and code", coreOf(recs[1]), map[string]string{"country": "Latvia", "countryCode": "LV"})
 }
+
+// TestUTMOnlyCoordinates: a coordinate set with only atomised UTM values
+// (the audit's crafted/spot.xml U1) keeps them as verbatim coordinates.
+func TestUTMOnlyCoordinates(t *testing.T) {
+	utm := func(id, inner string) string {
+		return "<Unit><UnitID>" + id + "</UnitID><Gathering><SiteCoordinateSets><SiteCoordinates><CoordinatesUTM>" +
+			inner + "</CoordinatesUTM></SiteCoordinates></SiteCoordinateSets></Gathering></Unit>"
+	}
+	recs := mapDoc(t, unitsDoc(
+		utm("1", `<UTMZone>33</UTMZone><UTMSubzone>U</UTMSubzone><UTMEasting>389000</UTMEasting><UTMNorthing>5819000</UTMNorthing><UTMDatum>ETRS89</UTMDatum>`),
+		utm("2", `<UTMZone>33</UTMZone><UTMZoneFull>33 U</UTMZoneFull><UTMNS>N</UTMNS><UTMEasting>389000</UTMEasting><UTMNorthing>5819000</UTMNorthing>`),
+		utm("3", `<UTMText>33U 389 5819 (km)</UTMText><UTMEasting>389000</UTMEasting><UTMDatum>WGS84</UTMDatum>`),
+		utm("4", `<UTMZone>33</UTMZone><UTMDatum>WGS84</UTMDatum>`),
+	))
+	expect(t, "atomised", coreOf(recs[0]), map[string]string{"verbatimCoordinates": "33U 389000 5819000",
+		"verbatimCoordinateSystem": "UTM", "verbatimSRS": "ETRS89", "geodeticDatum": "ETRS89", "decimalLatitude": ""})
+	expect(t, "zone full", coreOf(recs[1]), map[string]string{"verbatimCoordinates": "33 U 389000 5819000 (N)",
+		"verbatimCoordinateSystem": "UTM", "verbatimSRS": ""})
+	expect(t, "text", coreOf(recs[2]), map[string]string{"verbatimCoordinates": "33U 389 5819 (km)",
+		"verbatimCoordinateSystem": "UTM", "verbatimSRS": "WGS84"})
+	expect(t, "zone only", coreOf(recs[3]), map[string]string{"verbatimCoordinates": "", "verbatimCoordinateSystem": "", "verbatimSRS": ""})
+	checkDeclared(t, recs)
+}

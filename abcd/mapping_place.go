@@ -150,8 +150,37 @@ func mapCoordinates(t terms, g *node) {
 	t.set(dwc+"geodeticDatum", firstText(sc, []string{"CoordinatesLatLong", "SpatialDatum"}, []string{"CoordinatesUTM", "UTMDatum"}))
 	t.set(dwc+"coordinateUncertaintyInMeters", text(ll, "CoordinateErrorDistanceInMeters"))
 	t.set(dwc+"georeferenceRemarks", text(ll, "AccuracyStatement"))
-	t.set(dwc+"verbatimCoordinates", firstText(sc, []string{"CoordinatesLatLong", "CoordinatesText"}, []string{"CoordinatesUTM", "UTMText"}))
 	t.set(dwc+"georeferenceProtocol", text(sc, "CoordinateMethod"))
+	if v := text(ll, "CoordinatesText"); v != "" {
+		t.set(dwc+"verbatimCoordinates", v)
+	} else if utm := child(sc, "CoordinatesUTM"); utm != nil {
+		mapUTM(t, utm)
+	}
+}
+
+// mapUTM writes UTM coordinates as verbatim coordinates: UTMText, else
+// "ZONE EASTING NORTHING" from the atomised values (zone = UTMZoneFull,
+// else UTMZone and UTMSubzone: "33U 389000 5819000"; UTMNS, the
+// hemisphere, follows in parentheses), with verbatimCoordinateSystem "UTM"
+// and verbatimSRS = UTMDatum. Nothing is converted to decimal degrees.
+func mapUTM(t terms, utm *node) {
+	v := text(utm, "UTMText")
+	if e, n := text(utm, "UTMEasting"), text(utm, "UTMNorthing"); v == "" && (e != "" || n != "") {
+		zone := text(utm, "UTMZoneFull")
+		if zone == "" {
+			zone = text(utm, "UTMZone") + text(utm, "UTMSubzone")
+		}
+		v = strings.Join(slices.DeleteFunc([]string{zone, e, n}, func(s string) bool { return s == "" }), " ")
+		if ns := text(utm, "UTMNS"); ns != "" {
+			v += " (" + ns + ")"
+		}
+	}
+	if v == "" {
+		return
+	}
+	t.set(dwc+"verbatimCoordinates", v)
+	t.set(dwc+"verbatimCoordinateSystem", "UTM")
+	t.set(dwc+"verbatimSRS", text(utm, "UTMDatum"))
 }
 
 // mapRange maps an ABCD MeasurementOrFact range (Altitude, Depth, Height):

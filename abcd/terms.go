@@ -40,6 +40,7 @@ var coreTerms = append([]string{
 	dwc + "minimumDistanceAboveSurfaceInMeters", dwc + "maximumDistanceAboveSurfaceInMeters",
 	dwc + "decimalLatitude", dwc + "decimalLongitude", dwc + "geodeticDatum",
 	dwc + "coordinateUncertaintyInMeters", dwc + "verbatimCoordinates",
+	dwc + "verbatimCoordinateSystem", dwc + "verbatimSRS",
 	dwc + "georeferenceProtocol", dwc + "georeferenceRemarks",
 	dwc + "earliestEonOrLowestEonothem", dwc + "latestEonOrHighestEonothem",
 	dwc + "earliestEraOrLowestErathem", dwc + "latestEraOrHighestErathem",
