@@ -80,8 +80,11 @@
 //	.../SpatialDatum, else CoordinatesUTM/      geodeticDatum               verbatim ("4326" is interpreted downstream)
 //	  UTMDatum
 //	.../CoordinateErrorDistanceInMeters         coordinateUncertaintyInMeters
-//	.../AccuracyStatement                       georeferenceRemarks         free text ("GoogleEarth"); K puts it into coordinatePrecision,
-//	                                                                        which must be a number
+//	.../VerbatimLatitude, VerbatimLongitude     verbatimLatitude, verbatimLongitude   ABCD 2.1 (G)
+//	.../AccuracyStatement; SiteCoordinates/     georeferenceRemarks         joined; AccuracyStatement is free text ("GoogleEarth"); K puts
+//	  GeoreferenceRemarks (2.1)                                             it into coordinatePrecision, which must be a number
+//	SiteCoordinates/GeoreferenceSources,        georeferenceSources, georeferenceVerificationStatus   ABCD 2.1, as is
+//	  GeoreferenceVerificationStatus (2.1)
 //	.../CoordinatesText; SiteCoordinates/       verbatimCoordinates; georeferenceProtocol
 //	  CoordinateMethod
 //	.../CoordinatesUTM/UTMText, else UTMZone-   verbatimCoordinates, verbatimCoordinateSystem, verbatimSRS

@@ -105,3 +105,22 @@ func TestUTMOnlyCoordinates(t *testing.T) {
 	expect(t, "zone only", coreOf(recs[3]), map[string]string{"verbatimCoordinates": "", "verbatimCoordinateSystem": "", "verbatimSRS": ""})
 	checkDeclared(t, recs)
 }
+
+// TestABCD21Georeference: ABCD 2.1's verbatim latitude/longitude and
+// georeference elements (the audit's crafted/v21.xml); GeoreferenceRemarks
+// is joined to AccuracyStatement.
+func TestABCD21Georeference(t *testing.T) {
+	doc := strings.Replace(unitsDoc(`<Unit><UnitID>V21</UnitID><Gathering><SiteCoordinateSets><SiteCoordinates>
+		<GeoreferenceSources>Gazetteer of Germany</GeoreferenceSources>
+		<GeoreferenceVerificationStatus>verified by curator</GeoreferenceVerificationStatus>
+		<GeoreferenceRemarks>centroid of village</GeoreferenceRemarks>
+		<CoordinatesLatLong><VerbatimLongitude>13°22'E</VerbatimLongitude><VerbatimLatitude>52°31'N</VerbatimLatitude>
+		<AccuracyStatement>GoogleEarth</AccuracyStatement></CoordinatesLatLong>
+		</SiteCoordinates></SiteCoordinateSets></Gathering></Unit>`), "abcd/2.06", "abcd/2.1", 1)
+	recs := mapDoc(t, doc)
+	expect(t, "2.1", coreOf(recs[0]), map[string]string{
+		"verbatimLatitude": "52°31'N", "verbatimLongitude": "13°22'E", "georeferenceSources": "Gazetteer of Germany",
+		"georeferenceVerificationStatus": "verified by curator", "georeferenceRemarks": "GoogleEarth | centroid of village",
+	})
+	checkDeclared(t, recs)
+}

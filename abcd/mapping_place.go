@@ -130,32 +130,42 @@ func mapPlace(t terms, g *node) {
 	mapRange(t, child(g, "Height"), "", "minimumDistanceAboveSurfaceInMeters", "maximumDistanceAboveSurfaceInMeters")
 }
 
-// mapCoordinates uses the first coordinate set that has both latitude and
-// longitude (else the first set).
+// mapCoordinates maps the coordinate set pickCoordinates chooses.
 func mapCoordinates(t terms, g *node) {
-	sets := all(g, "SiteCoordinateSets", "SiteCoordinates")
-	if len(sets) == 0 {
+	sc := pickCoordinates(all(g, "SiteCoordinateSets", "SiteCoordinates"))
+	if sc == nil {
 		return
-	}
-	sc := sets[0]
-	for _, s := range sets {
-		if text(s, "CoordinatesLatLong", "LatitudeDecimal") != "" && text(s, "CoordinatesLatLong", "LongitudeDecimal") != "" {
-			sc = s
-			break
-		}
 	}
 	ll := child(sc, "CoordinatesLatLong")
 	t.set(dwc+"decimalLatitude", text(ll, "LatitudeDecimal"))
 	t.set(dwc+"decimalLongitude", text(ll, "LongitudeDecimal"))
+	t.set(dwc+"verbatimLatitude", text(ll, "VerbatimLatitude"))
+	t.set(dwc+"verbatimLongitude", text(ll, "VerbatimLongitude"))
 	t.set(dwc+"geodeticDatum", firstText(sc, []string{"CoordinatesLatLong", "SpatialDatum"}, []string{"CoordinatesUTM", "UTMDatum"}))
 	t.set(dwc+"coordinateUncertaintyInMeters", text(ll, "CoordinateErrorDistanceInMeters"))
-	t.set(dwc+"georeferenceRemarks", text(ll, "AccuracyStatement"))
+	t.set(dwc+"georeferenceRemarks", joinValues([]string{text(ll, "AccuracyStatement"), text(sc, "GeoreferenceRemarks")}))
 	t.set(dwc+"georeferenceProtocol", text(sc, "CoordinateMethod"))
+	t.set(dwc+"georeferenceSources", text(sc, "GeoreferenceSources"))
+	t.set(dwc+"georeferenceVerificationStatus", text(sc, "GeoreferenceVerificationStatus"))
 	if v := text(ll, "CoordinatesText"); v != "" {
 		t.set(dwc+"verbatimCoordinates", v)
 	} else if utm := child(sc, "CoordinatesUTM"); utm != nil {
 		mapUTM(t, utm)
 	}
+}
+
+// pickCoordinates is the first coordinate set that has both latitude and
+// longitude, else the first set; nil when there is none.
+func pickCoordinates(sets []*node) *node {
+	for _, s := range sets {
+		if text(s, "CoordinatesLatLong", "LatitudeDecimal") != "" && text(s, "CoordinatesLatLong", "LongitudeDecimal") != "" {
+			return s
+		}
+	}
+	if len(sets) == 0 {
+		return nil
+	}
+	return sets[0]
 }
 
 // mapUTM writes UTM coordinates as verbatim coordinates: UTMText, else
