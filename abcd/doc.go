@@ -50,7 +50,9 @@
 //	KindOfUnit + SpecimenUnit/Preparations/     preparations                all joined (G takes KindOfUnit; 2.1 spells preparationType in
 //	  Preparation/PreparationType                                           lower case, both accepted)
 //	Sequences/Sequence/ID-in-Database           associatedSequences         joined
-//	UnitReferences/UnitReference/TitleCitation  associatedReferences        joined
+//	UnitReferences/UnitReference/TitleCitation; associatedReferences        joined; SourceReference (the publication a literature record
+//	  SourceReference/TitleCitation,                                        comes from) last, as "TitleCitation, CitationDetail" (neither G
+//	  CitationDetail                                                        nor K maps it)
 //	ZoologicalUnit/PhasesOrStages/PhaseOrStage  lifeStage                   joined
 //	Associations/UnitAssociation                associatedOccurrences       "TYPE: urn:catalog:INST:SOURCE:UNITID", joined
 //	Gathering/Agents/GatheringAgent             recordedBy                  Person/FullName, else AgentText, else Organisation name; agents

@@ -124,3 +124,15 @@ func TestABCD21Georeference(t *testing.T) {
 	})
 	checkDeclared(t, recs)
 }
+
+// TestSourceReference: the publication a literature record comes from
+// (Unit/SourceReference) follows the UnitReferences in associatedReferences.
+func TestSourceReference(t *testing.T) {
+	recs := mapDoc(t, unitsDoc(
+		`<Unit><UnitID>1</UnitID><RecordBasis>Literature</RecordBasis><SourceReference><TitleCitation>Biondi E., 2001. Fitosociologia 38: 3-105.</TitleCitation><CitationDetail>p. 20</CitationDetail></SourceReference>
+		<UnitReferences><UnitReference><TitleCitation>Smith 1990</TitleCitation></UnitReference></UnitReferences></Unit>`,
+		`<Unit><UnitID>2</UnitID><SourceReference><TitleCitation>Flora europaea, Vol. 3</TitleCitation><CitationDetail>p. 461</CitationDetail></SourceReference></Unit>`,
+	))
+	expect(t, "with unit references", coreOf(recs[0]), map[string]string{"associatedReferences": "Smith 1990 | Biondi E., 2001. Fitosociologia 38: 3-105. p. 20"})
+	expect(t, "alone", coreOf(recs[1]), map[string]string{"associatedReferences": "Flora europaea, Vol. 3, p. 461"})
+}

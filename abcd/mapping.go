@@ -69,7 +69,8 @@ func mapUnitFacts(t terms, u *node) {
 	t.set(dwc+"sex", text(u, "Sex"))
 	t.set(dc+"references", text(u, "RecordURI"))
 	t.set(dwc+"associatedSequences", joinValues(texts(u, "Sequences", "Sequence", "ID-in-Database")))
-	t.set(dwc+"associatedReferences", joinValues(texts(u, "UnitReferences", "UnitReference", "TitleCitation")))
+	refs := append(texts(u, "UnitReferences", "UnitReference", "TitleCitation"), citation(child(u, "SourceReference")))
+	t.set(dwc+"associatedReferences", joinValues(refs))
 	t.set(dwc+"lifeStage", joinValues(texts(u, "ZoologicalUnit", "PhasesOrStages", "PhaseOrStage")))
 	preps := []string{text(u, "KindOfUnit")}
 	for _, p := range append(all(u, "SpecimenUnit", "Preparations", "Preparation"), all(u, "SpecimenUnit", "Preparations", "preparation")...) {
@@ -90,6 +91,20 @@ func mapUnitFacts(t terms, u *node) {
 		assoc = append(assoc, ref)
 	}
 	t.set(dwc+"associatedOccurrences", joinValues(assoc))
+}
+
+// citation is an ABCD Reference as one text: TitleCitation, then
+// CitationDetail (after ", ", or after a space when the title ends in
+// punctuation); "" without a TitleCitation.
+func citation(ref *node) string {
+	title, detail := text(ref, "TitleCitation"), text(ref, "CitationDetail")
+	switch {
+	case title == "" || detail == "":
+		return title
+	case strings.ContainsAny(title[len(title)-1:], ".,;:"):
+		return title + " " + detail
+	}
+	return title + ", " + detail
 }
 
 // mapTypes sets typeStatus and typifiedName from all type designations,
