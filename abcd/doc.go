@@ -147,6 +147,8 @@
 //	  /MeasurementOrFactAtomised                                            accuracy, unit, determinedBy=MeasuredBy,
 //	                                                                        determinedDate=MeasurementDateTime, method; a text-only
 //	                                                                        fact becomes the value with no type; Notes -> remarks
+//	Gathering/SiteMeasurementsOrFacts/          MeasurementOrFact extension  the same columns, after the unit's facts, with
+//	  SiteMeasurementOrFact                                                 measurementRemarks "site" (water temperature, pH...)
 //	DataSet/Metadata/Description/Representation/Title  datasetName (every record) and EML title
 //	DataSet/DatasetGUID                         datasetID (every record) and EML alternateIdentifier
 //	DataSet/Metadata/IPRStatements/Licenses/    dcterms:license (every record) and EML intellectualRights: URI, else a Text that is

@@ -136,3 +136,23 @@ func TestSourceReference(t *testing.T) {
 	expect(t, "with unit references", coreOf(recs[0]), map[string]string{"associatedReferences": "Smith 1990 | Biondi E., 2001. Fitosociologia 38: 3-105. p. 20"})
 	expect(t, "alone", coreOf(recs[1]), map[string]string{"associatedReferences": "Flora europaea, Vol. 3, p. 461"})
 }
+
+// TestSiteMeasurements: Gathering/SiteMeasurementsOrFacts (the audit's
+// crafted/spot.xml U1) become MeasurementOrFact rows after the unit's own,
+// marked "site" in measurementRemarks.
+func TestSiteMeasurements(t *testing.T) {
+	recs := mapDoc(t, unitsDoc(`<Unit><UnitID>1</UnitID><Gathering><SiteMeasurementsOrFacts>
+		<SiteMeasurementOrFact><MeasurementOrFactAtomised><Parameter>water temperature</Parameter><LowerValue>12.5</LowerValue><UnitOfMeasurement>°C</UnitOfMeasurement></MeasurementOrFactAtomised></SiteMeasurementOrFact>
+		<SiteMeasurementOrFact><MeasurementOrFactText>turbid water</MeasurementOrFactText></SiteMeasurementOrFact>
+		</SiteMeasurementsOrFacts></Gathering>
+		<MeasurementsOrFacts><MeasurementOrFact><MeasurementOrFactAtomised><Parameter>weight</Parameter><LowerValue>3</LowerValue><UnitOfMeasurement>g</UnitOfMeasurement></MeasurementOrFactAtomised></MeasurementOrFact></MeasurementsOrFacts></Unit>`))
+	rows := extOf(recs[0], occurrence.RowTypeMeasurement)
+	if len(rows) != 3 {
+		t.Fatalf("%d measurement rows, want 1 unit fact and 2 site facts: %v", len(rows), rows)
+	}
+	expect(t, "unit fact", rows[0], map[string]string{"measurementType": "weight", "measurementValue": "3", "measurementRemarks": ""})
+	expect(t, "site fact", rows[1], map[string]string{"measurementType": "water temperature", "measurementValue": "12.5",
+		"measurementUnit": "°C", "measurementRemarks": "site"})
+	expect(t, "site text", rows[2], map[string]string{"measurementType": "", "measurementValue": "turbid water", "measurementRemarks": "site"})
+	checkDeclared(t, recs)
+}

@@ -46,36 +46,49 @@ func mediaType(format string) string {
 	return ""
 }
 
-// measurementRows maps Unit/MeasurementsOrFacts/MeasurementOrFact to
-// MeasurementOrFact rows: a range LowerValue-UpperValue is one value "L-U";
-// a text-only fact becomes the value with no type.
+// measurementRows maps Unit/MeasurementsOrFacts/MeasurementOrFact, then
+// Gathering/SiteMeasurementsOrFacts/SiteMeasurementOrFact (measurementRemarks
+// "site"), to MeasurementOrFact rows.
 func measurementRows(u *node) []occurrence.Terms {
 	var rows []occurrence.Terms
 	for _, m := range all(u, "MeasurementsOrFacts", "MeasurementOrFact") {
-		t := terms{}
-		a := child(m, "MeasurementOrFactAtomised")
-		val := text(a, "LowerValue")
-		if up := text(a, "UpperValue"); up != "" && up != val {
-			if val != "" {
-				val += "-" + up
-			} else {
-				val = up
-			}
-		}
-		if val == "" {
-			val = text(m, "MeasurementOrFactText")
-		}
-		t.set(dwc+"measurementType", text(a, "Parameter"))
-		t.set(dwc+"measurementValue", val)
-		t.set(dwc+"measurementAccuracy", text(a, "Accuracy"))
-		t.set(dwc+"measurementUnit", text(a, "UnitOfMeasurement"))
-		t.set(dwc+"measurementDeterminedBy", text(a, "MeasuredBy"))
-		t.set(dwc+"measurementDeterminedDate", text(a, "MeasurementDateTime"))
-		t.set(dwc+"measurementMethod", text(a, "Method"))
-		t.set(dwc+"measurementRemarks", text(m, "Notes"))
-		if len(t) > 0 {
-			rows = append(rows, occurrence.Terms(t))
-		}
+		rows = appendMeasurement(rows, m, "")
+	}
+	for _, m := range all(u, "Gathering", "SiteMeasurementsOrFacts", "SiteMeasurementOrFact") {
+		rows = appendMeasurement(rows, m, "site")
 	}
 	return rows
+}
+
+// appendMeasurement appends the row of one MeasurementOrFact: a range
+// LowerValue-UpperValue is one value "L-U"; a text-only fact becomes the
+// value with no type; remark is joined to its Notes.
+func appendMeasurement(rows []occurrence.Terms, m *node, remark string) []occurrence.Terms {
+	t := terms{}
+	a := child(m, "MeasurementOrFactAtomised")
+	val := text(a, "LowerValue")
+	if up := text(a, "UpperValue"); up != "" && up != val {
+		if val != "" {
+			val += "-" + up
+		} else {
+			val = up
+		}
+	}
+	if val == "" {
+		val = text(m, "MeasurementOrFactText")
+	}
+	t.set(dwc+"measurementType", text(a, "Parameter"))
+	t.set(dwc+"measurementValue", val)
+	t.set(dwc+"measurementAccuracy", text(a, "Accuracy"))
+	t.set(dwc+"measurementUnit", text(a, "UnitOfMeasurement"))
+	t.set(dwc+"measurementDeterminedBy", text(a, "MeasuredBy"))
+	t.set(dwc+"measurementDeterminedDate", text(a, "MeasurementDateTime"))
+	t.set(dwc+"measurementMethod", text(a, "Method"))
+	notes := text(m, "Notes")
+	t.set(dwc+"measurementRemarks", notes)
+	if len(t) == 0 {
+		return rows
+	}
+	t.set(dwc+"measurementRemarks", joinValues([]string{notes, remark}))
+	return append(rows, occurrence.Terms(t))
 }
