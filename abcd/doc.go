@@ -100,6 +100,8 @@
 //	                                                                        a text such as "0-1,5" or "100 m" is parsed when no atomised
 //	                                                                        value exists; MeasurementOrFactText -> verbatimElevation /
 //	                                                                        verbatimDepth
+//	Gathering/Altitude | Depth/                 gbif:elevationAccuracy, gbif:depthAccuracy   (G) in metres, converted with the
+//	  MeasurementOrFactAtomised/Accuracy                                    value's unit (50 ft -> 15.24); left out when not a number
 //	Identifications/Identification              core + Identification extension   ONE record per unit: the first with PreferredFlag
 //	                                                                        true/1/yes/y (any case) goes to the core, else the first
 //	                                                                        identification; all others, in document order, become

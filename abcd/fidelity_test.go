@@ -156,3 +156,26 @@ func TestSiteMeasurements(t *testing.T) {
 	expect(t, "site text", rows[2], map[string]string{"measurementType": "", "measurementValue": "turbid water", "measurementRemarks": "site"})
 	checkDeclared(t, recs)
 }
+
+// TestElevationAndDepthAccuracy: Altitude and Depth Accuracy go to GBIF's
+// elevationAccuracy and depthAccuracy, converted with the value's unit
+// (the audit's crafted/spot.xml U1: 1000-1200 ft, accuracy 50).
+func TestElevationAndDepthAccuracy(t *testing.T) {
+	mof := func(lo, unit, acc string) string {
+		return "<MeasurementOrFactAtomised><LowerValue>" + lo + "</LowerValue><UnitOfMeasurement>" + unit +
+			"</UnitOfMeasurement><Accuracy>" + acc + "</Accuracy></MeasurementOrFactAtomised>"
+	}
+	recs := mapDoc(t, unitsDoc(
+		`<Unit><UnitID>1</UnitID><Gathering><Altitude><MeasurementOrFactAtomised><LowerValue>1000</LowerValue><UpperValue>1200</UpperValue>
+		<UnitOfMeasurement>ft</UnitOfMeasurement><Accuracy>50</Accuracy></MeasurementOrFactAtomised></Altitude>
+		<Depth>`+mof("12", "m", "0.5")+`</Depth></Gathering></Unit>`,
+		`<Unit><UnitID>2</UnitID><Gathering><Altitude>`+mof("300ft", "", "10")+`</Altitude><Depth>`+mof("3", "fathoms", "1")+`</Depth></Gathering></Unit>`,
+		`<Unit><UnitID>3</UnitID><Gathering><Altitude>`+mof("300", "m", "about 10")+`</Altitude></Gathering></Unit>`,
+	))
+	expect(t, "feet and metres", coreOf(recs[0]), map[string]string{"minimumElevationInMeters": "304.8", "maximumElevationInMeters": "365.76",
+		"gbif:elevationAccuracy": "15.24", "minimumDepthInMeters": "12", "gbif:depthAccuracy": "0.5"})
+	expect(t, "unit in the value; unknown unit", coreOf(recs[1]), map[string]string{"minimumElevationInMeters": "91.44",
+		"gbif:elevationAccuracy": "3.05", "minimumDepthInMeters": "", "gbif:depthAccuracy": ""})
+	expect(t, "not a number", coreOf(recs[2]), map[string]string{"gbif:elevationAccuracy": ""})
+	checkDeclared(t, recs)
+}

@@ -126,7 +126,9 @@ func mapPlace(t terms, g *node) {
 	t.set(dwc+"higherGeography", classifiedNames(t, all(g, "NamedAreas", "NamedArea"), "AreaName", "AreaClass", areaTerm))
 	mapCoordinates(t, g)
 	mapRange(t, child(g, "Altitude"), "Elevation", "minimumElevationInMeters", "maximumElevationInMeters")
+	mapAccuracy(t, child(g, "Altitude"), "elevationAccuracy")
 	mapRange(t, child(g, "Depth"), "Depth", "minimumDepthInMeters", "maximumDepthInMeters")
+	mapAccuracy(t, child(g, "Depth"), "depthAccuracy")
 	mapRange(t, child(g, "Height"), "", "minimumDistanceAboveSurfaceInMeters", "maximumDistanceAboveSurfaceInMeters")
 }
 
@@ -246,6 +248,25 @@ func mapRange(t terms, m *node, verbatim, minTerm, maxTerm string) {
 	if ok {
 		t.set(dwc+minTerm, min)
 		t.set(dwc+maxTerm, max)
+	}
+}
+
+// mapAccuracy maps the Accuracy of an Altitude or Depth to the GBIF term
+// (elevationAccuracy, depthAccuracy, as GBIF's ABCD indexing does), in
+// metres with the unit of the value (UnitOfMeasurement, else one written
+// into LowerValue); left out when it is not a number in a known unit.
+func mapAccuracy(t terms, m *node, term string) {
+	at := child(m, "MeasurementOrFactAtomised")
+	acc := text(at, "Accuracy")
+	if acc == "" {
+		return
+	}
+	unit := text(at, "UnitOfMeasurement")
+	if _, _, u := parseRangeText(text(at, "LowerValue")); unit == "" && u != "?" {
+		unit = u
+	}
+	if v, ok := metres(acc, unit); ok {
+		t.set(gbif+term, v)
 	}
 }
 
