@@ -114,7 +114,9 @@
 //	  Zoological|Bacterial|Viral)                 scientificNameAuthorship, nomenclaturalCode
 //	                                                                        GenusOrMonomial; FirstEpithet or SpeciesEpithet; Infraspecific-
 //	                                                                        or SubspeciesEpithet; Rank; "(parenthetical) author" from the
-//	                                                                        code's author elements; code = TaxonIdentified/Code, else ICN,
+//	                                                                        code's author elements (Zoological: "(AuthorTeamParenthesisAnd-
+//	                                                                        Year) CombinationAuthorTeamAndYear", AuthorTeamOriginalAndYear
+//	                                                                        only without a parenthesis); code = TaxonIdentified/Code, else ICN,
 //	                                                                        ICZN, ICNP or ICTV from the atomised kind
 //	.../HigherTaxa/HigherTaxon                  kingdom, phylum, class, order, family, genus   by HigherTaxonRank in Latin or English,
 //	                                                                        any case (regnum, divisio/division -> phylum, classis, ordo,

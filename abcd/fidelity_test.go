@@ -179,3 +179,26 @@ func TestElevationAndDepthAccuracy(t *testing.T) {
 	expect(t, "not a number", coreOf(recs[2]), map[string]string{"gbif:elevationAccuracy": ""})
 	checkDeclared(t, recs)
 }
+
+// TestZoologicalAuthorship: AuthorTeamParenthesisAndYear is the original
+// author in parentheses and CombinationAuthorTeamAndYear the combination's;
+// AuthorTeamOriginalAndYear is used only without a parenthesis (the
+// audit's crafted/spot.xml U2 gave "(Linnaeus, 1761) Linnaeus, 1761").
+func TestZoologicalAuthorship(t *testing.T) {
+	unit := func(id, authors string) string {
+		return "<Unit><UnitID>" + id + "</UnitID><Identifications><Identification><Result><TaxonIdentified><ScientificName>" +
+			"<FullScientificNameString>Carabus auratus</FullScientificNameString><NameAtomised><Zoological>" +
+			"<GenusOrMonomial>Carabus</GenusOrMonomial><SpeciesEpithet>auratus</SpeciesEpithet>" + authors +
+			"</Zoological></NameAtomised></ScientificName></TaxonIdentified></Result></Identification></Identifications></Unit>"
+	}
+	recs := mapDoc(t, unitsDoc(
+		unit("1", "<AuthorTeamOriginalAndYear>Linnaeus, 1761</AuthorTeamOriginalAndYear><AuthorTeamParenthesisAndYear>Linnaeus, 1761</AuthorTeamParenthesisAndYear>"),
+		unit("2", "<AuthorTeamParenthesisAndYear>Linnaeus, 1761</AuthorTeamParenthesisAndYear><CombinationAuthorTeamAndYear>Fabricius, 1775</CombinationAuthorTeamAndYear>"),
+		unit("3", "<AuthorTeamOriginalAndYear>Linnaeus, 1758</AuthorTeamOriginalAndYear>"),
+	))
+	for i, want := range []string{"(Linnaeus, 1761)", "(Linnaeus, 1761) Fabricius, 1775", "Linnaeus, 1758"} {
+		if got := recs[i].Core[dwc+"scientificNameAuthorship"]; got != want {
+			t.Errorf("unit %d: scientificNameAuthorship %q, want %q", i+1, got, want)
+		}
+	}
+}

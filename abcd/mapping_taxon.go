@@ -114,17 +114,30 @@ func mapAtomised(t terms, a *node) {
 	t.set(dwc+"infraspecificEpithet", firstText(a, []string{"InfraspecificEpithet"}, []string{"SubspeciesEpithet"}))
 	t.set(dwc+"taxonRank", text(a, "Rank"))
 	t.setDefault(dwc+"nomenclaturalCode", nomenclaturalCodes[a.tag])
+	t.set(dwc+"scientificNameAuthorship", authorship(a))
+}
+
+// authorship is "(parenthetical) author" from the author elements of a
+// NameAtomised kind. Zoological: AuthorTeamParenthesisAndYear is the
+// original author cited in parentheses after a transfer, followed by
+// CombinationAuthorTeamAndYear when given ("(Linnaeus, 1761)");
+// AuthorTeamOriginalAndYear is the authorship only when there is no
+// parenthesis (it names the same author, so is not repeated).
+func authorship(a *node) string {
 	var paren, author string
 	switch a.tag {
 	case "Botanical":
 		paren, author = text(a, "AuthorTeamParenthesis"), text(a, "AuthorTeam")
 	case "Zoological":
-		paren, author = text(a, "AuthorTeamParenthesisAndYear"), text(a, "AuthorTeamOriginalAndYear")
+		paren, author = text(a, "AuthorTeamParenthesisAndYear"), text(a, "CombinationAuthorTeamAndYear")
+		if paren == "" {
+			author = firstText(a, []string{"AuthorTeamOriginalAndYear"}, []string{"CombinationAuthorTeamAndYear"})
+		}
 	case "Bacterial":
 		paren, author = text(a, "ParentheticalAuthorTeamAndYear"), text(a, "AuthorTeamAndYear")
 	}
 	if paren != "" {
 		author = strings.TrimSpace("(" + paren + ") " + author)
 	}
-	t.set(dwc+"scientificNameAuthorship", author)
+	return author
 }
