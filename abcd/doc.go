@@ -162,10 +162,17 @@
 //
 // DatasetMeta holds the DataSet-level elements; WriteEML writes EML 2.1.1
 // (GBIF profile): title, alternateIdentifier (DatasetGUID), creator (each
-// Owner: organisation, person, address, e-mail, URL), metadataProvider
-// (TechnicalContacts), pubDate (RevisionData/DateModified), abstract
-// (Details), intellectualRights (licence text, copyrights, IPR declarations,
-// terms of use, disclaimers, licence URI as a ulink), distribution URL
+// Owner: organisation, person, address, e-mail, URL; EML requires one, so
+// without owners RevisionData/Creators, else the ContentContacts, else the
+// TechnicalContacts, else an organisation named by the title),
+// metadataProvider (TechnicalContacts), pubDate (RevisionData/DateModified),
+// abstract (Details), additionalInfo ("Coverage: " + Representation/Coverage,
+// which is free text, often taxonomic, where EML's geographicCoverage would
+// need bounding coordinates; "Dataset created: " + RevisionData/DateCreated,
+// for which EML 2.1.1 has no element: pubDate is the publication and
+// gbif:dateStamp the metadata's date), intellectualRights (licence text,
+// copyrights, IPR declarations, terms of use, disclaimers, a text equal to
+// the licence text written once, licence URI as a ulink), distribution URL
 // (Representation/URI), contact (ContentContacts), and
 // additionalMetadata/gbif citation and resourceLogoUrl.
 //

@@ -12,9 +12,10 @@ import (
 )
 
 // WriteEML writes meta as an EML 2.1.1 document (GBIF profile): title,
-// abstract, creators (the owners), metadata providers (technical contacts),
-// contacts (content contacts), intellectual rights with the licence,
-// citation, logo, and the DatasetGUID as alternateIdentifier.
+// abstract, creators (the owners, else a fallback: see creators),
+// metadata providers (technical contacts), additional info (coverage,
+// creation date), contacts (content contacts), intellectual rights with
+// the licence, citation, logo, and the DatasetGUID as alternateIdentifier.
 func WriteEML(w io.Writer, meta DatasetMeta) error {
 	doc := etree.NewDocument()
 	doc.CreateProcInst("xml", `version="1.0" encoding="UTF-8"`)
@@ -38,11 +39,7 @@ func WriteEML(w io.Writer, meta DatasetMeta) error {
 		title = "Untitled ABCD dataset"
 	}
 	ds.CreateElement("title").SetText(title)
-	creators := meta.Owners
-	if len(creators) == 0 && meta.Creators != "" {
-		creators = []Party{{Organisation: meta.Creators}}
-	}
-	for _, p := range creators {
+	for _, p := range creators(meta) {
 		writeParty(ds.CreateElement("creator"), p)
 	}
 	for _, p := range meta.TechContact {
@@ -57,6 +54,7 @@ func WriteEML(w io.Writer, meta DatasetMeta) error {
 	if meta.Abstract != "" {
 		ds.CreateElement("abstract").CreateElement("para").SetText(meta.Abstract)
 	}
+	writeAdditionalInfo(ds, meta)
 	writeRights(ds, meta)
 	if meta.Homepage != "" {
 		dist := ds.CreateElement("distribution")
@@ -64,9 +62,6 @@ func WriteEML(w io.Writer, meta DatasetMeta) error {
 		u := dist.CreateElement("online").CreateElement("url")
 		u.CreateAttr("function", "information")
 		u.SetText(meta.Homepage)
-	}
-	if meta.Coverage != "" {
-		ds.CreateElement("coverage").CreateElement("geographicCoverage").CreateElement("geographicDescription").SetText(meta.Coverage)
 	}
 	contacts := meta.Contacts
 	if len(contacts) == 0 {
@@ -79,6 +74,40 @@ func WriteEML(w io.Writer, meta DatasetMeta) error {
 	doc.Indent(2)
 	_, err := doc.WriteTo(w)
 	return err
+}
+
+// creators are EML's creators, which EML 2.1.1 requires: the owners, else
+// RevisionData/Creators as an organisation, else the content contacts,
+// else the technical contacts, else an organisation named by the title.
+func creators(meta DatasetMeta) []Party {
+	switch {
+	case len(meta.Owners) > 0:
+		return meta.Owners
+	case meta.Creators != "":
+		return []Party{{Organisation: meta.Creators}}
+	case len(meta.Contacts) > 0:
+		return meta.Contacts
+	case len(meta.TechContact) > 0:
+		return meta.TechContact
+	}
+	return []Party{{Organisation: meta.Title}} // writeParty names an empty one "unknown"
+}
+
+// writeAdditionalInfo writes the ABCD Coverage (geographic, taxonomic or
+// other, as text: EML's geographicCoverage would need bounding
+// coordinates) and RevisionData/DateCreated (EML 2.1.1 has no element for
+// a dataset's creation date) as labelled paragraphs of additionalInfo.
+func writeAdditionalInfo(ds *etree.Element, meta DatasetMeta) {
+	if meta.Coverage == "" && meta.Created == "" {
+		return
+	}
+	info := ds.CreateElement("additionalInfo")
+	if meta.Coverage != "" {
+		info.CreateElement("para").SetText("Coverage: " + meta.Coverage)
+	}
+	if meta.Created != "" {
+		info.CreateElement("para").SetText("Dataset created: " + meta.Created)
+	}
 }
 
 func writeRights(ds *etree.Element, meta DatasetMeta) {

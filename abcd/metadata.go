@@ -1,6 +1,7 @@
 package abcd
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -22,7 +23,7 @@ type DatasetMeta struct {
 	TechContact []Party // TechnicalContacts
 	LicenseURI  string  // IPRStatements/Licenses/License/URI (or a Text that is a URL)
 	LicenseText string  // IPRStatements/Licenses/License/Text
-	Rights      string  // copyrights, IPR declarations, terms of use, disclaimers
+	Rights      string  // copyrights, IPR declarations, terms of use, disclaimers (none equal to LicenseText)
 	Citation    string  // IPRStatements/Citations/Citation/Text
 }
 
@@ -93,6 +94,7 @@ func parseMetadata(ds *node) DatasetMeta {
 	for _, p := range [][2]string{{"Copyrights", "Copyright"}, {"IPRDeclarations", "IPRDeclaration"}, {"TermsOfUseStatements", "TermsOfUse"}, {"Disclaimers", "Disclaimer"}} {
 		rights = append(rights, texts(ipr, p[0], p[1], "Text")...)
 	}
+	rights = slices.DeleteFunc(rights, func(r string) bool { return r == m.LicenseText })
 	m.Rights = strings.Join(dedupe(rights), " ")
 	m.Citation = strings.Join(texts(ipr, "Citations", "Citation", "Text"), " ")
 	return m
