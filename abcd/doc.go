@@ -51,8 +51,8 @@
 //	  Preparation/PreparationType                                           lower case, both accepted)
 //	Sequences/Sequence/ID-in-Database           associatedSequences         joined
 //	UnitReferences/UnitReference/TitleCitation; associatedReferences        joined; SourceReference (the publication a literature record
-//	  SourceReference/TitleCitation,                                        comes from) last, as "TitleCitation, CitationDetail" (neither G
-//	  CitationDetail                                                        nor K maps it)
+//	  SourceReference/TitleCitation,                                        comes from) last, as "TitleCitation, CitationDetail" (a space,
+//	  CitationDetail                                                        not ", ", after a title ending in . , ; :); neither G nor K maps it
 //	ZoologicalUnit/PhasesOrStages/PhaseOrStage  lifeStage                   joined
 //	Associations/UnitAssociation                associatedOccurrences       "TYPE: urn:catalog:INST:SOURCE:UNITID", joined
 //	Gathering/Agents/GatheringAgent             recordedBy                  Person/FullName, else AgentText, else Organisation name; agents
@@ -164,7 +164,8 @@
 // (GBIF profile): title, alternateIdentifier (DatasetGUID), creator (each
 // Owner: organisation, person, address, e-mail, URL; EML requires one, so
 // without owners RevisionData/Creators, else the ContentContacts, else the
-// TechnicalContacts, else an organisation named by the title),
+// TechnicalContacts, else an organisation named by the title, or
+// "unknown"),
 // metadataProvider (TechnicalContacts), pubDate (RevisionData/DateModified),
 // abstract (Details), additionalInfo ("Coverage: " + Representation/Coverage,
 // which is free text, often taxonomic, where EML's geographicCoverage would
