@@ -150,7 +150,8 @@
 //	MeasurementsOrFacts/MeasurementOrFact       MeasurementOrFact extension  type=Parameter, value=LowerValue or "Lower-Upper",
 //	  /MeasurementOrFactAtomised                                            accuracy, unit, determinedBy=MeasuredBy,
 //	                                                                        determinedDate=MeasurementDateTime, method; a text-only
-//	                                                                        fact becomes the value with no type; Notes -> remarks
+//	                                                                        fact becomes the value with no type (no remarks: the type has no
+//	                                                                        Notes in 2.06 or 2.1)
 //	Gathering/SiteMeasurementsOrFacts/          MeasurementOrFact extension  the same columns, after the unit's facts, with
 //	  SiteMeasurementOrFact                                                 measurementRemarks "site" (water temperature, pH...)
 //	DataSet/Metadata/Description/Representation/Title  datasetName (every record) and EML title

@@ -62,7 +62,9 @@ func measurementRows(u *node) []occurrence.Terms {
 
 // appendMeasurement appends the row of one MeasurementOrFact: a range
 // LowerValue-UpperValue is one value "L-U"; a text-only fact becomes the
-// value with no type; remark is joined to its Notes.
+// value with no type; remark (if any) is the measurementRemarks of a row
+// that has a value of its own. The MeasurementOrFact type of ABCD 2.06 and
+// 2.1 has no Notes child, so there is no other remark.
 func appendMeasurement(rows []occurrence.Terms, m *node, remark string) []occurrence.Terms {
 	t := terms{}
 	a := child(m, "MeasurementOrFactAtomised")
@@ -84,11 +86,9 @@ func appendMeasurement(rows []occurrence.Terms, m *node, remark string) []occurr
 	t.set(dwc+"measurementDeterminedBy", text(a, "MeasuredBy"))
 	t.set(dwc+"measurementDeterminedDate", text(a, "MeasurementDateTime"))
 	t.set(dwc+"measurementMethod", text(a, "Method"))
-	notes := text(m, "Notes")
-	t.set(dwc+"measurementRemarks", notes)
 	if len(t) == 0 {
 		return rows
 	}
-	t.set(dwc+"measurementRemarks", joinValues([]string{notes, remark}))
+	t.set(dwc+"measurementRemarks", remark)
 	return append(rows, occurrence.Terms(t))
 }
