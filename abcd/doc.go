@@ -49,6 +49,11 @@
 //	Notes; Sex; RecordURI                       occurrenceRemarks; sex; dcterms:references
 //	KindOfUnit + SpecimenUnit/Preparations/     preparations                all joined (G takes KindOfUnit; 2.1 spells preparationType in
 //	  Preparation/PreparationType                                           lower case, both accepted)
+//	SpecimenUnit/Owner/Organisation/Name/       ownerInstitutionCode        the owner of the physical specimen: the first Representation's
+//	  Representation/Abbreviation, else Text                                Abbreviation (an acronym, as the term's "code" asks), else its
+//	                                                                        Text; an owner that is only a Person is not an institution and
+//	                                                                        is left out, as are the owner's address, e-mail and roles
+//	                                                                        (no DwC term); neither G nor K maps it
 //	Sequences/Sequence/ID-in-Database           associatedSequences         joined
 //	UnitReferences/UnitReference/TitleCitation; associatedReferences        joined; SourceReference (the publication a literature record
 //	  SourceReference/TitleCitation,                                        comes from) last, as "TitleCitation, CitationDetail" (a space,

@@ -202,3 +202,25 @@ func TestZoologicalAuthorship(t *testing.T) {
 		}
 	}
 }
+
+// TestSpecimenOwner: SpecimenUnit/Owner, the owner of the physical
+// specimen, names the ownerInstitutionCode: the abbreviation when there is
+// one, else the organisation's name (the .abcda sample's "Senckenberg
+// Gesellschaft für Naturforschung"); a person alone is no institution.
+func TestSpecimenOwner(t *testing.T) {
+	owner := func(id, contact string) string {
+		return "<Unit><UnitID>" + id + "</UnitID><SpecimenUnit><Owner>" + contact + "</Owner></SpecimenUnit></Unit>"
+	}
+	org := func(repr string) string {
+		return `<Organisation><Name><Representation language="en">` + repr + `</Representation></Name></Organisation>`
+	}
+	recs := mapDoc(t, unitsDoc(
+		owner("1", org("<Text>Senckenberg Gesellschaft für Naturforschung</Text>")+"<EmailAddresses><EmailAddress>a@b.de</EmailAddress></EmailAddresses>"),
+		owner("2", org("<Text>Royal Museum for Central Africa</Text><Abbreviation>RMCA</Abbreviation>")),
+		owner("3", "<Person><FullName>Smith, J.</FullName></Person>"),
+	))
+	expect(t, "name", coreOf(recs[0]), map[string]string{"ownerInstitutionCode": "Senckenberg Gesellschaft für Naturforschung"})
+	expect(t, "abbreviation", coreOf(recs[1]), map[string]string{"ownerInstitutionCode": "RMCA"})
+	expect(t, "person", coreOf(recs[2]), map[string]string{"ownerInstitutionCode": ""})
+	checkDeclared(t, recs)
+}

@@ -12,6 +12,7 @@ func mapUnit(u *node, ds *DatasetMeta) occurrence.RawRecord {
 	t := make(terms, 64)
 	mapIdentity(t, u)
 	mapUnitFacts(t, u)
+	mapSpecimen(t, u)
 	if ds != nil {
 		t.set(dwc+"datasetName", ds.Title)
 		t.set(dwc+"datasetID", ds.GUID)
@@ -72,11 +73,6 @@ func mapUnitFacts(t terms, u *node) {
 	refs := append(texts(u, "UnitReferences", "UnitReference", "TitleCitation"), citation(child(u, "SourceReference")))
 	t.set(dwc+"associatedReferences", joinValues(refs))
 	t.set(dwc+"lifeStage", joinValues(texts(u, "ZoologicalUnit", "PhasesOrStages", "PhaseOrStage")))
-	preps := []string{text(u, "KindOfUnit")}
-	for _, p := range append(all(u, "SpecimenUnit", "Preparations", "Preparation"), all(u, "SpecimenUnit", "Preparations", "preparation")...) {
-		preps = append(preps, firstText(p, []string{"PreparationType"}, []string{"preparationType"}))
-	}
-	t.set(dwc+"preparations", joinValues(preps))
 	var assoc []string
 	for _, a := range all(u, "Associations", "UnitAssociation") {
 		ref := strings.Join([]string{text(a, "SourceInstitutionCode"), text(a, "SourceName"), text(a, "UnitID")}, ":")
@@ -91,6 +87,24 @@ func mapUnitFacts(t terms, u *node) {
 		assoc = append(assoc, ref)
 	}
 	t.set(dwc+"associatedOccurrences", joinValues(assoc))
+}
+
+// mapSpecimen sets the terms of the physical specimen (SpecimenUnit):
+// preparations and the owner.
+func mapSpecimen(t terms, u *node) {
+	preps := []string{text(u, "KindOfUnit")}
+	for _, p := range append(all(u, "SpecimenUnit", "Preparations", "Preparation"), all(u, "SpecimenUnit", "Preparations", "preparation")...) {
+		preps = append(preps, firstText(p, []string{"PreparationType"}, []string{"preparationType"}))
+	}
+	t.set(dwc+"preparations", joinValues(preps))
+	t.set(dwc+"ownerInstitutionCode", ownerInstitution(child(u, "SpecimenUnit", "Owner")))
+}
+
+// ownerInstitution names the organisation of an ABCD Contact: its
+// Abbreviation (an acronym, like institutionCode), else its name; "" for an
+// owner that is only a person.
+func ownerInstitution(c *node) string {
+	return firstText(child(c, "Organisation", "Name", "Representation"), []string{"Abbreviation"}, []string{"Text"})
 }
 
 // citation is an ABCD Reference as one text: TitleCitation, then
