@@ -54,6 +54,12 @@
 //	                                                                        Text; an owner that is only a Person is not an institution and
 //	                                                                        is left out, as are the owner's address, e-mail and roles
 //	                                                                        (no DwC term); neither G nor K maps it
+//	ObservationUnit/ObservationUnitIdentifiers/ otherCatalogNumbers         joined in this order; an accession number as "CATALOGUE:NUMBER"
+//	  ObservationUnitIdentifier; SpecimenUnit/                              when its triple names an AccessionCatalogue; a previous unit as
+//	  Accessions/AccessionNumber; SpecimenUnit/                             "INST:SOURCE:ID" when PreviousSourceInstitutionID or -SourceID
+//	  History/PreviousUnits/PreviousUnit/                                   is given, else its ID, else PreviousUnitGUID (2.1), else
+//	  PreviousUnitID                                                        PreviousUnitText; a value equal to UnitID is left out (G reads
+//	                                                                        them as identifiers but writes none to DwC)
 //	Sequences/Sequence/ID-in-Database           associatedSequences         joined
 //	UnitReferences/UnitReference/TitleCitation; associatedReferences        joined; SourceReference (the publication a literature record
 //	  SourceReference/TitleCitation,                                        comes from) last, as "TitleCitation, CitationDetail" (a space,

@@ -224,3 +224,28 @@ func TestSpecimenOwner(t *testing.T) {
 	expect(t, "person", coreOf(recs[2]), map[string]string{"ownerInstitutionCode": ""})
 	checkDeclared(t, recs)
 }
+
+// TestOtherCatalogNumbers: observation unit identifiers, accession numbers
+// (with their catalogue) and previous units' IDs (with the previous
+// institution and collection) become otherCatalogNumbers; the UnitID
+// itself is not repeated (the audit's all_simple_fields sample lost all
+// three).
+func TestOtherCatalogNumbers(t *testing.T) {
+	recs := mapDoc(t, unitsDoc(
+		`<Unit><UnitID>1</UnitID><ObservationUnit><ObservationUnitIdentifiers>
+		<ObservationUnitIdentifier preferred="true">OBS-7</ObservationUnitIdentifier><ObservationUnitIdentifier>1</ObservationUnitIdentifier>
+		</ObservationUnitIdentifiers></ObservationUnit></Unit>`,
+		`<Unit><UnitID>2</UnitID><SpecimenUnit><Accessions>
+		<AccessionCatalogue>Main register</AccessionCatalogue><AccessionNumber>A-100</AccessionNumber>
+		<AccessionDate>1901</AccessionDate><AccessionNumber>A-200</AccessionNumber>
+		</Accessions><History><PreviousUnits>
+		<PreviousUnit><PreviousSourceInstitutionID>B</PreviousSourceInstitutionID><PreviousSourceID>Herbarium</PreviousSourceID><PreviousUnitID>B 10 0001</PreviousUnitID></PreviousUnit>
+		<PreviousUnit><PreviousUnitID>135791113</PreviousUnitID></PreviousUnit>
+		<PreviousUnit><PreviousSourceInstitutionID>M</PreviousSourceInstitutionID><PreviousUnitText>ex herb. Schultes</PreviousUnitText></PreviousUnit>
+		</PreviousUnits></History></SpecimenUnit></Unit>`,
+	))
+	expect(t, "observation", coreOf(recs[0]), map[string]string{"otherCatalogNumbers": "OBS-7"})
+	expect(t, "specimen", coreOf(recs[1]), map[string]string{
+		"otherCatalogNumbers": "Main register:A-100 | A-200 | B:Herbarium:B 10 0001 | 135791113 | ex herb. Schultes"})
+	checkDeclared(t, recs)
+}

@@ -98,6 +98,62 @@ func mapSpecimen(t terms, u *node) {
 	}
 	t.set(dwc+"preparations", joinValues(preps))
 	t.set(dwc+"ownerInstitutionCode", ownerInstitution(child(u, "SpecimenUnit", "Owner")))
+	t.set(dwc+"otherCatalogNumbers", otherCatalogNumbers(u))
+}
+
+// otherCatalogNumbers lists the unit's other numbers: the observation
+// unit identifiers, the accession numbers and the previous units' IDs,
+// joined; a value equal to the UnitID (the catalogNumber) is left out.
+func otherCatalogNumbers(u *node) string {
+	ids := texts(u, "ObservationUnit", "ObservationUnitIdentifiers", "ObservationUnitIdentifier")
+	ids = append(ids, accessionNumbers(child(u, "SpecimenUnit", "Accessions"))...)
+	for _, p := range all(u, "SpecimenUnit", "History", "PreviousUnits", "PreviousUnit") {
+		ids = append(ids, previousUnit(p))
+	}
+	unitID := text(u, "UnitID")
+	return joinValues(slices.DeleteFunc(ids, func(s string) bool { return s == unitID }))
+}
+
+// accessionNumbers are the AccessionNumbers of an Accessions element, each
+// as "CATALOGUE:NUMBER" when its (date, catalogue, number) triple names an
+// AccessionCatalogue.
+func accessionNumbers(acc *node) []string {
+	if acc == nil {
+		return nil
+	}
+	var out []string
+	catalogue := ""
+	for c := range acc.children() {
+		switch c.tag {
+		case "AccessionDate": // starts the next triple
+			catalogue = ""
+		case "AccessionCatalogue":
+			catalogue = c.value()
+		case "AccessionNumber":
+			if n := c.value(); n != "" && catalogue != "" {
+				out = append(out, catalogue+":"+n)
+			} else if n != "" {
+				out = append(out, n)
+			}
+			catalogue = ""
+		}
+	}
+	return out
+}
+
+// previousUnit is a PreviousUnit's ID, qualified as "INST:SOURCE:ID" when
+// the previous institution or collection is given; without an ID its GUID
+// (ABCD 2.1) or PreviousUnitText.
+func previousUnit(p *node) string {
+	id := text(p, "PreviousUnitID")
+	if id == "" {
+		return firstText(p, []string{"PreviousUnitGUID"}, []string{"PreviousUnitText"})
+	}
+	inst, src := text(p, "PreviousSourceInstitutionID"), text(p, "PreviousSourceID")
+	if inst == "" && src == "" {
+		return id
+	}
+	return inst + ":" + src + ":" + id
 }
 
 // ownerInstitution names the organisation of an ABCD Contact: its

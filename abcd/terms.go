@@ -25,7 +25,7 @@ var identTerms = []string{
 // order a converted archive writes them. occurrenceID is also the row id.
 var coreTerms = append([]string{
 	dwc + "occurrenceID", dwc + "catalogNumber", dwc + "institutionCode", dwc + "collectionCode",
-	dwc + "ownerInstitutionCode",
+	dwc + "ownerInstitutionCode", dwc + "otherCatalogNumbers",
 	dwc + "basisOfRecord", dwc + "occurrenceStatus", dc + "modified", dc + "references",
 	dc + "license", dwc + "datasetID", dwc + "datasetName",
 	dwc + "recordNumber", dwc + "fieldNumber", dwc + "recordedBy", dwc + "recordedByID",
