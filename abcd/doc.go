@@ -79,7 +79,11 @@
 //	Gathering/DateTime/DateText                 verbatimEventDate           as is
 //	TimeOfDayBegin[/End]; DayNumberBegin, End   eventTime; startDayOfYear, endDayOfYear
 //	Gathering/Method; Biotope/Text (else Name)  samplingProtocol; habitat
-//	Gathering/Notes                             eventRemarks
+//	Gathering/Notes; Synecology/Comment         eventRemarks                joined; the Comment is on "synecological features of the
+//	                                                                        gathering site" (XSD), so about the event, not occurrenceRemarks
+//	Gathering/Synecology/AssociatedTaxa/        associatedTaxa              the names joined, without a relationship (ABCD gives none: they
+//	  TaxonIdentified/ScientificName/                                       are "other taxa observed at the gathering site"); Syntaxon is
+//	  FullScientificNameString                                              not mapped
 //	Gathering/LocalityText; AreaDetail          locality; locationRemarks   (TDWG would say verbatimLocality; G and K say locality)
 //	Gathering/Country/NameDerived, else Name    country
 //	Gathering/Country/ISO3166Code               countryCode                 verbatim ("BRD" stays); never a name (G, K): the interpreter

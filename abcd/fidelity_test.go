@@ -249,3 +249,21 @@ func TestOtherCatalogNumbers(t *testing.T) {
 		"otherCatalogNumbers": "Main register:A-100 | A-200 | B:Herbarium:B 10 0001 | 135791113 | ex herb. Schultes"})
 	checkDeclared(t, recs)
 }
+
+// TestSynecology: the Synecology Comment follows Gathering/Notes in
+// eventRemarks (the culture-collection sample's "Algal taxon co-cultured as
+// prey." was dropped) and the associated taxa's names become associatedTaxa.
+func TestSynecology(t *testing.T) {
+	taxon := func(name string) string {
+		return "<TaxonIdentified><ScientificName><FullScientificNameString>" + name + "</FullScientificNameString></ScientificName></TaxonIdentified>"
+	}
+	recs := mapDoc(t, unitsDoc(
+		`<Unit><UnitID>1</UnitID><Gathering><Notes>pond almost dry</Notes><Synecology><Comment language="en">Algal taxon co-cultured as prey.</Comment>
+		<AssociatedTaxa>`+taxon("Quercus robur L.")+taxon("Fagus sylvatica L.")+`</AssociatedTaxa></Synecology></Gathering></Unit>`,
+		`<Unit><UnitID>2</UnitID><Gathering><Synecology><Comment>on oak bark</Comment></Synecology></Gathering></Unit>`,
+	))
+	expect(t, "all", coreOf(recs[0]), map[string]string{"eventRemarks": "pond almost dry | Algal taxon co-cultured as prey.",
+		"associatedTaxa": "Quercus robur L. | Fagus sylvatica L."})
+	expect(t, "comment only", coreOf(recs[1]), map[string]string{"eventRemarks": "on oak bark", "associatedTaxa": ""})
+	checkDeclared(t, recs)
+}

@@ -40,8 +40,19 @@ func mapEvent(t terms, g *node) {
 	t.set(dwc+"fieldNumber", text(g, "Code"))
 	t.set(dwc+"samplingProtocol", text(g, "Method"))
 	t.set(dwc+"habitat", firstText(g, []string{"Biotope", "Text"}, []string{"Biotope", "Name"}))
-	t.set(dwc+"eventRemarks", text(g, "Notes"))
+	mapSynecology(t, g)
 	mapAgents(t, g)
+}
+
+// mapSynecology sets eventRemarks from Gathering/Notes and then the
+// Synecology Comment (the XSD's "comment on synecological features of the
+// gathering site", so the event's, not the occurrence's), and associatedTaxa
+// from the names of the AssociatedTaxa ("other taxa observed at the
+// gathering site"; ABCD gives no relationship, so none is written).
+func mapSynecology(t terms, g *node) {
+	syn := child(g, "Synecology")
+	t.set(dwc+"eventRemarks", joinValues([]string{text(g, "Notes"), text(syn, "Comment")}))
+	t.set(dwc+"associatedTaxa", joinValues(texts(syn, "AssociatedTaxa", "TaxonIdentified", "ScientificName", "FullScientificNameString")))
 }
 
 type agent struct {

@@ -31,6 +31,7 @@ var coreTerms = append([]string{
 	dwc + "recordNumber", dwc + "fieldNumber", dwc + "recordedBy", dwc + "recordedByID",
 	dwc + "preparations", dwc + "sex", dwc + "lifeStage", dwc + "occurrenceRemarks",
 	dwc + "associatedSequences", dwc + "associatedOccurrences", dwc + "associatedReferences",
+	dwc + "associatedTaxa",
 	dwc + "eventDate", dwc + "eventTime", dwc + "startDayOfYear", dwc + "endDayOfYear",
 	dwc + "verbatimEventDate", dwc + "samplingProtocol", dwc + "habitat", dwc + "eventRemarks",
 	dwc + "continent", dwc + "waterBody", dwc + "islandGroup", dwc + "island",
