@@ -48,7 +48,12 @@
 //	CollectorsFieldNumber; Gathering/Code       recordNumber; fieldNumber   as is
 //	Notes; Sex; RecordURI                       occurrenceRemarks; sex; dcterms:references
 //	KindOfUnit + SpecimenUnit/Preparations/     preparations                all joined (G takes KindOfUnit; 2.1 spells preparationType in
-//	  Preparation/PreparationType                                           lower case, both accepted)
+//	  Preparation/PreparationType,                                          lower case, both accepted); a preparation with an agent as
+//	  PreparationAgent                                                      "TYPE (prepared by AGENT)", or "prepared by AGENT" without a
+//	                                                                        type (agent = Person/FullName, else the Organisation's name):
+//	                                                                        DwC has no preparer term, and this keeps whose step it was;
+//	                                                                        PreparationProcess, -Materials and 2.1's preparationDate are
+//	                                                                        not mapped
 //	SpecimenUnit/Owner/Organisation/Name/       ownerInstitutionCode        the owner of the physical specimen: the first Representation's
 //	  Representation/Abbreviation, else Text                                Abbreviation (an acronym, as the term's "code" asks), else its
 //	                                                                        Text; an owner that is only a Person is not an institution and

@@ -267,3 +267,21 @@ func TestSynecology(t *testing.T) {
 	expect(t, "comment only", coreOf(recs[1]), map[string]string{"eventRemarks": "on oak bark", "associatedTaxa": ""})
 	checkDeclared(t, recs)
 }
+
+// TestPreparationAgent: a preparation's agent stays with its type in
+// preparations (the culture-collection sample's 100 PreparationAgents were
+// dropped), in ABCD 2.06 and 2.1 spelling.
+func TestPreparationAgent(t *testing.T) {
+	unit := func(id, preps string) string {
+		return "<Unit><UnitID>" + id + "</UnitID><KindOfUnit>whole organism</KindOfUnit><SpecimenUnit><Preparations>" + preps + "</Preparations></SpecimenUnit></Unit>"
+	}
+	recs := mapDoc(t, unitsDoc(
+		unit("1", `<Preparation><PreparationAgent><Person><FullName>Melkonian, M.</FullName></Person></PreparationAgent></Preparation>`),
+		unit("2", `<Preparation><PreparationType>herbarium sheet</PreparationType><PreparationAgent><Organisation><Name><Representation language="en">
+		<Text>Herbarium Berolinense</Text></Representation></Name></Organisation></PreparationAgent></Preparation><Preparation><PreparationType>DNA extract</PreparationType></Preparation>`),
+		unit("3", `<preparation><preparationType>clone culture</preparationType><preparationAgent><Person><FullName>Bruder, K.</FullName></Person></preparationAgent></preparation>`),
+	))
+	expect(t, "agent only", coreOf(recs[0]), map[string]string{"preparations": "whole organism | prepared by Melkonian, M."})
+	expect(t, "organisation", coreOf(recs[1]), map[string]string{"preparations": "whole organism | herbarium sheet (prepared by Herbarium Berolinense) | DNA extract"})
+	expect(t, "2.1", coreOf(recs[2]), map[string]string{"preparations": "whole organism | clone culture (prepared by Bruder, K.)"})
+}

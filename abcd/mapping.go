@@ -94,7 +94,7 @@ func mapUnitFacts(t terms, u *node) {
 func mapSpecimen(t terms, u *node) {
 	preps := []string{text(u, "KindOfUnit")}
 	for _, p := range append(all(u, "SpecimenUnit", "Preparations", "Preparation"), all(u, "SpecimenUnit", "Preparations", "preparation")...) {
-		preps = append(preps, firstText(p, []string{"PreparationType"}, []string{"preparationType"}))
+		preps = append(preps, preparation(p))
 	}
 	t.set(dwc+"preparations", joinValues(preps))
 	t.set(dwc+"ownerInstitutionCode", ownerInstitution(child(u, "SpecimenUnit", "Owner")))
@@ -154,6 +154,26 @@ func previousUnit(p *node) string {
 		return id
 	}
 	return inst + ":" + src + ":" + id
+}
+
+// preparation is one Preparation as "TYPE (prepared by AGENT)", or
+// "prepared by AGENT" without a type: Darwin Core has no preparer term, and
+// kept with its preparation the agent still says which step was whose.
+// ABCD 2.1 spells the elements in lower camel case.
+func preparation(p *node) string {
+	typ := firstText(p, []string{"PreparationType"}, []string{"preparationType"})
+	agent := child(p, "PreparationAgent")
+	if agent == nil {
+		agent = child(p, "preparationAgent")
+	}
+	by := firstText(agent, []string{"Person", "FullName"}, []string{"Organisation", "Name", "Representation", "Text"})
+	switch {
+	case by == "":
+		return typ
+	case typ == "":
+		return "prepared by " + by
+	}
+	return typ + " (prepared by " + by + ")"
 }
 
 // ownerInstitution names the organisation of an ABCD Contact: its
