@@ -66,9 +66,10 @@
 //	  PreviousUnitID                                                        PreviousUnitText; a value equal to UnitID is left out (G reads
 //	                                                                        them as identifiers but writes none to DwC)
 //	Sequences/Sequence/ID-in-Database           associatedSequences         joined
-//	UnitReferences/UnitReference/TitleCitation; associatedReferences        joined; SourceReference (the publication a literature record
-//	  SourceReference/TitleCitation,                                        comes from) last, as "TitleCitation, CitationDetail" (a space,
-//	  CitationDetail                                                        not ", ", after a title ending in . , ; :); neither G nor K maps it
+//	UnitReferences/UnitReference;               associatedReferences        each reference as "TitleCitation, CitationDetail" (a space, not
+//	  SourceReference (TitleCitation,                                       ", ", after a title ending in . , ; :), joined; SourceReference
+//	  CitationDetail)                                                       (the publication a literature record comes from) last; neither
+//	                                                                        G nor K maps SourceReference or CitationDetail
 //	ZoologicalUnit/PhasesOrStages/PhaseOrStage  lifeStage                   joined
 //	Associations/UnitAssociation                associatedOccurrences       "TYPE: urn:catalog:INST:SOURCE:UNITID", joined
 //	Gathering/Agents/GatheringAgent             recordedBy                  Person/FullName, else AgentText, else Organisation name; agents
@@ -151,7 +152,8 @@
 //	Identifier/ResourceURIs/ResourceURI         identifiedByID              joined
 //	Identification/Date                         dateIdentified              same interval rule as eventDate
 //	Identification/Notes; VerificationLevel;    identificationRemarks; identificationVerificationStatus; identificationReferences
-//	  References/Reference/TitleCitation
+//	  References/Reference (TitleCitation,                                  each reference "TitleCitation, CitationDetail" as in
+//	  CitationDetail)                                                       associatedReferences, joined
 //	SpecimenUnit/NomenclaturalTypeDesignations/ typeStatus; gbif:typifiedName   all designations, paired position by position: the
 //	  .../TypeStatus; TypifiedName/FullScientificNameString                 n-th name is the n-th status's; identical (status, name) pairs
 //	                                                                        once; a designation without a name leaves an empty slot

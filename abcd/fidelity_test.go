@@ -285,3 +285,21 @@ func TestPreparationAgent(t *testing.T) {
 	expect(t, "organisation", coreOf(recs[1]), map[string]string{"preparations": "whole organism | herbarium sheet (prepared by Herbarium Berolinense) | DNA extract"})
 	expect(t, "2.1", coreOf(recs[2]), map[string]string{"preparations": "whole organism | clone culture (prepared by Bruder, K.)"})
 }
+
+// TestReferenceCitationDetail: the CitationDetail of an identification's
+// references and of the unit's references follows its TitleCitation, as
+// for SourceReference (the id_latin sample's "p.  20 + 461" was dropped).
+func TestReferenceCitationDetail(t *testing.T) {
+	ref := func(title, detail string) string {
+		return "<Reference><TitleCitation>" + title + "</TitleCitation><CitationDetail>" + detail + "</CitationDetail></Reference>"
+	}
+	recs := mapDoc(t, unitsDoc(`<Unit><UnitID>1</UnitID><Identifications>
+		<Identification><PreferredFlag>1</PreferredFlag><References>`+ref("Rabenhorst, L: Flora europaea algarum, Vol. 3", "p. 20 + 461")+ref("Smith 1990.", "fig. 2")+`</References></Identification>
+		<Identification><References>`+ref("Jones 2001", "p. 4")+`</References></Identification></Identifications>
+		<UnitReferences><UnitReference><TitleCitation>Brown 1950</TitleCitation><CitationDetail>pl. 3</CitationDetail></UnitReference>
+		<UnitReference><TitleCitation>Green 1960</TitleCitation></UnitReference></UnitReferences></Unit>`))
+	expect(t, "core", coreOf(recs[0]), map[string]string{
+		"identificationReferences": "Rabenhorst, L: Flora europaea algarum, Vol. 3, p. 20 + 461 | Smith 1990. fig. 2",
+		"associatedReferences":     "Brown 1950, pl. 3 | Green 1960"})
+	expect(t, "extension", extOf(recs[0], occurrence.RowTypeIdentification)[0], map[string]string{"identificationReferences": "Jones 2001, p. 4"})
+}

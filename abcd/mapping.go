@@ -70,7 +70,7 @@ func mapUnitFacts(t terms, u *node) {
 	t.set(dwc+"sex", text(u, "Sex"))
 	t.set(dc+"references", text(u, "RecordURI"))
 	t.set(dwc+"associatedSequences", joinValues(texts(u, "Sequences", "Sequence", "ID-in-Database")))
-	refs := append(texts(u, "UnitReferences", "UnitReference", "TitleCitation"), citation(child(u, "SourceReference")))
+	refs := append(citations(all(u, "UnitReferences", "UnitReference")), citation(child(u, "SourceReference")))
 	t.set(dwc+"associatedReferences", joinValues(refs))
 	t.set(dwc+"lifeStage", joinValues(texts(u, "ZoologicalUnit", "PhasesOrStages", "PhaseOrStage")))
 	var assoc []string
@@ -181,6 +181,15 @@ func preparation(p *node) string {
 // owner that is only a person.
 func ownerInstitution(c *node) string {
 	return firstText(child(c, "Organisation", "Name", "Representation"), []string{"Abbreviation"}, []string{"Text"})
+}
+
+// citations are the citation of each Reference.
+func citations(refs []*node) []string {
+	out := make([]string, 0, len(refs))
+	for _, r := range refs {
+		out = append(out, citation(r))
+	}
+	return out
 }
 
 // citation is an ABCD Reference as one text: TitleCitation, then

@@ -68,7 +68,7 @@ func mapIdentificationInto(t terms, id *node) {
 	t.set(dwc+"dateIdentified", dateValue(child(id, "Date")))
 	t.set(dwc+"identificationRemarks", text(id, "Notes"))
 	t.set(dwc+"identificationVerificationStatus", text(id, "VerificationLevel"))
-	t.set(dwc+"identificationReferences", joinValues(texts(id, "References", "Reference", "TitleCitation")))
+	t.set(dwc+"identificationReferences", joinValues(citations(all(id, "References", "Reference"))))
 	res := child(id, "Result")
 	if ti := child(res, "TaxonIdentified"); ti != nil {
 		mapTaxon(t, ti)
