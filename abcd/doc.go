@@ -163,6 +163,20 @@
 //	  UnitStratigraphicDetermination/             (System -> Period, Series -> Epoch, ...); Lithostratigraphic
 //	  Chrono-/LithostratigraphicAttributions      group/formation/member/bed
 //	Gathering/Stratigraphy/LithostratigraphicTerms  lithostratigraphicTerms     joined
+//	Gathering/Stratigraphy/                     earliest/latest{Eon,Era,Period,Epoch,Age}...   both of a pair set to the Term,
+//	  ChronostratigraphicTerms/                                             by its rank: Domain when that is a rank ("System"), else a rank
+//	  ChronostratigraphicTerm (Domain, Term)                                closing the Term ("Jurassic Period" -> Period "Jurassic"), else
+//	                                                                        the chart's name of an eon, era or period ("Paleozoic" -> Era;
+//	                                                                        series and stages are too many and often regional); after EFG's
+//	                                                                        attributions, which win. A term of unknown rank, or a second
+//	                                                                        name for a filled rank, goes to locationRemarks as
+//	                                                                        "chronostratigraphy: TERM" (one pair holds one name, and a
+//	                                                                        document's order need not be oldest first)
+//	Gathering/Stratigraphy/StratigraphyText     locationRemarks             "stratigraphy: TEXT", after AreaDetail: DwC's GeologicalContext
+//	                                                                        has no remarks term, and stratigraphy places the find in the
+//	                                                                        rock column (the XSD: "related to the site"); labelled since
+//	                                                                        "Ashgill" alone reads as a place. BiostratigraphicTerms are
+//	                                                                        not mapped
 //	MultiMediaObjects/MultiMediaObject          Multimedia extension (GBIF)  identifier=FileURI, references=ProductURI, format=Format,
 //	                                                                        type from the MIME top level (image -> StillImage, audio -> Sound,
 //	                                                                        video -> MovingImage; a IIIF manifest stays untyped),

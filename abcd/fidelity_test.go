@@ -303,3 +303,39 @@ func TestReferenceCitationDetail(t *testing.T) {
 		"associatedReferences":     "Brown 1950, pl. 3 | Green 1960"})
 	expect(t, "extension", extOf(recs[0], occurrence.RowTypeIdentification)[0], map[string]string{"identificationReferences": "Jones 2001, p. 4"})
 }
+
+// TestGatheringStratigraphy: Gathering/Stratigraphy chronostratigraphic
+// terms fill the earliest/latest term pair of their rank (from Domain, a
+// rank closing the term, or the chart's eons, eras and periods: the
+// 206-response sample's "Paleozoic" was dropped); a term of unknown rank, a
+// second name for a rank already filled, and StratigraphyText ("Ashgill")
+// go to locationRemarks, labelled.
+func TestGatheringStratigraphy(t *testing.T) {
+	chrono := func(domain, term string) string {
+		d := ""
+		if domain != "" {
+			d = "<Domain>" + domain + "</Domain>"
+		}
+		return `<ChronostratigraphicTerm Language="en">` + d + "<Term>" + term + "</Term></ChronostratigraphicTerm>"
+	}
+	recs := mapDoc(t, unitsDoc(
+		`<Unit><UnitID>1</UnitID><Gathering><AreaDetail>quarry wall</AreaDetail><Stratigraphy><ChronostratigraphicTerms>`+
+			chrono("", "Ordovician")+chrono("", "Paleozoic")+chrono("", "Silurian")+chrono("", "Ashgillian")+
+			`</ChronostratigraphicTerms><StratigraphyText>Ashgill</StratigraphyText></Stratigraphy></Gathering>
+		<UnitExtension><EarthScienceSpecimen><UnitStratigraphicDetermination><ChronostratigraphicAttributions><ChronostratigraphicAttribution>
+		<ChronoStratigraphicDivision>System</ChronoStratigraphicDivision><ChronostratigraphicName>Ordovician</ChronostratigraphicName>
+		</ChronostratigraphicAttribution></ChronostratigraphicAttributions></UnitStratigraphicDetermination></EarthScienceSpecimen></UnitExtension></Unit>`,
+		`<Unit><UnitID>2</UnitID><Gathering><Stratigraphy><ChronostratigraphicTerms>`+
+			chrono("Stage", "Toarcian")+chrono("", "Lower Jurassic Series")+chrono("", "Mesozoic Era")+
+			`</ChronostratigraphicTerms></Stratigraphy></Gathering></Unit>`,
+	))
+	expect(t, "chart names", coreOf(recs[0]), map[string]string{
+		"earliestPeriodOrLowestSystem": "Ordovician", "latestPeriodOrHighestSystem": "Ordovician",
+		"earliestEraOrLowestErathem": "Paleozoic", "latestEraOrHighestErathem": "Paleozoic",
+		"locationRemarks": "quarry wall | chronostratigraphy: Silurian | chronostratigraphy: Ashgillian | stratigraphy: Ashgill"})
+	expect(t, "ranks given", coreOf(recs[1]), map[string]string{
+		"earliestAgeOrLowestStage": "Toarcian", "latestAgeOrHighestStage": "Toarcian",
+		"earliestEpochOrLowestSeries": "Lower Jurassic", "latestEpochOrHighestSeries": "Lower Jurassic",
+		"earliestEraOrLowestErathem": "Mesozoic", "locationRemarks": ""})
+	checkDeclared(t, recs)
+}

@@ -353,10 +353,49 @@ var chronoTerms = map[string][2]string{
 
 var lithoTerms = map[string]string{"group": "group", "formation": "formation", "member": "member", "bed": "bed"}
 
-// mapStratigraphy maps EFG stratigraphic attributions (UnitExtension) and the
-// ABCD Gathering/Stratigraphy lithostratigraphic terms.
+// icsRank is the rank of the eons, eras and periods of the International
+// Chronostratigraphic Chart (with British spellings and the informal
+// Tertiary), for chronostratigraphic terms that do not name their rank.
+// Series and stages are too many and too often regional to list.
+var icsRank = map[string]string{
+	"phanerozoic": "eon", "proterozoic": "eon", "archean": "eon", "archaean": "eon", "hadean": "eon",
+	"cenozoic": "era", "cainozoic": "era", "mesozoic": "era", "paleozoic": "era", "palaeozoic": "era",
+	"neoproterozoic": "era", "mesoproterozoic": "era", "paleoproterozoic": "era", "palaeoproterozoic": "era",
+	"neoarchean": "era", "neoarchaean": "era", "mesoarchean": "era", "mesoarchaean": "era",
+	"paleoarchean": "era", "palaeoarchaean": "era", "eoarchean": "era", "eoarchaean": "era",
+	"quaternary": "period", "neogene": "period", "paleogene": "period", "palaeogene": "period",
+	"tertiary": "period", "cretaceous": "period", "jurassic": "period", "triassic": "period",
+	"permian": "period", "carboniferous": "period", "devonian": "period", "silurian": "period",
+	"ordovician": "period", "cambrian": "period", "ediacaran": "period", "cryogenian": "period",
+	"tonian": "period", "stenian": "period", "ectasian": "period", "calymmian": "period",
+	"statherian": "period", "orosirian": "period", "rhyacian": "period", "siderian": "period",
+}
+
+// mapStratigraphy maps EFG stratigraphic attributions (UnitExtension) and
+// ABCD's Gathering/Stratigraphy: lithostratigraphic terms, chronostrati-
+// graphic terms by rank, and what has no term (StratigraphyText, a
+// chronostratigraphic term of unknown rank or a second one of a rank) as
+// labelled locationRemarks.
 func mapStratigraphy(t terms, g, u *node) {
-	det := child(u, "UnitExtension", "EarthScienceSpecimen", "UnitStratigraphicDetermination")
+	mapEFGStratigraphy(t, child(u, "UnitExtension", "EarthScienceSpecimen", "UnitStratigraphicDetermination"))
+	strat := child(g, "Stratigraphy")
+	t.set(dwc+"lithostratigraphicTerms", joinValues(texts(strat, "LithostratigraphicTerms", "LithostratigraphicTerm", "Term")))
+	remarks := []string{t[dwc+"locationRemarks"]}
+	for _, c := range all(strat, "ChronostratigraphicTerms", "ChronostratigraphicTerm") {
+		if !mapChronoTerm(t, c) {
+			remarks = append(remarks, "chronostratigraphy: "+text(c, "Term"))
+		}
+	}
+	if s := text(strat, "StratigraphyText"); s != "" {
+		remarks = append(remarks, "stratigraphy: "+s)
+	}
+	t.set(dwc+"locationRemarks", joinValues(remarks))
+}
+
+// mapEFGStratigraphy maps an EFG UnitStratigraphicDetermination: each
+// chronostratigraphic attribution by its division, lithostratigraphic
+// group/formation/member/bed by element.
+func mapEFGStratigraphy(t terms, det *node) {
 	for _, a := range all(det, "ChronostratigraphicAttributions", "ChronostratigraphicAttribution") {
 		pair, ok := chronoTerms[strings.ToLower(text(a, "ChronoStratigraphicDivision"))]
 		name := text(a, "ChronostratigraphicName")
@@ -372,5 +411,42 @@ func mapStratigraphy(t terms, g, u *node) {
 			}
 		}
 	}
-	t.set(dwc+"lithostratigraphicTerms", joinValues(texts(g, "Stratigraphy", "LithostratigraphicTerms", "LithostratigraphicTerm", "Term")))
+}
+
+// mapChronoTerm sets the earliest and latest terms of a Gathering
+// ChronostratigraphicTerm's rank to its name; it reports false when the
+// rank is unknown or already holds another name (the term then belongs in
+// the remarks).
+func mapChronoTerm(t terms, c *node) bool {
+	pair, name := chronoRank(c)
+	switch {
+	case name == "":
+		return true
+	case pair == [2]string{}:
+		return false
+	case t[dwc+pair[0]] == name || t[dwc+pair[1]] == name:
+		return true
+	case t[dwc+pair[0]] != "" || t[dwc+pair[1]] != "":
+		return false
+	}
+	t.set(dwc+pair[0], name)
+	t.set(dwc+pair[1], name)
+	return true
+}
+
+// chronoRank finds the rank of a ChronostratigraphicTerm: its Domain when
+// that is a rank ("System"), else a rank closing the Term ("Jurassic
+// Period", the name is then "Jurassic"), else icsRank. The pair is zero
+// when the rank is unknown.
+func chronoRank(c *node) (pair [2]string, name string) {
+	name = text(c, "Term")
+	if p, ok := chronoTerms[strings.ToLower(text(c, "Domain"))]; ok {
+		return p, name
+	}
+	if i := strings.LastIndexByte(name, ' '); i > 0 {
+		if p, ok := chronoTerms[strings.ToLower(name[i+1:])]; ok {
+			return p, strings.TrimSpace(name[:i])
+		}
+	}
+	return chronoTerms[icsRank[strings.ToLower(name)]], name
 }
