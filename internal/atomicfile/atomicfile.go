@@ -39,11 +39,18 @@ func Create(path string, perm os.FileMode) (*File, error) {
 	if dir == "" {
 		dir = "."
 	}
-	f, err := os.CreateTemp(dir, "."+base+".*"+tempSuffix)
+	f, err := CreateTemp(dir, base)
 	if err != nil {
 		return nil, fmt.Errorf("create %s: %w", path, err)
 	}
 	return &File{f: f, path: path, perm: perm}, nil
+}
+
+// CreateTemp creates a temporary file in dir named after base as IsTemp
+// recognises them, so that a sweep of files left by killed processes
+// collects it.
+func CreateTemp(dir, base string) (*os.File, error) {
+	return os.CreateTemp(dir, "."+base+".*"+tempSuffix)
 }
 
 // Write writes to the temporary file.

@@ -189,6 +189,28 @@ func (s *Store) Snapshot(ctx context.Context) (occurrence.Snapshot, error) {
 	return snapshotOf(m), nil
 }
 
+// noManifest answers current when the manifest cannot be opened: a table
+// that never had one is empty; one whose manifest was read before, or
+// whose directory is gone, has been moved or unmounted under the process
+// (commits replace the manifest by a rename, never leaving it missing),
+// which is an error wrapping occurrence.ErrNoTable rather than an empty
+// table a search would answer with confident zeros.
+func (s *Store) noManifest(err error) (*manifest, error) {
+	if !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("read manifest: %w", err)
+	}
+	s.cacheMu.Lock()
+	seen := s.cached != nil
+	s.cacheMu.Unlock()
+	if seen {
+		return nil, fmt.Errorf("table %s: %w: its %s is gone (moved, deleted or unmounted since it was read)", s.dir, occurrence.ErrNoTable, manifestName)
+	}
+	if _, derr := os.Stat(s.dir); derr != nil {
+		return nil, fmt.Errorf("table %s: %w: %v", s.dir, occurrence.ErrNoTable, derr)
+	}
+	return readManifest(s.dir)
+}
+
 // current returns the published manifest for reading (callers must not
 // modify it): decoded again only when the manifest file is another file
 // than last time (commits rename a new one into place).
@@ -196,7 +218,7 @@ func (s *Store) current() (*manifest, error) {
 	path := filepath.Join(s.dir, manifestName)
 	info, err := os.Stat(path)
 	if err != nil {
-		return readManifest(s.dir) // missing: an empty table
+		return s.noManifest(err)
 	}
 	s.cacheMu.Lock()
 	defer s.cacheMu.Unlock()
@@ -205,7 +227,7 @@ func (s *Store) current() (*manifest, error) {
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return readManifest(s.dir) // removed since: an empty table
+		return s.noManifest(err)
 	}
 	// info and data of the one file f
 	info, err = f.Stat()

@@ -321,3 +321,35 @@ func TestOpenExisting(t *testing.T) {
 	}
 	s.Close()
 }
+
+// TestTableGoneUnderTheStore: a table moved, deleted or unmounted while a
+// store has it open is an error wrapping ErrNoTable, not an empty table
+// (searches would answer confident zeros, and the readiness check would
+// pass); put back, it is read again.
+func TestTableGoneUnderTheStore(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "table")
+	s, err := Open(dir, Config{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	loadWithEMLs(t, s, 40, 2)
+	snap, err := s.Snapshot(ctx)
+	if err != nil || len(snap.Splits) == 0 {
+		t.Fatalf("snapshot of the loaded table: %d splits, %v", len(snap.Splits), err)
+	}
+	moved := dir + ".moved"
+	if err := os.Rename(dir, moved); err != nil {
+		t.Fatal(err)
+	}
+	if snap, err := s.Snapshot(ctx); !errors.Is(err, occurrence.ErrNoTable) || !strings.Contains(err.Error(), "is gone") {
+		t.Errorf("snapshot of a moved table: %d splits, %v; want ErrNoTable saying its manifest is gone", len(snap.Splits), err)
+	}
+	if err := os.Rename(moved, dir); err != nil {
+		t.Fatal(err)
+	}
+	if snap, err := s.Snapshot(ctx); err != nil || len(snap.Splits) == 0 {
+		t.Errorf("snapshot of the table put back: %d splits, %v", len(snap.Splits), err)
+	}
+}

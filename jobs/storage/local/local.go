@@ -101,7 +101,10 @@ func (s *Store) Open(ctx context.Context, name string) (jobs.Object, error) {
 	return jobs.Object{Content: f, Size: st.Size(), ModTime: st.ModTime()}, nil
 }
 
-// Check reports whether the directory is there (jobs.StorageChecker).
+// Check reports whether the directory is there and takes a file
+// (jobs.StorageChecker): a byte is written to a temporary file, named as
+// the sweep collects them, and the file removed, so that a volume gone
+// read-only or full fails the readiness check instead of every download.
 func (s *Store) Check(ctx context.Context) error {
 	st, err := os.Stat(s.dir)
 	if err != nil {
@@ -109,6 +112,16 @@ func (s *Store) Check(ctx context.Context) error {
 	}
 	if !st.IsDir() {
 		return fmt.Errorf("storage: %s is not a directory", s.dir)
+	}
+	f, err := atomicfile.CreateTemp(s.dir, "readyz")
+	if err != nil {
+		return fmt.Errorf("storage: %s takes no file: %w", s.dir, err)
+	}
+	_, werr := f.Write([]byte{0})
+	cerr := f.Close()
+	rerr := os.Remove(f.Name())
+	if err := errors.Join(werr, cerr, rerr); err != nil {
+		return fmt.Errorf("storage: %s takes no file: %w", s.dir, err)
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -172,10 +173,26 @@ func TestAbortUploads(t *testing.T) {
 	if err := s.Check(ctx); err != nil {
 		t.Fatal(err)
 	}
+	if after, _ := os.ReadDir(dir); len(after) != len(entries) {
+		t.Fatalf("Check left a file: %d entries, %d before", len(after), len(entries))
+	}
 	if err := os.RemoveAll(dir); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Check(ctx); err == nil {
 		t.Fatal("Check passed without the directory")
+	}
+}
+
+// TestCheckNeedsAWritableDirectory: a directory that takes no file (here
+// /proc/self, which even root cannot write to, as a volume gone read-only
+// or full) fails the check, so the readiness probe reports it.
+func TestCheckNeedsAWritableDirectory(t *testing.T) {
+	if st, err := os.Stat("/proc/self"); err != nil || !st.IsDir() {
+		t.Skip("no /proc/self to stand for a read-only directory")
+	}
+	s := &Store{dir: "/proc/self"}
+	if err := s.Check(context.Background()); err == nil || !strings.Contains(err.Error(), "takes no file") {
+		t.Fatalf("Check of a directory that takes no file: %v", err)
 	}
 }
