@@ -109,6 +109,14 @@ func (db *DB) dropLease(ctx context.Context, key, owner string) error {
 	return err
 }
 
+// dropExpiredLease clears key's lease if it has run out (a dead worker's),
+// so that its partial archive is discarded once.
+func (db *DB) dropExpiredLease(ctx context.Context, key string, now time.Time) error {
+	_, err := db.SQL.ExecContext(ctx, db.q(`UPDATE downloads SET lease_owner = '', lease_until = 0
+		WHERE key = ? AND lease_owner <> '' AND lease_until < ?`), key, now.UnixMilli())
+	return err
+}
+
 // setObject records the archive name a run is about to commit.
 func (db *DB) setObject(ctx context.Context, key, owner, name string) error {
 	res, err := db.SQL.ExecContext(ctx, db.q(`UPDATE downloads SET object_name = ? WHERE key = ? AND lease_owner = ?`),

@@ -136,10 +136,20 @@ func (w *notifyWorker) Work(ctx context.Context, job *river.Job[notifyArgs]) err
 	}
 	err := s.deliver(ctx, job.Args, func(tx *sql.Tx) error { return s.completeJobTx(ctx, tx, job) })
 	if err != nil && job.Attempt >= job.MaxAttempts {
-		s.logger.ErrorContext(ctx, "notice given up", "key", job.Args.Key, "notice", job.Args.Notice,
+		s.logger.ErrorContext(ctx, "notice given up", "notice", noticeKindOf(job.Args),
 			"attempts", job.Attempt, "err", err)
 	}
 	return err
+}
+
+// noticeKindOf names the notice a job delivers: its own kind, or, for a
+// download's notice (which leaves Notice empty and is composed from the
+// download's status), "download".
+func noticeKindOf(a notifyArgs) string {
+	if a.Notice != "" {
+		return string(a.Notice)
+	}
+	return "download"
 }
 
 // completeJobTx completes job in tx, the transaction that records its
@@ -164,7 +174,8 @@ type notice struct {
 }
 
 // deliver composes, sends and records notice a; complete, when not nil,
-// runs in the recording transaction.
+// runs in the recording transaction. Its log lines carry the download's
+// key through ctx (the notice worker puts it there; a digest has none).
 func (s *Service) deliver(ctx context.Context, a notifyArgs, complete func(*sql.Tx) error) error {
 	if s.mailer == nil || s.mail == nil {
 		return nil
@@ -178,7 +189,7 @@ func (s *Service) deliver(ctx context.Context, a notifyArgs, complete func(*sql.
 		return err
 	}
 	if sent {
-		s.logger.InfoContext(ctx, "notice already sent", "key", n.downloadKey, "notice", n.kind, "messageId", n.msg.MessageID)
+		s.logger.InfoContext(ctx, "notice already sent", "notice", n.kind, "messageId", n.msg.MessageID)
 		return nil
 	}
 	err = s.mailer.Send(ctx, n.msg)
@@ -187,7 +198,7 @@ func (s *Service) deliver(ctx context.Context, a notifyArgs, complete func(*sql.
 	}
 	if err != nil {
 		s.metrics.mailFailures.Inc()
-		s.logger.WarnContext(ctx, "notice not sent; will retry", "key", n.downloadKey, "notice", n.kind, "err", err)
+		s.logger.WarnContext(ctx, "notice not sent; will retry", "notice", n.kind, "err", err)
 		return err
 	}
 	if err := s.injectMailFault(MailAccepted, n.idem); err != nil {
@@ -210,11 +221,11 @@ func (s *Service) deliver(ctx context.Context, a notifyArgs, complete func(*sql.
 		}
 		return nil
 	}); err != nil {
-		s.logger.ErrorContext(ctx, "notice sent but not recorded; a retry sends it again", "key", n.downloadKey,
+		s.logger.ErrorContext(ctx, "notice sent but not recorded; a retry sends it again",
 			"notice", n.kind, "messageId", n.msg.MessageID, "err", err)
 		return err
 	}
-	s.logger.InfoContext(ctx, "notice sent", "key", n.downloadKey, "notice", n.kind, "to", len(n.msg.To),
+	s.logger.InfoContext(ctx, "notice sent", "notice", n.kind, "to", len(n.msg.To),
 		"language", n.lang, "messageId", n.msg.MessageID)
 	return s.injectMailFault(MailRecorded, n.idem)
 }

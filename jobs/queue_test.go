@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -9,6 +10,7 @@ import (
 	"log/slog"
 	"net/url"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -410,8 +412,9 @@ func TestJobsInTheirOwnQueues(t *testing.T) {
 }
 
 // The partial archive of a run that died is dropped when the download runs
-// again, ends, or is cancelled with no live worker; a cancel does not touch
-// the upload of a worker that is alive (it aborts its own).
+// again, ends, or is cancelled with no live worker (or, cancelled while a
+// dead worker's lease ran, once that lease expires); a cancel does not
+// touch the upload of a worker that is alive (it aborts its own).
 func TestPartialUploadsDropped(t *testing.T) {
 	db := testDB(t)
 	s := queueTestService(t, db, false)
@@ -444,6 +447,27 @@ func TestPartialUploadsDropped(t *testing.T) {
 	if d := store.drops(); !slices.Equal(d, []string{key2 + "-"}) {
 		t.Fatalf("cancelling a dead worker's download dropped %v, want its uploads %s-", d, key2)
 	}
+	// Cancelled while a dead worker's lease still runs: the cancel cannot
+	// tell, and the recovery of expired leases drops the upload once.
+	key4 := submitClaimed(Request{Format: "DWCA"}, "dead/2", 30*time.Millisecond)
+	if err := s.Cancel(ctx, alice, key4); err != nil {
+		t.Fatal(err)
+	}
+	if d := store.drops(); len(d) != 1 {
+		t.Fatalf("cancelling within a lease dropped %v", d)
+	}
+	time.Sleep(40 * time.Millisecond)
+	for range 2 {
+		if _, err := s.RecoverExpired(ctx, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if d := store.drops(); !slices.Equal(d, []string{key2 + "-", key4 + "-"}) {
+		t.Fatalf("after the dead worker's lease ran out: dropped %v, want %s- once more", d, key4)
+	}
+	store.mu.Lock()
+	store.dropped = store.dropped[:1]
+	store.mu.Unlock()
 	key3 := submitClaimed(Request{Format: "SPECIES_LIST"}, "w/1", time.Minute)
 	if err := s.finish(ctx, key3, "w/1", key3+"-1.zip", ExportResult{Records: 1, Bytes: 1}); err != nil {
 		t.Fatal(err)
@@ -495,4 +519,39 @@ func TestReconcileKeepsRequeuedDownload(t *testing.T) {
 			t.Fatalf("a download whose job ended is %s, want KILLED", r.Status)
 		}
 	})
+}
+
+// A download's request and cancellation are logged with its key, creator
+// and caller: who asked for a download that failed must be answerable
+// from the logs.
+func TestRequestAndCancelLogged(t *testing.T) {
+	db := testDB(t)
+	if err := db.AddUser(context.Background(), alice, "correct horse"); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	s, err := New(db, checkOnlyEngine{}, &noStorage{}, nil, Config{}, slog.New(slog.NewJSONHandler(&buf, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	key, err := s.Submit(ctx, alice, testRequest())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Cancel(ctx, alice, key); err != nil {
+		t.Fatal(err)
+	}
+	for _, msg := range []string{"download requested", "download cancelled"} {
+		found := false
+		for line := range strings.Lines(buf.String()) {
+			var rec map[string]any
+			if json.Unmarshal([]byte(line), &rec) == nil && rec["msg"] == msg {
+				found = rec["key"] == key && rec["creator"] == "alice" && rec["caller"] == "alice"
+			}
+		}
+		if !found {
+			t.Errorf("no %q line with key, creator and caller in:\n%s", msg, buf.String())
+		}
+	}
 }

@@ -52,13 +52,42 @@ func (s *Service) RecoverExpired(ctx context.Context, now time.Time) (int, error
 	if err != nil {
 		return 0, err
 	}
-	return countDone(stale, func(l staleLease) (bool, error) {
+	n, err := countDone(stale, func(l staleLease) (bool, error) {
 		ok, err := s.requeue(ctx, l, now)
 		if err != nil {
 			return false, fmt.Errorf("requeue %s: %w", l.key, err)
 		}
 		return ok, nil
 	})
+	if err != nil {
+		return n, err
+	}
+	return n, s.releaseCancelled(ctx, now)
+}
+
+// releaseCancelled clears the expired leases of cancelled downloads and
+// discards their partial archives: a download cancelled while a worker
+// that had died still held its lease (the cancel could not tell) has no
+// one else to remove them but the daily sweep. A live worker drops its
+// lease when it sees the cancel, so only dead workers' are left.
+func (s *Service) releaseCancelled(ctx context.Context, now time.Time) error {
+	stale, err := collect(ctx, s.db.SQL, s.db.q(`SELECT key FROM downloads
+		WHERE status = ? AND lease_owner <> '' AND lease_until < ?`),
+		[]any{StatusCancelled, now.UnixMilli()}, func(s scanner) (staleLease, error) {
+			var l staleLease
+			err := s.Scan(&l.key)
+			return l, err
+		})
+	if err != nil {
+		return err
+	}
+	for _, l := range stale {
+		if err := s.db.dropExpiredLease(ctx, l.key, now); err != nil {
+			return fmt.Errorf("release cancelled %s: %w", l.key, err)
+		}
+		s.abortDeadUploads(ctx, l.key)
+	}
+	return nil
 }
 
 // countDone calls f on each item until one fails and counts the items f

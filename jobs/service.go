@@ -218,7 +218,13 @@ func (s *Service) Submit(ctx context.Context, caller User, req Request) (key str
 			req.NotificationAddresses = []string{u.Email}
 		}
 	}
-	return s.insert(ctx, req)
+	key, err = s.insert(ctx, req)
+	if err == nil {
+		// A duplicate or a scheduled export's answer is logged too: the
+		// key says which download the caller was given.
+		s.logger.InfoContext(ctx, "download requested", "key", key, "creator", req.Creator, "caller", caller.Name, "format", req.Format)
+	}
+	return key, err
 }
 
 // setCreator makes the caller the creator of a request that names none,
@@ -482,13 +488,18 @@ func (s *Service) Cancel(ctx context.Context, caller User, key string) error {
 	if err != nil || !ok {
 		return err
 	}
+	s.logger.InfoContext(ctx, "download cancelled", "key", key, "creator", r.Creator, "caller", caller.Name)
 	s.metrics.downloads.WithLabelValues(string(StatusCancelled), r.Request.Format).Inc()
 	if id, err := s.db.riverJob(ctx, key); err == nil && id != 0 {
 		s.cancelJob(ctx, key, id)
 	}
 	// A live worker aborts its own upload when it sees the cancel; a dead
 	// one's partial archive is removed here.
-	if live, err := s.db.leased(ctx, key, time.Now()); err == nil && !live {
+	now := time.Now()
+	if live, err := s.db.leased(ctx, key, now); err == nil && !live {
+		if err := s.db.dropExpiredLease(ctx, key, now); err != nil {
+			s.logger.WarnContext(ctx, "release a dead worker's lease", "key", key, "err", err)
+		}
 		s.abortDeadUploads(ctx, key)
 	}
 	return nil

@@ -164,6 +164,7 @@ func (s *Service) exportFailed(ctx context.Context, job *river.Job[exportArgs], 
 	case ctx.Err() != nil:
 		// Shutdown (or a River cancel): SUSPENDED, resumed at the next start.
 		if r, gerr := s.db.getDownload(bg, s.db.SQL, key); gerr == nil && r.Status == StatusCancelled {
+			s.logger.InfoContext(bg, "export cancelled", "key", key)
 			_ = s.db.dropLease(bg, key, owner)
 			return river.JobCancel(err)
 		}

@@ -224,13 +224,6 @@ func (s *Server) pageSignIn(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// checkPassword checks a user's password with the API's authenticator:
-// the same constant cost and back-off after failures (per client address
-// and per user name) as HTTP Basic.
-func (s *Server) checkPassword(r *http.Request, name, password string) (jobs.User, error) {
-	return s.auth.Check(r.Context(), name, password, s.clientAddr(r))
-}
-
 // pageSignOut: POST /ui/api/signout ends the session and clears the
 // cookie; signing out without a session is no error.
 func (s *Server) pageSignOut(w http.ResponseWriter, r *http.Request) error {

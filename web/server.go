@@ -216,11 +216,25 @@ func (s *Server) caller(r *http.Request) (*jobs.User, error) {
 	if !ok {
 		return nil, fmt.Errorf("%w: only HTTP Basic authentication is supported", jobs.ErrUnauthorized)
 	}
-	u, err := s.auth.Check(r.Context(), name, pass, s.clientAddr(r))
+	u, err := s.checkPassword(r, name, pass)
 	if err != nil {
 		return nil, err
 	}
 	return &u, nil
+}
+
+// checkPassword checks a user's password with the authenticator (the
+// same constant cost, and back-off after failures per client address and
+// per user name, for HTTP Basic and the page's sign-in) and logs a refusal
+// with the user name and address, never the password: the back-off is
+// per process, so the log is where guessing shows.
+func (s *Server) checkPassword(r *http.Request, name, password string) (jobs.User, error) {
+	addr := s.clientAddr(r)
+	u, err := s.auth.Check(r.Context(), name, password, addr)
+	if err != nil && errors.Is(err, jobs.ErrUnauthorized) {
+		s.logger.InfoContext(r.Context(), "login refused", "user", name, "addr", addr, "err", err)
+	}
+	return u, err
 }
 
 // clientAddr is the address of the client that sent r (see
