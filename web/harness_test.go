@@ -198,6 +198,8 @@ type options struct {
 	config func(*jobs.Config)
 	// svcOpts are more options of the service (a clock, a rollover).
 	svcOpts []jobs.Option
+	// apiLog, when set, is the API server's logger (else the test's).
+	apiLog *slog.Logger
 }
 
 // server is a real API server on loopback with its real service.
@@ -299,7 +301,11 @@ func startServer(t testing.TB, dsn string, o options) *server {
 	if o.metrics != nil {
 		webOpts = append(webOpts, web.WithMetrics(o.metrics))
 	}
-	api := web.New(svc, jobs.NewAuthenticator(db, o.auth), o.web, testLogger(t), webOpts...)
+	apiLog := o.apiLog
+	if apiLog == nil {
+		apiLog = testLogger(t)
+	}
+	api := web.New(svc, jobs.NewAuthenticator(db, o.auth), o.web, apiLog, webOpts...)
 	hs := httptest.NewUnstartedServer(api)
 	hs.Config = api.HTTPServer() // the timeouts serve uses
 	hs.Start()

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"math"
 	"net"
 	"net/http"
@@ -397,5 +398,31 @@ func TestHostileStopWithSlowClient(t *testing.T) {
 	}
 	if status != string(jobs.StatusSuspended) {
 		t.Fatalf("the running export is %s after the stop, want SUSPENDED", status)
+	}
+}
+
+// TestRefusedLoginLogged: a refused login leaves a line with the user name
+// and the client's address, never the password tried; a good one none.
+func TestRefusedLoginLogged(t *testing.T) {
+	var buf lockedBuffer
+	s := startServer(t, sqliteDSN(t), options{apiLog: slog.New(slog.NewJSONHandler(&buf, nil))})
+	if err := s.db.AddUser(context.Background(), jobs.User{Name: "carol"}, password("carol")); err != nil {
+		t.Fatal(err)
+	}
+	for _, pass := range []string{"Tr0ub4dor&3", password("carol")} {
+		req, _ := http.NewRequest("GET", s.URL+"/v1/occurrence/download/user/carol/count", nil)
+		req.SetBasicAuth("carol", pass)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	logs := buf.String()
+	if strings.Count(logs, `"msg":"login refused"`) != 1 || !strings.Contains(logs, `"user":"carol"`) || !strings.Contains(logs, `"addr":"127.0.0.1`) {
+		t.Errorf("want one login refused line with user and address:\n%s", logs)
+	}
+	if strings.Contains(logs, "Tr0ub4dor") || strings.Contains(logs, password("carol")) {
+		t.Errorf("a password is in the log:\n%s", logs)
 	}
 }
