@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/url"
@@ -126,6 +127,38 @@ func (c Config) WithDefaults() Config {
 	return c
 }
 
+// ConfigError is a setting of Config that does not fit another: Field
+// does not fit Other (both names of Config's fields).
+type ConfigError struct {
+	Field, Other string
+	Msg          string
+}
+
+func (e *ConfigError) Error() string { return "jobs: " + e.Msg }
+
+// Validate checks the settings that must fit each other, with the defaults
+// of the zero ones; it connects to nothing, so that a configuration can be
+// checked before the service starts.
+// The errors are *ConfigError values, joined.
+func (c Config) Validate() error {
+	c = c.WithDefaults()
+	var errs []error
+	if c.RescueAfter <= c.Lease {
+		errs = append(errs, &ConfigError{Field: "RescueAfter", Other: "Lease",
+			Msg: fmt.Sprintf("rescue interval %s must exceed the lease %s", c.RescueAfter, c.Lease)})
+	}
+	// A worker renews its lease only once per heartbeat (worker.go's tick):
+	// with less than two heartbeats to a lease, the lease of a running
+	// export runs out and the download is taken from a live worker, again
+	// and again.
+	if c.Heartbeat > c.Lease/2 {
+		errs = append(errs, &ConfigError{Field: "Heartbeat", Other: "Lease",
+			Msg: fmt.Sprintf("heartbeat %s is more than half the lease %s: a worker renews its lease only once a heartbeat, "+
+				"so the lease of every export that runs longer would run out and the download be taken from a live worker", c.Heartbeat, c.Lease)})
+	}
+	return errors.Join(errs...)
+}
+
 // Service is the download job service.
 type Service struct {
 	db      *DB
@@ -167,8 +200,8 @@ func New(db *DB, engine Engine, store Storage, mailer *Mailer, cfg Config, logge
 	// Lines logged with a job's context carry its download key.
 	logger = logctx.Logger(logger)
 	cfg = cfg.WithDefaults()
-	if cfg.RescueAfter <= cfg.Lease {
-		return nil, fmt.Errorf("jobs: rescue interval %s must exceed the lease %s", cfg.RescueAfter, cfg.Lease)
+	if err := cfg.Validate(); err != nil {
+		return nil, err
 	}
 	if err := cfg.Scheduler.validate(); err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 )
 
 // At the running limit a submission fails with GBIF's wording; a creator
@@ -98,5 +99,36 @@ func TestValidateVerbatimExtensions(t *testing.T) {
 		if _, err := s.Validate(ctx, &alice, bad); !errors.Is(err, ErrInvalidRequest) {
 			t.Errorf("%s %v: %v, want ErrInvalidRequest", bad.Format, bad.VerbatimExtensions, err)
 		}
+	}
+}
+
+// TestConfigValidate: the lease must outlast two heartbeats (a worker renews
+// it only once a heartbeat) and the rescue interval must exceed it; New
+// refuses what Validate refuses, without touching the database.
+func TestConfigValidate(t *testing.T) {
+	if err := (Config{}).Validate(); err != nil {
+		t.Errorf("defaults: %v", err)
+	}
+	for _, c := range []struct {
+		cfg          Config
+		field, other string
+	}{
+		{Config{Lease: 5 * time.Second, RescueAfter: 10 * time.Second, Heartbeat: 30 * time.Second}, "Heartbeat", "Lease"},
+		{Config{Lease: time.Minute, Heartbeat: time.Minute}, "Heartbeat", "Lease"},
+		{Config{Lease: time.Minute, Heartbeat: 31 * time.Second}, "Heartbeat", "Lease"},
+		{Config{Lease: 10 * time.Second, RescueAfter: 5 * time.Second}, "RescueAfter", "Lease"},
+	} {
+		err := c.cfg.Validate()
+		var ce *ConfigError
+		if !errors.As(err, &ce) || ce.Field != c.field || ce.Other != c.other {
+			t.Errorf("%+v: %v, want a ConfigError on %s and %s", c.cfg, err, c.field, c.other)
+			continue
+		}
+		if _, err2 := New(nil, nil, nil, nil, c.cfg, nil); err2 == nil || err2.Error() != err.Error() {
+			t.Errorf("New: %v, want %v", err2, err)
+		}
+	}
+	if err := (Config{Lease: time.Minute, Heartbeat: 30 * time.Second}).Validate(); err != nil {
+		t.Errorf("a heartbeat of half the lease: %v", err)
 	}
 }

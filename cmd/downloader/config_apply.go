@@ -65,8 +65,9 @@ const configEnv = "DOWNLOADER_CONFIG"
 // the configuration file (--config, else $DOWNLOADER_CONFIG), then the
 // environment, then the flags given on the command line. It leaves the
 // effective values in the flags and in f.conf, and rejects unknown keys and
-// bad values with the file, line and key.
-func applyServeConfig(fs *flag.FlagSet, f *serveFlags) error {
+// bad values with the file, line and key. It returns the decoder, holding
+// the validation's errors, for the checks that follow.
+func applyServeConfig(fs *flag.FlagSet, f *serveFlags) (*configDecoder, error) {
 	explicit := map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { explicit[fl.Name] = true })
 	if f.configPath == "" {
@@ -81,15 +82,12 @@ func applyServeConfig(fs *flag.FlagSet, f *serveFlags) error {
 	d.applyEnv(&c, leaves)
 	d.applyFlags(fs, &c, leaves, explicit)
 	if err := d.err(); err != nil {
-		return err
+		return nil, err
 	}
 	d.effective(fs, &c, leaves)
 	d.validate(&c)
-	if err := d.err(); err != nil {
-		return err
-	}
 	f.conf, f.origin = c, d.origin
-	return nil
+	return d, nil
 }
 
 // applyEnv sets the keys whose variables are set.

@@ -153,6 +153,10 @@ func TestConfigErrorsNameFileLineAndKey(t *testing.T) {
 			`serve.yaml:3: schedules[0].cron: "61 * * * *": end of range (61) above maximum (59)`},
 		{"schedules:\n  - name: a\n    cron: \"@daily\"\n    kind: sweep\n", `serve.yaml:4: schedules[0].kind: "sweep": want erase, digest, rollover or export`},
 		{"schedules:\n  - name: a\n    cron: \"@daily\"\n    kind: digest\n", `serve.yaml:4: schedules[0].kind: a digest schedule mails mail.operators, and none are set`},
+		{"limits:\n  lease: 5s\n  rescue_after: 10s\n  heartbeat: 30s\n",
+			`serve.yaml:4: limits.heartbeat, limits.lease: heartbeat 30s is more than half the lease 5s: a worker renews its lease only once a heartbeat`},
+		{"limits:\n  lease: 10s\n  rescue_after: 5s\n",
+			`serve.yaml:3: limits.rescue_after, limits.lease: rescue interval 5s must exceed the lease 10s`},
 		{"scheduled_exports:\n  answer_unfiltered: always\n", `serve.yaml:2: scheduled_exports.answer_unfiltered: "always": want age, snapshot, off`},
 		{"schedules:\n  - name: a\n    cron: \"@daily\"\n    kind: export\n", `serve.yaml:2: schedules[0].params.format: missing`},
 		{"schedules:\n  - name: a\n    cron: \"@daily\"\n    kind: erase\n    params:\n      format: DWCA\n",
@@ -348,4 +352,29 @@ func FuzzConfigParse(f *testing.F) {
 			t.Fatalf("round trip differs:\n%s\n%s\nprinted:\n%s", a, b, out.String())
 		}
 	})
+}
+
+// TestHeartbeatWithinLease: a heartbeat over half the lease (the worker
+// renews its lease once a heartbeat) is refused by config check and by
+// serve before it starts, naming the keys; half the lease is accepted.
+func TestHeartbeatWithinLease(t *testing.T) {
+	clearConfigEnv(t)
+	path := writeFile(t, "serve.yaml", "limits:\n  lease: 1m\n  heartbeat: 30s\n")
+	env, _, _ := testEnv()
+	if _, err := parseServeFlags([]string{"--config", path}, env); err != nil {
+		t.Fatalf("half the lease: %v", err)
+	}
+	err := runConfig(context.Background(), []string{"check", path}, env)
+	if err != nil {
+		t.Fatalf("config check of half the lease: %v", err)
+	}
+	err = runServe(context.Background(), []string{"--config", path, "--heartbeat", "1m"}, env)
+	if err == nil || !strings.Contains(err.Error(), "--heartbeat: limits.heartbeat, limits.lease: heartbeat 1m0s is more than half the lease 1m0s") {
+		t.Errorf("serve with heartbeat = lease: %v", err)
+	}
+	t.Setenv("DOWNLOADER_LEASE", "20s")
+	err = runConfig(context.Background(), []string{"check", path}, env)
+	if err == nil || !strings.Contains(err.Error(), path+":3: limits.heartbeat, limits.lease: heartbeat 30s is more than half the lease 20s") {
+		t.Errorf("config check with a lease from the environment: %v", err)
+	}
 }

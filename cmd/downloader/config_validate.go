@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -216,5 +217,31 @@ func (d *configDecoder) validateSelection(s scheduleConfig, p string, at func(st
 		if err != nil {
 			d.fail(at("params.query"), p+".params.query", "%v", err)
 		}
+	}
+}
+
+// jobsKeys are the keys of the jobs.Config fields a jobs.ConfigError names.
+var jobsKeys = map[string]string{"Lease": "limits.lease", "RescueAfter": "limits.rescue_after", "Heartbeat": "limits.heartbeat"}
+
+// checkJobs applies the job service's rules on settings that must fit each
+// other (jobs.Config.Validate), each error at the first of its two keys
+// that was set.
+func (d *configDecoder) checkJobs(cfg jobs.Config) {
+	err := cfg.Validate()
+	if err == nil {
+		return
+	}
+	errs := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	}
+	for _, err := range errs {
+		var ce *jobs.ConfigError
+		if !errors.As(err, &ce) {
+			d.fail("", "", "%v", err)
+			continue
+		}
+		key, other := jobsKeys[ce.Field], jobsKeys[ce.Other]
+		d.fail(cmp.Or(d.origin[key], d.origin[other]), key+", "+other, "%s", ce.Msg)
 	}
 }

@@ -82,14 +82,18 @@ func (f *serveFlags) parse(fs *flag.FlagSet, args []string) ([]string, error) {
 // configure layers the configuration under the parsed flags of fs and
 // fills the job service's settings.
 func (f *serveFlags) configure(fs *flag.FlagSet) error {
-	if err := applyServeConfig(fs, f); err != nil {
+	d, err := applyServeConfig(fs, f)
+	if err != nil {
 		return err
 	}
 	if _, set := f.origin["erase.warn_before"]; !set && f.jobs.Scheduler.WarnBefore >= f.jobs.EraseAfter {
 		f.jobs.Scheduler.WarnBefore = f.jobs.EraseAfter / 2
 		f.conf.Erase.WarnBefore = duration(f.jobs.Scheduler.WarnBefore)
 	}
-	var err error
+	d.checkJobs(f.jobs)
+	if err := d.err(); err != nil {
+		return err
+	}
 	if f.jobs.Scheduler.Schedules, err = jobSchedules(f.conf.Schedules, f.limits); err != nil {
 		return err
 	}
@@ -135,9 +139,9 @@ func serveFlagSet(f *serveFlags, env *Env) *flag.FlagSet {
 	fs.IntVar(&c.Workers, "workers", def.Workers, "exports run at once by this process")
 	fs.IntVar(&c.MaxAttempts, "max-attempts", def.MaxAttempts, "tries of an export before it fails")
 	fs.DurationVar(&c.EraseAfter, "erase-after", def.EraseAfter, "how long archives are kept")
-	fs.DurationVar(&c.Lease, "lease", def.Lease, "a worker's claim on a download without heartbeat")
+	fs.DurationVar(&c.Lease, "lease", def.Lease, "a worker's claim on a download, renewed every --heartbeat")
 	fs.DurationVar(&c.RescueAfter, "rescue-after", def.RescueAfter, "when a job whose worker vanished runs again")
-	fs.DurationVar(&c.Heartbeat, "heartbeat", def.Heartbeat, "progress/cancel check interval of an export")
+	fs.DurationVar(&c.Heartbeat, "heartbeat", def.Heartbeat, "progress/cancel check and lease renewal interval of an export (at most half of --lease)")
 	fs.DurationVar(&c.MaintenanceInterval, "maintenance", def.MaintenanceInterval, "sweep/reconcile interval (and erasure, unless an erase schedule erases)")
 	fs.DurationVar(&c.Scheduler.WarnBefore, "erase-warn-before", 14*24*time.Hour, "mail a download's creator this long before its archive is erased, with the postpone link (0: no warning; needs --smtp)")
 	fs.StringVar(&c.Scheduler.Creator, "schedule-creator", def.Scheduler.Creator, "user that scheduled exports belong to (created without a password: nobody signs in as it)")
