@@ -122,6 +122,14 @@ func (f mailFiles) list(folder string) ([]string, error) {
 	return out, nil
 }
 
+// CheckMailOverrides loads the notices' catalogues and templates with those
+// of overridesDir as a service with a mailer does when it starts, and
+// returns what it would refuse.
+func CheckMailOverrides(overridesDir string) error {
+	_, err := loadMailCatalog(overridesDir)
+	return err
+}
+
 // loadMailCatalog reads the embedded catalogues and templates and those of
 // overridesDir ("" for none) and checks that every notice renders in every
 // language.

@@ -25,6 +25,9 @@ type configDecoder struct {
 	// or "--flag".
 	origin map[string]string
 	errs   []string
+	// bad are the key paths with an error: a later check of one of them,
+	// or of a key under one, would only repeat it.
+	bad []string
 }
 
 // Bounds of what a configuration may be.
@@ -41,6 +44,12 @@ func newConfigDecoder(file string) *configDecoder {
 
 // fail records an error at where (a position or a variable) about key path.
 func (d *configDecoder) fail(where, path, format string, args ...any) {
+	if d.failed(path) {
+		return
+	}
+	if path != "" {
+		d.bad = append(d.bad, path)
+	}
 	if len(d.errs) == maxConfigErrors {
 		d.errs = append(d.errs, "(more errors not shown)")
 	}
@@ -55,6 +64,16 @@ func (d *configDecoder) fail(where, path, format string, args ...any) {
 		msg = where + ": " + msg
 	}
 	d.errs = append(d.errs, msg)
+}
+
+// failed reports whether path, or a key it is under, has an error.
+func (d *configDecoder) failed(path string) bool {
+	for _, b := range d.bad {
+		if path == b || strings.HasPrefix(path, b+".") || strings.HasPrefix(path, b+"[") {
+			return true
+		}
+	}
+	return false
 }
 
 func (d *configDecoder) err() error {

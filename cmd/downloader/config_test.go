@@ -40,6 +40,17 @@ func clearConfigEnv(t *testing.T) {
 	}
 }
 
+// tableDir is a directory that holds a table as serve's check sees it (an
+// empty one: its data folder).
+func tableDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "data"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
 func writeFile(t *testing.T, name, text string) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), name)
@@ -221,10 +232,10 @@ func TestConfigSecrets(t *testing.T) {
 	clearConfigEnv(t)
 	const smtpPass, dbPass, s3Secret = "smtp-Pa55-word", "db-Pa55-word", "s3-Pa55-word"
 	pwFile := writeFile(t, "smtp-password", smtpPass+"\n")
-	path := writeFile(t, "serve.yaml", fmt.Sprintf(
+	path := writeFile(t, "serve.yaml", fmt.Sprintf("table: %s\n"+
 		"database:\n  url: postgres://downloader@db.example.org/downloads\n  password: %s\n"+
-			"storage:\n  location: s3://bucket/x?endpoint=http://127.0.0.1:1\n  access_key_id: AKIA\n"+
-			"smtp:\n  host: mail.example.org\n  user: bob\n  password_file: %s\n", dbPass, pwFile))
+		"storage:\n  location: s3://bucket/x?endpoint=http://127.0.0.1:1\n  access_key_id: AKIA\n"+
+		"smtp:\n  host: mail.example.org\n  user: bob\n  password_file: %s\n", tableDir(t), dbPass, pwFile))
 	t.Setenv("AWS_SECRET_ACCESS_KEY", s3Secret)
 	env, out, _ := testEnv()
 	f, err := parseServeFlags([]string{"--config", path}, env)
@@ -253,7 +264,7 @@ func TestConfigSecrets(t *testing.T) {
 			t.Errorf("secret %q printed:\n%s", s, printed)
 		}
 	}
-	for _, want := range []string{"password: '[redacted]' # from " + path + ":10 (file " + pwFile + ")",
+	for _, want := range []string{"password: '[redacted]' # from " + path + ":11 (file " + pwFile + ")",
 		"secret_access_key: '[redacted]' # from $AWS_SECRET_ACCESS_KEY", "url: postgres://downloader@db.example.org/downloads"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("config check does not say %q:\n%s", want, out)
@@ -359,7 +370,7 @@ func FuzzConfigParse(f *testing.F) {
 // serve before it starts, naming the keys; half the lease is accepted.
 func TestHeartbeatWithinLease(t *testing.T) {
 	clearConfigEnv(t)
-	path := writeFile(t, "serve.yaml", "limits:\n  lease: 1m\n  heartbeat: 30s\n")
+	path := writeFile(t, "serve.yaml", "limits:\n  lease: 1m\n  heartbeat: 30s\ntable: "+tableDir(t)+"\n")
 	env, _, _ := testEnv()
 	if _, err := parseServeFlags([]string{"--config", path}, env); err != nil {
 		t.Fatalf("half the lease: %v", err)
@@ -376,5 +387,64 @@ func TestHeartbeatWithinLease(t *testing.T) {
 	err = runConfig(context.Background(), []string{"check", path}, env)
 	if err == nil || !strings.Contains(err.Error(), path+":3: limits.heartbeat, limits.lease: heartbeat 30s is more than half the lease 20s") {
 		t.Errorf("config check with a lease from the environment: %v", err)
+	}
+}
+
+// TestConfigCheckAsServe: config check refuses what serve would refuse
+// before it starts, without connecting anywhere (the ops audit's item 3),
+// and lists the schedules' mistakes with the decoding's.
+func TestConfigCheckAsServe(t *testing.T) {
+	clearConfigEnv(t)
+	table := tableDir(t)
+	overrides := t.TempDir()
+	tmpl := filepath.Join(overrides, "mail", "templates")
+	if err := os.MkdirAll(tmpl, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(tmpl, "success.text.tmpl"), []byte("Hello\n{{.Key\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct{ text, want string }{
+		{"table: " + table + "\nsmtp:\n  host: smtp.example.org\n  tls: none\n  user: u\n  password: x\n",
+			`serve.yaml:3: smtp: smtp: TLS "none" with a password to smtp.example.org`},
+		{"table: " + table + "\nrole: worker\nsmtp:\n  host: smtp.example.org\n",
+			`serve.yaml:2: public_url: missing: in the worker role, smtp.host needs public_url`},
+		{"table: " + table + "\noverrides: " + overrides + "\nsmtp:\n  host: smtp.example.org\n",
+			`serve.yaml:2: overrides: mail template ` + filepath.Join(tmpl, "success.text.tmpl")},
+		{"table: /nonexistent/table\n", `serve.yaml:1: table: open table /nonexistent/table: no occurrence table: the directory does not exist`},
+		{"table: " + t.TempDir() + "\n", `table: open table`},
+		{"listen: 127.0.0.1:0\n", `table: missing: the occurrence table`},
+		{"table: " + table + "\nexport_table: " + t.TempDir() + "\n", `serve.yaml:2: export_table: --export-table `},
+		// Every mistake at once: decoding's and the schedules'.
+		{"smtp:\n  prot: 25\nlimits:\n  workers: many\nschedules:\n  - {name: Bad Name, cron: \"61 * * * *\", kind: erasee}\n",
+			`serve.yaml:2: smtp.prot: unknown key (did you mean port?)` + "\n" +
+				`serve.yaml:4: limits.workers: "many" is not a whole number` + "\n" +
+				`serve.yaml:6: schedules[0].name: "Bad Name": lower-case letters, digits, - and _ (at most 64)` + "\n" +
+				`serve.yaml:6: schedules[0].cron: "61 * * * *": end of range (61) above maximum (59): 61` + "\n" +
+				`serve.yaml:6: schedules[0].kind: "erasee": want erase, digest, rollover or export`},
+	}
+	for _, c := range cases {
+		path := writeFile(t, "serve.yaml", c.text)
+		env, _, _ := testEnv()
+		err := runConfig(context.Background(), []string{"check", path}, env)
+		want := strings.ReplaceAll(c.want, "serve.yaml:", path+":")
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q:\n got %v\nwant %s", c.text, err, want)
+		}
+		if err2 := runServe(context.Background(), []string{"--config", path, "--check"}, env); fmt.Sprint(err2) != fmt.Sprint(err) {
+			t.Errorf("serve --check: %v, config check: %v", err2, err)
+		}
+	}
+	// A decoding error and a schedule's on the same key: one error.
+	path := writeFile(t, "serve.yaml", "schedules:\n  - {name: a, cron: [1], kind: erase}\n")
+	env, _, _ := testEnv()
+	err := runConfig(context.Background(), []string{"check", path}, env)
+	if err == nil || strings.Count(err.Error(), "\n") != 0 || !strings.Contains(err.Error(), "schedules[0].cron: want one value") {
+		t.Errorf("a cron that is a list: %v", err)
+	}
+	// An HBase table is not contacted; the rest passes.
+	path = writeFile(t, "serve.yaml", "table: hbase://127.0.0.1:1/occ\nsmtp:\n  host: 127.0.0.1\n  tls: none\n  user: u\n  password: x\n")
+	if err := runConfig(context.Background(), []string{"check", path}, env); err != nil {
+		t.Errorf("hbase table, loopback SMTP without TLS: %v", err)
 	}
 }

@@ -35,7 +35,8 @@ var (
 // minPartSize is S3's smallest multipart part.
 const minPartSize = 5 << 20
 
-// validate checks the effective configuration; errors say where the bad
+// validate checks the effective configuration (the schedules' own rules
+// are validateSchedules', with the decoding); errors say where the bad
 // value was set.
 func (d *configDecoder) validate(c *fileConfig) {
 	d.oneOf(c.Role, "role", "api", "worker", "all")
@@ -64,7 +65,6 @@ func (d *configDecoder) validate(c *fileConfig) {
 	}
 	d.oneOf(c.ScheduledExports.AnswerUnfiltered, "scheduled_exports.answer_unfiltered",
 		string(jobs.AnswerRecent), string(jobs.AnswerSameSnapshot), string(jobs.AnswerNever))
-	d.validateSchedules(c.Schedules)
 	for i, s := range c.Schedules {
 		if s.Kind == scheduleDigest && strings.TrimSpace(c.Mail.Operators) == "" {
 			p := fmt.Sprintf("schedules[%d].kind", i)

@@ -45,12 +45,15 @@ type serveFlags struct {
 	// The configuration file and what only it sets (config*.go).
 	configPath, opsListen string
 	check                 bool
-	conf                  fileConfig
-	origin                map[string]string
-	exports               exportFlags
-	search                searchFlags
-	taxonomyDir           string
-	page                  pageFlags
+	// startChecks: configure also makes serve's own checks before it
+	// starts (checkStart), for serve and config check.
+	startChecks bool
+	conf        fileConfig
+	origin      map[string]string
+	exports     exportFlags
+	search      searchFlags
+	taxonomyDir string
+	page        pageFlags
 }
 
 // exportFlags say what exports read: the table (--export-table, else
@@ -61,7 +64,13 @@ type exportFlags struct {
 }
 
 func parseServeFlags(args []string, env *Env) (serveFlags, error) {
-	var f serveFlags
+	return parseServeArgs(args, env, false)
+}
+
+// parseServeArgs is parseServeFlags, with serve's checks before it starts
+// (the table, the mail settings) when startChecks.
+func parseServeArgs(args []string, env *Env, startChecks bool) (serveFlags, error) {
+	f := serveFlags{startChecks: startChecks}
 	fs := serveFlagSet(&f, env)
 	rest, err := f.parse(fs, args)
 	if err == nil && len(rest) > 0 {
@@ -91,6 +100,9 @@ func (f *serveFlags) configure(fs *flag.FlagSet) error {
 		f.conf.Erase.WarnBefore = duration(f.jobs.Scheduler.WarnBefore)
 	}
 	d.checkJobs(f.jobs)
+	if f.startChecks {
+		d.checkStart(f)
+	}
 	if err := d.err(); err != nil {
 		return err
 	}
@@ -184,7 +196,7 @@ func httpFlags(fs *flag.FlagSet, w *web.Config, a *jobs.AuthConfig) {
 
 // runServe: downloader serve.
 func runServe(ctx context.Context, args []string, env *Env) error {
-	f, err := parseServeFlags(args, env)
+	f, err := parseServeArgs(args, env, true)
 	if err != nil {
 		return err
 	}
@@ -322,11 +334,8 @@ func openEngine(ctx context.Context, spec, exportSpec string, cfg tableexport.Co
 // openExportTable opens the embedded table --export-table names, which must
 // hold a snapshot: exports of an empty table would be empty archives.
 func openExportTable(ctx context.Context, dir string, env *Env) (*parquet.Store, error) {
-	if strings.HasPrefix(dir, "hbase://") {
-		return nil, fmt.Errorf("--export-table %s: give the directory `downloader rollover --snapshot-dir` writes, not an HBase table", dir)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "manifest.json")); err != nil {
-		return nil, fmt.Errorf("--export-table %s holds no snapshot (%w): run `downloader rollover --table hbase://... --snapshot-dir %s` first", dir, err, dir)
+	if err := checkExportTable(dir); err != nil {
+		return nil, err
 	}
 	x, err := parquet.OpenExisting(dir, parquet.Config{}, env.Logger)
 	if err != nil {
@@ -339,6 +348,18 @@ func openExportTable(ctx context.Context, dir string, env *Env) (*parquet.Store,
 	}
 	env.Logger.Info("exports read an embedded snapshot", "dir", dir, "snapshot", snap.ID)
 	return x, nil
+}
+
+// checkExportTable refuses an --export-table that is not a directory
+// holding a snapshot.
+func checkExportTable(dir string) error {
+	if strings.HasPrefix(dir, "hbase://") {
+		return fmt.Errorf("--export-table %s: give the directory `downloader rollover --snapshot-dir` writes, not an HBase table", dir)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "manifest.json")); err != nil {
+		return fmt.Errorf("--export-table %s holds no snapshot (%w): run `downloader rollover --table hbase://... --snapshot-dir %s` first", dir, err, dir)
+	}
+	return nil
 }
 
 // openStorage opens a directory or an s3:// bucket (credentials and tuning

@@ -113,21 +113,31 @@ var _ occurrence.Table = (*Store)(nil)
 // no table (neither a data folder nor a manifest), is an error wrapping
 // occurrence.ErrNoTable that names dir.
 func OpenExisting(dir string, cfg Config, logger *slog.Logger) (*Store, error) {
+	if err := CheckExisting(dir); err != nil {
+		return nil, err
+	}
+	return Open(dir, cfg, logger)
+}
+
+// CheckExisting reports what OpenExisting would refuse in dir before it
+// reads the table: a missing directory, or one that holds no table. It
+// changes nothing, so that a configuration can be checked.
+func CheckExisting(dir string) error {
 	st, err := os.Stat(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Errorf("open table %s: %w: the directory does not exist", dir, occurrence.ErrNoTable)
+		return fmt.Errorf("open table %s: %w: the directory does not exist", dir, occurrence.ErrNoTable)
 	case err != nil:
-		return nil, fmt.Errorf("open table %s: %w", dir, err)
+		return fmt.Errorf("open table %s: %w", dir, err)
 	case !st.IsDir():
-		return nil, fmt.Errorf("open table %s: %w: not a directory", dir, occurrence.ErrNoTable)
+		return fmt.Errorf("open table %s: %w: not a directory", dir, occurrence.ErrNoTable)
 	}
 	_, errData := os.Stat(filepath.Join(dir, dataDir))
 	_, errManifest := os.Stat(filepath.Join(dir, manifestName))
 	if errors.Is(errData, fs.ErrNotExist) && errors.Is(errManifest, fs.ErrNotExist) {
-		return nil, fmt.Errorf("open table %s: %w: the directory holds no %s or %s", dir, occurrence.ErrNoTable, manifestName, dataDir)
+		return fmt.Errorf("open table %s: %w: the directory holds no %s or %s", dir, occurrence.ErrNoTable, manifestName, dataDir)
 	}
-	return Open(dir, cfg, logger)
+	return nil
 }
 
 // Open opens (creating if needed) the table in dir.
