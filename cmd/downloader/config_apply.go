@@ -81,6 +81,7 @@ func applyServeConfig(fs *flag.FlagSet, f *serveFlags) (*configDecoder, error) {
 	leaves := configLeaves()
 	d.applyEnv(&c, leaves)
 	d.applyFlags(fs, &c, leaves, explicit)
+	d.decoded = true
 	// The schedules' own rules need no other key: their mistakes are listed
 	// with the decoding's.
 	d.validateSchedules(c.Schedules)

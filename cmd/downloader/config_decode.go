@@ -25,9 +25,11 @@ type configDecoder struct {
 	// or "--flag".
 	origin map[string]string
 	errs   []string
-	// bad are the key paths with an error: a later check of one of them,
-	// or of a key under one, would only repeat it.
-	bad []string
+	// bad are the key paths whose value did not decode: a check of one of
+	// them, or of a key under one, would only repeat the error. decoded
+	// ends the decoding: the checks' errors do not hide each other.
+	bad     []string
+	decoded bool
 }
 
 // Bounds of what a configuration may be.
@@ -47,7 +49,7 @@ func (d *configDecoder) fail(where, path, format string, args ...any) {
 	if d.failed(path) {
 		return
 	}
-	if path != "" {
+	if path != "" && !d.decoded {
 		d.bad = append(d.bad, path)
 	}
 	if len(d.errs) == maxConfigErrors {

@@ -34,11 +34,9 @@ func (f *serveFlags) serveEnv(env *Env) *Env {
 }
 
 // reportPending says which settings have no effect as configured, so that
-// nobody believes them done.
+// nobody believes them done (an erasure warning or a digest without SMTP
+// is refused instead: validateWarning, validateDigests).
 func (f *serveFlags) reportPending(logger *slog.Logger) {
-	if _, set := f.origin["erase.warn_before"]; set && f.conf.Erase.WarnBefore > 0 && f.mail.Addr == "" {
-		logger.Warn("erasure warnings are mailed: without smtp.host none is sent", "warn_before", f.conf.Erase.WarnBefore.String())
-	}
 	for _, s := range f.conf.Schedules {
 		if s.Kind == scheduleRollover && strings.HasPrefix(f.table, "hbase://") && f.exports.table == "" {
 			logger.Warn("a rollover schedule of an HBase table writes its snapshot into --export-table, and none is given: its runs fail",

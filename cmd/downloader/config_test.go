@@ -164,6 +164,9 @@ func TestConfigErrorsNameFileLineAndKey(t *testing.T) {
 			`serve.yaml:3: schedules[0].cron: "61 * * * *": end of range (61) above maximum (59)`},
 		{"schedules:\n  - name: a\n    cron: \"@daily\"\n    kind: sweep\n", `serve.yaml:4: schedules[0].kind: "sweep": want erase, digest, rollover or export`},
 		{"schedules:\n  - name: a\n    cron: \"@daily\"\n    kind: digest\n", `serve.yaml:4: schedules[0].kind: a digest schedule mails mail.operators, and none are set`},
+		{"mail:\n  operators: ops@example.org\nschedules:\n  - name: a\n    cron: \"@daily\"\n    kind: digest\n",
+			`serve.yaml:6: schedules[0].kind: a digest schedule mails the digest, and smtp.host is not set: set smtp.host, or remove the schedule`},
+		{"erase:\n  warn_before: 7d\n", `serve.yaml:2: erase.warn_before: 7d: the warning is mailed, and smtp.host is not set: set smtp.host, or 0s for no warning`},
 		{"limits:\n  lease: 5s\n  rescue_after: 10s\n  heartbeat: 30s\n",
 			`serve.yaml:4: limits.heartbeat, limits.lease: heartbeat 30s is more than half the lease 5s: a worker renews its lease only once a heartbeat`},
 		{"limits:\n  lease: 10s\n  rescue_after: 5s\n",
@@ -446,5 +449,29 @@ func TestConfigCheckAsServe(t *testing.T) {
 	path = writeFile(t, "serve.yaml", "table: hbase://127.0.0.1:1/occ\nsmtp:\n  host: 127.0.0.1\n  tls: none\n  user: u\n  password: x\n")
 	if err := runConfig(context.Background(), []string{"check", path}, env); err != nil {
 		t.Errorf("hbase table, loopback SMTP without TLS: %v", err)
+	}
+}
+
+// TestMailOnlyWithSMTP: a digest schedule and an erasure warning that was
+// set need smtp.host (from the file or --smtp); the default warning and
+// none do not. The example configuration passes serve's check.
+func TestMailOnlyWithSMTP(t *testing.T) {
+	clearConfigEnv(t)
+	env, _, _ := testEnv()
+	digest := "mail:\n  operators: ops@example.org\nerase:\n  warn_before: 7d\nschedules:\n  - {name: d, cron: '@daily', kind: digest}\n"
+	path := writeFile(t, "serve.yaml", digest)
+	if _, err := parseServeFlags([]string{"--config", path, "--smtp", "127.0.0.1:25"}, env); err != nil {
+		t.Errorf("with --smtp: %v", err)
+	}
+	if _, err := parseServeFlags([]string{"--config", path}, env); err == nil || strings.Count(err.Error(), "smtp.host is not set") != 2 {
+		t.Errorf("without SMTP: %v", err)
+	}
+	path = writeFile(t, "serve.yaml", "erase:\n  warn_before: 0s\n")
+	if _, err := parseServeFlags([]string{"--config", path}, env); err != nil {
+		t.Errorf("no warning: %v", err)
+	}
+	t.Setenv("DOWNLOADER_TABLE", tableDir(t))
+	if err := runConfig(context.Background(), []string{"check", exampleConfig}, env); err != nil {
+		t.Errorf("config check of the example: %v", err)
 	}
 }

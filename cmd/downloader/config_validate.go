@@ -50,12 +50,7 @@ func (d *configDecoder) validate(c *fileConfig) {
 	}
 	d.validateSMTP(&c.SMTP)
 	d.validateStorage(&c.Storage)
-	// The default warning shrinks to half of a short erase.after
-	// (serveFlags.configure); one that was set must fit.
-	if where, set := d.origin["erase.warn_before"]; set && c.Erase.WarnBefore > 0 && c.Erase.WarnBefore >= c.Erase.After {
-		d.fail(where, "erase.warn_before", "%s is not before erase.after (%s): set a shorter warning, or 0s for none",
-			c.Erase.WarnBefore, c.Erase.After)
-	}
+	d.validateWarning(c)
 	if c.Overrides != "" {
 		if st, err := os.Stat(c.Overrides); err != nil {
 			d.fail(d.origin["overrides"], "overrides", "%v", err)
@@ -65,11 +60,41 @@ func (d *configDecoder) validate(c *fileConfig) {
 	}
 	d.oneOf(c.ScheduledExports.AnswerUnfiltered, "scheduled_exports.answer_unfiltered",
 		string(jobs.AnswerRecent), string(jobs.AnswerSameSnapshot), string(jobs.AnswerNever))
+	d.validateDigests(c)
+}
+
+// validateWarning: the default warning shrinks to half of a short
+// erase.after (serveFlags.configure) and is not sent without SMTP; one that
+// was set must fit, and be mailed.
+func (d *configDecoder) validateWarning(c *fileConfig) {
+	where, set := d.origin["erase.warn_before"]
+	if !set || c.Erase.WarnBefore <= 0 {
+		return
+	}
+	if c.Erase.WarnBefore >= c.Erase.After {
+		d.fail(where, "erase.warn_before", "%s is not before erase.after (%s): set a shorter warning, or 0s for none",
+			c.Erase.WarnBefore, c.Erase.After)
+	}
+	if c.SMTP.Host == "" {
+		d.fail(where, "erase.warn_before", "%s: the warning is mailed, and smtp.host is not set: set smtp.host, or 0s for no warning",
+			c.Erase.WarnBefore)
+	}
+}
+
+// validateDigests: a digest schedule mails mail.operators through
+// smtp.host; without either it would succeed every day and send nothing.
+func (d *configDecoder) validateDigests(c *fileConfig) {
 	for i, s := range c.Schedules {
-		if s.Kind == scheduleDigest && strings.TrimSpace(c.Mail.Operators) == "" {
-			p := fmt.Sprintf("schedules[%d].kind", i)
-			d.fail(cmp.Or(d.origin[p], d.origin[fmt.Sprintf("schedules[%d]", i)]), p,
-				"a digest schedule mails mail.operators, and none are set")
+		if s.Kind != scheduleDigest {
+			continue
+		}
+		p := fmt.Sprintf("schedules[%d].kind", i)
+		where := cmp.Or(d.origin[p], d.origin[fmt.Sprintf("schedules[%d]", i)])
+		if strings.TrimSpace(c.Mail.Operators) == "" {
+			d.fail(where, p, "a digest schedule mails mail.operators, and none are set")
+		}
+		if c.SMTP.Host == "" {
+			d.fail(where, p, "a digest schedule mails the digest, and smtp.host is not set: set smtp.host, or remove the schedule")
 		}
 	}
 }

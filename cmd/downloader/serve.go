@@ -155,7 +155,7 @@ func serveFlagSet(f *serveFlags, env *Env) *flag.FlagSet {
 	fs.DurationVar(&c.RescueAfter, "rescue-after", def.RescueAfter, "when a job whose worker vanished runs again")
 	fs.DurationVar(&c.Heartbeat, "heartbeat", def.Heartbeat, "progress/cancel check and lease renewal interval of an export (at most half of --lease)")
 	fs.DurationVar(&c.MaintenanceInterval, "maintenance", def.MaintenanceInterval, "sweep/reconcile interval (and erasure, unless an erase schedule erases)")
-	fs.DurationVar(&c.Scheduler.WarnBefore, "erase-warn-before", 14*24*time.Hour, "mail a download's creator this long before its archive is erased, with the postpone link (0: no warning; needs --smtp)")
+	fs.DurationVar(&c.Scheduler.WarnBefore, "erase-warn-before", 14*24*time.Hour, "mail a download's creator this long before its archive is erased, with the postpone link (0: no warning; set, it needs --smtp)")
 	fs.StringVar(&c.Scheduler.Creator, "schedule-creator", def.Scheduler.Creator, "user that scheduled exports belong to (created without a password: nobody signs in as it)")
 	fs.StringVar((*string)(&c.Scheduler.Unfiltered), "answer-unfiltered", string(def.Scheduler.Unfiltered),
 		"answer a request for every record with a scheduled export of every record in its format: age (one of the table's current snapshot, or not older than --answer-max-age), snapshot (of the current snapshot only) or off")
