@@ -393,6 +393,30 @@ func TestPageContact(t *testing.T) {
 	}
 }
 
+// TestPageContactOff: a negative ContactPerDay (serve's
+// page.contact_per_day: -1) turns the contact form off although mail is
+// configured.
+func TestPageContactOff(t *testing.T) {
+	mailer, err := jobs.NewMailer(jobs.MailConfig{Addr: "127.0.0.1:1", From: "portal@example.org"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := startPageServer(t, sqliteDSN(t), web.PageConfig{ContactPerDay: -1}, options{mailer: mailer})
+	if err := p.db.AddUser(context.Background(), jobs.User{Name: "carol", Email: "carol@example.org"}, password("carol")); err != nil {
+		t.Fatal(err)
+	}
+	p.signIn("carol")
+	var cfg struct{ Contact bool }
+	_ = json.Unmarshal(expect(t, p.call("GET", "/ui/api/config", nil, false), 200).body, &cfg)
+	if cfg.Contact {
+		t.Error("config offers the contact form")
+	}
+	msg := map[string]any{"gbifID": 1, "name": "Carol", "subject": "Locality", "message": "Wrong."}
+	if r := expect(t, p.call("POST", "/ui/api/contact", msg, false), 503); pageCode(t, r) != "contact_off" {
+		t.Errorf("contact: %s", r)
+	}
+}
+
 func mustURL(t *testing.T, s string) *url.URL {
 	t.Helper()
 	u, err := url.Parse(s)

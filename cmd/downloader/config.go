@@ -153,10 +153,11 @@ type predicateLimits struct {
 
 // pageConfig is the portal page's (docs/page.md).
 type pageConfig struct {
-	Enabled       bool     `yaml:"enabled" flag:"page"`
-	SessionIdle   duration `yaml:"session_idle" flag:"session-idle"`
-	SessionMax    duration `yaml:"session_max" flag:"session-max"`
-	ContactPerDay int      `yaml:"contact_per_day" flag:"contact-per-day"`
+	Enabled     bool     `yaml:"enabled" flag:"page"`
+	SessionIdle duration `yaml:"session_idle" flag:"session-idle"`
+	SessionMax  duration `yaml:"session_max" flag:"session-max"`
+	// ContactPerDay may be negative: no contact form.
+	ContactPerDay int `yaml:"contact_per_day" flag:"contact-per-day" signed:"true"`
 }
 
 // httpConfig is the API server's timeouts (docs/operations.md).

@@ -475,3 +475,23 @@ func TestMailOnlyWithSMTP(t *testing.T) {
 		t.Errorf("config check of the example: %v", err)
 	}
 }
+
+// TestNoContactForm: page.contact_per_day -1 ("negative: no contact form")
+// is accepted from the file, the environment and the flag, and reaches the
+// page (which then has no contact form; web's TestPageContactOff).
+func TestNoContactForm(t *testing.T) {
+	clearConfigEnv(t)
+	env, _, _ := testEnv()
+	path := writeFile(t, "serve.yaml", "page:\n  contact_per_day: -1\n")
+	f, err := parseServeFlags([]string{"--config", path}, env)
+	if err != nil || f.page.contactPerDay != -1 {
+		t.Errorf("file: %d %v", f.page.contactPerDay, err)
+	}
+	if f, err = parseServeFlags([]string{"--contact-per-day", "-2"}, env); err != nil || f.page.contactPerDay != -2 {
+		t.Errorf("flag: %d %v", f.page.contactPerDay, err)
+	}
+	t.Setenv("DOWNLOADER_CONTACT_PER_DAY", "-1")
+	if f, err = parseServeFlags(nil, env); err != nil || f.page.contactPerDay != -1 {
+		t.Errorf("environment: %d %v", f.page.contactPerDay, err)
+	}
+}
