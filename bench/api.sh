@@ -26,6 +26,7 @@ go build -o "$work/apiload" ./bench/apiload
 echo "generating $RECORDS records" >&2
 go run ./bench/gen -table "$work/table" -records "$RECORDS" >&2
 export DOWNLOADER_PASSWORD=bench-secret APILOAD_PASSWORD=bench-secret
+"$work/downloader" migrate --db "$db" >&2
 "$work/downloader" user add bench --db "$db" >&2
 "$work/downloader" serve --role all --listen 127.0.0.1:0 --db "$db" --table "$work/table" \
 	--storage "$work/archives" --max-running 1000 >"$work/serve.out" 2>"$work/serve.log" &

@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"strconv"
 	"strings"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
@@ -38,7 +40,7 @@ type DB struct {
 func OpenDB(ctx context.Context, dsn string) (*DB, error) {
 	switch {
 	case strings.HasPrefix(dsn, "sqlite:"):
-		file := strings.TrimPrefix(strings.TrimPrefix(dsn, "sqlite:"), "//")
+		file := sqliteFile(dsn)
 		if file == "" {
 			return nil, fmt.Errorf("%w: %q: sqlite: needs a file name", ErrBadDSN, dsn)
 		}
@@ -76,6 +78,96 @@ func OpenDB(ctx context.Context, dsn string) (*DB, error) {
 		return &DB{SQL: sqlDB, Dialect: migrations.Postgres, pool: pool, read: sqlDB}, nil
 	}
 	return nil, fmt.Errorf("%w: %q (want sqlite:FILE or postgres://...)", ErrBadDSN, dsn)
+}
+
+// sqliteFile is the file of a "sqlite:FILE" address.
+func sqliteFile(dsn string) string {
+	return strings.TrimPrefix(strings.TrimPrefix(dsn, "sqlite:"), "//")
+}
+
+// ErrNotMigrated reports a job database without the schema of this binary
+// (none, or an older one): `downloader migrate` applies it.
+var ErrNotMigrated = errors.New("the job database is not migrated")
+
+// OpenMigratedDB opens an existing job database for a command that must not
+// change its schema (the user and schedule commands): a SQLite file that
+// does not exist is an error, not a new empty database, and a database
+// whose schema is missing or older than this binary's is ErrNotMigrated.
+// Only serve and migrate migrate.
+func OpenMigratedDB(ctx context.Context, dsn string) (*DB, error) {
+	if strings.HasPrefix(dsn, "sqlite:") {
+		if file := sqliteFile(dsn); file != "" {
+			if _, err := os.Stat(file); err != nil {
+				return nil, fmt.Errorf("job database %s: %w (create it with downloader migrate)", file, err)
+			}
+		}
+	}
+	db, err := OpenDB(ctx, dsn)
+	if err != nil {
+		return nil, err
+	}
+	if err := db.CheckMigrated(ctx); err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// CheckMigrated returns ErrNotMigrated, saying what is missing, when a
+// migration of the service's or River's is not applied; it changes nothing.
+func (db *DB) CheckMigrated(ctx context.Context) error {
+	all, err := migrations.List(db.Dialect)
+	if err != nil {
+		return err
+	}
+	pending, err := migrations.Pending(ctx, db.SQL, db.Dialect)
+	if err != nil {
+		return fmt.Errorf("job database: reading its migrations: %w", err)
+	}
+	river, err := db.riverPending(ctx)
+	if err != nil {
+		return fmt.Errorf("job database: reading River's migrations: %w", err)
+	}
+	if len(pending) == len(all) {
+		return fmt.Errorf("%w: it has no schema (a new or wrong database?): run downloader migrate on it first", ErrNotMigrated)
+	}
+	var missing []string
+	if len(pending) > 0 {
+		missing = append(missing, fmt.Sprintf("migrations %v", pending))
+	}
+	if len(river) > 0 {
+		missing = append(missing, "River's: "+strings.Join(river, "; "))
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("%w: its schema is older than this binary's (not applied: %s): run downloader migrate on it first",
+			ErrNotMigrated, strings.Join(missing, "; "))
+	}
+	return nil
+}
+
+// riverPending lists River's migrations that are not applied.
+func (db *DB) riverPending(ctx context.Context) ([]string, error) {
+	cfg := &rivermigrate.Config{Logger: slog.New(slog.DiscardHandler)}
+	var res *rivermigrate.ValidateResult
+	var err error
+	if db.Dialect == migrations.Postgres {
+		var m *rivermigrate.Migrator[pgx.Tx]
+		if m, err = rivermigrate.New(riverpgxv5.New(db.pool), cfg); err == nil {
+			res, err = m.Validate(ctx, nil)
+		}
+	} else {
+		var m *rivermigrate.Migrator[*sql.Tx]
+		if m, err = rivermigrate.New(riversqlite.New(db.SQL), cfg); err == nil {
+			res, err = m.Validate(ctx, nil)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if res.OK {
+		return nil, nil
+	}
+	return res.Messages, nil
 }
 
 // Close closes the database.

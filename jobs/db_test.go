@@ -2,7 +2,13 @@ package jobs
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io/fs"
 	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/biodiversity-downloads/downloader/internal/pgtest"
@@ -65,5 +71,60 @@ func failRiverInserts(t *testing.T, db *DB) (restore func()) {
 				t.Fatalf("remove river_job failure: %v", err)
 			}
 		}
+	}
+}
+
+// TestOpenMigratedDB: the commands that do not migrate refuse a database
+// without this binary's schema, and a SQLite file that does not exist
+// (which they used to create), naming downloader migrate.
+func TestOpenMigratedDB(t *testing.T) {
+	ctx := context.Background()
+	t.Run("sqlite", func(t *testing.T) {
+		file := filepath.Join(t.TempDir(), "jobs.db")
+		if _, err := OpenMigratedDB(ctx, "sqlite:"+file); err == nil || !strings.Contains(err.Error(), "downloader migrate") {
+			t.Errorf("a file that does not exist: %v", err)
+		}
+		if _, err := os.Stat(file); !errors.Is(err, fs.ErrNotExist) {
+			t.Fatalf("the file was created: %v", err)
+		}
+		testOpenMigrated(t, "sqlite:"+file)
+	})
+	t.Run("postgres", func(t *testing.T) { testOpenMigrated(t, pgtest.Database(t, "jobstest")) })
+}
+
+func testOpenMigrated(t *testing.T, dsn string) {
+	ctx := context.Background()
+	db, err := OpenDB(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := OpenMigratedDB(ctx, dsn); !errors.Is(err, ErrNotMigrated) || !strings.Contains(err.Error(), "no schema") {
+		t.Errorf("an empty database: %v", err)
+	}
+	if err := db.Migrate(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	m, err := OpenMigratedDB(ctx, dsn)
+	if err != nil {
+		t.Fatalf("a migrated database: %v", err)
+	}
+	_ = m.Close()
+	all, _ := migrations.List(db.Dialect)
+	last := all[len(all)-1].Version
+	if _, err := db.SQL.ExecContext(ctx, db.q("DELETE FROM schema_migrations WHERE version = ?"), last); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenMigratedDB(ctx, dsn); !errors.Is(err, ErrNotMigrated) || !strings.Contains(err.Error(), fmt.Sprintf("migrations [%d]", last)) {
+		t.Errorf("an older database: %v", err)
+	}
+	if _, err := db.SQL.ExecContext(ctx, db.q("INSERT INTO schema_migrations (version, name, applied) VALUES (?, ?, 0)"), last, all[len(all)-1].Name); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.SQL.ExecContext(ctx, "DELETE FROM river_migration WHERE version = (SELECT max(version) FROM river_migration)"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenMigratedDB(ctx, dsn); !errors.Is(err, ErrNotMigrated) || !strings.Contains(err.Error(), "River's") {
+		t.Errorf("River's migrations missing: %v", err)
 	}
 }

@@ -160,3 +160,46 @@ func applyOne(ctx context.Context, db *sql.DB, dialect Dialect, m Migration) (bo
 	}
 	return true, tx.Commit()
 }
+
+// Pending returns the versions of dialect's migrations that schema_migrations
+// does not record (all of them when the table does not exist), without
+// changing anything.
+func Pending(ctx context.Context, db *sql.DB, dialect Dialect) ([]int, error) {
+	all, err := List(dialect)
+	if err != nil {
+		return nil, err
+	}
+	exists := "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
+	if dialect == Postgres {
+		exists = "SELECT count(*) FROM pg_tables WHERE tablename = 'schema_migrations' AND schemaname = current_schema()"
+	}
+	var n int
+	if err := db.QueryRowContext(ctx, exists).Scan(&n); err != nil {
+		return nil, err
+	}
+	done := map[int]bool{}
+	if n > 0 {
+		rows, err := db.QueryContext(ctx, "SELECT version FROM schema_migrations")
+		if err != nil {
+			return nil, err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var v int
+			if err := rows.Scan(&v); err != nil {
+				return nil, err
+			}
+			done[v] = true
+		}
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	var pending []int
+	for _, m := range all {
+		if !done[m.Version] {
+			pending = append(pending, m.Version)
+		}
+	}
+	return pending, nil
+}

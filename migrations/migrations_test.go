@@ -50,6 +50,9 @@ func TestApplySQLiteIdempotent(t *testing.T) {
 	if err != nil || len(all) == 0 {
 		t.Fatalf("list: %v %v", all, err)
 	}
+	if pending, err := Pending(ctx, db, SQLite); err != nil || len(pending) != len(all) {
+		t.Fatalf("pending before apply: %v %v", pending, err)
+	}
 	first, err := Apply(ctx, db, SQLite, log)
 	if err != nil || len(first) != len(all) {
 		t.Fatalf("first apply %v %v", first, err)
@@ -57,6 +60,16 @@ func TestApplySQLiteIdempotent(t *testing.T) {
 	second, err := Apply(ctx, db, SQLite, log)
 	if err != nil || len(second) != 0 {
 		t.Fatalf("second apply %v %v", second, err)
+	}
+	if pending, err := Pending(ctx, db, SQLite); err != nil || len(pending) != 0 {
+		t.Fatalf("pending after apply: %v %v", pending, err)
+	}
+	last := all[len(all)-1].Version
+	if _, err := db.Exec("DELETE FROM schema_migrations WHERE version = ?", last); err != nil {
+		t.Fatal(err)
+	}
+	if pending, err := Pending(ctx, db, SQLite); err != nil || len(pending) != 1 || pending[0] != last {
+		t.Fatalf("pending without the last: %v %v, want [%d]", pending, err, last)
 	}
 	var v int64
 	if err := db.QueryRow("SELECT value FROM key_sequence WHERE name = 'download'").Scan(&v); err != nil || v != 0 {

@@ -93,6 +93,9 @@ func TestPageInBrowser(t *testing.T) {
 		alice, contact = mailpit.Address("alice"), "1"
 		args = append(args, "--smtp", pit.SMTP, "--smtp-from", "Portal <portal@example.org>")
 	}
+	if out, err := exec.Command(bin, "migrate", "--db", dsn).CombinedOutput(); err != nil {
+		t.Fatalf("migrate: %v %s", err, out)
+	}
 	add := exec.Command(bin, "user", "add", "alice", "--email", alice, "--db", dsn)
 	add.Stdin = strings.NewReader(password("alice") + "\n")
 	if out, err := add.CombinedOutput(); err != nil {

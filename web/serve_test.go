@@ -69,9 +69,13 @@ func startServe(t *testing.T, bin string, env []string, args ...string) *servePr
 	return p
 }
 
-// addUser adds the user name to the job database dsn with the user command.
+// addUser adds the user name to the job database dsn with the user command,
+// migrating the database first (the user command does not).
 func addUser(t *testing.T, bin, dsn, name string) {
 	t.Helper()
+	if out, err := exec.Command(bin, "migrate", "--db", dsn).CombinedOutput(); err != nil {
+		t.Fatalf("migrate: %v %s", err, out)
+	}
 	add := exec.Command(bin, "user", "add", name, "--db", dsn)
 	add.Stdin = strings.NewReader(password(name) + "\n")
 	if out, err := add.CombinedOutput(); err != nil {

@@ -29,7 +29,9 @@ func runMigrate(ctx context.Context, args []string, env *Env) error {
 	return nil
 }
 
-// openJobDB opens and migrates the job database.
+// openJobDB opens and migrates the job database: serve and migrate only.
+// The other commands use jobs.OpenMigratedDB, which refuses a database
+// without this binary's schema instead of changing it.
 func openJobDB(ctx context.Context, dsn string, env *Env) (*jobs.DB, error) {
 	db, err := jobs.OpenDB(ctx, dsn)
 	if err != nil {

@@ -55,7 +55,7 @@ func scheduleService(ctx context.Context, f *serveFlags, fs *flag.FlagSet, args 
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	db, err := openJobDB(ctx, dsn, env)
+	db, err := jobs.OpenMigratedDB(ctx, dsn)
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -58,7 +58,7 @@ func runUser(ctx context.Context, args []string, env *Env) error {
 			return err
 		}
 	}
-	db, err := openJobDB(ctx, *dsn, env)
+	db, err := jobs.OpenMigratedDB(ctx, *dsn)
 	if err != nil {
 		return err
 	}
