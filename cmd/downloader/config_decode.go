@@ -113,7 +113,7 @@ func (d *configDecoder) parse(data []byte, c *fileConfig) {
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
 		if !errors.Is(err, io.EOF) {
-			d.yamlError(err)
+			d.yamlError(data, err)
 		}
 		return
 	}
@@ -123,7 +123,7 @@ func (d *configDecoder) parse(data []byte, c *fileConfig) {
 		d.fail(d.pos(&next), "", "a second YAML document: the configuration is one document")
 		return
 	case !errors.Is(err, io.EOF):
-		d.yamlError(err)
+		d.yamlError(data, err)
 		return
 	}
 	root := &doc
@@ -138,14 +138,40 @@ func (d *configDecoder) parse(data []byte, c *fileConfig) {
 
 var yamlLineRE = regexp.MustCompile(`^yaml: line ([0-9]+): (.*)$`)
 
-// yamlError reports a syntax error as FILE:LINE: message.
-func (d *configDecoder) yamlError(err error) {
+// yamlError reports a syntax error in data as FILE:LINE: message.
+func (d *configDecoder) yamlError(data []byte, err error) {
 	msg := err.Error()
 	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
 		d.fail(d.file+":"+m[1], "", "%s", m[2])
 		return
 	}
-	d.fail(d.file, "", "%s", strings.TrimPrefix(msg, "yaml: "))
+	where := d.file
+	if line := errorLine(data, msg); line > 0 {
+		where += ":" + strconv.Itoa(line)
+	}
+	d.fail(where, "", "%s", strings.TrimPrefix(msg, "yaml: "))
+}
+
+// maxErrorLineSearch bounds errorLine's work (it parses a prefix per line).
+const maxErrorLineSearch = 2000
+
+// errorLine finds the line of a syntax error the YAML library gave without
+// one (it leaves the first line out, and some errors have none): the first
+// line whose prefix of data fails with the same message; 0 when none does.
+func errorLine(data []byte, msg string) int {
+	end := 0
+	for line := 1; line <= maxErrorLineSearch && end < len(data); line++ {
+		if i := bytes.IndexByte(data[end:], '\n'); i >= 0 {
+			end += i + 1
+		} else {
+			end = len(data)
+		}
+		var n yaml.Node
+		if err := yaml.NewDecoder(bytes.NewReader(data[:end])).Decode(&n); err != nil && err.Error() == msg {
+			return line
+		}
+	}
+	return 0
 }
 
 var (

@@ -158,6 +158,8 @@ func TestConfigErrorsNameFileLineAndKey(t *testing.T) {
 		{"storage:\n  location: dir\n  part_size: 8MiB\n", `serve.yaml:3: storage.part_size: only for s3:// storage`},
 		{"erase:\n  after: 10d\n  warn_before: 20d\n", `serve.yaml:3: erase.warn_before: 20d is not before erase.after (10d)`},
 		{"a: [1,\n", `serve.yaml:1: did not find expected node content`},
+		{"\tlimits:\n", `serve.yaml:1: found character that cannot start any token`},
+		{"role: all\nlisten: \"\xff\"\n", `serve.yaml:2: invalid leading UTF-8 octet`},
 		{"x: &a 1\ny: *a\n", `serve.yaml:1: x: unknown key`},
 		{"role: all\n---\nrole: api\n", `serve.yaml:2: a second YAML document`},
 		{"schedules:\n  - name: nightly\n    cron: \"61 * * * *\"\n    kind: erase\n",
