@@ -2,9 +2,12 @@ package main
 
 import (
 	"flag"
+	"fmt"
+	"io"
 	"net"
 	"os"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -79,6 +82,7 @@ func applyServeConfig(fs *flag.FlagSet, f *serveFlags) (*configDecoder, error) {
 		d.readFile(&c)
 	}
 	leaves := configLeaves()
+	warnUnknownEnv(f.stderr, os.Environ(), leaves)
 	d.applyEnv(&c, leaves)
 	d.applyFlags(fs, &c, leaves, explicit)
 	d.decoded = true
@@ -92,6 +96,44 @@ func applyServeConfig(fs *flag.FlagSet, f *serveFlags) (*configDecoder, error) {
 	d.validate(&c)
 	f.conf, f.origin = c, d.origin
 	return d, nil
+}
+
+// otherEnv are the DOWNLOADER_ variables that are not settings of serve:
+// the user commands' password, and the tests' (DOWNLOADER_TEST_*).
+var otherEnv = []string{configEnv, "DOWNLOADER_PASSWORD", "DOWNLOADER_SCREENSHOTS"}
+
+// warnUnknownEnv writes one line to w for each DOWNLOADER_ variable of
+// environ (NAME=VALUE) that no setting reads: a mistyped variable would
+// otherwise be ignored without a word.
+func warnUnknownEnv(w io.Writer, environ []string, leaves []configLeaf) {
+	if w == nil {
+		return
+	}
+	known := append([]string{}, otherEnv...)
+	for _, l := range leaves {
+		known = append(known, l.env)
+		if l.typ == secretType {
+			known = append(known, l.env+"_FILE")
+		}
+	}
+	var unknown []string
+	for _, kv := range environ {
+		name, value, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(name, "DOWNLOADER_") && !strings.HasPrefix(name, "DOWNLOADER_TEST_") &&
+			value != "" && !slices.Contains(known, name) {
+			unknown = append(unknown, name)
+		}
+	}
+	short := make([]string, len(known))
+	for i, k := range known {
+		short[i] = strings.TrimPrefix(k, "DOWNLOADER_")
+	}
+	slices.Sort(unknown)
+	for _, name := range unknown {
+		hint := suggestion(strings.TrimPrefix(name, "DOWNLOADER_"), short)
+		hint = strings.Replace(hint, "mean ", "mean $DOWNLOADER_", 1)
+		fmt.Fprintf(w, "warning: $%s is not a setting of downloader serve: ignored%s\n", name, hint)
+	}
 }
 
 // applyEnv sets the keys whose variables are set.

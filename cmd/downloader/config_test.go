@@ -497,3 +497,30 @@ func TestNoContactForm(t *testing.T) {
 		t.Errorf("environment: %d %v", f.page.contactPerDay, err)
 	}
 }
+
+// TestUnknownEnvWarned: a DOWNLOADER_ variable no setting reads is named on
+// stderr, one line each, with the closest one; config check without FILE
+// reads $DOWNLOADER_CONFIG.
+func TestUnknownEnvWarned(t *testing.T) {
+	clearConfigEnv(t)
+	t.Setenv("DOWNLOADER_WORKER", "9")
+	t.Setenv("DOWNLOADER_HTTP_READ_TIMEOUT", "4s")
+	t.Setenv("DOWNLOADER_WORKERS", "3")
+	t.Setenv("DOWNLOADER_TEST_SOMETHING", "1")
+	env, _, errOut := testEnv()
+	f, err := parseServeFlags(nil, env)
+	if err != nil || f.jobs.Workers != 3 {
+		t.Fatalf("%d %v", f.jobs.Workers, err)
+	}
+	want := "warning: $DOWNLOADER_HTTP_READ_TIMEOUT is not a setting of downloader serve: ignored (did you mean $DOWNLOADER_READ_TIMEOUT?)\n" +
+		"warning: $DOWNLOADER_WORKER is not a setting of downloader serve: ignored (did you mean $DOWNLOADER_WORKERS?)\n"
+	if errOut.String() != want {
+		t.Errorf("stderr:\n%s\nwant:\n%s", errOut, want)
+	}
+	path := writeFile(t, "serve.yaml", "table: "+tableDir(t)+"\nlimits:\n  workers: 4\n")
+	t.Setenv(configEnv, path)
+	env, out, _ := testEnv()
+	if err := runConfig(context.Background(), []string{"check"}, env); err != nil || !strings.Contains(out.String(), "workers: 3 # $DOWNLOADER_WORKERS") {
+		t.Errorf("config check with $%s: %v\n%s", configEnv, err, out)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -48,6 +49,8 @@ type serveFlags struct {
 	// startChecks: configure also makes serve's own checks before it
 	// starts (checkStart), for serve and config check.
 	startChecks bool
+	// stderr takes the configuration's warnings.
+	stderr      io.Writer
 	conf        fileConfig
 	origin      map[string]string
 	exports     exportFlags
@@ -122,6 +125,7 @@ func (f *serveFlags) configure(fs *flag.FlagSet) error {
 // configuration file: fileConfig's flag tags).
 func serveFlagSet(f *serveFlags, env *Env) *flag.FlagSet {
 	fs := newFlagSet("serve", env)
+	f.stderr = env.Stderr
 	fs.StringVar(&f.role, "role", "all", "api (HTTP only), worker (exports only) or all")
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:8080", "HTTP address (roles api and all)")
 	fs.StringVar(&f.dsn, "db", "sqlite:downloads.db", dbFlagHelp)
