@@ -278,12 +278,16 @@ func serve(ctx context.Context, f serveFlags, svc *jobs.Service, db *jobs.DB, ln
 	wcfg := f.web
 	wcfg.MaxBodyBytes, wcfg.PublicURL, wcfg.Search, wcfg.Species, wcfg.Page = f.maxBody, f.publicURL, searcher, sp, page
 	api := web.New(svc, jobs.NewAuthenticator(db, f.auth), wcfg, env.Logger, web.WithMetrics(reg))
+	// The address on stdout, for people and scripts (a listener on :0
+	// gets its port here); the same in the log, whose format may be JSON.
 	if ln != nil {
 		srv = api.HTTPServer()
 		go func() { errc <- srv.Serve(ln) }()
 		fmt.Fprintf(env.Stdout, "serving %s on %s\n", f.role, f.publicURL)
+		env.Logger.InfoContext(ctx, "serving", "role", f.role, "url", f.publicURL)
 	} else {
 		fmt.Fprintf(env.Stdout, "serving %s\n", f.role)
+		env.Logger.InfoContext(ctx, "serving", "role", f.role)
 	}
 	ops, err := startOps(f.opsListen, api.OpsHandler(), errc, env)
 	if err != nil {
