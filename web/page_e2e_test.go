@@ -134,6 +134,28 @@ func TestPageInBrowser(t *testing.T) {
 	}
 	if pit != nil {
 		checkContactMail(t, pit, alice, subject)
+		checkNoticeLinksThePage(t, pit, alice, p.base)
+	}
+}
+
+// checkNoticeLinksThePage: a success notice of a server that serves the
+// page, started without --public-url (the listener's address is its
+// public URL), links the download's page view, not the API's status JSON.
+func checkNoticeLinksThePage(t *testing.T, pit *mailpit.Server, to, base string) {
+	t.Helper()
+	want := "with its datasets:\n  " + base + "/occurrence/download/"
+	seen := 0
+	for _, m := range pit.Messages(t, to) {
+		if !strings.Contains(m.Subject, "is ready") {
+			continue
+		}
+		seen++
+		if !strings.Contains(strings.ReplaceAll(m.Text, "\r\n", "\n"), want) {
+			t.Errorf("the notice %q does not link the page (%q):\n%s", m.Subject, want, m.Text)
+		}
+	}
+	if seen == 0 {
+		t.Error("no success notice reached the user")
 	}
 }
 

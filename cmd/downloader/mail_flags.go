@@ -25,7 +25,7 @@ func registerMailFlags(fs *flag.FlagSet, c *jobs.MailConfig) {
 	fs.Var((*listFlag)(&c.Operators), "mail-operators", "comma-separated addresses of the daily digest of failed downloads")
 	fs.StringVar(&c.OperatorLanguage, "mail-operator-language", def.OperatorLanguage, "language of the operators' digest")
 	fs.StringVar(&c.Help, "mail-help", "", "where users get help (URL or address), in failure mails (default: the first operator)")
-	fs.StringVar(&c.PageURL, "mail-page-url", "", "a download's page in the portal, {key} for its key (default with --page and --public-url: PUBLIC_URL/occurrence/download/{key}; else its API address)")
+	fs.StringVar(&c.PageURL, "mail-page-url", "", "a download's page in the portal, {key} for its key (default with --page: PUBLIC_URL/occurrence/download/{key}, PUBLIC_URL being --public-url or the listener's address; else its API address)")
 }
 
 // tlsModeFlag is --smtp-tls: a jobs.TLSMode spelled as users write it.

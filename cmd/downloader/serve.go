@@ -208,7 +208,6 @@ func runServe(ctx context.Context, args []string, env *Env) error {
 		return printConfig(env.Stdout, &f.conf, f.origin)
 	}
 	env = f.serveEnv(env)
-	f.page.defaults(&f)
 	dsn, err := f.databaseURL()
 	if err != nil {
 		return err
@@ -227,10 +226,6 @@ func runServe(ctx context.Context, args []string, env *Env) error {
 	if err != nil {
 		return err
 	}
-	mailer, err := openMailer(f)
-	if err != nil {
-		return err
-	}
 	var ln net.Listener
 	if f.jobs.Role != jobs.RoleWorker {
 		if ln, err = net.Listen("tcp", f.listen); err != nil {
@@ -240,8 +235,18 @@ func runServe(ctx context.Context, args []string, env *Env) error {
 			f.publicURL = "http://" + ln.Addr().String()
 		}
 	}
-	if mailer != nil && f.publicURL == "" {
-		return errors.New("--smtp needs --public-url in the worker role: notices link to the download")
+	// The notices link to the page's download view: its default needs the
+	// public URL, which is the listener's when none is given.
+	f.page.defaults(&f)
+	mailer, err := openMailer(f)
+	if err == nil && mailer != nil && f.publicURL == "" {
+		err = errors.New("--smtp needs --public-url in the worker role: notices link to the download")
+	}
+	if err != nil {
+		if ln != nil {
+			_ = ln.Close()
+		}
+		return err
 	}
 	f.jobs.PublicURL = f.publicURL
 	engine = f.faults.wrap(engine)
