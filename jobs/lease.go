@@ -93,15 +93,6 @@ func (db *DB) succeed(ctx context.Context, tx *sql.Tx, key, owner, object string
 	return true, nil
 }
 
-// leased reports whether a worker holds a lease on key that has not run
-// out at now.
-func (db *DB) leased(ctx context.Context, key string, now time.Time) (bool, error) {
-	var owner string
-	var until int64
-	err := db.SQL.QueryRowContext(ctx, db.q("SELECT lease_owner, lease_until FROM downloads WHERE key = ?"), key).Scan(&owner, &until)
-	return owner != "" && until >= now.UnixMilli(), err
-}
-
 // dropLease gives up owner's lease whatever the status (after a cancel).
 func (db *DB) dropLease(ctx context.Context, key, owner string) error {
 	_, err := db.SQL.ExecContext(ctx, db.q(`UPDATE downloads SET lease_owner = '', lease_until = 0
@@ -109,12 +100,17 @@ func (db *DB) dropLease(ctx context.Context, key, owner string) error {
 	return err
 }
 
-// dropExpiredLease clears key's lease if it has run out (a dead worker's),
-// so that its partial archive is discarded once.
-func (db *DB) dropExpiredLease(ctx context.Context, key string, now time.Time) error {
-	_, err := db.SQL.ExecContext(ctx, db.q(`UPDATE downloads SET lease_owner = '', lease_until = 0
-		WHERE key = ? AND lease_owner <> '' AND lease_until < ?`), key, now.UnixMilli())
-	return err
+// dropExpiredLease clears key's lease unless a worker holds one that has
+// not run out at now, and reports whether it did (no live worker has the
+// download: a dead one's partial archive is then discarded, once).
+func (db *DB) dropExpiredLease(ctx context.Context, key string, now time.Time) (bool, error) {
+	res, err := db.SQL.ExecContext(ctx, db.q(`UPDATE downloads SET lease_owner = '', lease_until = 0
+		WHERE key = ? AND (lease_owner = '' OR lease_until < ?)`), key, now.UnixMilli())
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n > 0, err
 }
 
 // setObject records the archive name a run is about to commit.

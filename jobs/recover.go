@@ -71,21 +71,24 @@ func (s *Service) RecoverExpired(ctx context.Context, now time.Time) (int, error
 // one else to remove them but the daily sweep. A live worker drops its
 // lease when it sees the cancel, so only dead workers' are left.
 func (s *Service) releaseCancelled(ctx context.Context, now time.Time) error {
-	stale, err := collect(ctx, s.db.SQL, s.db.q(`SELECT key FROM downloads
+	keys, err := collect(ctx, s.db.SQL, s.db.q(`SELECT key FROM downloads
 		WHERE status = ? AND lease_owner <> '' AND lease_until < ?`),
-		[]any{StatusCancelled, now.UnixMilli()}, func(s scanner) (staleLease, error) {
-			var l staleLease
-			err := s.Scan(&l.key)
-			return l, err
+		[]any{StatusCancelled, now.UnixMilli()}, func(s scanner) (string, error) {
+			var key string
+			err := s.Scan(&key)
+			return key, err
 		})
 	if err != nil {
 		return err
 	}
-	for _, l := range stale {
-		if err := s.db.dropExpiredLease(ctx, l.key, now); err != nil {
-			return fmt.Errorf("release cancelled %s: %w", l.key, err)
+	for _, key := range keys {
+		dead, err := s.db.dropExpiredLease(ctx, key, now)
+		if err != nil {
+			return fmt.Errorf("release cancelled %s: %w", key, err)
 		}
-		s.abortDeadUploads(ctx, l.key)
+		if dead {
+			s.abortDeadUploads(ctx, key)
+		}
 	}
 	return nil
 }

@@ -528,11 +528,9 @@ func (s *Service) Cancel(ctx context.Context, caller User, key string) error {
 	}
 	// A live worker aborts its own upload when it sees the cancel; a dead
 	// one's partial archive is removed here.
-	now := time.Now()
-	if live, err := s.db.leased(ctx, key, now); err == nil && !live {
-		if err := s.db.dropExpiredLease(ctx, key, now); err != nil {
-			s.logger.WarnContext(ctx, "release a dead worker's lease", "key", key, "err", err)
-		}
+	if dead, err := s.db.dropExpiredLease(ctx, key, time.Now()); err != nil {
+		s.logger.WarnContext(ctx, "release a dead worker's lease", "key", key, "err", err)
+	} else if dead {
 		s.abortDeadUploads(ctx, key)
 	}
 	return nil
