@@ -237,11 +237,9 @@ func runServe(ctx context.Context, args []string, env *Env) error {
 	}
 	// The notices link to the page's download view: its default needs the
 	// public URL, which is the listener's when none is given.
+	// checkStart refused a worker with --smtp and no --public-url.
 	f.page.defaults(&f)
 	mailer, err := openMailer(f)
-	if err == nil && mailer != nil && f.publicURL == "" {
-		err = errors.New("--smtp needs --public-url in the worker role: notices link to the download")
-	}
 	if err != nil {
 		if ln != nil {
 			_ = ln.Close()
