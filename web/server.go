@@ -231,7 +231,7 @@ func (s *Server) caller(r *http.Request) (*jobs.User, error) {
 func (s *Server) checkPassword(r *http.Request, name, password string) (jobs.User, error) {
 	addr := s.clientAddr(r)
 	u, err := s.auth.Check(r.Context(), name, password, addr)
-	if err != nil && errors.Is(err, jobs.ErrUnauthorized) {
+	if errors.Is(err, jobs.ErrUnauthorized) {
 		s.logger.InfoContext(r.Context(), "login refused", "user", name, "addr", addr, "err", err)
 	}
 	return u, err

@@ -124,14 +124,17 @@ func warnUnknownEnv(w io.Writer, environ []string, leaves []configLeaf) {
 			unknown = append(unknown, name)
 		}
 	}
+	// Nearness is measured without the common prefix.
 	short := make([]string, len(known))
 	for i, k := range known {
 		short[i] = strings.TrimPrefix(k, "DOWNLOADER_")
 	}
 	slices.Sort(unknown)
 	for _, name := range unknown {
-		hint := suggestion(strings.TrimPrefix(name, "DOWNLOADER_"), short)
-		hint = strings.Replace(hint, "mean ", "mean $DOWNLOADER_", 1)
+		hint := ""
+		if best := closest(strings.TrimPrefix(name, "DOWNLOADER_"), short); best != "" {
+			hint = " (did you mean $DOWNLOADER_" + best + "?)"
+		}
 		fmt.Fprintf(w, "warning: $%s is not a setting of downloader serve: ignored%s\n", name, hint)
 	}
 }

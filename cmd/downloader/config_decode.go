@@ -461,16 +461,22 @@ func (d *configDecoder) sequence(n *yaml.Node, v reflect.Value, path string) {
 // suggestion is " (did you mean X?)" for the known name closest to name,
 // or "" when none is close.
 func suggestion(name string, known []string) string {
+	if best := closest(name, known); best != "" {
+		return " (did you mean " + best + "?)"
+	}
+	return ""
+}
+
+// closest is the name of known nearest to name, within half its length
+// plus one edit; "" when none is.
+func closest(name string, known []string) string {
 	best, bestDist := "", len(name)/2+2
 	for _, k := range known {
 		if dist := editDistance(name, k); dist < bestDist || (dist == bestDist && k < best) {
 			best, bestDist = k, dist
 		}
 	}
-	if best == "" {
-		return ""
-	}
-	return " (did you mean " + best + "?)"
+	return best
 }
 
 // editDistance is the optimal string alignment distance of a and b:
