@@ -36,8 +36,14 @@ func TestCountRepeatAndMaterialize(t *testing.T) {
 // runFails runs the command, which must fail, and returns its stderr.
 func runFails(t *testing.T, args ...string) string {
 	t.Helper()
+	return runFailsWithInput(t, "", args...)
+}
+
+// runFailsWithInput is runFails with stdin (a password, for one).
+func runFailsWithInput(t *testing.T, stdin string, args ...string) string {
+	t.Helper()
 	var out, errb bytes.Buffer
-	env := &Env{Stdout: &out, Stderr: &errb, Stdin: strings.NewReader(""), Logger: slog.New(slog.DiscardHandler)}
+	env := &Env{Stdout: &out, Stderr: &errb, Stdin: strings.NewReader(stdin), Logger: slog.New(slog.DiscardHandler)}
 	if code := run(context.Background(), args, env); code == 0 {
 		t.Fatalf("downloader %s succeeded: %s", strings.Join(args, " "), out.String())
 	}

@@ -1,11 +1,8 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"errors"
 	"io/fs"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,12 +19,7 @@ func TestOnlyServeAndMigrateMigrate(t *testing.T) {
 	cfg := writeFile(t, "serve.yaml", "database:\n  url: "+dsn+"\ntable: "+tableDir(t)+"\n")
 	fail := func(args ...string) string {
 		t.Helper()
-		var errb bytes.Buffer
-		env := &Env{Stdout: &bytes.Buffer{}, Stderr: &errb, Stdin: strings.NewReader("a long password\n"), Logger: slog.New(slog.DiscardHandler)}
-		if code := run(context.Background(), args, env); code == 0 {
-			t.Errorf("downloader %s: exit 0", strings.Join(args, " "))
-		}
-		return errb.String()
+		return runFailsWithInput(t, "a long password\n", args...)
 	}
 	for _, args := range [][]string{{"user", "list", "--db", dsn}, {"user", "add", "alice", "--db", dsn}, {"schedule", "list", "--config", cfg}} {
 		if msg := fail(args...); !strings.Contains(msg, "downloader migrate") {
