@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -75,7 +75,7 @@ func TestRReadsDownloadsAsRgbif(t *testing.T) {
 			if want := fmt.Sprintf("rows %d cols %d warnings 0", records, cols); !strings.Contains(said, want) {
 				t.Fatalf("R read %s as\n%s\nwant %q", c.entry, said, want)
 			}
-			compareRCells(t, c.entry, written, mustReadBytes(t, out))
+			compareRCells(t, c.entry, written, []byte(mustRead(t, out)))
 		})
 	}
 }
@@ -190,15 +190,6 @@ func tsvRows(b []byte) [][]string {
 	return out
 }
 
-func mustReadBytes(t *testing.T, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 // TestGDALReadsSimpleCSV opens SIMPLE_CSV and the DWCA's occurrence.txt
 // inside their zips with GDAL's CSV driver, points made of
 // decimalLongitude and decimalLatitude, as a GIS user would, and compares
@@ -222,13 +213,10 @@ func TestGDALReadsSimpleCSV(t *testing.T) {
 			var fc struct {
 				Features []struct {
 					Properties map[string]any
-					Geometry   *struct {
-						Type        string
-						Coordinates []float64
-					}
+					Geometry   *geoJSONGeometry
 				}
 			}
-			if err := json.Unmarshal(mustReadBytes(t, out), &fc); err != nil {
+			if err := json.Unmarshal([]byte(mustRead(t, out)), &fc); err != nil {
 				t.Fatal(err)
 			}
 			rows := tsvRows(zipEntry(t, c.zip, c.entry))
@@ -236,7 +224,7 @@ func TestGDALReadsSimpleCSV(t *testing.T) {
 				t.Fatalf("GDAL read %d features from %d written rows, want %d", len(fc.Features), len(rows)-1, records)
 			}
 			header := rows[0]
-			lat, lon := indexOf(header, "decimalLatitude"), indexOf(header, "decimalLongitude")
+			lat, lon := slices.Index(header, "decimalLatitude"), slices.Index(header, "decimalLongitude")
 			points, dequoted, bad := 0, 0, 0
 			for i, f := range fc.Features {
 				row := rows[i+1]
@@ -271,10 +259,13 @@ func TestGDALReadsSimpleCSV(t *testing.T) {
 }
 
 // gdalPointDiffers compares a feature's geometry with the row's coordinates.
-func gdalPointDiffers(lon, lat string, g *struct {
+// geoJSONGeometry is a GeoJSON feature's geometry, as ogr2ogr writes it.
+type geoJSONGeometry struct {
 	Type        string
 	Coordinates []float64
-}) string {
+}
+
+func gdalPointDiffers(lon, lat string, g *geoJSONGeometry) string {
 	if lon == "" || lat == "" {
 		if g != nil {
 			return fmt.Sprintf("a %s where the row has no coordinates", g.Type)
@@ -290,13 +281,4 @@ func gdalPointDiffers(lon, lat string, g *struct {
 		return fmt.Sprintf("geometry %+v, want POINT (%s %s)", g, lon, lat)
 	}
 	return ""
-}
-
-func indexOf(list []string, s string) int {
-	for i, v := range list {
-		if v == s {
-			return i
-		}
-	}
-	return -1
 }
