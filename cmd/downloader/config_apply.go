@@ -197,7 +197,9 @@ func (d *configDecoder) applyFlags(fs *flag.FlagSet, c *fileConfig, leaves []con
 	// --smtp is host:port; the file and environment give them apart.
 	switch {
 	case explicit["smtp"]:
+		// The flag gives the port too, over the file's and the environment's.
 		d.origin["smtp.host"] = "--smtp"
+		d.origin["smtp.port"] = "--smtp"
 	case c.SMTP.Host != "":
 		port := c.SMTP.Port
 		if port == 0 {

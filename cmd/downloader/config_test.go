@@ -153,6 +153,7 @@ func TestConfigErrorsNameFileLineAndKey(t *testing.T) {
 		{"public_url: downloads.example.org\n", `serve.yaml:1: public_url: "downloads.example.org" is not an http(s) URL`},
 		{"table: a\ntable: b\n", `serve.yaml:2: table: given twice (also on line 1)`},
 		{"smtp:\n  user: bob\n", `serve.yaml:2: smtp.user: set without smtp.host`},
+		{"smtp:\n  host: h\n  password: a\n", `serve.yaml:3: smtp.password: set without smtp.user`},
 		{"smtp:\n  host: h\n  password: a\n  password_file: /x\n", `serve.yaml:4: smtp.password_file: give password or password_file, not both`},
 		{"smtp:\n  host: h\n  password_file: /nonexistent/pw\n", `serve.yaml:3: smtp.password_file: open /nonexistent/pw`},
 		{"storage:\n  location: dir\n  part_size: 8MiB\n", `serve.yaml:3: storage.part_size: only for s3:// storage`},
@@ -522,5 +523,22 @@ func TestUnknownEnvWarned(t *testing.T) {
 	env, out, _ := testEnv()
 	if err := runConfig(context.Background(), []string{"check"}, env); err != nil || !strings.Contains(out.String(), "workers: 3 # $DOWNLOADER_WORKERS") {
 		t.Errorf("config check with $%s: %v\n%s", configEnv, err, out)
+	}
+}
+
+// TestSMTPFlagNamesItsPort: --smtp gives the port over the environment's,
+// and the printed configuration says so.
+func TestSMTPFlagNamesItsPort(t *testing.T) {
+	clearConfigEnv(t)
+	t.Setenv("DOWNLOADER_SMTP_PORT", "2525")
+	path := writeFile(t, "serve.yaml", "table: "+tableDir(t)+"\nsmtp:\n  host: mail.example.org\n")
+	env, out, errOut := testEnv()
+	if rc := run(context.Background(), []string{"serve", "--config", path, "--check", "--smtp", "127.0.0.1:1025"}, env); rc != 0 {
+		t.Fatalf("rc %d: %s", rc, errOut)
+	}
+	for _, want := range []string{"host: 127.0.0.1 # --smtp", "port: 1025 # --smtp"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("printed configuration lacks %q:\n%s", want, out)
+		}
 	}
 }

@@ -129,6 +129,11 @@ func (d *configDecoder) validateSMTP(s *smtpConfig) {
 		d.fail(d.origin["smtp.port"], "smtp.port", "%d is not a port", s.Port)
 	}
 	if s.Host != "" {
+		// Without a user the service does not authenticate: a password alone
+		// is a forgotten user, not a setting.
+		if s.Password.value != "" && s.User == "" {
+			d.fail(d.origin["smtp.password"], "smtp.password", "set without smtp.user: the password is only sent with a user (set smtp.user, or remove the password)")
+		}
 		return
 	}
 	for k, set := range map[string]bool{"smtp.port": s.Port != 0, "smtp.tls": s.TLS != "" && s.TLS != smtpAutoTLS,
