@@ -50,12 +50,13 @@ func (db *DB) renew(ctx context.Context, key, owner string, lease time.Duration,
 	return st, holder == owner, err
 }
 
-// release gives the lease up and sets status (when still RUNNING), on q (the
-// database or a transaction).
-func (db *DB) release(ctx context.Context, q querier, key, owner string, to Status, errText string) (bool, error) {
-	res, err := q.ExecContext(ctx, db.q(`UPDATE downloads SET status = ?, error = ?, lease_owner = '',
+// release gives the lease up and sets status (when still RUNNING) and the
+// error with its kind (failureReason), on q (the database or a
+// transaction).
+func (db *DB) release(ctx context.Context, q querier, key, owner string, to Status, errText, errKind string) (bool, error) {
+	res, err := q.ExecContext(ctx, db.q(`UPDATE downloads SET status = ?, error = ?, error_kind = ?, lease_owner = '',
 		lease_until = 0, modified = ? WHERE key = ? AND lease_owner = ? AND status = ?`),
-		to, errText, time.Now().UnixMilli(), key, owner, StatusRunning)
+		to, errText, errKind, time.Now().UnixMilli(), key, owner, StatusRunning)
 	if err != nil {
 		return false, err
 	}

@@ -419,9 +419,7 @@ func (s *Service) Get(ctx context.Context, caller *User, key string, stats bool)
 	if err != nil {
 		return Download{}, err
 	}
-	if !mayManage(caller, r.Creator) {
-		r.Redact()
-	}
+	r.showTo(caller)
 	if stats {
 		ds := []Download{r.Download}
 		if err := s.db.usageCounts(ctx, ds); err != nil {
@@ -430,6 +428,25 @@ func (s *Service) Get(ctx context.Context, caller *User, key string, stats bool)
 		return ds[0], nil
 	}
 	return r.Download, nil
+}
+
+// showTo leaves in r what caller may see of it: callers other than the
+// creator and admins see it redacted, and a creator who is not an admin
+// sees an internal error as a sentence naming the download, not its text
+// (which holds the server's paths and addresses; the operators have it in
+// the log and the digest).
+func (r *row) showTo(caller *User) {
+	switch {
+	case !mayManage(caller, r.Creator):
+		r.Redact()
+	case !caller.Admin && r.ErrorKind == reasonInternal && r.Error != "":
+		r.Error = internalErrorText(r.Key)
+	}
+}
+
+// internalErrorText is what a creator reads of an internal error.
+func internalErrorText(key string) string {
+	return "an error on the server's side (its operators have the details under download " + key + ")"
 }
 
 func mayManage(caller *User, creator string) bool {
@@ -470,6 +487,7 @@ func (s *Service) List(ctx context.Context, caller User, user string, f ListFilt
 	}
 	res := make([]Download, len(rows))
 	for i, r := range rows {
+		r.showTo(&caller)
 		res[i] = r.Download
 	}
 	if stats {

@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -130,5 +131,49 @@ func TestConfigValidate(t *testing.T) {
 	}
 	if err := (Config{Lease: time.Minute, Heartbeat: 30 * time.Second}).Validate(); err != nil {
 		t.Errorf("a heartbeat of half the lease: %v", err)
+	}
+}
+
+// A creator reads an internal error as a sentence naming the download (its
+// text holds the server's paths); a request's own error is shown whole;
+// admins see every error whole and other users none.
+func TestErrorShownToCreator(t *testing.T) {
+	s := queueTestService(t, testDB(t), false)
+	ctx := context.Background()
+	const internal = "storage: create /srv/downloads/0000001.zip.part: read-only file system"
+	const query = "invalid request: predicate: unknown key NOSUCHKEY"
+	cases := []struct{ err, kind, creatorSees string }{
+		{internal, reasonInternal, ""},
+		{query, reasonQuery, query},
+		{internal, "", internal}, // a row failed before error_kind existed
+	}
+	admin := User{Name: "root", Admin: true}
+	bob := User{Name: "bob"}
+	for y, c := range cases {
+		req := Request{Format: "SIMPLE_CSV", Predicate: json.RawMessage(fmt.Sprintf(`{"type":"equals","key":"YEAR","value":"%d"}`, 1900+y))}
+		key, err := s.Submit(ctx, alice, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok, err := s.db.claim(ctx, key, "w1", time.Minute); err != nil || !ok {
+			t.Fatalf("claim: %v %v", ok, err)
+		}
+		if ok, err := s.db.release(ctx, s.db.SQL, key, "w1", StatusFailed, c.err, c.kind); err != nil || !ok {
+			t.Fatalf("release: %v %v", ok, err)
+		}
+		want := cmp.Or(c.creatorSees, internalErrorText(key))
+		for _, v := range []struct {
+			who  *User
+			want string
+		}{{&alice, want}, {&admin, c.err}, {&bob, ""}, {nil, ""}} {
+			d, err := s.Get(ctx, v.who, key, false)
+			if err != nil || d.Error != v.want {
+				t.Errorf("kind %q, caller %v: error %q (%v), want %q", c.kind, v.who, d.Error, err, v.want)
+			}
+		}
+		p, err := s.List(ctx, alice, "alice", ListFilter{Statuses: []Status{StatusFailed}}, false, 10, 0)
+		if err != nil || len(p.Results) == 0 || p.Results[0].Error != want {
+			t.Errorf("kind %q: alice's list %+v %v, want %q", c.kind, p.Results, err, want)
+		}
 	}
 }

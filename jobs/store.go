@@ -21,7 +21,7 @@ type querier interface {
 
 const downloadColumns = `key, creator, status, format, predicate, request, created, modified, erase_after,
 	size, total_records, number_datasets, license, table_snapshot, object_name, sha256,
-	records_scanned, records_written, bytes_written, error, source, erasure_notification`
+	records_scanned, records_written, bytes_written, error, source, erasure_notification, error_kind`
 
 // scanner is what *sql.Row and *sql.Rows share.
 type scanner interface{ Scan(dest ...any) error }
@@ -51,6 +51,8 @@ type row struct {
 	Download
 	Creator   string
 	Predicate sql.NullString
+	// ErrorKind classifies Error (failureReason; "" for none or unknown).
+	ErrorKind string
 }
 
 func scanDownload(s scanner) (row, error) {
@@ -60,7 +62,7 @@ func scanDownload(s scanner) (row, error) {
 	var p Progress
 	err := s.Scan(&r.Key, &r.Creator, &r.Status, &r.Request.Format, &r.Predicate, &req, &created, &modified, &erase,
 		&r.Size, &r.TotalRecords, &r.NumberDatasets, &r.License, &r.TableSnapshot, &r.ObjectName, &r.SHA256,
-		&p.RecordsScanned, &p.RecordsWritten, &p.BytesWritten, &r.Error, &r.Source, &warned)
+		&p.RecordsScanned, &p.RecordsWritten, &p.BytesWritten, &r.Error, &r.Source, &warned, &r.ErrorKind)
 	if err != nil {
 		return row{}, err
 	}

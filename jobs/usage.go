@@ -313,9 +313,7 @@ func (s *Service) DatasetActivity(ctx context.Context, caller *User, datasetKey 
 	}
 	byKey := make(map[string]*Download, len(rows))
 	for i := range rows {
-		if !mayManage(caller, rows[i].Creator) {
-			rows[i].Redact()
-		}
+		rows[i].showTo(caller)
 		byKey[rows[i].Key] = &rows[i].Download
 	}
 	for i := range res {

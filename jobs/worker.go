@@ -168,7 +168,7 @@ func (s *Service) exportFailed(ctx context.Context, job *river.Job[exportArgs], 
 			_ = s.db.dropLease(bg, key, owner)
 			return river.JobCancel(err)
 		}
-		if _, serr := s.db.release(bg, s.db.SQL, key, owner, StatusSuspended, ""); serr != nil {
+		if _, serr := s.db.release(bg, s.db.SQL, key, owner, StatusSuspended, "", ""); serr != nil {
 			s.logger.ErrorContext(bg, "suspend", "key", key, "err", serr)
 		}
 		s.logger.InfoContext(bg, "export suspended", "key", key)
@@ -179,7 +179,7 @@ func (s *Service) exportFailed(ctx context.Context, job *river.Job[exportArgs], 
 		s.logger.ErrorContext(ctx, "export failed", "key", key, "attempt", job.Attempt, "err", err)
 		// FAILED and the job that mails it commit together.
 		if serr := s.db.inTx(bg, func(tx *sql.Tx) error {
-			ok, rerr := s.db.release(bg, tx, key, owner, StatusFailed, err.Error())
+			ok, rerr := s.db.release(bg, tx, key, owner, StatusFailed, err.Error(), failureReason(err))
 			if rerr != nil || !ok {
 				return rerr
 			}
@@ -191,7 +191,7 @@ func (s *Service) exportFailed(ctx context.Context, job *river.Job[exportArgs], 
 		return river.JobCancel(err)
 	}
 	s.logger.WarnContext(ctx, "export attempt failed; will retry", "key", key, "attempt", job.Attempt, "err", err)
-	if _, serr := s.db.release(bg, s.db.SQL, key, owner, StatusRunning, err.Error()); serr != nil {
+	if _, serr := s.db.release(bg, s.db.SQL, key, owner, StatusRunning, err.Error(), failureReason(err)); serr != nil {
 		s.logger.ErrorContext(bg, "release", "key", key, "err", serr)
 	}
 	return err
