@@ -410,7 +410,21 @@ func TestConfigCheckAsServe(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(tmpl, "success.text.tmpl"), []byte("Hello\n{{.Key\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	pageOverrides := filepath.Join(t.TempDir(), "web")
+	if err := os.MkdirAll(pageOverrides, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(pageOverrides, "header.html"), []byte("<b>{{.Portal</b>\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	aFile := writeFile(t, "not-a-dir", "x")
 	cases := []struct{ text, want string }{
+		{"table: " + table + "\nstorage:\n  location: " + aFile + "/archives\n",
+			`serve.yaml:3: storage.location: storage directory ` + aFile + `/archives: ` + aFile + ` is not a directory`},
+		{"table: " + table + "\nstorage:\n  location: s3://bucket/dl?endpoint=localhost:7070\n",
+			`serve.yaml:3: storage.location: --storage: endpoint="localhost:7070" is not an http(s) URL`},
+		{"table: " + table + "\noverrides: " + filepath.Dir(pageOverrides) + "\n",
+			`serve.yaml:2: overrides: page template ` + filepath.Join(pageOverrides, "header.html")},
 		{"table: " + table + "\nsmtp:\n  host: smtp.example.org\n  tls: none\n  user: u\n  password: x\n",
 			`serve.yaml:3: smtp: smtp: TLS "none" with a password to smtp.example.org`},
 		{"table: " + table + "\nrole: worker\nsmtp:\n  host: smtp.example.org\n",

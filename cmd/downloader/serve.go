@@ -379,20 +379,38 @@ func openStorage(ctx context.Context, spec string, sc storeConfig) (jobs.Storage
 	if !strings.HasPrefix(spec, "s3://") {
 		return local.New(spec)
 	}
+	cfg, err := s3Config(spec, sc)
+	if err != nil {
+		return nil, err
+	}
+	return s3.New(ctx, cfg)
+}
+
+// s3Config reads an s3://bucket/prefix?endpoint=URL&region=R&path-style=B
+// storage and the configuration's credentials and tuning.
+func s3Config(spec string, sc storeConfig) (s3.Config, error) {
 	u, err := url.Parse(spec)
 	if err != nil {
-		return nil, fmt.Errorf("--storage %q: %w", spec, err)
+		return s3.Config{}, fmt.Errorf("--storage %q: %w", spec, err)
+	}
+	if u.Host == "" {
+		return s3.Config{}, fmt.Errorf("--storage %q: no bucket (want s3://bucket/prefix)", spec)
 	}
 	q := u.Query()
 	cfg := s3.Config{Bucket: u.Host, Prefix: strings.TrimPrefix(u.Path, "/"), Endpoint: q.Get("endpoint"),
 		Region: q.Get("region"), AccessKey: sc.AccessKeyID, SecretKey: sc.SecretAccessKey.Reveal(),
 		PathStyle: q.Get("endpoint") != "", PartSize: int(sc.PartSize), LinkExpiry: time.Duration(sc.LinkExpiry)}
-	if v := q.Get("path-style"); v != "" {
-		if cfg.PathStyle, err = strconv.ParseBool(v); err != nil {
-			return nil, fmt.Errorf("--storage: path-style=%q: %w", v, err)
+	if e := cfg.Endpoint; e != "" {
+		if eu, err := url.Parse(e); err != nil || (eu.Scheme != "http" && eu.Scheme != "https") || eu.Host == "" {
+			return s3.Config{}, fmt.Errorf("--storage: endpoint=%q is not an http(s) URL", e)
 		}
 	}
-	return s3.New(ctx, cfg)
+	if v := q.Get("path-style"); v != "" {
+		if cfg.PathStyle, err = strconv.ParseBool(v); err != nil {
+			return s3.Config{}, fmt.Errorf("--storage: path-style=%q: %w", v, err)
+		}
+	}
+	return cfg, nil
 }
 
 // openMailer returns the SMTP mailer of --smtp, or nil without one.
