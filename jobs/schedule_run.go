@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 
 	"github.com/biodiversity-downloads/downloader/internal/logctx"
 )
@@ -163,18 +164,52 @@ func (s *Service) RunSchedule(ctx context.Context, name string, fire time.Time, 
 	return s.startRun(logctx.With(ctx, slog.String("schedule", name)), sc, fire, trigger, 0, owner)
 }
 
+// ManualRun is a run TriggerSchedule queued: Fire finds it (ScheduleRun),
+// and WithdrawRun takes it back while no worker has started it.
+type ManualRun struct {
+	Fire time.Time
+	job  int64
+}
+
 // TriggerSchedule queues a run of schedule name now, as `downloader
 // schedule run` does: a worker runs it and records it like a fire of its
-// cron expression. It returns the run's fire time (ScheduleRun finds it).
-func (s *Service) TriggerSchedule(ctx context.Context, name string) (time.Time, error) {
+// cron expression.
+func (s *Service) TriggerSchedule(ctx context.Context, name string) (ManualRun, error) {
 	if _, ok := s.schedule(name); !ok {
-		return time.Time{}, fmt.Errorf("%w: %q", ErrUnknownSchedule, name)
+		return ManualRun{}, fmt.Errorf("%w: %q", ErrUnknownSchedule, name)
 	}
 	fire := time.UnixMilli(s.now().UnixMilli())
-	if _, err := s.river.Insert(ctx, scheduleArgs{Name: name, Fire: fire.UnixMilli(), Manual: true}, nil); err != nil {
-		return time.Time{}, fmt.Errorf("queue a run of %s: %w", name, err)
+	res, err := s.river.Insert(ctx, scheduleArgs{Name: name, Fire: fire.UnixMilli(), Manual: true}, nil)
+	if err != nil {
+		return ManualRun{}, fmt.Errorf("queue a run of %s: %w", name, err)
 	}
-	return fire, nil
+	return ManualRun{Fire: fire, job: res.Job.ID}, nil
+}
+
+// WithdrawRun deletes the queued job of m if no worker has taken it yet,
+// so that a run nobody waits for any more does not start whenever a
+// worker next does; it reports whether it did. A job a worker holds, or
+// one that has ended, is left alone.
+func (s *Service) WithdrawRun(ctx context.Context, m ManualRun) (bool, error) {
+	job, err := s.river.JobGet(ctx, m.job)
+	switch {
+	case errors.Is(err, river.ErrNotFound):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("withdraw run %s: %w", m.Fire.UTC().Format(time.RFC3339Nano), err)
+	}
+	switch job.State {
+	case rivertype.JobStateAvailable, rivertype.JobStateScheduled, rivertype.JobStatePending, rivertype.JobStateRetryable:
+	default:
+		return false, nil
+	}
+	if _, err := s.river.JobDelete(ctx, m.job); err != nil {
+		if errors.Is(err, rivertype.ErrJobRunning) || errors.Is(err, river.ErrNotFound) {
+			return false, nil
+		}
+		return false, fmt.Errorf("withdraw run %s: %w", m.Fire.UTC().Format(time.RFC3339Nano), err)
+	}
+	return true, nil
 }
 
 // startRun records (or resumes) the run of sc for fire under owner's lease

@@ -166,11 +166,11 @@ func scheduleRun(ctx context.Context, args []string, env *Env) error {
 	if name == "" || len(rest) > 0 {
 		return errors.New(scheduleUsage)
 	}
-	fire, err := svc.TriggerSchedule(ctx, name)
+	queued, err := svc.TriggerSchedule(ctx, name)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(env.Stdout, "run of %s for %s queued\n", name, fire.UTC().Format(time.RFC3339Nano))
+	fmt.Fprintf(env.Stdout, "run of %s for %s queued\n", name, queued.Fire.UTC().Format(time.RFC3339Nano))
 	if *noWait {
 		return nil
 	}
@@ -179,8 +179,13 @@ func scheduleRun(ctx context.Context, args []string, env *Env) error {
 		ctx, cancel = context.WithTimeout(ctx, *timeout)
 		defer cancel()
 	}
-	run, err := waitRun(ctx, svc, name, fire, env)
-	if err != nil {
+	run, started, err := waitRun(ctx, svc, name, queued.Fire, env)
+	switch {
+	case err != nil && ctx.Err() != nil && !started:
+		return withdraw(svc, name, queued, err)
+	case err != nil && ctx.Err() != nil:
+		return fmt.Errorf("stopped waiting for the run of %s (it goes on; schedule list shows it): %w", name, err)
+	case err != nil:
 		return err
 	}
 	fmt.Fprintf(env.Stdout, "%s: %s in %s: %s\n", name, run.Status, run.Duration(time.Now()).Round(time.Millisecond), run.Result)
@@ -191,15 +196,17 @@ func scheduleRun(ctx context.Context, args []string, env *Env) error {
 }
 
 // waitRun polls the run of name for fire until it ends; it says once when
-// no worker has started it after a while.
-func waitRun(ctx context.Context, svc *jobs.Service, name string, fire time.Time, env *Env) (jobs.ScheduleRun, error) {
+// no worker has started it after a while. started says whether a worker
+// had begun the run when the wait stopped.
+func waitRun(ctx context.Context, svc *jobs.Service, name string, fire time.Time, env *Env) (run jobs.ScheduleRun, started bool, err error) {
 	said, warned, since := "", false, time.Now()
 	for {
 		run, err := svc.ScheduleRun(ctx, name, fire)
 		switch {
 		case err == nil && run.Status != jobs.RunRunning:
-			return run, nil
+			return run, true, nil
 		case err == nil:
+			started = true
 			now := "running"
 			if run.DownloadKey != "" {
 				now = "download " + run.DownloadKey + " queued; waiting for it to finish"
@@ -214,12 +221,29 @@ func waitRun(ctx context.Context, svc *jobs.Service, name string, fire time.Time
 				fmt.Fprintln(env.Stderr, "no worker has started the run yet: is a worker (serve --role worker or all) running with this schedule?")
 			}
 		case err != nil:
-			return run, err
+			return run, started, err
 		}
 		select {
 		case <-ctx.Done():
-			return run, fmt.Errorf("stopped waiting for the run of %s (it goes on; schedule list shows it): %w", name, ctx.Err())
+			return run, started, ctx.Err()
 		case <-time.After(250 * time.Millisecond):
 		}
 	}
+}
+
+// withdraw takes back a queued run whose wait stopped (timeout, interrupt)
+// before any worker began it: otherwise it would run whenever a worker next
+// starts, maybe days later, with nobody waiting for it.
+func withdraw(svc *jobs.Service, name string, queued jobs.ManualRun, waitErr error) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ok, err := svc.WithdrawRun(ctx, queued)
+	switch {
+	case err != nil:
+		return fmt.Errorf("stopped waiting for the run of %s (%w), and withdrawing it failed, so a worker may still run it: %w", name, waitErr, err)
+	case ok:
+		return fmt.Errorf("stopped waiting for the run of %s (%w): no worker had started it, so it was withdrawn and will not run", name, waitErr)
+	}
+	// A worker took it meanwhile.
+	return fmt.Errorf("stopped waiting for the run of %s (it goes on; schedule list shows it): %w", name, waitErr)
 }

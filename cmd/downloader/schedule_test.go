@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -128,5 +129,28 @@ schedules:
 	if code := run(context.Background(), []string{"schedule", "run", "nightly", "--config", cfg}, env); code != 1 ||
 		!strings.Contains(errb.String(), `no such schedule: "nightly"`) {
 		t.Errorf("unknown schedule: exit %d, %s", code, errb.String())
+	}
+}
+
+// A manual run that no worker started before the command stopped waiting
+// is withdrawn: it does not run whenever a worker next starts.
+func TestScheduleRunWithoutWorkerWithdrawn(t *testing.T) {
+	clearConfigEnv(t)
+	file := filepath.Join(t.TempDir(), "jobs.db")
+	cfg := writeFile(t, "serve.yaml", "database:\n  url: sqlite:"+file+"\ntable: "+tableDir(t)+
+		"\nschedules:\n  - {name: erase, cron: \"30 2 * * *\", kind: erase}\n")
+	runCmd(t, "migrate", "--db", "sqlite:"+file)
+	msg := runFailsWithInput(t, "", "schedule", "run", "erase", "--config", cfg, "--timeout", "500ms")
+	if !strings.Contains(msg, "stopped waiting for the run of erase (context deadline exceeded): no worker had started it, so it was withdrawn and will not run") {
+		t.Errorf("schedule run without a worker: %s", msg)
+	}
+	db, err := sql.Open("sqlite", file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var queued int
+	if err := db.QueryRow("SELECT count(*) FROM river_job").Scan(&queued); err != nil || queued != 0 {
+		t.Errorf("%d River jobs left queued (%v)", queued, err)
 	}
 }
