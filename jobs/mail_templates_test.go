@@ -88,11 +88,11 @@ func TestMailRenderLanguages(t *testing.T) {
 		keep, words, opening       string
 	}{
 		{"en", "Your download 0000001-260507100000000 is ready", "12,345 records from 3 datasets", "12.3 MB",
-			"2 November 2026", "in 1 day", "What is in it", "with Tab as the separator and no text qualifier"},
+			"2 November 2026", "in 1 day", "What is in it", "UTF-8 as the character set, Tab as the separator and no text qualifier"},
 		{"es", "Su descarga 0000001-260507100000000 está lista", "12.345 registros de 3 conjuntos de datos", "12,3 MB",
-			"2 de noviembre de 2026", "dentro de 1 día", "Qué contiene", "con el tabulador como separador y sin calificador de texto"},
+			"2 de noviembre de 2026", "dentro de 1 día", "Qué contiene", "UTF-8 como juego de caracteres, el tabulador como separador y sin calificador de texto"},
 		{"fr", "Votre téléchargement 0000001-260507100000000 est prêt", "12\u00a0345 enregistrements issus de 3 jeux de données", "12,3 Mo",
-			"2 novembre 2026", "dans 1 jour", "Ce qu'il contient", "avec la tabulation comme séparateur et sans délimiteur de texte"},
+			"2 novembre 2026", "dans 1 jour", "Ce qu'il contient", "UTF-8 comme jeu de caractères, la tabulation comme séparateur et sans délimiteur de texte"},
 	}
 	for _, cs := range cases {
 		t.Run(cs.lang, func(t *testing.T) {

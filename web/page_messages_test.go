@@ -1,6 +1,8 @@
 package web
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -39,4 +41,45 @@ func FuzzParsePageCatalogue(f *testing.F) {
 			t.Fatal("no map and no error")
 		}
 	})
+}
+
+// The page and the success notice say how to open a format in the same
+// words: the page's format.open.* strings equal the mail catalogue's
+// open.* in every language.
+func TestOpeningWordsAgreeWithTheMail(t *testing.T) {
+	langs, err := filepath.Glob(filepath.Join("ui", "messages", "*.json"))
+	if err != nil || len(langs) == 0 {
+		t.Fatalf("page catalogues: %v %v", langs, err)
+	}
+	for _, path := range langs {
+		page := readCatalogue(t, path)
+		mail := readCatalogue(t, filepath.Join("..", "jobs", "mail", "messages", filepath.Base(path)))
+		n := 0
+		for k, v := range page {
+			name, ok := strings.CutPrefix(k, "format.open.")
+			if !ok {
+				continue
+			}
+			n++
+			if mail["open."+name] != v {
+				t.Errorf("%s: %s is %q in the page, %q in the mail", filepath.Base(path), name, v, mail["open."+name])
+			}
+		}
+		if n < 4 {
+			t.Errorf("%s: %d format.open strings", path, n)
+		}
+	}
+}
+
+func readCatalogue(t *testing.T, path string) map[string]string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := parsePageCatalogue(b, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }

@@ -337,7 +337,7 @@ try {
     await page.getByLabel('Format').selectOption('DWCA');
     const hintId = await page.getByLabel('Format').getAttribute('aria-describedby');
     const hint = await page.textContent(`#${hintId}`);
-    assert(/occurrence\.txt/.test(hint) && /no text qualifier/.test(hint), `the format's hint says how to open it: ${hint}`);
+    assert(/occurrence\.txt/.test(hint) && /UTF-8/.test(hint) && /no text qualifier/.test(hint), `the format's hint says how to open it: ${hint}`);
     await page.click('#download-button');
     await page.waitForURL(/\/occurrence\/download\//);
     downloadKey = decodeURIComponent(new URL(page.url()).pathname.split('/').pop());
