@@ -15,6 +15,67 @@ import (
 	"time"
 )
 
+// schedulesServeConfig writes a serve configuration, the line first first, over
+// a fresh SQLite database, the export table and a short lease, with three
+// schedules: erase, roll (rollover) and snapshot (a SIMPLE_CSV export).
+func schedulesServeConfig(t *testing.T, first string) string {
+	t.Helper()
+	clearConfigEnv(t)
+	dir := t.TempDir()
+	return writeFile(t, "serve.yaml", fmt.Sprintf(`%s
+database:
+  url: sqlite:%s
+table: %s
+storage:
+  location: %s
+limits:
+  lease: 1s
+  rescue_after: 3s
+  poll: 100ms
+  heartbeat: 100ms
+schedules:
+  - name: erase
+    cron: "30 2 * * *"
+    kind: erase
+  - name: roll
+    cron: "30 3 * * *"
+    kind: rollover
+  - name: snapshot
+    cron: "0 4 1 * *"
+    kind: export
+    params:
+      format: SIMPLE_CSV
+`, first, filepath.Join(dir, "jobs.db"), exportTable(t), filepath.Join(dir, "archives")))
+}
+
+// serveInBackground runs `serve --config cfg` until the test ends (its exit
+// status checked then) and waits for its output to match ready, whose
+// submatches it returns.
+func serveInBackground(t *testing.T, cfg string, ready *regexp.Regexp) (*syncBuffer, []string) {
+	t.Helper()
+	ctx, stop := context.WithCancel(context.Background())
+	served := make(chan int)
+	out := &syncBuffer{}
+	go func() {
+		env := &Env{Stdout: out, Stderr: out, Stdin: strings.NewReader(""), Logger: slog.New(slog.DiscardHandler)}
+		served <- run(ctx, []string{"serve", "--config", cfg}, env)
+	}()
+	t.Cleanup(func() {
+		stop()
+		if code := <-served; code != 0 {
+			t.Errorf("serve exited %d:\n%s", code, out.String())
+		}
+	})
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if m := ready.FindStringSubmatch(out.String()); m != nil {
+			return out, m
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("serve did not start:\n%s", out.String())
+		}
+	}
+}
+
 // syncBuffer is a buffer a running command writes to while the test reads.
 type syncBuffer struct {
 	mu sync.Mutex
@@ -38,52 +99,9 @@ func (s *syncBuffer) String() string {
 // for it, an export run until its download finished; `schedule list`
 // shows the schedules, their next fires and these runs.
 func TestScheduleCommands(t *testing.T) {
-	clearConfigEnv(t)
-	dir := t.TempDir()
-	table := exportTable(t)
-	cfg := writeFile(t, "serve.yaml", fmt.Sprintf(`role: worker
-database:
-  url: sqlite:%s
-table: %s
-storage:
-  location: %s
-limits:
-  lease: 1s
-  rescue_after: 3s
-  poll: 100ms
-  heartbeat: 100ms
-schedules:
-  - name: erase
-    cron: "30 2 * * *"
-    kind: erase
-  - name: roll
-    cron: "30 3 * * *"
-    kind: rollover
-  - name: snapshot
-    cron: "0 4 1 * *"
-    kind: export
-    params:
-      format: SIMPLE_CSV
-`, filepath.Join(dir, "jobs.db"), table, filepath.Join(dir, "archives")))
+	cfg := schedulesServeConfig(t, "role: worker")
 
-	ctx, stop := context.WithCancel(context.Background())
-	served := make(chan int)
-	var serveOut syncBuffer
-	go func() {
-		env := &Env{Stdout: &serveOut, Stderr: &serveOut, Stdin: strings.NewReader(""), Logger: slog.New(slog.DiscardHandler)}
-		served <- run(ctx, []string{"serve", "--config", cfg}, env)
-	}()
-	defer func() {
-		stop()
-		if code := <-served; code != 0 {
-			t.Errorf("serve exited %d:\n%s", code, serveOut.String())
-		}
-	}()
-	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(serveOut.String(), "serving worker"); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("serve did not start:\n%s", serveOut.String())
-		}
-	}
+	serveOut, _ := serveInBackground(t, cfg, regexp.MustCompile(`serving worker`))
 	if strings.Contains(serveOut.String(), "not run by this version") {
 		t.Errorf("serve still says schedules are not run:\n%s", serveOut.String())
 	}
