@@ -153,9 +153,39 @@ func checkNoticeLinksThePage(t *testing.T, pit *mailpit.Server, to, base string)
 		if !strings.Contains(strings.ReplaceAll(m.Text, "\r\n", "\n"), want) {
 			t.Errorf("the notice %q does not link the page (%q):\n%s", m.Subject, want, m.Text)
 		}
+		checkNoticeLinksAnswer(t, pit, m, base)
+		// Mail clients render the notice: mailpit's check against
+		// caniemail.com's data finds almost nothing they do not support.
+		if c := pit.CheckHTML(t, m.ID); c.Total.Unsupported > 1 || c.Total.Supported < 80 {
+			t.Errorf("the notice's HTML: %.1f%% of its features unsupported, %.1f%% supported by mail clients: %+v",
+				c.Total.Unsupported, c.Total.Supported, c.Warnings)
+		}
 	}
 	if seen == 0 {
 		t.Error("no success notice reached the user")
+	}
+}
+
+// checkNoticeLinksAnswer: mailpit requests every link of notice m (HEAD,
+// as mail security scanners do); each on the service (base) answers 200,
+// the download's page and its archive among them. Links elsewhere (a
+// licence's deed) are not reachable from the test machine and are not
+// checked.
+func checkNoticeLinksAnswer(t *testing.T, pit *mailpit.Server, m mailpit.Message, base string) {
+	t.Helper()
+	var page, archive bool
+	for _, l := range pit.CheckLinks(t, m.ID) {
+		if !strings.HasPrefix(l.URL, base+"/") {
+			continue
+		}
+		if l.StatusCode != http.StatusOK {
+			t.Errorf("the notice %q links %s, which answers %d %s", m.Subject, l.URL, l.StatusCode, l.Status)
+		}
+		page = page || strings.Contains(l.URL, "/occurrence/download/")
+		archive = archive || strings.HasSuffix(l.URL, ".zip")
+	}
+	if !page || !archive {
+		t.Errorf("the notice %q: link check saw the page %v, the archive %v", m.Subject, page, archive)
 	}
 }
 

@@ -226,6 +226,47 @@ func (s *Server) get(t testing.TB, path string, v any) {
 	}
 }
 
+// Link is a link of a message and what mailpit's link check got for it: a
+// HEAD request, redirects not followed (StatusCode 0 when none answered).
+type Link struct {
+	URL, Status string
+	StatusCode  int
+}
+
+// CheckLinks has mailpit request every link of message id, as a recipient's
+// client or a mail security scanner would. The shared server allows
+// loopback addresses (scripts/ci/mailpit.sh's --allow-internal-http-requests).
+func (s *Server) CheckLinks(t testing.TB, id string) []Link {
+	t.Helper()
+	var r struct{ Links []Link }
+	s.get(t, "/api/v1/message/"+id+"/link-check", &r)
+	return r.Links
+}
+
+// HTMLCheck is mailpit's check of a message's HTML against caniemail.com's
+// data: the shares (percent) of its HTML and CSS features that mail clients
+// support, support in part, or do not, and the features not fully supported.
+type HTMLCheck struct {
+	Total struct {
+		Supported, Partial, Unsupported float64
+	}
+	Warnings []struct {
+		Title string
+		Score struct {
+			Found                           int
+			Supported, Partial, Unsupported float64
+		}
+	}
+}
+
+// CheckHTML returns mailpit's HTML check of message id.
+func (s *Server) CheckHTML(t testing.TB, id string) HTMLCheck {
+	t.Helper()
+	var c HTMLCheck
+	s.get(t, "/api/v1/message/"+id+"/html-check", &c)
+	return c
+}
+
 // Address is an address no other test sends to.
 func Address(name string) string {
 	return fmt.Sprintf("%s+%s@example.org", name, strconv.FormatInt(time.Now().UnixNano(), 36))
