@@ -47,13 +47,13 @@
 //	DateLastEdited                              dcterms:modified            as is
 //	CollectorsFieldNumber; Gathering/Code       recordNumber; fieldNumber   as is
 //	Notes; Sex; RecordURI                       occurrenceRemarks; sex; dcterms:references
-//	KindOfUnit + SpecimenUnit/Preparations/     preparations                all joined (G takes KindOfUnit; 2.1 spells preparationType in
-//	  Preparation/PreparationType,                                          lower case, both accepted); a preparation with an agent as
-//	  PreparationAgent                                                      "TYPE (prepared by AGENT)", or "prepared by AGENT" without a
-//	                                                                        type (agent = Person/FullName, else the Organisation's name):
-//	                                                                        DwC has no preparer term, and this keeps whose step it was;
-//	                                                                        PreparationProcess, -Materials and 2.1's preparationDate are
-//	                                                                        not mapped
+//	KindOfUnit + SpecimenUnit/Preparations/     preparations                all joined (G takes KindOfUnit; 2.1 spells the elements in lower
+//	  Preparation/PreparationType,                                          camel case, both accepted); a preparation as its type and, in
+//	  PreparationProcess, -Materials,                                       parentheses, "process: P; materials: M; prepared by AGENT, DATE"
+//	  PreparationAgent, 2.1's preparationDate;                              (the details alone without a type; agent = Person/FullName, else
+//	  2.1's preparationsText                                                the Organisation's name): DwC has one preparations term, and this
+//	                                                                        keeps how, with what and by whom each step was made; then 2.1's
+//	                                                                        preparationsText
 //	SpecimenUnit/Owner/Organisation/Name/       ownerInstitutionCode        the owner of the physical specimen: the first Representation's
 //	  Representation/Abbreviation, else Text                                Abbreviation (an acronym, as the term's "code" asks), else its
 //	                                                                        Text; an owner that is only a Person is not an institution and
@@ -88,8 +88,10 @@
 //	Gathering/Notes; Synecology/Comment         eventRemarks                joined; the Comment is on "synecological features of the
 //	                                                                        gathering site" (XSD), so about the event, not occurrenceRemarks
 //	Gathering/Synecology/AssociatedTaxa/        associatedTaxa              the names joined, without a relationship (ABCD gives none: they
-//	  TaxonIdentified/ScientificName/                                       are "other taxa observed at the gathering site"); Syntaxon is
-//	  FullScientificNameString                                              not mapped
+//	  TaxonIdentified/ScientificName/                                       are "other taxa observed at the gathering site")
+//	  FullScientificNameString
+//	Gathering/Synecology/Syntaxon               habitat                     after Biotope, as "syntaxon: NAME" (the site's plant community;
+//	                                                                        labelled, since "Quercetum ilicis" reads as a taxon)
 //	Gathering/LocalityText; AreaDetail          locality; locationRemarks   (TDWG would say verbatimLocality; G and K say locality)
 //	Gathering/Country/NameDerived, else Name    country
 //	Gathering/Country/ISO3166Code               countryCode                 verbatim ("BRD" stays); never a name (G, K): the interpreter
@@ -172,11 +174,13 @@
 //	                                                                        name for a filled rank, goes to locationRemarks as
 //	                                                                        "chronostratigraphy: TERM" (one pair holds one name, and a
 //	                                                                        document's order need not be oldest first)
+//	Gathering/Stratigraphy/                     lowest/highestBiostratigraphicZone  one zone is both bounds; several (ABCD states no
+//	  BiostratigraphicTerms/                                                order, so none is known to be the lowest) go to locationRemarks
+//	  BiostratigraphicTerm/Term                                             as "biostratigraphy: ZONE", after the chronostratigraphy
 //	Gathering/Stratigraphy/StratigraphyText     locationRemarks             "stratigraphy: TEXT", after AreaDetail: DwC's GeologicalContext
 //	                                                                        has no remarks term, and stratigraphy places the find in the
 //	                                                                        rock column (the XSD: "related to the site"); labelled since
-//	                                                                        "Ashgill" alone reads as a place. BiostratigraphicTerms are
-//	                                                                        not mapped
+//	                                                                        "Ashgill" alone reads as a place
 //	MultiMediaObjects/MultiMediaObject          Multimedia extension (GBIF)  identifier=FileURI, references=ProductURI, format=Format,
 //	                                                                        type from the MIME top level (image -> StillImage, audio -> Sound,
 //	                                                                        video -> MovingImage; a IIIF manifest stays untyped),

@@ -261,16 +261,21 @@ func TestSynecology(t *testing.T) {
 		`<Unit><UnitID>1</UnitID><Gathering><Notes>pond almost dry</Notes><Synecology><Comment language="en">Algal taxon co-cultured as prey.</Comment>
 		<AssociatedTaxa>`+taxon("Quercus robur L.")+taxon("Fagus sylvatica L.")+`</AssociatedTaxa></Synecology></Gathering></Unit>`,
 		`<Unit><UnitID>2</UnitID><Gathering><Synecology><Comment>on oak bark</Comment></Synecology></Gathering></Unit>`,
+		`<Unit><UnitID>3</UnitID><Gathering><Biotope><Text>maquis on limestone</Text></Biotope><Synecology><Syntaxon>Quercetum ilicis</Syntaxon></Synecology></Gathering></Unit>`,
+		`<Unit><UnitID>4</UnitID><Gathering><Synecology><Syntaxon>Arrhenatheretum elatioris</Syntaxon></Synecology></Gathering></Unit>`,
 	))
 	expect(t, "all", coreOf(recs[0]), map[string]string{"eventRemarks": "pond almost dry | Algal taxon co-cultured as prey.",
 		"associatedTaxa": "Quercus robur L. | Fagus sylvatica L."})
-	expect(t, "comment only", coreOf(recs[1]), map[string]string{"eventRemarks": "on oak bark", "associatedTaxa": ""})
+	expect(t, "comment only", coreOf(recs[1]), map[string]string{"eventRemarks": "on oak bark", "associatedTaxa": "", "habitat": ""})
+	expect(t, "biotope and syntaxon", coreOf(recs[2]), map[string]string{"habitat": "maquis on limestone | syntaxon: Quercetum ilicis"})
+	expect(t, "syntaxon only", coreOf(recs[3]), map[string]string{"habitat": "syntaxon: Arrhenatheretum elatioris"})
 	checkDeclared(t, recs)
 }
 
 // TestPreparationAgent: a preparation's agent stays with its type in
 // preparations (the culture-collection sample's 100 PreparationAgents were
-// dropped), in ABCD 2.06 and 2.1 spelling.
+// dropped), in ABCD 2.06 and 2.1 spelling, and so do its process,
+// materials and (2.1) date; 2.1's preparationsText follows.
 func TestPreparationAgent(t *testing.T) {
 	unit := func(id, preps string) string {
 		return "<Unit><UnitID>" + id + "</UnitID><KindOfUnit>whole organism</KindOfUnit><SpecimenUnit><Preparations>" + preps + "</Preparations></SpecimenUnit></Unit>"
@@ -280,10 +285,20 @@ func TestPreparationAgent(t *testing.T) {
 		unit("2", `<Preparation><PreparationType>herbarium sheet</PreparationType><PreparationAgent><Organisation><Name><Representation language="en">
 		<Text>Herbarium Berolinense</Text></Representation></Name></Organisation></PreparationAgent></Preparation><Preparation><PreparationType>DNA extract</PreparationType></Preparation>`),
 		unit("3", `<preparation><preparationType>clone culture</preparationType><preparationAgent><Person><FullName>Bruder, K.</FullName></Person></preparationAgent></preparation>`),
+		unit("4", `<Preparation><PreparationType>skin</PreparationType><PreparationProcess>tanned</PreparationProcess>`+
+			`<PreparationMaterials>borax</PreparationMaterials><PreparationAgent><Person><FullName>Ortiz, P.</FullName></Person></PreparationAgent></Preparation>`+
+			`<Preparation><PreparationProcess>frozen</PreparationProcess></Preparation>`),
+		unit("5", `<preparation><preparationType>slide</preparationType><preparationAgent><Person><FullName>Lee, J.</FullName></Person></preparationAgent>`+
+			`<preparationDate>1998-05-02</preparationDate></preparation><preparation><preparationDate>2001</preparationDate></preparation>`+
+			`<preparationsText>remounted in 2010</preparationsText>`),
 	))
 	expect(t, "agent only", coreOf(recs[0]), map[string]string{"preparations": "whole organism | prepared by Melkonian, M."})
 	expect(t, "organisation", coreOf(recs[1]), map[string]string{"preparations": "whole organism | herbarium sheet (prepared by Herbarium Berolinense) | DNA extract"})
 	expect(t, "2.1", coreOf(recs[2]), map[string]string{"preparations": "whole organism | clone culture (prepared by Bruder, K.)"})
+	expect(t, "process and materials", coreOf(recs[3]), map[string]string{
+		"preparations": "whole organism | skin (process: tanned; materials: borax; prepared by Ortiz, P.) | process: frozen"})
+	expect(t, "2.1 dates and text", coreOf(recs[4]), map[string]string{
+		"preparations": "whole organism | slide (prepared by Lee, J., 1998-05-02) | prepared 2001 | remounted in 2010"})
 }
 
 // TestReferenceCitationDetail: the CitationDetail of an identification's
@@ -321,21 +336,26 @@ func TestGatheringStratigraphy(t *testing.T) {
 	recs := mapDoc(t, unitsDoc(
 		`<Unit><UnitID>1</UnitID><Gathering><AreaDetail>quarry wall</AreaDetail><Stratigraphy><ChronostratigraphicTerms>`+
 			chrono("", "Ordovician")+chrono("", "Paleozoic")+chrono("", "Silurian")+chrono("", "Ashgillian")+
-			`</ChronostratigraphicTerms><StratigraphyText>Ashgill</StratigraphyText></Stratigraphy></Gathering>
+			`</ChronostratigraphicTerms><BiostratigraphicTerms><BiostratigraphicTerm><Term>Dicellograptus complanatus zone</Term></BiostratigraphicTerm>`+
+			`</BiostratigraphicTerms><StratigraphyText>Ashgill</StratigraphyText></Stratigraphy></Gathering>
 		<UnitExtension><EarthScienceSpecimen><UnitStratigraphicDetermination><ChronostratigraphicAttributions><ChronostratigraphicAttribution>
 		<ChronoStratigraphicDivision>System</ChronoStratigraphicDivision><ChronostratigraphicName>Ordovician</ChronostratigraphicName>
 		</ChronostratigraphicAttribution></ChronostratigraphicAttributions></UnitStratigraphicDetermination></EarthScienceSpecimen></UnitExtension></Unit>`,
 		`<Unit><UnitID>2</UnitID><Gathering><Stratigraphy><ChronostratigraphicTerms>`+
 			chrono("Stage", "Toarcian")+chrono("", "Lower Jurassic Series")+chrono("", "Mesozoic Era")+
-			`</ChronostratigraphicTerms></Stratigraphy></Gathering></Unit>`,
+			`</ChronostratigraphicTerms><BiostratigraphicTerms><BiostratigraphicTerm><Term>Dactylioceras tenuicostatum zone</Term></BiostratigraphicTerm>`+
+			`<BiostratigraphicTerm><Domain>ammonites</Domain><Term>Harpoceras serpentinum zone</Term></BiostratigraphicTerm></BiostratigraphicTerms>`+
+			`</Stratigraphy></Gathering></Unit>`,
 	))
 	expect(t, "chart names", coreOf(recs[0]), map[string]string{
 		"earliestPeriodOrLowestSystem": "Ordovician", "latestPeriodOrHighestSystem": "Ordovician",
 		"earliestEraOrLowestErathem": "Paleozoic", "latestEraOrHighestErathem": "Paleozoic",
+		"lowestBiostratigraphicZone": "Dicellograptus complanatus zone", "highestBiostratigraphicZone": "Dicellograptus complanatus zone",
 		"locationRemarks": "quarry wall | chronostratigraphy: Silurian | chronostratigraphy: Ashgillian | stratigraphy: Ashgill"})
 	expect(t, "ranks given", coreOf(recs[1]), map[string]string{
 		"earliestAgeOrLowestStage": "Toarcian", "latestAgeOrHighestStage": "Toarcian",
 		"earliestEpochOrLowestSeries": "Lower Jurassic", "latestEpochOrHighestSeries": "Lower Jurassic",
-		"earliestEraOrLowestErathem": "Mesozoic", "locationRemarks": ""})
+		"earliestEraOrLowestErathem": "Mesozoic", "lowestBiostratigraphicZone": "", "highestBiostratigraphicZone": "",
+		"locationRemarks": "biostratigraphy: Dactylioceras tenuicostatum zone | biostratigraphy: Harpoceras serpentinum zone"})
 	checkDeclared(t, recs)
 }

@@ -96,6 +96,7 @@ func mapSpecimen(t terms, u *node) {
 	for _, p := range append(all(u, "SpecimenUnit", "Preparations", "Preparation"), all(u, "SpecimenUnit", "Preparations", "preparation")...) {
 		preps = append(preps, preparation(p))
 	}
+	preps = append(preps, text(u, "SpecimenUnit", "Preparations", "preparationsText")) // ABCD 2.1
 	t.set(dwc+"preparations", joinValues(preps))
 	t.set(dwc+"ownerInstitutionCode", ownerInstitution(child(u, "SpecimenUnit", "Owner")))
 	t.set(dwc+"otherCatalogNumbers", otherCatalogNumbers(u))
@@ -156,24 +157,45 @@ func previousUnit(p *node) string {
 	return inst + ":" + src + ":" + id
 }
 
-// preparation is one Preparation as "TYPE (prepared by AGENT)", or
-// "prepared by AGENT" without a type: Darwin Core has no preparer term, and
-// kept with its preparation the agent still says which step was whose.
-// ABCD 2.1 spells the elements in lower camel case.
+// preparation is one Preparation as its type followed by what else ABCD
+// says of the step, in parentheses: "TYPE (process: P; materials: M;
+// prepared by AGENT, DATE)", or the details alone without a type ("prepared
+// by AGENT"). Darwin Core has a single preparations term, and kept with
+// their preparation these still say how, with what and by whom each step
+// was made. ABCD 2.1 spells the elements in lower camel case and adds the
+// date.
 func preparation(p *node) string {
-	typ := firstText(p, []string{"PreparationType"}, []string{"preparationType"})
+	pick := func(name string) string {
+		return firstText(p, []string{name}, []string{strings.ToLower(name[:1]) + name[1:]})
+	}
+	typ := pick("PreparationType")
 	agent := child(p, "PreparationAgent")
 	if agent == nil {
 		agent = child(p, "preparationAgent")
 	}
+	var details []string
+	if v := pick("PreparationProcess"); v != "" {
+		details = append(details, "process: "+v)
+	}
+	if v := pick("PreparationMaterials"); v != "" {
+		details = append(details, "materials: "+v)
+	}
 	by := firstText(agent, []string{"Person", "FullName"}, []string{"Organisation", "Name", "Representation", "Text"})
+	switch date := pick("PreparationDate"); {
+	case by != "" && date != "":
+		details = append(details, "prepared by "+by+", "+date)
+	case by != "":
+		details = append(details, "prepared by "+by)
+	case date != "":
+		details = append(details, "prepared "+date)
+	}
 	switch {
-	case by == "":
+	case len(details) == 0:
 		return typ
 	case typ == "":
-		return "prepared by " + by
+		return strings.Join(details, "; ")
 	}
-	return typ + " (prepared by " + by + ")"
+	return typ + " (" + strings.Join(details, "; ") + ")"
 }
 
 // ownerInstitution names the organisation of an ABCD Contact: its

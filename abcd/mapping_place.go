@@ -48,11 +48,17 @@ func mapEvent(t terms, g *node) {
 // Synecology Comment (the XSD's "comment on synecological features of the
 // gathering site", so the event's, not the occurrence's), and associatedTaxa
 // from the names of the AssociatedTaxa ("other taxa observed at the
-// gathering site"; ABCD gives no relationship, so none is written).
+// gathering site"; ABCD gives no relationship, so none is written). The
+// Syntaxon, the plant community of the site ("Quercetum ilicis"), follows
+// the Biotope in habitat, labelled, since a community's name reads as a
+// taxon's.
 func mapSynecology(t terms, g *node) {
 	syn := child(g, "Synecology")
 	t.set(dwc+"eventRemarks", joinValues([]string{text(g, "Notes"), text(syn, "Comment")}))
 	t.set(dwc+"associatedTaxa", joinValues(texts(syn, "AssociatedTaxa", "TaxonIdentified", "ScientificName", "FullScientificNameString")))
+	if s := text(syn, "Syntaxon"); s != "" {
+		t.set(dwc+"habitat", joinValues([]string{t[dwc+"habitat"], "syntaxon: " + s}))
+	}
 }
 
 type agent struct {
@@ -373,9 +379,9 @@ var icsRank = map[string]string{
 
 // mapStratigraphy maps EFG stratigraphic attributions (UnitExtension) and
 // ABCD's Gathering/Stratigraphy: lithostratigraphic terms, chronostrati-
-// graphic terms by rank, and what has no term (StratigraphyText, a
-// chronostratigraphic term of unknown rank or a second one of a rank) as
-// labelled locationRemarks.
+// graphic terms by rank, a biostratigraphic zone, and what has no term
+// (StratigraphyText, a chronostratigraphic term of unknown rank or a second
+// one of a rank, several zones) as labelled locationRemarks.
 func mapStratigraphy(t terms, g, u *node) {
 	mapEFGStratigraphy(t, child(u, "UnitExtension", "EarthScienceSpecimen", "UnitStratigraphicDetermination"))
 	strat := child(g, "Stratigraphy")
@@ -386,10 +392,31 @@ func mapStratigraphy(t terms, g, u *node) {
 			remarks = append(remarks, "chronostratigraphy: "+text(c, "Term"))
 		}
 	}
+	remarks = append(remarks, mapBiozones(t, texts(strat, "BiostratigraphicTerms", "BiostratigraphicTerm", "Term"))...)
 	if s := text(strat, "StratigraphyText"); s != "" {
 		remarks = append(remarks, "stratigraphy: "+s)
 	}
 	t.set(dwc+"locationRemarks", joinValues(remarks))
+}
+
+// mapBiozones maps ABCD's biostratigraphic zone terms: one zone is both
+// the lowest and the highest (DwC's pair bounds the horizon by zones).
+// ABCD lists several in no stated order, so several do not say which is
+// lowest: they are returned as locationRemarks, "biostratigraphy: ZONE".
+func mapBiozones(t terms, zones []string) []string {
+	switch len(zones) {
+	case 0:
+		return nil
+	case 1:
+		t.set(dwc+"lowestBiostratigraphicZone", zones[0])
+		t.set(dwc+"highestBiostratigraphicZone", zones[0])
+		return nil
+	}
+	out := make([]string, len(zones))
+	for i, z := range zones {
+		out[i] = "biostratigraphy: " + z
+	}
+	return out
 }
 
 // mapEFGStratigraphy maps an EFG UnitStratigraphicDetermination: each

@@ -53,6 +53,7 @@ var coreTerms = append([]string{
 	dwc + "earliestPeriodOrLowestSystem", dwc + "latestPeriodOrHighestSystem",
 	dwc + "earliestEpochOrLowestSeries", dwc + "latestEpochOrHighestSeries",
 	dwc + "earliestAgeOrLowestStage", dwc + "latestAgeOrHighestStage",
+	dwc + "lowestBiostratigraphicZone", dwc + "highestBiostratigraphicZone",
 	dwc + "lithostratigraphicTerms", dwc + "group", dwc + "formation", dwc + "member", dwc + "bed",
 	dwc + "typeStatus", gbif + "typifiedName",
 }, identTerms...)
