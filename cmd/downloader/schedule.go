@@ -198,8 +198,8 @@ func scheduleRun(ctx context.Context, args []string, env *Env) error {
 // waitRun polls the run of name for fire until it ends; it says once when
 // no worker has started it after a while. started says whether a worker
 // had begun the run when the wait stopped.
-func waitRun(ctx context.Context, svc *jobs.Service, name string, fire time.Time, env *Env) (run jobs.ScheduleRun, started bool, err error) {
-	said, warned, since := "", false, time.Now()
+func waitRun(ctx context.Context, svc *jobs.Service, name string, fire time.Time, env *Env) (jobs.ScheduleRun, bool, error) {
+	said, warned, since, started := "", false, time.Now(), false
 	for {
 		run, err := svc.ScheduleRun(ctx, name, fire)
 		switch {
