@@ -39,9 +39,9 @@ type noticeData struct {
 	// characters.
 	Query            string
 	QueryAbbreviated bool
-	// Created and EraseAfter are the download's; DaysLeft counts the days
-	// from now until EraseAfter (or until the erasure day of an erasure
-	// warning, which EraseAfter then is).
+	// Created and EraseAfter are the download's; DaysLeft counts the
+	// calendar days (UTC, as the dates are written) from today to
+	// EraseAfter's day (an erasure warning's EraseAfter is that day).
 	Created, EraseAfter time.Time
 	DaysLeft            int64
 	// Reason says why a download failed, in words; Detail is the error
@@ -99,7 +99,7 @@ func (s *Service) downloadData(r row, l *mailLocale, a notifyArgs) noticeData {
 		}
 	}
 	if !d.EraseAfter.IsZero() {
-		d.DaysLeft = max(0, int64(d.EraseAfter.Sub(s.now()).Hours()+23)/24)
+		d.DaysLeft = daysUntil(s.now(), d.EraseAfter)
 	}
 	if r.Status == StatusFailed || r.Status == StatusKilled {
 		code := a.Reason
@@ -245,4 +245,16 @@ func sampleNotice(kind NoticeKind) noticeData {
 			Error: "sample error", API: d.API, Modified: now}}
 	}
 	return d
+}
+
+// daysUntil counts the calendar days (UTC) from now's date to then's, 0
+// for a day already past: the notice says "on 16 December, in 3 days" on
+// the 13th at any hour. (Counting hours rounded up said "in 2 days" from
+// 23:00 on, once a warning's erasure day stood for its midnight.)
+func daysUntil(now, then time.Time) int64 {
+	day := func(t time.Time) time.Time {
+		y, m, d := t.UTC().Date()
+		return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+	}
+	return max(0, int64(day(then).Sub(day(now))/(24*time.Hour)))
 }

@@ -391,3 +391,32 @@ func FuzzMailCatalogue(f *testing.F) {
 		}
 	})
 }
+
+// The days a notice counts to the erasure are calendar days, whatever the
+// hour it is sent at: an erasure warning queued for 16 December says "in 3
+// days" on the 13th at 23:30 UTC as at 00:10.
+func TestDaysUntil(t *testing.T) {
+	at := func(s string) time.Time {
+		v, err := time.Parse(time.RFC3339, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	for _, c := range []struct {
+		now, then string
+		want      int64
+	}{
+		{"2026-12-13T23:30:00Z", "2026-12-16T00:00:00Z", 3},
+		{"2026-12-13T00:10:00Z", "2026-12-16T00:00:00Z", 3},
+		{"2026-12-13T00:10:00Z", "2026-12-16T23:59:00Z", 3},
+		{"2026-12-06T10:00:00Z", "2027-06-07T10:00:00Z", 183},
+		{"2026-12-13T23:59:00+02:00", "2026-12-16T00:00:00Z", 3}, // 21:59 UTC
+		{"2026-12-16T08:00:00Z", "2026-12-16T00:00:00Z", 0},
+		{"2026-12-20T08:00:00Z", "2026-12-16T00:00:00Z", 0},
+	} {
+		if got := daysUntil(at(c.now), at(c.then)); got != c.want {
+			t.Errorf("from %s to %s: %d days, want %d", c.now, c.then, got, c.want)
+		}
+	}
+}
