@@ -208,6 +208,9 @@ var (
 	lastSuccessDesc = prometheus.NewDesc("downloader_schedule_last_success_timestamp_seconds",
 		"When the last successful run of each configured schedule finished (Unix time; absent before the first).",
 		[]string{"schedule"}, nil)
+	intervalDesc = prometheus.NewDesc("downloader_schedule_interval_seconds",
+		"The time between the next two fires of each configured schedule's cron expression (an alert on a late schedule compares its last success with it).",
+		[]string{"schedule"}, nil)
 )
 
 func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
@@ -215,6 +218,7 @@ func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- queueAgeDesc
 	ch <- snapshotAgeDesc
 	ch <- lastSuccessDesc
+	ch <- intervalDesc
 }
 
 func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
@@ -231,6 +235,17 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 			age = max(0, time.Since(q.oldestWaiting).Seconds())
 		}
 		ch <- prometheus.MustNewConstMetric(queueAgeDesc, prometheus.GaugeValue, age)
+	}
+	now := c.s.now()
+	for _, sc := range c.s.cfg.Scheduler.Schedules {
+		if sc.When == nil {
+			continue
+		}
+		if next := sc.When.Next(now); !next.IsZero() {
+			if after := sc.When.Next(next); after.After(next) {
+				ch <- prometheus.MustNewConstMetric(intervalDesc, prometheus.GaugeValue, after.Sub(next).Seconds(), sc.Name)
+			}
+		}
 	}
 	if scheds := c.s.cfg.Scheduler.Schedules; len(scheds) > 0 {
 		if last, err := c.s.db.lastSuccesses(ctx); err != nil {

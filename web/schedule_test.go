@@ -198,6 +198,9 @@ func TestErasureWarningPostponeAndErase(t *testing.T) {
 			int64(v*1000) != clock.Now().UnixMilli() {
 			t.Errorf("last success %v (%v), want %d", v, ok, clock.Now().Unix())
 		}
+		if v, ok := metricValue(fams, "downloader_schedule_interval_seconds", map[string]string{"schedule": "erase"}); !ok || v != 86400 {
+			t.Errorf("downloader_schedule_interval_seconds{erase} = %v (%v), want 86400 (daily)", v, ok)
+		}
 	})
 }
 
