@@ -3,8 +3,9 @@
 # the real services the integration tests use on loopback (PostgreSQL,
 # versitygw for S3, mailpit for SMTP, a single-node HBase), the third-party
 # readers the archives are checked with (unzip, 7z, python-dwca-reader,
-# pyarrow/DuckDB), GBIF's Python client (pygbif) and Prometheus's promtool
-# (the shipped alerting rules and /metrics), then runs every test
+# pyarrow/DuckDB), GBIF's Python client (pygbif), Prometheus's promtool
+# (the shipped alerting rules and /metrics) and systemd-analyze (the
+# shipped unit), then runs every test
 # with CI=true so that a service that cannot start fails the run instead of
 # skipping tests.
 # gofmt, go vet and staticcheck (pinned, installed with go install) run first;
