@@ -189,6 +189,7 @@ func TestMailOnlyFinalOutcome(t *testing.T) {
 		strings.Contains(m.Text, d.Error) || !strings.Contains(m.HTML, `href="mailto:help@example.org"`) {
 		t.Fatalf("failure mail %q:\n%s", m.Subject, m.Text)
 	}
+	checkMailHTML(t, pit, m)
 
 	f.calls.Store(0)
 	f.failures = 0

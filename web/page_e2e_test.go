@@ -154,15 +154,34 @@ func checkNoticeLinksThePage(t *testing.T, pit *mailpit.Server, to, base string)
 			t.Errorf("the notice %q does not link the page (%q):\n%s", m.Subject, want, m.Text)
 		}
 		checkNoticeLinksAnswer(t, pit, m, base)
-		// Mail clients render the notice: mailpit's check against
-		// caniemail.com's data finds almost nothing they do not support.
-		if c := pit.CheckHTML(t, m.ID); c.Total.Unsupported > 1 || c.Total.Supported < 80 {
-			t.Errorf("the notice's HTML: %.1f%% of its features unsupported, %.1f%% supported by mail clients: %+v",
-				c.Total.Unsupported, c.Total.Supported, c.Warnings)
-		}
+		checkMailHTML(t, pit, m)
 	}
 	if seen == 0 {
 		t.Error("no success notice reached the user")
+	}
+}
+
+// checkMailHTML: mail clients render notice m. mailpit checks its HTML
+// against caniemail.com's data; no feature the notice uses may be
+// unsupported by more than a fifth of the clients, but for the <body>
+// element itself (html-body: Gmail and others replace it by a div, so the
+// styles that matter sit on the table inside). The notices' other
+// features degrade gracefully (white-space 15%, border-radius 11%,
+// max-width 7% unsupported: plain wrapping, square corners, full width);
+// flexbox (31%), gap (41%) or positioning (25%) would fail it. mailpit's
+// overall share is no guard: it weighs by feature, so a short document is
+// mostly its <body>.
+func checkMailHTML(t *testing.T, pit *mailpit.Server, m mailpit.Message) {
+	t.Helper()
+	c := pit.CheckHTML(t, m.ID)
+	if len(c.Warnings) == 0 {
+		t.Errorf("mailpit's HTML check of %q found no features", m.Subject)
+	}
+	for _, w := range c.Warnings {
+		if w.Slug != "html-body" && w.Score.Unsupported > 20 {
+			t.Errorf("the HTML of %q uses %s (%s), which %.0f%% of mail clients do not support",
+				m.Subject, w.Title, w.Slug, w.Score.Unsupported)
+		}
 	}
 }
 

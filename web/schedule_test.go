@@ -136,6 +136,7 @@ func TestErasureWarningPostponeAndErase(t *testing.T) {
 		clock.Set(t0.Add(7 * day))
 		expectRun(t, s.runSchedule(clock, "erase"), jobs.RunSucceeded, "warned 1, erased 0")
 		m := pit.Wait(t, to, 1, 30*time.Second)[0]
+		checkMailHTML(t, pit, m)
 		date := t0.Add(10 * day).Format("2 January 2006")
 		if m.Subject != "Your download "+key+" will be erased on "+date {
 			t.Errorf("subject %q", m.Subject)

@@ -251,8 +251,8 @@ type HTMLCheck struct {
 		Supported, Partial, Unsupported float64
 	}
 	Warnings []struct {
-		Title string
-		Score struct {
+		Slug, Title string
+		Score       struct {
 			Found                           int
 			Supported, Partial, Unsupported float64
 		}
