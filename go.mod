@@ -27,13 +27,13 @@ require (
 )
 
 require (
+	github.com/gofrs/flock v0.13.2
 	github.com/klauspost/readahead v1.4.0
 	github.com/wneessen/go-mail v0.8.1
 )
 
 require (
 	github.com/beorn7/perks v1.0.1 // indirect
-	github.com/gofrs/flock v0.13.2 // indirect
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
 	github.com/prometheus/procfs v0.22.0 // indirect
 )
