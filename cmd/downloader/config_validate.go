@@ -43,10 +43,8 @@ func (d *configDecoder) validate(c *fileConfig) {
 	d.oneOf(c.Log.Format, "log.format", logFormats...)
 	d.oneOf(c.Log.Level, "log.level", logLevels...)
 	d.nonNegative(c)
-	if c.PublicURL != "" {
-		if u, err := url.Parse(c.PublicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			d.fail(d.origin["public_url"], "public_url", "%q is not an http(s) URL", c.PublicURL)
-		}
+	if c.PublicURL != "" && !isHTTPURL(c.PublicURL) {
+		d.fail(d.origin["public_url"], "public_url", "%q is not an http(s) URL", c.PublicURL)
 	}
 	d.validateSMTP(&c.SMTP)
 	d.validateStorage(&c.Storage)
@@ -61,6 +59,12 @@ func (d *configDecoder) validate(c *fileConfig) {
 	d.oneOf(c.ScheduledExports.AnswerUnfiltered, "scheduled_exports.answer_unfiltered",
 		string(jobs.AnswerRecent), string(jobs.AnswerSameSnapshot), string(jobs.AnswerNever))
 	d.validateDigests(c)
+}
+
+// isHTTPURL reports whether s is an absolute http(s) URL with a host.
+func isHTTPURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
 }
 
 // validateWarning: the default warning shrinks to half of a short

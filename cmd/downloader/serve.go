@@ -400,10 +400,8 @@ func s3Config(spec string, sc storeConfig) (s3.Config, error) {
 	cfg := s3.Config{Bucket: u.Host, Prefix: strings.TrimPrefix(u.Path, "/"), Endpoint: q.Get("endpoint"),
 		Region: q.Get("region"), AccessKey: sc.AccessKeyID, SecretKey: sc.SecretAccessKey.Reveal(),
 		PathStyle: q.Get("endpoint") != "", PartSize: int(sc.PartSize), LinkExpiry: time.Duration(sc.LinkExpiry)}
-	if e := cfg.Endpoint; e != "" {
-		if eu, err := url.Parse(e); err != nil || (eu.Scheme != "http" && eu.Scheme != "https") || eu.Host == "" {
-			return s3.Config{}, fmt.Errorf("--storage: endpoint=%q is not an http(s) URL", e)
-		}
+	if e := cfg.Endpoint; e != "" && !isHTTPURL(e) {
+		return s3.Config{}, fmt.Errorf("--storage: endpoint=%q is not an http(s) URL", e)
 	}
 	if v := q.Get("path-style"); v != "" {
 		if cfg.PathStyle, err = strconv.ParseBool(v); err != nil {
