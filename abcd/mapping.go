@@ -1,6 +1,7 @@
 package abcd
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 
@@ -169,10 +170,7 @@ func preparation(p *node) string {
 		return firstText(p, []string{name}, []string{strings.ToLower(name[:1]) + name[1:]})
 	}
 	typ := pick("PreparationType")
-	agent := child(p, "PreparationAgent")
-	if agent == nil {
-		agent = child(p, "preparationAgent")
-	}
+	agent := cmp.Or(child(p, "PreparationAgent"), child(p, "preparationAgent"))
 	var details []string
 	if v := pick("PreparationProcess"); v != "" {
 		details = append(details, "process: "+v)

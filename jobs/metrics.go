@@ -236,18 +236,13 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 		}
 		ch <- prometheus.MustNewConstMetric(queueAgeDesc, prometheus.GaugeValue, age)
 	}
-	now := c.s.now()
-	for _, sc := range c.s.cfg.Scheduler.Schedules {
-		if sc.When == nil {
-			continue
-		}
-		if next := sc.When.Next(now); !next.IsZero() {
-			if after := sc.When.Next(next); after.After(next) {
-				ch <- prometheus.MustNewConstMetric(intervalDesc, prometheus.GaugeValue, after.Sub(next).Seconds(), sc.Name)
+	if scheds := c.s.cfg.Scheduler.Schedules; len(scheds) > 0 {
+		now := c.s.now()
+		for _, sc := range scheds {
+			if d, ok := cronInterval(sc.When, now); ok {
+				ch <- prometheus.MustNewConstMetric(intervalDesc, prometheus.GaugeValue, d.Seconds(), sc.Name)
 			}
 		}
-	}
-	if scheds := c.s.cfg.Scheduler.Schedules; len(scheds) > 0 {
 		if last, err := c.s.db.lastSuccesses(ctx); err != nil {
 			c.s.logger.WarnContext(ctx, "metrics: schedule runs", "err", err)
 		} else {
@@ -300,4 +295,15 @@ func (s *Service) queueState(ctx context.Context) (queueState, error) {
 		}
 	}
 	return q, rows.Err()
+}
+
+// cronInterval is the time between the next two fires of when after now;
+// false for no cron or one that does not fire twice.
+func cronInterval(when Cron, now time.Time) (time.Duration, bool) {
+	if when == nil {
+		return 0, false
+	}
+	next := when.Next(now)
+	after := when.Next(next)
+	return after.Sub(next), !next.IsZero() && after.After(next)
 }

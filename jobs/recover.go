@@ -71,24 +71,18 @@ func (s *Service) RecoverExpired(ctx context.Context, now time.Time) (int, error
 // one else to remove them but the daily sweep. A live worker drops its
 // lease when it sees the cancel, so only dead workers' are left.
 func (s *Service) releaseCancelled(ctx context.Context, now time.Time) error {
-	keys, err := collect(ctx, s.db.SQL, s.db.q(`SELECT key FROM downloads
-		WHERE status = ? AND lease_owner <> '' AND lease_until < ?`),
+	keys, err := collect(ctx, s.db.SQL, s.db.q(`UPDATE downloads SET lease_owner = '', lease_until = 0
+		WHERE status = ? AND lease_owner <> '' AND lease_until < ? RETURNING key`),
 		[]any{StatusCancelled, now.UnixMilli()}, func(s scanner) (string, error) {
 			var key string
 			err := s.Scan(&key)
 			return key, err
 		})
 	if err != nil {
-		return err
+		return fmt.Errorf("release cancelled downloads: %w", err)
 	}
 	for _, key := range keys {
-		dead, err := s.db.dropExpiredLease(ctx, key, now)
-		if err != nil {
-			return fmt.Errorf("release cancelled %s: %w", key, err)
-		}
-		if dead {
-			s.abortDeadUploads(ctx, key)
-		}
+		s.abortDeadUploads(ctx, key)
 	}
 	return nil
 }

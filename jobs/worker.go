@@ -178,12 +178,13 @@ func (s *Service) exportFailed(ctx context.Context, job *river.Job[exportArgs], 
 	if errors.As(err, &perm) || job.Attempt >= job.MaxAttempts {
 		s.logger.ErrorContext(ctx, "export failed", "key", key, "attempt", job.Attempt, "err", err)
 		// FAILED and the job that mails it commit together.
+		reason := failureReason(err)
 		if serr := s.db.inTx(bg, func(tx *sql.Tx) error {
-			ok, rerr := s.db.release(bg, tx, key, owner, StatusFailed, err.Error(), failureReason(err))
+			ok, rerr := s.db.release(bg, tx, key, owner, StatusFailed, err.Error(), reason)
 			if rerr != nil || !ok {
 				return rerr
 			}
-			return s.notifyTx(bg, tx, key, failureReason(err))
+			return s.notifyTx(bg, tx, key, reason)
 		}); serr != nil {
 			return serr
 		}
