@@ -244,18 +244,12 @@ func (s *Server) CheckLinks(t testing.TB, id string) []Link {
 }
 
 // HTMLCheck is mailpit's check of a message's HTML against caniemail.com's
-// data: the shares (percent) of its HTML and CSS features that mail clients
-// support, support in part, or do not, and the features not fully supported.
+// data: each HTML or CSS feature the message uses that some mail clients do
+// not fully support, with the share (percent) that do not support it.
 type HTMLCheck struct {
-	Total struct {
-		Supported, Partial, Unsupported float64
-	}
 	Warnings []struct {
 		Slug, Title string
-		Score       struct {
-			Found                           int
-			Supported, Partial, Unsupported float64
-		}
+		Score       struct{ Unsupported float64 }
 	}
 }
 
