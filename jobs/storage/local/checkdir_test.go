@@ -2,9 +2,12 @@ package local
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/biodiversity-downloads/downloader/internal/testenv"
 )
 
 // CheckDir passes what New can make and write, and names the folder that
@@ -32,10 +35,12 @@ func TestCheckDir(t *testing.T) {
 			t.Errorf("%q: %v, want %q", dir, err, want)
 		}
 	}
-	// Permission bits: root writes anywhere, so only another user sees this
-	// refused (the read-only mount case needs a mount, and is the system's
-	// same access check).
+	// Permission bits: root writes anywhere, so as root (the full test
+	// command runs as root) this part runs again in a copy of the test
+	// binary as nobody. The read-only mount case needs a mount, and is the
+	// system's same access check.
 	if os.Geteuid() == 0 {
+		runAsNobody(t, "^TestCheckDir$")
 		return
 	}
 	locked := filepath.Join(root, "locked")
@@ -47,5 +52,39 @@ func TestCheckDir(t *testing.T) {
 	}
 	if err := CheckDir(filepath.Join(locked, "sub")); err == nil || !strings.Contains(err.Error(), "cannot be made in "+locked) {
 		t.Errorf("under a read-only folder: %v", err)
+	}
+}
+
+// runAsNobody runs the tests matching run in a copy of this test binary as
+// the user nobody (setpriv, util-linux), failing when they fail.
+func runAsNobody(t *testing.T, run string) {
+	setpriv := testenv.Tool(t, "setpriv", "util-linux; runs the permission case as a user other than root")
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A folder nobody may enter, holding a binary nobody may run: the test
+	// binary's own folder is root's.
+	dir, err := os.MkdirTemp("", "checkdir-nobody-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	b, err := os.ReadFile(self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "local.test")
+	if err := os.WriteFile(bin, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", bin, "-test.run", run, "-test.v")
+	cmd.Dir = os.TempDir()
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--- PASS: TestCheckDir") {
+		t.Errorf("as nobody: %v\n%s", err, out)
 	}
 }
