@@ -406,9 +406,11 @@ func TestPageContactOff(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.signIn("carol")
-	var cfg struct{ Contact bool }
-	_ = json.Unmarshal(expect(t, p.call("GET", "/ui/api/config", nil, false), 200).body, &cfg)
-	if cfg.Contact {
+	var cfg struct{ Contact *bool }
+	if err := json.Unmarshal(expect(t, p.call("GET", "/ui/api/config", nil, false), 200).body, &cfg); err != nil || cfg.Contact == nil {
+		t.Fatalf("config: %v, contact %v", err, cfg.Contact)
+	}
+	if *cfg.Contact {
 		t.Error("config offers the contact form")
 	}
 	msg := map[string]any{"gbifID": 1, "name": "Carol", "subject": "Locality", "message": "Wrong."}
