@@ -166,8 +166,9 @@ func checkNoticeLinksThePage(t *testing.T, pit *mailpit.Server, to, base string)
 // unsupported by more than a fifth of the clients, but for two it knows:
 // the <body> element itself (html-body: Gmail and others replace it by a
 // div, so the styles that matter sit on the table inside) and word-break
-// on the download's long link (30%, mostly desktop Outlook, whose wide
-// window does not need it). The notices' other features degrade
+// on the download's long link (30%: Yahoo, AOL, GMX, WEB.DE, Orange and
+// Windows Mail ignore it, and the link then runs past a narrow screen's
+// edge instead of wrapping, still whole). The notices' other features degrade
 // gracefully (white-space 15%, border-radius 11%, max-width 7%
 // unsupported: plain wrapping, square corners, full width); flexbox (31%),
 // gap (41%) or positioning (25%) would fail it. mailpit's overall share is
