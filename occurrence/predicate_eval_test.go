@@ -83,6 +83,10 @@ func TestPredicateSemantics(t *testing.T) {
 		{"polygon", `{"type":"within","geometry":"POLYGON((10 50, 20 50, 20 60, 10 60, 10 50))"}`, []int{0}},
 		{"polygon hole", `{"type":"within","geometry":"POLYGON((10 50, 20 50, 20 60, 10 60, 10 50), (12 55, 12 56, 13 56, 13 55, 12 55))"}`, nil},
 		{"anti-meridian polygon", `{"type":"within","geometry":"POLYGON((175 -20, -178 -20, -178 -15, 175 -15, 175 -20))"}`, []int{1, 3}},
+		{"point", `{"type":"within","geometry":"POINT(12.6 55.7)"}`, []int{0}},
+		{"point nearby", `{"type":"within","geometry":"POINT(12.6 55.70001)"}`, nil},
+		{"line through a record", `{"type":"within","geometry":"LINESTRING(0 40, 12.6 55.7, 20 56)"}`, []int{0}},
+		{"anti-meridian line", `{"type":"within","geometry":"LINESTRING(178.1 -17.8, -179.5 -17.8)"}`, []int{1, 3}},
 		{"geoDistance", `{"type":"geoDistance","latitude":"55.68","longitude":"12.57","distance":"10km"}`, []int{0}},
 		{"geoDistance across 180", `{"type":"geoDistance","latitude":-17.8,"longitude":180,"distance":"250km"}`, []int{1, 3}},
 		{"gadm area at any level", `{"type":"equals","key":"GADM_GID","value":"DNK"}`, []int{0}},
@@ -331,6 +335,47 @@ func TestPolygonBoundaryMatches(t *testing.T) {
 	for i, pt := range pts {
 		if got[i] != pt.want {
 			t.Errorf("point %v,%v: match %v, want %v", pt.lat, pt.lon, got[i], pt.want)
+		}
+	}
+}
+
+// TestPointAndLineMatch: a record lies within a POINT on its coordinates
+// and within a LINESTRING on a segment, its vertices included, across the
+// anti-meridian too; a millionth of a degree off does not match. Eval and
+// MatchRow agree (matchingRows), and statistics pruning keeps the batch.
+func TestPointAndLineMatch(t *testing.T) {
+	cases := []struct {
+		wkt  string
+		pts  [][2]float64 // lat, lon
+		want []bool
+	}{
+		{"POINT(10 45)", [][2]float64{{45, 10}, {45.000001, 10}, {45, 10.000001}, {10, 45}}, []bool{true, false, false, false}},
+		{"LINESTRING(0 45, 10 55, 10 60)", [][2]float64{
+			{45, 0}, {50, 5}, {47.5, 2.5}, {55, 10}, {57.5, 10}, {60, 10}, // vertices, on segments
+			{50.000001, 5}, {60.000001, 10}, {44, -1}, {65, 10}, {50, 10}, // beside, past an end, off
+		}, []bool{true, true, true, true, true, true, false, false, false, false, false}},
+		{"LINESTRING(179 -17, -179 -19)", [][2]float64{{-18, 180}, {-18, -180}, {-18.5, -179.5}, {-17.5, 179.5}, {-18, 0}, {-18.5, 179.5}},
+			[]bool{true, true, true, true, false, false}},
+	}
+	for _, c := range cases {
+		p := mustParse(t, `{"type":"within","geometry":"`+c.wkt+`"}`)
+		var rows []row
+		for _, pt := range c.pts {
+			rows = append(rows, row{ColDecimalLatitude: pt[0], ColDecimalLongitude: pt[1], ColHasCoordinate: true})
+		}
+		batch := buildBatch(t, []string{ColDecimalLatitude, ColDecimalLongitude, ColHasCoordinate}, rows)
+		got := map[int]bool{}
+		for _, i := range matchingRows(t, p, batch) {
+			got[i] = true
+		}
+		batch.Release()
+		for i, pt := range c.pts {
+			if got[i] != c.want[i] {
+				t.Errorf("%s: lat %v lon %v: match %v, want %v", c.wkt, pt[0], pt[1], got[i], c.want[i])
+			}
+			if c.want[i] && !p.MayMatch(statsOf([]string{ColDecimalLatitude, ColDecimalLongitude}, rows[i:i+1], false)) {
+				t.Errorf("%s: statistics of lat %v lon %v alone prune a match", c.wkt, pt[0], pt[1])
+			}
 		}
 	}
 }

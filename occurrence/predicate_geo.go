@@ -8,12 +8,17 @@ import (
 	"strings"
 )
 
-// Geometry follows GBIF's WKT rules (gbif-api SearchTypeValidator): POLYGON
-// or MULTIPOLYGON in WGS84 lon/lat, closed rings, exterior rings
-// counter-clockwise and holes clockwise, non-zero area, no self-intersection.
-// A ring with an edge spanning more than 180 degrees of longitude crosses the
-// anti-meridian (spatial4j's rule): it is unwrapped past +-180 and a record's
-// longitude is tested as lon, lon+360 and lon-360.
+// Geometry follows GBIF's WKT rules (gbif-api SearchTypeValidator): POLYGON,
+// MULTIPOLYGON, POINT or LINESTRING in WGS84 lon/lat; for polygons closed
+// rings, exterior rings counter-clockwise and holes clockwise, non-zero
+// area, no self-intersection; a LINESTRING has two distinct points at
+// least. A ring or line with an edge spanning more than 180 degrees of
+// longitude crosses the anti-meridian (spatial4j's rule): it is unwrapped
+// past +-180 and a record's longitude is tested as lon, lon+360 and
+// lon-360. A record lies within a POINT when its coordinates are the
+// point's, and within a LINESTRING when they lie on one of its segments,
+// exactly, as GBIF's JTS test of a download decides (its search index
+// rounds coordinates to about a centimetre first).
 
 type ring struct {
 	xs, ys                 []float64 // lon, lat; closed: last point equals first
@@ -27,7 +32,10 @@ type polygon struct {
 }
 
 type geometry struct {
-	polys                  []polygon
+	polys []polygon
+	// paths are a POINT (one vertex) or a LINESTRING, unwrapped as rings
+	// are; a record matches on a vertex or a segment.
+	paths                  []ring
 	points                 int
 	minX, maxX, minY, maxY float64
 }
@@ -81,10 +89,15 @@ func parseWKT(s string, maxPoints int) (*geometry, error) {
 		}
 	case "MULTIPOLYGON":
 		err = parseMulti(l, g)
+	case "POINT", "LINESTRING":
+		var pts [][2]float64
+		if pts, err = parseCoords(l); err == nil {
+			err = g.addPath(kind, pts)
+		}
 	case "":
 		return nil, fmt.Errorf("empty geometry")
 	default:
-		return nil, fmt.Errorf("unsupported WKT type %s (POLYGON or MULTIPOLYGON)", kind)
+		return nil, fmt.Errorf("unsupported WKT type %s (POLYGON, MULTIPOLYGON, POINT or LINESTRING)", kind)
 	}
 	if err != nil {
 		return nil, err
@@ -137,28 +150,9 @@ func parseRings(l *wktLexer) ([][][2]float64, error) {
 	}
 	var rings [][][2]float64
 	for {
-		if err := l.expect("("); err != nil {
+		pts, err := parseCoords(l)
+		if err != nil {
 			return nil, err
-		}
-		var pts [][2]float64
-		for {
-			x, y := l.next(), l.next()
-			fx, err1 := strconv.ParseFloat(x, 64)
-			fy, err2 := strconv.ParseFloat(y, 64)
-			if err1 != nil || err2 != nil || math.IsNaN(fx) || math.IsNaN(fy) || math.IsInf(fx, 0) || math.IsInf(fy, 0) {
-				return nil, fmt.Errorf("bad coordinate %q %q (want lon lat)", x, y)
-			}
-			pts = append(pts, [2]float64{fx, fy})
-			t := l.next()
-			if t == ")" {
-				break
-			}
-			if t != "," {
-				return nil, fmt.Errorf("unexpected %q after a coordinate (only 2D lon lat points)", t)
-			}
-			if len(pts) > 1<<20 {
-				return nil, fmt.Errorf("%w: ring too long", ErrPredicateTooComplex)
-			}
 		}
 		rings = append(rings, pts)
 		t := l.next()
@@ -169,6 +163,60 @@ func parseRings(l *wktLexer) ([][][2]float64, error) {
 			return nil, fmt.Errorf("unexpected %q between rings", t)
 		}
 	}
+}
+
+// parseCoords reads a parenthesized list of lon lat coordinates.
+func parseCoords(l *wktLexer) ([][2]float64, error) {
+	if err := l.expect("("); err != nil {
+		return nil, err
+	}
+	var pts [][2]float64
+	for {
+		x, y := l.next(), l.next()
+		fx, err1 := strconv.ParseFloat(x, 64)
+		fy, err2 := strconv.ParseFloat(y, 64)
+		if err1 != nil || err2 != nil || math.IsNaN(fx) || math.IsNaN(fy) || math.IsInf(fx, 0) || math.IsInf(fy, 0) {
+			return nil, fmt.Errorf("bad coordinate %q %q (want lon lat)", x, y)
+		}
+		pts = append(pts, [2]float64{fx, fy})
+		t := l.next()
+		if t == ")" {
+			return pts, nil
+		}
+		if t != "," {
+			return nil, fmt.Errorf("unexpected %q after a coordinate (only 2D lon lat points)", t)
+		}
+		if len(pts) > 1<<20 {
+			return nil, fmt.Errorf("%w: ring too long", ErrPredicateTooComplex)
+		}
+	}
+}
+
+// addPath adds a POINT (one coordinate) or a LINESTRING (two distinct
+// points at least, JTS's rule for a valid line).
+func (g *geometry) addPath(kind string, pts [][2]float64) error {
+	g.points += len(pts)
+	switch {
+	case kind == "POINT" && len(pts) != 1:
+		return fmt.Errorf("a POINT has one coordinate, this one %d", len(pts))
+	case kind == "LINESTRING" && !distinctPoints(pts):
+		return fmt.Errorf("a LINESTRING needs at least 2 distinct points")
+	}
+	r, err := unwrapped(pts)
+	if err != nil {
+		return err
+	}
+	g.paths = append(g.paths, r)
+	return nil
+}
+
+func distinctPoints(pts [][2]float64) bool {
+	for _, p := range pts[1:] {
+		if p != pts[0] {
+			return true
+		}
+	}
+	return false
 }
 
 func (g *geometry) add(rings [][][2]float64) error {
@@ -197,7 +245,26 @@ func newRing(pts [][2]float64) (ring, error) {
 	if pts[0] != pts[n-1] {
 		return ring{}, fmt.Errorf("ring is not closed (first point %g %g, last %g %g)", pts[0][0], pts[0][1], pts[n-1][0], pts[n-1][1])
 	}
-	r := ring{xs: make([]float64, n), ys: make([]float64, n)}
+	r, err := unwrapped(pts)
+	if err != nil {
+		return ring{}, err
+	}
+	if math.Abs(r.xs[n-1]-r.xs[0]) > 1e-9 {
+		return ring{}, fmt.Errorf("ring winds around the globe")
+	}
+	r.xs[n-1] = r.xs[0]
+	r.bbox()
+	if r.maxX-r.minX > 360 {
+		return ring{}, fmt.Errorf("ring spans more than 360 degrees of longitude")
+	}
+	return r, nil
+}
+
+// unwrapped checks pts' range and makes a ring of them, each point's
+// longitude moved by 360 degrees until it lies within 180 of the one
+// before (an edge crossing the anti-meridian), with its bounding box.
+func unwrapped(pts [][2]float64) (ring, error) {
+	r := ring{xs: make([]float64, len(pts)), ys: make([]float64, len(pts))}
 	for i, p := range pts {
 		if p[1] < -90 || p[1] > 90 || p[0] < -360 || p[0] > 360 {
 			return ring{}, fmt.Errorf("point %g %g out of range (lon lat)", p[0], p[1])
@@ -213,20 +280,18 @@ func newRing(pts [][2]float64) (ring, error) {
 		}
 		r.xs[i], r.ys[i] = x, p[1]
 	}
-	if math.Abs(r.xs[n-1]-r.xs[0]) > 1e-9 {
-		return ring{}, fmt.Errorf("ring winds around the globe")
-	}
-	r.xs[n-1] = r.xs[0]
 	r.bbox()
+	r.inRange()
+	return r, nil
+}
+
+// inRange shifts a ring lying wholly past +-180 back by 360 degrees.
+func (r *ring) inRange() {
 	if r.minX >= 180 {
 		r.shift(-360)
 	} else if r.maxX <= -180 {
 		r.shift(360)
 	}
-	if r.maxX-r.minX > 360 {
-		return ring{}, fmt.Errorf("ring spans more than 360 degrees of longitude")
-	}
-	return r, nil
 }
 
 func (r *ring) bbox() {
@@ -299,6 +364,11 @@ func (g *geometry) validate() error {
 		}
 		g.minX, g.maxX = math.Min(g.minX, p.shell.minX), math.Max(g.maxX, p.shell.maxX)
 		g.minY, g.maxY = math.Min(g.minY, p.shell.minY), math.Max(g.maxY, p.shell.maxY)
+	}
+	for i := range g.paths {
+		r := &g.paths[i]
+		g.minX, g.maxX = math.Min(g.minX, r.minX), math.Max(g.maxX, r.maxX)
+		g.minY, g.maxY = math.Min(g.minY, r.minY), math.Max(g.maxY, r.maxY)
 	}
 	for i := range g.polys {
 		for j := range g.polys {
@@ -444,11 +514,25 @@ func onRing(r *ring, x, y float64) bool {
 	return false
 }
 
+// onPath reports whether (x,y) is a POINT's coordinate or lies on a
+// LINESTRING's segment.
+func onPath(r *ring, x, y float64) bool {
+	if len(r.xs) == 1 {
+		return r.xs[0] == x && r.ys[0] == y
+	}
+	return onRing(r, x, y)
+}
+
 // containsSimple is the reference point-in-geometry test. A point on the
 // boundary of a polygon (its shell or a hole's edge) matches: GBIF tests
 // that the geometry intersects the point.
 func (g *geometry) containsSimple(lat, lon float64) bool {
 	for _, x := range [3]float64{lon, lon + 360, lon - 360} {
+		for i := range g.paths {
+			if onPath(&g.paths[i], x, lat) {
+				return true
+			}
+		}
 		for i := range g.polys {
 			p := &g.polys[i]
 			if onRing(&p.shell, x, lat) {

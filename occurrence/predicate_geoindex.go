@@ -125,6 +125,12 @@ func (g *geometry) containsFast(lat, lon float64, parity []bool) bool {
 		if x < g.minX-bboxSlack || x > g.maxX+bboxSlack {
 			continue
 		}
+		for i := range g.paths {
+			r := &g.paths[i]
+			if x >= r.minX && x <= r.maxX && lat >= r.minY && lat <= r.maxY && onPath(r, x, lat) {
+				return true
+			}
+		}
 		for i := range g.polys {
 			p := &g.polys[i]
 			s := &p.shell

@@ -232,7 +232,9 @@ func wktPoints(s string) int {
 	nums, in := 0, false
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		num := c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E' || (c >= '0' && c <= '9')
+		// an exponent's e continues a number; the E of LINESTRING or EMPTY
+		// starts none
+		num := c == '-' || c == '+' || c == '.' || (in && (c == 'e' || c == 'E')) || (c >= '0' && c <= '9')
 		if num && !in {
 			nums++
 		}
