@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -19,6 +20,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	awss3 "github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 
 	"github.com/biodiversity-downloads/downloader/jobs"
 	"github.com/biodiversity-downloads/downloader/jobs/storage/s3"
@@ -85,6 +87,9 @@ func pendingUploads(t *testing.T, cfg s3.Config) map[string]int {
 	ups := map[string]int{}
 	for _, u := range out.Uploads {
 		parts, err := c.ListParts(ctx, &awss3.ListPartsInput{Bucket: &cfg.Bucket, Key: u.Key, UploadId: u.UploadId})
+		if _, gone := errors.AsType[*types.NoSuchUpload](err); gone {
+			continue // aborted between the listing and this call
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
