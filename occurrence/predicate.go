@@ -73,6 +73,8 @@ type Predicate struct {
 	Longitude  float64    // geoDistance
 	Distance   string     // geoDistance: "10km", "500m", "1.5mi"
 	Range      *RangeValue
+	Words      []string // fullText: distinct lower-case words (FullText)
+	MinWords   int      // fullText: how many of Words a record holds at least
 	// ChecklistKey is the taxonomy a predicate's taxon key belongs to
 	// (GBIF's checklistKey, which pygbif 0.7 adds to taxon-key predicates).
 	// It is kept with the predicate and not used to match: the table has
@@ -167,6 +169,11 @@ func (p *Predicate) columns(skip func(c *compiled, col string) bool) []string {
 		if c.op == TypeWithin || c.op == TypeGeoDistance {
 			set[ColDecimalLatitude] = struct{}{}
 			set[ColDecimalLongitude] = struct{}{}
+		}
+		if c.op == TypeFullText {
+			for _, col := range FullTextColumns {
+				set[col] = struct{}{}
+			}
 		}
 	})
 	out := make([]string, 0, len(set))

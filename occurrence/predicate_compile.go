@@ -28,6 +28,11 @@ type compiled struct {
 	geom   *geometry
 	circle *circle
 
+	// Full text (FullText): the words, and how many a record must hold.
+	words     []string
+	minWords  int
+	asciiWord []bool // words[i] is ASCII
+
 	// Eval-ready forms, built once.
 	sm   *strMatcher
 	ivs  []interval // inclusive intervals of matching values (vInt/vFloat/vDate/vTime)

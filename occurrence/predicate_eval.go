@@ -257,6 +257,9 @@ func (c *compiled) eval(ev *evaluator, out, mask []bool) {
 	case TypeWithin, TypeGeoDistance:
 		c.evalGeo(ev, out, mask)
 		return
+	case TypeFullText:
+		c.evalFullText(ev, out, mask)
+		return
 	case TypeIsNull, TypeIsNotNull:
 		arr := ev.column(c.spec.cols[0])
 		want := c.op == TypeIsNotNull

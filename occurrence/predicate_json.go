@@ -281,6 +281,11 @@ type jsonPredicate struct {
 	// the fields above after matchCase and parameter, so it follows them
 	// as in GBIF's JSON.
 	ChecklistKey string `json:"checklistKey,omitempty"`
+
+	// Words and MinWords are a search's fullText predicate, which has no
+	// GBIF JSON: written for its String (a cache key), never parsed.
+	Words    []string `json:"words,omitempty"`
+	MinWords int      `json:"minWords,omitempty"`
 }
 
 type jsonRangeValue struct {
@@ -298,7 +303,7 @@ func (p *Predicate) MarshalJSON() ([]byte, error) {
 	}
 	j := jsonPredicate{Type: p.Type, Key: p.Key, Values: p.Values, MatchCase: p.MatchCase,
 		Parameter: p.Parameter, ChecklistKey: p.ChecklistKey, Geometry: p.Geometry, Distance: p.Distance,
-		Predicate: p.Predicate, Predicates: p.Predicates}
+		Predicate: p.Predicate, Predicates: p.Predicates, Words: p.Words, MinWords: p.MinWords}
 	switch p.Type {
 	case TypeGeoDistance:
 		j.Latitude = strconv.FormatFloat(p.Latitude, 'f', -1, 64)
@@ -307,7 +312,7 @@ func (p *Predicate) MarshalJSON() ([]byte, error) {
 		if p.Range != nil {
 			j.Value = jsonRangeValue{Gte: p.Range.Gte, Gt: p.Range.Gt, Lte: p.Range.Lte, Lt: p.Range.Lt}
 		}
-	case TypeIn, TypeAnd, TypeOr, TypeNot, TypeIsNull, TypeIsNotNull, TypeWithin:
+	case TypeIn, TypeAnd, TypeOr, TypeNot, TypeIsNull, TypeIsNotNull, TypeWithin, TypeFullText:
 	default:
 		j.Value = p.Value
 	}

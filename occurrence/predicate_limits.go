@@ -330,6 +330,8 @@ func (c *compiled) work() int {
 		return 20 + 2*len(c.geom.polys) + c.geom.points/50
 	case TypeGeoDistance:
 		return 20
+	case TypeFullText:
+		return 20 * len(FullTextColumns) * len(c.words)
 	case TypeIsNull, TypeIsNotNull:
 		return 1
 	}

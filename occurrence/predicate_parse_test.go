@@ -244,6 +244,7 @@ func TestParseQueryRejects(t *testing.T) {
 		wantAll []string
 	}{
 		{"colour=red", false, []string{"colour", "unknown query parameter"}},
+		{"q=puma", false, []string{"q (full-text search) is the occurrence search's"}},
 		{"networkKey=99a0c3e2-7b8f-4e8b-9b7a-1d2c3e4f5a6b", false, []string{"networkKey", "GBIF's search parameter NETWORK_KEY is not supported here"}},
 		{"eventDateGte=2000,2010", false, []string{"eventDateGte", "lower bound"}},
 		{"country=DK&year=abc", false, []string{"year", "abc", "integer"}},

@@ -90,6 +90,10 @@ func queryParam(name string, values []string) (*Predicate, error) {
 	case lk != "GEOMETRY" && lk != "GEODISTANCE":
 		s, ok := lookupKey(name)
 		if !ok {
+			if lk == "Q" {
+				return nil, ptErr(path, name, "", "q (full-text search) is the occurrence search's; downloads select by search parameters, as GBIF's do (search parameters: %s)",
+					strings.Join(SearchKeys(), ", "))
+			}
 			if gbifName, isGBIF := gbifOnlyParameter(lk); isGBIF {
 				return nil, ptErr(path, name, "", "GBIF's search parameter %s is not supported here: this table holds no such data (search parameters: %s)",
 					gbifName, strings.Join(SearchKeys(), ", "))
@@ -229,6 +233,8 @@ func (p *Predicate) describe(nested bool) string {
 		return "NOT " + p.Predicate.describe(true)
 	case TypeWithin:
 		return "Geometry within " + p.Geometry
+	case TypeFullText:
+		return p.describeFullText()
 	case TypeGeoDistance:
 		return fmt.Sprintf("Within %s of latitude %s, longitude %s", p.Distance,
 			strconv.FormatFloat(p.Latitude, 'f', -1, 64), strconv.FormatFloat(p.Longitude, 'f', -1, 64))

@@ -78,6 +78,8 @@ func (c *compiled) matchRow(batch arrow.RecordBatch, row int) bool {
 			return c.geom.containsSimple(lat, lon)
 		}
 		return c.circle.contains(lat, lon)
+	case TypeFullText:
+		return c.matchFullText(batch, row)
 	case TypeIsNull:
 		return cell(batch, c.spec.cols[0], row) == nil
 	case TypeIsNotNull:

@@ -73,6 +73,8 @@ func (c *compiled) may(s Stats) bool {
 	switch c.op {
 	case TypeWithin, TypeGeoDistance:
 		return c.mayGeo(s)
+	case TypeFullText:
+		return true
 	case TypeIsNull:
 		cs, ok := s.ColumnStats(c.single())
 		return !ok || !noNulls(cs)

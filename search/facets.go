@@ -408,7 +408,7 @@ func (s *Service) facetGroups(r Request) ([]*facetGroup, error) {
 				if err != nil {
 					return nil, err
 				}
-				pred = both(p, names)
+				pred = both(both(p, names), r.text)
 			}
 		}
 		g := byPred[id]

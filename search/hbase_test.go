@@ -38,16 +38,7 @@ func TestHBase(t *testing.T) {
 		r := mustRequest(t, s, query+"&facet=country")
 		want := orderedIDs(t, tbl, r.Predicate)
 		for _, pg := range [][2]int{{0, 20}, {len(want) / 2, 30}} {
-			r.Offset, r.Limit = pg[0], pg[1]
-			res, err := s.Search(ctx, r)
-			if err != nil {
-				t.Fatal(err)
-			}
-			exp := want[min(r.Offset, len(want)):]
-			exp = exp[:min(r.Limit, len(exp))]
-			if got := keys(t, res.Results); !slices.Equal(got, exp) || res.Count != int64(len(want)) {
-				t.Fatalf("%q %v: %v (count %d), want %v (%d)", query, pg, head(got), res.Count, head(exp), len(want))
-			}
+			res := searchPage(t, s, r, pg, want)
 			var sum int64
 			for _, fc := range res.Facets[0].Counts {
 				sum += fc.Count
@@ -56,6 +47,16 @@ func TestHBase(t *testing.T) {
 				t.Fatalf("%q: country facet sums to %d of %d", query, sum, res.Count)
 			}
 		}
+	}
+	// A full-text search: ranked by the words a record holds, read
+	// through the HBase scan's verbatim and name columns.
+	r := mustRequest(t, s, "q=Coniferous+forest")
+	want, groups := rankedIDs(t, tbl, r.Words, nil)
+	if groups < 2 {
+		t.Fatalf("q: %d records in %d groups: the test data does not exercise it", len(want), groups)
+	}
+	for _, pg := range [][2]int{{0, 20}, {len(want) / 2, 30}} {
+		searchPage(t, s, r, pg, want)
 	}
 	ids := orderedIDs(t, tbl, nil)
 	for _, id := range []int64{ids[0], ids[len(ids)-1]} {

@@ -40,6 +40,10 @@ type Request struct {
 	// FacetMultiselect counts each facet whose parameter is also a
 	// filter as if that filter were absent (GBIF's facetMultiselect).
 	FacetMultiselect bool
+	// Words are the distinct words of q, GBIF's full-text search
+	// (occurrence.FullText): Predicate holds the records with any of
+	// them, and the page lists those with more of them first.
+	Words []string
 
 	// params are the search parameters the predicate was parsed from,
 	// kept to parse it again without one parameter (multiselect); names
@@ -47,6 +51,11 @@ type Request struct {
 	// (resolveNames), nil without any.
 	params url.Values
 	names  *occurrence.Predicate
+	// text is the full-text part of Predicate (any of Words), and tiers
+	// the page's order: the records with all of Words, then one fewer,
+	// down to one, each with the other parameters; nil without q.
+	text  *occurrence.Predicate
+	tiers []*occurrence.Predicate
 }
 
 // FacetRequest is one facet: a search parameter and its page of values.
@@ -108,6 +117,10 @@ func (s *Service) ParseRequest(ctx context.Context, q url.Values) (Request, erro
 	if err := checkUnsupported(search); err != nil {
 		return r, err
 	}
+	words, err := fullTextWords(search)
+	if err != nil {
+		return r, err
+	}
 	if err := s.parseFacets(q, &r); err != nil {
 		return r, err
 	}
@@ -119,8 +132,57 @@ func (s *Service) ParseRequest(ctx context.Context, q url.Values) (Request, erro
 	if err != nil {
 		return r, err
 	}
-	r.Predicate, r.params, r.names = both(p, names), search, names
+	r.params, r.names = search, names
+	base := both(p, names)
+	r.Predicate = base
+	if len(words) > 0 {
+		if err := r.fullText(base, words); err != nil {
+			return r, err
+		}
+	}
 	return r, nil
+}
+
+// fullTextWords takes q out of the search parameters and returns its
+// distinct words, at most occurrence.MaxFullTextWords.
+func fullTextWords(search url.Values) ([]string, error) {
+	var text []string
+	for k, v := range search {
+		if strings.EqualFold(k, "q") {
+			text = append(text, v...)
+			delete(search, k)
+		}
+	}
+	words := occurrence.FullTextWords(strings.Join(text, " "))
+	if len(words) > occurrence.MaxFullTextWords {
+		return nil, fmt.Errorf("%w: q has %d distinct words; a search takes at most %d", ErrInvalidRequest, len(words), occurrence.MaxFullTextWords)
+	}
+	return words, nil
+}
+
+// fullText sets the request's full-text parts: Predicate is base and any
+// of words; tiers are base and exactly k of them, k from all down to one
+// (all: at least all).
+func (r *Request) fullText(base *occurrence.Predicate, words []string) error {
+	atLeast := make([]*occurrence.Predicate, len(words)+2)
+	for k := 1; k <= len(words); k++ {
+		p, err := occurrence.FullText(words, k)
+		if err != nil {
+			return fmt.Errorf("%w: %w", ErrInvalidRequest, err)
+		}
+		atLeast[k] = p
+	}
+	r.Words, r.text = words, atLeast[1]
+	r.Predicate = both(base, r.text)
+	for k := len(words); k >= 1; k-- {
+		tier := atLeast[k]
+		if next := atLeast[k+1]; next != nil {
+			tier = &occurrence.Predicate{Type: occurrence.TypeAnd, Predicates: []*occurrence.Predicate{
+				tier, {Type: occurrence.TypeNot, Predicate: next}}}
+		}
+		r.tiers = append(r.tiers, both(base, tier))
+	}
+	return nil
 }
 
 // nonBlank is v without its blank values (trimmed, as GBIF trims them).
@@ -147,16 +209,11 @@ func both(a, b *occurrence.Predicate) *occurrence.Predicate {
 }
 
 // checkUnsupported rejects GBIF search parameters this service cannot
-// honour, rather than answering as if they were absent: q (full-text
-// search), matchCase=true and shuffle. matchCase=false is GBIF's default.
+// honour, rather than answering as if they were absent: matchCase=true
+// and shuffle. matchCase=false is GBIF's default.
 func checkUnsupported(q url.Values) error {
 	for k, v := range q {
 		switch strings.ToLower(k) {
-		case "q":
-			if strings.TrimSpace(strings.Join(v, "")) != "" {
-				return fmt.Errorf("%w: q (full-text search) is not supported; search by scientificName, taxonKey or other parameters", ErrInvalidRequest)
-			}
-			delete(q, k)
 		case "matchcase":
 			for _, s := range v {
 				if b, err := strconv.ParseBool(s); err != nil || b {

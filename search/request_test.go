@@ -68,7 +68,7 @@ func TestParseRequestFacets(t *testing.T) {
 		"facet=nonsense":                              `facet "nonsense" is not supported`,
 		"facet=year&facetLimit=x":                     `facetLimit="x" is not a non-negative integer`,
 		"facet=year&facetLimit=1200000&facetOffset=1": "Facets paging is only supported up to 1200000 elements",
-		"q=kingfisher":                                "q (full-text search) is not supported",
+		"q=a+b+c+d+e+f+g+h+i+j+k":                     "q has 11 distinct words; a search takes at most 10",
 		"matchCase=true":                              "matchCase=true is not supported",
 		"shuffle=abc":                                 "shuffle is not supported",
 		"nonsense=1":                                  "unknown query parameter",
@@ -92,7 +92,7 @@ func TestParseRequestFacets(t *testing.T) {
 func FuzzParseRequest(f *testing.F) {
 	for _, q := range []string{"", "country=DK&year=2000,2010&limit=20", "facet=country&country.facetLimit=3",
 		"offset=99999&limit=1", "geometry=POLYGON((0 0,1 0,1 1,0 0))", "taxonKey=1&taxonKey=2&facetMultiselect=true&facet=taxonKey",
-		"facetMincount=-1", "eventDate=2000-01-01,2000-02-01", "limit=%00"} {
+		"facetMincount=-1", "q=Puma+concolor&country=DK", "eventDate=2000-01-01,2000-02-01", "limit=%00"} {
 		f.Add(q)
 	}
 	s := New(nil, Config{}, nil)

@@ -141,7 +141,12 @@ func (s *Service) Search(ctx context.Context, r Request) (*Response, error) {
 			cancel()
 		}
 	}()
-	results, err := s.page(ctx, snap, r, counts)
+	var results []json.RawMessage
+	if len(r.tiers) > 1 {
+		results, err = s.rankedPage(ctx, snap, r)
+	} else {
+		results, err = s.page(ctx, snap, r, counts)
+	}
 	var total int64
 	if err == nil {
 		total, err = counts.total(ctx)
@@ -218,6 +223,44 @@ func (s *Service) page(ctx context.Context, snap occurrence.Snapshot, r Request,
 		out = append(out, f.rows...)
 	}
 	return out, nil
+}
+
+// rankedPage reads the page of a full-text search with several words:
+// the records holding all of them in table order, then those holding one
+// fewer, and so on (r.tiers), each tier counted (and cached) as a
+// predicate of its own. GBIF orders by Elasticsearch's relevance score;
+// this is its first criterion, how many of the words a record holds.
+func (s *Service) rankedPage(ctx context.Context, snap occurrence.Snapshot, r Request) ([]json.RawMessage, error) {
+	var out []json.RawMessage
+	offset, left := int64(r.Offset), int64(r.Limit)
+	for _, tier := range r.tiers {
+		if left == 0 {
+			break
+		}
+		rows, n, err := s.tierPage(ctx, snap, r, tier, offset, left)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rows...)
+		left -= int64(len(rows))
+		offset = max(offset-n, 0)
+	}
+	return out, nil
+}
+
+// tierPage reads up to limit records of one tier from offset, and
+// returns the tier's count.
+func (s *Service) tierPage(ctx context.Context, snap occurrence.Snapshot, r Request, tier *occurrence.Predicate,
+	offset, limit int64) ([]json.RawMessage, int64, error) {
+	counts, release := s.counts(snap, tier)
+	defer release()
+	n, err := counts.total(ctx)
+	if err != nil || offset >= n {
+		return nil, n, err
+	}
+	r.Predicate, r.Offset, r.Limit = tier, int(offset), int(min(limit, n-offset))
+	rows, err := s.page(ctx, snap, r, counts)
+	return rows, n, err
 }
 
 // fetch reads one split's part of a page as records.

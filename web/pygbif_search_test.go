@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -18,7 +19,8 @@ func TestPygbifSearch(t *testing.T) {
 	requirePygbif(t)
 	s := startSearchServer(t)
 	const country = "TR"
-	out := runPygbif(t, 2*time.Minute, nil, "testdata/pygbif_search.py", s.URL, country)
+	q := s.rankedQuery()
+	out := runPygbif(t, 2*time.Minute, nil, "testdata/pygbif_search.py", s.URL, country, q)
 	var got struct {
 		Search struct {
 			Count        int64
@@ -52,6 +54,12 @@ func TestPygbifSearch(t *testing.T) {
 			CountryCode string
 			DatasetKey  string
 			Issues      []string
+		}
+		FullText struct {
+			Q     string
+			Count int64
+			Keys  []int64 // the first page
+			Last  []int64 // the last page
 		}
 		Verbatim struct {
 			Key     int64
@@ -127,6 +135,13 @@ func TestPygbifSearch(t *testing.T) {
 	if g := got.Get; g.Key != order[0] || g.GbifID != strconv.FormatInt(order[0], 10) || g.CountryCode != country || g.DatasetKey == "" || g.Issues == nil {
 		t.Fatalf("occ.get: %+v", g)
 	}
+	t.Logf("occ.search(q=%q): %d records, first %v", got.FullText.Q, got.FullText.Count, got.FullText.Keys[:min(5, len(got.FullText.Keys))])
+	if ft, want := got.FullText, s.fullTextOrder(q); ft.Q != q || ft.Count != int64(len(want)) || len(want) == 0 ||
+		!slices.Equal(ft.Keys, want[:min(20, len(want))]) ||
+		!slices.Equal(ft.Last, want[max(len(want)-20, 0):]) || ft.Keys[0] != order[0] && !slices.Contains(want, order[0]) {
+		t.Fatalf("occ.search(q=%q): count %d, pages %v and %v, want %d records, %v first and %v last", ft.Q, ft.Count, ft.Keys, ft.Last,
+			len(want), want[:min(20, len(want))], want[max(len(want)-20, 0):])
+	}
 	if v := got.Verbatim; v.Key != order[0] || !slices.Contains(v.Terms, occurrence.NSGBIF+"gbifID") || !slices.Contains(v.Terms, occurrence.NSDwC+"country") {
 		t.Fatalf("occ.get_verbatim: %+v", v)
 	}
@@ -143,6 +158,55 @@ func TestPygbifSearch(t *testing.T) {
 
 // orderedKeys is the first n gbifIDs a plain ordered scan of the table
 // returns for a query.
+// rankedQuery is a q whose ranked order is not the table order: a genus
+// and "subsp.", the genus taken from the latest record in table order for
+// which the two orders differ.
+func (s *searchServer) rankedQuery() string {
+	s.t.Helper()
+	names := s.scanStrings(occurrence.ColScientificName)
+	for i := len(names) - 1; i >= 0; i-- {
+		genus, _, _ := strings.Cut(names[i], " ")
+		q := genus + " subsp."
+		if len(occurrence.FullTextWords(q)) != 2 {
+			continue
+		}
+		p, err := occurrence.FullText(occurrence.FullTextWords(q), 1)
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		if !slices.Equal(s.fullTextOrder(q), s.scanPredicate(p)) {
+			return q
+		}
+	}
+	s.t.Fatal("no genus of the table ranks otherwise than the table's order")
+	return ""
+}
+
+// fullTextOrder is the independent answer of a search for q: the records
+// holding all of q's words in table order, then those holding one fewer,
+// and so on, each group by a scan of its own.
+func (s *searchServer) fullTextOrder(q string) []int64 {
+	s.t.Helper()
+	words := occurrence.FullTextWords(q)
+	atLeast := func(k int) *occurrence.Predicate {
+		p, err := occurrence.FullText(words, k)
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		return p
+	}
+	var out []int64
+	for k := len(words); k >= 1; k-- {
+		p := atLeast(k)
+		if k < len(words) {
+			p = &occurrence.Predicate{Type: occurrence.TypeAnd, Predicates: []*occurrence.Predicate{p,
+				{Type: occurrence.TypeNot, Predicate: atLeast(k + 1)}}}
+		}
+		out = append(out, s.scanPredicate(p)...)
+	}
+	return out
+}
+
 func (s *searchServer) orderedKeys(query string, n int) []int64 {
 	s.t.Helper()
 	var out []int64

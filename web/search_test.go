@@ -236,24 +236,47 @@ func (s *searchServer) scanIDs(query string) []int64 {
 	if err != nil {
 		s.t.Fatal(err)
 	}
+	return s.scanPredicate(p)
+}
+
+// scanStrings returns a string column of every record in table order.
+func (s *searchServer) scanStrings(col string) []string {
+	var out []string
+	s.scanColumn(nil, col, func(a arrow.Array) {
+		c := a.(*array.String)
+		for i := 0; i < c.Len(); i++ {
+			out = append(out, c.Value(i))
+		}
+	})
+	return out
+}
+
+// scanPredicate returns the gbifIDs of p's matches in table order.
+func (s *searchServer) scanPredicate(p *occurrence.Predicate) []int64 {
+	var ids []int64
+	s.scanColumn(p, occurrence.ColGBIFID, func(a arrow.Array) {
+		ids = append(ids, a.(*array.Int64).Int64Values()...)
+	})
+	return ids
+}
+
+// scanColumn hands each batch's column col of p's matches to each, in
+// table order.
+func (s *searchServer) scanColumn(p *occurrence.Predicate, col string, each func(arrow.Array)) {
+	s.t.Helper()
 	ctx := context.Background()
 	snap, err := s.store.Snapshot(ctx)
 	if err != nil {
 		s.t.Fatal(err)
 	}
-	var ids []int64
-	req := occurrence.ScanRequest{Predicate: p, Columns: []string{occurrence.ColGBIFID}}
+	req := occurrence.ScanRequest{Predicate: p, Columns: []string{col}}
 	_, err = occurrence.Scan(ctx, s.store, snap, req, occurrence.ScanOptions{}, func(b arrow.RecordBatch) error {
-		c := b.Column(0).(*array.Int64)
-		for i := 0; i < c.Len(); i++ {
-			ids = append(ids, c.Value(i))
-		}
+		each(b.Column(0))
 		return nil
 	})
 	if err != nil {
 		s.t.Fatal(err)
 	}
-	return ids
 }
 
 // orderedCounts decodes a JSON object of name -> count keeping its order.

@@ -2,7 +2,7 @@
 Python client would, with pygbif's defaults and only the base URL changed
 (gbif_base.py: every request under GBIF's API base goes to BASE_URL).
 
-Usage: python3 pygbif_search.py BASE_URL COUNTRY. Prints one JSON object
+Usage: python3 pygbif_search.py BASE_URL COUNTRY Q. Prints one JSON object
 with what each pygbif function returned.
 """
 
@@ -32,6 +32,12 @@ key = out["search"]["keys"][0]
 rec = occ.get(key=key)
 out["get"] = {"key": rec["key"], "gbifID": rec["gbifID"], "countryCode": rec.get("countryCode"),
               "datasetKey": rec["datasetKey"], "issues": rec["issues"]}
+# occ.search(q=...), GBIF's full-text search: its first and last pages.
+name = sys.argv[3]
+text = occ.search(q=name, limit=20)
+last = occ.search(q=name, limit=20, offset=max(text["count"] - 20, 0))
+out["fulltext"] = {"q": name, "count": text["count"], "keys": [r["key"] for r in text["results"]],
+                   "last": [r["key"] for r in last["results"]]}
 verb = occ.get_verbatim(key=key)
 out["verbatim"] = {"key": verb["key"], "terms": sorted(k for k in verb if k.startswith("http")),
                    "country": verb.get("http://rs.tdwg.org/dwc/terms/country")}
