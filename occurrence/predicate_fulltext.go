@@ -3,6 +3,7 @@ package occurrence
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -61,15 +62,6 @@ func FullTextWords(q string) []string {
 	return out
 }
 
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 // FullText returns the predicate matching records that hold at least
 // minWords of words (FullTextWords' output: distinct, lower-case).
 func FullText(words []string, minWords int) (*Predicate, error) {
@@ -83,9 +75,12 @@ func FullText(words []string, minWords int) (*Predicate, error) {
 		return nil, &PredicateError{Key: "q", Value: strconv.Itoa(minWords),
 			Reason: fmt.Sprintf("at least %d of %d words", minWords, len(words)), Err: ErrInvalidPredicate}
 	}
-	for _, w := range words {
+	for i, w := range words {
 		if got := appendWords(nil, w); len(got) != 1 || got[0] != w {
 			return nil, &PredicateError{Key: "q", Value: w, Reason: "not one lower-case word", Err: ErrInvalidPredicate}
+		}
+		if slices.Contains(words[:i], w) {
+			return nil, &PredicateError{Key: "q", Value: w, Reason: "a repeated word", Err: ErrInvalidPredicate}
 		}
 	}
 	p := &Predicate{Type: TypeFullText, Words: words, MinWords: minWords}
@@ -220,7 +215,7 @@ func (m *textMatcher) mayHold(v string) bool {
 func (m *textMatcher) words(v string) {
 	m.toks = appendWords(m.toks[:0], v)
 	for i, w := range m.c.words {
-		if m.found&(1<<i) == 0 && containsString(m.toks, w) {
+		if m.found&(1<<i) == 0 && slices.Contains(m.toks, w) {
 			m.found |= 1 << i
 		}
 	}

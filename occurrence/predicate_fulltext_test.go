@@ -41,6 +41,11 @@ func fullTextRows() []row {
 }
 
 func TestFullTextMatches(t *testing.T) {
+	for _, col := range FullTextColumns {
+		if c, _, ok := ColumnByName(col); !ok || c.Kind != KindString && c.Kind != KindMulti {
+			t.Errorf("full-text column %q: %+v, %v", col, c, ok)
+		}
+	}
 	cols := append(allColumns(), FullTextColumns...)
 	slices.Sort(cols)
 	cols = slices.Compact(cols)
@@ -108,7 +113,7 @@ func TestFullTextHasNoJSON(t *testing.T) {
 	for _, bad := range []struct {
 		words []string
 		min   int
-	}{{nil, 1}, {[]string{"a"}, 2}, {[]string{"a"}, 0}, {[]string{"Puma"}, 1}, {[]string{"a b"}, 1},
+	}{{nil, 1}, {[]string{"a"}, 2}, {[]string{"a"}, 0}, {[]string{"Puma"}, 1}, {[]string{"a b"}, 1}, {[]string{"a", "b", "a"}, 1},
 		{strings.Fields("a b c d e f g h i j k"), 1}} {
 		if _, err := FullText(bad.words, bad.min); !errors.Is(err, ErrInvalidPredicate) {
 			t.Errorf("FullText(%q, %d): %v", bad.words, bad.min, err)
