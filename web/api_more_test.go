@@ -45,6 +45,11 @@ func TestCountAndQueryShortcuts(t *testing.T) {
 	if !strings.Contains(string(r.body), "colour") {
 		t.Fatalf("message %q does not name the parameter", r.body)
 	}
+	// q is the search's: no estimate of a download of it, and words that
+	// say why (not an unknown predicate type).
+	if r = expect(t, s.do("GET", "/v1/occurrence/search/count?q=Bunium&format=SIMPLE_CSV", "", nil), http.StatusBadRequest); !strings.Contains(string(r.body), "full-text search") {
+		t.Fatalf("estimate of q=Bunium: %s", r.body)
+	}
 	expect(t, s.do("POST", "/v1/occurrence/search/predicate", "", `{"predicate":null,"limit":3}`), http.StatusBadRequest)
 	expect(t, s.do("GET", "/v1/occurrence/search/count?format=XLS", "", nil), http.StatusBadRequest)
 

@@ -149,7 +149,7 @@ func (s *Server) pageSubmit(w http.ResponseWriter, r *http.Request) error {
 // searchPredicate is the predicate JSON of the occurrence search q, the one
 // the search itself runs (blank values dropped, scientificName resolved to
 // taxon keys: docs/search.md); without a search, the API's GET download
-// rule's.
+// rule's. A search with q has none: downloads have no full-text search.
 func (s *Server) searchPredicate(ctx context.Context, q url.Values) (json.RawMessage, error) {
 	if s.cfg.Search == nil {
 		return s.svc.PredicateFromQuery(q)
@@ -157,6 +157,10 @@ func (s *Server) searchPredicate(ctx context.Context, q url.Values) (json.RawMes
 	sr, err := s.cfg.Search.ParseRequest(ctx, q)
 	if err != nil {
 		return nil, searchErr(err)
+	}
+	if len(sr.Words) > 0 {
+		return nil, fmt.Errorf("%w: q (full-text search) selects records for the search only: downloads, and their estimates, select by search parameters, as GBIF's do",
+			jobs.ErrInvalidRequest)
 	}
 	if sr.Predicate == nil {
 		return json.RawMessage("null"), nil

@@ -179,6 +179,11 @@ func TestPageSessions(t *testing.T) {
 		if pred := string(got.Request.Predicate); !strings.Contains(pred, `"COUNTRY"`) || strings.Contains(pred, "YEAR") {
 			t.Fatalf("page download of country=TR&year=: predicate %s", pred)
 		}
+		// A full-text search is the search's only: no download of it,
+		// with words that say why.
+		if r := expect(t, p.call("POST", "/ui/api/downloads", map[string]any{"query": "country=TR&q=Bunium", "format": "SIMPLE_CSV"}, false), 400); !strings.Contains(string(r.body), "q (full-text search) selects records for the search only") {
+			t.Fatalf("page download of q=Bunium: %s", r.body)
+		}
 		// The /v1 API never reads the cookie: clients use HTTP Basic.
 		req, _ := http.NewRequest("GET", p.URL+"/v1/occurrence/download/user/alice", nil)
 		resp, err := p.client.Do(req)
