@@ -332,6 +332,27 @@ try {
     assert(session && session.httpOnly && session.sameSite === 'Lax', `session cookie ${JSON.stringify(session)}`);
   });
 
+  await check('a search by words: the count and words of q, first the records with both words, and no Download', async () => {
+    const q = 'Agrostis Willd.';
+    const want = await countOf(`country=TR&q=${encodeURIComponent(q)}`);
+    const both = await (await api(`/v1/occurrence/search?country=TR&q=${encodeURIComponent(q)}&limit=1`)).json();
+    assert(want > 0 && both.results.length === 1, `q=${q} matches ${want} records`);
+    const field = page.getByLabel('Words', { exact: true });
+    await field.fill(q);
+    await page.waitForFunction((w) => document.querySelector('#match-count').textContent.replace(/\D/g, '') === String(w), want);
+    assert((await page.textContent('#match-words')).includes(q), `words: ${await page.textContent('#match-words')}`);
+    assert(new URL(page.url()).searchParams.get('q') === q, `address ${page.url()}`);
+    const first = await page.textContent('#preview tbody tr td:first-child');
+    assert(first.trim() === String(both.results[0].gbifID || both.results[0].key), `first row ${first}, the API's ${both.results[0].key}`);
+    await page.waitForSelector('#download-fulltext', { state: 'visible' });
+    assert(await page.isDisabled('#download-button'), 'Download is on for a search by words');
+    await page.waitForFunction(() => document.querySelector('#match-size').textContent === '');
+    await field.fill('');
+    await page.waitForSelector('#download-fulltext', { state: 'hidden' });
+    assert(!(await page.isDisabled('#download-button')), 'Download stays off once the words are gone');
+    await waitCount(page);
+  });
+
   await check('download as DWCA: progress reaches 100% and the zip holds the count', async () => {
     const want = await waitCount(page);
     await page.getByLabel('Format').selectOption('DWCA');

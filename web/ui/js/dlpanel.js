@@ -24,6 +24,9 @@ export function downloadPanel(app, { query, onFormat }) {
   const notify = h('input', { id: ids.notify, type: 'checkbox', checked: true });
   const button = h('button', { type: 'submit', id: 'download-button' }, t('download.button'));
   const message = h('div', { role: 'alert' });
+  // Why a search by words has no Download (set by setFullText).
+  const fullTextNote = h('p', { class: 'hint', id: 'download-fulltext', hidden: true }, t('download.fulltext'));
+  let fullText = false;
   const body = h('div', {});
   const el = h('section', { class: 'panel download-panel', 'aria-labelledby': 'download-title' },
     h('h2', { id: 'download-title' }, t('download.title')), body);
@@ -62,6 +65,7 @@ export function downloadPanel(app, { query, onFormat }) {
   if (!app.session) {
     replace(body, h('p', {}, t('download.signin_first'), ' ',
       h('a', { href: app.signInHref(), id: 'download-signin' }, t('download.signin'))),
+    fullTextNote,
     h('div', { class: 'field' }, h('label', { for: ids.format }, t('download.format')), formatSel, formatHint));
   } else {
     const form = h('form', { onsubmit: submit },
@@ -69,6 +73,7 @@ export function downloadPanel(app, { query, onFormat }) {
       fieldsDetails,
       h('div', { class: 'field' }, h('label', { for: ids.desc }, t('download.description')), desc),
       h('div', { class: 'field' }, h('label', { class: 'check', for: ids.notify }, notify, t('download.notify', { email: app.session.email || app.session.user }))),
+      fullTextNote,
       h('div', { class: 'actions' }, button, h('span', { class: 'muted' }, t('download.limit', { max: num(app.config.maxRunning) }))),
       message);
     replace(body, form);
@@ -79,6 +84,7 @@ export function downloadPanel(app, { query, onFormat }) {
   async function submit(e) {
     e.preventDefault();
     replace(message);
+    if (fullText) return;
     if (count === 0) {
       replace(message, h('p', { class: 'error' }, t('download.nothing')));
       return;
@@ -109,7 +115,7 @@ export function downloadPanel(app, { query, onFormat }) {
         err.status === 420 ? [' ', h('a', { href: '/user/downloads' }, t('download.see_mine'))] : null,
         err.status === 401 ? [' ', h('a', { href: app.signInHref() }, t('download.signin'))] : null));
     } finally {
-      button.disabled = false;
+      button.disabled = fullText;
     }
   }
 
@@ -118,5 +124,11 @@ export function downloadPanel(app, { query, onFormat }) {
     format: () => formatSel.value,
     formatName: () => formatSel.options[formatSel.selectedIndex].textContent,
     setCount(n) { count = n; },
+    /** setFullText turns the Download off, saying why, for a search by words. */
+    setFullText(on) {
+      fullText = on;
+      fullTextNote.hidden = !on;
+      button.disabled = on;
+    },
   };
 }

@@ -18,7 +18,7 @@ const MAP_SAMPLE = 300;
 const DEBOUNCE_MS = 300;
 
 /** The form's fields and their query parameters. */
-const FIELDS = ['scientificName', 'taxonKey', 'country', 'yearFrom', 'yearTo', 'basisOfRecord', 'datasetKey', 'recordedBy', 'catalogNumber',
+const FIELDS = ['q', 'scientificName', 'taxonKey', 'country', 'yearFrom', 'yearTo', 'basisOfRecord', 'datasetKey', 'recordedBy', 'catalogNumber',
   'hasCoordinate', 'geometry'];
 /** The fields whose values the service suggests (GBIF's suggest routes). */
 const VALUE_FIELDS = ['recordedBy', 'catalogNumber'];
@@ -69,6 +69,7 @@ export function render(root, app) {
     h('label', { for: id }, label), control, hint ? h('p', { class: 'hint', id: `${id}-hint` }, hint) : null);
   const form = h('form', { class: 'search-form', role: 'search', 'aria-label': t('search.label'), onsubmit: (e) => { e.preventDefault(); schedule(0); } },
     h('h2', { class: 'visually-hidden' }, t('search.label')),
+    field(ids.q, t('search.q'), input('q', { type: 'search', autocomplete: 'off', 'aria-describedby': `${ids.q}-hint` }), t('search.q.hint')),
     field(ids.scientificName, t('search.scientificName'), h('div', {}, name, suggester.list), t('search.scientificName.hint')),
     field(ids.taxonKey, t('search.taxonKey'), input('taxonKey', { type: 'text', inputmode: 'numeric', pattern: '[0-9, ]*' })),
     field(ids.country, t('search.country'), h('div', {}, input('country', { type: 'text', list: `${ids.country}-list`, maxlength: 2,
@@ -123,7 +124,7 @@ export function render(root, app) {
     country: params.get('country') || '', yearFrom: year[0] && year[0] !== '*' ? year[0] : '',
     yearTo: year.length > 1 ? (year[1] !== '*' ? year[1] : '') : (year[0] && year[0] !== '*' ? year[0] : ''),
     basisOfRecord: params.get('basisOfRecord') || '', datasetKey: params.get('datasetKey') || '',
-    recordedBy: params.get('recordedBy') || '', catalogNumber: params.get('catalogNumber') || '',
+    q: params.get('q') || '', recordedBy: params.get('recordedBy') || '', catalogNumber: params.get('catalogNumber') || '',
     hasCoordinate: params.get('hasCoordinate') || '', geometry: params.get('geometry') || '',
   };
   for (const [k, v] of Object.entries(initial)) if (v && form.elements[k]) form.elements[k].value = v;
@@ -183,7 +184,10 @@ export function render(root, app) {
     const sep = qs ? '&' : '';
     const facetQ = FACETS.map((x) => `facet=${x}`).join('&');
     const searchP = api(`/v1/occurrence/search?${qs}${sep}limit=20&${facetQ}&facetLimit=8`, { signal });
-    const estimateP = api(`/v1/occurrence/search/count?${qs}${sep}format=${encodeURIComponent(panel.format())}`, { signal });
+    // A search by words has no download, so no size to estimate.
+    panel.setFullText(Boolean(f.q));
+    const estimateP = f.q ? Promise.resolve(null)
+      : api(`/v1/occurrence/search/count?${qs}${sep}format=${encodeURIComponent(panel.format())}`, { signal });
     const mapP = f.hasCoordinate === 'false' ? Promise.resolve({ results: [], count: 0 })
       : api(`/v1/occurrence/search?${qs}${sep}hasCoordinate=true&limit=${MAP_SAMPLE}`, { signal });
     // Handled below once the search answered; until then no rejection
@@ -212,7 +216,7 @@ export function render(root, app) {
       return;
     }
     estimateP.then((est) => {
-      sizeEl.textContent = t('count.size', { size: size(est.estimatedCompressedSize), format: panel.formatName() });
+      sizeEl.textContent = est ? t('count.size', { size: size(est.estimatedCompressedSize), format: panel.formatName() }) : '';
     }).catch((e) => {
       if (!isAbort(e)) sizeEl.textContent = t('count.size_unknown');
     });
@@ -277,6 +281,7 @@ export function render(root, app) {
 /** queryOf turns the form into GBIF's search parameters. */
 export function queryOf(f) {
   const q = new URLSearchParams();
+  if (f.q) q.append('q', f.q);
   if (f.scientificName) q.append('scientificName', f.scientificName);
   for (const k of (f.taxonKey || '').split(/[\s,]+/).filter(Boolean)) q.append('taxonKey', k);
   if (f.country) q.append('country', f.country.toUpperCase());
@@ -292,6 +297,7 @@ export function queryOf(f) {
 /** describe says the search in words. */
 function describe(f, titles) {
   const parts = [];
+  if (f.q) parts.push(t('words.q', { value: f.q }));
   if (f.scientificName) parts.push(t('words.scientificName', { value: f.scientificName }));
   if (f.taxonKey) parts.push(t('words.taxonKey', { value: f.taxonKey }));
   if (f.country) parts.push(t('words.country', { value: countryName(f.country.toUpperCase()) }));
