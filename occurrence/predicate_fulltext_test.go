@@ -110,6 +110,11 @@ func TestFullTextHasNoJSON(t *testing.T) {
 	if _, err := ParsePredicateJSON([]byte(p.String()), DefaultLimits()); !errors.Is(err, ErrInvalidPredicate) {
 		t.Errorf("parsed back: %v", err)
 	}
+	// GBIF's own full-text predicate, which GBIF's downloads refuse too.
+	if _, err := ParsePredicateJSON([]byte(`{"type":"fullTextSearch","q":"puma"}`), DefaultLimits()); err == nil ||
+		!strings.Contains(err.Error(), "full-text search is not supported in downloads") {
+		t.Errorf("fullTextSearch: %v", err)
+	}
 	for _, bad := range []struct {
 		words []string
 		min   int

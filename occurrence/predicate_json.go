@@ -87,6 +87,11 @@ func predicateFromJSON(raw any, path string) (*Predicate, error) {
 		return nil, ptErr(joinPath(path, "type"), "", "", "\"type\" must be a string")
 	}
 	typ, ok := typeNames[strings.ToLower(ts)]
+	if !ok && strings.EqualFold(ts, "fullTextSearch") {
+		// gbif-api's FullTextSearchPredicate: "not currently supported for
+		// occurrence downloads"; the occurrence search's q is.
+		return nil, ptErr(joinPath(path, "type"), "", ts, "full-text search is not supported in downloads, as in GBIF; the occurrence search takes it as q")
+	}
 	if !ok {
 		return nil, ptErr(joinPath(path, "type"), "", ts, "unknown predicate type (one of %s)", strings.Join(predicateTypes, ", "))
 	}
