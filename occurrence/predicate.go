@@ -75,6 +75,7 @@ type Predicate struct {
 	Range      *RangeValue
 	Words      []string // fullText: distinct lower-case words (FullText)
 	MinWords   int      // fullText: how many of Words a record holds at least
+	MaxWords   int      // fullText: and at most (0: no bound; FullTextExactly)
 	// ChecklistKey is the taxonomy a predicate's taxon key belongs to
 	// (GBIF's checklistKey, which pygbif 0.7 adds to taxon-key predicates).
 	// It is kept with the predicate and not used to match: the table has

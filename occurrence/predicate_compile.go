@@ -31,6 +31,7 @@ type compiled struct {
 	// Full text (FullText): the words, and how many a record must hold.
 	words     []string
 	minWords  int
+	maxWords  int    // len(words) when unbounded
 	asciiWord []bool // words[i] is ASCII
 
 	// Eval-ready forms, built once.

@@ -3,6 +3,7 @@ package occurrence
 import (
 	"bytes"
 	"fmt"
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -65,6 +66,15 @@ func FullTextWords(q string) []string {
 // FullText returns the predicate matching records that hold at least
 // minWords of words (FullTextWords' output: distinct, lower-case).
 func FullText(words []string, minWords int) (*Predicate, error) {
+	return fullText(words, minWords, len(words))
+}
+
+// FullTextExactly returns the predicate matching records that hold
+// exactly k of words: one group of a ranked search's pages, read in one
+// pass.
+func FullTextExactly(words []string, k int) (*Predicate, error) { return fullText(words, k, k) }
+
+func fullText(words []string, minWords, maxWords int) (*Predicate, error) {
 	switch {
 	case len(words) == 0:
 		return nil, &PredicateError{Key: "q", Reason: "no words to search for", Err: ErrInvalidPredicate}
@@ -84,7 +94,10 @@ func FullText(words []string, minWords int) (*Predicate, error) {
 		}
 	}
 	p := &Predicate{Type: TypeFullText, Words: words, MinWords: minWords}
-	c := &compiled{op: TypeFullText, words: words, minWords: minWords, asciiWord: make([]bool, len(words))}
+	if maxWords < len(words) {
+		p.MaxWords = maxWords
+	}
+	c := &compiled{op: TypeFullText, words: words, minWords: minWords, maxWords: maxWords, asciiWord: make([]bool, len(words))}
 	for i, w := range words {
 		c.asciiWord[i] = isASCII(w)
 	}
@@ -154,13 +167,17 @@ type textMatcher struct {
 
 func (c *compiled) newTextMatcher() *textMatcher { return &textMatcher{c: c} }
 
-// enough reports whether the record has shown minWords of the words.
-func (m *textMatcher) enough() bool {
-	n := 0
-	for f := m.found; f != 0; f &= f - 1 {
-		n++
-	}
-	return n >= m.c.minWords
+// decided reports whether the words found so far settle the record:
+// enough of them when no more may be found, or too many.
+func (m *textMatcher) decided() bool {
+	n := bits.OnesCount32(m.found)
+	return n > m.c.maxWords || n >= m.c.minWords && m.c.maxWords == len(m.c.words)
+}
+
+// matches reports whether the record's words are within the bounds.
+func (m *textMatcher) matches() bool {
+	n := bits.OnesCount32(m.found)
+	return n >= m.c.minWords && n <= m.c.maxWords
 }
 
 // value notes the words value v holds; a verbatim object's values are
@@ -177,7 +194,7 @@ func (m *textMatcher) value(col, v string) {
 		if val.Type == gjson.String && m.mayHold(val.Str) {
 			m.words(val.Str)
 		}
-		return !m.enough()
+		return !m.decided()
 	})
 }
 
@@ -292,13 +309,12 @@ func (c *compiled) matchFullText(batch arrow.RecordBatch, row int) bool {
 	m := c.newTextMatcher()
 	for _, col := range FullTextColumns {
 		if s, ok := cell(batch, col, row).(string); ok {
-			m.value(col, s)
-			if m.enough() {
-				return true
+			if m.value(col, s); m.decided() {
+				break
 			}
 		}
 	}
-	return false
+	return m.matches()
 }
 
 // evalFullText is Eval's full-text test.
@@ -318,18 +334,17 @@ func (c *compiled) evalFullText(ev *evaluator, out, mask []bool) {
 	}
 }
 
-// row reports whether row i of the full-text columns holds enough words.
+// row reports whether row i of the full-text columns holds the words.
 func (m *textMatcher) row(cols []arrow.Array, i int) bool {
 	m.found = 0
 	for k, a := range cols {
 		if s, ok := stringAt(a, i); ok {
-			m.value(FullTextColumns[k], s)
-			if m.enough() {
-				return true
+			if m.value(FullTextColumns[k], s); m.decided() {
+				break
 			}
 		}
 	}
-	return false
+	return m.matches()
 }
 
 // stringAt returns row i of a string column (plain or dictionary-encoded).
@@ -352,8 +367,11 @@ func (p *Predicate) describeFullText() string {
 	for i, w := range p.Words {
 		q[i] = strconv.Quote(w)
 	}
-	if len(p.Words) == 1 {
+	switch {
+	case len(p.Words) == 1:
 		return "Text has the word " + q[0]
+	case p.MaxWords > 0:
+		return fmt.Sprintf("Text has exactly %d of the words %s", p.MinWords, strings.Join(q, ", "))
 	}
 	return fmt.Sprintf("Text has %d of the words %s", p.MinWords, strings.Join(q, ", "))
 }

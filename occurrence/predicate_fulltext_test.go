@@ -65,9 +65,14 @@ func TestFullTextMatches(t *testing.T) {
 		{"dk", 1, []int{0}},
 		{"conc", 1, nil},
 		{"tjele puma felidae", 3, nil},
+		{"puma concolor", -1, []int{1, 2}}, // exactly one of them
+		{"puma concolor", -2, []int{0}},    // exactly both
 	}
 	for _, c := range cases {
 		p, err := FullText(FullTextWords(c.q), c.min)
+		if c.min < 0 { // exactly -min of the words
+			p, err = FullTextExactly(FullTextWords(c.q), -c.min)
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -155,7 +160,7 @@ func FuzzFullTextWords(f *testing.F) {
 				t.Fatal(err)
 			}
 			m := p.comp().newTextMatcher()
-			if m.value(ColLocality, s); !m.enough() {
+			if m.value(ColLocality, s); !m.matches() {
 				t.Fatalf("%q: the word %q is not found in it", s, w)
 			}
 		}

@@ -287,10 +287,11 @@ type jsonPredicate struct {
 	// as in GBIF's JSON.
 	ChecklistKey string `json:"checklistKey,omitempty"`
 
-	// Words and MinWords are a search's fullText predicate, which has no
+	// Words, MinWords and MaxWords are a search's fullText predicate, which has no
 	// GBIF JSON: written for its String (a cache key), never parsed.
 	Words    []string `json:"words,omitempty"`
 	MinWords int      `json:"minWords,omitempty"`
+	MaxWords int      `json:"maxWords,omitempty"`
 }
 
 type jsonRangeValue struct {
@@ -308,7 +309,7 @@ func (p *Predicate) MarshalJSON() ([]byte, error) {
 	}
 	j := jsonPredicate{Type: p.Type, Key: p.Key, Values: p.Values, MatchCase: p.MatchCase,
 		Parameter: p.Parameter, ChecklistKey: p.ChecklistKey, Geometry: p.Geometry, Distance: p.Distance,
-		Predicate: p.Predicate, Predicates: p.Predicates, Words: p.Words, MinWords: p.MinWords}
+		Predicate: p.Predicate, Predicates: p.Predicates, Words: p.Words, MinWords: p.MinWords, MaxWords: p.MaxWords}
 	switch p.Type {
 	case TypeGeoDistance:
 		j.Latitude = strconv.FormatFloat(p.Latitude, 'f', -1, 64)

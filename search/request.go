@@ -161,24 +161,18 @@ func fullTextWords(search url.Values) ([]string, error) {
 }
 
 // fullText sets the request's full-text parts: Predicate is base and any
-// of words; tiers are base and exactly k of them, k from all down to one
-// (all: at least all).
+// of words; tiers are base and exactly k of them, k from all down to one.
 func (r *Request) fullText(base *occurrence.Predicate, words []string) error {
-	atLeast := make([]*occurrence.Predicate, len(words)+2)
-	for k := 1; k <= len(words); k++ {
-		p, err := occurrence.FullText(words, k)
+	text, err := occurrence.FullText(words, 1)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalidRequest, err)
+	}
+	r.Words, r.text = words, text
+	r.Predicate = both(base, r.text)
+	for k := len(words); k >= 1 && len(words) > 1; k-- {
+		tier, err := occurrence.FullTextExactly(words, k)
 		if err != nil {
 			return fmt.Errorf("%w: %w", ErrInvalidRequest, err)
-		}
-		atLeast[k] = p
-	}
-	r.Words, r.text = words, atLeast[1]
-	r.Predicate = both(base, r.text)
-	for k := len(words); k >= 1; k-- {
-		tier := atLeast[k]
-		if next := atLeast[k+1]; next != nil {
-			tier = &occurrence.Predicate{Type: occurrence.TypeAnd, Predicates: []*occurrence.Predicate{
-				tier, {Type: occurrence.TypeNot, Predicate: next}}}
 		}
 		r.tiers = append(r.tiers, both(base, tier))
 	}
