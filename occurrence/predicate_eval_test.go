@@ -168,25 +168,7 @@ func TestEvalSlicedAndDictionary(t *testing.T) {
 	}
 
 	// Dictionary-encode countryCode and compare.
-	idx := batch.Schema().FieldIndices(ColCountryCode)[0]
-	mem := memory.NewGoAllocator()
-	db := array.NewDictionaryBuilder(mem, &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}).(*array.BinaryDictionaryBuilder)
-	defer db.Release()
-	src := batch.Column(idx).(*array.String)
-	for i := 0; i < src.Len(); i++ {
-		if src.IsNull(i) {
-			db.AppendNull()
-		} else if err := db.AppendString(src.Value(i)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	dict := db.NewArray()
-	defer dict.Release()
-	fields := slices.Clone(batch.Schema().Fields())
-	fields[idx].Type = dict.DataType()
-	cols := slices.Clone(batch.Columns())
-	cols[idx] = dict
-	db2 := array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, batch.NumRows())
+	db2 := dictEncoded(t, batch, ColCountryCode)
 	defer db2.Release()
 	for _, js := range []string{`{"type":"in","key":"COUNTRY","values":["DK","SE"]}`, `{"type":"like","key":"COUNTRY","value":"?k"}`, `{"type":"isNull","parameter":"COUNTRY"}`} {
 		p := mustParse(t, js)
@@ -404,4 +386,30 @@ func TestEvalCachedAcrossBatches(t *testing.T) {
 		}
 		cache.Release()
 	}
+}
+
+// dictEncoded returns batch with the string columns cols dictionary-encoded,
+// as Parquet scans hand them over.
+func dictEncoded(t *testing.T, batch arrow.RecordBatch, cols ...string) arrow.RecordBatch {
+	t.Helper()
+	fields := slices.Clone(batch.Schema().Fields())
+	arrs := slices.Clone(batch.Columns())
+	for _, col := range cols {
+		idx := batch.Schema().FieldIndices(col)[0]
+		db := array.NewDictionaryBuilder(memory.NewGoAllocator(), &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}).(*array.BinaryDictionaryBuilder)
+		src := batch.Column(idx).(*array.String)
+		for i := 0; i < src.Len(); i++ {
+			if src.IsNull(i) {
+				db.AppendNull()
+			} else if err := db.AppendString(src.Value(i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		dict := db.NewArray()
+		db.Release()
+		defer dict.Release()
+		fields[idx].Type = dict.DataType()
+		arrs[idx] = dict
+	}
+	return array.NewRecordBatch(arrow.NewSchema(fields, nil), arrs, batch.NumRows())
 }

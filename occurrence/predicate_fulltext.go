@@ -2,6 +2,7 @@ package occurrence
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"math/bits"
 	"slices"
@@ -317,12 +318,32 @@ func (c *compiled) matchFullText(batch arrow.RecordBatch, row int) bool {
 	return m.matches()
 }
 
-// evalFullText is Eval's full-text test.
+// textColumn is one full-text column of a batch. A dictionary-encoded
+// one (the names, places and vocabularies: few distinct values) keeps the
+// words of each dictionary entry once found.
+type textColumn struct {
+	name  string
+	arr   arrow.Array
+	dict  *array.Dictionary
+	words []uint32 // dictionary entry -> its words' bits
+	known []bool   // dictionary entry -> words set
+}
+
+// evalFullText is Eval's full-text test. The dictionary-encoded columns
+// are read first: a record their words settle skips the verbatim object.
 func (c *compiled) evalFullText(ev *evaluator, out, mask []bool) {
-	cols := make([]arrow.Array, len(FullTextColumns))
-	for k, name := range FullTextColumns {
-		cols[k] = ev.column(name)
+	var cols []textColumn
+	for _, name := range FullTextColumns {
+		tc := textColumn{name: name, arr: ev.column(name)}
+		if d, ok := tc.arr.(*array.Dictionary); ok && name != ColVerbatim {
+			n := d.Dictionary().Len()
+			tc.dict, tc.words, tc.known = d, make([]uint32, n), make([]bool, n)
+		}
+		cols = append(cols, tc)
 	}
+	slices.SortStableFunc(cols, func(a, b textColumn) int {
+		return cmp.Compare(boolInt(a.dict == nil), boolInt(b.dict == nil))
+	})
 	m := c.newTextMatcher()
 	for i := range out {
 		// mask may be out itself (an and evaluates in place): read it first
@@ -334,17 +355,47 @@ func (c *compiled) evalFullText(ev *evaluator, out, mask []bool) {
 	}
 }
 
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // row reports whether row i of the full-text columns holds the words.
-func (m *textMatcher) row(cols []arrow.Array, i int) bool {
+func (m *textMatcher) row(cols []textColumn, i int) bool {
 	m.found = 0
-	for k, a := range cols {
-		if s, ok := stringAt(a, i); ok {
-			if m.value(FullTextColumns[k], s); m.decided() {
-				break
+	for k := range cols {
+		tc := &cols[k]
+		if tc.arr.IsNull(i) {
+			continue
+		}
+		if tc.dict != nil {
+			e := tc.dict.GetValueIndex(i)
+			if !tc.known[e] {
+				s, _ := stringAt(tc.dict.Dictionary(), e)
+				tc.words[e], tc.known[e] = m.wordsOf(tc.name, s), true
 			}
+			m.found |= tc.words[e]
+		} else if s, ok := stringAt(tc.arr, i); ok {
+			m.value(tc.name, s)
+		}
+		if m.decided() {
+			break
 		}
 	}
 	return m.matches()
+}
+
+// wordsOf returns the bits of every word v (a value of column col, not
+// the verbatim object) holds, whatever the record has shown so far.
+func (m *textMatcher) wordsOf(col, v string) uint32 {
+	saved := m.found
+	m.found = 0
+	m.value(col, v)
+	got := m.found
+	m.found = saved
+	return got
 }
 
 // stringAt returns row i of a string column (plain or dictionary-encoded).

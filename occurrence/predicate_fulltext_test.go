@@ -2,6 +2,7 @@ package occurrence
 
 import (
 	"errors"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -94,6 +95,47 @@ func TestFullTextMatches(t *testing.T) {
 		for _, and := range []*Predicate{{Type: TypeAnd, Predicates: []*Predicate{named, p}}, {Type: TypeAnd, Predicates: []*Predicate{p, named}}} {
 			if got := matchingRows(t, and, batch); !slices.Equal(got, want) {
 				t.Errorf("%s: rows %v, want %v", and, got, want)
+			}
+		}
+	}
+}
+
+// TestFullTextDictionaryColumns: with the name columns dictionary-encoded
+// (as Parquet scans give them), where Eval keeps each entry's words, Eval
+// agrees with itself on plain columns and with MatchRow, for at-least and
+// exactly-k predicates, over records whose words come from names, places
+// and verbatim values alike.
+func TestFullTextDictionaryColumns(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	pick := func(vs ...string) string { return vs[rng.IntN(len(vs))] }
+	rows := make([]row, 400)
+	for i := range rows {
+		rows[i] = row{ColScientificName: pick("Puma concolor", "Quercus robur L.", "Puma", ""), ColFamily: pick("Felidae", "Fagaceae"),
+			"level1Name": pick("Midtjylland", "Skåne", "Texas"), ColVerbatim: pick(`{"habitat":"oak forest"}`, `{"locality":"near Texas"}`, `{}`, `{"x":"puma robur"}`)}
+		if rows[i][ColScientificName] == "" {
+			delete(rows[i], ColScientificName)
+		}
+	}
+	cols := append(allColumns(), FullTextColumns...)
+	slices.Sort(cols)
+	cols = slices.Compact(cols)
+	plain := buildBatch(t, cols, rows)
+	defer plain.Release()
+	dict := dictEncoded(t, plain, ColScientificName, ColFamily, "level1Name")
+	defer dict.Release()
+	words := FullTextWords("puma robur texas forest")
+	for k := 1; k <= len(words); k++ {
+		for _, exact := range []bool{false, true} {
+			p, err := FullText(words, k)
+			if exact {
+				p, err = FullTextExactly(words, k)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := matchingRows(t, p, plain)
+			if b := matchingRows(t, p, dict); !slices.Equal(a, b) || len(a) == 0 && k < 3 {
+				t.Fatalf("%s: plain columns match %d rows, dictionary ones %d", p, len(a), len(b))
 			}
 		}
 	}
