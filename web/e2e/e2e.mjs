@@ -347,6 +347,7 @@ try {
     await page.waitForSelector('#download-fulltext', { state: 'visible' });
     assert(await page.isDisabled('#download-button'), 'Download is on for a search by words');
     await page.waitForFunction(() => document.querySelector('#match-size').textContent === '');
+    await shot(page, 'words');
     await field.fill('');
     await page.waitForSelector('#download-fulltext', { state: 'hidden' });
     assert(!(await page.isDisabled('#download-button')), 'Download stays off once the words are gone');
