@@ -42,7 +42,7 @@ type Request struct {
 	FacetMultiselect bool
 	// Words are the distinct words of q, GBIF's full-text search
 	// (occurrence.FullText): Predicate holds the records with any of
-	// them, and the page lists those with more of them first.
+	// them, and the page lists those holding more of them first.
 	Words []string
 
 	// params are the search parameters the predicate was parsed from,

@@ -228,8 +228,9 @@ func (s *Service) page(ctx context.Context, snap occurrence.Snapshot, r Request,
 // rankedPage reads the page of a full-text search with several words:
 // the records holding all of them in table order, then those holding one
 // fewer, and so on (r.tiers), each tier counted (and cached) as a
-// predicate of its own. GBIF orders by Elasticsearch's relevance score;
-// this is its first criterion, how many of the words a record holds.
+// predicate of its own. GBIF orders by Elasticsearch's relevance score,
+// which rises with each word a record holds and also weighs rare words
+// and name fields; this counts the words only.
 func (s *Service) rankedPage(ctx context.Context, snap occurrence.Snapshot, r Request) ([]json.RawMessage, error) {
 	var out []json.RawMessage
 	offset, left := int64(r.Offset), int64(r.Limit)
