@@ -14,6 +14,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/tidwall/gjson"
+
+	"github.com/biodiversity-downloads/downloader/internal/asciifold"
 )
 
 // Full-text search is GBIF's occurrence search parameter q: GBIF matches
@@ -100,7 +102,7 @@ func fullText(words []string, minWords, maxWords int) (*Predicate, error) {
 	}
 	c := &compiled{op: TypeFullText, words: words, minWords: minWords, maxWords: maxWords, asciiWord: make([]bool, len(words))}
 	for i, w := range words {
-		c.asciiWord[i] = isASCII(w)
+		c.asciiWord[i] = asciifold.IsASCII(w)
 	}
 	p.c.Store(c)
 	return p, nil
@@ -280,15 +282,6 @@ func indexFrom(h string, c byte, from, last int) int {
 		return -1
 	}
 	return from + j
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
 }
 
 // equalFoldASCII reports whether ASCII a lower-cased is the lower-case b.

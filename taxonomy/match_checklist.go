@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/biodiversity-downloads/downloader/internal/asciifold"
 )
 
 // The matcher follows GBIF's backbone matcher (checklistbank's
@@ -376,7 +378,7 @@ func (c *Checklist) findFuzzyHeads(first string, exact, budget int) []int {
 			low[k] = lowerASCII(low[k])
 		}
 		var d int
-		if n == len(word) && isASCII(first) {
+		if n == len(word) && asciifold.IsASCII(first) {
 			d = osa(low[:n], []byte(first), budget)
 		} else {
 			d = editDistance(strings.ToLower(string(word)), first, budget)

@@ -2,7 +2,6 @@ package taxonomy
 
 import (
 	"strings"
-	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
 
@@ -13,7 +12,7 @@ import (
 // ASCII letters (é -> e, ø -> o, æ -> ae) and drops combining marks; other
 // characters are kept.
 func FoldASCII(s string) string {
-	if isASCII(s) {
+	if asciifold.IsASCII(s) {
 		return s
 	}
 	return norm.NFC.String(asciifold.Fold(s, norm.NFD))
@@ -21,19 +20,10 @@ func FoldASCII(s string) string {
 
 // decomposeLigatures spells out æ and œ as GBIF's canonical names do.
 func decomposeLigatures(s string) string {
-	if isASCII(s) || !strings.ContainsAny(s, "æÆœŒ") {
+	if asciifold.IsASCII(s) || !strings.ContainsAny(s, "æÆœŒ") {
 		return s
 	}
 	return strings.NewReplacer("æ", "ae", "Æ", "Ae", "œ", "oe", "Œ", "Oe").Replace(s)
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
 }
 
 // NormalizeName is the key names are looked up by: a canonical name folded

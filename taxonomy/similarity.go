@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/biodiversity-downloads/downloader/internal/asciifold"
 )
 
 // authorReplacer separates authors by commas and reduces transliterated
@@ -20,7 +22,7 @@ func editDistance(a, b string, max int) int {
 	if a == b {
 		return 0
 	}
-	if isASCII(a) && isASCII(b) {
+	if asciifold.IsASCII(a) && asciifold.IsASCII(b) {
 		return osa([]byte(a), []byte(b), max)
 	}
 	return osa([]rune(a), []rune(b), max)

@@ -27,7 +27,7 @@ var letters = map[rune]string{
 // other characters are kept, and invalid UTF-8 becomes U+FFFD. ASCII text
 // is returned as it is.
 func Fold(s string, form norm.Form) string {
-	if isASCII(s) {
+	if IsASCII(s) {
 		return s
 	}
 	if !utf8.ValidString(s) {
@@ -53,7 +53,8 @@ func Fold(s string, form norm.Form) string {
 	return b.String()
 }
 
-func isASCII(s string) bool {
+// IsASCII reports whether s has only ASCII bytes.
+func IsASCII(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] >= utf8.RuneSelf {
 			return false
