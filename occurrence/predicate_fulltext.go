@@ -1,8 +1,6 @@
 package occurrence
 
 import (
-	"bytes"
-	"cmp"
 	"fmt"
 	"math/bits"
 	"slices"
@@ -209,7 +207,7 @@ func (m *textMatcher) value(col, v string) {
 // v is lower-cased when it holds one. Other words are looked for in v
 // lower-cased.
 func (m *textMatcher) mayHold(v string) bool {
-	lowered := false
+	lower, lowered := "", false
 	toASCII := strings.Contains(v, "\u212a") || strings.Contains(v, "\u0130")
 	for i, w := range m.c.words {
 		if m.found&(1<<i) != 0 {
@@ -222,9 +220,9 @@ func (m *textMatcher) mayHold(v string) bool {
 			continue
 		}
 		if !lowered {
-			m.lower, lowered = append(m.lower[:0], strings.ToLower(v)...), true
+			lower, lowered = foldInto(v, &m.lower), true
 		}
-		if bytes.Contains(m.lower, []byte(w)) {
+		if strings.Contains(lower, w) {
 			return true
 		}
 	}
@@ -318,25 +316,27 @@ type textColumn struct {
 	name  string
 	arr   arrow.Array
 	dict  *array.Dictionary
-	words []uint32 // dictionary entry -> its words' bits
-	known []bool   // dictionary entry -> words set
+	words []uint32 // dictionary entry -> its words' bits, with wordsKnown once set
 }
+
+// wordsKnown marks a dictionary entry's words as found (bits above
+// MaxFullTextWords' are never a word's).
+const wordsKnown = 1 << 31
 
 // evalFullText is Eval's full-text test. The dictionary-encoded columns
 // are read first: a record their words settle skips the verbatim object.
 func (c *compiled) evalFullText(ev *evaluator, out, mask []bool) {
-	var cols []textColumn
+	var cols, plain []textColumn
 	for _, name := range FullTextColumns {
 		tc := textColumn{name: name, arr: ev.column(name)}
 		if d, ok := tc.arr.(*array.Dictionary); ok && name != ColVerbatim {
-			n := d.Dictionary().Len()
-			tc.dict, tc.words, tc.known = d, make([]uint32, n), make([]bool, n)
+			tc.dict, tc.words = d, make([]uint32, d.Dictionary().Len())
+			cols = append(cols, tc)
+		} else {
+			plain = append(plain, tc)
 		}
-		cols = append(cols, tc)
 	}
-	slices.SortStableFunc(cols, func(a, b textColumn) int {
-		return cmp.Compare(boolInt(a.dict == nil), boolInt(b.dict == nil))
-	})
+	cols = append(cols, plain...)
 	m := c.newTextMatcher()
 	for i := range out {
 		// mask may be out itself (an and evaluates in place): read it first
@@ -346,13 +346,6 @@ func (c *compiled) evalFullText(ev *evaluator, out, mask []bool) {
 		}
 		out[i] = m.row(cols, i)
 	}
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // row reports whether row i of the full-text columns holds the words.
@@ -365,11 +358,11 @@ func (m *textMatcher) row(cols []textColumn, i int) bool {
 		}
 		if tc.dict != nil {
 			e := tc.dict.GetValueIndex(i)
-			if !tc.known[e] {
+			if tc.words[e] == 0 {
 				s, _ := stringAt(tc.dict.Dictionary(), e)
-				tc.words[e], tc.known[e] = m.wordsOf(tc.name, s), true
+				tc.words[e] = m.wordsOf(tc.name, s) | wordsKnown
 			}
-			m.found |= tc.words[e]
+			m.found |= tc.words[e] &^ wordsKnown
 		} else if s, ok := stringAt(tc.arr, i); ok {
 			m.value(tc.name, s)
 		}
