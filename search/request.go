@@ -169,7 +169,10 @@ func (r *Request) fullText(base *occurrence.Predicate, words []string) error {
 	}
 	r.Words, r.text = words, text
 	r.Predicate = both(base, r.text)
-	for k := len(words); k >= 1 && len(words) > 1; k-- {
+	if len(words) == 1 {
+		return nil // one group: the page is the plain windowed read
+	}
+	for k := len(words); k >= 1; k-- {
 		tier, err := occurrence.FullTextExactly(words, k)
 		if err != nil {
 			return fmt.Errorf("%w: %w", ErrInvalidRequest, err)

@@ -142,7 +142,7 @@ func (s *Service) Search(ctx context.Context, r Request) (*Response, error) {
 		}
 	}()
 	var results []json.RawMessage
-	if len(r.tiers) > 1 {
+	if r.tiers != nil {
 		results, err = s.rankedPage(ctx, snap, r)
 	} else {
 		results, err = s.page(ctx, snap, r, counts)
