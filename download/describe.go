@@ -9,6 +9,7 @@ import (
 
 	"github.com/biodiversity-downloads/downloader/dwca"
 	"github.com/biodiversity-downloads/downloader/occurrence"
+	"github.com/biodiversity-downloads/downloader/sqlquery"
 )
 
 // A format's description lists the columns its files have, in the shape of
@@ -52,9 +53,13 @@ type DescribedDWCA struct {
 const multiDelimiter = ";"
 
 // LookupDescribed returns the format a describe path names: GBIF's
-// camel-case names (simpleCsv, speciesList, simpleParquet, dwca) or any
-// spelling of a registered name, ignoring case and '_'.
+// camel-case names (simpleCsv, speciesList, simpleParquet, dwca, and sql
+// for SQL downloads) or any spelling of a registered name, ignoring case
+// and '_'.
 func LookupDescribed(name string) (Format, error) {
+	if name == "sql" {
+		return FormatSQLTSVZip, nil
+	}
 	squash := func(s string) string { return strings.ToLower(strings.ReplaceAll(s, "_", "")) }
 	for _, f := range registry {
 		if squash(string(f.Name)) == squash(name) {
@@ -81,8 +86,33 @@ func Describe(f Format) (any, error) {
 		return describeSpeciesList()
 	case FormatSimpleParquet:
 		return describeParquet()
+	case FormatSQLTSVZip:
+		return describeSQL()
 	}
 	return nil, fmt.Errorf("%w: %s has no description", ErrFormat, f)
+}
+
+// describeSQL describes the table a SQL download's query reads, as GBIF's
+// /describe/sql does: each column by its lower-case name, its type in
+// Hive's names (a timestamp is a TIMESTAMP here, not text), its term.
+func describeSQL() (DescribedTable, error) {
+	cols := sqlquery.TableColumns()
+	t := DescribedTable{Fields: make([]DescribedField, 0, len(cols))}
+	for _, info := range cols {
+		c, _, ok := occurrence.ColumnByName(info.Column)
+		if !ok {
+			return DescribedTable{}, fmt.Errorf("download: describe: no column %s", info.Column)
+		}
+		typ, _, delim, err := textType(c.Kind)
+		if err != nil {
+			return DescribedTable{}, err
+		}
+		if c.Kind == occurrence.KindTimestamp {
+			typ = "TIMESTAMP"
+		}
+		t.Fields = append(t.Fields, DescribedField{Name: info.Name, Type: typ, Delimiter: delim, Term: c.Term, Nullable: !required(c.Term)})
+	}
+	return t, nil
 }
 
 // required are the columns GBIF describes as never empty.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/biodiversity-downloads/downloader/internal/pzip"
 	"github.com/biodiversity-downloads/downloader/occurrence"
+	"github.com/biodiversity-downloads/downloader/sqlquery"
 )
 
 // ExportSpec says what a download contains.
@@ -46,6 +47,10 @@ type ExportSpec struct {
 	// VerbatimExtensions are the extension row types whose source rows a
 	// DWCA carries (GBIF's request field; verbatim/<name>.txt files).
 	VerbatimExtensions []string
+	// SQL is a SQL_TSV_ZIP download's query (GBIF's SqlDownloadRequest);
+	// the scan's predicate is then the part of its WHERE clause a
+	// predicate can say, and Predicate must be nil.
+	SQL string
 }
 
 // Portal names the service in a download's citation and metadata, where
@@ -80,6 +85,11 @@ type ExportOptions struct {
 	Portal Portal
 	// Logger receives warnings; nil discards.
 	Logger *slog.Logger
+	// SQL bounds the query text of a SQL_TSV_ZIP download; SQLMemory is
+	// the bytes its groups or sorted rows may hold (0: the default of
+	// sqlquery.DefaultMemory).
+	SQL       sqlquery.Options
+	SQLMemory int64
 }
 
 // ExportResult describes a finished download.
@@ -135,6 +145,7 @@ type Export struct {
 	cols    []string
 	closed  bool
 	created time.Time
+	query   *sqlquery.Query // SQL_TSV_ZIP
 }
 
 // NewExport starts a download archive of spec.Format written to w. It does
@@ -158,6 +169,10 @@ func NewExport(ctx context.Context, w io.Writer, spec ExportSpec, opts ExportOpt
 	if len(spec.VerbatimExtensions) > 0 && name != FormatDWCA {
 		return nil, fmt.Errorf("%w: verbatim extensions come in a %s, not %s", ErrFormat, FormatDWCA, name)
 	}
+	query, err := sqlOf(&spec, name, opts.SQL)
+	if err != nil {
+		return nil, err
+	}
 	if spec.Key == "" {
 		spec.Key = "occurrence"
 	}
@@ -168,7 +183,7 @@ func NewExport(ctx context.Context, w io.Writer, spec ExportSpec, opts ExportOpt
 	if created.IsZero() {
 		created = time.Now().UTC()
 	}
-	x := &Export{spec: spec, format: f, opts: opts, out: &hashWriter{w: w, h: sha256.New()}, created: created}
+	x := &Export{spec: spec, format: f, opts: opts, out: &hashWriter{w: w, h: sha256.New()}, created: created, query: query}
 	zw, err := pzip.NewWriter(x.out, opts.Zip)
 	if err != nil {
 		return nil, err
@@ -185,6 +200,32 @@ func NewExport(ctx context.Context, w io.Writer, spec ExportSpec, opts ExportOpt
 	x.cols = withAccounting(x.fw.columns())
 	x.acct.init()
 	return x, nil
+}
+
+// rowSelector is a format that keeps some of the scan's rows (SQL's
+// WHERE): the download's datasets and licence count only those.
+type rowSelector interface {
+	selectRows(b *batch) (kept []bool, err error)
+}
+
+// sqlOf parses a SQL_TSV_ZIP spec's query and makes its pushed-down
+// conditions the spec's predicate; other formats take no query.
+func sqlOf(spec *ExportSpec, f Format, opts sqlquery.Options) (*sqlquery.Query, error) {
+	if f != FormatSQLTSVZip {
+		if spec.SQL != "" {
+			return nil, fmt.Errorf("%w: a SQL query makes a %s download, not %s", ErrFormat, FormatSQLTSVZip, f)
+		}
+		return nil, nil
+	}
+	if spec.SQL == "" || spec.Predicate != nil || spec.Fields != nil {
+		return nil, fmt.Errorf("%w: a %s download takes a SQL query, and no predicate or fields", ErrFormat, FormatSQLTSVZip)
+	}
+	q, err := sqlquery.Parse(spec.SQL, opts)
+	if err != nil {
+		return nil, err
+	}
+	spec.Predicate = q.Predicate()
+	return q, nil
 }
 
 // checkKey rejects a key that cannot name a zip entry.
@@ -215,7 +256,15 @@ func (x *Export) Write(ctx context.Context, rec arrow.RecordBatch) error {
 		return err
 	}
 	b := newBatch(rec)
-	x.acct.add(b)
+	if s, ok := x.fw.(rowSelector); ok {
+		kept, err := s.selectRows(b)
+		if err != nil {
+			return err
+		}
+		x.acct.addKept(b, kept)
+	} else {
+		x.acct.add(b)
+	}
 	return x.fw.write(b)
 }
 
@@ -244,6 +293,9 @@ func (x *Export) Close(ctx context.Context) (ExportResult, error) {
 		return ExportResult{}, err
 	}
 	res.Format = x.spec.Format
+	if r, ok := x.fw.(interface{ resultRows() int64 }); ok {
+		res.Records = r.resultRows()
+	}
 	if d, ok := x.fw.(*dwcaWriter); ok {
 		res.DroppedVerbatimTerms = d.droppedTerms()
 		res.Citations, res.DOIs = d.cites, d.dois // made for citations.txt

@@ -66,7 +66,7 @@ func TestExportFailsWhenCatalogLookupFails(t *testing.T) {
 				continue // only DWCA carries the datasets' EML
 			}
 			var buf bytes.Buffer
-			x, err := NewExport(ctx, &buf, ExportSpec{Format: f}, ExportOptions{Catalog: c.c, TempDir: t.TempDir()})
+			x, err := NewExport(ctx, &buf, specOf(f), ExportOptions{Catalog: c.c, TempDir: t.TempDir()})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -140,7 +140,7 @@ func TestCitationPartsFromTheCatalog(t *testing.T) {
 			if f == FormatDWCA {
 				want = 3 // the dataset/ folder's copies
 			}
-			_, res := export(t, ExportSpec{Format: f}, emlCounter{c.cat, &reads})
+			_, res := export(t, specOf(f), emlCounter{c.cat, &reads})
 			if reads != want {
 				t.Errorf("%s, %s: %d EML reads, want %d", f, c.name, reads, want)
 			}

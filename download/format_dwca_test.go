@@ -167,7 +167,7 @@ func TestDWCAEmpty(t *testing.T) {
 	for _, info := range Formats() {
 		f := info.Name
 		var buf strings.Builder
-		x, err := NewExport(t.Context(), &buf, ExportSpec{Format: f}, ExportOptions{TempDir: t.TempDir()})
+		x, err := NewExport(t.Context(), &buf, specOf(f), ExportOptions{TempDir: t.TempDir()})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -280,3 +280,12 @@ func column(t testing.TB, rows [][]string, name string) int {
 	t.Fatalf("no column %s in %v", name, rows[0])
 	return -1
 }
+
+// specOf is the plainest spec of format f: every record, the format's
+// own columns; a SQL download selects every record's gbifID.
+func specOf(f Format) ExportSpec {
+	if f == FormatSQLTSVZip {
+		return ExportSpec{Format: f, SQL: "SELECT gbifid FROM occurrence"}
+	}
+	return ExportSpec{Format: f}
+}

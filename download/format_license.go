@@ -96,24 +96,28 @@ func (a *accounting) add(b *batch) {
 		// same dataset and licence at once.
 		j := sameRun(keys, i, b.n)
 		j = sameRun(lics, i, j)
-		k := str(keys, i)
-		if a.last == nil || k != a.lastKey {
-			d := a.datasets[k]
-			if d == nil {
-				d = &datasetAcct{}
-				a.datasets[strings.Clone(k)] = d
-			}
-			a.lastKey, a.last = strings.Clone(k), d
-		}
-		d := a.last
-		d.records += int64(j - i)
-		rank := rankLicence(str(lics, i))
-		if rank == licUnknown {
-			d.unknown = true
-		}
-		d.maxLic = max(d.maxLic, rank)
+		a.account(str(keys, i), str(lics, i), int64(j-i))
 		i = j
 	}
+}
+
+// account adds n records of dataset k with licence lic.
+func (a *accounting) account(k, lic string, n int64) {
+	if a.last == nil || k != a.lastKey {
+		d := a.datasets[k]
+		if d == nil {
+			d = &datasetAcct{}
+			a.datasets[strings.Clone(k)] = d
+		}
+		a.lastKey, a.last = strings.Clone(k), d
+	}
+	d := a.last
+	d.records += n
+	rank := rankLicence(lic)
+	if rank == licUnknown {
+		d.unknown = true
+	}
+	d.maxLic = max(d.maxLic, rank)
 }
 
 // sameRun returns the end of the run of rows from i (before end) that hold
@@ -138,6 +142,17 @@ func sameRun(a arrow.Array, i, end int) int {
 }
 
 // datasetKeys returns the datasets in key order.
+// addKept accounts the rows of b that kept marks.
+func (a *accounting) addKept(b *batch, kept []bool) {
+	keys, lics := b.col(occurrence.ColDatasetKey), b.col(occurrence.ColLicense)
+	for i, k := range kept {
+		if k {
+			a.records++
+			a.account(str(keys, i), str(lics, i), 1)
+		}
+	}
+}
+
 func (a *accounting) datasetKeys() []string {
 	keys := make([]string, 0, len(a.datasets))
 	for k := range a.datasets {

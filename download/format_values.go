@@ -19,10 +19,11 @@ import (
 type batch struct {
 	n      int
 	byName map[string]arrow.Array
+	rec    arrow.RecordBatch
 }
 
 func newBatch(rec arrow.RecordBatch) *batch {
-	b := &batch{n: int(rec.NumRows()), byName: make(map[string]arrow.Array, rec.NumCols())}
+	b := &batch{n: int(rec.NumRows()), byName: make(map[string]arrow.Array, rec.NumCols()), rec: rec}
 	for i, f := range rec.Schema().Fields() {
 		a := rec.Column(i)
 		if d, ok := a.(*array.Dictionary); ok {

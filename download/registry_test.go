@@ -9,7 +9,7 @@ import (
 // The registry lists each format once, in GBIF's order, with everything
 // the API, the CLI and the estimates read.
 func TestRegistry(t *testing.T) {
-	if got, want := FormatNames(), []string{"DWCA", "SIMPLE_CSV", "SPECIES_LIST", "SIMPLE_PARQUET"}; !slices.Equal(got, want) {
+	if got, want := FormatNames(), []string{"DWCA", "SIMPLE_CSV", "SPECIES_LIST", "SIMPLE_PARQUET", "SQL_TSV_ZIP"}; !slices.Equal(got, want) {
 		t.Fatalf("FormatNames() = %v, want %v", got, want)
 	}
 	for _, f := range Formats() {
@@ -31,7 +31,7 @@ func TestRegistry(t *testing.T) {
 	if f, err := ParseFormat("simple_csv"); err != nil || f != FormatSimpleCSV {
 		t.Errorf("ParseFormat(simple_csv) = %q, %v", f, err)
 	}
-	if _, err := ParseFormat("AVRO"); !errors.Is(err, ErrFormat) || err.Error() != `download: bad download format: "AVRO" (want one of DWCA, SIMPLE_CSV, SPECIES_LIST, SIMPLE_PARQUET)` {
+	if _, err := ParseFormat("AVRO"); !errors.Is(err, ErrFormat) || err.Error() != `download: bad download format: "AVRO" (want one of DWCA, SIMPLE_CSV, SPECIES_LIST, SIMPLE_PARQUET, SQL_TSV_ZIP)` {
 		t.Errorf("ParseFormat(AVRO) = %v", err)
 	}
 	// Formats returns a copy: a caller cannot change the registry.

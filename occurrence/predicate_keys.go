@@ -310,3 +310,26 @@ func LicenseName(v string) (string, bool) {
 	}
 	return "", false
 }
+
+// ComparableKey returns the search key that reads column col alone and
+// compares it as a value (a number, a boolean, a code or text), so that
+// a condition "col = v", "col < v" or "col IN (...)" can be said as a
+// predicate of that key that keeps every row the condition keeps (text
+// keys compare without case, so they may keep more). Keys over list
+// columns, several columns or date intervals are not offered.
+func ComparableKey(col string) (string, bool) {
+	var found string
+	for _, name := range SearchKeys() {
+		s := keySpecs[name]
+		if len(s.cols) != 1 || s.cols[0] != col || s.concepts != nil {
+			continue
+		}
+		switch s.kind {
+		case vInt, vFloat, vBool, vExact, vText:
+			if found == "" {
+				found = name
+			}
+		}
+	}
+	return found, found != ""
+}

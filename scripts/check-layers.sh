@@ -13,7 +13,7 @@ floor() {
 	internal/testenv) echo -1 ;;
 	internal/* | migrations | occurrence/hbase/hrpc/pb | abcd/internal/abcdgen) echo 0 ;;
 	occurrence | occurrence/hbase/hrpc) echo 1 ;;
-	occurrence/parquet | occurrence/hbase | occurrence/occurrencetest | dwca) echo 2 ;;
+	occurrence/parquet | occurrence/hbase | occurrence/occurrencetest | dwca | sqlquery) echo 2 ;;
 	abcd | download | taxonomy | search) echo 3 ;;
 	ingest | jobs | species) echo 4 ;;
 	jobs/storage/* | jobs/tableexport | jobs/faultinject | web) echo 5 ;;

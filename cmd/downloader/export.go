@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"runtime/pprof"
@@ -16,6 +18,7 @@ import (
 	"github.com/biodiversity-downloads/downloader/internal/atomicfile"
 	"github.com/biodiversity-downloads/downloader/internal/pzip"
 	"github.com/biodiversity-downloads/downloader/occurrence"
+	"github.com/biodiversity-downloads/downloader/sqlquery"
 )
 
 func init() {
@@ -25,10 +28,10 @@ func init() {
 // exportConfig is the export command's flags.
 type exportConfig struct {
 	table, query, predicate, format, fields, out, key, tmp, progress, cpuprofile string
-	extensions, checklistKey                                                     string
+	extensions, checklistKey, sql, sqlFile                                       string
 	portal                                                                       download.Portal
 	limits                                                                       occurrence.Limits
-	workers, zipWorkers, level, chunkKiB                                         int
+	workers, zipWorkers, level, chunkKiB, sqlMemoryMiB                           int
 }
 
 func parseExportFlags(args []string, env *Env) (exportConfig, error) {
@@ -38,6 +41,9 @@ func parseExportFlags(args []string, env *Env) (exportConfig, error) {
 	fs.StringVar(&c.query, "query", "", "portal query string, e.g. 'country=DK&year=2000,2010'")
 	fs.StringVar(&c.predicate, "predicate", "", "file with GBIF predicate JSON ('-' for stdin)")
 	fs.StringVar(&c.format, "format", string(download.FormatDWCA), "download format: "+formatHelp())
+	fs.StringVar(&c.sql, "sql", "", "a SQL query over the table occurrence, as GBIF's SQL downloads take (format SQL_TSV_ZIP; docs/sql.md)")
+	fs.StringVar(&c.sqlFile, "sql-file", "", "file with the SQL query ('-' for stdin)")
+	fs.IntVar(&c.sqlMemoryMiB, "sql-memory", sqlquery.DefaultMemory>>20, "MiB a SQL query's groups or sorted rows may hold")
 	fs.StringVar(&c.fields, "fields", "", "columns of the formats that take a choice (see --format), comma separated: interpreted columns or verbatim terms")
 	fs.StringVar(&c.extensions, "verbatim-extensions", "", "DWCA: extensions whose source rows to add as verbatim/<name>.txt, comma separated row types or GBIF names (MEASUREMENT_OR_FACT)")
 	fs.StringVar(&c.checklistKey, "checklist-key", "", "taxonomy asked for (GBIF's checklistKey); the table's own answers and the metadata says so")
@@ -62,6 +68,19 @@ func parseExportFlags(args []string, env *Env) (exportConfig, error) {
 	if c.out == "" {
 		return c, errors.New("no output: give -o FILE or -o - for stdout")
 	}
+	if c.sql != "" || c.sqlFile != "" {
+		if c.sql != "" && c.sqlFile != "" {
+			return c, errors.New("give the query with --sql or --sql-file, not both")
+		}
+		if c.query != "" || c.predicate != "" {
+			return c, errors.New("a SQL query has its own WHERE clause: give --sql without --query or --predicate")
+		}
+		set := false
+		fs.Visit(func(f *flag.Flag) { set = set || f.Name == "format" })
+		if !set {
+			c.format = string(download.FormatSQLTSVZip)
+		}
+	}
 	switch c.progress {
 	case "auto", "always", "never":
 	default:
@@ -82,6 +101,11 @@ func runExport(ctx context.Context, args []string, env *Env) error {
 	pred, err := loadPredicate(c.query, c.predicate, c.limits, env)
 	if err != nil {
 		return err
+	}
+	if c.sqlFile != "" {
+		if c.sql, err = readSQL(c.sqlFile, env); err != nil {
+			return err
+		}
 	}
 	t, err := openTable(ctx, c.table, env.Logger)
 	if err != nil {
@@ -114,8 +138,12 @@ func runExport(ctx context.Context, args []string, env *Env) error {
 	if err := sink.commit(); err != nil {
 		return err
 	}
-	fmt.Fprintf(env.Stderr, "exported %d records from %d datasets as %s to %s: %d bytes in %.2fs, licence %s, sha256 %s\n",
-		res.Records, len(res.Datasets), res.Format, c.out, res.Bytes, time.Since(start).Seconds(), licenceName(res), res.SHA256)
+	what := "records"
+	if res.Format == download.FormatSQLTSVZip {
+		what = "result rows"
+	}
+	fmt.Fprintf(env.Stderr, "exported %d %s from %d datasets as %s to %s: %d bytes in %.2fs, licence %s, sha256 %s\n",
+		res.Records, what, len(res.Datasets), res.Format, c.out, res.Bytes, time.Since(start).Seconds(), licenceName(res), res.SHA256)
 	return nil
 }
 
@@ -123,9 +151,10 @@ func runExport(ctx context.Context, args []string, env *Env) error {
 func exportTo(ctx context.Context, sink *sink, t occurrence.Backend, snap occurrence.Snapshot, c exportConfig, format download.Format,
 	pred *occurrence.Predicate, env *Env) (download.ExportResult, error) {
 	x, err := download.NewExport(ctx, sink.w, download.ExportSpec{Format: format, Key: c.key, Fields: splitList(c.fields), Predicate: pred,
-		Snapshot: snap.ID, VerbatimExtensions: splitList(c.extensions), ChecklistKey: c.checklistKey},
+		Snapshot: snap.ID, VerbatimExtensions: splitList(c.extensions), ChecklistKey: c.checklistKey, SQL: c.sql},
 		download.ExportOptions{Zip: pzip.Options{Workers: c.zipWorkers, Level: c.level, ChunkSize: c.chunkKiB << 10},
-			Catalog: t, TempDir: c.tmp, Logger: env.Logger, Portal: c.portal})
+			Catalog: t, TempDir: c.tmp, Logger: env.Logger, Portal: c.portal,
+			SQL: sqlquery.Options{Limits: c.limits}, SQLMemory: int64(c.sqlMemoryMiB) << 20})
 	if err != nil {
 		return download.ExportResult{}, err
 	}
@@ -133,6 +162,25 @@ func exportTo(ctx context.Context, sink *sink, t occurrence.Backend, snap occurr
 	res, _, err := x.WriteScan(ctx, t, snap, occurrence.ScanOptions{Workers: c.workers}, bar.progress)
 	bar.done()
 	return res, err
+}
+
+// readSQL reads a query from a file or, for "-", standard input, at most
+// sqlquery.DefaultMaxBytes and one byte more (Parse then says it is too long).
+func readSQL(path string, env *Env) (string, error) {
+	var r io.Reader = env.Stdin
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return "", err
+		}
+		defer f.Close()
+		r = f
+	}
+	b, err := io.ReadAll(io.LimitReader(r, sqlquery.DefaultMaxBytes+1))
+	if err != nil {
+		return "", fmt.Errorf("--sql-file %s: %w", path, err)
+	}
+	return string(b), nil
 }
 
 // splitList splits a comma-separated flag value (nil when empty).
