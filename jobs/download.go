@@ -125,6 +125,10 @@ type Request struct {
 	// requests have no such property (this service's extension, which the
 	// portal page's column choice sends).
 	Fields []string `json:"fields,omitempty"`
+	// SQL is a SQL download's query (GBIF's SqlDownloadRequest, format
+	// SQL_TSV_ZIP; rgbif's occ_download_sql); such a request has no
+	// predicate.
+	SQL string `json:"sql,omitempty"`
 	// Source is where the request came from (GBIF's Download.source: the
 	// client's source parameter, else rgbif, pygbif or python from the
 	// User-Agent, else the User-Agent); the API sets it. It is the

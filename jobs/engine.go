@@ -46,6 +46,8 @@ type ExportRequest struct {
 	VerbatimExtensions []string
 	// Fields are the chosen columns (Request.Fields); nil: the format's.
 	Fields []string
+	// SQL is a SQL_TSV_ZIP download's query (Request.SQL).
+	SQL string
 	// DOI is the download's DOI name, when it has one; Link its page.
 	DOI, Link string
 	// Portal names the service in citations and metadata.

@@ -147,9 +147,13 @@ func openingWords(l *mailLocale, name string) string {
 func (s *Service) queryWords(l *mailLocale, r row) (string, bool) {
 	var q string
 	var err error
-	if s.engine != nil {
+	switch {
+	case r.Request.SQL != "":
+		// A SQL download's filter is its query, given as written.
+		q = strings.Join(strings.Fields(r.Request.SQL), " ")
+	case s.engine != nil:
 		q, err = s.engine.DescribePredicate(r.Request.Predicate)
-	} else {
+	default:
 		err = ErrEngineUnavailable
 	}
 	switch {

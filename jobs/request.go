@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/biodiversity-downloads/downloader/download"
+	"github.com/biodiversity-downloads/downloader/sqlquery"
 )
 
 // Property names GBIF's download request deserializer accepts, aliases
@@ -20,7 +21,7 @@ var (
 		"notification_addresses", "notification_address"}
 	sendNotificationAliases = []string{"sendNotification", "send_notification"}
 	knownProperties         = append(append([]string{"predicate", "creator", "format", "type",
-		"verbatimExtensions", "interpretedExtensions", "description", "machineDescription", "created", "checklistKey", "fields"},
+		"verbatimExtensions", "interpretedExtensions", "description", "machineDescription", "created", "checklistKey", "fields", "sql"},
 		notificationAliases...), sendNotificationAliases...)
 )
 
@@ -42,10 +43,6 @@ func DecodeRequest(body []byte) (Request, error) {
 		// GBIF's DownloadRequestSerde reads {} (and null) as no request,
 		// refused with 400: an empty body must not export every record.
 		return Request{}, fmt.Errorf("%w: request body is empty (want at least a predicate and a format)", ErrInvalidRequest)
-	}
-	if _, ok := fields["sql"]; ok {
-		// pygbif's download_sql, rgbif's occ_download_sql.
-		return Request{}, fmt.Errorf("%w: SQL downloads are not served here: send a predicate download (\"predicate\" and \"format\")", ErrInvalidRequest)
 	}
 	for name := range fields {
 		if !slices.Contains(knownProperties, name) {
@@ -88,6 +85,14 @@ func DecodeRequest(body []byte) (Request, error) {
 	}
 	if err := decodeField(fields, "fields", &r.Fields); err != nil {
 		return Request{}, err
+	}
+	if err := decodeField(fields, "sql", &r.SQL); err != nil {
+		return Request{}, err
+	}
+	if _, ok := fields["format"]; !ok && r.SQL != "" {
+		// GBIF reads a request with "sql" as a SqlDownloadRequest, whose
+		// one format is SQL_TSV_ZIP.
+		r.Format = string(download.FormatSQLTSVZip)
 	}
 	if md, ok := fields["machineDescription"]; ok && string(md) != "null" {
 		r.MachineDescription = md
@@ -197,6 +202,9 @@ func (r *Request) validate() error {
 	if err := r.validateExtensions(); err != nil {
 		return err
 	}
+	if err := r.validateSQL(); err != nil {
+		return err
+	}
 	if len(r.Fields) > 0 {
 		if err := download.CheckFields(download.Format(r.Format), r.Fields); err != nil {
 			return fmt.Errorf("%w: fields: %v", ErrInvalidRequest, err)
@@ -217,6 +225,32 @@ func (r *Request) validate() error {
 	r.NotificationAddresses = addrs
 	if utf8.RuneCountInString(r.Description) > 10_000 {
 		return fmt.Errorf("%w: description longer than 10000 characters", ErrInvalidRequest)
+	}
+	return nil
+}
+
+// validateSQL checks a SQL download's query as GBIF's SqlValidation does
+// before a download is made: one SELECT over occurrence that parses and
+// names what the table has (the run checks it again, within the
+// configured limits). A SQL download takes no predicate and no fields; a
+// query makes no other format.
+func (r *Request) validateSQL() error {
+	isSQL := r.Format == string(download.FormatSQLTSVZip)
+	hasPredicate := len(bytes.TrimSpace(r.Predicate)) > 0 && string(bytes.TrimSpace(r.Predicate)) != "null"
+	switch {
+	case !isSQL && r.SQL != "":
+		return fmt.Errorf("%w: sql: a SQL query makes a %s download, not %s", ErrInvalidRequest, download.FormatSQLTSVZip, r.Format)
+	case !isSQL:
+		return nil
+	case strings.TrimSpace(r.SQL) == "":
+		return fmt.Errorf("%w: a %s download needs its query in \"sql\"", ErrInvalidRequest, download.FormatSQLTSVZip)
+	case hasPredicate:
+		return fmt.Errorf("%w: a SQL download takes its filter from the query's WHERE clause, not a predicate", ErrInvalidRequest)
+	case len(r.Fields) > 0:
+		return fmt.Errorf("%w: a SQL download's columns are its query's SELECT list, not fields", ErrInvalidRequest)
+	}
+	if _, err := sqlquery.Parse(r.SQL, sqlquery.Options{}); err != nil {
+		return fmt.Errorf("%w: sql: %v", ErrInvalidRequest, err)
 	}
 	return nil
 }

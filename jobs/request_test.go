@@ -94,25 +94,52 @@ func TestDecodeRequestLikeJackson(t *testing.T) {
 	}
 }
 
+// rgbif's occ_download_sql sends GBIF's SqlDownloadRequest: the query in
+// "sql", format SQL_TSV_ZIP (the format a request with "sql" has when it
+// names none).
+func TestDecodeSQLRequest(t *testing.T) {
+	for _, body := range []string{
+		`{"sendNotification":true,"notificationAddresses":["a@example.org"],"format":"SQL_TSV_ZIP","sql":"SELECT datasetKey, countryCode, COUNT(*) FROM occurrence WHERE continent = 'EUROPE' GROUP BY datasetKey, countryCode"}`,
+		`{"sql":"SELECT datasetKey, countryCode, COUNT(*) FROM occurrence WHERE continent = 'EUROPE' GROUP BY datasetKey, countryCode"}`,
+	} {
+		r, err := DecodeRequest([]byte(body))
+		if err != nil {
+			t.Fatalf("%s: %v", body, err)
+		}
+		if r.Format != "SQL_TSV_ZIP" || !strings.HasPrefix(r.SQL, "SELECT datasetKey") || len(r.Predicate) != 0 {
+			t.Errorf("%s: decoded %+v", body, r)
+		}
+		b, err := json.Marshal(r)
+		if err != nil || !strings.Contains(string(b), `"sql":"SELECT datasetKey`) || strings.Contains(string(b), `"predicate"`) {
+			t.Errorf("recorded as %s (%v): want the query and no predicate", b, err)
+		}
+	}
+}
+
 func TestDecodeRequestRejects(t *testing.T) {
 	for body, want := range map[string]string{
-		`{"predicate":null,"foo":1}`:                                     "unknown JSON property 'foo'",
-		`{"sql":"SELECT gbifid FROM occurrence","format":"SQL_TSV_ZIP"}`: "SQL downloads are not served",
-		`{"format":"XLS"}`:                                               `"XLS"`,
-		`{"type":"EVENT"}`:                                               `"EVENT"`,
-		`{"verbatimExtensions":["x"]}`:                                   "verbatimExtensions",
-		`{"checklistKey":7}`:                                             "checklistKey",
-		`{"interpretedExtensions":["x"]}`:                                "interpretedExtensions",
-		`{"notificationAddresses":"a@example.org"}`:                      "notificationAddresses",
-		`{"notification_address":["nobody"]}`:                            `"nobody"`,
-		`{"sendNotification":"yes"}`:                                     "sendNotification",
-		`{"sendNotification":[true]}`:                                    "sendNotification",
-		`{} {}`:                                                          "after the JSON object",
-		`nope`:                                                           "not a JSON object",
-		`{"description":"` + strings.Repeat("x", 10_001) + `"}`:          "description",
-		`{"description":"` + strings.Repeat("é", 10_001) + `"}`:          "longer than 10000 characters",
-		"{\"format\":\"DWCA\",\"description\":\"caf\xe9\"}":              "property 'description' is not valid UTF-8 (byte 35 of the body)",
-		"{\"creator\":\"\xffx\"}":                                        "property 'creator' is not valid UTF-8 (byte 12 of the body)",
+		`{"predicate":null,"foo":1}`:                                                                     "unknown JSON property 'foo'",
+		`{"sql":"SELECT * FROM occurrence","format":"SQL_TSV_ZIP"}`:                                      "SELECT * is not supported",
+		`{"sql":"SELECT gbifid FROM occurrence","format":"DWCA"}`:                                        "a SQL query makes a SQL_TSV_ZIP download, not DWCA",
+		`{"format":"SQL_TSV_ZIP"}`:                                                                       `needs its query in "sql"`,
+		`{"sql":"SELECT gbifid FROM occurrence","predicate":{"type":"equals","key":"YEAR","value":"1"}}`: "not a predicate",
+		`{"sql":"SELECT gbifid FROM occurrence","fields":["year"]}`:                                      "not fields",
+		`{"sql":"SELECT gbifid FROM occurrence WHERE"}`:                                                  "at line 1 column 35",
+		`{"format":"XLS"}`:                          `"XLS"`,
+		`{"type":"EVENT"}`:                          `"EVENT"`,
+		`{"verbatimExtensions":["x"]}`:              "verbatimExtensions",
+		`{"checklistKey":7}`:                        "checklistKey",
+		`{"interpretedExtensions":["x"]}`:           "interpretedExtensions",
+		`{"notificationAddresses":"a@example.org"}`: "notificationAddresses",
+		`{"notification_address":["nobody"]}`:       `"nobody"`,
+		`{"sendNotification":"yes"}`:                "sendNotification",
+		`{"sendNotification":[true]}`:               "sendNotification",
+		`{} {}`:                                     "after the JSON object",
+		`nope`:                                      "not a JSON object",
+		`{"description":"` + strings.Repeat("x", 10_001) + `"}`: "description",
+		`{"description":"` + strings.Repeat("é", 10_001) + `"}`: "longer than 10000 characters",
+		"{\"format\":\"DWCA\",\"description\":\"caf\xe9\"}":     "property 'description' is not valid UTF-8 (byte 35 of the body)",
+		"{\"creator\":\"\xffx\"}":                               "property 'creator' is not valid UTF-8 (byte 12 of the body)",
 	} {
 		_, err := DecodeRequest([]byte(body))
 		if err == nil || !strings.Contains(err.Error(), want) {

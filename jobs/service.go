@@ -330,6 +330,9 @@ func dedupeHash(req Request, snapshot string) string {
 		// Chosen columns (none hashes as before they could be chosen).
 		fmt.Fprintf(h, "\x00fields:%s", strings.Join(req.Fields, "\x01"))
 	}
+	if req.SQL != "" {
+		fmt.Fprintf(h, "\x00sql:%s", req.SQL)
+	}
 	return hex.EncodeToString(h.Sum(nil))
 }
 

@@ -113,6 +113,7 @@ type limitsConfig struct {
 	Heartbeat       duration `yaml:"heartbeat" flag:"heartbeat"`
 	Poll            duration `yaml:"poll" flag:"poll"`
 	PinTTL          duration `yaml:"pin_ttl" flag:"pin-ttl"`
+	SQLMemory       byteSize `yaml:"sql_memory" flag:"sql-memory"`
 	// Counts bounds the search routes' record counts per caller class.
 	Counts countsConfig `yaml:"counts"`
 	// Predicate bounds a predicate's cost before any scan (docs/limits.md).

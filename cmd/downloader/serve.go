@@ -25,6 +25,7 @@ import (
 	"github.com/biodiversity-downloads/downloader/occurrence/parquet"
 	"github.com/biodiversity-downloads/downloader/search"
 	"github.com/biodiversity-downloads/downloader/species"
+	"github.com/biodiversity-downloads/downloader/sqlquery"
 	"github.com/biodiversity-downloads/downloader/web"
 )
 
@@ -62,8 +63,9 @@ type serveFlags struct {
 // exportFlags say what exports read: the table (--export-table, else
 // --table) and how long their snapshot pins outlive a dead worker.
 type exportFlags struct {
-	table  string
-	pinTTL time.Duration
+	table     string
+	pinTTL    time.Duration
+	sqlMemory int64
 }
 
 func parseServeFlags(args []string, env *Env) (serveFlags, error) {
@@ -133,6 +135,7 @@ func serveFlagSet(f *serveFlags, env *Env) *flag.FlagSet {
 	fs.StringVar(&f.exports.table, "export-table", "", "embedded table exports read instead of --table (counts still read --table): "+
 		"the snapshot `downloader rollover --table hbase://... --snapshot-dir DIR` writes")
 	fs.DurationVar(&f.exports.pinTTL, "pin-ttl", 2*time.Minute, "how long a dead worker's pin keeps an export's snapshot from being retired")
+	fs.Int64Var(&f.exports.sqlMemory, "sql-memory", sqlquery.DefaultMemory, "bytes a SQL download's groups or sorted rows may hold")
 	fs.StringVar(&f.storage, "storage", "archives", "archive storage: a directory or s3://bucket/prefix?endpoint=URL&region=R "+
 		"(credentials from $AWS_ACCESS_KEY_ID and $AWS_SECRET_ACCESS_KEY)")
 	registerMailFlags(fs, &f.mail)
@@ -217,7 +220,8 @@ func runServe(ctx context.Context, args []string, env *Env) error {
 		return err
 	}
 	defer db.Close()
-	engine, table, closeTable, err := openEngine(ctx, f.table, f.exports.table, tableexport.Config{Limits: f.limits, PinTTL: f.exports.pinTTL}, env)
+	engine, table, closeTable, err := openEngine(ctx, f.table, f.exports.table, tableexport.Config{Limits: f.limits, PinTTL: f.exports.pinTTL,
+		SQLMemory: f.exports.sqlMemory}, env)
 	if err != nil {
 		return err
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/biodiversity-downloads/downloader/download"
 	"github.com/biodiversity-downloads/downloader/jobs"
 	"github.com/biodiversity-downloads/downloader/occurrence"
+	"github.com/biodiversity-downloads/downloader/sqlquery"
 )
 
 // Config tunes the engine.
@@ -31,6 +32,9 @@ type Config struct {
 	// every PinTTL/3 while the export runs, so a worker that dies leaves a
 	// pin that expires within PinTTL.
 	PinTTL time.Duration
+	// SQLMemory is the bytes a SQL download's groups or sorted rows may
+	// hold; 0 means sqlquery.DefaultMemory.
+	SQLMemory int64
 }
 
 // Table is what the engine reads: the occurrence table's scans, its
@@ -179,8 +183,9 @@ func (e *Engine) Export(ctx context.Context, req jobs.ExportRequest, w io.Writer
 	defer release()
 	x, err := download.NewExport(ctx, w, download.ExportSpec{Format: format, Key: req.Key, Predicate: p,
 		Snapshot: snap.ID, Created: req.Created, DOI: req.DOI, Link: req.Link, ChecklistKey: req.ChecklistKey,
-		VerbatimExtensions: req.VerbatimExtensions, Fields: req.Fields},
-		download.ExportOptions{Catalog: e.exports, TempDir: e.cfg.TempDir, Logger: e.logger, Portal: req.Portal})
+		VerbatimExtensions: req.VerbatimExtensions, Fields: req.Fields, SQL: req.SQL},
+		download.ExportOptions{Catalog: e.exports, TempDir: e.cfg.TempDir, Logger: e.logger, Portal: req.Portal,
+			SQL: sqlquery.Options{Limits: e.cfg.Limits}, SQLMemory: e.cfg.SQLMemory})
 	if err != nil {
 		return jobs.ExportResult{}, &jobs.PermanentError{Err: err}
 	}
