@@ -61,7 +61,13 @@ func DecodeRequest(body []byte) (Request, error) {
 		if err := decodeField(fields, name, &addrs); err != nil {
 			return Request{}, err
 		}
-		r.NotificationAddresses = append(r.NotificationAddresses, addrs...)
+		for _, a := range addrs {
+			// pygbif's download_sql sends [null] when given no address
+			// (it does not read GBIF_EMAIL): no address, as GBIF reads it.
+			if a != "" {
+				r.NotificationAddresses = append(r.NotificationAddresses, a)
+			}
+		}
 	}
 	for _, name := range sendNotificationAliases {
 		b, err := decodeJacksonBool(fields, name)
