@@ -1,0 +1,161 @@
+package main
+
+import (
+	"archive/zip"
+	"encoding/json"
+	"io"
+	"math"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/biodiversity-downloads/downloader/dwca"
+	"github.com/biodiversity-downloads/downloader/internal/readers"
+)
+
+// sqlAgreement holds queries both dialects read alike. ordered marks a
+// query whose ORDER BY is total, so the rows' order is compared too.
+var sqlAgreement = []struct {
+	sql     string
+	ordered bool
+}{
+	{`SELECT countryCode, basisOfRecord, COUNT(*) AS n, COUNT(DISTINCT speciesKey) AS species, MIN("year"), MAX("year"), SUM(individualCount), AVG(decimalLatitude)
+		FROM occurrence GROUP BY countryCode, basisOfRecord`, false},
+	{`SELECT gbifID, scientificName, "year" FROM occurrence WHERE "year" BETWEEN 1990 AND 2010 AND scientificName LIKE 'Cornell%' ORDER BY gbifID`, true},
+	{`SELECT gbifID FROM occurrence WHERE countryCode IS NULL OR NOT (basisOfRecord IN ('PRESERVED_SPECIMEN', 'FOSSIL_SPECIMEN')) ORDER BY gbifID DESC LIMIT 25`, true},
+	{`SELECT FLOOR("year" / 10) * 10 AS decade, COUNT(*) AS n FROM occurrence GROUP BY FLOOR("year" / 10) * 10 HAVING COUNT(*) > 2`, false},
+	{`SELECT DISTINCT kingdom, phylum FROM occurrence`, false},
+	{`SELECT LOWER(genus) AS g, UPPER(countryCode), LENGTH(scientificName), SUBSTRING(scientificName, 2, 5), COALESCE(stateProvince, 'none')
+		FROM occurrence WHERE gbifID % 7 = 0`, false},
+	{`SELECT ROUND(decimalLatitude, 1) AS lat, ROUND(decimalLongitude, 1) AS lon, COUNT(*) FROM occurrence WHERE hasCoordinate GROUP BY 1, 2`, false},
+	{`SELECT CASE WHEN "year" < 2000 THEN 'old' WHEN "year" >= 2000 THEN 'new' ELSE 'undated' END AS age, COUNT(*) FROM occurrence GROUP BY 1`, false},
+	{`SELECT COUNT(*), COUNT("month"), COUNT(DISTINCT datasetKey), MIN(scientificName), MAX(eventDate) FROM occurrence`, false},
+	{`SELECT gbifID, decimalLatitude * 2 + 1, "month" / 4, "year" - "month", typeStatus FROM occurrence WHERE scientificName < 'M' AND "month" <> 6`, false},
+	{`SELECT datasetKey, license, COUNT(*) FROM occurrence WHERE locality LIKE '%a%' GROUP BY datasetKey, license ORDER BY 3 DESC, 1`, true},
+	{`SELECT gbifID, hasCoordinate, hasGeospatialIssues FROM occurrence WHERE NOT hasCoordinate OR gbifID < 20`, false},
+	{`SELECT family, COUNT(*) AS n FROM occurrence WHERE family IS NOT NULL GROUP BY family ORDER BY n DESC, family LIMIT 5 OFFSET 1`, true},
+	{`SELECT countryCode || '-' || basisOfRecord AS k, COUNT(*) FROM occurrence GROUP BY countryCode || '-' || basisOfRecord`, false},
+}
+
+// duckSQL runs queries with DuckDB over the table's Parquet files (a view
+// named occurrence) and prints each result as JSON rows.
+const duckSQL = `
+import sys, json, duckdb
+con = duckdb.connect()
+con.execute("SET threads=2")
+con.execute("CREATE VIEW occurrence AS SELECT * FROM read_parquet('%s', union_by_name=true)" % sys.argv[1].replace("'", "''"))
+out = []
+for q in json.loads(sys.argv[2]):
+    rows = con.execute(q).fetchall()
+    out.append([[None if v is None else (str(v).lower() if isinstance(v, bool) else (v if isinstance(v, (int, float)) else str(v))) for v in r] for r in rows])
+print(json.dumps(out))
+`
+
+// TestSQLAgreesWithDuckDB runs SQL downloads of the bundled samples and
+// the same queries in DuckDB over the table's own Parquet files: every
+// result must hold the same rows (numbers within 1e-9, text as the TSV
+// cleans it), in the same order where the query orders them totally.
+func TestSQLAgreesWithDuckDB(t *testing.T) {
+	readers.RequirePython(t, "duckdb")
+	table := t.TempDir()
+	samples, _ := filepath.Glob("samples/*.zip")
+	xml, _ := filepath.Glob("samples/*.xml")
+	runCmd(t, append([]string{"ingest", "--table", table}, append(samples, xml...)...)...)
+	var queries []string
+	for _, q := range sqlAgreement {
+		queries = append(queries, q.sql)
+	}
+	qj, _ := json.Marshal(queries)
+	var duck [][][]any
+	out := readers.Python(t, 2*time.Minute, duckSQL, filepath.Join(table, "data", "**", "*.parquet"), string(qj))
+	if err := json.Unmarshal([]byte(out), &duck); err != nil {
+		t.Fatalf("duckdb printed %.300s: %v", out, err)
+	}
+	for i, q := range sqlAgreement {
+		path := filepath.Join(t.TempDir(), "sql.zip")
+		runCmd(t, "export", "--table", table, "--sql", q.sql, "-o", path)
+		ours := sqlResult(t, path)
+		theirs := make([][]string, len(duck[i]))
+		for j, row := range duck[i] {
+			for _, v := range row {
+				theirs[j] = append(theirs[j], duckCell(v))
+			}
+		}
+		if len(ours) == 0 || len(ours)-1 != len(theirs) {
+			t.Errorf("query %d: %d rows, DuckDB %d\n%s", i, len(ours)-1, len(theirs), q.sql)
+			continue
+		}
+		if len(theirs) == 0 {
+			t.Errorf("query %d returns no rows: it tests nothing\n%s", i, q.sql)
+		}
+		got, want := ours[1:], theirs
+		if !q.ordered {
+			sortRows(got)
+			sortRows(want)
+		}
+		for j := range got {
+			if !sameRow(got[j], want[j]) {
+				t.Errorf("query %d row %d: ours %q, DuckDB %q\n%s", i, j, got[j], want[j], q.sql)
+				break
+			}
+		}
+	}
+}
+
+// sqlResult reads the one TSV entry of a SQL download.
+func sqlResult(t *testing.T, path string) [][]string {
+	t.Helper()
+	zr, err := zip.OpenReader(path)
+	if err != nil || len(zr.File) != 1 {
+		t.Fatalf("%s: %v", path, err)
+	}
+	defer zr.Close()
+	rc, _ := zr.File[0].Open()
+	b, _ := io.ReadAll(rc)
+	var rows [][]string
+	for _, line := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
+		rows = append(rows, strings.Split(line, "\t"))
+	}
+	return rows
+}
+
+// duckCell is a DuckDB value as the TSV writes it: NULL empty, text
+// cleaned, integers without a fraction.
+func duckCell(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case float64:
+		if x == math.Trunc(x) && math.Abs(x) < 1e15 {
+			return strconv.FormatInt(int64(x), 10)
+		}
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	case string:
+		return dwca.CleanValue(x)
+	}
+	return ""
+}
+
+func sameRow(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] == b[i] {
+			continue
+		}
+		x, err1 := strconv.ParseFloat(a[i], 64)
+		y, err2 := strconv.ParseFloat(b[i], 64)
+		if err1 != nil || err2 != nil || math.Abs(x-y) > 1e-9*math.Max(1, math.Abs(y)) {
+			return false
+		}
+	}
+	return true
+}
+
+func sortRows(rows [][]string) {
+	slices.SortFunc(rows, func(a, b []string) int { return strings.Compare(strings.Join(a, "\t"), strings.Join(b, "\t")) })
+}
