@@ -33,7 +33,13 @@ type compiler struct {
 	// outputs lets a name read an output column by its alias (HAVING,
 	// ORDER BY).
 	outputs bool
+	nodes   int // expressions compiled, against MaxNodes
 }
+
+// MaxNodes bounds the expressions of a query (operators, names, literals,
+// calls): each is evaluated for every row, so their number is the query's
+// cost per row, bounded before the scan starts as a predicate's is.
+const MaxNodes = 5000
 
 // columnsByLower maps a column's lower-case name to its name: SQL names
 // are case-insensitive, as GBIF's table's (Hive's) are. The nested JSON
@@ -113,6 +119,9 @@ func (c *compiler) column(n *ast.ColumnName) (expr, error) {
 
 // expr compiles one expression for mode m.
 func (c *compiler) expr(n ast.ExprNode, m mode) (expr, error) {
+	if c.nodes++; c.nodes > MaxNodes {
+		return nil, invalid("", "the query has more than %d expressions (operators, names, values and calls)", MaxNodes)
+	}
 	if m == modeGroup && !c.inAgg {
 		text := c.canonical(n)
 		for i, g := range c.groupTexts {

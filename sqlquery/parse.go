@@ -89,11 +89,9 @@ func Parse(sql string, opts Options) (*Query, error) {
 	if strings.TrimSpace(sql) == "" {
 		return nil, invalid("", "the query is empty (want SELECT ... FROM occurrence)")
 	}
-	p := parser.New()
-	p.SetSQLMode(mysql.ModeANSI | mysql.ModeANSIQuotes | mysql.ModePipesAsConcat)
-	stmts, _, err := p.Parse(sql, "", "")
+	stmts, err := statements(sql)
 	if err != nil {
-		return nil, parseError(err)
+		return nil, err
 	}
 	if len(stmts) != 1 {
 		return nil, invalid("", "%d statements: send one SELECT", len(stmts))
@@ -108,6 +106,28 @@ func Parse(sql string, opts Options) (*Query, error) {
 	}
 	c.q.push = pushdown(sel.Where, c.qualifiers, opts.Limits)
 	return c.q, nil
+}
+
+// statements parses sql. The parser's literal decoding panics on some
+// input (a decimal literal of more digits than it holds): that is an
+// invalid query, not a crash.
+func statements(sql string) (stmts []ast.StmtNode, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			msg := fmt.Sprint(r)
+			if len(msg) > 120 {
+				msg = msg[:117] + "..."
+			}
+			stmts, err = nil, &Error{Reason: "the SQL parser cannot read this query (a number too long?): " + msg}
+		}
+	}()
+	p := parser.New()
+	p.SetSQLMode(mysql.ModeANSI | mysql.ModeANSIQuotes | mysql.ModePipesAsConcat)
+	stmts, _, err = p.Parse(sql, "", "")
+	if err != nil {
+		return nil, parseError(err)
+	}
+	return stmts, nil
 }
 
 // parseError turns the parser's message into an Error with its place.

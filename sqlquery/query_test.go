@@ -130,6 +130,7 @@ func TestInvalidSQL(t *testing.T) {
 		`SELECT GBIF_Within('POLYGON((0 0, 1 0, 1 1, 0 0))', 1, 2) FROM occurrence`: `takes the record's decimalLatitude`,
 		`SELECT gbifid, ROW_NUMBER() OVER (ORDER BY gbifid) FROM occurrence`:        `window functions`,
 		``: `the query is empty`,
+		`SELECT ` + strings.Repeat("gbifid + ", MaxNodes) + `1 FROM occurrence`: `more than 5000 expressions`,
 	}
 	for sql, want := range cases {
 		_, err := Parse(sql, Options{})
