@@ -2,7 +2,9 @@ package sqlquery
 
 import (
 	"fmt"
+	"math"
 	"slices"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -24,20 +26,20 @@ type Run struct {
 
 	sorted []sortRow // ordered, ungrouped
 
-	groups map[string]*group
-	order  []*group
-	key    []byte
-	tmp    []byte
+	// Groups are numbered in the order they are met: group g's keys are
+	// keys[g*len(q.keys):], its accumulators accs[g*len(q.aggs):]. Flat
+	// slices, not an object per group, keep the collector's work small.
+	index   map[string]int32
+	ngroups int
+	keys    []Value
+	accs    []acc
+	key     []byte
+	tmp     []byte
 }
 
 type sortRow struct {
 	out  []Value
 	keys []Value
-}
-
-type group struct {
-	keys []Value
-	accs []acc
 }
 
 // NewRun starts a run that holds at most memory bytes of groups or sorted
@@ -50,7 +52,7 @@ func (q *Query) NewRun(memory int64) *Run {
 	r.c.read = make([]func(int) Value, len(q.cols))
 	r.c.out = make([]Value, len(q.outs))
 	if q.grouped {
-		r.groups = map[string]*group{}
+		r.index = map[string]int32{}
 	}
 	return r
 }
@@ -187,7 +189,7 @@ func (r *Run) charge(n int64) error {
 	if r.used > r.budget {
 		what := "sorted rows"
 		if r.q.grouped {
-			what = fmt.Sprintf("groups (%d so far)", len(r.order))
+			what = fmt.Sprintf("groups (%d so far)", r.ngroups)
 		}
 		return &Error{Err: ErrTooLarge, Reason: fmt.Sprintf("the query's %s need more than the %d MiB a download may hold in memory: group by fewer or coarser columns, narrow the WHERE clause, or add a LIMIT",
 			what, r.budget>>20)}
@@ -258,23 +260,29 @@ func (r *Run) addToGroup() error {
 	for _, e := range q.keys {
 		r.key = appendKey(r.key, e.eval(&r.c))
 	}
-	g, ok := r.groups[string(r.key)]
+	g, ok := r.index[string(r.key)]
 	if !ok {
-		g = &group{keys: make([]Value, len(q.keys)), accs: make([]acc, len(q.aggs))}
-		size := int64(len(r.key)) + 96 + int64(len(q.aggs))*64
-		for j, e := range q.keys {
-			g.keys[j] = e.eval(&r.c).owned()
-			size += g.keys[j].size()
+		if r.ngroups == math.MaxInt32 {
+			return r.charge(r.budget + 1)
 		}
-		r.groups[string(r.key)] = g
-		r.order = append(r.order, g)
+		g = int32(r.ngroups)
+		r.ngroups++
+		size := int64(len(r.key)) + 64 + int64(len(q.aggs))*int64(unsafe.Sizeof(acc{}))
+		for _, e := range q.keys {
+			v := e.eval(&r.c).owned()
+			r.keys = append(r.keys, v)
+			size += v.size()
+		}
+		r.accs = append(r.accs, make([]acc, len(q.aggs))...)
+		r.index[string(r.key)] = g
 		if err := r.charge(size); err != nil {
 			return err
 		}
 	}
+	accs := r.accs[int(g)*len(q.aggs):]
 	for j, s := range q.aggs {
 		var grew int64
-		r.tmp, grew = g.accs[j].add(s, &r.c, r.tmp)
+		r.tmp, grew = accs[j].add(s, &r.c, r.tmp)
 		if grew != 0 {
 			if err := r.charge(grew); err != nil {
 				return err
@@ -288,11 +296,35 @@ func (r *Run) addToGroup() error {
 // order, after OFFSET and within LIMIT.
 func (r *Run) Finish(emit func([]Value) error) error {
 	q := r.q
-	if q.grouped {
-		if err := r.finishGroups(); err != nil {
+	switch {
+	case q.grouped && len(q.order) == 0:
+		// Groups in the order they were met, straight out.
+		skipped := int64(0)
+		return r.eachGroup(func(out []Value) (bool, error) {
+			if skipped < q.offset {
+				skipped++
+				return true, nil
+			}
+			if q.limit >= 0 && r.rows >= q.limit {
+				return false, nil
+			}
+			r.rows++
+			return true, emit(out)
+		})
+	case q.grouped:
+		err := r.eachGroup(func(out []Value) (bool, error) {
+			row := sortRow{out: slices.Clone(out), keys: make([]Value, len(q.order))}
+			r.c.out = row.out
+			for j, o := range q.order {
+				row.keys[j] = o.e.eval(&r.c)
+			}
+			r.sorted = append(r.sorted, row)
+			return true, nil
+		})
+		if err != nil {
 			return err
 		}
-	} else if len(q.order) == 0 {
+	case len(q.order) == 0:
 		return nil
 	}
 	r.sortRows()
@@ -312,38 +344,38 @@ func (r *Run) Finish(emit func([]Value) error) error {
 	return nil
 }
 
-// finishGroups turns the groups into result rows (HAVING applied) in
-// r.sorted; an aggregate query without GROUP BY has one row even when
-// no row passed WHERE.
-func (r *Run) finishGroups() error {
+// eachGroup computes each group's output row (HAVING applied) and hands
+// it to f, which must not keep it, until f says stop; an aggregate query
+// without GROUP BY has one row even when no row passed WHERE.
+func (r *Run) eachGroup(f func(out []Value) (bool, error)) error {
 	q := r.q
-	if len(r.order) == 0 && len(q.keys) == 0 {
-		r.order = append(r.order, &group{accs: make([]acc, len(q.aggs))})
+	if r.ngroups == 0 && len(q.keys) == 0 {
+		r.ngroups, r.accs = 1, make([]acc, len(q.aggs))
 	}
-	r.c.aggs = make([]Value, len(q.aggs))
-	r.sorted = make([]sortRow, 0, len(r.order))
-	for gi, g := range r.order {
-		r.c.keys = g.keys
+	r.index = nil
+	nk, na := len(q.keys), len(q.aggs)
+	r.c.aggs = make([]Value, na)
+	out := make([]Value, len(q.outs))
+	for g := range r.ngroups {
+		r.c.keys = r.keys[g*nk : (g+1)*nk]
+		accs := r.accs[g*na : (g+1)*na]
 		for j, s := range q.aggs {
-			r.c.aggs[j] = g.accs[j].result(s)
+			r.c.aggs[j] = accs[j].result(s)
+			accs[j] = acc{} // its distinct set can go
 		}
-		row := sortRow{out: make([]Value, len(q.outs)), keys: make([]Value, len(q.order))}
-		r.c.out = row.out
+		r.c.out = out
 		for j, e := range q.outs {
-			row.out[j] = e.eval(&r.c)
+			out[j] = e.eval(&r.c)
 		}
 		if q.having != nil {
 			if t, ok := q.having.eval(&r.c).truth(); !ok || !t {
-				r.order[gi] = nil
 				continue
 			}
 		}
-		for j, o := range q.order {
-			row.keys[j] = o.e.eval(&r.c)
+		if more, err := f(out); err != nil || !more {
+			return err
 		}
-		r.sorted = append(r.sorted, row)
-		r.order[gi] = nil // its accumulators can go
 	}
-	r.groups, r.order = nil, nil
+	r.keys, r.accs = nil, nil
 	return nil
 }

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# SQL downloads (SQL_TSV_ZIP) against DuckDB, side by side in one run, on
+# the generated table of wide records (bench/gen; the table and its
+# one-file Parquet copy are shared with bench/export-wide.sh). Each query is
+# one an SQL download user runs (rgbif's SQL vignette, GBIF's occurrence
+# cubes): a species cube, counts by dataset and country, a degree grid of
+# distinct species, a time series, and a selection of rows. Ours is a whole
+# `downloader export --sql` process writing the zip; DuckDB (2 threads)
+# runs the same query over the one Parquet file and writes a gzipped TSV.
+# Both must return the same number of rows, or the script fails. Runs
+# alternate RUNS times (default 3); the fastest wall of each is reported,
+# with its CPU and the highest peak RSS.
+#
+# Usage: bench/sql.sh [RECORDS...]   (default: 1000000)
+# Env: BENCH_DIR (default /tmp/downloader-bench); needs python3 with duckdb
+# (scripts/ci/export-readers.sh).
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+work="${BENCH_DIR:-/tmp/downloader-bench}"
+mkdir -p "$work/bin"
+sizes=("$@")
+runs="${RUNS:-3}"
+((${#sizes[@]})) || sizes=(1000000)
+(cd "$root" && go build -o "$work/bin/downloader" ./cmd/downloader && go build -o "$work/bin/gen" ./bench/gen)
+dl="$work/bin/downloader"
+python3 -c 'import duckdb' || { echo "bench/sql.sh: python3 duckdb missing (scripts/ci/export-readers.sh)" >&2; exit 1; }
+. "$root/bench/lib.sh"
+
+names=(cube datasets grid series rows)
+queries=(
+	'SELECT speciesKey, countryCode, "year", COUNT(*) AS n FROM occurrence WHERE hasCoordinate AND speciesKey IS NOT NULL GROUP BY speciesKey, countryCode, "year"'
+	'SELECT datasetKey, countryCode, COUNT(*) AS n FROM occurrence GROUP BY datasetKey, countryCode'
+	'SELECT FLOOR(decimalLatitude) AS lat, FLOOR(decimalLongitude) AS lon, COUNT(DISTINCT speciesKey) AS species, COUNT(*) AS n FROM occurrence WHERE hasCoordinate GROUP BY FLOOR(decimalLatitude), FLOOR(decimalLongitude)'
+	'SELECT "year", basisOfRecord, COUNT(DISTINCT speciesKey) AS species FROM occurrence GROUP BY basisOfRecord, "year"'
+	'SELECT gbifID, scientificName, decimalLatitude, decimalLongitude, eventDate, recordedBy FROM occurrence WHERE "year" >= 2000 AND basisOfRecord = '"'"'HUMAN_OBSERVATION'"'"''
+)
+
+echo "| records | query | result rows | ours wall s | DuckDB wall s | DuckDB/ours | ours CPU s | DuckDB CPU s | ours RSS MB | DuckDB RSS MB |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
+for n in "${sizes[@]}"; do
+	table="$work/wide$n"
+	if [[ ! -f "$table/.bench-done" ]]; then
+		rm -rf "$table"
+		"$work/bin/gen" -table "$table" -records "$n" >&2
+		touch "$table/.bench-done"
+	fi
+	one="$table.one.parquet"
+	if [[ ! -f "$one" ]]; then
+		python3 -c 'import duckdb,sys; duckdb.sql("SET threads = 2; COPY (SELECT * FROM read_parquet(%r, union_by_name=true)) TO %r (FORMAT parquet)" % (sys.argv[1], sys.argv[2]))' \
+			"$table/data/*/*/*.parquet" "$one"
+	fi
+	for i in "${!queries[@]}"; do
+		q=${queries[$i]} zip="$work/sql.zip" gz="$work/duck.tsv.gz"
+		printf "SET threads = 2;\nCREATE VIEW occurrence AS SELECT * FROM read_parquet('%s');\nCOPY (%s) TO '%s' (FORMAT csv, DELIMITER '\\t', QUOTE '', ESCAPE '', HEADER, COMPRESSION gzip);\n" \
+			"$one" "$q" "$gz" >"$work/duck.sql"
+		ow="" dw="" orss=0 drss=0
+		for _ in $(seq "$runs"); do
+			rm -f "$zip" "$gz"
+			read -r _ w c r < <(timed ours "$dl" export --table "$table" --sql "$q" --progress never -o "$zip")
+			if [[ -z "$ow" ]] || awk -v a="$w" -v b="$ow" 'BEGIN { exit !(a < b) }'; then ow=$w oc=$c; fi
+			((r > orss)) && orss=$r
+			read -r _ w c r < <(timed duckdb python3 -c 'import duckdb,sys; duckdb.sql(open(sys.argv[1]).read())' "$work/duck.sql")
+			if [[ -z "$dw" ]] || awk -v a="$w" -v b="$dw" 'BEGIN { exit !(a < b) }'; then dw=$w dc=$c; fi
+			((r > drss)) && drss=$r
+		done
+		rows=$(($(unzip -p "$zip" | wc -l) - 1))
+		duckrows=$(python3 -c 'import gzip,sys; print(sum(1 for _ in gzip.open(sys.argv[1], "rb")) - 1)' "$gz")
+		[[ "$rows" == "$duckrows" ]] || { echo "bench/sql.sh: ${names[$i]}: ours $rows rows, DuckDB $duckrows" >&2; exit 1; }
+		awk -v n="$n" -v q="${names[$i]}" -v m="$rows" -v ow="$ow" -v dw="$dw" -v oc="$oc" -v dc="$dc" -v orss="$orss" -v drss="$drss" 'BEGIN {
+			printf "| %d | %s | %d | %.2f | %.2f | %.2fx | %.2f | %.2f | %d | %d |\n", n, q, m, ow, dw, dw / ow, oc, dc, orss, drss }'
+	done
+done
