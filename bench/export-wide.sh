@@ -62,16 +62,8 @@ echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 split=()
 for n in "${sizes[@]}"; do
 	table="$work/wide$n"
-	if [[ ! -f "$table/.bench-done" ]]; then
-		rm -rf "$table"
-		"$work/bin/gen" -table "$table" -records "$n" >&2
-		touch "$table/.bench-done"
-	fi
+	wide_table "$n"
 	one="$table.one.parquet"
-	if [[ ! -f "$one" ]]; then
-		python3 -c 'import duckdb,sys; duckdb.sql("SET threads = 2; COPY (SELECT * FROM read_parquet(%r, union_by_name=true)) TO %r (FORMAT parquet)" % (sys.argv[1], sys.argv[2]))' \
-			"$table/data/*/*/*.parquet" "$one"
-	fi
 	matched=$("$dl" count --table "$table" --query "$query")
 	for format in SIMPLE_CSV DWCA; do
 		zip="$work/out.zip" gz="$work/duck.tsv.gz" raw="$work/raw.txt"

@@ -28,3 +28,20 @@ best() {
 	done
 	echo "$1 $bw $bc $br"
 }
+
+# wide_table N: makes sure $work/wideN (bench/gen's table of N wide
+# records, built by $work/bin/gen) and its one-file Parquet copy
+# $work/wideN.one.parquet (for DuckDB) exist; shared by export-wide.sh and
+# sql.sh.
+wide_table() {
+	local n=$1 table="$work/wide$1"
+	if [[ ! -f "$table/.bench-done" ]]; then
+		rm -rf "$table"
+		"$work/bin/gen" -table "$table" -records "$n" >&2
+		touch "$table/.bench-done"
+	fi
+	if [[ ! -f "$table.one.parquet" ]]; then
+		python3 -c 'import duckdb,sys; duckdb.sql("SET threads = 2; COPY (SELECT * FROM read_parquet(%r, union_by_name=true)) TO %r (FORMAT parquet)" % (sys.argv[1], sys.argv[2]))' \
+			"$table/data/*/*/*.parquet" "$table.one.parquet"
+	fi
+}

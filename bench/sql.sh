@@ -39,16 +39,8 @@ echo "| records | query | result rows | ours wall s | DuckDB wall s | DuckDB/our
 echo "|---|---|---|---|---|---|---|---|---|---|"
 for n in "${sizes[@]}"; do
 	table="$work/wide$n"
-	if [[ ! -f "$table/.bench-done" ]]; then
-		rm -rf "$table"
-		"$work/bin/gen" -table "$table" -records "$n" >&2
-		touch "$table/.bench-done"
-	fi
+	wide_table "$n"
 	one="$table.one.parquet"
-	if [[ ! -f "$one" ]]; then
-		python3 -c 'import duckdb,sys; duckdb.sql("SET threads = 2; COPY (SELECT * FROM read_parquet(%r, union_by_name=true)) TO %r (FORMAT parquet)" % (sys.argv[1], sys.argv[2]))' \
-			"$table/data/*/*/*.parquet" "$one"
-	fi
 	for i in "${!queries[@]}"; do
 		q=${queries[$i]} zip="$work/sql.zip" gz="$work/duck.tsv.gz"
 		printf "SET threads = 2;\nCREATE VIEW occurrence AS SELECT * FROM read_parquet('%s');\nCOPY (%s) TO '%s' (FORMAT csv, DELIMITER '\\t', QUOTE '', ESCAPE '', HEADER, COMPRESSION gzip);\n" \

@@ -1,6 +1,7 @@
 package sqlquery
 
 import (
+	"cmp"
 	"math"
 	"strconv"
 	"strings"
@@ -125,17 +126,17 @@ func (v Value) text() string {
 func compare(a, b Value) (int, bool) {
 	if a.Kind == Time && b.Kind == String {
 		ms, ok := parseTimestamp(b.Str)
-		return cmpInt(a.Int, ms), ok
+		return cmp.Compare(a.Int, ms), ok
 	}
 	if b.Kind == Time && a.Kind == String {
 		ms, ok := parseTimestamp(a.Str)
-		return cmpInt(ms, b.Int), ok
+		return cmp.Compare(ms, b.Int), ok
 	}
 	if a.Kind == String && b.Kind == String {
 		return strings.Compare(a.Str, b.Str), true
 	}
 	if a.Kind != Float && b.Kind != Float && a.Kind != String && b.Kind != String {
-		return cmpInt(a.Int, b.Int), true
+		return cmp.Compare(a.Int, b.Int), true
 	}
 	x, okx := a.number()
 	y, oky := b.number()
@@ -149,16 +150,6 @@ func compare(a, b Value) (int, bool) {
 		return 1, true
 	}
 	return 0, true
-}
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // parseTimestamp reads a date or a date and time as Spark casts text to a
@@ -191,7 +182,7 @@ func sortCompare(a, b Value) int {
 		return c
 	}
 	if a.Kind != b.Kind {
-		return cmpInt(int64(a.Kind), int64(b.Kind))
+		return cmp.Compare(int64(a.Kind), int64(b.Kind))
 	}
 	return strings.Compare(a.text(), b.text())
 }
