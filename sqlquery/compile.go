@@ -367,6 +367,16 @@ func (c *compiler) call(n *ast.FuncCallExpr, m mode) (expr, error) {
 		}
 	}
 	e := &call{fn: f.fn, args: es, buf: make([]Value, len(es))}
+	if name == "gbif_stringarraylike" {
+		// A constant pattern is compiled once, not for every row.
+		p, ok1 := constant(es[1])
+		cs, ok2 := constant(es[2])
+		if ok1 && ok2 && p.Kind != Null {
+			b, _ := cs.truth()
+			re := likeRegexp(p.text(), '\\', !b)
+			e.fn = func(a []Value) Value { return arrayLike(a, re) }
+		}
+	}
 	for _, a := range es {
 		if _, ok := constant(a); !ok {
 			return e, nil

@@ -2,6 +2,7 @@ package sqlquery
 
 import (
 	"math"
+	"regexp"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -195,7 +196,7 @@ func init() {
 		}})
 	addFunc(&function{name: "GBIF_StringArrayLike", min: 3, max: 3,
 		doc: "GBIF_StringArrayLike(list column, pattern, caseSensitive): an element of the list is LIKE the pattern",
-		fn:  arrayLike})
+		fn:  func(a []Value) Value { return arrayLike(a, nil) }})
 	iso := func(name, doc string, unit int64) {
 		addFunc(&function{name: name, min: 1, max: 1, doc: doc, fn: func(a []Value) Value {
 			n, ok := a[0].integer()
@@ -330,12 +331,16 @@ func arrayContains(list, want Value, caseSensitive bool) Value {
 	return boolValue(false)
 }
 
-func arrayLike(a []Value) Value {
+// arrayLike is GBIF_StringArrayLike; re is the pattern compiled once when
+// the pattern and the case flag are constants (nil: compiled here).
+func arrayLike(a []Value, re *regexp.Regexp) Value {
 	if a[0].Kind == Null || a[1].Kind == Null {
 		return nullValue
 	}
-	cs, _ := a[2].truth()
-	re := likeRegexp(a[1].text(), '\\', !cs)
+	if re == nil {
+		cs, _ := a[2].truth()
+		re = likeRegexp(a[1].text(), '\\', !cs)
+	}
 	for _, e := range elements(a[0]) {
 		if re.MatchString(e) {
 			return boolValue(true)

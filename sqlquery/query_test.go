@@ -202,3 +202,19 @@ func TestGridFunctions(t *testing.T) {
 		}
 	}
 }
+
+func TestILikeAndOperators(t *testing.T) {
+	cases := map[string][]string{
+		`SELECT gbifid FROM occurrence WHERE basisofrecord ILIKE 'human%' AND gbifid <= 3`:             {"1", "3"},
+		`SELECT gbifid FROM occurrence WHERE countrycode != 'DK' AND countrycode <=> 'SE'`:             {"3", "6"},
+		`SELECT gbifid FROM occurrence WHERE GBIF_StringArrayLike(issue, 'ZERO%', TRUE) OR gbifid = 2`: {"1", "2"},
+		`SELECT gbifid FROM occurrence WHERE GBIF_StringArrayLike(issue, 'zero%', TRUE)`:               nil,
+		`SELECT gbifid FROM occurrence WHERE countrycode <=> NULL`:                                     {"5"},
+	}
+	for sql, want := range cases {
+		_, rows := run(t, sql, sample)
+		if !slices.Equal(rows, want) {
+			t.Errorf("%s\n got %q\nwant %q", sql, rows, want)
+		}
+	}
+}
