@@ -93,8 +93,9 @@ func Describe(f Format) (any, error) {
 }
 
 // describeSQL describes the table a SQL download's query reads, as GBIF's
-// /describe/sql does: each column by its lower-case name, its type in
-// Hive's names (a timestamp is a TIMESTAMP here, not text), its term.
+// /describe/sql does: each interpreted column by its lower-case name, its
+// type in Hive's names (a timestamp is a TIMESTAMP here, not text), its
+// term; then the verbatim v_ columns.
 func describeSQL() (DescribedTable, error) {
 	cols := sqlquery.TableColumns()
 	t := DescribedTable{Fields: make([]DescribedField, 0, len(cols))}
@@ -111,6 +112,13 @@ func describeSQL() (DescribedTable, error) {
 			typ = "TIMESTAMP"
 		}
 		t.Fields = append(t.Fields, DescribedField{Name: info.Name, Type: typ, Delimiter: delim, Term: c.Term, Nullable: !required(c.Term)})
+	}
+	// Then the verbatim columns, in GBIF's verbatim order, as its table.
+	for _, term := range gbifVerbatimTerms {
+		name := "v_" + strings.ToLower(occurrence.SimpleName(term))
+		if sqlVerbatim[name] == term {
+			t.Fields = append(t.Fields, DescribedField{Name: name, Type: "STRING", Term: term, Nullable: true})
+		}
 	}
 	return t, nil
 }

@@ -220,7 +220,7 @@ func sqlOf(spec *ExportSpec, f Format, opts sqlquery.Options) (*sqlquery.Query, 
 	if spec.SQL == "" || spec.Predicate != nil || spec.Fields != nil {
 		return nil, fmt.Errorf("%w: a %s download takes a SQL query, and no predicate or fields", ErrFormat, FormatSQLTSVZip)
 	}
-	q, err := sqlquery.Parse(spec.SQL, opts)
+	q, err := ParseSQL(spec.SQL, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/biodiversity-downloads/downloader/dwca"
@@ -111,4 +112,26 @@ func appendSQLValue(dst []byte, v sqlquery.Value) []byte {
 		return append(dst, v.Str...)
 	}
 	return dst
+}
+
+// sqlVerbatim names the verbatim columns of a SQL query, as GBIF's table
+// has them: "v_" and the simple name of each of GBIF's verbatim terms in
+// lower case (v_scientificname, v_country), to the term.
+var sqlVerbatim = func() map[string]string {
+	m := make(map[string]string, len(gbifVerbatimTerms))
+	for _, term := range gbifVerbatimTerms {
+		name := "v_" + strings.ToLower(occurrence.SimpleName(term))
+		if _, taken := m[name]; !taken {
+			m[name] = term
+		}
+	}
+	return m
+}()
+
+// ParseSQL parses a SQL download's query as an export reads it: the
+// interpreted columns and GBIF's verbatim v_ columns (opts.Verbatim is
+// set here).
+func ParseSQL(sql string, opts sqlquery.Options) (*sqlquery.Query, error) {
+	opts.Verbatim = sqlVerbatim
+	return sqlquery.Parse(sql, opts)
 }

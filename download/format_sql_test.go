@@ -101,3 +101,38 @@ func TestSQLSpecChecks(t *testing.T) {
 		}
 	}
 }
+
+// GBIF's verbatim columns (v_ and the term's simple name) read the
+// record's verbatim values: v_modified is dcterms:modified as published,
+// not the interpreted timestamp; a record without the term is NULL.
+func TestSQLVerbatimColumns(t *testing.T) {
+	data, _ := export(t, ExportSpec{Format: FormatSQLTSVZip, Key: "k",
+		SQL: "SELECT gbifid, v_locality, v_modified, v_habitat, modified FROM occurrence WHERE v_locality IS NULL OR gbifid = 1001 ORDER BY gbifid"}, nil)
+	rows := table(t, "k.csv", mustEntry(t, data, "k.csv"))
+	if len(rows) < 3 || strings.Join(rows[0], " ") != "gbifid v_locality v_modified v_habitat modified" {
+		t.Fatalf("rows %q", rows)
+	}
+	if got := rows[1]; got[0] != "1001" || got[1] != "tab here" || got[2] != "2020-01-01" || got[3] != "forest edge" || got[4] != "2020-01-01T00:00:00.250Z" {
+		t.Errorf("record 1001: %q", got)
+	}
+	for _, row := range rows[2:] {
+		// tricky's empty value: no locality term in the verbatim object.
+		if row[1] != "" || (row[0] != "1007" && row[0] != "1015") {
+			t.Errorf("a record without a verbatim locality: %q", row)
+		}
+	}
+	if _, err := ParseSQL("SELECT v_nosuchterm FROM occurrence", sqlquery.Options{}); !errors.Is(err, sqlquery.ErrInvalidSQL) {
+		t.Errorf("an unknown verbatim column: %v", err)
+	}
+	d, err := Describe(FormatSQLTSVZip)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	for _, f := range d.(DescribedTable).Fields {
+		names[f.Name] = true
+	}
+	if !names["v_scientificname"] || !names["v_modified"] || !names["scientificname"] || !names["gbifid"] {
+		t.Errorf("describe/sql lacks columns: %d fields", len(names))
+	}
+}

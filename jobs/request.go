@@ -255,7 +255,7 @@ func (r *Request) validateSQL() error {
 	case len(r.Fields) > 0:
 		return fmt.Errorf("%w: a SQL download's columns are its query's SELECT list, not fields", ErrInvalidRequest)
 	}
-	if _, err := sqlquery.Parse(r.SQL, sqlquery.Options{}); err != nil {
+	if _, err := download.ParseSQL(r.SQL, sqlquery.Options{}); err != nil {
 		return fmt.Errorf("%w: sql: %v", ErrInvalidRequest, err)
 	}
 	return nil

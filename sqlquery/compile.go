@@ -10,6 +10,7 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/mysql"
 	"github.com/pingcap/tidb/pkg/parser/opcode"
 	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
+	"github.com/tidwall/gjson"
 
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
@@ -27,8 +28,9 @@ type compiler struct {
 	qualifiers map[string]bool
 	slots      map[string]int // column name -> slot
 	lim        occurrence.Limits
-	groupTexts []string       // grouped: the keys' canonical text, by key
-	aliases    map[string]int // lower-case output name -> select index
+	verbatim   map[string]string // Options.Verbatim
+	groupTexts []string          // grouped: the keys' canonical text, by key
+	aliases    map[string]int    // lower-case output name -> select index
 	inAgg      bool
 	// outputs lets a name read an output column by its alias (HAVING,
 	// ORDER BY).
@@ -106,15 +108,23 @@ func (c *compiler) column(n *ast.ColumnName) (expr, error) {
 	}
 	col, ok := columnsByLower[n.Name.L]
 	if !ok {
+		if term, ok := c.verbatim[n.Name.L]; ok {
+			return verbatimRef{slot: c.slot(occurrence.ColVerbatim), path: gjson.Escape(occurrence.VerbatimKey(term))}, nil
+		}
 		return nil, invalid(n.Name.O, "unknown column %s (docs/sql.md lists the columns; GET /occurrence/download/describe/sql too)", n.Name.O)
 	}
-	slot, ok := c.slots[col.Name]
+	return columnRef{slot: c.slot(col.Name)}, nil
+}
+
+// slot returns the slot of a table column, adding it to the columns read.
+func (c *compiler) slot(col string) int {
+	slot, ok := c.slots[col]
 	if !ok {
 		slot = len(c.q.cols)
-		c.slots[col.Name] = slot
-		c.q.cols = append(c.q.cols, col.Name)
+		c.slots[col] = slot
+		c.q.cols = append(c.q.cols, col)
 	}
-	return columnRef{slot: slot}, nil
+	return slot
 }
 
 // expr compiles one expression for mode m.

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/tidwall/gjson"
 
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
@@ -35,6 +36,26 @@ func (l literal) eval(*rowCtx) Value { return l.v }
 type columnRef struct{ slot int }
 
 func (e columnRef) eval(c *rowCtx) Value { return c.read[e.slot](c.row) }
+
+// verbatimRef reads a verbatim term of the current row from its record's
+// verbatim object (a JSON object keyed by occurrence.VerbatimKey); NULL
+// where the record has no such term.
+type verbatimRef struct {
+	slot int
+	path string // the key, escaped for gjson
+}
+
+func (e verbatimRef) eval(c *rowCtx) Value {
+	v := c.read[e.slot](c.row)
+	if v.Kind != String {
+		return nullValue
+	}
+	r := gjson.Get(v.Str, e.path)
+	if !r.Exists() || r.Type == gjson.Null {
+		return nullValue
+	}
+	return strValue(r.String())
+}
 
 // keyRef reads a group's key; aggRef a group's aggregate; outRef the
 // output row's column.

@@ -24,6 +24,11 @@ type Options struct {
 	// Limits bound the predicates handed to the scan and the geometries
 	// of GBIF_Within; zero means occurrence.DefaultLimits().
 	Limits occurrence.Limits
+	// Verbatim names the verbatim columns a query may read, as GBIF's
+	// table has them: "v_" and the term's simple name in lower case
+	// ("v_scientificname") to the term's URI. Their values come from the
+	// record's verbatim object. Nil offers none.
+	Verbatim map[string]string
 }
 
 // DefaultMaxBytes is the longest query text by default (GBIF's requests
@@ -100,7 +105,7 @@ func Parse(sql string, opts Options) (*Query, error) {
 	if !ok {
 		return nil, invalid(strings.TrimSpace(stmts[0].Text()), "only SELECT queries are supported")
 	}
-	c := &compiler{q: &Query{text: sql, limit: -1}, slots: map[string]int{}, lim: opts.Limits}
+	c := &compiler{q: &Query{text: sql, limit: -1}, slots: map[string]int{}, lim: opts.Limits, verbatim: opts.Verbatim}
 	if err := c.statement(sel); err != nil {
 		return nil, err
 	}

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/biodiversity-downloads/downloader/download"
 	"github.com/biodiversity-downloads/downloader/jobs"
-	"github.com/biodiversity-downloads/downloader/sqlquery"
 )
 
 // TestPygbifSQL makes a SQL download with pygbif 0.7.0's download_sql, as
@@ -59,8 +59,12 @@ func TestPygbifSQL(t *testing.T) {
 		}
 	}
 	var want []string
-	for _, c := range sqlquery.TableColumns() {
-		want = append(want, c.Name)
+	d, err := download.Describe(download.FormatSQLTSVZip)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range d.(download.DescribedTable).Fields {
+		want = append(want, f.Name)
 	}
 	if !slices.Equal(got.DescribeFields, want) {
 		t.Errorf("download_describe(\"sql\") lists %d fields, the table %d", len(got.DescribeFields), len(want))
