@@ -24,7 +24,7 @@ func init() {
 		Extension:   ".zip", ContentType: "application/zip", Dictionaries: true,
 		// A query's result grows with its groups or rows, not the
 		// records it reads: a rough guide only, as SPECIES_LIST's.
-		BytesPerRecord: 8, CompressionRatio: 5, Order: 9,
+		BytesPerRecord: 8, CompressionRatio: 5, Order: 9, SQL: true,
 		open: newSQLWriter,
 	})
 }

@@ -37,6 +37,10 @@ type FormatInfo struct {
 	CompressionRatio float64
 	// Order places the format in lists (GBIF's DownloadFormat order).
 	Order int
+	// SQL is set for the format that answers a SQL query (ExportSpec.SQL)
+	// rather than a predicate: a form that builds predicates does not
+	// offer it.
+	SQL bool
 
 	// open starts the format's writer on an export.
 	open func(ctx context.Context, x *Export) (formatWriter, error)

@@ -60,10 +60,12 @@ type Schedule struct {
 }
 
 // ScheduledExport is the download a ScheduleExport submits: a format and
-// a GBIF predicate (null or empty for every record).
+// a GBIF predicate (null or empty for every record), or, for SQL_TSV_ZIP,
+// a SQL query.
 type ScheduledExport struct {
 	Format      string
 	Predicate   json.RawMessage
+	SQL         string
 	Description string
 }
 

@@ -112,7 +112,7 @@ func (s *Service) exportRun(ctx context.Context, sc Schedule, run *ScheduleRun, 
 			WHERE schedule = ? AND fire = ? AND lease_owner = ?`), run.Schedule, run.Fire.UnixMilli(), owner)
 		return "", err
 	}
-	req := Request{Format: sc.Export.Format, Predicate: sc.Export.Predicate, Type: "OCCURRENCE",
+	req := Request{Format: sc.Export.Format, Predicate: sc.Export.Predicate, SQL: sc.Export.SQL, Type: "OCCURRENCE",
 		Creator: s.cfg.Scheduler.Creator, Description: sc.Export.Description, Source: "schedule " + sc.Name}
 	if req.Description == "" {
 		req.Description = "Scheduled export " + sc.Name

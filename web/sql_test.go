@@ -77,3 +77,42 @@ func TestSQLDownloadAPI(t *testing.T) {
 		t.Errorf("describe/sql: %.300s", r.body)
 	}
 }
+
+// A scheduled export of format SQL_TSV_ZIP runs its query (a monthly
+// species cube, as docs/downloader.example.yaml has it) like a user's SQL
+// download, and a user's SQL request is never answered with it: only
+// requests for every record are.
+func TestScheduledSQLExport(t *testing.T) {
+	clock := newTestClock()
+	sql := `SELECT countryCode, COUNT(*) AS n FROM occurrence GROUP BY countryCode`
+	s := startServer(t, sqliteDSN(t), options{svcOpts: []jobs.Option{jobs.WithClock(clock.Now)},
+		config: func(c *jobs.Config) {
+			c.Scheduler.Schedules = []jobs.Schedule{{Name: "cube", Spec: "0 4 1 * *", When: daily{}, Kind: jobs.ScheduleExport,
+				Export: jobs.ScheduledExport{Format: "SQL_TSV_ZIP", SQL: sql}}}
+		}})
+	run := s.runSchedule(clock, "cube")
+	d := s.waitStatus(run.DownloadKey, time.Minute, jobs.StatusSucceeded, jobs.StatusFailed)
+	if d.Status != jobs.StatusSucceeded || d.Request.SQL != sql || d.TotalRecords == 0 {
+		t.Fatalf("scheduled SQL export %+v (%s)", d, d.Error)
+	}
+	zb := expect(t, s.do("GET", "/v1/occurrence/download/request/"+d.Key+".zip", "", nil), http.StatusOK).body
+	zr, err := zip.NewReader(bytes.NewReader(zb), int64(len(zb)))
+	if err != nil || len(zr.File) != 1 {
+		t.Fatalf("archive: %v", err)
+	}
+	rc, _ := zr.File[0].Open()
+	text, _ := io.ReadAll(rc)
+	if lines := strings.Count(string(text), "\n"); !strings.HasPrefix(string(text), "countrycode\tn\n") || int64(lines-1) != d.TotalRecords {
+		t.Errorf("result %q for %d records", text, d.TotalRecords)
+	}
+	body, _ := json.Marshal(map[string]any{"format": "SQL_TSV_ZIP", "sql": sql, "sendNotification": false})
+	key := s.submit("alice", string(body))
+	s.waitStatus(key, time.Minute, jobs.StatusSucceeded)
+	// An answer from the export would share its archive, whose one entry
+	// is named after the export's key.
+	ub := expect(t, s.do("GET", "/v1/occurrence/download/request/"+key+".zip", "", nil), http.StatusOK).body
+	uz, err := zip.NewReader(bytes.NewReader(ub), int64(len(ub)))
+	if err != nil || len(uz.File) != 1 || uz.File[0].Name != key+".csv" {
+		t.Errorf("the user's SQL download %s holds %v (%v): answered with the scheduled export's archive?", key, uz.File, err)
+	}
+}

@@ -223,6 +223,7 @@ type scheduleParams struct {
 	Format      string    `yaml:"format"`
 	Predicate   jsonValue `yaml:"predicate"`
 	Query       string    `yaml:"query"`
+	SQL         string    `yaml:"sql"`
 	Description string    `yaml:"description"`
 }
 

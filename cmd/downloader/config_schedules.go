@@ -28,7 +28,7 @@ func jobSchedules(cs []scheduleConfig, lim occurrence.Limits) ([]jobs.Schedule, 
 			if err != nil {
 				return nil, fmt.Errorf("schedules[%d].params: %w", i, err)
 			}
-			s.Export = jobs.ScheduledExport{Format: c.Params.Format, Predicate: pred, Description: c.Params.Description}
+			s.Export = jobs.ScheduledExport{Format: c.Params.Format, Predicate: pred, SQL: c.Params.SQL, Description: c.Params.Description}
 		}
 		out = append(out, s)
 	}

@@ -75,12 +75,13 @@ func TestExampleConfig(t *testing.T) {
 		f.jobs.EraseAfter != 183*24*time.Hour || f.jobs.Workers != 2 || f.dsn != "sqlite:downloads.db" {
 		t.Errorf("effective settings %+v", f)
 	}
-	if n := len(f.conf.Schedules); n != 5 || f.conf.Schedules[4].Params.Format != "SIMPLE_CSV" ||
+	if n := len(f.conf.Schedules); n != 6 || f.conf.Schedules[4].Params.Format != "SIMPLE_CSV" ||
 		string(f.conf.Schedules[4].Params.Predicate) != `{"key":"COUNTRY","type":"equals","value":"DK"}` {
 		t.Errorf("schedules %+v", f.conf.Schedules)
 	}
 	sc := f.jobs.Scheduler
-	if len(sc.Schedules) != 5 || sc.Schedules[1].Kind != jobs.ScheduleDigest || sc.Schedules[3].Kind != jobs.ScheduleExport ||
+	if len(sc.Schedules) != 6 || sc.Schedules[1].Kind != jobs.ScheduleDigest || sc.Schedules[3].Kind != jobs.ScheduleExport ||
+		sc.Schedules[5].Export.Format != "SQL_TSV_ZIP" || !strings.HasPrefix(sc.Schedules[5].Export.SQL, "SELECT speciesKey") ||
 		string(sc.Schedules[3].Export.Predicate) != "null" || sc.Schedules[3].Export.Format != "SIMPLE_PARQUET" ||
 		string(sc.Schedules[4].Export.Predicate) != `{"key":"COUNTRY","type":"equals","value":"DK"}` ||
 		sc.WarnBefore != 14*24*time.Hour || sc.Creator != "schedules" || sc.Unfiltered != jobs.AnswerRecent ||
@@ -180,6 +181,12 @@ func TestConfigErrorsNameFileLineAndKey(t *testing.T) {
 			`serve.yaml:6: schedules[0].params.format: not a parameter of erase schedules`},
 		{"schedules:\n  - name: a\n    cron: \"@daily\"\n    kind: export\n    params:\n      format: DWCA\n      predicate: {type: equals, key: NOSUCHKEY, value: 1}\n",
 			`serve.yaml:7: schedules[0].params.predicate: `},
+		{"schedules:\n  - name: a\n    cron: \"@daily\"\n    kind: export\n    params:\n      format: SQL_TSV_ZIP\n      sql: SELECT * FROM occurrence\n",
+			`serve.yaml:7: schedules[0].params.sql: invalid SQL near "*": SELECT * is not supported`},
+		{"schedules:\n  - name: a\n    cron: \"@daily\"\n    kind: export\n    params:\n      format: SQL_TSV_ZIP\n",
+			`serve.yaml:2: schedules[0].params.sql: missing: a SQL_TSV_ZIP export runs a SQL query`},
+		{"schedules:\n  - name: a\n    cron: \"@daily\"\n    kind: export\n    params:\n      format: DWCA\n      sql: SELECT gbifid FROM occurrence\n",
+			`serve.yaml:7: schedules[0].params.sql: a SQL query makes a SQL_TSV_ZIP export, not DWCA`},
 		{"schedules:\n  - {name: a, cron: \"@daily\", kind: erase}\n  - {name: a, cron: \"@daily\", kind: erase}\n",
 			`serve.yaml:3: schedules[1].name: "a" is also the name of the schedule at `},
 		{"schedules:\n  - name: a\n    cron: \"@daily\"\n    kind: erase\n    when: now\n",

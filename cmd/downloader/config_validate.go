@@ -16,6 +16,7 @@ import (
 	"github.com/biodiversity-downloads/downloader/download"
 	"github.com/biodiversity-downloads/downloader/jobs"
 	"github.com/biodiversity-downloads/downloader/occurrence"
+	"github.com/biodiversity-downloads/downloader/sqlquery"
 )
 
 // SMTP TLS modes (smtp.tls), as --smtp-tls prints them.
@@ -233,10 +234,22 @@ func (d *configDecoder) validateParams(s scheduleConfig, p string) {
 	}
 }
 
-// validateSelection parses an export's predicate or query as a download's.
+// validateSelection parses an export's predicate or query as a download's,
+// or its SQL query, which a SQL_TSV_ZIP export takes and no other.
 func (d *configDecoder) validateSelection(s scheduleConfig, p string, at func(string) string) {
 	lim := occurrence.DefaultLimits()
+	isSQL := strings.EqualFold(s.Params.Format, string(download.FormatSQLTSVZip))
 	switch {
+	case isSQL && (len(s.Params.Predicate) > 0 || s.Params.Query != ""):
+		d.fail(at("params"), p+".params", "a %s export takes its filter from params.sql's WHERE clause, not a predicate or query", download.FormatSQLTSVZip)
+	case isSQL && strings.TrimSpace(s.Params.SQL) == "":
+		d.fail(at("params"), p+".params.sql", "missing: a %s export runs a SQL query (docs/sql.md)", download.FormatSQLTSVZip)
+	case isSQL:
+		if _, err := download.ParseSQL(s.Params.SQL, sqlquery.Options{Limits: lim}); err != nil {
+			d.fail(at("params.sql"), p+".params.sql", "%v", err)
+		}
+	case s.Params.SQL != "":
+		d.fail(at("params.sql"), p+".params.sql", "a SQL query makes a %s export, not %s", download.FormatSQLTSVZip, s.Params.Format)
 	case len(s.Params.Predicate) > 0 && s.Params.Query != "":
 		d.fail(at("params.query"), p+".params.query", "give a predicate or a query, not both")
 	case len(s.Params.Predicate) > 0:
