@@ -394,6 +394,33 @@ try {
     await shot(page, 'download');
   });
 
+  await check('a SQL download made through the API: its page shows the query, progress and the result', async () => {
+    const sql = 'SELECT countryCode, COUNT(*) AS n FROM occurrence GROUP BY countryCode';
+    const auth = `Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString('base64')}`;
+    const res = await api('/v1/occurrence/download/request', {
+      method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: auth },
+      body: JSON.stringify({ format: 'SQL_TSV_ZIP', sql, sendNotification: false }),
+    });
+    const key = (await res.text()).trim();
+    await page.goto(`${BASE}/occurrence/download/${encodeURIComponent(key)}`);
+    const start = Date.now();
+    for (;;) {
+      const st = await page.textContent('#download-status').catch(() => '');
+      if (st === 'Ready') break;
+      assert(!['Failed', 'Cancelled', 'Stopped'].includes(st), `status ${st}`);
+      assert(Date.now() - start < 120000, 'the SQL download is not ready after 2 min');
+      await page.waitForTimeout(250);
+    }
+    assert(await page.getAttribute('#progress', 'aria-valuenow') === '100', 'progress not at 100');
+    const body = await page.textContent('main');
+    assert(body.includes(sql), 'the page does not show the query');
+    assert(body.includes('SQL query result'), 'the page does not name the format in words');
+    const zip = Buffer.from(await (await fetch(await page.getAttribute('#download-link', 'href'))).arrayBuffer());
+    const csv = zipEntries(zip).get(`${key}.csv`);
+    assert(csv && csv.toString('utf8').startsWith('countrycode\tn\n'), `entries ${[...zipEntries(zip).keys()]}`);
+    await axeCheck(page, 'SQL download page');
+  });
+
   await check('cancel a running download', async () => {
     await page.goto(`${BASE}/?year=1999`);
     await waitCount(page);

@@ -76,9 +76,13 @@ export function render(root, app, rawKey) {
         .then((est) => { expected = est.count; }).catch(() => {});
     }
     const p = d.progress || { recordsScanned: 0, recordsWritten: 0, bytesWritten: 0 };
+    // A SQL download's result is not its records: its progress is the
+    // share of the table scanned (the estimate of a null predicate counts
+    // every record).
+    const done = d.request.sql ? p.recordsScanned : p.recordsWritten;
     let pct = 0;
     if (st === 'SUCCEEDED' || st === 'FILE_ERASED') pct = 100;
-    else if (expected > 0) pct = Math.min(99, Math.floor((100 * p.recordsWritten) / expected));
+    else if (expected > 0) pct = Math.min(99, Math.floor((100 * done) / expected));
     else if (expected === 0 && active) pct = 0;
     progress.hidden = !(active || st === 'SUCCEEDED');
     bar.style.width = `${pct}%`;
@@ -87,7 +91,7 @@ export function render(root, app, rawKey) {
     progressText.textContent = st === 'SUCCEEDED'
       ? t('dl.done', { records: num(d.totalRecords), size: size(d.size) })
       : t('dl.progress_text', {
-        pct: num(pct), written: num(p.recordsWritten), expected: expected === null ? '…' : num(expected),
+        pct: num(pct), written: num(done), expected: expected === null ? '…' : num(expected),
         scanned: num(p.recordsScanned), bytes: size(p.bytesWritten),
       });
 
@@ -147,7 +151,7 @@ export function render(root, app, rawKey) {
       h('div', { class: 'table-wrap' }, h('table', { id: 'download-datasets' },
         h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, t('col.dataset')), h('th', { scope: 'col', class: 'num' }, t('col.records')),
           h('th', { scope: 'col' }, t('dl.license')))), dsBody)),
-      h('h2', {}, t('dl.query')), h('pre', { class: 'citation' }, JSON.stringify(d.request.predicate || null, null, 2)));
+      h('h2', {}, t('dl.query')), h('pre', { class: 'citation' }, d.request.sql || JSON.stringify(d.request.predicate || null, null, 2)));
     api(`/v1/occurrence/download/${encodeURIComponent(key)}/citation`, { signal, as: 'text' })
       .then((c) => { cite.textContent = c.trim(); }).catch((e) => { if (!isAbort(e)) cite.textContent = errorWords(e); });
     api(`/v1/occurrence/download/${encodeURIComponent(key)}/datasets?limit=1000`, { signal }).then((page) => {
