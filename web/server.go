@@ -144,7 +144,7 @@ func (s *Server) routes() []route {
 			dl + "/request/{key}.zip.sha256"}, s.getFile},
 		{"DELETE", dl + "/request/{key}", nil, s.cancel},
 		{"GET", dl + "/describe/{format}", []string{dl + "/describe/dwca", dl + "/describe/simpleCsv",
-			dl + "/describe/speciesList", dl + "/describe/simpleParquet"}, s.describe},
+			dl + "/describe/speciesList", dl + "/describe/simpleParquet", dl + "/describe/sql"}, s.describe},
 		{"GET", stats, nil, s.statistics},
 		{"GET", stats + "/export", nil, s.statisticsExport},
 		{"GET", stats + "/downloadsByUserCountry", nil, s.downloadsByUserCountry},
