@@ -2,6 +2,7 @@ package sqlquery
 
 import (
 	"cmp"
+	"encoding/binary"
 	"math"
 	"strconv"
 	"strings"
@@ -188,29 +189,25 @@ func sortCompare(a, b Value) int {
 }
 
 // appendKey appends an encoding of v that is equal for equal values (a
-// group's or a distinct set's key): integral doubles encode as integers,
-// so 1 and 1.0 are one group, as Spark's numeric grouping has them.
+// group's or a distinct set's key): a kind byte, then eight bytes of an
+// integer or a double's bits, or a text's length and bytes. Integral
+// doubles encode as integers, so 1 and 1.0 are one group, as Spark's
+// numeric grouping has them.
 func appendKey(dst []byte, v Value) []byte {
 	switch v.Kind {
 	case Null:
 		return append(dst, 0)
 	case Int, Bool:
-		dst = append(dst, 1)
-		return strconv.AppendInt(dst, v.Int, 36)
+		return binary.LittleEndian.AppendUint64(append(dst, 1), uint64(v.Int))
 	case Time:
-		dst = append(dst, 4)
-		return strconv.AppendInt(dst, v.Int, 36)
+		return binary.LittleEndian.AppendUint64(append(dst, 4), uint64(v.Int))
 	case Float:
 		if i, ok := v.integer(); ok {
-			dst = append(dst, 1)
-			return strconv.AppendInt(dst, i, 36)
+			return binary.LittleEndian.AppendUint64(append(dst, 1), uint64(i))
 		}
-		dst = append(dst, 2)
-		return strconv.AppendUint(dst, math.Float64bits(v.Float), 36)
+		return binary.LittleEndian.AppendUint64(append(dst, 2), math.Float64bits(v.Float))
 	}
-	dst = append(dst, 3)
-	dst = strconv.AppendInt(dst, int64(len(v.Str)), 36)
-	dst = append(dst, ':')
+	dst = binary.AppendUvarint(append(dst, 3), uint64(len(v.Str)))
 	return append(dst, v.Str...)
 }
 
