@@ -58,40 +58,22 @@ var columnsByLower = func() map[string]occurrence.Column {
 	return m
 }()
 
-// TableColumns lists the columns a query may read, in the table's order,
-// with their SQL type (for /describe/sql and docs/sql.md).
+// TableColumns lists the interpreted columns a query may read, in the
+// table's order (for /describe/sql and docs/sql.md).
 func TableColumns() []ColumnInfo {
 	var out []ColumnInfo
 	for _, col := range occurrence.Columns() {
 		if c, ok := columnsByLower[strings.ToLower(col.Name)]; ok {
-			out = append(out, ColumnInfo{Name: strings.ToLower(c.Name), Column: c.Name, Type: kindOf(c.Kind).String(),
-				List: c.Kind == occurrence.KindMulti, Term: c.Term})
+			out = append(out, ColumnInfo{Name: strings.ToLower(c.Name), Column: c.Name})
 		}
 	}
 	return out
 }
 
-// ColumnInfo describes one column of the table.
+// ColumnInfo names one column of the table.
 type ColumnInfo struct {
-	Name   string // as SQL results name it: lower case
+	Name   string // as a query and its header name it: lower case
 	Column string // the table's column (occurrence.Columns)
-	Type   string
-	List   bool // GBIF's array columns, held joined with ";"
-	Term   string
-}
-
-func kindOf(k occurrence.Kind) Kind {
-	switch k {
-	case occurrence.KindInt32, occurrence.KindInt64:
-		return Int
-	case occurrence.KindFloat64:
-		return Float
-	case occurrence.KindBool:
-		return Bool
-	case occurrence.KindTimestamp:
-		return Time
-	}
-	return String
 }
 
 // column resolves a column name (with its optional table qualifier) to

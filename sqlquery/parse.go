@@ -71,13 +71,6 @@ func (q *Query) Header() []string { return append([]string(nil), q.header...) }
 // (nil: none): every row the query keeps matches it.
 func (q *Query) Predicate() *occurrence.Predicate { return q.push }
 
-// Grouped reports whether the query aggregates (GROUP BY, an aggregate
-// function or SELECT DISTINCT): its result is held until the scan ends.
-func (q *Query) Grouped() bool { return q.grouped }
-
-// String returns the query as given.
-func (q *Query) String() string { return q.text }
-
 var parseErrRE = regexp.MustCompile(`line (\d+) column (\d+) near "((?s).*)"`)
 
 // Parse reads and checks one SELECT over the occurrence table.

@@ -18,7 +18,7 @@ import (
 func pushdown(where ast.ExprNode, qualifiers map[string]bool, lim occurrence.Limits) *occurrence.Predicate {
 	var parts []*occurrence.Predicate
 	for _, n := range conjuncts(where) {
-		p := conjunctPredicate(n, qualifiers)
+		p := conjunctPredicate(n, qualifiers, lim)
 		if p == nil || p.Validate(lim) != nil {
 			continue
 		}
@@ -60,10 +60,10 @@ var cmpTypes = map[opcode.Op]string{opcode.EQ: occurrence.TypeEquals, opcode.LT:
 	opcode.GE: occurrence.TypeGreaterThanOrEquals}
 
 // conjunctPredicate says one conjunct as a predicate, or returns nil.
-func conjunctPredicate(n ast.ExprNode, qualifiers map[string]bool) *occurrence.Predicate {
+func conjunctPredicate(n ast.ExprNode, qualifiers map[string]bool, lim occurrence.Limits) *occurrence.Predicate {
 	switch x := n.(type) {
 	case *ast.ParenthesesExpr:
-		return conjunctPredicate(x.Expr, qualifiers)
+		return conjunctPredicate(x.Expr, qualifiers, lim)
 	case *ast.BinaryOperationExpr:
 		col, v, op := columnOf(x.L, qualifiers), literalText(x.R), x.Op
 		if col == "" {
@@ -118,7 +118,7 @@ func conjunctPredicate(n ast.ExprNode, qualifiers map[string]bool) *occurrence.P
 		if x.FnName.L != "gbif_within" && x.FnName.L != "gbif_geodistance" {
 			return nil
 		}
-		c := &compiler{q: &Query{}, slots: map[string]int{}, qualifiers: qualifiers, lim: occurrence.DefaultLimits()}
+		c := &compiler{q: &Query{}, slots: map[string]int{}, qualifiers: qualifiers, lim: lim}
 		p, err := c.geoPredicate(x)
 		if err != nil {
 			return nil

@@ -23,10 +23,6 @@ const (
 	Time
 )
 
-func (k Kind) String() string {
-	return [...]string{"NULL", "BIGINT", "DOUBLE", "STRING", "BOOLEAN", "TIMESTAMP"}[k]
-}
-
 // Value is one cell of a query's result.
 type Value struct {
 	Kind  Kind
