@@ -36,6 +36,10 @@ type compiler struct {
 	// ORDER BY).
 	outputs bool
 	nodes   int // expressions compiled, against MaxNodes
+	// splitting compiles a select item of a query with windows: its
+	// window-free parts become pre values (window.go).
+	splitting bool
+	windowed  bool // the select list calls a window function
 }
 
 // MaxNodes bounds the expressions of a query (operators, names, literals,
@@ -114,6 +118,9 @@ func (c *compiler) expr(n ast.ExprNode, m mode) (expr, error) {
 	if c.nodes++; c.nodes > MaxNodes {
 		return nil, invalid("", "the query has more than %d expressions (operators, names, values and calls)", MaxNodes)
 	}
+	if c.splitting && !hasWindow(n) {
+		return c.preValue(n, m)
+	}
 	if m == modeGroup && !c.inAgg {
 		text := c.canonical(n)
 		for i, g := range c.groupTexts {
@@ -162,7 +169,7 @@ func (c *compiler) expr(n ast.ExprNode, m mode) (expr, error) {
 	case *ast.AggregateFuncExpr:
 		return c.aggregate(n, m)
 	case *ast.WindowFuncExpr:
-		return nil, invalid(restore(n), "window functions (OVER) are not supported here")
+		return c.window(n, m)
 	case *ast.SubqueryExpr, *ast.ExistsSubqueryExpr, *ast.CompareSubqueryExpr:
 		return nil, invalid(restore(n), "sub-queries are not supported")
 	case *ast.PositionExpr:

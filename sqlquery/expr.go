@@ -26,6 +26,8 @@ type rowCtx struct {
 	keys  []Value
 	aggs  []Value
 	out   []Value
+	pre   []Value // window.go
+	win   []Value
 }
 
 type literal struct{ v Value }

@@ -17,6 +17,8 @@ func FuzzParse(f *testing.F) {
 		`SELECT CASE WHEN hascoordinate THEN 'y' ELSE 'n' END, SUBSTRING(countrycode, -1, 2) FROM occurrence LIMIT 2 OFFSET 1`,
 		`SELECT gbifid FROM occurrence WHERE GBIF_Within('POLYGON((9 54, 13 54, 13 57, 9 57, 9 54))', decimallatitude, decimallongitude)`,
 		`SELECT 1/0, -gbifid, CAST(gbifid AS CHAR), ROUND(1.5), gbifid DIV 0 FROM occurrence`,
+		`SELECT countrycode, COUNT(*) * 100.0 / SUM(COUNT(*)) OVER () AS pct, RANK() OVER (ORDER BY COUNT(*) DESC) FROM occurrence GROUP BY countrycode`,
+		`SELECT gbifid, LAG(gbifid, 2, -1) OVER (PARTITION BY countrycode ORDER BY "year" DESC) FROM occurrence ORDER BY 2 LIMIT 4`,
 		`SELECT * FROM occurrence`, `SELECT`, `'`, `SELECT "`,
 	} {
 		f.Add(s)

@@ -52,6 +52,10 @@ type Query struct {
 	order   []orderItem
 	limit   int64 // -1: none
 	offset  int64
+	// With window functions, outs and order read pres (evaluated on the
+	// rows or groups) and the windows' results (window.go).
+	pres    []expr
+	windows []*windowSpec
 }
 
 type orderItem struct {
@@ -153,7 +157,7 @@ func (c *compiler) statement(s *ast.SelectStmt) error {
 	case s.AfterSetOperator != nil:
 		return invalid("", "UNION, INTERSECT and EXCEPT are not supported")
 	case len(s.WindowSpecs) > 0:
-		return invalid("WINDOW", "window functions are not supported here")
+		return invalid("WINDOW", "named windows (WINDOW w AS ...) are not supported: write the window in OVER (...)")
 	case s.LockInfo != nil, s.SelectIntoOpt != nil:
 		return invalid("", "only plain SELECT queries are supported")
 	case s.Kind != ast.SelectStmtKindSelect:

@@ -112,23 +112,26 @@ func TestOrderLimitDistinctHaving(t *testing.T) {
 
 func TestInvalidSQL(t *testing.T) {
 	cases := map[string]string{
-		`SELECT * FROM occurrence`:                                                  `SELECT * is not supported`,
-		`SELECT gbifid FROM occurrence WHERE`:                                       `at line 1 column 35`,
-		`SELECT gbifid FROM verbatim`:                                               `unknown table verbatim`,
-		`SELECT gbifid FROM occurrence a JOIN occurrence b ON a.gbifid = b.gbifid`:  `joins are not supported`,
-		`SELECT nosuch FROM occurrence`:                                             `unknown column nosuch`,
-		`SELECT countrycode, COUNT(*) FROM occurrence`:                              `column countrycode is neither grouped`,
-		`SELECT gbifid FROM occurrence WHERE COUNT(*) > 1`:                          `aggregate functions are not allowed in WHERE`,
-		`SELECT nosuch(gbifid) FROM occurrence`:                                     `unknown function nosuch`,
-		`SELECT LOWER(gbifid, 2) FROM occurrence`:                                   `LOWER takes 1 arguments, not 2`,
-		`SELECT gbifid FROM occurrence; SELECT 1 FROM occurrence`:                   `2 statements`,
-		`DELETE FROM occurrence`:                                                    `only SELECT queries`,
-		`SELECT gbifid FROM (SELECT gbifid FROM occurrence) x`:                      `sub-queries are not supported`,
-		`SELECT gbifid FROM occurrence WHERE gbifid IN (SELECT 1)`:                  `sub-queries are not supported`,
-		`SELECT gbifid FROM occurrence LIMIT -1`:                                    `syntax error`,
-		`SELECT gbifid FROM occurrence ORDER BY 3`:                                  `ORDER BY position 3`,
-		`SELECT GBIF_Within('POLYGON((0 0, 1 0, 1 1, 0 0))', 1, 2) FROM occurrence`: `takes the record's decimalLatitude`,
-		`SELECT gbifid, ROW_NUMBER() OVER (ORDER BY gbifid) FROM occurrence`:        `window functions`,
+		`SELECT * FROM occurrence`:                                                                                   `SELECT * is not supported`,
+		`SELECT gbifid FROM occurrence WHERE`:                                                                        `at line 1 column 35`,
+		`SELECT gbifid FROM verbatim`:                                                                                `unknown table verbatim`,
+		`SELECT gbifid FROM occurrence a JOIN occurrence b ON a.gbifid = b.gbifid`:                                   `joins are not supported`,
+		`SELECT nosuch FROM occurrence`:                                                                              `unknown column nosuch`,
+		`SELECT countrycode, COUNT(*) FROM occurrence`:                                                               `column countrycode is neither grouped`,
+		`SELECT gbifid FROM occurrence WHERE COUNT(*) > 1`:                                                           `aggregate functions are not allowed in WHERE`,
+		`SELECT nosuch(gbifid) FROM occurrence`:                                                                      `unknown function nosuch`,
+		`SELECT LOWER(gbifid, 2) FROM occurrence`:                                                                    `LOWER takes 1 arguments, not 2`,
+		`SELECT gbifid FROM occurrence; SELECT 1 FROM occurrence`:                                                    `2 statements`,
+		`DELETE FROM occurrence`:                                                                                     `only SELECT queries`,
+		`SELECT gbifid FROM (SELECT gbifid FROM occurrence) x`:                                                       `sub-queries are not supported`,
+		`SELECT gbifid FROM occurrence WHERE gbifid IN (SELECT 1)`:                                                   `sub-queries are not supported`,
+		`SELECT gbifid FROM occurrence LIMIT -1`:                                                                     `syntax error`,
+		`SELECT gbifid FROM occurrence ORDER BY 3`:                                                                   `ORDER BY position 3`,
+		`SELECT GBIF_Within('POLYGON((0 0, 1 0, 1 1, 0 0))', 1, 2) FROM occurrence`:                                  `takes the record's decimalLatitude`,
+		`SELECT gbifid, NTILE(4) OVER (ORDER BY gbifid) FROM occurrence`:                                             `window function NTILE is not supported`,
+		`SELECT gbifid, SUM(gbifid) OVER (ORDER BY gbifid ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM occurrence`: `window frames`,
+		`SELECT gbifid FROM occurrence WHERE ROW_NUMBER() OVER (ORDER BY gbifid) = 1`:                                `window functions are taken in the select list`,
+		`SELECT gbifid, RANK() OVER (PARTITION BY countrycode) FROM occurrence`:                                      `RANK needs an ORDER BY`,
 		``: `the query is empty`,
 		`SELECT ` + strings.Repeat("gbifid + ", MaxNodes) + `1 FROM occurrence`: `more than 5000 expressions`,
 	}
@@ -210,6 +213,33 @@ func TestILikeAndOperators(t *testing.T) {
 		`SELECT gbifid FROM occurrence WHERE GBIF_StringArrayLike(issue, 'ZERO%', TRUE) OR gbifid = 2`: {"1", "2"},
 		`SELECT gbifid FROM occurrence WHERE GBIF_StringArrayLike(issue, 'zero%', TRUE)`:               nil,
 		`SELECT gbifid FROM occurrence WHERE countrycode <=> NULL`:                                     {"5"},
+	}
+	for sql, want := range cases {
+		_, rows := run(t, sql, sample)
+		if !slices.Equal(rows, want) {
+			t.Errorf("%s\n got %q\nwant %q", sql, rows, want)
+		}
+	}
+}
+
+func TestWindowFunctions(t *testing.T) {
+	cases := map[string][]string{
+		`SELECT gbifid, countrycode, ROW_NUMBER() OVER (PARTITION BY countrycode ORDER BY gbifid) FROM occurrence ORDER BY gbifid`: {
+			"1|DK|1", "2|DK|2", "3|SE|1", "4|DK|3", `5|\N|1`, "6|SE|2"},
+		`SELECT countrycode, COUNT(*) AS n, SUM(COUNT(*)) OVER () AS total, RANK() OVER (ORDER BY COUNT(*) DESC) FROM occurrence GROUP BY countrycode ORDER BY 1`: {
+			`\N|1|6|3`, "DK|3|6|1", "SE|2|6|2"},
+		// A running sum over "year": rows of the same year are peers and
+		// share their sum; NULL sorts first.
+		`SELECT gbifid, SUM(gbifid) OVER (ORDER BY "year") FROM occurrence ORDER BY gbifid`: {
+			"1|16", "2|16", "3|7", "4|4", "5|21", "6|16"},
+		`SELECT gbifid, LAG(gbifid) OVER (ORDER BY gbifid), LEAD(gbifid, 2, 0) OVER (ORDER BY gbifid) FROM occurrence ORDER BY gbifid`: {
+			`1|\N|3`, "2|1|4", "3|2|5", "4|3|6", "5|4|0", "6|5|0"},
+		`SELECT countrycode, COUNT(*) * 100.0 / SUM(COUNT(*)) OVER () AS pct FROM occurrence GROUP BY countrycode ORDER BY pct DESC`: {
+			"DK|50", "SE|33.333333333333336", `\N|16.666666666666668`},
+		`SELECT basisofrecord, DENSE_RANK() OVER (ORDER BY basisofrecord) AS d FROM occurrence WHERE gbifid < 6 ORDER BY d, basisofrecord LIMIT 3`: {
+			"HUMAN_OBSERVATION|1", "HUMAN_OBSERVATION|1", "HUMAN_OBSERVATION|1"},
+		`SELECT countrycode, COUNT(*) FROM occurrence GROUP BY countrycode HAVING COUNT(*) > 1 ORDER BY SUM(COUNT(*)) OVER (PARTITION BY countrycode) DESC`: {
+			"DK|3", "SE|2"},
 	}
 	for sql, want := range cases {
 		_, rows := run(t, sql, sample)

@@ -25,6 +25,7 @@ type Run struct {
 	kept   []bool
 
 	sorted []sortRow // ordered, ungrouped
+	wrows  []winRow  // with windows (window.go)
 
 	// Groups are numbered in the order they are met: group g's keys are
 	// keys[g*len(q.keys):], its accumulators accs[g*len(q.aggs):]. Flat
@@ -91,6 +92,8 @@ func (r *Run) addRow(emit func([]Value) error) error {
 	switch {
 	case q.grouped:
 		return r.addToGroup()
+	case len(q.windows) > 0:
+		return r.addWindowRow()
 	case len(q.order) > 0:
 		return r.addSorted()
 	}
@@ -297,6 +300,13 @@ func (r *Run) addToGroup() error {
 func (r *Run) Finish(emit func([]Value) error) error {
 	q := r.q
 	switch {
+	case len(q.windows) > 0:
+		if q.grouped {
+			if err := r.eachGroup(func([]Value) (bool, error) { return true, r.addWindowRow() }); err != nil {
+				return err
+			}
+		}
+		r.finishWindows()
 	case q.grouped && len(q.order) == 0:
 		// Groups in the order they were met, straight out.
 		skipped := int64(0)
@@ -344,6 +354,29 @@ func (r *Run) Finish(emit func([]Value) error) error {
 	return nil
 }
 
+// finishWindows computes the windows over the kept rows, then each row's
+// outputs and order keys, into r.sorted.
+func (r *Run) finishWindows() {
+	q := r.q
+	r.computeWindows()
+	r.sorted = make([]sortRow, 0, len(r.wrows))
+	for i := range r.wrows {
+		w := &r.wrows[i]
+		r.c.pre, r.c.win = w.pre, w.outs
+		row := sortRow{out: make([]Value, len(q.outs)), keys: make([]Value, len(q.order))}
+		r.c.out = row.out
+		for j, e := range q.outs {
+			row.out[j] = e.eval(&r.c)
+		}
+		for j, o := range q.order {
+			row.keys[j] = o.e.eval(&r.c)
+		}
+		r.sorted = append(r.sorted, row)
+		*w = winRow{}
+	}
+	r.wrows = nil
+}
+
 // eachGroup computes each group's output row (HAVING applied) and hands
 // it to f, which must not keep it, until f says stop; an aggregate query
 // without GROUP BY has one row even when no row passed WHERE.
@@ -364,8 +397,10 @@ func (r *Run) eachGroup(f func(out []Value) (bool, error)) error {
 			accs[j] = acc{} // its distinct set can go
 		}
 		r.c.out = out
-		for j, e := range q.outs {
-			out[j] = e.eval(&r.c)
+		if len(q.windows) == 0 { // else the outputs wait for the windows
+			for j, e := range q.outs {
+				out[j] = e.eval(&r.c)
+			}
 		}
 		if q.having != nil {
 			if t, ok := q.having.eval(&r.c).truth(); !ok || !t {

@@ -20,9 +20,18 @@ func (c *compiler) selectList(s *ast.SelectStmt) error {
 		}
 	}
 	grouped := s.GroupBy != nil || s.Having != nil || s.Distinct || hasAggregate(fields)
+	c.windowed = false
+	for _, f := range fields {
+		c.windowed = c.windowed || hasWindow(f.Expr)
+	}
+	if s.OrderBy != nil {
+		for _, item := range s.OrderBy.Items {
+			c.windowed = c.windowed || hasWindow(item.Expr)
+		}
+	}
 	if !grouped {
 		for _, f := range fields {
-			e, err := c.expr(f.Expr, modeRow)
+			e, err := c.item(f.Expr, modeRow)
 			if err != nil {
 				return err
 			}
@@ -58,20 +67,34 @@ func (c *compiler) selectList(s *ast.SelectStmt) error {
 		c.groupTexts = append(c.groupTexts, c.canonical(k))
 	}
 	for _, f := range fields {
-		e, err := c.expr(f.Expr, modeGroup)
+		e, err := c.item(f.Expr, modeGroup)
 		if err != nil {
 			return err
 		}
 		c.q.outs = append(c.q.outs, e)
 	}
 	if s.Having != nil {
-		h, err := c.outputOrExpr(s.Having.Expr, modeGroup)
+		having := c.outputOrExpr
+		if c.windowed {
+			// HAVING runs before the windows, and the outputs after them.
+			having = c.expr
+		}
+		h, err := having(s.Having.Expr, modeGroup)
 		if err != nil {
 			return err
 		}
 		c.q.having = h
 	}
 	return nil
+}
+
+// item compiles a select item: split into pre values and windows when
+// the query has windows.
+func (c *compiler) item(n ast.ExprNode, m mode) (expr, error) {
+	if c.windowed {
+		return c.post(n, m)
+	}
+	return c.expr(n, m)
 }
 
 // groupKey resolves a GROUP BY item: a position or a column of the
@@ -112,7 +135,12 @@ func (c *compiler) orderBy(o *ast.OrderByClause) error {
 			e = outRef{p.N - 1}
 		} else {
 			var err error
-			if e, err = c.outputOrExpr(item.Expr, m); err != nil {
+			if c.windowed {
+				c.splitting = true
+			}
+			e, err = c.outputOrExpr(item.Expr, m)
+			c.splitting = false
+			if err != nil {
 				return err
 			}
 		}

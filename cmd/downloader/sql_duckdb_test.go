@@ -43,6 +43,15 @@ var sqlAgreement = []struct {
 	{`SELECT gbifID, hasCoordinate, hasGeospatialIssues FROM occurrence WHERE NOT hasCoordinate OR gbifID < 20`, false, ""},
 	{`SELECT family, COUNT(*) AS n FROM occurrence WHERE family IS NOT NULL GROUP BY family ORDER BY n DESC, family LIMIT 5 OFFSET 1`, true, ""},
 	{`SELECT countryCode || '-' || basisOfRecord AS k, COUNT(*) FROM occurrence GROUP BY countryCode || '-' || basisOfRecord`, false, ""},
+	// Window functions (GBIF's SQL downloads take OVER and PARTITION BY).
+	{`SELECT family, COUNT(*) AS n, RANK() OVER (ORDER BY COUNT(*) DESC) AS r, DENSE_RANK() OVER (ORDER BY COUNT(*) DESC) AS d,
+		SUM(COUNT(*)) OVER () AS total, COUNT(*) * 100.0 / SUM(COUNT(*)) OVER () AS pct FROM occurrence WHERE family IS NOT NULL GROUP BY family`, false, ""},
+	{`SELECT gbifID, countryCode, ROW_NUMBER() OVER (PARTITION BY countryCode ORDER BY gbifID) AS rn,
+		LAG(gbifID) OVER (PARTITION BY countryCode ORDER BY gbifID), LEAD(gbifID, 2, 0) OVER (PARTITION BY countryCode ORDER BY gbifID) FROM occurrence`, false, ""},
+	{`SELECT "year", COUNT(*) AS n, SUM(COUNT(*)) OVER (ORDER BY "year") AS running, AVG(COUNT(*)) OVER (PARTITION BY FLOOR("year" / 10)) AS decade_mean
+		FROM occurrence WHERE "year" IS NOT NULL GROUP BY "year" ORDER BY "year"`, true, ""},
+	{`SELECT gbifID, MAX(decimalLatitude) OVER (PARTITION BY basisOfRecord) - decimalLatitude, COUNT(speciesKey) OVER (PARTITION BY countryCode)
+		FROM occurrence WHERE gbifID % 5 = 0`, false, ""},
 	// GBIF's verbatim columns read the record's verbatim object.
 	{`SELECT v_scientificname, v_country, COUNT(*) FROM occurrence WHERE v_locality IS NOT NULL GROUP BY v_scientificname, v_country`, false,
 		`SELECT json_extract_string(verbatim, '$.scientificName'), json_extract_string(verbatim, '$.country'), COUNT(*) FROM occurrence
