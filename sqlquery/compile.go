@@ -365,7 +365,7 @@ func (c *compiler) call(n *ast.FuncCallExpr, m mode) (expr, error) {
 			return nil, invalid(restore(n), "%v", err)
 		}
 	}
-	e := &call{fn: f.fn, args: es, buf: make([]Value, len(es))}
+	e := &call{fn: f.fn, args: es}
 	if name == "gbif_stringarraylike" {
 		// A constant pattern is compiled once, not for every row.
 		p, ok1 := constant(es[1])
@@ -415,7 +415,7 @@ func (c *compiler) cast(n *ast.FuncCastExpr, m mode) (expr, error) {
 	default:
 		return nil, invalid(restore(n), "CAST to this type is not supported (STRING, INT, BIGINT, DOUBLE, DECIMAL are)")
 	}
-	return &call{fn: func(a []Value) Value { return to(a[0]) }, args: []expr{x}, buf: make([]Value, 1)}, nil
+	return &call{fn: func(a []Value) Value { return to(a[0]) }, args: []expr{x}}, nil
 }
 
 func (c *compiler) aggregate(n *ast.AggregateFuncExpr, m mode) (expr, error) {

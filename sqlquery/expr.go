@@ -28,6 +28,7 @@ type rowCtx struct {
 	out   []Value
 	pre   []Value // window.go
 	win   []Value
+	stack []Value // the arguments of calls being evaluated
 }
 
 type literal struct{ v Value }
@@ -379,18 +380,30 @@ func (e caseExpr) eval(c *rowCtx) Value {
 	return e.els.eval(c)
 }
 
-// call is a scalar function of its evaluated arguments.
+// call is a scalar function of its evaluated arguments. The arguments
+// go on the run's own stack (rowCtx.stack), never in the compiled query,
+// which runs on several goroutines at once; fn must not keep the slice.
 type call struct {
 	fn   func(args []Value) Value
 	args []expr
-	buf  []Value
 }
 
 func (e *call) eval(c *rowCtx) Value {
-	for i, a := range e.args {
-		e.buf[i] = a.eval(c)
+	if c == nil { // constant folding when compiled
+		args := make([]Value, len(e.args))
+		for i, a := range e.args {
+			args[i] = a.eval(nil)
+		}
+		return e.fn(args)
 	}
-	return e.fn(e.buf)
+	base := len(c.stack)
+	for _, a := range e.args {
+		v := a.eval(c)
+		c.stack = append(c.stack, v)
+	}
+	v := e.fn(c.stack[base:])
+	c.stack = c.stack[:base]
+	return v
 }
 
 // matchRow is a GBIF predicate tested on the current row (GBIF_Within,

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -245,6 +246,40 @@ func TestWindowFunctions(t *testing.T) {
 		_, rows := run(t, sql, sample)
 		if !slices.Equal(rows, want) {
 			t.Errorf("%s\n got %q\nwant %q", sql, rows, want)
+		}
+	}
+}
+
+// A Query holds no state of a run: two runs at once on two goroutines get
+// the serial answer (the race detector watches the calls' arguments).
+func TestQueryRunsConcurrently(t *testing.T) {
+	q, err := Parse(`SELECT LOWER(COALESCE(countrycode, 'none')) AS c, FLOOR(decimallatitude) AS lat, COUNT(*), CONCAT(UPPER(basisofrecord), '-', ROUND(gbifid / 2))
+		FROM occurrence GROUP BY 1, 2, 4 ORDER BY 1, 2, 4`, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := runQuery(t, q, sample, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make([][]string, 4)
+	var wg sync.WaitGroup
+	for i := range got {
+		wg.Go(func() {
+			for range 50 {
+				rows, err := runQuery(t, q, sample, 0)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				got[i] = rows
+			}
+		})
+	}
+	wg.Wait()
+	for i := range got {
+		if !slices.Equal(got[i], want) {
+			t.Errorf("run %d: %q, want %q", i, got[i], want)
 		}
 	}
 }
