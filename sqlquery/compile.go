@@ -183,6 +183,9 @@ func (c *compiler) literal(v *driver.ValueExpr) (expr, error) {
 	case nil:
 		return literal{nullValue}, nil
 	case int64:
+		if mysql.HasIsBooleanFlag(v.Type.GetFlag()) { // TRUE, FALSE
+			return literal{boolValue(x != 0)}, nil
+		}
 		return literal{intValue(x)}, nil
 	case uint64:
 		if x > 1<<63-1 {
