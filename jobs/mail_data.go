@@ -28,8 +28,10 @@ type noticeData struct {
 	PortalPage      bool
 	// Citation is the line to cite the download with, as its archive says.
 	Citation string
-	// Records, Datasets and Size (bytes) count the archive.
+	// Records, Datasets and Size (bytes) count the archive; Rows says
+	// Records counts a SQL download's result rows, not records.
 	Records, Datasets, Size int64
+	Rows                    bool
 	// Format is the format in words ("Darwin Core Archive"), FormatName its
 	// name in the API ("DWCA"); Opening says how to open it (the
 	// catalogue's open.FORMAT, empty without one).
@@ -78,7 +80,7 @@ func (s *Service) downloadData(r row, l *mailLocale, a notifyArgs) noticeData {
 		Description: r.Request.Description, Link: base + "/v1/occurrence/download/request/" + r.Key + ".zip",
 		API: base + "/v1/occurrence/download/" + r.Key, Records: r.TotalRecords, Datasets: r.NumberDatasets,
 		Size: r.Size, FormatName: r.Request.Format, Created: r.Created.Time, EraseAfter: r.EraseAfter.Time,
-		Help: mc.Help}
+		Help: mc.Help, Rows: r.Request.SQL != ""}
 	d.Page = d.API
 	if mc.PageURL != "" {
 		d.Page, d.PortalPage = strings.ReplaceAll(mc.PageURL, "{key}", r.Key), true

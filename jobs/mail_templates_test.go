@@ -78,6 +78,30 @@ func testNoticeData(lang string) noticeData {
 	return d
 }
 
+// A SQL download's notices count its result's rows, not records.
+func TestMailCountsRowsOfSQLDownloads(t *testing.T) {
+	c := mustCatalog(t, "")
+	for lang, want := range map[string][2]string{"en": {"12,345 rows", " from 3 datasets"},
+		"es": {"12.345 filas", " de 3 conjuntos"}, "fr": {"12\u00a0345 lignes", " issues de 3"}} {
+		l := c.locales[lang]
+		d := testNoticeData(lang)
+		d.Rows = true
+		for _, notice := range []NoticeKind{NoticeSuccess, NoticeErasureWarning} {
+			out, err := l.render(string(notice), d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			words := want[0]
+			if notice == NoticeSuccess {
+				words += want[1]
+			}
+			if !strings.Contains(out.Text, words) || !strings.Contains(out.HTML, words) {
+				t.Errorf("%s %s lacks %q:\n%s", lang, notice, words, out.Text)
+			}
+		}
+	}
+}
+
 // Each notice in two languages: subject, text and HTML parts carry the
 // link, counts, size, format, dates and the words of the language.
 func TestMailRenderLanguages(t *testing.T) {
