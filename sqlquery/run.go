@@ -194,8 +194,12 @@ func (r *Run) charge(n int64) error {
 		if r.q.grouped {
 			what = fmt.Sprintf("groups (%d so far)", r.ngroups)
 		}
-		return &Error{Err: ErrTooLarge, Reason: fmt.Sprintf("the query's %s need more than the %d MiB a download may hold in memory: group by fewer or coarser columns, narrow the WHERE clause, or add a LIMIT",
-			what, r.budget>>20)}
+		budget := fmt.Sprintf("%d MiB", r.budget>>20)
+		if r.budget < 1<<20 {
+			budget = fmt.Sprintf("%d bytes", r.budget)
+		}
+		return &Error{Err: ErrTooLarge, Reason: fmt.Sprintf("the query's %s need more than the %s a download may hold in memory: group by fewer or coarser columns, narrow the WHERE clause, or add a LIMIT",
+			what, budget)}
 	}
 	return nil
 }

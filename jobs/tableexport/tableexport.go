@@ -83,6 +83,19 @@ func NewWithExportTable(live, exports Table, cfg Config, logger *slog.Logger) *E
 	return &Engine{table: t, exports: exports, cfg: cfg, logger: logger}
 }
 
+// sqlErr maps a SQL query's errors to the job service's kinds: a query
+// whose groups outgrow the memory budget is over a limit, an invalid one
+// is an invalid request; anything else is returned as it is.
+func sqlErr(err error) error {
+	switch {
+	case errors.Is(err, sqlquery.ErrTooLarge):
+		return &jobs.LimitError{Kind: jobs.ErrPredicateTooLarge, Reason: err.Error(), Err: err}
+	case errors.Is(err, sqlquery.ErrInvalidSQL):
+		return fmt.Errorf("%w: %w", jobs.ErrInvalidRequest, err)
+	}
+	return err
+}
+
 // predicateErr maps the occurrence package's error kinds to the job
 // service's. A predicate over GBIF's two limits is reported in GBIF's words
 // (its size and the limit); the service's own rules say which rule, the
@@ -187,7 +200,7 @@ func (e *Engine) Export(ctx context.Context, req jobs.ExportRequest, w io.Writer
 		download.ExportOptions{Catalog: e.exports, TempDir: e.cfg.TempDir, Logger: e.logger, Portal: req.Portal,
 			SQL: sqlquery.Options{Limits: e.cfg.Limits}, SQLMemory: e.cfg.SQLMemory})
 	if err != nil {
-		return jobs.ExportResult{}, &jobs.PermanentError{Err: err}
+		return jobs.ExportResult{}, &jobs.PermanentError{Err: sqlErr(err)}
 	}
 	res, st, err := x.WriteScan(ctx, e.exports, snap, occurrence.ScanOptions{Workers: e.cfg.Workers}, func(s download.ScanProgress) {
 		// Splits report rows scanned when they finish, batches arrive
@@ -195,6 +208,11 @@ func (e *Engine) Export(ctx context.Context, req jobs.ExportRequest, w io.Writer
 		progress(jobs.Progress{RecordsScanned: max(s.Scan.RowsScanned, s.Written), RecordsWritten: s.Written})
 	})
 	if err != nil {
+		if errors.Is(err, sqlquery.ErrTooLarge) || errors.Is(err, sqlquery.ErrInvalidSQL) {
+			// The query's own doing: another attempt would fail alike, and
+			// its creator reads why.
+			return jobs.ExportResult{}, &jobs.PermanentError{Err: sqlErr(err)}
+		}
 		return jobs.ExportResult{}, err
 	}
 	out := result(res, snap.ID)

@@ -275,3 +275,35 @@ func TestExportTable(t *testing.T) {
 		t.Fatalf("the export recorded snapshot %q, want %q", res.Snapshot, want)
 	}
 }
+
+// A SQL download whose groups outgrow the budget fails for good (no
+// retry would fare better) as a request over a limit, which its creator
+// reads whole: what was too large and what to do.
+func TestSQLOverItsMemoryFailsForGood(t *testing.T) {
+	ctx := context.Background()
+	store, err := parquet.Open(t.TempDir(), parquet.Config{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	src, err := ingest.Open(ctx, "../../dwca/testdata/dissco-dwca-kew-gbif-media.zip", ingest.OpenOptions{TempDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ingest.Load(ctx, store, src, ingest.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	src.Close()
+	req := jobs.ExportRequest{Key: "0000001-260507100000000", Format: "SQL_TSV_ZIP",
+		SQL: "SELECT gbifID, COUNT(*) FROM occurrence GROUP BY gbifID"}
+	var buf bytes.Buffer
+	_, err = New(store, Config{TempDir: t.TempDir(), SQLMemory: 1 << 10}, nil).Export(ctx, req, &buf, func(jobs.Progress) {})
+	var perm *jobs.PermanentError
+	if !errors.As(err, &perm) || !errors.Is(err, jobs.ErrPredicateTooLarge) || !strings.Contains(err.Error(), "group by fewer or coarser columns") {
+		t.Fatalf("over its memory: %v, want a permanent limit error saying what to do", err)
+	}
+	buf.Reset()
+	if _, err := New(store, Config{TempDir: t.TempDir()}, nil).Export(ctx, req, &buf, func(jobs.Progress) {}); err != nil {
+		t.Fatalf("within the default budget: %v", err)
+	}
+}
