@@ -287,7 +287,11 @@ func (c *compiler) between(n *ast.BetweenExpr, m mode) (expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	return between{x: es[0], lo: es[1], hi: es[2], not: n.Not}, nil
+	var e expr = logic{and: true, l: comparison{op: opGE, l: es[0], r: es[1]}, r: comparison{op: opLE, l: es[0], r: es[2]}}
+	if n.Not {
+		e = notExpr{e}
+	}
+	return e, nil
 }
 
 func (c *compiler) like(n *ast.PatternLikeOrIlikeExpr, m mode) (expr, error) {
@@ -436,7 +440,7 @@ func (c *compiler) aggregate(n *ast.AggregateFuncExpr, m mode) (expr, error) {
 		return nil, invalid(restore(n), "ORDER BY inside an aggregate is not supported")
 	}
 	spec := &aggSpec{fn: fn, distinct: n.Distinct}
-	star := fn == "count" && !n.Distinct && len(n.Args) == 1 && isStar(n)
+	star := fn == "count" && !n.Distinct && len(n.Args) == 1 && isStar(n.Text(), n.Args)
 	if !star {
 		if len(n.Args) != 1 && !(fn == "count" && n.Distinct) {
 			return nil, invalid(restore(n), "%s takes one argument", strings.ToUpper(fn))
@@ -453,13 +457,17 @@ func (c *compiler) aggregate(n *ast.AggregateFuncExpr, m mode) (expr, error) {
 	return aggRef{len(c.q.aggs) - 1}, nil
 }
 
-// isStar reports whether an aggregate was written with "*" (the parser
-// reads COUNT(*) as COUNT(1)).
-func isStar(n *ast.AggregateFuncExpr) bool {
-	if strings.Contains(n.Text(), "*") {
+// isStar reports whether COUNT's argument was written "*" (the parser
+// reads COUNT(*) as COUNT(1), the same count), from the call's text and
+// arguments.
+func isStar(text string, args []ast.ExprNode) bool {
+	if strings.Contains(text, "*") {
 		return true
 	}
-	v, ok := n.Args[0].(*driver.ValueExpr)
+	if len(args) != 1 {
+		return false
+	}
+	v, ok := args[0].(*driver.ValueExpr)
 	return ok && v.GetValue() == int64(1)
 }
 
@@ -562,7 +570,7 @@ func restore(n ast.Node) string {
 		return strings.TrimSpace(n.Text())
 	}
 	s := b.String()
-	if a, ok := n.(*ast.AggregateFuncExpr); ok && strings.EqualFold(a.F, "count") && !a.Distinct && len(a.Args) == 1 && isStar(a) {
+	if a, ok := n.(*ast.AggregateFuncExpr); ok && strings.EqualFold(a.F, "count") && !a.Distinct && len(a.Args) == 1 && isStar(a.Text(), a.Args) {
 		return "COUNT(*)"
 	}
 	return s

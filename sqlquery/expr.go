@@ -161,14 +161,16 @@ type arith struct {
 	l, r expr
 }
 
-func (e arith) eval(c *rowCtx) Value {
-	a, b := e.l.eval(c), e.r.eval(c)
+func (e arith) eval(c *rowCtx) Value { return arithmetic(e.op, e.l.eval(c), e.r.eval(c)) }
+
+// arithmetic applies op to two values.
+func arithmetic(op arithOp, a, b Value) Value {
 	if a.Kind == Null || b.Kind == Null {
 		return nullValue
 	}
-	if e.op != opDiv && isIntegral(a) && isIntegral(b) {
+	if op != opDiv && isIntegral(a) && isIntegral(b) {
 		x, y := a.Int, b.Int
-		switch e.op {
+		switch op {
 		case opAdd:
 			return intValue(x + y)
 		case opSub:
@@ -192,7 +194,7 @@ func (e arith) eval(c *rowCtx) Value {
 	if !okx || !oky {
 		return nullValue
 	}
-	switch e.op {
+	switch op {
 	case opAdd:
 		return floatValue(x + y)
 	case opSub:
@@ -279,19 +281,6 @@ func (e inList) eval(c *rowCtx) Value {
 		return nullValue
 	}
 	return boolValue(e.not)
-}
-
-type between struct {
-	x, lo, hi expr
-	not       bool
-}
-
-func (e between) eval(c *rowCtx) Value {
-	v := logic{and: true, l: comparison{op: opGE, l: e.x, r: e.lo}, r: comparison{op: opLE, l: e.x, r: e.hi}}.eval(c)
-	if e.not {
-		return notExpr{literal{v}}.eval(c)
-	}
-	return v
 }
 
 // like is SQL LIKE ('%' any run, '_' one character, escape '\'); ilike

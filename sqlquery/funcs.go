@@ -170,7 +170,7 @@ func init() {
 		return floatValue(math.Pow(x, y))
 	}}, "pow")
 	addFunc(&function{name: "MOD", min: 2, max: 2, doc: "MOD(x, y): remainder", fn: func(a []Value) Value {
-		return arith{op: opMod, l: literal{a[0]}, r: literal{a[1]}}.eval(nil)
+		return arithmetic(opMod, a[0], a[1])
 	}})
 	for _, part := range []struct {
 		name string

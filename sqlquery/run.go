@@ -206,17 +206,13 @@ func (r *Run) charge(n int64) error {
 
 func (r *Run) addSorted() error {
 	q := r.q
-	row := sortRow{out: make([]Value, len(q.outs)), keys: make([]Value, len(q.order))}
-	var size int64 = 48
-	for j, e := range q.outs {
-		row.out[j] = e.eval(&r.c).owned()
-		size += row.out[j].size()
+	row := r.sortRowOf(nil)
+	for _, vs := range [][]Value{row.out, row.keys} {
+		for j := range vs {
+			vs[j] = vs[j].owned() // kept beyond the batch
+		}
 	}
-	r.c.out = row.out
-	for j, o := range q.order {
-		row.keys[j] = o.e.eval(&r.c).owned()
-		size += row.keys[j].size()
-	}
+	size := rowSize(row)
 	r.sorted = append(r.sorted, row)
 	if err := r.charge(size); err != nil {
 		return err
@@ -233,6 +229,23 @@ func (r *Run) addSorted() error {
 	return nil
 }
 
+// sortRowOf is the current row's outputs (out, else evaluated here) and
+// its ORDER BY values, which may read the outputs.
+func (r *Run) sortRowOf(out []Value) sortRow {
+	row := sortRow{out: out, keys: make([]Value, len(r.q.order))}
+	if row.out == nil {
+		row.out = make([]Value, len(r.q.outs))
+		for j, e := range r.q.outs {
+			row.out[j] = e.eval(&r.c)
+		}
+	}
+	r.c.out = row.out
+	for j, o := range r.q.order {
+		row.keys[j] = o.e.eval(&r.c)
+	}
+	return row
+}
+
 func rowSize(s sortRow) int64 {
 	n := int64(48)
 	for _, v := range s.out {
@@ -245,20 +258,7 @@ func rowSize(s sortRow) int64 {
 }
 
 func (r *Run) sortRows() {
-	slices.SortStableFunc(r.sorted, func(a, b sortRow) int { return r.compareKeys(a.keys, b.keys) })
-}
-
-func (r *Run) compareKeys(a, b []Value) int {
-	for j, o := range r.q.order {
-		c := sortCompare(a[j], b[j])
-		if o.desc {
-			c = -c
-		}
-		if c != 0 {
-			return c
-		}
-	}
-	return 0
+	slices.SortStableFunc(r.sorted, func(a, b sortRow) int { return compareOrder(r.q.order, a.keys, b.keys) })
 }
 
 func (r *Run) addToGroup() error {
@@ -327,12 +327,7 @@ func (r *Run) Finish(emit func([]Value) error) error {
 		})
 	case q.grouped:
 		err := r.eachGroup(func(out []Value) (bool, error) {
-			row := sortRow{out: slices.Clone(out), keys: make([]Value, len(q.order))}
-			r.c.out = row.out
-			for j, o := range q.order {
-				row.keys[j] = o.e.eval(&r.c)
-			}
-			r.sorted = append(r.sorted, row)
+			r.sorted = append(r.sorted, r.sortRowOf(slices.Clone(out)))
 			return true, nil
 		})
 		if err != nil {
@@ -361,21 +356,12 @@ func (r *Run) Finish(emit func([]Value) error) error {
 // finishWindows computes the windows over the kept rows, then each row's
 // outputs and order keys, into r.sorted.
 func (r *Run) finishWindows() {
-	q := r.q
 	r.computeWindows()
 	r.sorted = make([]sortRow, 0, len(r.wrows))
 	for i := range r.wrows {
 		w := &r.wrows[i]
 		r.c.pre, r.c.win = w.pre, w.outs
-		row := sortRow{out: make([]Value, len(q.outs)), keys: make([]Value, len(q.order))}
-		r.c.out = row.out
-		for j, e := range q.outs {
-			row.out[j] = e.eval(&r.c)
-		}
-		for j, o := range q.order {
-			row.keys[j] = o.e.eval(&r.c)
-		}
-		r.sorted = append(r.sorted, row)
+		r.sorted = append(r.sorted, r.sortRowOf(nil))
 		*w = winRow{}
 	}
 	r.wrows = nil

@@ -165,7 +165,7 @@ func (c *compiler) windowArgs(n *ast.WindowFuncExpr, spec *windowSpec, m mode) e
 		spec.arg = arg
 		return err
 	case "count":
-		if !spec.distinct && len(args) == 1 && isStarArg(n) {
+		if !spec.distinct && len(args) == 1 && isStar(n.Text(), n.Args) {
 			return nil
 		}
 	}
@@ -178,14 +178,6 @@ func (c *compiler) windowArgs(n *ast.WindowFuncExpr, spec *windowSpec, m mode) e
 	arg, err := c.expr(args[0], m)
 	spec.arg = arg
 	return err
-}
-
-// isStarArg reports whether COUNT(*) OVER was written with "*".
-func isStarArg(n *ast.WindowFuncExpr) bool {
-	if strings.Contains(n.Text(), "*") {
-		return true
-	}
-	return len(n.Args) == 1 && restore(n.Args[0]) == "1"
 }
 
 // winRow is one result row of a query with windows: its pre values, each
@@ -246,7 +238,7 @@ func (r *Run) computeWindows() {
 			if c := compareValues(in(a)[:np], in(b)[:np]); c != 0 {
 				return c
 			}
-			return r.compareOrder(w.order, in(a)[np:np+no], in(b)[np:np+no])
+			return compareOrder(w.order, in(a)[np:np+no], in(b)[np:np+no])
 		})
 		for start := 0; start < len(idx); {
 			end := start + 1
@@ -264,7 +256,7 @@ func (r *Run) windowPartition(j int, w *windowSpec, rows []int) {
 	np, no := len(w.partition), len(w.order)
 	in := func(k int) []Value { return r.wrows[rows[k]].in[j] }
 	set := func(k int, v Value) { r.wrows[rows[k]].outs[j] = v }
-	peer := func(a, b int) bool { return r.compareOrder(w.order, in(a)[np:np+no], in(b)[np:np+no]) == 0 }
+	peer := func(a, b int) bool { return compareOrder(w.order, in(a)[np:np+no], in(b)[np:np+no]) == 0 }
 	switch w.fn {
 	case "row_number":
 		for k := range rows {
@@ -338,7 +330,8 @@ func compareValues(a, b []Value) int {
 	return 0
 }
 
-func (r *Run) compareOrder(order []orderItem, a, b []Value) int {
+// compareOrder orders two rows' ORDER BY values.
+func compareOrder(order []orderItem, a, b []Value) int {
 	for i, o := range order {
 		c := sortCompare(a[i], b[i])
 		if o.desc {
