@@ -115,8 +115,7 @@ func describeSQL() (DescribedTable, error) {
 	}
 	// Then the verbatim columns, in GBIF's verbatim order, as its table.
 	for _, term := range gbifVerbatimTerms {
-		name := "v_" + strings.ToLower(occurrence.SimpleName(term))
-		if sqlVerbatim[name] == term {
+		if name := sqlVerbatimColumn(term); sqlVerbatim[name] == term {
 			t.Fields = append(t.Fields, DescribedField{Name: name, Type: "STRING", Term: term, Nullable: true})
 		}
 	}

@@ -114,14 +114,18 @@ func appendSQLValue(dst []byte, v sqlquery.Value) []byte {
 	return dst
 }
 
-// sqlVerbatim names the verbatim columns of a SQL query, as GBIF's table
-// has them: "v_" and the simple name of each of GBIF's verbatim terms in
-// lower case (v_scientificname, v_country), to the term.
+// sqlVerbatimColumn names the verbatim column of a term as GBIF's SQL
+// table does: "v_" and its simple name in lower case (v_scientificname).
+func sqlVerbatimColumn(term string) string {
+	return "v_" + strings.ToLower(occurrence.SimpleName(term))
+}
+
+// sqlVerbatim maps the verbatim columns of a SQL query, one for each of
+// GBIF's verbatim terms (the first term of a name), to their terms.
 var sqlVerbatim = func() map[string]string {
 	m := make(map[string]string, len(gbifVerbatimTerms))
 	for _, term := range gbifVerbatimTerms {
-		name := "v_" + strings.ToLower(occurrence.SimpleName(term))
-		if _, taken := m[name]; !taken {
+		if name := sqlVerbatimColumn(term); m[name] == "" {
 			m[name] = term
 		}
 	}

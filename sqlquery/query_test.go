@@ -43,11 +43,6 @@ func TestHeaderAsGBIF(t *testing.T) {
 	q, err := Parse(`SELECT "year", GBIF_EQDGCode(1, decimallatitude, decimallongitude, 0) AS eqdgCellCode, occurrence.speciesKey,
 		COUNT(*), MIN(COALESCE(coordinateUncertaintyInMeters, 1000)) AS "minCoordinateUncertaintyInMeters"
 		FROM occurrence WHERE occurrenceStatus = 'PRESENT' GROUP BY "year", eqdgCellCode, speciesKey`, Options{})
-	if errors.Is(err, ErrInvalidSQL) && strings.Contains(err.Error(), "unknown function GBIF_EQDGCode") {
-		q, err = Parse(`SELECT "year", ROUND(decimallatitude) AS eqdgCellCode, occurrence.speciesKey,
-		COUNT(*), MIN(COALESCE(coordinateUncertaintyInMeters, 1000)) AS "minCoordinateUncertaintyInMeters"
-		FROM occurrence WHERE occurrenceStatus = 'PRESENT' GROUP BY "year", eqdgCellCode, speciesKey`, Options{})
-	}
 	if err != nil {
 		t.Fatal(err)
 	}

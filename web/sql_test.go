@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/biodiversity-downloads/downloader/download"
 	"github.com/biodiversity-downloads/downloader/jobs"
 )
 
@@ -71,9 +72,16 @@ func TestSQLDownloadAPI(t *testing.T) {
 	if d.TotalRecords != int64(len(lines)-1) {
 		t.Errorf("totalRecords %d, want the result's %d rows", d.TotalRecords, len(lines)-1)
 	}
-	// GET /describe/sql lists the table's columns, as GBIF's.
+	// GET /describe/sql lists the table's columns, as GBIF's: the
+	// description the format gives, speciesKey a BIGINT, the v_ ones after.
 	r := expect(t, s.do("GET", "/v1/occurrence/download/describe/sql", "", nil), http.StatusOK)
-	if !strings.Contains(string(r.body), `{"name":"specieskey","type":"INT"`) && !strings.Contains(string(r.body), `{"name":"specieskey","type":"BIGINT"`) {
+	want, err := download.Describe(download.FormatSQLTSVZip)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wb, _ := json.Marshal(want)
+	if !bytes.Equal(bytes.TrimSpace(r.body), wb) || !strings.Contains(string(r.body), `{"name":"specieskey","type":"BIGINT"`) ||
+		!strings.Contains(string(r.body), `{"name":"v_scientificname","type":"STRING"`) {
 		t.Errorf("describe/sql: %.300s", r.body)
 	}
 }

@@ -24,25 +24,33 @@ import (
 	"github.com/biodiversity-downloads/downloader/occurrence/parquet"
 )
 
-// What a job's request carries beyond the predicate reaches the archive:
-// the requested extension's rows, the portal and DOI in the citation, the
-// checklist asked for in the metadata.
-func TestExportRequestReachesTheArchive(t *testing.T) {
+// kewTable is an embedded table of Kew's sample: 19 specimens with image
+// rows (gbif:Multimedia), closed when the test ends.
+func kewTable(t *testing.T) *parquet.Store {
+	t.Helper()
 	ctx := context.Background()
 	store, err := parquet.Open(t.TempDir(), parquet.Config{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer store.Close()
-	// Kew's sample: 19 specimens with image rows (gbif:Multimedia).
+	t.Cleanup(func() { store.Close() })
 	src, err := ingest.Open(ctx, "../../dwca/testdata/dissco-dwca-kew-gbif-media.zip", ingest.OpenOptions{TempDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer src.Close()
 	if _, err := ingest.Load(ctx, store, src, ingest.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	src.Close()
+	return store
+}
+
+// What a job's request carries beyond the predicate reaches the archive:
+// the requested extension's rows, the portal and DOI in the citation, the
+// checklist asked for in the metadata.
+func TestExportRequestReachesTheArchive(t *testing.T) {
+	ctx := context.Background()
+	store := kewTable(t)
 	e := New(store, Config{TempDir: t.TempDir()}, nil)
 	var buf bytes.Buffer
 	created := time.Date(2026, 5, 7, 10, 0, 0, 0, time.UTC)
@@ -281,23 +289,11 @@ func TestExportTable(t *testing.T) {
 // reads whole: what was too large and what to do.
 func TestSQLOverItsMemoryFailsForGood(t *testing.T) {
 	ctx := context.Background()
-	store, err := parquet.Open(t.TempDir(), parquet.Config{}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	src, err := ingest.Open(ctx, "../../dwca/testdata/dissco-dwca-kew-gbif-media.zip", ingest.OpenOptions{TempDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ingest.Load(ctx, store, src, ingest.Options{}); err != nil {
-		t.Fatal(err)
-	}
-	src.Close()
+	store := kewTable(t)
 	req := jobs.ExportRequest{Key: "0000001-260507100000000", Format: "SQL_TSV_ZIP",
 		SQL: "SELECT gbifID, COUNT(*) FROM occurrence GROUP BY gbifID"}
 	var buf bytes.Buffer
-	_, err = New(store, Config{TempDir: t.TempDir(), SQLMemory: 1 << 10}, nil).Export(ctx, req, &buf, func(jobs.Progress) {})
+	_, err := New(store, Config{TempDir: t.TempDir(), SQLMemory: 1 << 10}, nil).Export(ctx, req, &buf, func(jobs.Progress) {})
 	var perm *jobs.PermanentError
 	if !errors.As(err, &perm) || !errors.Is(err, jobs.ErrPredicateTooLarge) || !strings.Contains(err.Error(), "group by fewer or coarser columns") {
 		t.Fatalf("over its memory: %v, want a permanent limit error saying what to do", err)
