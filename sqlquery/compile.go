@@ -2,6 +2,7 @@ package sqlquery
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -95,7 +96,13 @@ func (c *compiler) column(n *ast.ColumnName) (expr, error) {
 	col, ok := columnsByLower[n.Name.L]
 	if !ok {
 		if term, ok := c.verbatim[n.Name.L]; ok {
-			return verbatimRef{slot: c.slot(occurrence.ColVerbatim), path: gjson.Escape(occurrence.VerbatimKey(term))}, nil
+			path := gjson.Escape(occurrence.VerbatimKey(term))
+			k := slices.Index(c.q.vpaths, path)
+			if k < 0 {
+				k = len(c.q.vpaths)
+				c.q.vpaths = append(c.q.vpaths, path)
+			}
+			return verbatimRef{slot: c.slot(occurrence.ColVerbatim), k: k}, nil
 		}
 		return nil, invalid(n.Name.O, "unknown column %s (docs/sql.md lists the columns; GET /occurrence/download/describe/sql too)", n.Name.O)
 	}

@@ -29,6 +29,10 @@ type rowCtx struct {
 	pre   []Value // window.go
 	win   []Value
 	stack []Value // the arguments of calls being evaluated
+	// The verbatim values of row vrow (-1: none yet), by Query.vpaths.
+	vpaths []string
+	vrow   int
+	vvals  []gjson.Result
 }
 
 type literal struct{ v Value }
@@ -40,20 +44,27 @@ type columnRef struct{ slot int }
 
 func (e columnRef) eval(c *rowCtx) Value { return c.read[e.slot](c.row) }
 
-// verbatimRef reads a verbatim term of the current row from its record's
+// verbatimRef reads verbatim term k of the current row from its record's
 // verbatim object (a JSON object keyed by occurrence.VerbatimKey); NULL
-// where the record has no such term.
+// where the record has no such term. The object is read once a row for
+// all of the query's verbatim columns (Query.vpaths), when one is first
+// asked for.
 type verbatimRef struct {
-	slot int
-	path string // the key, escaped for gjson
+	slot int // the verbatim column
+	k    int // index in Query.vpaths
 }
 
 func (e verbatimRef) eval(c *rowCtx) Value {
-	v := c.read[e.slot](c.row)
-	if v.Kind != String {
+	if c.vrow != c.row {
+		c.vrow, c.vvals = c.row, c.vvals[:0]
+		if v := c.read[e.slot](c.row); v.Kind == String {
+			c.vvals = gjson.GetMany(v.Str, c.vpaths...)
+		}
+	}
+	if e.k >= len(c.vvals) {
 		return nullValue
 	}
-	r := gjson.Get(v.Str, e.path)
+	r := c.vvals[e.k]
 	if !r.Exists() || r.Type == gjson.Null {
 		return nullValue
 	}

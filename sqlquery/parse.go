@@ -56,6 +56,7 @@ type Query struct {
 	// rows or groups) and the windows' results (window.go).
 	pres    []expr
 	windows []*windowSpec
+	vpaths  []string // the verbatim columns' keys (verbatimRef)
 }
 
 type orderItem struct {

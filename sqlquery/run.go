@@ -51,6 +51,7 @@ func (q *Query) NewRun(memory int64) *Run {
 	}
 	r := &Run{q: q, budget: memory}
 	r.c.read = make([]func(int) Value, len(q.cols))
+	r.c.vpaths = q.vpaths
 	r.c.out = make([]Value, len(q.outs))
 	if q.grouped {
 		r.index = map[string]int32{}
@@ -110,7 +111,7 @@ func (r *Run) addRow(emit func([]Value) error) error {
 
 // bind points the column readers at b's columns.
 func (r *Run) bind(b arrow.RecordBatch) error {
-	r.c.batch = b
+	r.c.batch, r.c.vrow = b, -1
 	s := b.Schema()
 	for slot, name := range r.q.cols {
 		idx := s.FieldIndices(name)
