@@ -86,6 +86,8 @@ func Describe(f Format) (any, error) {
 		return describeSpeciesList()
 	case FormatSimpleParquet:
 		return describeParquet()
+	case FormatSimpleAvro:
+		return describeAvro()
 	case FormatSQLTSVZip:
 		return describeSQL()
 	}
@@ -278,6 +280,39 @@ func describeParquet() (DescribedTable, error) {
 			d.Type = "ARRAY<STRING>"
 		default:
 			return DescribedTable{}, fmt.Errorf("download: describe: no type for Parquet column %s (%s)", d.Name, schema.Field(i).Type)
+		}
+		t.Fields = append(t.Fields, d)
+	}
+	return t, nil
+}
+
+// describeAvro describes SIMPLE_AVRO by its writer's fields and types:
+// the names in its schema, identifiers as the strings it writes, lists as
+// ARRAY<STRING>, timestamps as DATE in the text layout they are written
+// in (GBIF's describe gives them so).
+func describeAvro() (DescribedTable, error) {
+	fields, types, err := avroFields(nil)
+	if err != nil {
+		return DescribedTable{}, err
+	}
+	t := DescribedTable{Fields: make([]DescribedField, 0, len(fields))}
+	for i, f := range fields {
+		d := DescribedField{Name: avroFieldName(f), Type: "STRING", Term: f.term, Nullable: !required(f.term)}
+		switch types[i] {
+		case avroList:
+			d.Type = "ARRAY<STRING>"
+		case avroInt:
+			d.Type = "INT"
+		case avroDouble:
+			d.Type = "DOUBLE"
+		case avroBool:
+			d.Type = "BOOLEAN"
+		case avroTimestamp:
+			layout := f.layout
+			if layout == "" {
+				layout = timeLayout
+			}
+			d.Type, d.TypeFormat = "DATE", javaDateFormat(layout)
 		}
 		t.Fields = append(t.Fields, d)
 	}

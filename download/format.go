@@ -184,17 +184,17 @@ func NewExport(ctx context.Context, w io.Writer, spec ExportSpec, opts ExportOpt
 		created = time.Now().UTC()
 	}
 	x := &Export{spec: spec, format: f, opts: opts, out: &hashWriter{w: w, h: sha256.New()}, created: created, query: query}
-	zw, err := pzip.NewWriter(x.out, opts.Zip)
-	if err != nil {
-		return nil, err
+	if f.zipped() {
+		if x.zw, err = pzip.NewWriter(x.out, opts.Zip); err != nil {
+			return nil, err
+		}
 	}
-	x.zw = zw
 	x.fw, err = f.open(ctx, x)
 	if err != nil {
 		if x.fw != nil {
 			x.fw.abort()
 		}
-		zw.Abort()
+		x.abortZip()
 		return nil, err
 	}
 	x.cols = withAccounting(x.fw.columns())
@@ -240,7 +240,12 @@ func checkKey(k string) error {
 func (x *Export) Columns() []string { return x.cols }
 
 // Written returns the archive bytes produced so far.
-func (x *Export) Written() int64 { return x.zw.Written() }
+func (x *Export) Written() int64 {
+	if x.zw == nil {
+		return x.out.n
+	}
+	return x.zw.Written()
+}
 
 // Write adds a batch of matching records; its schema must hold Columns().
 // String columns may be plain or dictionary-encoded from batch to batch
@@ -279,18 +284,20 @@ func (x *Export) Close(ctx context.Context) (ExportResult, error) {
 	infos, err := datasetInfos(ctx, x.opts.Catalog, x.acct.datasetKeys())
 	if err != nil {
 		x.fw.abort()
-		x.zw.Abort()
+		x.abortZip()
 		return ExportResult{}, err
 	}
 	res := x.acct.result(infos)
 	if err := x.fw.finish(ctx, res, infos); err != nil {
 		x.fw.abort()
-		x.zw.Abort()
+		x.abortZip()
 		return ExportResult{}, err
 	}
 	x.fw.abort() // releases temporary files
-	if err := x.zw.Close(); err != nil {
-		return ExportResult{}, err
+	if x.zw != nil {
+		if err := x.zw.Close(); err != nil {
+			return ExportResult{}, err
+		}
 	}
 	res.Format = x.spec.Format
 	if r, ok := x.fw.(interface{ resultRows() int64 }); ok {
@@ -308,7 +315,7 @@ func (x *Export) Close(ctx context.Context) (ExportResult, error) {
 		}
 		res.Citations, res.DOIs = citationsOf(x, infos, parts)
 	}
-	res.Bytes = x.zw.Written()
+	res.Bytes = x.Written()
 	res.SHA256 = hex.EncodeToString(x.out.h.Sum(nil))
 	return res, nil
 }
@@ -321,8 +328,19 @@ func (x *Export) Abort() {
 	}
 	x.closed = true
 	x.fw.abort()
-	x.zw.Abort()
+	x.abortZip()
 }
+
+// abortZip stops the zip writer of a zipped format.
+func (x *Export) abortZip() {
+	if x.zw != nil {
+		x.zw.Abort()
+	}
+}
+
+// file is where a format that is not a zip (FormatInfo.Extension) writes
+// its one file.
+func (x *Export) file() io.Writer { return x.out }
 
 // create adds a deflated entry stamped with the download's creation time.
 func (x *Export) create(name string) (io.Writer, error) {
@@ -333,10 +351,12 @@ func (x *Export) create(name string) (io.Writer, error) {
 type hashWriter struct {
 	w io.Writer
 	h hash.Hash
+	n int64
 }
 
 func (hw *hashWriter) Write(p []byte) (int, error) {
 	n, err := hw.w.Write(p)
 	hw.h.Write(p[:n])
+	hw.n += int64(n)
 	return n, err
 }

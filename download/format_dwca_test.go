@@ -178,6 +178,12 @@ func TestDWCAEmpty(t *testing.T) {
 		if res.Records != 0 || res.License != "" || len(res.Datasets) != 0 {
 			t.Errorf("%s: %+v", f, res)
 		}
+		if !info.zipped() {
+			if _, rows := readAvro(t, []byte(buf.String())); len(rows) != 0 {
+				t.Errorf("%s: %d records", f, len(rows))
+			}
+			continue
+		}
 		names, _ := entries(t, []byte(buf.String()))
 		if len(names) == 0 {
 			t.Errorf("%s: empty archive has no entries", f)

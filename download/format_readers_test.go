@@ -190,3 +190,65 @@ func btoi(b bool) int {
 	}
 	return 0
 }
+
+// SIMPLE_AVRO read by fastavro and by Apache Avro's own Python library:
+// both read every record alike, with GBIF's schema, and the text values
+// are the text formats'.
+func TestReadersSimpleAvro(t *testing.T) {
+	readers.RequirePython(t, "fastavro", "avro")
+	data, _ := export(t, ExportSpec{Format: FormatSimpleAvro}, testSource())
+	path := filepath.Join(t.TempDir(), "0000001-240506070809000.avro")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Same      bool               `json:"same"`
+		Schema    map[string]any     `json:"schema"`
+		Records   []map[string]any   `json:"records"`
+		Codec     string             `json:"codec"`
+		Fastavro  int                `json:"fastavro"`
+		Reference int                `json:"reference"`
+		Types     map[string]float64 `json:"types"`
+	}
+	out := readers.Python(t, time.Minute, `
+import sys, json, fastavro
+from avro.datafile import DataFileReader
+from avro.io import DatumReader
+with open(sys.argv[1], "rb") as f:
+    r = fastavro.reader(f)
+    fast = list(r)
+    schema, codec = r.writer_schema, r.codec
+with open(sys.argv[1], "rb") as f:
+    ref = list(DataFileReader(f, DatumReader()))
+types = {"float": sum(isinstance(v, float) for rec in ref for v in rec.values()),
+         "int": sum(type(v) is int for rec in ref for v in rec.values()),
+         "list": sum(isinstance(v, list) for rec in ref for v in rec.values())}
+print(json.dumps({"same": fast == ref, "schema": schema, "records": ref, "codec": codec,
+                  "fastavro": len(fast), "reference": len(ref), "types": types}))
+`, path)
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("%v: %.300s", err, out)
+	}
+	n := testRecordCount()
+	if got.Fastavro != n || got.Reference != n || !got.Same {
+		t.Fatalf("fastavro read %d records, avro %d, the same: %v; want %d", got.Fastavro, got.Reference, got.Same, n)
+	}
+	if got.Codec != "deflate" || got.Schema["name"] != "org.gbif.occurrence.download.avro.SimpleOccurrence" {
+		t.Errorf("codec %q, record %v", got.Codec, got.Schema["name"])
+	}
+	if got.Types["float"] == 0 || got.Types["int"] == 0 || got.Types["list"] == 0 {
+		t.Errorf("value types read %v, want doubles, ints and lists", got.Types)
+	}
+	for i, r := range got.Records {
+		want := dwca.CleanValue(tricky[i%len(tricky)])
+		if loc, _ := r["locality"].(string); loc != want {
+			t.Errorf("record %d: locality %q, want %q as the text formats write it", i, loc, want)
+		}
+	}
+	if r := got.Records[0]; r["gbifID"] != "1000" || r["lastInterpreted"] != "2024-01-02T03:04:05.006Z" {
+		t.Errorf("record 0: gbifID %v lastInterpreted %v", r["gbifID"], r["lastInterpreted"])
+	}
+	if !strings.Contains(out, "🦉") && !strings.Contains(out, `\ud83e\udd89`) {
+		t.Error("non-BMP value lost in Avro")
+	}
+}

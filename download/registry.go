@@ -102,6 +102,20 @@ func ParseFormat(s string) (Format, error) {
 	return "", err
 }
 
+// FileOf returns the extension and content type of a download file of
+// the format named name: a zip for every format but SIMPLE_AVRO, and for
+// a name no longer registered.
+func FileOf(name string) (ext, contentType string) {
+	if f, err := LookupFormat(name); err == nil {
+		return f.Extension, f.ContentType
+	}
+	return ".zip", "application/zip"
+}
+
+// zipped says whether the download is a zip archive the export assembles
+// (internal/pzip) rather than one file the format writes itself.
+func (f FormatInfo) zipped() bool { return f.Extension == ".zip" }
+
 // Info returns the registered description of f.
 func (f Format) Info() (FormatInfo, error) { return LookupFormat(string(f)) }
 

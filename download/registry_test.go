@@ -9,19 +9,23 @@ import (
 // The registry lists each format once, in GBIF's order, with everything
 // the API, the CLI and the estimates read.
 func TestRegistry(t *testing.T) {
-	if got, want := FormatNames(), []string{"DWCA", "SIMPLE_CSV", "SPECIES_LIST", "SIMPLE_PARQUET", "SQL_TSV_ZIP"}; !slices.Equal(got, want) {
+	if got, want := FormatNames(), []string{"DWCA", "SIMPLE_CSV", "SIMPLE_AVRO", "SPECIES_LIST", "SIMPLE_PARQUET", "SQL_TSV_ZIP"}; !slices.Equal(got, want) {
 		t.Fatalf("FormatNames() = %v, want %v", got, want)
 	}
 	for _, f := range Formats() {
-		if f.Description == "" || f.Extension != ".zip" || f.ContentType != "application/zip" || f.BytesPerRecord <= 0 || f.CompressionRatio <= 0 {
+		if f.Description == "" || f.Extension == "" || f.ContentType == "" || f.BytesPerRecord <= 0 || f.CompressionRatio <= 0 {
 			t.Errorf("format %s is incomplete: %+v", f.Name, f)
+		}
+		// A zip is served as one; SIMPLE_AVRO is GBIF's one .avro file.
+		if zip := f.Name != FormatSimpleAvro; zip != (f.Extension == ".zip" && f.ContentType == "application/zip") || zip != f.zipped() {
+			t.Errorf("format %s: extension %s, content type %s", f.Name, f.Extension, f.ContentType)
 		}
 		got, err := LookupFormat(string(f.Name))
 		if err != nil || got.Name != f.Name {
 			t.Errorf("LookupFormat(%s) = %v, %v", f.Name, got.Name, err)
 		}
 	}
-	if got := fieldFormats(); !slices.Equal(got, []string{"SIMPLE_CSV", "SIMPLE_PARQUET"}) {
+	if got := fieldFormats(); !slices.Equal(got, []string{"SIMPLE_CSV", "SIMPLE_AVRO", "SIMPLE_PARQUET"}) {
 		t.Errorf("formats with fields: %v", got)
 	}
 	// The API takes names as GBIF spells them; the command line any case.
@@ -31,8 +35,8 @@ func TestRegistry(t *testing.T) {
 	if f, err := ParseFormat("simple_csv"); err != nil || f != FormatSimpleCSV {
 		t.Errorf("ParseFormat(simple_csv) = %q, %v", f, err)
 	}
-	if _, err := ParseFormat("AVRO"); !errors.Is(err, ErrFormat) || err.Error() != `download: bad download format: "AVRO" (want one of DWCA, SIMPLE_CSV, SPECIES_LIST, SIMPLE_PARQUET, SQL_TSV_ZIP)` {
-		t.Errorf("ParseFormat(AVRO) = %v", err)
+	if _, err := ParseFormat("MAP_OF_LIFE"); !errors.Is(err, ErrFormat) || err.Error() != `download: bad download format: "MAP_OF_LIFE" (want one of DWCA, SIMPLE_CSV, SIMPLE_AVRO, SPECIES_LIST, SIMPLE_PARQUET, SQL_TSV_ZIP)` {
+		t.Errorf("ParseFormat(MAP_OF_LIFE) = %v", err)
 	}
 	// Formats returns a copy: a caller cannot change the registry.
 	fs := Formats()

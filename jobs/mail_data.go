@@ -72,12 +72,18 @@ type digestLine struct {
 // mails cut theirs there too).
 const maxQueryWords = 1000
 
+// fileName is download r's file name (KEY.zip, KEY.avro).
+func fileName(r row) string {
+	name, _ := FileName(r.Key, r.Request.Format)
+	return name
+}
+
 // downloadData is the data of a notice about download r in l.
 func (s *Service) downloadData(r row, l *mailLocale, a notifyArgs) noticeData {
 	mc := s.mailer.cfg
 	base := strings.TrimSuffix(s.cfg.PublicURL, "/")
 	d := noticeData{Portal: s.cfg.Portal.Name, Key: r.Key, Creator: r.Creator, Status: string(r.Status),
-		Description: r.Request.Description, Link: base + "/v1/occurrence/download/request/" + r.Key + ".zip",
+		Description: r.Request.Description, Link: base + "/v1/occurrence/download/request/" + fileName(r),
 		API: base + "/v1/occurrence/download/" + r.Key, Records: r.TotalRecords, Datasets: r.NumberDatasets,
 		Size: r.Size, FormatName: r.Request.Format, Created: r.Created.Time, EraseAfter: r.EraseAfter.Time,
 		Help: mc.Help, Rows: r.Request.SQL != ""}

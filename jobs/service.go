@@ -629,6 +629,7 @@ func (s *Service) File(ctx context.Context, key string) (Object, error) {
 	case StatusSucceeded:
 		obj, err := s.store.Open(ctx, r.ObjectName)
 		obj.SHA256 = r.SHA256
+		obj.FileName, obj.ContentType = FileName(r.Key, r.Request.Format)
 		return obj, err
 	case StatusFileErased:
 		return Object{}, fmt.Errorf("%w: download %s", ErrErased, key)
@@ -637,16 +638,25 @@ func (s *Service) File(ctx context.Context, key string) (Object, error) {
 }
 
 // Checksum returns the hex SHA-256 of the archive of a SUCCEEDED (or since
-// erased) download.
-func (s *Service) Checksum(ctx context.Context, key string) (string, error) {
+// erased) download, and the archive's file name.
+func (s *Service) Checksum(ctx context.Context, key string) (sum, file string, err error) {
 	r, err := s.db.getDownload(ctx, s.db.read, key)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	if (r.Status != StatusSucceeded && r.Status != StatusFileErased) || r.SHA256 == "" {
-		return "", fmt.Errorf("%w: download %s is %s", ErrNotReady, key, r.Status)
+		return "", "", fmt.Errorf("%w: download %s is %s", ErrNotReady, key, r.Status)
 	}
-	return r.SHA256, nil
+	file, _ = FileName(r.Key, r.Request.Format)
+	return r.SHA256, file, nil
+}
+
+// FileName is the name a download's file is served under, its key and
+// its format's extension (KEY.zip, KEY.avro as GBIF's SIMPLE_AVRO), and
+// the file's content type.
+func FileName(key, format string) (name, contentType string) {
+	ext, ct := download.FileOf(format)
+	return key + ext, ct
 }
 
 // PredicateFromQuery converts portal search parameters to predicate JSON.

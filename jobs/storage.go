@@ -37,7 +37,10 @@ type Object struct {
 	URL     string
 	Size    int64
 	ModTime time.Time
-	// SHA256 is the archive's hex SHA-256 as the download records it (set
+	// SHA256 is the archive's hex SHA-256 as the download records it, and
+	// FileName and ContentType the name and type it is served under (set
 	// by Service.File, not by storages).
-	SHA256 string
+	SHA256      string
+	FileName    string
+	ContentType string
 }

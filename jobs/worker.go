@@ -15,6 +15,7 @@ import (
 
 	"github.com/riverqueue/river"
 
+	"github.com/biodiversity-downloads/downloader/download"
 	"github.com/biodiversity-downloads/downloader/internal/logctx"
 )
 
@@ -80,7 +81,8 @@ func (s *Service) runExport(ctx context.Context, r row, owner string) (ExportRes
 
 	// A name per attempt: a run that lost its download to another worker
 	// can delete its own archive without touching the other one.
-	name := fmt.Sprintf("%s-%x.zip", key, time.Now().UnixNano())
+	ext, _ := download.FileOf(r.Request.Format)
+	name := fmt.Sprintf("%s-%x%s", key, time.Now().UnixNano(), ext)
 	up, err := s.store.Create(ctx, name)
 	if err != nil {
 		return ExportResult{}, "", err

@@ -13,17 +13,19 @@ import (
 	"github.com/biodiversity-downloads/downloader/jobs"
 )
 
-// getFile: GET /v1/occurrence/download/request/{key}.zip (or without .zip,
-// as rgbif and pygbif ask) streams the archive or redirects to the
-// storage's URL; {key}.zip.sha256 is its checksum. Range requests are
+// getFile: GET /v1/occurrence/download/request/{key}.zip (.avro for a
+// SIMPLE_AVRO download; or without the extension, as rgbif and pygbif
+// ask) streams the archive or redirects to the storage's URL;
+// {key}.zip.sha256 (.avro.sha256) is its checksum. Range requests are
 // answered as RFC 9110 says (see byteRanges), with the validators of
 // setValidators. A transfer is exempt from the server's write timeout but
 // must keep moving (see stallWriter).
 func (s *Server) getFile(w http.ResponseWriter, r *http.Request) error {
-	if key, ok := strings.CutSuffix(r.PathValue("file"), ".zip.sha256"); ok {
-		return s.getChecksum(w, r, key)
+	file := r.PathValue("file")
+	if name, ok := strings.CutSuffix(file, ".sha256"); ok {
+		return s.getChecksum(w, r, trimExtension(name))
 	}
-	key := strings.TrimSuffix(r.PathValue("file"), ".zip")
+	key := trimExtension(file)
 	obj, err := s.svc.File(r.Context(), key)
 	if err != nil {
 		return err
@@ -56,14 +58,25 @@ func (s *Server) getFile(w http.ResponseWriter, r *http.Request) error {
 		r.Header.Set("Range", ranges)
 	}
 	setValidators(w.Header(), obj)
-	w.Header().Set("Content-Type", "application/zip")
-	w.Header().Set("Content-Disposition", `attachment; filename="`+key+`.zip"`)
+	w.Header().Set("Content-Type", obj.ContentType)
+	w.Header().Set("Content-Disposition", `attachment; filename="`+obj.FileName+`"`)
 	rc := http.NewResponseController(w)
 	// The request has been read: no read deadline may cut the transfer.
 	_ = rc.SetReadDeadline(time.Time{})
 	http.ServeContent(&stallWriter{ResponseWriter: w, rc: rc, stall: s.cfg.ArchiveStallTimeout}, r,
-		key+".zip", obj.ModTime, obj.Content)
+		obj.FileName, obj.ModTime, obj.Content)
 	return nil
+}
+
+// trimExtension takes a download file's extension off a request path's
+// last element: what is left is the key.
+func trimExtension(file string) string {
+	for _, ext := range []string{".zip", ".avro"} {
+		if key, ok := strings.CutSuffix(file, ext); ok {
+			return key
+		}
+	}
+	return file
 }
 
 // conditional reports whether r carries a precondition or If-Range.
@@ -235,14 +248,15 @@ func setValidators(h http.Header, obj jobs.Object) {
 }
 
 // getChecksum: GET /v1/occurrence/download/request/{key}.zip.sha256 answers
-// the archive's SHA-256 in sha256sum's format ("HEX  KEY.zip"), so that
-// `sha256sum -c KEY.zip.sha256` checks a downloaded copy.
+// the archive's SHA-256 in sha256sum's format ("HEX  KEY.zip", KEY.avro for
+// SIMPLE_AVRO), so that `sha256sum -c KEY.zip.sha256` checks a downloaded
+// copy.
 func (s *Server) getChecksum(w http.ResponseWriter, r *http.Request, key string) error {
-	sum, err := s.svc.Checksum(r.Context(), key)
+	sum, file, err := s.svc.Checksum(r.Context(), key)
 	if err != nil {
 		return err
 	}
 	w.Header().Set("Cache-Control", "public, max-age=86400, immutable")
-	writeText(w, http.StatusOK, sum+"  "+key+".zip\n")
+	writeText(w, http.StatusOK, sum+"  "+file+"\n")
 	return nil
 }

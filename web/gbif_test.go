@@ -177,12 +177,12 @@ func TestRequestHelpers(t *testing.T) {
 	unauthorized(t, s.do("POST", "/v1/occurrence/download/request/validate", "bob", `{"creator":"alice"}`))
 }
 
-// TestDescribe: the four describe routes answer GBIF's shapes with the
+// TestDescribe: the describe routes answer GBIF's shapes with the
 // columns the formats write, as application/json exactly.
 func TestDescribe(t *testing.T) {
 	s := startServer(t, sqliteDSN(t), options{role: jobs.RoleAPI})
 	for path, f := range map[string]download.Format{"simpleCsv": download.FormatSimpleCSV, "speciesList": download.FormatSpeciesList,
-		"simpleParquet": download.FormatSimpleParquet, "dwca": download.FormatDWCA} {
+		"simpleParquet": download.FormatSimpleParquet, "simpleAvro": download.FormatSimpleAvro, "dwca": download.FormatDWCA} {
 		r := expect(t, s.do("GET", "/v1/occurrence/download/describe/"+path, "", nil), http.StatusOK)
 		if ct := r.header.Get("Content-Type"); ct != "application/json" {
 			t.Fatalf("%s: Content-Type %q", path, ct)
@@ -208,7 +208,7 @@ func TestDescribe(t *testing.T) {
 			t.Fatalf("%s: %s", path, r.body)
 		}
 	}
-	expect(t, s.do("GET", "/v1/occurrence/download/describe/simpleAvro", "", nil), http.StatusNotFound)
+	expect(t, s.do("GET", "/v1/occurrence/download/describe/simpleWithVerbatimAvro", "", nil), http.StatusNotFound)
 }
 
 // publishers stands in for a catalog that records each dataset's DOI,

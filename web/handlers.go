@@ -317,7 +317,8 @@ func (s *Server) getStatus(w http.ResponseWriter, r *http.Request) error {
 // present fills what depends on the HTTP side (the link).
 func (s *Server) present(r *http.Request, d *jobs.Download) {
 	if d.Status == jobs.StatusSucceeded || d.Status == jobs.StatusFileErased {
-		d.DownloadLink = s.baseURL(r) + "/v1/occurrence/download/request/" + d.Key + ".zip"
+		name, _ := jobs.FileName(d.Key, d.Request.Format)
+		d.DownloadLink = s.baseURL(r) + "/v1/occurrence/download/request/" + name
 	}
 }
 

@@ -87,13 +87,47 @@ func TestS3Storage(t *testing.T) {
 	if part := fetch(t, loc, "bytes=100-199"); string(part) != string(body[100:200]) {
 		t.Fatal("range from S3 differs")
 	}
-	// Erasure deletes the object.
-	if n, err := s.svc.EraseExpired(context.Background(), time.Now().Add(400*24*time.Hour)); err != nil || n != 1 {
+	// A SIMPLE_AVRO download is stored as its one Avro file, typed as
+	// bytes rather than as a zip.
+	akey := s.submit("alice", `{"format":"SIMPLE_AVRO","predicate":`+familyPredicate+`}`)
+	s.waitStatus(akey, 2*time.Minute, jobs.StatusSucceeded)
+	aloc := expect(t, s.do("GET", "/v1/occurrence/download/request/"+akey+".avro", "", nil), http.StatusFound).header.Get("Location")
+	if ct := headType(t, aloc); ct != "application/octet-stream" {
+		t.Errorf("Avro object typed %q", ct)
+	}
+	if ct := headType(t, loc); ct != "application/zip" {
+		t.Errorf("zip object typed %q", ct)
+	}
+	if avro := fetch(t, aloc, ""); !strings.HasPrefix(string(avro), "Obj\x01") {
+		t.Errorf("Avro object starts %q", avro[:min(len(avro), 4)])
+	}
+	// Erasure deletes the objects.
+	if n, err := s.svc.EraseExpired(context.Background(), time.Now().Add(400*24*time.Hour)); err != nil || n != 2 {
 		t.Fatalf("erased %d: %v", n, err)
 	}
 	if objs := listObjects(t, cfg); len(objs) != 0 {
 		t.Fatalf("objects after erase: %v", objs)
 	}
+}
+
+// headType is the Content-Type the storage answers for u (a presigned
+// GET: its first bytes are asked for, since HEAD is not what it signs).
+func headType(t *testing.T, u string) string {
+	t.Helper()
+	req, err := http.NewRequest("GET", u, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Range", "bytes=0-3")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		t.Fatalf("GET %s: %s", u, resp.Status)
+	}
+	return resp.Header.Get("Content-Type")
 }
 
 func fetch(t *testing.T, u, rng string) []byte {

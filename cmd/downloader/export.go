@@ -49,7 +49,7 @@ func parseExportFlags(args []string, env *Env) (exportConfig, error) {
 	fs.StringVar(&c.checklistKey, "checklist-key", "", "taxonomy asked for (GBIF's checklistKey); the table's own answers and the metadata says so")
 	fs.StringVar(&c.portal.Name, "portal-name", download.DefaultPortalName, "publisher named in citations and metadata, where GBIF's say GBIF.org")
 	fs.StringVar(&c.portal.Short, "portal-short", "", "prefix of the download's title, where GBIF's says GBIF (\"GBIF Occurrence Download\")")
-	fs.StringVar(&c.out, "o", "", "output zip file ('-' for stdout)")
+	fs.StringVar(&c.out, "o", "", "output file, a zip (an .avro file for SIMPLE_AVRO); '-' for stdout")
 	fs.StringVar(&c.key, "key", "", "download key (names the SIMPLE_CSV entry; default: occurrence)")
 	fs.StringVar(&c.tmp, "tmp", "", "directory for DWCA's temporary files (default: the system's)")
 	fs.StringVar(&c.progress, "progress", "auto", "progress bar on stderr: auto (when a terminal), always, never")

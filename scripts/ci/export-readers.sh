@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the third-party archive readers the dwca export tests verify against:
 # Info-ZIP unzip, 7-Zip (p7zip-full), Python zipfile + python-dwca-reader,
-# DuckDB and pyarrow (SIMPLE_CSV / SIMPLE_PARQUET), R with data.table (as
+# DuckDB and pyarrow (SIMPLE_CSV / SIMPLE_PARQUET), fastavro and Apache
+# Avro's own Python library (SIMPLE_AVRO), R with data.table (as
 # rgbif's occ_download_import reads a download) and GDAL's ogr2ogr (gdal-bin).
 # Idempotent: re-running only checks what is there.
 #
@@ -27,10 +28,10 @@ if ((${#need_apt[@]} + ${#lean_apt[@]})); then
 	((${#lean_apt[@]} == 0)) || apt-get install -y -q --no-install-recommends "${lean_apt[@]}" >&2
 fi
 
-py_pins=(python-dwca-reader==0.17.1 duckdb==1.5.6 pyarrow==26.0.1)
+py_pins=(python-dwca-reader==0.17.1 duckdb==1.5.6 pyarrow==26.0.1 fastavro==1.12.1 avro==1.12.1)
 if ! python3 - <<'PY' 2>/dev/null; then
 import importlib.metadata as m
-want = {"python-dwca-reader": "0.17.1", "duckdb": "1.5.6", "pyarrow": "26.0.1"}
+want = {"python-dwca-reader": "0.17.1", "duckdb": "1.5.6", "pyarrow": "26.0.1", "fastavro": "1.12.1", "avro": "1.12.1"}
 for k, v in want.items():
     assert m.version(k) == v, k
 PY

@@ -95,11 +95,20 @@ func (s *Store) key(name string) string { return path.Join(s.cfg.Prefix, name) }
 func (s *Store) Create(ctx context.Context, name string) (jobs.Upload, error) {
 	key := s.key(name)
 	out, err := s.client.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{
-		Bucket: &s.cfg.Bucket, Key: &key, ContentType: aws.String("application/zip")})
+		Bucket: &s.cfg.Bucket, Key: &key, ContentType: aws.String(contentType(name))})
 	if err != nil {
 		return nil, fmt.Errorf("s3: start upload %s: %w", key, err)
 	}
 	return &upload{s: s, ctx: ctx, key: key, id: *out.UploadId, buf: make([]byte, 0, s.cfg.PartSize)}, nil
+}
+
+// contentType is an object's type by its name: a zip, or SIMPLE_AVRO's
+// one Avro file, served as bytes.
+func contentType(name string) string {
+	if strings.HasSuffix(name, ".zip") {
+		return "application/zip"
+	}
+	return "application/octet-stream"
 }
 
 type upload struct {
