@@ -52,10 +52,11 @@ func runPygbif(t *testing.T, timeout time.Duration, env []string, script string,
 // TestPygbif drives the API with GBIF's Python client, pygbif 0.7.0, with
 // its defaults and only its base URL changed (web/testdata/pygbif_client.py
 // says how): occ.download with its query syntax, download_meta,
-// download_get (the zip), download_citation, download_describe,
+// download_get (the zip, and a SIMPLE_AVRO's file), download_citation, download_describe,
 // download_cancel and download_list.
 func TestPygbif(t *testing.T) {
 	requirePygbif(t)
+	readers.RequirePython(t, "fastavro")
 	// Exports are slowed so that the second download is still running when
 	// pygbif cancels it.
 	s := startServer(t, sqliteDSN(t), options{throttle: 100_000})
@@ -81,10 +82,18 @@ func TestPygbif(t *testing.T) {
 		Get      struct{ Path string }
 		Citation string
 		Describe map[string]json.RawMessage
-		Key2     string
-		Payload2 struct{ Predicate json.RawMessage }
-		Cancel   bool
-		Meta2    struct {
+		AvroMeta struct {
+			Status       jobs.Status
+			TotalRecords int64
+			DownloadLink string
+			Request      struct{ Format string }
+		} `json:"avro_meta"`
+		AvroRecords int64  `json:"avro_records"`
+		AvroSchema  string `json:"avro_schema"`
+		Key2        string
+		Payload2    struct{ Predicate json.RawMessage }
+		Cancel      bool
+		Meta2       struct {
 			Status  jobs.Status
 			Request struct{ Predicate json.RawMessage }
 		}
@@ -127,7 +136,7 @@ func TestPygbif(t *testing.T) {
 		t.Fatalf("download_citation %q", got.Citation)
 	}
 	for name, f := range map[string]download.Format{"simpleCsv": download.FormatSimpleCSV, "dwca": download.FormatDWCA,
-		"speciesList": download.FormatSpeciesList, "simpleParquet": download.FormatSimpleParquet} {
+		"speciesList": download.FormatSpeciesList, "simpleParquet": download.FormatSimpleParquet, "simpleAvro": download.FormatSimpleAvro} {
 		d, err := download.Describe(f)
 		if err != nil {
 			t.Fatal(err)
@@ -138,6 +147,12 @@ func TestPygbif(t *testing.T) {
 		if err := json.Unmarshal(got.Describe[name], &b); err != nil || !jsonEqual(a, b) {
 			t.Errorf("download_describe(%s) differs from the format's description (%v)", name, err)
 		}
+	}
+	// SIMPLE_AVRO through pygbif: its link ends in .avro, and the file
+	// download_get saved holds the records the API counts.
+	if got.AvroMeta.Status != jobs.StatusSucceeded || got.AvroMeta.Request.Format != "SIMPLE_AVRO" || !strings.HasSuffix(got.AvroMeta.DownloadLink, ".avro") ||
+		got.AvroRecords != want || got.AvroMeta.TotalRecords != want || got.AvroSchema != "org.gbif.occurrence.download.avro.SimpleOccurrence" {
+		t.Fatalf("SIMPLE_AVRO: %+v, fastavro read %d records of %s, want %d", got.AvroMeta, got.AvroRecords, got.AvroSchema, want)
 	}
 	// The numeric taxon key went as a number with the Backbone's checklistKey,
 	// and was accepted and kept.
@@ -152,8 +167,8 @@ func TestPygbif(t *testing.T) {
 		t.Fatalf("download_cancel %v, then %s", got.Cancel, got.Meta2.Status)
 	}
 	// download_list: the owner's view, newest first.
-	if got.List.Meta.Count != 2 || !got.List.Meta.Endofrecords || len(got.List.Results) != 2 || got.List.Results[0].Key != got.Key2 ||
-		got.List.Results[1].Source != "pygbif" || got.List.Results[1].Request.Creator != "alice" {
+	if got.List.Meta.Count != 3 || !got.List.Meta.Endofrecords || len(got.List.Results) != 3 || got.List.Results[0].Key != got.Key2 ||
+		got.List.Results[2].Key != got.Key || got.List.Results[2].Source != "pygbif" || got.List.Results[2].Request.Creator != "alice" {
 		t.Fatalf("download_list %+v", got.List)
 	}
 }

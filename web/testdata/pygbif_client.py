@@ -19,6 +19,7 @@ import sys
 import time
 import zipfile
 
+import fastavro
 import gbif_base
 
 OUT = sys.argv[2]
@@ -52,7 +53,17 @@ with zipfile.ZipFile(got["path"]) as z:
 out["get"] = got
 out["file_size"] = os.path.getsize(got["path"])
 out["citation"] = occ.download_citation(key)
-out["describe"] = {f: occ.download_describe(f) for f in ("simpleCsv", "dwca", "speciesList", "simpleParquet")}
+out["describe"] = {f: occ.download_describe(f) for f in ("simpleCsv", "dwca", "speciesList", "simpleParquet", "simpleAvro")}
+
+# SIMPLE_AVRO, which pygbif offers: download_get saves the one Avro file
+# under KEY.zip, as it names every download; fastavro reads it.
+akey, _ = occ.download("country = TR", format="SIMPLE_AVRO")
+out["avro_meta"] = wait(akey)
+agot = occ.download_get(akey, path=OUT)
+with open(agot["path"], "rb") as f:
+    r = fastavro.reader(f)
+    out["avro_records"] = sum(1 for _ in r)
+    out["avro_schema"] = r.writer_schema["name"]
 
 # A numeric taxon key: pygbif sends it as a JSON number and adds the GBIF
 # Backbone as the predicate's checklistKey. Cancelled while it runs.
