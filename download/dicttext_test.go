@@ -3,7 +3,9 @@ package download
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -55,8 +57,7 @@ func dictionaryEncoded(t testing.TB, rec arrow.RecordBatch) arrow.RecordBatch {
 func exportBatches(t testing.TB, spec ExportSpec, batches []arrow.RecordBatch) map[string]string {
 	t.Helper()
 	data, _ := exportRecords(t, spec, ExportOptions{Catalog: testSource()}, batches)
-	_, content := entries(t, data)
-	return content
+	return archiveContent(t, data)
 }
 
 func sameEntries(t *testing.T, got, want map[string]string) {
@@ -86,6 +87,30 @@ var textSpecs = []ExportSpec{
 	{Format: FormatSimpleCSV},
 	{Format: FormatSimpleCSV, Fields: []string{"gbifID", "locality", "habitat", "scientificName", "typeStatus", "datasetKey"}},
 	{Format: FormatSpeciesList},
+	{Format: FormatSimpleAvro},
+	{Format: FormatSimpleAvro, Fields: []string{"gbifID", "locality", "habitat", "license", "typeStatus", "issue", "datasetKey"}},
+}
+
+// archiveContent is what a download holds, to compare two: a zip's
+// entries, or an Avro file's schema and records as JSON lines (its sync
+// marker is random, so its bytes differ from file to file).
+func archiveContent(t testing.TB, data []byte) map[string]string {
+	t.Helper()
+	if !bytes.HasPrefix(data, []byte("Obj\x01")) {
+		_, content := entries(t, data)
+		return content
+	}
+	schema, rows := readAvro(t, data)
+	var b strings.Builder
+	for _, r := range append([]map[string]any{schema}, rows...) {
+		line, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	return map[string]string{"avro": b.String()}
 }
 
 // TestDictionaryBatchesWriteTheSame writes the test records (their
@@ -278,7 +303,7 @@ func TestScanExportWithDictionaries(t *testing.T) {
 						t.Fatal(err)
 					}
 				}
-				_, archives[k] = entries(t, buf.Bytes())
+				archives[k] = archiveContent(t, buf.Bytes())
 			}
 			if dictBatches == 0 {
 				t.Fatal("the scan with Dictionaries delivered no dictionary column")

@@ -24,7 +24,7 @@ func init() {
 	register(FormatInfo{
 		Name:        FormatSimpleAvro,
 		Description: "one Avro file <key>.avro (deflate) of GBIF's 50 simple columns, or of the fields chosen",
-		Extension:   ".avro", ContentType: "application/octet-stream", Fields: true,
+		Extension:   ".avro", ContentType: "application/octet-stream", Fields: true, Dictionaries: true,
 		BytesPerRecord: 46, CompressionRatio: 11.4, Order: 2,
 		open: newSimpleAvro,
 	})
@@ -57,6 +57,59 @@ type simpleAvro struct {
 	mem    memory.Allocator
 	cells  []avroCell
 	held   []arrow.Array // converted columns of the batch being written
+	dicts  []avroDict    // by field
+}
+
+// avroDict is a string dictionary's entries encoded once, as a field's
+// cells of them are (union index included): a dictionary-encoded column
+// then appends each row's bytes with no cleaning, splitting or length
+// encoding per row. Entry k is data[offs[k]:offs[k+1]].
+type avroDict struct {
+	// src is the dictionary the entries were made from; holding it keeps
+	// its address from naming another dictionary (see dictText).
+	src  arrow.ArrayData
+	data []byte
+	offs []int32
+}
+
+// cell is the encoder of a dictionary column whose entries are strings
+// and indices int32, entries of type t; ok is false for any other column.
+func (d *avroDict) cell(col arrow.Array, t avroType) (avroCell, bool) {
+	da, ok := col.(*array.Dictionary)
+	if !ok {
+		return nil, false
+	}
+	dict, ok := da.Dictionary().(*array.String)
+	if !ok {
+		return nil, false
+	}
+	ix, ok := da.Indices().(*array.Int32)
+	if !ok {
+		return nil, false
+	}
+	if src := da.Data().Dictionary(); d.src != src {
+		// As a plain column's (cleanStrings, dictText), entries whose bytes
+		// are all printable ASCII are taken as they are.
+		enc := stringEncoder(t, dwca.PlainASCII(dict.ValueBytes()))
+		d.data, d.offs = d.data[:0], append(d.offs[:0], 0)
+		for k := 0; k < dict.Len(); k++ {
+			if dict.IsNull(k) {
+				d.data = avro.AppendLong(d.data, 1)
+			} else {
+				d.data = enc(d.data, dict.Value(k))
+			}
+			d.offs = append(d.offs, int32(len(d.data)))
+		}
+		d.src = src
+	}
+	idx, data, offs := ix.Int32Values(), d.data, d.offs
+	return func(dst []byte, i int) []byte {
+		if da.IsNull(i) {
+			return avro.AppendLong(dst, 1)
+		}
+		k := idx[i]
+		return append(dst, data[offs[k]:offs[k+1]]...)
+	}, true
 }
 
 // avroType is how one field is typed and encoded.
@@ -86,7 +139,8 @@ func newSimpleAvro(_ context.Context, x *Export) (formatWriter, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &simpleAvro{x: x, fields: fields, types: types, verb: fieldsVerbatim(fields), mem: memory.NewGoAllocator()}
+	a := &simpleAvro{x: x, fields: fields, types: types, verb: fieldsVerbatim(fields), mem: memory.NewGoAllocator(),
+		dicts: make([]avroDict, len(fields))}
 	a.aw, err = avro.NewWriter(x.file(), schema, avro.Options{Workers: x.opts.Zip.Workers, Level: x.opts.Zip.Level})
 	if err != nil {
 		return nil, fmt.Errorf("download: avro: %w", err)
@@ -200,6 +254,10 @@ func (t avroType) schema() any {
 
 func (a *simpleAvro) columns() []string { return fieldColumns(a.fields) }
 
+// transient: every value is copied into the block being encoded while
+// write runs (the scan may recycle the columns' memory).
+func (a *simpleAvro) transient() []string { return a.columns() }
+
 func (a *simpleAvro) write(b *batch) error {
 	if b.n == 0 {
 		return nil
@@ -249,7 +307,7 @@ func (a *simpleAvro) plan(b *batch) error {
 		if col == nil {
 			return fmt.Errorf("download: avro: batch lacks column %s", f.column)
 		}
-		c, err := a.cellOf(a.types[i], f, col)
+		c, err := a.cellOf(i, f, col)
 		if err != nil {
 			return fmt.Errorf("download: avro: column %s: %w", f.column, err)
 		}
@@ -265,8 +323,14 @@ func (a *simpleAvro) verbatimCell(k int) avroCell {
 	}
 }
 
-// cellOf is the encoder of one column of a batch.
-func (a *simpleAvro) cellOf(t avroType, f field, col arrow.Array) (avroCell, error) {
+// cellOf is the encoder of field i's column of a batch.
+func (a *simpleAvro) cellOf(i int, f field, col arrow.Array) (avroCell, error) {
+	t := a.types[i]
+	if t == avroString || t == avroLicence || t == avroList {
+		if c, ok := a.dicts[i].cell(col, t); ok {
+			return c, nil
+		}
+	}
 	switch t {
 	case avroString, avroLicence, avroRequiredString, avroInt64String:
 		return a.textCell(t, col)
@@ -378,29 +442,57 @@ func textOf(fn cellFn, col arrow.Array) avroCell {
 	}
 }
 
+// stringEncoder is how a value of a text-typed field is encoded from its
+// string: the text rules applied (unless the values are known to be plain
+// ASCII), a licence as its name, a list split.
+func stringEncoder(t avroType, plain bool) func(dst []byte, s string) []byte {
+	switch t {
+	case avroString:
+		if plain {
+			return appendAvroText
+		}
+		return func(dst []byte, s string) []byte { return appendAvroText(dst, dwca.CleanValue(s)) }
+	case avroLicence:
+		return func(dst []byte, s string) []byte {
+			if name, ok := occurrence.LicenseName(s); ok {
+				return appendAvroText(dst, name)
+			}
+			return appendAvroText(dst, dwca.CleanValue(s))
+		}
+	}
+	return appendAvroList
+}
+
 // listCell encodes a multi-value column (values joined with ";") as an
 // array of its cleaned, non-empty values, as SIMPLE_PARQUET's lists.
 func listCell(col arrow.Array) avroCell {
-	var parts []string
 	return func(dst []byte, i int) []byte {
 		if col.IsNull(i) {
 			return avro.AppendLong(dst, 1)
 		}
-		parts = parts[:0]
-		for part := range strings.SplitSeq(str(col, i), ";") {
-			if part = dwca.CleanValue(strings.TrimSpace(part)); part != "" {
-				parts = append(parts, part)
-			}
-		}
-		dst = avro.AppendLong(dst, 0)
-		if len(parts) > 0 {
-			dst = avro.AppendLong(dst, int64(len(parts)))
-			for _, p := range parts {
-				dst = avro.AppendString(avro.AppendLong(dst, 0), p)
-			}
-		}
-		return avro.AppendLong(dst, 0)
+		return appendAvroList(dst, str(col, i))
 	}
+}
+
+// appendAvroList appends s's values (joined with ";") as a non-null array
+// of strings: cleaned, trimmed, the empty ones left out.
+func appendAvroList(dst []byte, s string) []byte {
+	n := 0
+	for part := range strings.SplitSeq(s, ";") {
+		if dwca.CleanValue(strings.TrimSpace(part)) != "" {
+			n++
+		}
+	}
+	dst = avro.AppendLong(dst, 0)
+	if n > 0 {
+		dst = avro.AppendLong(dst, int64(n))
+		for part := range strings.SplitSeq(s, ";") {
+			if part = dwca.CleanValue(strings.TrimSpace(part)); part != "" {
+				dst = avro.AppendString(avro.AppendLong(dst, 0), part)
+			}
+		}
+	}
+	return avro.AppendLong(dst, 0)
 }
 
 // appendAvroText appends a nullable string: null when empty, as the text
