@@ -139,10 +139,14 @@ func TestSimpleAvroFields(t *testing.T) {
 	if r := rows[0]; r["gbifID"] != "1000" || r["hasCoordinate"] != true || r["habitat"] != "forest edge" || r["modified"] != "2020-01-01T00:00:00Z" || r["custom"] != "x" {
 		t.Fatalf("record %v", r)
 	}
-	for _, bad := range [][]string{{"custom", "http://example.org/terms/custom"}, {"nosuchthing"}} {
+	for _, bad := range [][]string{{"http://example.org/terms/custom", "http://other.example.org/custom"}, {"nosuchthing"}} {
 		_, err := NewExport(context.Background(), io.Discard, ExportSpec{Format: FormatSimpleAvro, Fields: bad}, ExportOptions{})
 		if !errors.Is(err, ErrFormat) {
 			t.Errorf("fields %q: %v", bad, err)
+		}
+		// A request is refused before any export runs (jobs checks so).
+		if err := CheckFields(FormatSimpleAvro, bad); !errors.Is(err, ErrFormat) {
+			t.Errorf("CheckFields %q: %v", bad, err)
 		}
 	}
 }
