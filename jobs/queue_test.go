@@ -53,10 +53,12 @@ type noStorage struct {
 	dropped []string
 }
 
-func (*noStorage) Create(context.Context, string) (Upload, error) { return nil, errNotExporting }
-func (*noStorage) Open(context.Context, string) (Object, error)   { return Object{}, ErrNotFound }
-func (*noStorage) Delete(context.Context, string) error           { return nil }
-func (*noStorage) Sweep(context.Context, time.Time) error         { return nil }
+func (*noStorage) Create(context.Context, string, File) (Upload, error) {
+	return nil, errNotExporting
+}
+func (*noStorage) Open(context.Context, string) (Object, error) { return Object{}, ErrNotFound }
+func (*noStorage) Delete(context.Context, string) error         { return nil }
+func (*noStorage) Sweep(context.Context, time.Time) error       { return nil }
 func (n *noStorage) AbortUploads(_ context.Context, prefix string) error {
 	n.mu.Lock()
 	defer n.mu.Unlock()

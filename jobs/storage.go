@@ -11,14 +11,22 @@ import (
 // never readable (local: temp file + rename; S3: multipart upload completed
 // only at the end).
 type Storage interface {
-	// Create starts writing the object name.
-	Create(ctx context.Context, name string) (Upload, error)
+	// Create starts writing the object name, whose file is served as file
+	// says (a storage that serves it itself, as S3 through its links,
+	// names and types it so).
+	Create(ctx context.Context, name string, file File) (Upload, error)
 	// Open returns the committed object name; errors wrap ErrNotFound.
 	Open(ctx context.Context, name string) (Object, error)
 	// Delete removes the object; deleting a missing object is not an error.
 	Delete(ctx context.Context, name string) error
 	// Sweep removes abandoned uploads started before olderThan.
 	Sweep(ctx context.Context, olderThan time.Time) error
+}
+
+// File is how a download's file is served: its name (KEY.zip, KEY.avro)
+// and content type (FileName).
+type File struct {
+	Name, ContentType string
 }
 
 // Upload is an object being written.

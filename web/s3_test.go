@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"io"
+	"mime"
 	"net/http"
 	"net/url"
 	"strings"
@@ -92,11 +93,12 @@ func TestS3Storage(t *testing.T) {
 	akey := s.submit("alice", `{"format":"SIMPLE_AVRO","predicate":`+familyPredicate+`}`)
 	s.waitStatus(akey, 2*time.Minute, jobs.StatusSucceeded)
 	aloc := expect(t, s.do("GET", "/v1/occurrence/download/request/"+akey+".avro", "", nil), http.StatusFound).header.Get("Location")
-	if ct := headType(t, aloc); ct != "application/octet-stream" {
-		t.Errorf("Avro object typed %q", ct)
+	// A link to the object names the file as the API does, not by its key.
+	if ct, name := headType(t, aloc); ct != "application/octet-stream" || name != akey+".avro" {
+		t.Errorf("Avro object typed %q, named %q", ct, name)
 	}
-	if ct := headType(t, loc); ct != "application/zip" {
-		t.Errorf("zip object typed %q", ct)
+	if ct, name := headType(t, loc); ct != "application/zip" || name != key+".zip" {
+		t.Errorf("zip object typed %q, named %q", ct, name)
 	}
 	if avro := fetch(t, aloc, ""); !strings.HasPrefix(string(avro), "Obj\x01") {
 		t.Errorf("Avro object starts %q", avro[:min(len(avro), 4)])
@@ -110,9 +112,10 @@ func TestS3Storage(t *testing.T) {
 	}
 }
 
-// headType is the Content-Type the storage answers for u (a presigned
-// GET: its first bytes are asked for, since HEAD is not what it signs).
-func headType(t *testing.T, u string) string {
+// headType is the Content-Type the storage answers for u, and the file
+// name of its Content-Disposition (a presigned GET: its first bytes are
+// asked for, since HEAD is not what it signs).
+func headType(t *testing.T, u string) (contentType, fileName string) {
 	t.Helper()
 	req, err := http.NewRequest("GET", u, nil)
 	if err != nil {
@@ -127,7 +130,8 @@ func headType(t *testing.T, u string) string {
 	if resp.StatusCode/100 != 2 {
 		t.Fatalf("GET %s: %s", u, resp.Status)
 	}
-	return resp.Header.Get("Content-Type")
+	_, params, _ := mime.ParseMediaType(resp.Header.Get("Content-Disposition"))
+	return resp.Header.Get("Content-Type"), params["filename"]
 }
 
 func fetch(t *testing.T, u, rng string) []byte {

@@ -50,7 +50,7 @@ func (s *Store) path(name string) (string, error) {
 }
 
 // Create starts a temporary file for name.
-func (s *Store) Create(ctx context.Context, name string) (jobs.Upload, error) {
+func (s *Store) Create(ctx context.Context, name string, _ jobs.File) (jobs.Upload, error) {
 	final, err := s.path(name)
 	if err != nil {
 		return nil, err

@@ -20,7 +20,7 @@ func TestUploadVisibleOnlyAfterCommit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	up, err := s.Create(ctx, "a.zip")
+	up, err := s.Create(ctx, "a.zip", jobs.File{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestAbortAndSweep(t *testing.T) {
 	}
 	create := func(name, content string) jobs.Upload {
 		t.Helper()
-		up, err := s.Create(ctx, name)
+		up, err := s.Create(ctx, name, jobs.File{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -115,7 +115,7 @@ func TestAbortAndSweep(t *testing.T) {
 		t.Fatalf("after sweep: %v", entries)
 	}
 	for _, bad := range []string{"", "../x", ".hidden", "a/b"} {
-		if _, err := s.Create(ctx, bad); err == nil {
+		if _, err := s.Create(ctx, bad, jobs.File{}); err == nil {
 			t.Errorf("name %q accepted", bad)
 		}
 	}
@@ -141,7 +141,7 @@ func TestAbortUploads(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"0000001-261130010203004-1.zip", "0000001-261130010203004-2.zip", "0000002-261130010203004-1.zip"} {
-		up, err := s.Create(ctx, name)
+		up, err := s.Create(ctx, name, jobs.File{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -149,7 +149,7 @@ func TestAbortUploads(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	done, err := s.Create(ctx, "0000001-261130010203004-0.zip")
+	done, err := s.Create(ctx, "0000001-261130010203004-0.zip", jobs.File{})
 	if err != nil {
 		t.Fatal(err)
 	}

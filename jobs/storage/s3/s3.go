@@ -92,23 +92,22 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 func (s *Store) key(name string) string { return path.Join(s.cfg.Prefix, name) }
 
 // Create starts a multipart upload.
-func (s *Store) Create(ctx context.Context, name string) (jobs.Upload, error) {
+func (s *Store) Create(ctx context.Context, name string, file jobs.File) (jobs.Upload, error) {
 	key := s.key(name)
-	out, err := s.client.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{
-		Bucket: &s.cfg.Bucket, Key: &key, ContentType: aws.String(contentType(name))})
+	in := &s3.CreateMultipartUploadInput{Bucket: &s.cfg.Bucket, Key: &key}
+	// A link to the object names and types the file as the API serves it,
+	// not by the object's key.
+	if file.ContentType != "" {
+		in.ContentType = aws.String(file.ContentType)
+	}
+	if file.Name != "" {
+		in.ContentDisposition = aws.String(`attachment; filename="` + file.Name + `"`)
+	}
+	out, err := s.client.CreateMultipartUpload(ctx, in)
 	if err != nil {
 		return nil, fmt.Errorf("s3: start upload %s: %w", key, err)
 	}
 	return &upload{s: s, ctx: ctx, key: key, id: *out.UploadId, buf: make([]byte, 0, s.cfg.PartSize)}, nil
-}
-
-// contentType is an object's type by its name: a zip, or SIMPLE_AVRO's
-// one Avro file, served as bytes.
-func contentType(name string) string {
-	if strings.HasSuffix(name, ".zip") {
-		return "application/zip"
-	}
-	return "application/octet-stream"
 }
 
 type upload struct {
