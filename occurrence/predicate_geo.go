@@ -187,7 +187,7 @@ func parseCoords(l *wktLexer) ([][2]float64, error) {
 			return nil, fmt.Errorf("unexpected %q after a coordinate (only 2D lon lat points)", t)
 		}
 		if len(pts) > 1<<20 {
-			return nil, fmt.Errorf("%w: ring too long", ErrPredicateTooComplex)
+			return nil, fmt.Errorf("%w: a coordinate list of more than %d points", ErrPredicateTooComplex, 1<<20)
 		}
 	}
 }
