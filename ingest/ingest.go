@@ -321,6 +321,11 @@ func (c *chunk) problem(budget *int, msg func() string) {
 // mints the records' gbifIDs on one goroutine in source order (a batch per
 // chunk) and appends on the calling goroutine in source order.
 func pipeline(ctx context.Context, src Source, table occurrence.IDMinter, w occurrence.DatasetWriter, dctx occurrence.DatasetContext, opts Options, res *Result, terms termSet) error {
+	// The writer is given the caller's context, not the pipeline's: a
+	// writer may still be sending its last batch under it when the
+	// pipeline returns and cancels its own (HBase's writes one batch while
+	// the next fills, and Commit waits for it).
+	writeCtx := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	// One chunk queued per worker keeps the workers busy; each chunk in
@@ -412,7 +417,7 @@ func pipeline(ctx context.Context, src Source, table occurrence.IDMinter, w occu
 					break
 				}
 			}
-			if err = w.Append(ctx, r); err != nil {
+			if err = w.Append(writeCtx, r); err != nil {
 				cancel()
 				break
 			}

@@ -143,7 +143,9 @@ type Catalog interface {
 // or a crash leave the table's previous version of the dataset in place.
 type DatasetWriter interface {
 	// Append copies what it keeps of r: the caller may reuse r once Append
-	// returns.
+	// returns. A writer may go on sending appended records under ctx after
+	// Append returns (HBase's sends one batch while the next fills), so
+	// ctx must stay live until Commit or Abort.
 	Append(ctx context.Context, r *Record) error
 	// SetEML keeps the dataset's EML document (DatasetInfo.HasEML); a
 	// document over MaxEMLBytes is refused with an error.
