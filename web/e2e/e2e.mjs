@@ -394,6 +394,28 @@ try {
     await shot(page, 'download');
   });
 
+  await check('download as SIMPLE_AVRO: the hint names Avro readers, the link is KEY.avro and the file an Avro container', async () => {
+    await page.goto(`${BASE}/?country=TR`);
+    await waitCount(page);
+    // Exact: the columns offered for SIMPLE_AVRO include informationWithheld.
+    await page.getByLabel('Format', { exact: true }).selectOption('SIMPLE_AVRO');
+    const hintId = await page.getByLabel('Format', { exact: true }).getAttribute('aria-describedby');
+    const hint = await page.textContent(`#${hintId}`);
+    assert(/Avro/.test(hint) && /fastavro/.test(hint), `the format's hint says how to open it: ${hint}`);
+    await page.click('#download-button');
+    await page.waitForURL(/\/occurrence\/download\//);
+    const key = decodeURIComponent(new URL(page.url()).pathname.split('/').pop());
+    await waitStatus(page, ['Ready'], 120000);
+    const href = await page.getAttribute('#download-link', 'href');
+    assert(href.endsWith(`/v1/occurrence/download/request/${key}.avro`), `link ${href}`);
+    const res = await fetch(href);
+    const file = Buffer.from(await res.arrayBuffer());
+    assert(file.subarray(0, 4).toString('latin1') === 'Obj\x01', `the file starts ${JSON.stringify(file.subarray(0, 4).toString('latin1'))}`);
+    assert(/filename="[^"]+\.avro"/.test(res.headers.get('content-disposition') || ''), `served as ${res.headers.get('content-disposition')}`);
+    const open = await page.textContent('#open-hint');
+    assert(/fastavro/.test(open), `the download page says how to open the file: ${open}`);
+  });
+
   await check('a SQL download made through the API: its page shows the query, progress and the result', async () => {
     const sql = 'SELECT countryCode, COUNT(*) AS n FROM occurrence GROUP BY countryCode';
     const auth = `Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString('base64')}`;
