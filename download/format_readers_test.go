@@ -2,6 +2,7 @@ package download
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -12,12 +13,15 @@ import (
 
 	"github.com/biodiversity-downloads/downloader/dwca"
 	"github.com/biodiversity-downloads/downloader/internal/readers"
+	"github.com/biodiversity-downloads/downloader/internal/testenv"
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
 
 // Every format of a sample download read back by readers nobody here wrote:
-// Info-ZIP unzip, 7-Zip, Python zipfile, python-dwca-reader, DuckDB and
-// pyarrow. scripts/ci/export-readers.sh installs them.
+// Info-ZIP unzip, 7-Zip, Python zipfile, python-dwca-reader, DuckDB,
+// pyarrow, fastavro and Apache Avro's Python library
+// (scripts/ci/export-readers.sh installs them) and its Java library
+// (scripts/ci/java-avro.sh).
 
 func writeExport(t *testing.T, spec ExportSpec) string {
 	t.Helper()
@@ -250,5 +254,45 @@ print(json.dumps({"same": fast == ref, "schema": schema, "records": ref, "codec"
 	}
 	if !strings.Contains(out, "🦉") && !strings.Contains(out, `\ud83e\udd89`) {
 		t.Error("non-BMP value lost in Avro")
+	}
+}
+
+// SIMPLE_AVRO read by Apache Avro's Java library (1.12.2, from Maven
+// Central; scripts/ci/java-avro.sh), which Spark and Hive, GBIF's own Avro
+// writers, read Avro with: every record, GBIF's record name, and the
+// values SIMPLE_CSV writes.
+func TestReadersSimpleAvroJava(t *testing.T) {
+	cp := testenv.Need(t, "DOWNLOADER_TEST_AVRO_CLASSPATH", "scripts/ci/java-avro.sh")
+	readers.Require(t, "java")
+	data, _ := export(t, ExportSpec{Format: FormatSimpleAvro}, testSource())
+	path := filepath.Join(t.TempDir(), "0000001-240506070809000.avro")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src, err := filepath.Abs(filepath.Join("testdata", "AvroRead.java"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := readers.Run(t, 2*time.Minute, "java", "-cp", cp, src, path)
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if lines[0] != "org.gbif.occurrence.download.avro.SimpleOccurrence\tdeflate" {
+		t.Fatalf("Java reads the record and codec as %q", lines[0])
+	}
+	recs := lines[1:]
+	if len(recs) != testRecordCount() {
+		t.Fatalf("Java read %d records, want %d", len(recs), testRecordCount())
+	}
+	for i, line := range recs {
+		var r map[string]any
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("record %d: %v: %.200s", i, err, line)
+		}
+		want := dwca.CleanValue(tricky[i%len(tricky)])
+		if loc, _ := r["locality"].(string); loc != want {
+			t.Errorf("record %d: locality %q, want %q as the text formats write it", i, loc, want)
+		}
+		if i == 0 && (r["gbifID"] != "1000" || r["lastInterpreted"] != "2024-01-02T03:04:05.006Z" || fmt.Sprint(r["typeStatus"]) != "[HOLOTYPE PARATYPE]") {
+			t.Errorf("record 0: gbifID %v lastInterpreted %v typeStatus %v", r["gbifID"], r["lastInterpreted"], r["typeStatus"])
+		}
 	}
 }
