@@ -261,7 +261,7 @@ func ptr[T any](p *T) string {
 func FuzzRoundTrip(f *testing.F) {
 	f.Add("rec", int64(0), 0.5, true, "a;b", uint8(3))
 	f.Add("", int64(math.MinInt64), math.Inf(-1), false, "", uint8(0))
-	f.Add("🦉\x00\xff", int64(math.MaxInt64), -0.0, true, "x", uint8(200))
+	f.Add("🦉\x00\xff", int64(math.MaxInt64), math.Copysign(0, -1), true, "x", uint8(200))
 	f.Fuzz(func(t *testing.T, id string, n int64, x float64, ok bool, tag string, count uint8) {
 		if math.IsNaN(x) {
 			x = 0 // NaN is not equal to itself; its bits are not the point here
