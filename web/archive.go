@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/biodiversity-downloads/downloader/download"
 	"github.com/biodiversity-downloads/downloader/jobs"
 )
 
@@ -68,11 +69,11 @@ func (s *Server) getFile(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// trimExtension takes a download file's extension off a request path's
-// last element: what is left is the key.
+// trimExtension takes a download file's extension (any format's) off a
+// request path's last element: what is left is the key.
 func trimExtension(file string) string {
-	for _, ext := range []string{".zip", ".avro"} {
-		if key, ok := strings.CutSuffix(file, ext); ok {
+	for _, f := range download.Formats() {
+		if key, ok := strings.CutSuffix(file, f.Extension); ok {
 			return key
 		}
 	}
