@@ -51,6 +51,6 @@ func DefaultFields(f Format) []string {
 	if err != nil || !info.Fields {
 		return nil
 	}
-	// SIMPLE_CSV and SIMPLE_PARQUET both write GBIF's simple columns.
+	// SIMPLE_CSV, SIMPLE_AVRO and SIMPLE_PARQUET all write GBIF's simple columns.
 	return append([]string(nil), simpleCSVColumns...)
 }

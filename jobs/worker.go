@@ -50,12 +50,15 @@ func (w *exportWorker) Work(ctx context.Context, job *river.Job[exportArgs]) err
 		return river.JobSnooze(s.cfg.Lease)
 	}
 	s.logger.InfoContext(ctx, "export started", "key", key, "attempt", job.Attempt)
+	// From the claim on, every failure goes through exportFailed, which
+	// gives the lease up: a shutdown right after the claim suspends the
+	// download instead of leaving it RUNNING under a lease nobody renews.
 	r, err := s.db.getDownload(ctx, s.db.SQL, key)
-	if err != nil {
-		return err
+	if err == nil {
+		err = s.dropStaleObject(ctx, r)
 	}
-	if err := s.dropStaleObject(ctx, r); err != nil {
-		return err
+	if err != nil {
+		return s.exportFailed(ctx, job, owner, err)
 	}
 	s.abortDeadUploads(ctx, key)
 	res, name, err := s.runExport(ctx, r, owner)
