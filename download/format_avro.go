@@ -10,7 +10,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/biodiversity-downloads/downloader/dwca"
 	"github.com/biodiversity-downloads/downloader/internal/avro"
@@ -54,10 +53,8 @@ type simpleAvro struct {
 	types  []avroType
 	verb   *verbatimRow
 	aw     *avro.Writer
-	mem    memory.Allocator
 	cells  []avroCell
-	held   []arrow.Array // converted columns of the batch being written
-	dicts  []avroDict    // by field
+	dicts  []avroDict // by field
 }
 
 // avroDict is a string dictionary's entries encoded once, as a field's
@@ -94,7 +91,7 @@ func (d *avroDict) cell(col arrow.Array, t avroType) (avroCell, bool) {
 		d.data, d.offs = d.data[:0], append(d.offs[:0], 0)
 		for k := 0; k < dict.Len(); k++ {
 			if dict.IsNull(k) {
-				d.data = avro.AppendLong(d.data, 1)
+				d.data = appendNull(d.data)
 			} else {
 				d.data = enc(d.data, dict.Value(k))
 			}
@@ -105,7 +102,7 @@ func (d *avroDict) cell(col arrow.Array, t avroType) (avroCell, bool) {
 	idx, data, offs := ix.Int32Values(), d.data, d.offs
 	return func(dst []byte, i int) []byte {
 		if da.IsNull(i) {
-			return avro.AppendLong(dst, 1)
+			return appendNull(dst)
 		}
 		k := idx[i]
 		return append(dst, data[offs[k]:offs[k+1]]...)
@@ -139,8 +136,7 @@ func newSimpleAvro(_ context.Context, x *Export) (formatWriter, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &simpleAvro{x: x, fields: fields, types: types, verb: fieldsVerbatim(fields), mem: memory.NewGoAllocator(),
-		dicts: make([]avroDict, len(fields))}
+	a := &simpleAvro{x: x, fields: fields, types: types, verb: fieldsVerbatim(fields), dicts: make([]avroDict, len(fields))}
 	a.aw, err = avro.NewWriter(x.file(), schema, avro.Options{Workers: x.opts.Zip.Workers, Level: x.opts.Zip.Level})
 	if err != nil {
 		return nil, fmt.Errorf("download: avro: %w", err)
@@ -262,7 +258,6 @@ func (a *simpleAvro) write(b *batch) error {
 	if b.n == 0 {
 		return nil
 	}
-	defer a.release()
 	if err := a.plan(b); err != nil {
 		return err
 	}
@@ -283,14 +278,6 @@ func (a *simpleAvro) write(b *batch) error {
 		}
 	}
 	return nil
-}
-
-// release frees the converted columns of the last batch.
-func (a *simpleAvro) release() {
-	for _, c := range a.held {
-		c.Release()
-	}
-	a.held = a.held[:0]
 }
 
 // plan makes each field's encoder for the batch.
@@ -326,16 +313,14 @@ func (a *simpleAvro) verbatimCell(k int) avroCell {
 // cellOf is the encoder of field i's column of a batch.
 func (a *simpleAvro) cellOf(i int, f field, col arrow.Array) (avroCell, error) {
 	t := a.types[i]
-	if t == avroString || t == avroLicence || t == avroList {
+	switch t {
+	case avroString, avroLicence, avroList:
 		if c, ok := a.dicts[i].cell(col, t); ok {
 			return c, nil
 		}
-	}
-	switch t {
-	case avroString, avroLicence, avroRequiredString, avroInt64String:
-		return a.textCell(t, col)
-	case avroList:
-		return listCell(col), nil
+		return stringCell(t, col), nil
+	case avroRequiredString, avroInt64String:
+		return idCell(t == avroRequiredString, col)
 	case avroTimestamp:
 		ts, ok := col.(*array.Timestamp)
 		if !ok {
@@ -353,9 +338,9 @@ func (a *simpleAvro) cellOf(i int, f field, col arrow.Array) (avroCell, error) {
 		}
 		return func(dst []byte, i int) []byte {
 			if ints.IsNull(i) {
-				return avro.AppendLong(dst, 1)
+				return appendNull(dst)
 			}
-			return avro.AppendLong(avro.AppendLong(dst, 0), int64(ints.Value(i)))
+			return avro.AppendLong(appendSome(dst), int64(ints.Value(i)))
 		}, nil
 	case avroDouble:
 		fs, ok := col.(*array.Float64)
@@ -364,9 +349,9 @@ func (a *simpleAvro) cellOf(i int, f field, col arrow.Array) (avroCell, error) {
 		}
 		return func(dst []byte, i int) []byte {
 			if fs.IsNull(i) {
-				return avro.AppendLong(dst, 1)
+				return appendNull(dst)
 			}
-			return avro.AppendDouble(avro.AppendLong(dst, 0), fs.Value(i))
+			return avro.AppendDouble(appendSome(dst), fs.Value(i))
 		}, nil
 	case avroBool:
 		bs, ok := col.(*array.Boolean)
@@ -375,58 +360,48 @@ func (a *simpleAvro) cellOf(i int, f field, col arrow.Array) (avroCell, error) {
 		}
 		return func(dst []byte, i int) []byte {
 			if bs.IsNull(i) {
-				return avro.AppendLong(dst, 1)
+				return appendNull(dst)
 			}
-			return avro.AppendBool(avro.AppendLong(dst, 0), bs.Value(i))
+			return avro.AppendBool(appendSome(dst), bs.Value(i))
 		}, nil
 	}
 	return nil, fmt.Errorf("no Avro encoding for %s", col.DataType())
 }
 
-// textCell encodes a column written as text: cleaned strings, licence
-// names, identifiers.
-func (a *simpleAvro) textCell(t avroType, col arrow.Array) (avroCell, error) {
-	var conv func(memory.Allocator, arrow.Array) (arrow.Array, error)
-	switch t {
-	case avroLicence:
-		conv = licenseNames
-	case avroString:
-		conv = cleanStrings
-	default:
-		ints, ok := col.(*array.Int64)
-		if !ok {
-			return nil, fmt.Errorf("want int64, got %s", col.DataType())
-		}
-		var digits []byte
-		required := t == avroRequiredString
-		return func(dst []byte, i int) []byte {
-			if ints.IsNull(i) {
-				if required { // gbifID is never null in a table
-					return avro.AppendString(dst, "")
-				}
-				return avro.AppendLong(dst, 1)
-			}
-			digits = strconv.AppendInt(digits[:0], ints.Value(i), 10)
-			if !required {
-				dst = avro.AppendLong(dst, 0)
-			}
-			return avro.AppendBytes(dst, digits)
-		}, nil
-	}
-	c, err := conv(a.mem, col)
-	if err != nil {
-		return nil, err
-	}
-	a.held = append(a.held, c)
-	s, ok := c.(*array.String)
-	if !ok {
-		return nil, fmt.Errorf("want strings, got %s", col.DataType())
-	}
+// stringCell encodes a plain string column of a text-typed field, as
+// the dictionary path encodes a dictionary's entries (stringEncoder).
+func stringCell(t avroType, col arrow.Array) avroCell {
+	s, ok := col.(*array.String)
+	enc := stringEncoder(t, ok && dwca.PlainASCII(s.ValueBytes()))
 	return func(dst []byte, i int) []byte {
-		if s.IsNull(i) {
-			return avro.AppendLong(dst, 1)
+		if col.IsNull(i) {
+			return appendNull(dst)
 		}
-		return appendAvroText(dst, s.Value(i))
+		return enc(dst, str(col, i))
+	}
+}
+
+// idCell encodes an identifier stored as int64 as its decimal text
+// (gbifID, a plain string that is never null in a table; the taxon keys,
+// nullable).
+func idCell(required bool, col arrow.Array) (avroCell, error) {
+	ints, ok := col.(*array.Int64)
+	if !ok {
+		return nil, fmt.Errorf("want int64, got %s", col.DataType())
+	}
+	var digits []byte
+	return func(dst []byte, i int) []byte {
+		if ints.IsNull(i) {
+			if required {
+				return avro.AppendString(dst, "")
+			}
+			return appendNull(dst)
+		}
+		digits = strconv.AppendInt(digits[:0], ints.Value(i), 10)
+		if !required {
+			dst = appendSome(dst)
+		}
+		return avro.AppendBytes(dst, digits)
 	}, nil
 }
 
@@ -435,10 +410,10 @@ func textOf(fn cellFn, col arrow.Array) avroCell {
 	var text []byte
 	return func(dst []byte, i int) []byte {
 		if col.IsNull(i) {
-			return avro.AppendLong(dst, 1)
+			return appendNull(dst)
 		}
 		text = fn(text[:0], i)
-		return avro.AppendBytes(avro.AppendLong(dst, 0), text)
+		return avro.AppendBytes(appendSome(dst), text)
 	}
 }
 
@@ -463,17 +438,6 @@ func stringEncoder(t avroType, plain bool) func(dst []byte, s string) []byte {
 	return appendAvroList
 }
 
-// listCell encodes a multi-value column (values joined with ";") as an
-// array of its cleaned, non-empty values, as SIMPLE_PARQUET's lists.
-func listCell(col arrow.Array) avroCell {
-	return func(dst []byte, i int) []byte {
-		if col.IsNull(i) {
-			return avro.AppendLong(dst, 1)
-		}
-		return appendAvroList(dst, str(col, i))
-	}
-}
-
 // appendAvroList appends s's values (joined with ";") as a non-null array
 // of strings: cleaned, trimmed, the empty ones left out.
 func appendAvroList(dst []byte, s string) []byte {
@@ -483,25 +447,30 @@ func appendAvroList(dst []byte, s string) []byte {
 			n++
 		}
 	}
-	dst = avro.AppendLong(dst, 0)
+	dst = appendSome(dst)
 	if n > 0 {
 		dst = avro.AppendLong(dst, int64(n))
 		for part := range strings.SplitSeq(s, ";") {
 			if part = dwca.CleanValue(strings.TrimSpace(part)); part != "" {
-				dst = avro.AppendString(avro.AppendLong(dst, 0), part)
+				dst = avro.AppendString(appendSome(dst), part)
 			}
 		}
 	}
-	return avro.AppendLong(dst, 0)
+	return avro.AppendLong(dst, 0) // no more blocks of items
 }
+
+// A nullable field is the union [type, "null"] (GBIF's nullable()): branch
+// 0 holds a value, branch 1 is null.
+func appendSome(dst []byte) []byte { return avro.AppendLong(dst, 0) }
+func appendNull(dst []byte) []byte { return avro.AppendLong(dst, 1) }
 
 // appendAvroText appends a nullable string: null when empty, as the text
 // formats write an empty cell for both.
 func appendAvroText(dst []byte, s string) []byte {
 	if s == "" {
-		return avro.AppendLong(dst, 1)
+		return appendNull(dst)
 	}
-	return avro.AppendString(avro.AppendLong(dst, 0), s)
+	return avro.AppendString(appendSome(dst), s)
 }
 
 func (a *simpleAvro) finish(context.Context, ExportResult, []occurrence.DatasetInfo) error {
@@ -511,7 +480,4 @@ func (a *simpleAvro) finish(context.Context, ExportResult, []occurrence.DatasetI
 	return nil
 }
 
-func (a *simpleAvro) abort() {
-	a.release()
-	a.aw.Abort()
-}
+func (a *simpleAvro) abort() { a.aw.Abort() }
