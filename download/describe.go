@@ -308,11 +308,7 @@ func describeAvro() (DescribedTable, error) {
 		case avroBool:
 			d.Type = "BOOLEAN"
 		case avroTimestamp:
-			layout := f.layout
-			if layout == "" {
-				layout = timeLayout
-			}
-			d.Type, d.TypeFormat = "DATE", javaDateFormat(layout)
+			d.Type, d.TypeFormat = "DATE", javaDateFormat(f.timeLayout())
 		}
 		t.Fields = append(t.Fields, d)
 	}

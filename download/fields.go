@@ -10,7 +10,8 @@ import (
 // CheckFields checks a choice of fields for format f as an export would
 // (ExportSpec.Fields) before one runs: the format must let requests choose
 // their columns, and each name must be an interpreted column or a
-// verbatim term, once (and for SIMPLE_AVRO name one Avro field).
+// verbatim term, once; a format may check more (SIMPLE_AVRO: one Avro
+// field each).
 func CheckFields(f Format, names []string) error {
 	info, err := LookupFormat(string(f))
 	if err != nil {
@@ -19,15 +20,10 @@ func CheckFields(f Format, names []string) error {
 	if !info.Fields {
 		return fmt.Errorf("%w: fields can be chosen for %s, not %s", ErrFormat, strings.Join(fieldFormats(), " and "), f)
 	}
-	if f == FormatSimpleAvro { // its names must also be Avro names, once
-		fields, types, err := avroFields(names)
-		if err != nil {
-			return err
-		}
-		_, err = avroSchema(fields, types)
-		return err
+	fields, err := resolveFields(names)
+	if err == nil && info.checkFields != nil {
+		err = info.checkFields(fields)
 	}
-	_, err = resolveFields(names)
 	return err
 }
 

@@ -25,7 +25,7 @@ func init() {
 		Description: "one Avro file <key>.avro (deflate) of GBIF's 50 simple columns, or of the fields chosen",
 		Extension:   ".avro", ContentType: "application/octet-stream", Fields: true, Dictionaries: true,
 		BytesPerRecord: 46, CompressionRatio: 11.4, Order: 2,
-		open: newSimpleAvro,
+		open: newSimpleAvro, checkFields: checkAvroFields,
 	})
 }
 
@@ -154,11 +154,22 @@ func avroFields(names []string) ([]field, []avroType, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	return fields, avroTypes(fields), nil
+}
+
+// avroTypes are fields' Avro types.
+func avroTypes(fields []field) []avroType {
 	types := make([]avroType, len(fields))
 	for i, f := range fields {
 		types[i] = avroTypeOf(f)
 	}
-	return fields, types, nil
+	return types
+}
+
+// checkAvroFields checks that chosen fields name one Avro field each.
+func checkAvroFields(fields []field) error {
+	_, err := avroSchema(fields, avroTypes(fields))
+	return err
 }
 
 // avroTypeOf gives a field its GBIF Avro type.
@@ -326,11 +337,7 @@ func (a *simpleAvro) cellOf(i int, f field, col arrow.Array) (avroCell, error) {
 		if !ok {
 			return nil, fmt.Errorf("want a timestamp, got %s", col.DataType())
 		}
-		layout := f.layout
-		if layout == "" {
-			layout = timeLayout
-		}
-		return textOf(timestampCell(ts, layout), col), nil
+		return textOf(timestampCell(ts, f.timeLayout()), col), nil
 	case avroInt:
 		ints, ok := col.(*array.Int32)
 		if !ok {

@@ -50,6 +50,15 @@ type field struct {
 	layout string
 }
 
+// timeLayout is the text form of a timestamp field: its column's, else
+// timeLayout.
+func (f field) timeLayout() string {
+	if f.layout != "" {
+		return f.layout
+	}
+	return timeLayout
+}
+
 // jsonColumns hold nested data and cannot be chosen as fields.
 var jsonColumns = map[string]bool{
 	occurrence.ColVerbatim: true, occurrence.ColMultimedia: true, occurrence.ColExtensions: true,

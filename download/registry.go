@@ -42,8 +42,10 @@ type FormatInfo struct {
 	// offer it.
 	SQL bool
 
-	// open starts the format's writer on an export.
-	open func(ctx context.Context, x *Export) (formatWriter, error)
+	// open starts the format's writer on an export; checkFields, when
+	// set, checks a choice of fields beyond their names (CheckFields).
+	open        func(ctx context.Context, x *Export) (formatWriter, error)
+	checkFields func(fields []field) error
 }
 
 // ErrFormat marks an unknown format or a bad field choice.
