@@ -85,15 +85,16 @@ func NewWithExportTable(live, exports Table, cfg Config, logger *slog.Logger) *E
 
 // sqlErr maps a SQL query's errors to the job service's kinds: a query
 // whose groups outgrow the memory budget is over a limit, an invalid one
-// is an invalid request; anything else is returned as it is.
-func sqlErr(err error) error {
+// is an invalid request; ok is false for any other error, returned as it
+// is.
+func sqlErr(err error) (mapped error, ok bool) {
 	switch {
 	case errors.Is(err, sqlquery.ErrTooLarge):
-		return &jobs.LimitError{Kind: jobs.ErrPredicateTooLarge, Reason: err.Error(), Err: err}
+		return &jobs.LimitError{Kind: jobs.ErrPredicateTooLarge, Reason: err.Error(), Err: err}, true
 	case errors.Is(err, sqlquery.ErrInvalidSQL):
-		return fmt.Errorf("%w: %w", jobs.ErrInvalidRequest, err)
+		return fmt.Errorf("%w: %w", jobs.ErrInvalidRequest, err), true
 	}
-	return err
+	return err, false
 }
 
 // predicateErr maps the occurrence package's error kinds to the job
@@ -200,7 +201,8 @@ func (e *Engine) Export(ctx context.Context, req jobs.ExportRequest, w io.Writer
 		download.ExportOptions{Catalog: e.exports, TempDir: e.cfg.TempDir, Logger: e.logger, Portal: req.Portal,
 			SQL: sqlquery.Options{Limits: e.cfg.Limits}, SQLMemory: e.cfg.SQLMemory})
 	if err != nil {
-		return jobs.ExportResult{}, &jobs.PermanentError{Err: sqlErr(err)}
+		mapped, _ := sqlErr(err)
+		return jobs.ExportResult{}, &jobs.PermanentError{Err: mapped}
 	}
 	res, st, err := x.WriteScan(ctx, e.exports, snap, occurrence.ScanOptions{Workers: e.cfg.Workers}, func(s download.ScanProgress) {
 		// Splits report rows scanned when they finish, batches arrive
@@ -208,10 +210,10 @@ func (e *Engine) Export(ctx context.Context, req jobs.ExportRequest, w io.Writer
 		progress(jobs.Progress{RecordsScanned: max(s.Scan.RowsScanned, s.Written), RecordsWritten: s.Written})
 	})
 	if err != nil {
-		if errors.Is(err, sqlquery.ErrTooLarge) || errors.Is(err, sqlquery.ErrInvalidSQL) {
+		if mapped, ok := sqlErr(err); ok {
 			// The query's own doing: another attempt would fail alike, and
 			// its creator reads why.
-			return jobs.ExportResult{}, &jobs.PermanentError{Err: sqlErr(err)}
+			return jobs.ExportResult{}, &jobs.PermanentError{Err: mapped}
 		}
 		return jobs.ExportResult{}, err
 	}
