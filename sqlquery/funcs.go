@@ -33,13 +33,14 @@ func addFunc(f *function, aliases ...string) {
 	}
 }
 
-// FunctionInfo describes a function for documentation and /describe/sql.
+// FunctionInfo describes a function for documentation.
 type FunctionInfo struct {
 	Name        string
 	Description string
 }
 
-// Functions lists the scalar and aggregate functions a query may use.
+// Functions lists the scalar, aggregate and window functions a query may
+// use (docs/sql.md names each: TestDocsNameEveryFunction).
 func Functions() []FunctionInfo {
 	seen := map[*function]bool{}
 	var out []FunctionInfo
@@ -51,6 +52,9 @@ func Functions() []FunctionInfo {
 	}
 	for _, a := range aggregates {
 		out = append(out, FunctionInfo{Name: a.name, Description: a.doc})
+	}
+	for name, doc := range windowFuncs {
+		out = append(out, FunctionInfo{Name: strings.ToUpper(name), Description: doc})
 	}
 	sortInfos(out)
 	return out
