@@ -52,15 +52,15 @@ for n in "${sizes[@]}"; do
 	aw="" cw="" fw="" pw="" arss=0
 	for i in $(seq "$runs"); do
 		read -r _ w c r < <(timed avro "$dl" export --table "$table" --query "$query" --format SIMPLE_AVRO --progress never -o "$avro")
-		if [[ -z "$aw" ]] || awk -v a="$w" -v b="$aw" 'BEGIN { exit !(a < b) }'; then aw=$w ac=$c; fi
+		if faster "$w" "$aw"; then aw=$w ac=$c; fi
 		((r > arss)) && arss=$r
 		read -r _ w c _ < <(timed csv "$dl" export --table "$table" --query "$query" --format SIMPLE_CSV --progress never -o "$zip")
-		if [[ -z "$cw" ]] || awk -v a="$w" -v b="$cw" 'BEGIN { exit !(a < b) }'; then cw=$w cc=$c; fi
+		if faster "$w" "$cw"; then cw=$w cc=$c; fi
 		[[ -f "$raw" ]] || python3 -c "$rewrite" "$avro" "$raw" null 0
 		read -r _ w c _ < <(timed floor "$work/bin/floor" -level 5 -workers 2 "$raw")
-		if [[ -z "$fw" ]] || awk -v a="$w" -v b="$fw" 'BEGIN { exit !(a < b) }'; then fw=$w fc=$c; fi
+		if faster "$w" "$fw"; then fw=$w fc=$c; fi
 		read -r _ w c _ < <(timed fastavro python3 -c "$rewrite" "$avro" "$fast" deflate 5)
-		if [[ -z "$pw" ]] || awk -v a="$w" -v b="$pw" 'BEGIN { exit !(a < b) }'; then pw=$w pc=$c; fi
+		if faster "$w" "$pw"; then pw=$w pc=$c; fi
 	done
 	rows=$(python3 -c 'import sys, fastavro; print(sum(1 for _ in fastavro.reader(open(sys.argv[1], "rb"))))' "$avro")
 	[[ "$rows" == "$matched" ]] || { echo "export wrote $rows records, count says $matched" >&2; exit 1; }

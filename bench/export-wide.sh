@@ -79,10 +79,10 @@ for n in "${sizes[@]}"; do
 		for i in $(seq "$runs"); do
 			rm -f "$zip" "$gz"
 			read -r _ w c r < <(timed ours "${ours[@]}")
-			if [[ -z "$ow" ]] || awk -v a="$w" -v b="$ow" 'BEGIN { exit !(a < b) }'; then ow=$w oc=$c; fi
+			if faster "$w" "$ow"; then ow=$w oc=$c; fi
 			((r > orss)) && orss=$r
 			read -r _ w c r < <(timed duckdb python3 -c 'import duckdb,sys; duckdb.sql(open(sys.argv[1]).read())' "$work/duck.sql")
-			if [[ -z "$dw" ]] || awk -v a="$w" -v b="$dw" 'BEGIN { exit !(a < b) }'; then dw=$w dc=$c; fi
+			if faster "$w" "$dw"; then dw=$w dc=$c; fi
 			((r > drss)) && drss=$r
 			if [[ $format == SIMPLE_CSV ]]; then
 				unzip -p "$zip" occurrence.csv >"$raw"
@@ -93,7 +93,7 @@ for n in "${sizes[@]}"; do
 			fi
 			[[ "$rows" == "$matched" ]] || { echo "export wrote $rows rows, count says $matched" >&2; exit 1; }
 			read -r _ w c _ < <(timed floor "$work/bin/floor" -level 5 -workers 2 "$raw")
-			if [[ -z "$fw" ]] || awk -v a="$w" -v b="$fw" 'BEGIN { exit !(a < b) }'; then fw=$w fc=$c; fi
+			if faster "$w" "$fw"; then fw=$w fc=$c; fi
 		done
 		duckrows=$(python3 -c 'import gzip,sys; print(sum(1 for _ in gzip.open(sys.argv[1], "rb")) - 1)' "$gz")
 		[[ "$duckrows" == "$matched" ]] || echo "warning: DuckDB wrote $duckrows rows, count says $matched" >&2

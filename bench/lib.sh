@@ -17,13 +17,17 @@ timed() {
 		END { printf "%s %.2f %.2f %.0f\n", l, w, u + s, r }' "$work/time.txt"
 }
 
+# faster W BEST: whether wall time W beats BEST (always when BEST is
+# empty, the first run).
+faster() { [[ -z "$2" ]] || awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
+
 # best LABEL CMD...: timed, RUNS times; the fastest run's wall and CPU
 # seconds with the highest peak RSS.
 best() {
 	local i line w c r bw="" bc=0 br=0
 	for i in $(seq "$runs"); do
 		read -r _ w c r < <(timed "$@")
-		if [[ -z "$bw" ]] || awk -v a="$w" -v b="$bw" 'BEGIN { exit !(a < b) }'; then bw=$w bc=$c; fi
+		if faster "$w" "$bw"; then bw=$w bc=$c; fi
 		if ((r > br)); then br=$r; fi
 	done
 	echo "$1 $bw $bc $br"

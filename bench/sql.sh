@@ -49,10 +49,10 @@ for n in "${sizes[@]}"; do
 		for _ in $(seq "$runs"); do
 			rm -f "$zip" "$gz"
 			read -r _ w c r < <(timed ours "$dl" export --table "$table" --sql "$q" --progress never -o "$zip")
-			if [[ -z "$ow" ]] || awk -v a="$w" -v b="$ow" 'BEGIN { exit !(a < b) }'; then ow=$w oc=$c; fi
+			if faster "$w" "$ow"; then ow=$w oc=$c; fi
 			((r > orss)) && orss=$r
 			read -r _ w c r < <(timed duckdb python3 -c 'import duckdb,sys; duckdb.sql(open(sys.argv[1]).read())' "$work/duck.sql")
-			if [[ -z "$dw" ]] || awk -v a="$w" -v b="$dw" 'BEGIN { exit !(a < b) }'; then dw=$w dc=$c; fi
+			if faster "$w" "$dw"; then dw=$w dc=$c; fi
 			((r > drss)) && drss=$r
 		done
 		rows=$(($(unzip -p "$zip" | wc -l) - 1))

@@ -73,7 +73,7 @@ declare -A bw bc br brate
 for i in $(seq "$runs"); do
 	for m in off derived checklist; do
 		read -r _ w c r rate < <(ingest "$m")
-		if [ -z "${bw[$m]:-}" ] || awk -v a="$w" -v b="${bw[$m]}" 'BEGIN{exit !(a<b)}'; then
+		if faster "$w" "${bw[$m]:-}"; then
 			bw[$m]=$w bc[$m]=$c brate[$m]=$rate
 		fi
 		if [ -z "${br[$m]:-}" ] || [ "$r" -gt "${br[$m]}" ]; then br[$m]=$r; fi
