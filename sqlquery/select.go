@@ -170,7 +170,7 @@ func (c *compiler) outputOrExpr(n ast.ExprNode, m mode) (expr, error) {
 
 // hasAggregate reports whether a select list calls an aggregate function.
 func hasAggregate(fields []*ast.SelectField) bool {
-	v := &aggFinder{}
+	v := &finder{match: func(n ast.Node) bool { _, ok := n.(*ast.AggregateFuncExpr); return ok }}
 	for _, f := range fields {
 		if f.Expr != nil {
 			f.Expr.Accept(v)
@@ -179,14 +179,18 @@ func hasAggregate(fields []*ast.SelectField) bool {
 	return v.found
 }
 
-type aggFinder struct{ found bool }
+// finder walks syntax trees (ast.Visitor) for a node that match accepts.
+type finder struct {
+	match func(ast.Node) bool
+	found bool
+}
 
-func (v *aggFinder) Enter(n ast.Node) (ast.Node, bool) {
-	if _, ok := n.(*ast.AggregateFuncExpr); ok {
+func (v *finder) Enter(n ast.Node) (ast.Node, bool) {
+	if v.match(n) {
 		v.found = true
 		return n, true
 	}
 	return n, false
 }
 
-func (v *aggFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+func (v *finder) Leave(n ast.Node) (ast.Node, bool) { return n, true }

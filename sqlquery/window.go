@@ -45,22 +45,10 @@ func (e winRef) eval(c *rowCtx) Value { return c.win[e.i] }
 
 // hasWindow reports whether n calls a window function.
 func hasWindow(n ast.Node) bool {
-	v := &windowFinder{}
+	v := &finder{match: func(n ast.Node) bool { _, ok := n.(*ast.WindowFuncExpr); return ok }}
 	n.Accept(v)
 	return v.found
 }
-
-type windowFinder struct{ found bool }
-
-func (v *windowFinder) Enter(n ast.Node) (ast.Node, bool) {
-	if _, ok := n.(*ast.WindowFuncExpr); ok {
-		v.found = true
-		return n, true
-	}
-	return n, false
-}
-
-func (v *windowFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
 // post compiles an expression of the select list or ORDER BY of a query
 // with windows: its window-free parts become pre values, its windows
