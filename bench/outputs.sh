@@ -4,8 +4,8 @@
 # chosen --fields) for several predicates from the same tables (the demo
 # samples and a generated table) with both builds, and compares the unzipped
 # entries byte by byte (SIMPLE_PARQUET parts by their schema and rows, read
-# with pyarrow; SIMPLE_AVRO files by theirs, read with fastavro, when both
-# builds write it). The only differences allowed are the download's own
+# with pyarrow; SIMPLE_AVRO files and SIMPLE_WITH_VERBATIM_AVRO entries by
+# theirs, read with fastavro, when both builds write the format). The only differences allowed are the download's own
 # creation time (metadata.xml dates, citation dates), which the script
 # blanks before comparing; zip entry times are not compared (they are the
 # export's clock too).
@@ -55,10 +55,12 @@ queries=(
 	""
 )
 formats=(DWCA SIMPLE_CSV SPECIES_LIST SIMPLE_PARQUET)
-# SIMPLE_AVRO when both builds write it.
-if "$work/bin/old/downloader" export -h 2>&1 | grep -q SIMPLE_AVRO; then
-	formats+=(SIMPLE_AVRO)
-fi
+# The Avro formats when both builds write them.
+for f in SIMPLE_AVRO SIMPLE_WITH_VERBATIM_AVRO; do
+	if "$work/bin/old/downloader" export -h 2>&1 | grep -q "$f:"; then
+		formats+=("$f")
+	fi
+done
 fields="gbifID,datasetKey,scientificName,countryCode,decimalLatitude,decimalLongitude,eventDate,year,license,issue"
 
 # blank FILE: the download's creation time and ingest times become fixed
@@ -86,6 +88,7 @@ export_one() {
 		(cd "$dir" && unzip -q "$dir.zip")
 	fi
 	find "$dir" -path '*occurrence.parquet/*' -type f | while read -r f; do canonical_parquet "$f"; done
+	find "$dir" -path '*occurrence.avro/*' -type f ! -name '*.txt' | while read -r f; do canonical_avro "$f" "$f.txt" && rm "$f"; done
 	find "$dir" -type f \( -name '*.xml' -o -name '*.txt' -o -name '*.csv' \) | while read -r f; do blank "$f"; done
 }
 

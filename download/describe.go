@@ -87,7 +87,17 @@ func Describe(f Format) (any, error) {
 	case FormatSimpleParquet:
 		return describeParquet()
 	case FormatSimpleAvro:
-		return describeAvro()
+		fields, types, err := avroFields(nil)
+		if err != nil {
+			return nil, err
+		}
+		return describeAvro(fields, types), nil
+	case FormatSimpleWithVerbatimAvro:
+		fields, err := verbatimAvroFields()
+		if err != nil {
+			return nil, err
+		}
+		return describeAvro(fields, avroTypes(fields)), nil
 	case FormatSQLTSVZip:
 		return describeSQL()
 	}
@@ -286,15 +296,11 @@ func describeParquet() (DescribedTable, error) {
 	return t, nil
 }
 
-// describeAvro describes SIMPLE_AVRO by its writer's fields and types:
+// describeAvro describes an Avro format by its writer's fields and types:
 // the names in its schema, identifiers as the strings it writes, lists as
 // ARRAY<STRING>, timestamps as DATE in the text layout they are written
 // in (GBIF's describe gives them so).
-func describeAvro() (DescribedTable, error) {
-	fields, types, err := avroFields(nil)
-	if err != nil {
-		return DescribedTable{}, err
-	}
+func describeAvro(fields []field, types []avroType) DescribedTable {
 	t := DescribedTable{Fields: make([]DescribedField, 0, len(fields))}
 	for i, f := range fields {
 		d := DescribedField{Name: avroFieldName(f), Type: "STRING", Term: f.term, Nullable: !required(f.term)}
@@ -312,5 +318,5 @@ func describeAvro() (DescribedTable, error) {
 		}
 		t.Fields = append(t.Fields, d)
 	}
-	return t, nil
+	return t
 }

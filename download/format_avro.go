@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"regexp"
 	"strconv"
 	"strings"
@@ -29,7 +30,8 @@ func init() {
 	})
 }
 
-// GBIF's SIMPLE_AVRO record (gbif/occurrence GenerateHQL.simpleAvroSchema).
+// GBIF's SIMPLE_AVRO record (gbif/occurrence GenerateHQL.simpleAvroSchema)
+// and the namespace of all its Avro downloads' records.
 const (
 	avroRecordName      = "SimpleOccurrence"
 	avroRecordNamespace = "org.gbif.occurrence.download.avro"
@@ -132,12 +134,22 @@ func newSimpleAvro(_ context.Context, x *Export) (formatWriter, error) {
 	if err != nil {
 		return nil, err
 	}
-	schema, err := avroSchema(fields, types)
+	a, err := newAvroWriter(x, x.file(), avroRecordName, fields, types)
+	if err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// newAvroWriter writes records of fields, typed types, as one Avro
+// container of record name to out.
+func newAvroWriter(x *Export, out io.Writer, name string, fields []field, types []avroType) (*simpleAvro, error) {
+	schema, err := avroSchema(name, fields, types)
 	if err != nil {
 		return nil, err
 	}
 	a := &simpleAvro{x: x, fields: fields, types: types, verb: fieldsVerbatim(fields), dicts: make([]avroDict, len(fields))}
-	a.aw, err = avro.NewWriter(x.file(), schema, avro.Options{Workers: x.opts.Zip.Workers, Level: x.opts.Zip.Level})
+	a.aw, err = avro.NewWriter(out, schema, avro.Options{Workers: x.opts.Zip.Workers, Level: x.opts.Zip.Level})
 	if err != nil {
 		return nil, fmt.Errorf("download: avro: %w", err)
 	}
@@ -168,7 +180,7 @@ func avroTypes(fields []field) []avroType {
 
 // checkAvroFields checks that chosen fields name one Avro field each.
 func checkAvroFields(fields []field) error {
-	_, err := avroSchema(fields, avroTypes(fields))
+	_, err := avroSchema(avroRecordName, fields, avroTypes(fields))
 	return err
 }
 
@@ -203,8 +215,8 @@ func avroTypeOf(f field) avroType {
 // avroNamePattern is what the Avro specification allows a field's name.
 var avroNamePattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
-// avroSchema is the record schema of fields, as JSON text.
-func avroSchema(fields []field, types []avroType) (string, error) {
+// avroSchema is the schema of record name with fields, as JSON text.
+func avroSchema(name string, fields []field, types []avroType) (string, error) {
 	type avroField struct {
 		Name string `json:"name"`
 		Type any    `json:"type"`
@@ -214,15 +226,15 @@ func avroSchema(fields []field, types []avroType) (string, error) {
 		Name      string      `json:"name"`
 		Namespace string      `json:"namespace"`
 		Fields    []avroField `json:"fields"`
-	}{Type: "record", Name: avroRecordName, Namespace: avroRecordNamespace}
+	}{Type: "record", Name: name, Namespace: avroRecordNamespace}
 	seen := map[string]bool{}
 	for i, f := range fields {
-		name := avroFieldName(f)
-		if !avroNamePattern.MatchString(name) || seen[name] {
+		fname := avroFieldName(f)
+		if !avroNamePattern.MatchString(fname) || seen[fname] {
 			return "", fmt.Errorf("%w: field %q cannot name an Avro field (letters, digits and _, not twice)", ErrFormat, f.header)
 		}
-		seen[name] = true
-		out.Fields = append(out.Fields, avroField{Name: name, Type: types[i].schema()})
+		seen[fname] = true
+		out.Fields = append(out.Fields, avroField{Name: fname, Type: types[i].schema()})
 	}
 	b, err := json.Marshal(out)
 	return string(b), err

@@ -195,26 +195,30 @@ func btoi(b bool) int {
 	return 0
 }
 
-// SIMPLE_AVRO read by fastavro and by Apache Avro's own Python library:
-// both read every record alike, with GBIF's schema, and the text values
-// are the text formats'.
-func TestReadersSimpleAvro(t *testing.T) {
+// pythonAvro is what fastavro and Apache Avro's own Python library read
+// from an Avro container.
+type pythonAvro struct {
+	Same      bool               `json:"same"`
+	Schema    map[string]any     `json:"schema"`
+	Records   []map[string]any   `json:"records"`
+	Codec     string             `json:"codec"`
+	Fastavro  int                `json:"fastavro"`
+	Reference int                `json:"reference"`
+	Types     map[string]float64 `json:"types"`
+}
+
+// readAvroInPython reads an Avro container with fastavro and with Apache
+// Avro's Python library, and checks that both read every test record
+// alike, deflated, of GBIF's record name (in its namespace); out is the
+// readers' raw output.
+func readAvroInPython(t *testing.T, data []byte, record string) (got pythonAvro, out string) {
+	t.Helper()
 	readers.RequirePython(t, "fastavro", "avro")
-	data, _ := export(t, ExportSpec{Format: FormatSimpleAvro}, testSource())
 	path := filepath.Join(t.TempDir(), "0000001-240506070809000.avro")
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var got struct {
-		Same      bool               `json:"same"`
-		Schema    map[string]any     `json:"schema"`
-		Records   []map[string]any   `json:"records"`
-		Codec     string             `json:"codec"`
-		Fastavro  int                `json:"fastavro"`
-		Reference int                `json:"reference"`
-		Types     map[string]float64 `json:"types"`
-	}
-	out := readers.Python(t, time.Minute, `
+	out = readers.Python(t, time.Minute, `
 import sys, json, fastavro
 from avro.datafile import DataFileReader
 from avro.io import DatumReader
@@ -237,9 +241,18 @@ print(json.dumps({"same": fast == ref, "schema": schema, "records": ref, "codec"
 	if got.Fastavro != n || got.Reference != n || !got.Same {
 		t.Fatalf("fastavro read %d records, avro %d, the same: %v; want %d", got.Fastavro, got.Reference, got.Same, n)
 	}
-	if got.Codec != "deflate" || got.Schema["name"] != "org.gbif.occurrence.download.avro.SimpleOccurrence" {
+	if got.Codec != "deflate" || got.Schema["name"] != "org.gbif.occurrence.download.avro."+record {
 		t.Errorf("codec %q, record %v", got.Codec, got.Schema["name"])
 	}
+	return got, out
+}
+
+// SIMPLE_AVRO read by fastavro and by Apache Avro's own Python library:
+// both read every record alike, with GBIF's schema, and the text values
+// are the text formats'.
+func TestReadersSimpleAvro(t *testing.T) {
+	data, _ := export(t, ExportSpec{Format: FormatSimpleAvro}, testSource())
+	got, out := readAvroInPython(t, data, "SimpleOccurrence")
 	if got.Types["float"] == 0 || got.Types["int"] == 0 || got.Types["list"] == 0 {
 		t.Errorf("value types read %v, want doubles, ints and lists", got.Types)
 	}
@@ -257,10 +270,26 @@ print(json.dumps({"same": fast == ref, "schema": schema, "records": ref, "codec"
 	}
 }
 
+// SIMPLE_WITH_VERBATIM_AVRO's entry read by fastavro and Apache Avro's
+// Python library: every record alike, GBIF's record name, and the
+// verbatim values as verbatim.txt writes them.
+func TestReadersSimpleWithVerbatimAvro(t *testing.T) {
+	got, _ := readAvroInPython(t, verbatimAvroFile(t), "SimpleWithVerbatimOccurrence")
+	for i, r := range got.Records {
+		if r["v_habitat"] != "forest edge" || r["v_modified"] != "2020-01-01" || r["habitat"] != nil {
+			t.Fatalf("record %d: v_habitat %#v v_modified %#v habitat %#v", i, r["v_habitat"], r["v_modified"], r["habitat"])
+		}
+		want := dwca.CleanValue(tricky[i%len(tricky)])
+		if loc, _ := r["v_locality"].(string); loc != want {
+			t.Errorf("record %d: v_locality %q, want %q as verbatim.txt writes it", i, loc, want)
+		}
+	}
+}
+
 // SIMPLE_AVRO read by Apache Avro's Java library (1.12.2, from Maven
 // Central; scripts/ci/java-avro.sh), which Spark and Hive, GBIF's own Avro
 // writers, read Avro with: every record, GBIF's record name, and the
-// values SIMPLE_CSV writes.
+// values SIMPLE_CSV writes; and SIMPLE_WITH_VERBATIM_AVRO's entry.
 func TestReadersSimpleAvroJava(t *testing.T) {
 	cp := testenv.Need(t, "DOWNLOADER_TEST_AVRO_CLASSPATH", "scripts/ci/java-avro.sh")
 	readers.Require(t, "java")
@@ -273,6 +302,18 @@ func TestReadersSimpleAvroJava(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// SIMPLE_WITH_VERBATIM_AVRO's entry, with its record's name.
+	vpath := filepath.Join(t.TempDir(), "000000")
+	if err := os.WriteFile(vpath, verbatimAvroFile(t), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	vout := readers.Run(t, 2*time.Minute, "java", "-cp", cp, src, vpath)
+	vlines := strings.Split(strings.TrimSuffix(vout, "\n"), "\n")
+	if vlines[0] != "org.gbif.occurrence.download.avro.SimpleWithVerbatimOccurrence\tdeflate" || len(vlines) != testRecordCount()+1 ||
+		!strings.Contains(vlines[1], `"v_habitat": "forest edge"`) {
+		t.Errorf("Java reads SIMPLE_WITH_VERBATIM_AVRO as %q and %d records: %.300s", vlines[0], len(vlines)-1, vlines[min(1, len(vlines)-1)])
+	}
+
 	out := readers.Run(t, 2*time.Minute, "java", "-cp", cp, src, path)
 	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 	if lines[0] != "org.gbif.occurrence.download.avro.SimpleOccurrence\tdeflate" {

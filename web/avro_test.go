@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"archive/zip"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
@@ -16,16 +17,24 @@ import (
 	"github.com/biodiversity-downloads/downloader/jobs"
 )
 
-// A SIMPLE_AVRO download is GBIF's one .avro file: its link, its file, its
-// name and type when served, its checksum line, and the records the API
-// counts for the same predicate.
-func TestSimpleAvroDownloadAPI(t *testing.T) {
+// avroDownload makes a download of format for familyPredicate on a new
+// server and waits for it to succeed.
+func avroDownload(t *testing.T, format string) (*server, string, jobs.Download) {
+	t.Helper()
 	s := startServer(t, sqliteDSN(t), options{})
-	key := s.submit("alice", `{"sendNotification":false,"format":"SIMPLE_AVRO","predicate":`+familyPredicate+`}`)
+	key := s.submit("alice", `{"sendNotification":false,"format":"`+format+`","predicate":`+familyPredicate+`}`)
 	d := s.waitStatus(key, 2*time.Minute, jobs.StatusSucceeded, jobs.StatusFailed)
 	if d.Status != jobs.StatusSucceeded {
 		t.Fatalf("download %s: %s %s", key, d.Status, d.Error)
 	}
+	return s, key, d
+}
+
+// A SIMPLE_AVRO download is GBIF's one .avro file: its link, its file, its
+// name and type when served, its checksum line, and the records the API
+// counts for the same predicate.
+func TestSimpleAvroDownloadAPI(t *testing.T) {
+	s, key, d := avroDownload(t, "SIMPLE_AVRO")
 	if !strings.HasSuffix(d.DownloadLink, "/v1/occurrence/download/request/"+key+".avro") {
 		t.Errorf("downloadLink %q, want GBIF's KEY.avro", d.DownloadLink)
 	}
@@ -33,25 +42,13 @@ func TestSimpleAvroDownloadAPI(t *testing.T) {
 	if ct, cd := r.header.Get("Content-Type"), r.header.Get("Content-Disposition"); ct != "application/octet-stream" || cd != `attachment; filename="`+key+`.avro"` {
 		t.Errorf("served as %q, %q", ct, cd)
 	}
-	rd, err := ocf.NewReader(bytes.NewReader(r.body))
-	if err != nil {
-		t.Fatalf("not an Avro file: %v", err)
-	}
-	n := int64(0)
-	for {
-		var rec map[string]any
-		err := rd.Decode(&rec)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatalf("record %d: %v", n, err)
-		}
+	recs := avroRecords(t, bytes.NewReader(r.body))
+	for i, rec := range recs {
 		if rec["stateProvince"] != "Nigde" {
-			t.Fatalf("record %d: stateProvince %v, outside the predicate", n, rec["stateProvince"])
+			t.Fatalf("record %d: stateProvince %v, outside the predicate", i, rec["stateProvince"])
 		}
-		n++
 	}
+	n := int64(len(recs))
 	if want := s.count(familyPredicate).Count; n != want || n == 0 || d.TotalRecords != n {
 		t.Errorf("%d records in the file, totalRecords %d, the API counts %d", n, d.TotalRecords, want)
 	}
@@ -63,5 +60,68 @@ func TestSimpleAvroDownloadAPI(t *testing.T) {
 	line := expect(t, s.do("GET", "/v1/occurrence/download/request/"+key+".avro.sha256", "", nil), http.StatusOK)
 	if want := hex.EncodeToString(sum[:]) + "  " + key + ".avro\n"; string(line.body) != want || d.SHA256 != hex.EncodeToString(sum[:]) {
 		t.Errorf("checksum %q, want %q (status sha256 %s)", line.body, want, d.SHA256)
+	}
+}
+
+// A SIMPLE_WITH_VERBATIM_AVRO download is GBIF's zip of one Avro file,
+// occurrence.avro/000000, whose records carry the verbatim terms the
+// sample's datasets were published with.
+func TestSimpleWithVerbatimAvroDownloadAPI(t *testing.T) {
+	s, key, d := avroDownload(t, "SIMPLE_WITH_VERBATIM_AVRO")
+	if !strings.HasSuffix(d.DownloadLink, "/v1/occurrence/download/request/"+key+".zip") {
+		t.Errorf("downloadLink %q, want GBIF's KEY.zip", d.DownloadLink)
+	}
+	r := expect(t, s.do("GET", "/v1/occurrence/download/request/"+key+".zip", "", nil), http.StatusOK)
+	zr, err := zip.NewReader(bytes.NewReader(r.body), int64(len(r.body)))
+	if err != nil {
+		t.Fatalf("not a zip: %v", err)
+	}
+	if len(zr.File) != 1 || zr.File[0].Name != "occurrence.avro/000000" {
+		t.Fatalf("entries %v, want occurrence.avro/000000", zr.File)
+	}
+	f, err := zr.File[0].Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs := avroRecords(t, f)
+	verbatim := 0
+	for i, rec := range recs {
+		if rec["stateProvince"] != "Nigde" || rec["v_catalogNumber"] != rec["catalogNumber"] {
+			t.Fatalf("record %d: stateProvince %v, catalogNumber %v, v_catalogNumber %v", i, rec["stateProvince"], rec["catalogNumber"], rec["v_catalogNumber"])
+		}
+		for k, v := range rec {
+			if strings.HasPrefix(k, "v_") && v != nil {
+				verbatim++
+			}
+		}
+	}
+	n := int64(len(recs))
+	if want := s.count(familyPredicate).Count; n != want || n == 0 || d.TotalRecords != n {
+		t.Errorf("%d records in the file, totalRecords %d, the API counts %d", n, d.TotalRecords, want)
+	}
+	if verbatim < int(n)*5 {
+		t.Errorf("%d verbatim values in %d records", verbatim, n)
+	}
+}
+
+// avroRecords reads every record of an Avro container (twmb/avro).
+func avroRecords(t *testing.T, r io.Reader) []map[string]any {
+	t.Helper()
+	rd, err := ocf.NewReader(r)
+	if err != nil {
+		t.Fatalf("not an Avro file: %v", err)
+	}
+	var recs []map[string]any
+	for {
+		var rec map[string]any
+		err := rd.Decode(&rec)
+		if errors.Is(err, io.EOF) {
+			return recs
+		}
+		if err != nil {
+			t.Fatalf("record %d: %v", len(recs), err)
+		}
+		recs = append(recs, rec)
 	}
 }

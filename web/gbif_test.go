@@ -182,7 +182,8 @@ func TestRequestHelpers(t *testing.T) {
 func TestDescribe(t *testing.T) {
 	s := startServer(t, sqliteDSN(t), options{role: jobs.RoleAPI})
 	for path, f := range map[string]download.Format{"simpleCsv": download.FormatSimpleCSV, "speciesList": download.FormatSpeciesList,
-		"simpleParquet": download.FormatSimpleParquet, "simpleAvro": download.FormatSimpleAvro, "dwca": download.FormatDWCA} {
+		"simpleParquet": download.FormatSimpleParquet, "simpleAvro": download.FormatSimpleAvro, "simpleWithVerbatimAvro": download.FormatSimpleWithVerbatimAvro,
+		"dwca": download.FormatDWCA} {
 		r := expect(t, s.do("GET", "/v1/occurrence/download/describe/"+path, "", nil), http.StatusOK)
 		if ct := r.header.Get("Content-Type"); ct != "application/json" {
 			t.Fatalf("%s: Content-Type %q", path, ct)
@@ -208,7 +209,7 @@ func TestDescribe(t *testing.T) {
 			t.Fatalf("%s: %s", path, r.body)
 		}
 	}
-	expect(t, s.do("GET", "/v1/occurrence/download/describe/simpleWithVerbatimAvro", "", nil), http.StatusNotFound)
+	expect(t, s.do("GET", "/v1/occurrence/download/describe/mapOfLife", "", nil), http.StatusNotFound)
 }
 
 // publishers stands in for a catalog that records each dataset's DOI,
