@@ -307,10 +307,17 @@ func (a *simpleAvro) write(b *batch) error {
 func (a *simpleAvro) plan(b *batch) error {
 	a.cells = a.cells[:0]
 	k := 0
-	for i, f := range a.fields {
+	for i := 0; i < len(a.fields); i++ {
+		f := a.fields[i]
 		if f.column == "" {
-			a.cells = append(a.cells, a.verbatimCell(k))
-			k++
+			// A run of verbatim fields is one cell.
+			n := 1
+			for i+n < len(a.fields) && a.fields[i+n].column == "" {
+				n++
+			}
+			a.cells = append(a.cells, a.verbatimCells(k, k+n))
+			k += n
+			i += n - 1
 			continue
 		}
 		col := b.col(f.column)
@@ -326,10 +333,11 @@ func (a *simpleAvro) plan(b *batch) error {
 	return nil
 }
 
-// verbatimCell encodes the k-th verbatim value of the row being written.
-func (a *simpleAvro) verbatimCell(k int) avroCell {
+// verbatimCells encodes the verbatim values from to to of the row being
+// written.
+func (a *simpleAvro) verbatimCells(from, to int) avroCell {
 	return func(dst []byte, _ int) []byte {
-		return appendAvroText(dst, dwca.CleanValue(a.verb.values[k]))
+		return a.verb.appendAvro(dst, from, to)
 	}
 }
 
@@ -482,6 +490,14 @@ func appendAvroList(dst []byte, s string) []byte {
 // 0 holds a value, branch 1 is null.
 func appendSome(dst []byte) []byte { return avro.AppendLong(dst, 0) }
 func appendNull(dst []byte) []byte { return avro.AppendLong(dst, 1) }
+
+// appendNulls appends n nulls.
+func appendNulls(dst []byte, n int) []byte {
+	for range n {
+		dst = appendNull(dst)
+	}
+	return dst
+}
 
 // appendAvroText appends a nullable string: null when empty, as the text
 // formats write an empty cell for both.

@@ -185,6 +185,28 @@ func (v *verbatimRow) appendCells(buf []byte) []byte {
 	return buf
 }
 
+// appendAvro appends columns [from, to) as nullable Avro strings, each
+// cleaned as the text formats clean it (null when nothing is left),
+// walking the columns holding a value only.
+func (v *verbatimRow) appendAvro(buf []byte, from, to int) []byte {
+	next := from
+	for w := from >> 6; w < len(v.set) && w<<6 < to; w++ {
+		for word := v.set[w]; word != 0; word &= word - 1 {
+			c := w<<6 | bits.TrailingZeros64(word)
+			if c < from {
+				continue
+			}
+			if c >= to {
+				break
+			}
+			buf = appendNulls(buf, c-next)
+			buf = appendAvroText(buf, dwca.CleanValue(v.values[c]))
+			next = c + 1
+		}
+	}
+	return appendNulls(buf, to-next)
+}
+
 // keyTable maps keys to columns by open addressing on a hash of a key's
 // length and its first and last eight bytes: a verbatim key is looked up
 // for most values an export writes, and this is several times cheaper

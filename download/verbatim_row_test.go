@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -216,4 +217,42 @@ func FuzzQuoted(f *testing.F) {
 			t.Fatalf("quoted(%q, %d) = %q %d %v, want %q %d %v", js, p, s, i, ok, ws, wi, wok)
 		}
 	})
+}
+
+// appendAvro over any range of columns writes what encoding each column
+// on its own writes: the set columns' cleaned values, nulls for the rest
+// and for values that clean to nothing, across the bitmap's words.
+func TestVerbatimRowAppendAvro(t *testing.T) {
+	keys := make([]string, 150)
+	for i := range keys {
+		keys[i] = "k" + strconv.Itoa(i)
+	}
+	v := newVerbatimRow(keys)
+	obj := map[string]string{}
+	for _, c := range []int{0, 1, 5, 63, 64, 65, 100, 127, 128, 149} {
+		obj[keys[c]] = "v" + strconv.Itoa(c)
+	}
+	obj[keys[5]] = " \t "        // cleans to nothing
+	obj[keys[100]] = " a\tb\n  " // cleans to "a b"
+	js, _ := json.Marshal(obj)
+	if !v.parse(string(js)) {
+		t.Fatal("not parsed")
+	}
+	one := func(from, to int) []byte {
+		var b []byte
+		for c := from; c < to; c++ {
+			b = appendAvroText(b, dwca.CleanValue(v.values[c]))
+		}
+		return b
+	}
+	for from := 0; from <= len(keys); from++ {
+		for to := from; to <= len(keys); to += 7 {
+			if got, want := v.appendAvro(nil, from, to), one(from, to); !bytes.Equal(got, want) {
+				t.Fatalf("[%d, %d): %q, want %q", from, to, got, want)
+			}
+		}
+	}
+	if got := v.appendAvro(nil, 100, 101); string(got) != "\x00\x06a b" {
+		t.Errorf("column 100: %q", got)
+	}
 }
