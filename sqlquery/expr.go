@@ -319,29 +319,28 @@ func (e like) eval(c *rowCtx) Value {
 	return boolValue(re.MatchString(v.text()) != e.not)
 }
 
-// likeRegexp translates a LIKE pattern.
+// likeRegexp translates a LIKE pattern. It reads the pattern by
+// characters: an escaped character is taken whole, and an invalid UTF-8
+// byte (a pattern computed from bytes) stands for U+FFFD, as the matcher
+// reads an invalid byte of a value.
 func likeRegexp(p string, escape byte, fold bool) *regexp.Regexp {
 	var b strings.Builder
 	if fold {
 		b.WriteString("(?i)")
 	}
 	b.WriteString("(?s)^")
-	for i := 0; i < len(p); i++ {
-		switch ch := p[i]; {
-		case ch == escape && i+1 < len(p):
+	rs := []rune(p)
+	for i := 0; i < len(rs); i++ {
+		switch r := rs[i]; {
+		case r == rune(escape) && i+1 < len(rs):
 			i++
-			b.WriteString(regexp.QuoteMeta(p[i : i+1]))
-		case ch == '%':
+			b.WriteString(regexp.QuoteMeta(string(rs[i])))
+		case r == '%':
 			b.WriteString(".*")
-		case ch == '_':
+		case r == '_':
 			b.WriteString(".")
 		default:
-			j := i
-			for j < len(p) && p[j] != '%' && p[j] != '_' && p[j] != escape {
-				j++
-			}
-			b.WriteString(regexp.QuoteMeta(p[i:j]))
-			i = j - 1
+			b.WriteString(regexp.QuoteMeta(string(r)))
 		}
 	}
 	b.WriteString("$")

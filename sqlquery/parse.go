@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/pingcap/tidb/pkg/parser"
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -76,6 +77,26 @@ func (q *Query) Header() []string { return append([]string(nil), q.header...) }
 // (nil: none): every row the query keeps matches it.
 func (q *Query) Predicate() *occurrence.Predicate { return q.push }
 
+// checkUTF8 refuses a query that is not UTF-8 text, at the line and
+// column (in characters) of its first invalid byte.
+func checkUTF8(sql string) error {
+	if utf8.ValidString(sql) {
+		return nil
+	}
+	line, col := 1, 1
+	for i, r := range sql {
+		if r == utf8.RuneError {
+			if _, n := utf8.DecodeRuneInString(sql[i:]); n == 1 {
+				return &Error{Line: line, Column: col, Reason: fmt.Sprintf("byte %#x is not UTF-8 (send the query as UTF-8 text)", sql[i])}
+			}
+		}
+		if col++; r == '\n' {
+			line, col = line+1, 1
+		}
+	}
+	return nil
+}
+
 var parseErrRE = regexp.MustCompile(`line (\d+) column (\d+) near "((?s).*)"`)
 
 // Parse reads and checks one SELECT over the occurrence table.
@@ -91,6 +112,9 @@ func Parse(sql string, opts Options) (*Query, error) {
 	}
 	if strings.TrimSpace(sql) == "" {
 		return nil, invalid("", "the query is empty (want SELECT ... FROM occurrence)")
+	}
+	if err := checkUTF8(sql); err != nil {
+		return nil, err
 	}
 	stmts, err := statements(sql)
 	if err != nil {

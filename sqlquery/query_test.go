@@ -129,6 +129,7 @@ func TestInvalidSQL(t *testing.T) {
 		`SELECT gbifid FROM occurrence WHERE ROW_NUMBER() OVER (ORDER BY gbifid) = 1`:                                `window functions are taken in the select list`,
 		`SELECT gbifid, RANK() OVER (PARTITION BY countrycode) FROM occurrence`:                                      `RANK needs an ORDER BY`,
 		``: `the query is empty`,
+		"SELECT gbifid\nFROM occurrence WHERE countrycode LIKE '\xa3'":          `at line 2 column 41: byte 0xa3 is not UTF-8`,
 		`SELECT ` + strings.Repeat("gbifid + ", MaxNodes) + `1 FROM occurrence`: `more than 5000 expressions`,
 	}
 	for sql, want := range cases {
@@ -215,6 +216,29 @@ func TestILikeAndOperators(t *testing.T) {
 		if !slices.Equal(rows, want) {
 			t.Errorf("%s\n got %q\nwant %q", sql, rows, want)
 		}
+	}
+}
+
+// LIKE reads its pattern by characters: an escaped or single-character
+// wildcard non-ASCII character is one character (an escaped é was cut
+// into a byte, whose regexp failed to compile and panicked).
+func TestLikeCharacters(t *testing.T) {
+	cases := map[string][]string{
+		`SELECT gbifid FROM occurrence WHERE CONCAT(countrycode, 'é') LIKE '%!é' ESCAPE '!'`:                     {"1", "2", "3", "4", "6"},
+		`SELECT gbifid FROM occurrence WHERE CONCAT('é', countrycode) LIKE '_DK'`:                                {"1", "2", "4"},
+		`SELECT gbifid FROM occurrence WHERE CONCAT('é', countrycode) LIKE CONCAT('!é', countrycode) ESCAPE '!'`: {"1", "2", "3", "4", "6"},
+		`SELECT gbifid FROM occurrence WHERE CONCAT('é', countrycode) ILIKE 'É%'`:                                {"1", "2", "3", "4", "6"},
+		`SELECT gbifid FROM occurrence WHERE GBIF_StringArrayLike(issue, 'ZERO\_%', TRUE)`:                       {"1"},
+	}
+	for sql, want := range cases {
+		_, rows := run(t, sql, sample)
+		if !slices.Equal(rows, want) {
+			t.Errorf("%s\n got %q\nwant %q", sql, rows, want)
+		}
+	}
+	// A pattern of bytes that are not UTF-8 compiles (U+FFFD for each).
+	if re := likeRegexp("a\xa3%", '\\', false); !re.MatchString("a\xa3bc") || re.MatchString("ab") {
+		t.Errorf("pattern with an invalid byte: %s", re)
 	}
 }
 
