@@ -37,9 +37,11 @@ const (
 	avroRecordNamespace = "org.gbif.occurrence.download.avro"
 )
 
-// simpleAvro is GBIF's SIMPLE_AVRO: one Avro object container file, not a
-// zip, of the SIMPLE_CSV columns (or the fields chosen), deflated; blocks
-// are compressed on the zip options' workers (internal/avro).
+// avroWriter writes GBIF's Avro downloads: one Avro object container
+// file, deflated, its blocks compressed on the zip options' workers
+// (internal/avro). SIMPLE_AVRO's is the download's one file, of the
+// SIMPLE_CSV columns (or the fields chosen); SIMPLE_WITH_VERBATIM_AVRO's
+// is the one entry of a zip (format_avro_verbatim.go).
 //
 // The schema is GBIF's (gbif/occurrence AvroSchemaQueries and
 // AvroDataTypes over HiveDataTypes): fields named as SIMPLE_CSV's header
@@ -49,7 +51,7 @@ const (
 // typeStatus, ...) as arrays of strings; dates, times and vocabularies
 // as the text SIMPLE_CSV writes; integers as int, coordinates and other
 // decimals as double, booleans as boolean; the licence as its enum name.
-type simpleAvro struct {
+type avroWriter struct {
 	x      *Export
 	fields []field
 	types  []avroType
@@ -143,12 +145,12 @@ func newSimpleAvro(_ context.Context, x *Export) (formatWriter, error) {
 
 // newAvroWriter writes records of fields, typed types, as one Avro
 // container of record name to out.
-func newAvroWriter(x *Export, out io.Writer, name string, fields []field, types []avroType) (*simpleAvro, error) {
+func newAvroWriter(x *Export, out io.Writer, name string, fields []field, types []avroType) (*avroWriter, error) {
 	schema, err := avroSchema(name, fields, types)
 	if err != nil {
 		return nil, err
 	}
-	a := &simpleAvro{x: x, fields: fields, types: types, verb: fieldsVerbatim(fields), dicts: make([]avroDict, len(fields))}
+	a := &avroWriter{x: x, fields: fields, types: types, verb: fieldsVerbatim(fields), dicts: make([]avroDict, len(fields))}
 	a.aw, err = avro.NewWriter(out, schema, avro.Options{Workers: x.opts.Zip.Workers, Level: x.opts.Zip.Level})
 	if err != nil {
 		return nil, fmt.Errorf("download: avro: %w", err)
@@ -271,13 +273,13 @@ func (t avroType) schema() any {
 	return []string{"string", "null"}
 }
 
-func (a *simpleAvro) columns() []string { return fieldColumns(a.fields) }
+func (a *avroWriter) columns() []string { return fieldColumns(a.fields) }
 
 // transient: every value is copied into the block being encoded while
 // write runs (the scan may recycle the columns' memory).
-func (a *simpleAvro) transient() []string { return a.columns() }
+func (a *avroWriter) transient() []string { return a.columns() }
 
-func (a *simpleAvro) write(b *batch) error {
+func (a *avroWriter) write(b *batch) error {
 	if b.n == 0 {
 		return nil
 	}
@@ -304,7 +306,7 @@ func (a *simpleAvro) write(b *batch) error {
 }
 
 // plan makes each field's encoder for the batch.
-func (a *simpleAvro) plan(b *batch) error {
+func (a *avroWriter) plan(b *batch) error {
 	a.cells = a.cells[:0]
 	k := 0
 	for i := 0; i < len(a.fields); i++ {
@@ -335,14 +337,14 @@ func (a *simpleAvro) plan(b *batch) error {
 
 // verbatimCells encodes the verbatim values from to to of the row being
 // written.
-func (a *simpleAvro) verbatimCells(from, to int) avroCell {
+func (a *avroWriter) verbatimCells(from, to int) avroCell {
 	return func(dst []byte, _ int) []byte {
 		return a.verb.appendAvro(dst, from, to)
 	}
 }
 
 // cellOf is the encoder of field i's column of a batch.
-func (a *simpleAvro) cellOf(i int, f field, col arrow.Array) (avroCell, error) {
+func (a *avroWriter) cellOf(i int, f field, col arrow.Array) (avroCell, error) {
 	t := a.types[i]
 	switch t {
 	case avroString, avroLicence, avroList:
@@ -508,11 +510,11 @@ func appendAvroText(dst []byte, s string) []byte {
 	return avro.AppendString(appendSome(dst), s)
 }
 
-func (a *simpleAvro) finish(context.Context, ExportResult, []occurrence.DatasetInfo) error {
+func (a *avroWriter) finish(context.Context, ExportResult, []occurrence.DatasetInfo) error {
 	if err := a.aw.Close(); err != nil {
 		return fmt.Errorf("download: avro: %w", err)
 	}
 	return nil
 }
 
-func (a *simpleAvro) abort() { a.aw.Abort() }
+func (a *avroWriter) abort() { a.aw.Abort() }
