@@ -48,20 +48,22 @@ with open(sys.argv[1], "rb") as f, open(sys.argv[2], "wb") as out:
 
 mb() { awk -v b="$(stat -c %s "$1")" 'BEGIN { printf "%.1f", b / 1048576 }'; }
 
-echo "| records | matched | Avro wall s | SIMPLE_CSV wall s | floor wall s | fastavro wall s | Avro CPU s | SIMPLE_CSV CPU s | floor CPU s | fastavro CPU s | Avro/floor CPU | fastavro/Avro wall | Avro RSS MB | Avro MB | zip MB | fastavro MB |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
-for n in "${sizes[@]}"; do
-	wide_table "$n"
-	table="$work/wide$n"
-	matched=$("$dl" count --table "$table" --query "$query")
-	avro="$work/out.avro" zip="$work/out.zip" raw="$work/raw.avro" fast="$work/fastavro.avro"
-	aw="" cw="" fw="" pw="" arss=0
+# measure FORMAT OUT PEER PEER_OUT AVRO: RUNS alternated runs of the export
+# of FORMAT to OUT, of PEER to PEER_OUT, the floor over the Avro container
+# AVRO (OUT itself, or its entry) rewritten uncompressed, and fastavro
+# rewriting AVRO; sets the fastest wall and CPU seconds of each
+# (ow oc, qw qc, fw fc, pw pc) and the export's highest peak RSS (orss),
+# and checks that AVRO holds the records the table counts.
+measure() {
+	local format=$1 out=$2 peer=$3 peer_out=$4 avro=$5 i w c r rows
+	ow="" qw="" fw="" pw="" orss=0
 	for i in $(seq "$runs"); do
-		read -r _ w c r < <(timed avro "$dl" export --table "$table" --query "$query" --format SIMPLE_AVRO --progress never -o "$avro")
-		if faster "$w" "$aw"; then aw=$w ac=$c; fi
-		((r > arss)) && arss=$r
-		read -r _ w c _ < <(timed csv "$dl" export --table "$table" --query "$query" --format SIMPLE_CSV --progress never -o "$zip")
-		if faster "$w" "$cw"; then cw=$w cc=$c; fi
+		read -r _ w c r < <(timed ours "$dl" export --table "$table" --query "$query" --format "$format" --progress never -o "$out")
+		if faster "$w" "$ow"; then ow=$w oc=$c; fi
+		((r > orss)) && orss=$r
+		read -r _ w c _ < <(timed peer "$dl" export --table "$table" --query "$query" --format "$peer" --progress never -o "$peer_out")
+		if faster "$w" "$qw"; then qw=$w qc=$c; fi
+		[[ "$avro" == "$out" ]] || unzip -p "$out" occurrence.avro/000000 >"$avro"
 		[[ -f "$raw" ]] || python3 -c "$rewrite" "$avro" "$raw" null 0
 		read -r _ w c _ < <(timed floor "$work/bin/floor" -level 5 -workers 2 "$raw")
 		if faster "$w" "$fw"; then fw=$w fc=$c; fi
@@ -69,9 +71,20 @@ for n in "${sizes[@]}"; do
 		if faster "$w" "$pw"; then pw=$w pc=$c; fi
 	done
 	rows=$(python3 -c 'import sys, fastavro; print(sum(1 for _ in fastavro.reader(open(sys.argv[1], "rb"))))' "$avro")
-	[[ "$rows" == "$matched" ]] || { echo "export wrote $rows records, count says $matched" >&2; exit 1; }
-	awk -v n="$n" -v m="$matched" -v aw="$aw" -v cw="$cw" -v fw="$fw" -v pw="$pw" -v ac="$ac" -v cc="$cc" -v fc="$fc" -v pc="$pc" \
-		-v r="$arss" -v am="$(mb "$avro")" -v zm="$(mb "$zip")" -v fm="$(mb "$fast")" 'BEGIN {
+	[[ "$rows" == "$matched" ]] || { echo "$format wrote $rows records, count says $matched" >&2; exit 1; }
+}
+
+raw="$work/raw.avro" fast="$work/fastavro.avro"
+echo "| records | matched | Avro wall s | SIMPLE_CSV wall s | floor wall s | fastavro wall s | Avro CPU s | SIMPLE_CSV CPU s | floor CPU s | fastavro CPU s | Avro/floor CPU | fastavro/Avro wall | Avro RSS MB | Avro MB | zip MB | fastavro MB |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+for n in "${sizes[@]}"; do
+	wide_table "$n"
+	table="$work/wide$n"
+	matched=$("$dl" count --table "$table" --query "$query")
+	avro="$work/out.avro" zip="$work/out.zip"
+	measure SIMPLE_AVRO "$avro" SIMPLE_CSV "$zip" "$avro"
+	awk -v n="$n" -v m="$matched" -v aw="$ow" -v cw="$qw" -v fw="$fw" -v pw="$pw" -v ac="$oc" -v cc="$qc" -v fc="$fc" -v pc="$pc" \
+		-v r="$orss" -v am="$(mb "$avro")" -v zm="$(mb "$zip")" -v fm="$(mb "$fast")" 'BEGIN {
 		printf "| %d | %d | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2fx | %.1fx | %d | %s | %s | %s |\n",
 			n, m, aw, cw, fw, pw, ac, cc, fc, pc, ac / fc, pw / aw, r, am, zm, fm }'
 	rm -f "$raw" "$fast"
@@ -83,25 +96,10 @@ echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for n in "${sizes[@]}"; do
 	table="$work/wide$n"
 	matched=$("$dl" count --table "$table" --query "$query")
-	vzip="$work/verbatim.zip" entry="$work/verbatim.avro" dwca="$work/out.zip" raw="$work/raw.avro" fast="$work/fastavro.avro"
-	vw="" dw="" fw="" pw="" vrss=0
-	for i in $(seq "$runs"); do
-		read -r _ w c r < <(timed verbatim "$dl" export --table "$table" --query "$query" --format SIMPLE_WITH_VERBATIM_AVRO --progress never -o "$vzip")
-		if faster "$w" "$vw"; then vw=$w vc=$c; fi
-		((r > vrss)) && vrss=$r
-		read -r _ w c _ < <(timed dwca "$dl" export --table "$table" --query "$query" --format DWCA --progress never -o "$dwca")
-		if faster "$w" "$dw"; then dw=$w dc=$c; fi
-		unzip -p "$vzip" occurrence.avro/000000 >"$entry"
-		[[ -f "$raw" ]] || python3 -c "$rewrite" "$entry" "$raw" null 0
-		read -r _ w c _ < <(timed floor "$work/bin/floor" -level 5 -workers 2 "$raw")
-		if faster "$w" "$fw"; then fw=$w fc=$c; fi
-		read -r _ w c _ < <(timed fastavro python3 -c "$rewrite" "$entry" "$fast" deflate 5)
-		if faster "$w" "$pw"; then pw=$w pc=$c; fi
-	done
-	rows=$(python3 -c 'import sys, fastavro; print(sum(1 for _ in fastavro.reader(open(sys.argv[1], "rb"))))' "$entry")
-	[[ "$rows" == "$matched" ]] || { echo "export wrote $rows records, count says $matched" >&2; exit 1; }
-	awk -v n="$n" -v m="$matched" -v vw="$vw" -v dw="$dw" -v fw="$fw" -v pw="$pw" -v vc="$vc" -v dc="$dc" -v fc="$fc" -v pc="$pc" \
-		-v r="$vrss" -v vm="$(mb "$vzip")" -v dm="$(mb "$dwca")" 'BEGIN {
+	vzip="$work/verbatim.zip" entry="$work/verbatim.avro" dwca="$work/out.zip"
+	measure SIMPLE_WITH_VERBATIM_AVRO "$vzip" DWCA "$dwca" "$entry"
+	awk -v n="$n" -v m="$matched" -v vw="$ow" -v dw="$qw" -v fw="$fw" -v pw="$pw" -v vc="$oc" -v dc="$qc" -v fc="$fc" -v pc="$pc" \
+		-v r="$orss" -v vm="$(mb "$vzip")" -v dm="$(mb "$dwca")" 'BEGIN {
 		printf "| %d | %d | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2fx | %.1fx | %d | %s | %s |\n",
 			n, m, vw, dw, fw, pw, vc, dc, fc, pc, vc / fc, pw / vw, r, vm, dm }'
 	rm -f "$raw" "$fast" "$entry"
