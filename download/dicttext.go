@@ -8,7 +8,8 @@ import (
 )
 
 // dictText is a string dictionary's entries with the text rules applied
-// (dwca.CleanValue's), made once per dictionary: a dictionary-encoded column
+// (dwca.CleanValue's) or encoded as a format's cells are (text), made once
+// per dictionary: a dictionary-encoded column
 // (occurrence.ScanRequest.Dictionaries) then appends each row's value as
 // ready bytes, with no check per row. Entry k is data[offs[k]:offs[k+1]].
 type dictText struct {
@@ -22,8 +23,13 @@ type dictText struct {
 	// then unused and rows are formatted from src itself.
 	clean bool
 	// text, when set, writes an entry's text instead of cleaning its
-	// value (appendLicence); such a dictionary is always built.
-	text func(dst []byte, v string) []byte
+	// value (appendLicence, an Avro field's encoder); such a dictionary is
+	// always built; plainText, when set, takes text's place for a
+	// dictionary whose bytes are all plain ASCII (taken as they are, as
+	// the plain path takes them). null is what a null entry is written
+	// as (nil: nothing, an empty cell).
+	text, plainText func(dst []byte, v string) []byte
+	null            []byte
 }
 
 // entries returns the clean text of a dictionary column whose values are
@@ -46,8 +52,13 @@ func (c *dictText) entries(a arrow.Array) (idx, offs []int32, data []byte, ok bo
 		// A dictionary whose bytes are all plain ASCII (one check over its
 		// value buffer) is formatted from directly; only others are
 		// cleaned entry by entry.
-		if c.clean = c.text == nil && dict.NullN() == 0 && dwca.PlainASCII(dict.ValueBytes()); !c.clean {
-			c.build(dict)
+		plain := dwca.PlainASCII(dict.ValueBytes())
+		if c.clean = c.text == nil && dict.NullN() == 0 && plain; !c.clean {
+			text := c.text
+			if plain && c.plainText != nil {
+				text = c.plainText
+			}
+			c.build(dict, text)
 		}
 		c.src = src
 	}
@@ -70,19 +81,20 @@ func stringBuffers(a *array.String) (offs []int32, data []byte) {
 	return a.ValueOffsets(), data
 }
 
-// build cleans every entry of dict; a null entry is empty, as cellFor
-// formats it.
-func (c *dictText) build(dict *array.String) {
+// build cleans every entry of dict, or writes it with text when set; a
+// null entry is null's bytes (empty unless set, as cellFor formats it).
+func (c *dictText) build(dict *array.String, text func(dst []byte, v string) []byte) {
 	n := dict.Len()
 	c.data = c.data[:0]
 	c.offs = append(c.offs[:0], 0)
 	for k := 0; k < n; k++ {
-		if dict.IsValid(k) {
-			if c.text != nil {
-				c.data = c.text(c.data, dict.Value(k))
-			} else {
-				c.data = dwca.AppendClean(c.data, dict.Value(k))
-			}
+		switch {
+		case !dict.IsValid(k):
+			c.data = append(c.data, c.null...)
+		case text != nil:
+			c.data = text(c.data, dict.Value(k))
+		default:
+			c.data = dwca.AppendClean(c.data, dict.Value(k))
 		}
 		c.offs = append(c.offs, int32(len(c.data)))
 	}

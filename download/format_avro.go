@@ -58,59 +58,11 @@ type avroWriter struct {
 	verb   *verbatimRow
 	aw     *avro.Writer
 	cells  []avroCell
-	dicts  []avroDict // by field
-}
-
-// avroDict is a string dictionary's entries encoded once, as a field's
-// cells of them are (union index included): a dictionary-encoded column
-// then appends each row's bytes with no cleaning, splitting or length
-// encoding per row. Entry k is data[offs[k]:offs[k+1]].
-type avroDict struct {
-	// src is the dictionary the entries were made from; holding it keeps
-	// its address from naming another dictionary (see dictText).
-	src  arrow.ArrayData
-	data []byte
-	offs []int32
-}
-
-// cell is the encoder of a dictionary column whose entries are strings
-// and indices int32, entries of type t; ok is false for any other column.
-func (d *avroDict) cell(col arrow.Array, t avroType) (avroCell, bool) {
-	da, ok := col.(*array.Dictionary)
-	if !ok {
-		return nil, false
-	}
-	dict, ok := da.Dictionary().(*array.String)
-	if !ok {
-		return nil, false
-	}
-	ix, ok := da.Indices().(*array.Int32)
-	if !ok {
-		return nil, false
-	}
-	if src := da.Data().Dictionary(); d.src != src {
-		// As a plain column's (cleanStrings, dictText), entries whose bytes
-		// are all printable ASCII are taken as they are.
-		enc := stringEncoder(t, dwca.PlainASCII(dict.ValueBytes()))
-		d.data, d.offs = d.data[:0], append(d.offs[:0], 0)
-		for k := 0; k < dict.Len(); k++ {
-			if dict.IsNull(k) {
-				d.data = appendNull(d.data)
-			} else {
-				d.data = enc(d.data, dict.Value(k))
-			}
-			d.offs = append(d.offs, int32(len(d.data)))
-		}
-		d.src = src
-	}
-	idx, data, offs := ix.Int32Values(), d.data, d.offs
-	return func(dst []byte, i int) []byte {
-		if da.IsNull(i) {
-			return appendNull(dst)
-		}
-		k := idx[i]
-		return append(dst, data[offs[k]:offs[k+1]]...)
-	}, true
+	// dicts are the fields' dictionaries with each entry encoded once, as
+	// the field's cells are (union branch included): a dictionary-encoded
+	// column then appends each row's bytes with no cleaning, splitting or
+	// length encoding per row.
+	dicts []dictText // by field
 }
 
 // avroType is how one field is typed and encoded.
@@ -150,7 +102,10 @@ func newAvroWriter(x *Export, out io.Writer, name string, fields []field, types 
 	if err != nil {
 		return nil, err
 	}
-	a := &avroWriter{x: x, fields: fields, types: types, verb: fieldsVerbatim(fields), dicts: make([]avroDict, len(fields))}
+	a := &avroWriter{x: x, fields: fields, types: types, verb: fieldsVerbatim(fields), dicts: make([]dictText, len(fields))}
+	for i, t := range types {
+		a.dicts[i] = dictText{text: stringEncoder(t, false), plainText: stringEncoder(t, true), null: appendNull(nil)}
+	}
 	a.aw, err = avro.NewWriter(out, schema, avro.Options{Workers: x.opts.Zip.Workers, Level: x.opts.Zip.Level})
 	if err != nil {
 		return nil, fmt.Errorf("download: avro: %w", err)
@@ -348,8 +303,14 @@ func (a *avroWriter) cellOf(i int, f field, col arrow.Array) (avroCell, error) {
 	t := a.types[i]
 	switch t {
 	case avroString, avroLicence, avroList:
-		if c, ok := a.dicts[i].cell(col, t); ok {
-			return c, nil
+		if idx, offs, data, ok := a.dicts[i].entries(col); ok {
+			return func(dst []byte, i int) []byte {
+				if col.IsNull(i) {
+					return appendNull(dst)
+				}
+				k := idx[i]
+				return append(dst, data[offs[k]:offs[k+1]]...)
+			}, nil
 		}
 		return stringCell(t, col), nil
 	case avroRequiredString, avroInt64String:
