@@ -87,17 +87,17 @@ func Describe(f Format) (any, error) {
 	case FormatSimpleParquet:
 		return describeParquet()
 	case FormatSimpleAvro:
-		fields, types, err := avroFields(nil)
+		fields, err := simpleAvroFields(nil)
 		if err != nil {
 			return nil, err
 		}
-		return describeAvro(fields, types), nil
+		return describeAvro(fields), nil
 	case FormatSimpleWithVerbatimAvro:
 		fields, err := verbatimAvroFields()
 		if err != nil {
 			return nil, err
 		}
-		return describeAvro(fields, avroTypes(fields)), nil
+		return describeAvro(fields), nil
 	case FormatSQLTSVZip:
 		return describeSQL()
 	}
@@ -300,7 +300,8 @@ func describeParquet() (DescribedTable, error) {
 // the names in its schema, identifiers as the strings it writes, lists as
 // ARRAY<STRING>, timestamps as DATE in the text layout they are written
 // in (GBIF's describe gives them so).
-func describeAvro(fields []field, types []avroType) DescribedTable {
+func describeAvro(fields []field) DescribedTable {
+	types := avroTypes(fields)
 	t := DescribedTable{Fields: make([]DescribedField, 0, len(fields))}
 	for i, f := range fields {
 		d := DescribedField{Name: avroFieldName(f), Type: "STRING", Term: f.term, Nullable: !required(f.term)}

@@ -84,20 +84,21 @@ const (
 type avroCell func(dst []byte, i int) []byte
 
 func newSimpleAvro(_ context.Context, x *Export) (formatWriter, error) {
-	fields, types, err := avroFields(x.spec.Fields)
+	fields, err := simpleAvroFields(x.spec.Fields)
 	if err != nil {
 		return nil, err
 	}
-	a, err := newAvroWriter(x, x.file(), avroRecordName, fields, types)
+	a, err := newAvroWriter(x, x.file(), avroRecordName, fields)
 	if err != nil {
 		return nil, err
 	}
 	return a, nil
 }
 
-// newAvroWriter writes records of fields, typed types, as one Avro
-// container of record name to out.
-func newAvroWriter(x *Export, out io.Writer, name string, fields []field, types []avroType) (*avroWriter, error) {
+// newAvroWriter writes records of fields as one Avro container of record
+// name to out.
+func newAvroWriter(x *Export, out io.Writer, name string, fields []field) (*avroWriter, error) {
+	types := avroTypes(fields)
 	schema, err := avroSchema(name, fields, types)
 	if err != nil {
 		return nil, err
@@ -113,17 +114,13 @@ func newAvroWriter(x *Export, out io.Writer, name string, fields []field, types 
 	return a, nil
 }
 
-// avroFields are the fields chosen (nil: GBIF's simple columns) and their
-// Avro types.
-func avroFields(names []string) ([]field, []avroType, error) {
+// simpleAvroFields are SIMPLE_AVRO's fields: those chosen, or GBIF's
+// simple columns (nil).
+func simpleAvroFields(names []string) ([]field, error) {
 	if names == nil {
 		names = simpleCSVColumns
 	}
-	fields, err := resolveFields(names)
-	if err != nil {
-		return nil, nil, err
-	}
-	return fields, avroTypes(fields), nil
+	return resolveFields(names)
 }
 
 // avroTypes are fields' Avro types.

@@ -58,7 +58,7 @@ func newSimpleWithVerbatimAvro(_ context.Context, x *Export) (formatWriter, erro
 	if err != nil {
 		return nil, err
 	}
-	a, err := newAvroWriter(x, w, verbatimAvroRecordName, fields, avroTypes(fields))
+	a, err := newAvroWriter(x, w, verbatimAvroRecordName, fields)
 	if err != nil {
 		return nil, err
 	}
