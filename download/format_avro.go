@@ -425,22 +425,19 @@ func stringEncoder(t avroType, plain bool) func(dst []byte, s string) []byte {
 	return appendAvroList
 }
 
-// appendAvroList appends s's values (joined with ";") as a non-null array
-// of strings: cleaned, trimmed, the empty ones left out.
+// appendAvroList appends s's list items (listItems) as a non-null array
+// of strings.
 func appendAvroList(dst []byte, s string) []byte {
-	n := 0
-	for part := range strings.SplitSeq(s, ";") {
-		if dwca.CleanValue(strings.TrimSpace(part)) != "" {
-			n++
-		}
+	var held [16]string
+	items := held[:0]
+	for item := range listItems(s) {
+		items = append(items, item)
 	}
 	dst = appendSome(dst)
-	if n > 0 {
-		dst = avro.AppendLong(dst, int64(n))
-		for part := range strings.SplitSeq(s, ";") {
-			if part = dwca.CleanValue(strings.TrimSpace(part)); part != "" {
-				dst = avro.AppendString(appendSome(dst), part)
-			}
+	if len(items) > 0 {
+		dst = avro.AppendLong(dst, int64(len(items)))
+		for _, item := range items {
+			dst = avro.AppendString(appendSome(dst), item)
 		}
 	}
 	return avro.AppendLong(dst, 0) // no more blocks of items

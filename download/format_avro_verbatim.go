@@ -97,6 +97,4 @@ func verbatimAvroFields() ([]field, error) {
 
 // verbatimAvroName is a verbatim term's field name: v_ and the term's
 // simple name (GBIF's HiveColumns verbatim prefix).
-func verbatimAvroName(term string) string {
-	return "v_" + term[strings.LastIndexAny(term, "/#")+1:]
-}
+func verbatimAvroName(term string) string { return "v_" + occurrence.SimpleName(term) }

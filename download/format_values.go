@@ -3,9 +3,11 @@ package download
 import (
 	"bytes"
 	"fmt"
+	"iter"
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -317,3 +319,16 @@ func appendLicence(dst []byte, v string) []byte {
 
 // formatTime is timeLayout for one value.
 func formatTime(t time.Time) string { return string(appendTime(nil, t)) }
+
+// listItems are the items of a list column's value (joined with ";") as
+// the formats that type lists (SIMPLE_PARQUET, the Avro formats) write
+// them: trimmed and cleaned, the empty ones left out.
+func listItems(s string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for part := range strings.SplitSeq(s, ";") {
+			if part = dwca.CleanValue(strings.TrimSpace(part)); part != "" && !yield(part) {
+				return
+			}
+		}
+	}
+}

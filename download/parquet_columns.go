@@ -3,7 +3,6 @@ package download
 import (
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -117,10 +116,8 @@ func splitLists(mem memory.Allocator, a arrow.Array) (arrow.Array, error) {
 	vb := b.ValueBuilder().(*array.StringBuilder)
 	err := eachString(a, b, func(s string) error {
 		b.Append(true)
-		for part := range strings.SplitSeq(s, ";") {
-			if part = dwca.CleanValue(strings.TrimSpace(part)); part != "" {
-				vb.Append(part)
-			}
+		for item := range listItems(s) {
+			vb.Append(item)
 		}
 		return nil
 	})
