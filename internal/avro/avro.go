@@ -58,7 +58,6 @@ type Options struct {
 // use.
 type Writer struct {
 	out     io.Writer
-	n       int64 // bytes written to out
 	opts    Options
 	sync    [16]byte
 	jobs    chan *block
@@ -118,12 +117,8 @@ func (aw *Writer) header(schema string) []byte {
 	return append(h, aw.sync[:]...)
 }
 
-// Written returns the bytes handed to the underlying writer.
-func (aw *Writer) Written() int64 { return aw.n }
-
 func (aw *Writer) write(p []byte) error {
-	n, err := aw.out.Write(p)
-	aw.n += int64(n)
+	_, err := aw.out.Write(p)
 	return err
 }
 
