@@ -10,12 +10,12 @@ import (
 	"hash"
 	"io"
 	"log/slog"
-	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/riverqueue/river"
 
+	"github.com/biodiversity-downloads/downloader/download"
 	"github.com/biodiversity-downloads/downloader/internal/logctx"
 )
 
@@ -84,9 +84,9 @@ func (s *Service) runExport(ctx context.Context, r row, owner string) (ExportRes
 
 	// A name per attempt: a run that lost its download to another worker
 	// can delete its own archive without touching the other one.
-	var file File
-	file.Name, file.ContentType = FileName(key, r.Request.Format)
-	name := fmt.Sprintf("%s-%x%s", key, time.Now().UnixNano(), strings.TrimPrefix(file.Name, key))
+	ext, contentType := download.FileOf(r.Request.Format)
+	file := File{Name: key + ext, ContentType: contentType}
+	name := fmt.Sprintf("%s-%x%s", key, time.Now().UnixNano(), ext)
 	up, err := s.store.Create(ctx, name, file)
 	if err != nil {
 		return ExportResult{}, "", err
