@@ -20,21 +20,13 @@
 # Env: BENCH_DIR (default /tmp/downloader-bench) keeps generated tables;
 # needs python3 with duckdb (scripts/ci/export-readers.sh).
 set -euo pipefail
-root="$(cd "$(dirname "$0")/.." && pwd)"
-work="${BENCH_DIR:-/tmp/downloader-bench}"
-mkdir -p "$work/bin"
-sizes=("$@")
-runs="${RUNS:-3}"
-((${#sizes[@]})) || sizes=(1000000)
+. "$(dirname "$0")/lib.sh"
+bench_setup 1000000 "$@"
 fields=gbifID,datasetKey,occurrenceID,catalogNumber,institutionCode,collectionCode,basisOfRecord,occurrenceStatus,kingdom,phylum,class,order,family,genus,species,scientificName,taxonRank,taxonKey,countryCode,stateProvince,county,municipality,locality,continent,decimalLatitude,decimalLongitude,coordinateUncertaintyInMeters,eventDate,year,month,day,recordedBy,identifiedBy,habitat,samplingProtocol,occurrenceRemarks,sex,lifeStage,eventID,recordNumber,license,issue,lastInterpreted
 query="hasCoordinate=true"
 sql_where="hasCoordinate"
-
-(cd "$root" && go build -o "$work/bin/downloader" ./cmd/downloader && go build -o "$work/bin/floor" ./bench/floor &&
-	go build -o "$work/bin/gen" ./bench/gen)
-dl="$work/bin/downloader"
-python3 -c 'import duckdb' || { echo "bench/export-wide.sh: python3 duckdb missing (scripts/ci/export-readers.sh)" >&2; exit 1; }
-. "$root/bench/lib.sh"
+build_tools floor gen
+need_python duckdb
 
 # quoted a,b,c: "a","b","c" (column names such as order and class are SQL words).
 quoted() { sed 's/[^,]*/"&"/g' <<<"$1"; }

@@ -14,20 +14,11 @@
 # Env: BENCH_DIR (default /tmp/downloader-bench) keeps generated tables
 # between runs; needs python3 with duckdb (scripts/ci/export-readers.sh).
 set -euo pipefail
-root="$(cd "$(dirname "$0")/.." && pwd)"
-work="${BENCH_DIR:-/tmp/downloader-bench}"
-mkdir -p "$work/bin"
-sizes=("$@")
-runs="${RUNS:-3}"
-((${#sizes[@]})) || sizes=(1000000 10000000)
+. "$(dirname "$0")/lib.sh"
+bench_setup "1000000 10000000" "$@"
 fields=gbifID,datasetKey,occurrenceID,scientificName,countryCode,locality,decimalLatitude,decimalLongitude,eventDate,year,basisOfRecord,recordedBy
-
-(cd "$root" && go build -o "$work/bin/downloader" ./cmd/downloader && go build -o "$work/bin/floor" ./bench/floor &&
-	go build -o "$work/bin/gen" ./bench/gen)
-dl="$work/bin/downloader"
-python3 -c 'import duckdb' || { echo "bench/export.sh: python3 duckdb missing (scripts/ci/export-readers.sh)" >&2; exit 1; }
-
-. "$root/bench/lib.sh"
+build_tools floor gen
+need_python duckdb
 
 duck_sql() { # predicate-sql glob out
 	cat <<SQL

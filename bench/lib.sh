@@ -1,5 +1,42 @@
-# Shared by the bench scripts (sourced): timing helpers. Callers set
-# $work (a scratch directory) and $runs.
+# Shared by the bench scripts (sourced): the common start and timing
+# helpers. Callers set $work (a scratch directory) and $runs, or have
+# bench_setup set them.
+
+# bench_setup "DEFAULT SIZES" ARGS...: sets root (the repository), work
+# ($BENCH_DIR, default /tmp/downloader-bench, with bin/ made), runs ($RUNS,
+# default 3) and sizes (ARGS, else the default sizes).
+bench_setup() {
+	local defaults=$1
+	shift
+	root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+	work="${BENCH_DIR:-/tmp/downloader-bench}"
+	mkdir -p "$work/bin"
+	runs="${RUNS:-3}"
+	sizes=("$@")
+	((${#sizes[@]})) || read -r -a sizes <<<"$defaults"
+}
+
+# build_tools TOOL...: builds downloader ($dl) and each bench/TOOL into
+# $work/bin.
+build_tools() {
+	local t
+	(cd "$root" && go build -o "$work/bin/downloader" ./cmd/downloader) || exit 1
+	for t in "$@"; do
+		(cd "$root" && go build -o "$work/bin/$t" "./bench/$t") || exit 1
+	done
+	dl="$work/bin/downloader"
+}
+
+# need_python MODULE...: exits unless python3 imports every module.
+need_python() {
+	local m
+	for m in "$@"; do
+		python3 -c "import $m" 2>/dev/null || {
+			echo "$(basename "$0"): python3 $m missing (scripts/ci/export-readers.sh)" >&2
+			exit 1
+		}
+	done
+}
 
 # timed LABEL CMD...: runs CMD under /usr/bin/time -v, prints
 # "LABEL wall_s cpu_s maxrss_MB".

@@ -15,16 +15,10 @@
 # Env: BENCH_DIR (default /tmp/downloader-bench); needs python3 with duckdb
 # (scripts/ci/export-readers.sh).
 set -euo pipefail
-root="$(cd "$(dirname "$0")/.." && pwd)"
-work="${BENCH_DIR:-/tmp/downloader-bench}"
-mkdir -p "$work/bin"
-sizes=("$@")
-runs="${RUNS:-3}"
-((${#sizes[@]})) || sizes=(1000000)
-(cd "$root" && go build -o "$work/bin/downloader" ./cmd/downloader && go build -o "$work/bin/gen" ./bench/gen)
-dl="$work/bin/downloader"
-python3 -c 'import duckdb' || { echo "bench/sql.sh: python3 duckdb missing (scripts/ci/export-readers.sh)" >&2; exit 1; }
-. "$root/bench/lib.sh"
+. "$(dirname "$0")/lib.sh"
+bench_setup 1000000 "$@"
+build_tools gen
+need_python duckdb
 
 names=(cube datasets grid series rows)
 queries=(
