@@ -49,6 +49,42 @@ type DescribedDWCA struct {
 	VerbatimExtensions []string       `json:"verbatimExtensions"`
 }
 
+// DescribedFasta is the FASTA archive's files: the DWCA's, and
+// sequences.txt (GBIF has no description of this format; this is the
+// DWCA's with the one more table).
+type DescribedFasta struct {
+	DescribedDWCA
+	Sequences DescribedTable `json:"sequences"`
+}
+
+// describeFasta describes FASTA_ARCHIVE: the DWCA's files and
+// sequences.txt, whose columns are GBIF's sequence terms.
+func describeFasta() (DescribedFasta, error) {
+	d, err := describeDWCA()
+	if err != nil {
+		return DescribedFasta{}, err
+	}
+	internal := "http://rs.gbif.org/terms/internal/nucleotide_"
+	types := map[string]string{"gbifID": "BIGINT", "sequenceLength": "INT", "nRunsCapped": "INT",
+		"gcContent": "DOUBLE", "nonIupacFraction": "DOUBLE", "nonACGTNFraction": "DOUBLE", "nFraction": "DOUBLE",
+		"naturalLanguageDetected": "BOOLEAN", "endsTrimmed": "BOOLEAN", "gapsOrWhitespaceRemoved": "BOOLEAN", "invalid": "BOOLEAN"}
+	var t DescribedTable
+	for _, name := range sequencesHeader {
+		f := DescribedField{Name: name, Type: "STRING", Term: internal + name, Nullable: name == "target_gene" || name == "gcContent"}
+		if ty, ok := types[name]; ok {
+			f.Type = ty
+		}
+		switch name {
+		case "gbifID":
+			f.Term = occurrence.NSGBIF + name
+		case "target_gene":
+			f.Term = "https://w3id.org/mixs/0000044"
+		}
+		t.Fields = append(t.Fields, f)
+	}
+	return DescribedFasta{DescribedDWCA: d, Sequences: t}, nil
+}
+
 // multiDelimiter separates the values of a multi-value column in text.
 const multiDelimiter = ";"
 
@@ -100,6 +136,8 @@ func Describe(f Format) (any, error) {
 		return describeAvro(fields), nil
 	case FormatSQLTSVZip:
 		return describeSQL()
+	case FormatFastaArchive:
+		return describeFasta()
 	}
 	return nil, fmt.Errorf("%w: %s has no description", ErrFormat, f)
 }

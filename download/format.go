@@ -166,8 +166,8 @@ func NewExport(ctx context.Context, w io.Writer, spec ExportSpec, opts ExportOpt
 	if spec.Fields != nil && !f.Fields {
 		return nil, fmt.Errorf("%w: fields can be chosen for %s, not %s", ErrFormat, strings.Join(fieldFormats(), " and "), name)
 	}
-	if len(spec.VerbatimExtensions) > 0 && name != FormatDWCA {
-		return nil, fmt.Errorf("%w: verbatim extensions come in a %s, not %s", ErrFormat, FormatDWCA, name)
+	if len(spec.VerbatimExtensions) > 0 && name != FormatDWCA && name != FormatFastaArchive {
+		return nil, fmt.Errorf("%w: verbatim extensions come in a %s or a %s, not %s", ErrFormat, FormatDWCA, FormatFastaArchive, name)
 	}
 	query, err := sqlOf(&spec, name, opts.SQL)
 	if err != nil {
@@ -303,7 +303,7 @@ func (x *Export) Close(ctx context.Context) (ExportResult, error) {
 	if r, ok := x.fw.(interface{ resultRows() int64 }); ok {
 		res.Records = r.resultRows()
 	}
-	if d, ok := x.fw.(*dwcaWriter); ok {
+	if d := dwcaOf(x.fw); d != nil {
 		res.DroppedVerbatimTerms = d.droppedTerms()
 		res.Citations, res.DOIs = d.cites, d.dois // made for citations.txt
 	} else {
@@ -318,6 +318,18 @@ func (x *Export) Close(ctx context.Context) (ExportResult, error) {
 	res.Bytes = x.Written()
 	res.SHA256 = hex.EncodeToString(x.out.h.Sum(nil))
 	return res, nil
+}
+
+// dwcaOf returns the DWCA writer of a format that writes a DWCA (DWCA,
+// FASTA_ARCHIVE), else nil.
+func dwcaOf(fw formatWriter) *dwcaWriter {
+	switch w := fw.(type) {
+	case *dwcaWriter:
+		return w
+	case *fastaWriter:
+		return w.dwcaWriter
+	}
+	return nil
 }
 
 // Abort releases resources of an export that will not be closed; what was

@@ -48,6 +48,8 @@ type DataFile struct {
 	spec  FileSpec
 	spool *pzip.TempSpool // nil for the core
 	omit  bool
+	// undescribed: an entry meta.xml does not list (Spooled).
+	undescribed bool
 }
 
 // AvailableBuffer is the free space of the chunk the zip writer deflates
@@ -93,6 +95,27 @@ func (w *Writer) Extension(spec FileSpec) (*DataFile, error) {
 	if err := w.check(spec, "extension"); err != nil {
 		return nil, err
 	}
+	return w.spool(spec)
+}
+
+// Spooled starts an entry written while the core streams, like an
+// extension, and added with the extensions at Finish, but not a data file
+// of meta.xml (GBIF's FASTA archives carry sequences.fasta and
+// sequences.txt so).
+func (w *Writer) Spooled(name string) (*DataFile, error) {
+	if w.done {
+		return nil, errWriterDone
+	}
+	f, err := w.spool(FileSpec{Files: []string{name}})
+	if err != nil {
+		return nil, err
+	}
+	f.undescribed = true
+	return f, nil
+}
+
+// spool starts a spooled entry.
+func (w *Writer) spool(spec FileSpec) (*DataFile, error) {
 	// Unlinked while open: a process killed mid-archive leaves no spool.
 	tmp, err := tmpfile.Create(w.opts.TempDir, "dwca-extension-*")
 	if err != nil {
@@ -154,7 +177,9 @@ func (w *Writer) Finish() error {
 		if err := f.spool.Add(w.zw, &pzip.FileHeader{Name: f.spec.Files[0], Modified: w.opts.Modified}); err != nil {
 			return err
 		}
-		m.Extensions = append(m.Extensions, f.spec)
+		if !f.undescribed {
+			m.Extensions = append(m.Extensions, f.spec)
+		}
 	}
 	return w.CreateWith("meta.xml", m.WriteXML)
 }

@@ -15,8 +15,9 @@ import (
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
 
-// The archive writer puts the core first, spooled extensions after what was
-// created meanwhile, then meta.xml describing exactly the files it holds;
+// The archive writer puts the core first, spooled extensions and entries
+// after what was created meanwhile, then meta.xml describing exactly the
+// data files it holds (not a spooled entry);
 // an omitted extension is neither in the zip nor in meta.xml; the archive
 // reads back with this package's reader.
 func TestWriterArchive(t *testing.T) {
@@ -41,6 +42,11 @@ func TestWriterArchive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	notes, err := w.Spooled("sequences.fasta")
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(notes, ">a\nACGT\n")
 	ct, mt := NewExclusiveTextWriter(core), NewExclusiveTextWriter(media)
 	ct.WriteHeader([]string{"occurrenceID", "locality"})
 	mt.WriteHeader([]string{"coreid", "identifier"})
@@ -79,7 +85,7 @@ func TestWriterArchive(t *testing.T) {
 			t.Errorf("%s stamped %s, want %s", f.Name, f.Modified, stamp)
 		}
 	}
-	if got := strings.Join(names, " "); got != "occurrence.txt notes.txt multimedia.txt meta.xml eml.xml" {
+	if got := strings.Join(names, " "); got != "occurrence.txt notes.txt multimedia.txt sequences.fasta meta.xml eml.xml" {
 		t.Fatalf("entries %s", got)
 	}
 	path := t.TempDir() + "/a.zip"
@@ -109,6 +115,11 @@ func TestWriterArchive(t *testing.T) {
 	}
 	if strings.Join(got, ",") != "Aarhus|https://img.example.org/a.jpg,tab here|https://img.example.org/b.jpg" {
 		t.Fatalf("records read back: %q", got)
+	}
+	if rc, err := zr.Open("sequences.fasta"); err != nil {
+		t.Error(err)
+	} else if b, _ := io.ReadAll(rc); string(b) != ">a\nACGT\n" {
+		t.Errorf("sequences.fasta = %q", b)
 	}
 }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes occurrence/concepts_data.go: the concepts of the GBIF
 vocabularies its interpretation aligns values to (TypeStatus,
-EstablishmentMeans, DegreeOfEstablishment, Pathway, Sex, LifeStage), from
+EstablishmentMeans, DegreeOfEstablishment, Pathway, Sex, LifeStage, and
+the target genes of DNA-derived data, exported as target_gene), from
 the vocabulary exports gbif/pipelines tests interpretation with
 (gbif/ingestion/spark-jobs/src/test/resources/vocab/<Name>.json, exports of
 GBIF's vocabulary server). Only what a lookup reads is kept: each concept's
@@ -16,7 +17,9 @@ import subprocess
 import sys
 import unicodedata
 
-NAMES = ["TypeStatus", "EstablishmentMeans", "DegreeOfEstablishment", "Pathway", "Sex", "LifeStage"]
+NAMES = ["TypeStatus", "EstablishmentMeans", "DegreeOfEstablishment", "Pathway", "Sex", "LifeStage", "TargetGene"]
+# FILES names the exports whose file is not named after the vocabulary.
+FILES = {"TargetGene": "target_gene"}
 git_dir, commit = sys.argv[1], sys.argv[2]
 
 
@@ -38,11 +41,11 @@ out = [
 ]
 exports = {}
 for name in NAMES:
-    raw = subprocess.run(["git", "--git-dir", git_dir, "show", f"{commit}:gbif/ingestion/spark-jobs/src/test/resources/vocab/{name}.json"],
+    raw = subprocess.run(["git", "--git-dir", git_dir, "show", f"{commit}:gbif/ingestion/spark-jobs/src/test/resources/vocab/{FILES.get(name, name)}.json"],
                          check=True, capture_output=True).stdout
     exports[name] = json.loads(raw)
     m = exports[name].get("metadata") or {}
-    out.append(f"// {name} version {m.get('version')} of {m.get('createdDate', '')[:10]}.")
+    out.append(f"// {name} version {m.get('version') or '(none)'} of {m.get('createdDate', '')[:10]}.")
 out.append("var conceptData = map[string][]conceptDef{")
 for name in NAMES:
     concepts = exports[name]["concepts"]
