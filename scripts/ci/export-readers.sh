@@ -28,10 +28,10 @@ if ((${#need_apt[@]} + ${#lean_apt[@]})); then
 	((${#lean_apt[@]} == 0)) || apt-get install -y -q --no-install-recommends "${lean_apt[@]}" >&2
 fi
 
-py_pins=(python-dwca-reader==0.17.1 duckdb==1.5.6 pyarrow==26.0.1 fastavro==1.12.1 avro==1.12.1)
+py_pins=(python-dwca-reader==0.17.1 duckdb==1.5.6 pyarrow==26.0.1 fastavro==1.12.1 avro==1.12.1 biopython==1.85)
 if ! python3 - <<'PY' 2>/dev/null; then
 import importlib.metadata as m
-want = {"python-dwca-reader": "0.17.1", "duckdb": "1.5.6", "pyarrow": "26.0.1", "fastavro": "1.12.1", "avro": "1.12.1"}
+want = {"python-dwca-reader": "0.17.1", "duckdb": "1.5.6", "pyarrow": "26.0.1", "fastavro": "1.12.1", "avro": "1.12.1", "biopython": "1.85"}
 for k, v in want.items():
     assert m.version(k) == v, k
 PY

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"archive/zip"
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/biodiversity-downloads/downloader/internal/readers"
+)
+
+// zipDir zips the files of dir into a new archive and returns its path.
+func zipDir(t *testing.T, dir string) string {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	files, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(filepath.Join(dir, f.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, _ := zw.Create(f.Name())
+		w.Write(b)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), filepath.Base(dir)+".zip")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestFastaArchiveOfAnEDNADataset ingests an eDNA archive (testdata/edna:
+// six ASV records of two lake sites, their DNA-derived data with a clean
+// 12S read, a read in lower case with gaps, whitespace and a run of N
+// repeated as the cleaned read under another name of the same gene, an
+// UNMERGED note, an RNA COI read behind primer junk, an 18S read and an
+// invalid one; one record without DNA) and downloads it as FASTA_ARCHIVE.
+// Biopython reads the sequences and python-dwca-reader the archive: the
+// four records with a usable sequence, each once, with their six
+// DNA-derived rows; four sequences, each named by its MD5, its record's
+// gbifID and the gene's concept in GBIF's TargetGene vocabulary.
+func TestFastaArchiveOfAnEDNADataset(t *testing.T) {
+	dir := t.TempDir()
+	table := filepath.Join(dir, "table")
+	runCmd(t, "ingest", "--table", table, zipDir(t, "testdata/edna"))
+	path := filepath.Join(dir, "fasta.zip")
+	runCmd(t, "export", "--table", table, "--format", "FASTA_ARCHIVE", "-o", path)
+	lines := zipLines(t, path)
+	if lines["occurrence.txt"] != 4 || lines["verbatim/dnaderiveddata.txt"] != 6 || lines["sequences.txt"] != 4 {
+		t.Errorf("rows: occurrence.txt %d, verbatim/dnaderiveddata.txt %d, sequences.txt %d; want 4, 6, 4",
+			lines["occurrence.txt"], lines["verbatim/dnaderiveddata.txt"], lines["sequences.txt"])
+	}
+
+	readers.RequirePython(t, "dwca", "Bio")
+	out := readers.Python(t, time.Minute, mustRead(t, "testdata/fidelity/fasta_read.py"), path)
+	t.Logf("Biopython and python-dwca-reader:\n%s", out)
+	var genes []string
+	byRecord := map[string]string{} // gbifID -> occurrenceID
+	var fastaIDs []string
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		f := strings.Fields(line)
+		switch f[0] {
+		case "fasta":
+			fastaIDs = append(fastaIDs, f[1])
+			genes = append(genes, f[2])
+			if f[4] != "md5" || f[5] != "True" || strings.Trim(f[6], "ACGTRYSWKMBDHVN") != "" || strings.Contains(f[6], "NNNNNN") {
+				t.Errorf("FASTA record %s", line)
+			}
+		case "record":
+			byRecord[f[1]] = f[2]
+		}
+	}
+	slices.Sort(genes)
+	if want := []string{"COI", "SSU_rRNA_12S_mitochondrial", "SSU_rRNA_12S_mitochondrial", "SSU_rRNA_18S_eukaryotic"}; !slices.Equal(genes, want) {
+		t.Errorf("genes %v, want %v", genes, want)
+	}
+	var occIDs []string
+	for _, id := range fastaIDs {
+		occIDs = append(occIDs, byRecord[id])
+	}
+	slices.Sort(occIDs)
+	if want := []string{"edna-s1-asv1", "edna-s1-asv2", "edna-s2-asv1", "edna-s2-asv4"}; !slices.Equal(occIDs, want) || len(byRecord) != 4 {
+		t.Errorf("FASTA records name the records %v (archive %v), want %v", occIDs, byRecord, want)
+	}
+	if !strings.Contains(out, "core 4") || strings.Count(out, " dna ") != 4 || !strings.Contains(out, "edna-s1-asv2 dna 2") {
+		t.Errorf("python-dwca-reader:\n%s", out)
+	}
+}
