@@ -74,8 +74,12 @@ func (x *Export) identifier() string {
 // downloadCitation is how the download asks to be cited, in the words of
 // GBIF's /occurrence/download/{key}/citation: "GBIF.org (7 May 2026) GBIF
 // Occurrence Download https://doi.org/10.15468/dl.v2j3ye", with the DOI's
-// address, else the download's link, else its key.
+// address, else the download's link, else its key; a FASTA archive's is
+// worded as GBIF words it (fastaCitation).
 func downloadCitation(x *Export) string {
+	if x.spec.Format == FormatFastaArchive {
+		return fastaCitation(x)
+	}
 	return Citation(x.opts.Portal, x.created, x.spec.DOI, x.spec.Link, x.spec.Key)
 }
 

@@ -71,7 +71,16 @@ func TestFastaArchive(t *testing.T) {
 		7: {{coi, "COI"}},
 	}
 	recs := fastaRecords(t, 8, 3, rows)
-	data, res := exportRecords(t, ExportSpec{Format: FormatFastaArchive, Key: "0001234-260101000000000"}, ExportOptions{Catalog: testSource()}, recs)
+	pred, err := occurrence.ParsePredicateJSON([]byte(`{"type":"and","predicates":[
+		{"type":"in","key":"TAXON_KEY","values":["2351214","5206040"]},
+		{"type":"equals","key":"COUNTRY","value":"DK"},
+		{"type":"not","predicate":{"type":"equals","key":"CONTINENT","value":"ASIA"}},
+		{"type":"equals","key":"CONTINENT","value":"EUROPE"}]}`), occurrence.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := ExportSpec{Format: FormatFastaArchive, Key: "0001234-260101000000000", Predicate: pred}
+	data, res := exportRecords(t, spec, ExportOptions{Catalog: testSource()}, recs)
 	for _, r := range recs {
 		r.Release()
 	}
@@ -120,6 +129,11 @@ func TestFastaArchive(t *testing.T) {
 	}
 	if !slices.Equal(dnaIDs, []string{"2", "2", "5", "5", "7"}) {
 		t.Errorf("verbatim/dnaderiveddata.txt gbifids %v", dnaIDs)
+	}
+	// GBIF's FastaCitationBuilder's words, with the portal's name.
+	cite := "FASTA Archive Download of sequences from 2351214, 5206040 in Denmark, Europe. " + DefaultPortalName + " (6 May 2024). 0001234-260101000000000"
+	if !strings.Contains(content["citations.txt"], "\n"+cite+"\n") {
+		t.Errorf("citations.txt:\n%s\nwant the line %q", content["citations.txt"], cite)
 	}
 	meta := content["meta.xml"]
 	if strings.Contains(meta, "sequences.") || !strings.Contains(meta, "verbatim/dnaderiveddata.txt") {

@@ -2,7 +2,8 @@
 # Installs the third-party archive readers the dwca export tests verify against:
 # Info-ZIP unzip, 7-Zip (p7zip-full), Python zipfile + python-dwca-reader,
 # DuckDB and pyarrow (SIMPLE_CSV / SIMPLE_PARQUET), fastavro and Apache
-# Avro's own Python library (SIMPLE_AVRO), R with data.table (as
+# Avro's own Python library (SIMPLE_AVRO), Biopython (FASTA_ARCHIVE's
+# sequences), R with data.table (as
 # rgbif's occ_download_import reads a download) and GDAL's ogr2ogr (gdal-bin).
 # Idempotent: re-running only checks what is there.
 #
