@@ -64,7 +64,7 @@ func TestFastaArchive(t *testing.T) {
 	coi := "AACATTATATTTTATTTTTGG" // 21 anchors
 	rows := map[int][]dnaRow{
 		2: {{"aacattatat tttattttt-gg", "COX1"}, {coi, "CO1"}}, // the same sequence and gene (COI) twice
-		3: {{"ACGTACGTXACGTACGT", "18S"}},                       // invalid: X
+		3: {{"ACGTACGTXACGTACGT", "18S"}},                      // invalid: X
 		4: {{"ACGT", ""}},                                      // emptied by cleaning
 		5: {{"ACGTACGTACGTNNNNNNNNNNACGTACGT", "12S rRNA"}, {coi, "not a gene"}},
 		6: {{"UNMERGED ACGTACGTACGT", "COI"}},

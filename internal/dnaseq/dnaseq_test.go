@@ -12,8 +12,8 @@ import (
 // step by step and whole.
 func TestCleanExamples(t *testing.T) {
 	for _, c := range []struct {
-		raw, want, id                string
-		length, capped               int
+		raw, want, id                 string
+		length, capped                int
 		ws, natural, trimmed, invalid bool
 	}{
 		// whitespace and case
