@@ -8,6 +8,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -123,5 +124,29 @@ func avroRecords(t *testing.T, r io.Reader) []map[string]any {
 			t.Fatalf("record %d: %v", len(recs), err)
 		}
 		recs = append(recs, rec)
+	}
+}
+
+// A FASTA_ARCHIVE request is taken as GBIF's: the job runs and its zip
+// has the FASTA archive's entries. The samples hold no DNA-derived data,
+// so it holds no record (download's and cmd's tests cover the content).
+func TestFastaArchiveDownloadAPI(t *testing.T) {
+	s, key, d := avroDownload(t, "FASTA_ARCHIVE")
+	r := expect(t, s.do("GET", "/v1/occurrence/download/request/"+key+".zip", "", nil), http.StatusOK)
+	zr, err := zip.NewReader(bytes.NewReader(r.body), int64(len(r.body)))
+	if err != nil {
+		t.Fatalf("not a zip: %v", err)
+	}
+	var names []string
+	for _, f := range zr.File {
+		names = append(names, f.Name)
+	}
+	for _, want := range []string{"occurrence.txt", "verbatim/dnaderiveddata.txt", "sequences.fasta", "sequences.txt", "meta.xml", "citations.txt"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("no %s in %v", want, names)
+		}
+	}
+	if d.TotalRecords != 0 || d.Request.Format != "FASTA_ARCHIVE" {
+		t.Errorf("totalRecords %d, format %s", d.TotalRecords, d.Request.Format)
 	}
 }
