@@ -19,38 +19,30 @@ type dnaRow struct{ seq, gene string }
 // for a missing entry), in batches of batchRows.
 func fastaRecords(t *testing.T, n, batchRows int, rows map[int][]dnaRow) []arrow.RecordBatch {
 	t.Helper()
-	b := occurrence.NewBuilder()
-	defer b.Release()
 	idx := occurrence.ColumnIndex
-	r := occurrence.NewRecord()
-	var out []arrow.RecordBatch
-	for i := 1; i <= n; i++ {
-		r.Reset()
-		r.SetInt(idx(occurrence.ColGBIFID), int64(i))
-		r.SetString(idx(occurrence.ColDatasetKey), testDatasets[i%2].key)
-		r.SetString(idx(occurrence.ColLicense), testDatasets[i%2].license)
-		r.SetString(idx(occurrence.ColVerbatim), `{"occurrenceID":"o`+string(rune('a'+i))+`"}`)
-		if rs := rows[i]; len(rs) > 0 {
-			var ext []map[string]string
-			for _, d := range rs {
-				m := map[string]string{"http://rs.gbif.org/terms/dna_sequence": d.seq}
-				if d.gene != "" {
-					m["https://w3id.org/mixs/0000044"] = d.gene
+	return batchesOf(batchRows, func(add func(*occurrence.Record)) {
+		r := occurrence.NewRecord()
+		for i := 1; i <= n; i++ {
+			r.Reset()
+			r.SetInt(idx(occurrence.ColGBIFID), int64(i))
+			r.SetString(idx(occurrence.ColDatasetKey), testDatasets[i%2].key)
+			r.SetString(idx(occurrence.ColLicense), testDatasets[i%2].license)
+			r.SetString(idx(occurrence.ColVerbatim), `{"occurrenceID":"o`+string(rune('a'+i))+`"}`)
+			if rs := rows[i]; len(rs) > 0 {
+				var ext []map[string]string
+				for _, d := range rs {
+					m := map[string]string{"http://rs.gbif.org/terms/dna_sequence": d.seq}
+					if d.gene != "" {
+						m["https://w3id.org/mixs/0000044"] = d.gene
+					}
+					ext = append(ext, m)
 				}
-				ext = append(ext, m)
+				js, _ := json.Marshal(map[string]any{occurrence.RowTypeDNADerivedData: ext})
+				r.SetString(idx(occurrence.ColExtensions), string(js))
 			}
-			js, _ := json.Marshal(map[string]any{occurrence.RowTypeDNADerivedData: ext})
-			r.SetString(idx(occurrence.ColExtensions), string(js))
+			add(r)
 		}
-		b.Append(r)
-		if b.Len() == batchRows {
-			out = append(out, b.NewBatch())
-		}
-	}
-	if b.Len() > 0 {
-		out = append(out, b.NewBatch())
-	}
-	return out
+	})
 }
 
 // TestFastaArchive: the archive holds the records with a usable sequence,

@@ -49,10 +49,18 @@ var testDatasets = []testDataset{
 // locality, verbatim locality and multimedia title.
 func testRecords(t testing.TB, batchRows int) []arrow.RecordBatch {
 	t.Helper()
+	return batchesOf(batchRows, func(add func(*occurrence.Record)) {
+		eachTestRecord(func(_ testDataset, r *occurrence.Record) { add(r) })
+	})
+}
+
+// batchesOf builds the records fill adds as Arrow batches of the full
+// schema, batchRows rows each.
+func batchesOf(batchRows int, fill func(add func(*occurrence.Record))) []arrow.RecordBatch {
 	b := occurrence.NewBuilder()
 	defer b.Release()
 	var out []arrow.RecordBatch
-	eachTestRecord(func(_ testDataset, r *occurrence.Record) {
+	fill(func(r *occurrence.Record) {
 		b.Append(r)
 		if b.Len() == batchRows {
 			out = append(out, b.NewBatch())
