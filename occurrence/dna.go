@@ -12,13 +12,33 @@ const RowTypeDNADerivedData = "http://rs.gbif.org/terms/1.0/DNADerivedData"
 // The DNA-derived data terms interpretation reads: GBIF's dna_sequence and
 // MIxS's target_gene, under the URIs publishers' archives use for it.
 var (
-	dnaSequenceKey  = VerbatimKey("http://rs.gbif.org/terms/dna_sequence")
+	dnaSequenceTerm = "http://rs.gbif.org/terms/dna_sequence"
 	targetGeneTerms = []string{"https://w3id.org/mixs/0000044", "https://w3id.org/mixs/target_gene", "http://gensc.org/ns/mixs/target_gene"}
 )
 
-// NucleotideSequence is one interpreted sequence of a record's DNA-derived
-// data (GBIF's NucleotideSequence): the cleaned sequence with its figures
-// (dnaseq) and its target gene.
+// The DNA-derived data's issues (GBIF's OccurrenceIssue).
+const (
+	IssueNucleotideSequenceNaturalLanguage = "NUCLEOTIDE_SEQUENCE_NATURAL_LANGUAGE"
+	IssueNucleotideSequenceEndsTrimmed     = "NUCLEOTIDE_SEQUENCE_ENDS_TRIMMED"
+	IssueNucleotideSequenceGapsRemoved     = "NUCLEOTIDE_SEQUENCE_GAPS_REMOVED"
+	IssueNucleotideSequenceInvalid         = "NUCLEOTIDE_SEQUENCE_INVALID"
+	IssueNucleotideSequenceHighNFraction   = "NUCLEOTIDE_SEQUENCE_HIGH_N_FRACTION"
+	IssueNucleotideSequenceHighAmbiguity   = "NUCLEOTIDE_SEQUENCE_HIGH_AMBIGUITY"
+	IssueTargetGeneInvalid                 = "TARGET_GENE_INVALID"
+	IssueDuplicateNucleotideSequences      = "DUPLICATE_NUCLEOTIDE_SEQUENCES_COLLAPSED"
+)
+
+// The fractions of N and of ambiguity codes over which a sequence is
+// flagged: GBIF's pipelines' DnaConfig defaults, Java floats compared with
+// doubles.
+var (
+	highNFraction = float64(float32(0.05))
+	highAmbiguity = float64(float32(0.05))
+)
+
+// NucleotideSequence is one interpreted row of a record's DNA-derived data
+// (GBIF's NucleotideSequence): the cleaned sequence with its figures
+// (dnaseq; zero for a row without a dna_sequence) and its target gene.
 type NucleotideSequence struct {
 	dnaseq.Result
 	// TargetGene is the concept of GBIF's TargetGene vocabulary the row's
@@ -34,12 +54,68 @@ var conceptsTargetGene = newConceptVocabulary("TargetGene", nil)
 // names, as GBIF's vocabulary lookup finds it.
 func TargetGeneConcept(value string) (string, bool) { return conceptsTargetGene.lookup(value) }
 
+// interpretDNA interprets n DNA-derived data rows, value giving a row's
+// value of a term, as GBIF's pipelines' DnaDerivedDataInterpreter does:
+// each dna_sequence cleaned (dnaseq.Clean), each target_gene looked up in
+// GBIF's vocabulary, rows with the same cleaned sequence and target gene
+// once (the first kept), and the issues those steps raise.
+func interpretDNA(n int, value func(row int, term string) string) (out []NucleotideSequence, issues []string) {
+	if n == 0 {
+		return nil, nil
+	}
+	seen := map[[2]string]bool{}
+	for i := range n {
+		var s NucleotideSequence
+		if raw := value(i, dnaSequenceTerm); raw != "" {
+			s.Result = dnaseq.Clean(raw)
+			for _, is := range sequenceIssues(s.Result) {
+				issues = appendUnique(issues, is)
+			}
+		}
+		for _, t := range targetGeneTerms {
+			if v := value(i, t); v != "" {
+				var ok bool
+				if s.TargetGene, ok = TargetGeneConcept(v); !ok {
+					issues = appendUnique(issues, IssueTargetGeneInvalid)
+				}
+				break
+			}
+		}
+		k := [2]string{s.ID, s.TargetGene}
+		if seen[k] {
+			issues = appendUnique(issues, IssueDuplicateNucleotideSequences)
+			continue
+		}
+		seen[k] = true
+		out = append(out, s)
+	}
+	return out, issues
+}
+
+// sequenceIssues are the issues GBIF flags on a cleaned sequence.
+func sequenceIssues(r dnaseq.Result) []string {
+	var out []string
+	for _, c := range []struct {
+		on    bool
+		issue string
+	}{
+		{r.NaturalLanguage, IssueNucleotideSequenceNaturalLanguage},
+		{r.EndsTrimmed, IssueNucleotideSequenceEndsTrimmed},
+		{r.GapsOrWhitespaceRemoved, IssueNucleotideSequenceGapsRemoved},
+		{r.Invalid, IssueNucleotideSequenceInvalid},
+		{r.Length > 0 && r.NFraction > highNFraction, IssueNucleotideSequenceHighNFraction},
+		{r.Length > 0 && r.NonACGTNFraction > highAmbiguity, IssueNucleotideSequenceHighAmbiguity},
+	} {
+		if c.on {
+			out = append(out, c.issue)
+		}
+	}
+	return out
+}
+
 // NucleotideSequences interprets the DNA-derived data rows of a record's
-// extensions (the extensions column's JSON) as GBIF's pipelines'
-// DnaDerivedDataInterpreter does: each row with a dna_sequence is cleaned
-// (dnaseq.Clean) and its target_gene looked up in GBIF's vocabulary; rows
-// with the same cleaned sequence and target gene count once, the first
-// kept. Invalid sequences are kept, with no sequence.
+// extensions (the extensions column's JSON) as ingest does (interpretDNA).
+// Invalid sequences and rows without one are kept, with no sequence.
 func NucleotideSequences(extensions string) []NucleotideSequence {
 	if extensions == "" {
 		return nil
@@ -48,25 +124,17 @@ func NucleotideSequences(extensions string) []NucleotideSequence {
 	if !rows.IsArray() {
 		return nil
 	}
-	var out []NucleotideSequence
-	seen := map[[2]string]bool{}
-	rows.ForEach(func(_, row gjson.Result) bool {
-		raw := row.Get(gjson.Escape(dnaSequenceKey)).String()
-		if raw == "" {
-			return true
-		}
-		s := NucleotideSequence{Result: dnaseq.Clean(raw)}
-		for _, t := range targetGeneTerms {
-			if v := row.Get(gjson.Escape(VerbatimKey(t))).String(); v != "" {
-				s.TargetGene, _ = TargetGeneConcept(v)
-				break
-			}
-		}
-		if k := [2]string{s.ID, s.TargetGene}; !seen[k] {
-			seen[k] = true
-			out = append(out, s)
-		}
-		return true
+	list := rows.Array()
+	out, _ := interpretDNA(len(list), func(i int, term string) string {
+		return list[i].Get(gjson.Escape(VerbatimKey(term))).String()
 	})
 	return out
+}
+
+// dna flags the issues of a record's DNA-derived data.
+func (in *interpreter) dna(rows []Terms) {
+	_, issues := interpretDNA(len(rows), func(i int, term string) string { return rows[i][term] })
+	for _, is := range issues {
+		in.flag(is)
+	}
 }

@@ -183,6 +183,7 @@ func Interpret(raw RawRecord, ds DatasetContext, rec *Record) {
 	in.concepts()
 	in.license()
 	in.derived(raw.Extensions)
+	in.dna(raw.Extensions[RowTypeDNADerivedData])
 	in.media(raw.Extensions)
 	in.verbatim(vs, tab, raw)
 	rec.SetTime(iLastInterpreted, ds.Now)

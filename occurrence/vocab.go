@@ -119,7 +119,12 @@ var issueValues = []string{
 	"GEOREFERENCED_DATE_INVALID", "AMBIGUOUS_INSTITUTION", "AMBIGUOUS_COLLECTION",
 	"INSTITUTION_MATCH_NONE", "COLLECTION_MATCH_NONE", "INSTITUTION_MATCH_FUZZY",
 	"COLLECTION_MATCH_FUZZY", "INSTITUTION_COLLECTION_MISMATCH", "POSSIBLY_ON_LOAN",
-	"DIFFERENT_OWNER_INSTITUTION", IssueCountryDerivedFromName,
+	"DIFFERENT_OWNER_INSTITUTION",
+	IssueNucleotideSequenceNaturalLanguage, IssueNucleotideSequenceEndsTrimmed,
+	IssueNucleotideSequenceGapsRemoved, IssueNucleotideSequenceInvalid,
+	IssueNucleotideSequenceHighNFraction, IssueNucleotideSequenceHighAmbiguity,
+	IssueTargetGeneInvalid, IssueDuplicateNucleotideSequences,
+	IssueCountryDerivedFromName,
 }
 
 // geospatialIssues are the issues that set hasGeospatialIssues (GBIF's

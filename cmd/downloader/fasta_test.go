@@ -54,6 +54,16 @@ func TestFastaArchiveOfAnEDNADataset(t *testing.T) {
 	dir := t.TempDir()
 	table := filepath.Join(dir, "table")
 	runCmd(t, "ingest", "--table", table, zipDir(t, "testdata/edna"))
+	// Ingest flags the DNA-derived data's issues as GBIF's pipelines do:
+	// the UNMERGED note and the read with a J are invalid, the repeated
+	// read was collapsed and has 5 N in 82; three had whitespace or gaps.
+	for q, want := range map[string]string{"issue=NUCLEOTIDE_SEQUENCE_INVALID": "2",
+		"issue=DUPLICATE_NUCLEOTIDE_SEQUENCES_COLLAPSED": "1", "issue=NUCLEOTIDE_SEQUENCE_HIGH_N_FRACTION": "1",
+		"issue=NUCLEOTIDE_SEQUENCE_GAPS_REMOVED": "3"} {
+		if out, _ := runCmd(t, "count", "--table", table, "--query", q); strings.TrimSpace(out) != want {
+			t.Errorf("count %s = %s, want %s", q, out, want)
+		}
+	}
 	path := filepath.Join(dir, "fasta.zip")
 	runCmd(t, "export", "--table", table, "--format", "FASTA_ARCHIVE", "-o", path)
 	lines := zipLines(t, path)

@@ -1,0 +1,87 @@
+package occurrence
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// dnaRecord is a record whose DNA-derived data rows are rows (term URI ->
+// value).
+func dnaRecord(rows ...Terms) RawRecord {
+	return RawRecord{Core: Terms{NSDwC + "occurrenceID": "asv1"}, Extensions: map[string][]Terms{RowTypeDNADerivedData: rows}}
+}
+
+const (
+	seqTerm  = "http://rs.gbif.org/terms/dna_sequence"
+	geneTerm = "https://w3id.org/mixs/0000044"
+)
+
+// TestInterpretDNAIssues: ingest flags the issues GBIF's
+// DnaDerivedDataInterpreter raises on a record's DNA-derived rows, and
+// predicates accept them.
+func TestInterpretDNAIssues(t *testing.T) {
+	clean := "ACGTACGTACGTACGTACGTACGT"
+	cases := []struct {
+		raw  RawRecord
+		want []string
+	}{
+		{dnaRecord(Terms{seqTerm: clean, geneTerm: "COI"}), nil},
+		{dnaRecord(Terms{seqTerm: "acgtacgt acgt-acgtacgt"}), []string{IssueNucleotideSequenceGapsRemoved}},
+		{dnaRecord(Terms{seqTerm: "xx" + clean}), []string{IssueNucleotideSequenceEndsTrimmed}},
+		// J is no IUPAC code, and one of 17 is over 5% ambiguous
+		{dnaRecord(Terms{seqTerm: "ACGTACGTJACGTACGT"}), []string{IssueNucleotideSequenceInvalid, IssueNucleotideSequenceHighAmbiguity}},
+		// the note is cut off as text before the first anchor, after it was seen
+		{dnaRecord(Terms{seqTerm: "UNMERGED " + clean}), []string{IssueNucleotideSequenceGapsRemoved, IssueNucleotideSequenceInvalid, IssueNucleotideSequenceNaturalLanguage, IssueNucleotideSequenceEndsTrimmed}},
+		// 2 N of 26: over 5%; 2 R of 26 too
+		{dnaRecord(Terms{seqTerm: "ACGTACGTACGTNNACGTACGTACGT"}), []string{IssueNucleotideSequenceHighNFraction}},
+		{dnaRecord(Terms{seqTerm: "ACGTACGTACGTRRACGTACGTACGT"}), []string{IssueNucleotideSequenceHighAmbiguity}},
+		// one N of 21 is below 5% (4.8%)
+		{dnaRecord(Terms{seqTerm: "ACGTACGTACNGTACGTACGT"}), nil},
+		{dnaRecord(Terms{seqTerm: clean, geneTerm: "not a marker"}), []string{IssueTargetGeneInvalid}},
+		{dnaRecord(Terms{seqTerm: clean, geneTerm: "COX1"}, Terms{seqTerm: strings.ToLower(clean), geneTerm: "CO1"}),
+			[]string{IssueDuplicateNucleotideSequences}},
+		{RawRecord{Core: Terms{NSDwC + "occurrenceID": "x"}}, nil},
+	}
+	rec := NewRecord()
+	for i, c := range cases {
+		Interpret(c.raw, DatasetContext{Key: "d"}, rec)
+		var got []string
+		for _, is := range strings.Split(rec.Get(mustIndex(ColIssue)).S, ";") {
+			if strings.Contains(is, "NUCLEOTIDE") || strings.Contains(is, "TARGET_GENE") {
+				got = append(got, is)
+			}
+		}
+		want := slices.Clone(c.want)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("case %d: issues %v, want %v", i, got, want)
+		}
+	}
+	for _, is := range []string{IssueNucleotideSequenceInvalid, IssueDuplicateNucleotideSequences, IssueTargetGeneInvalid} {
+		if _, err := ParsePredicateJSON([]byte(`{"type":"equals","key":"ISSUE","value":"`+is+`"}`), Limits{}); err != nil {
+			t.Errorf("ISSUE %s: %v", is, err)
+		}
+	}
+}
+
+// NucleotideSequences reads the extensions column's JSON as ingest reads
+// the rows: the same sequences, genes and order.
+func TestNucleotideSequencesFromJSON(t *testing.T) {
+	rows := []Terms{{seqTerm: "ACGTACGTACGT", geneTerm: "18S"}, {geneTerm: "COI"}, {seqTerm: "acgtacgtacgt", geneTerm: "18S rRNA"}}
+	byKey := map[string][]map[string]string{}
+	for _, r := range rows {
+		m := map[string]string{}
+		for k, v := range r {
+			m[VerbatimKey(k)] = v
+		}
+		byKey[RowTypeDNADerivedData] = append(byKey[RowTypeDNADerivedData], m)
+	}
+	js, _ := json.Marshal(byKey)
+	got := NucleotideSequences(string(js))
+	want, _ := interpretDNA(len(rows), func(i int, term string) string { return rows[i][term] })
+	if len(got) != 2 || !slices.Equal(got, want) || got[0].TargetGene != "SSU_rRNA_18S_eukaryotic" || got[1].TargetGene != "COI" || got[1].Sequence != "" {
+		t.Errorf("NucleotideSequences = %+v\nwant %+v", got, want)
+	}
+}
