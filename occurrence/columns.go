@@ -250,4 +250,6 @@ var columns = []Column{
 	{Name: ColVerbatim, Kind: KindString, Fill: Interpreted, Extra: true},
 	{Name: ColMultimedia, Kind: KindString, Fill: Interpreted, Extra: true},
 	{Name: ColExtensions, Kind: KindString, Fill: Interpreted, Extra: true},
+	{Name: ColDNASequenceID, Kind: KindMulti, Term: gbif + "dnaSequenceID", Fill: Derived, Extra: true},
+	{Name: ColTargetGene, Kind: KindMulti, Term: "https://w3id.org/mixs/0000044", Fill: Derived, Extra: true},
 }

@@ -80,15 +80,26 @@ func (v *conceptVocabulary) key(s string) string {
 	return asciiFold(strings.ToLower(strings.Map(dropJavaSpace, s)))
 }
 
+// nameKey normalizes a value to compare with the concepts' names:
+// prefilter, then as names are normalized.
+func (v *conceptVocabulary) nameKey(s string) string {
+	if v.prefilter != nil {
+		s = v.prefilter(s)
+	}
+	return asciiFold(normalizeConceptName(s))
+}
+
 // lookup returns the name of the concept value names.
 func (v *conceptVocabulary) lookup(value string) (string, bool) {
 	if value == "" {
 		return "", false
 	}
-	k := v.key(value)
-	if n, ok := v.names[k]; ok {
+	// Names compare as GBIF's normalizeName leaves them (no "-" or "_":
+	// SSU-rRNA names SSU_rRNA), labels as its normalizeLabel does.
+	if n, ok := v.names[v.nameKey(value)]; ok {
 		return n, true
 	}
+	k := v.key(value)
 	if ns := v.labels[k]; len(ns) == 1 {
 		return ns[0], true
 	} else if len(ns) > 1 {

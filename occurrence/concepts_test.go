@@ -234,3 +234,14 @@ func FuzzDynamicPropertiesGates(f *testing.F) {
 		}
 	})
 }
+
+// A value names a concept by its name as GBIF's normalizeName compares
+// names, without "-" or "_": ssu-rrna is SSU_rRNA (no label of it says
+// so); labels keep theirs.
+func TestConceptNameWithoutSeparators(t *testing.T) {
+	for v, want := range map[string]string{"ssu-rrna": "SSU_rRNA", "SSU_rRNA": "SSU_rRNA", "ssurrna": "SSU_rRNA", "MT-RNR1": "SSU_rRNA_12S_mitochondrial", "cox1": "COI"} {
+		if got, ok := TargetGeneConcept(v); !ok || got != want {
+			t.Errorf("TargetGeneConcept(%q) = %q, %v; want %q", v, got, ok, want)
+		}
+	}
+}

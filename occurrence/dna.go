@@ -1,6 +1,8 @@
 package occurrence
 
 import (
+	"strings"
+
 	"github.com/tidwall/gjson"
 
 	"github.com/biodiversity-downloads/downloader/internal/dnaseq"
@@ -45,6 +47,9 @@ type NucleotideSequence struct {
 	// target_gene names ("COI", "SSU_rRNA_18S_eukaryotic"); empty when the
 	// row has none or the vocabulary does not know it.
 	TargetGene string
+	// DNASequenceID is GBIF's dnaSequenceID of the raw sequence
+	// (dnaseq.RawID); empty for a row without one.
+	DNASequenceID string
 }
 
 // conceptsTargetGene is GBIF's TargetGene vocabulary.
@@ -67,7 +72,7 @@ func interpretDNA(n int, value func(row int, term string) string) (out []Nucleot
 	for i := range n {
 		var s NucleotideSequence
 		if raw := value(i, dnaSequenceTerm); raw != "" {
-			s.Result = dnaseq.Clean(raw)
+			s.Result, s.DNASequenceID = dnaseq.Clean(raw), dnaseq.RawID(raw)
 			for _, is := range sequenceIssues(s.Result) {
 				issues = appendUnique(issues, is)
 			}
@@ -131,10 +136,31 @@ func NucleotideSequences(extensions string) []NucleotideSequence {
 	return out
 }
 
-// dna flags the issues of a record's DNA-derived data.
+// dna sets a record's sequence identifiers and target genes from its
+// DNA-derived data, and flags the issues interpreting them raises.
 func (in *interpreter) dna(rows []Terms) {
-	_, issues := interpretDNA(len(rows), func(i int, term string) string { return rows[i][term] })
+	seqs, issues := interpretDNA(len(rows), func(i int, term string) string { return rows[i][term] })
 	for _, is := range issues {
 		in.flag(is)
 	}
+	var ids, genes []string
+	for _, s := range seqs {
+		if s.DNASequenceID != "" {
+			ids = appendUnique(ids, s.DNASequenceID)
+		}
+		if s.TargetGene != "" {
+			genes = appendUnique(genes, s.TargetGene)
+		}
+	}
+	if len(ids) > 0 {
+		in.r.SetString(iDNASequenceID, strings.Join(ids, ";"))
+	}
+	if len(genes) > 0 {
+		in.r.SetString(iTargetGene, strings.Join(genes, ";"))
+	}
 }
+
+var (
+	iDNASequenceID = mustIndex(ColDNASequenceID)
+	iTargetGene    = mustIndex(ColTargetGene)
+)

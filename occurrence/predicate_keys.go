@@ -136,6 +136,7 @@ func init() {
 	concept("PATHWAY", "Pathway", "pathway", vExact, conceptsPathway)
 	concept("SEX", "Sex", "sex", vExact, conceptsSex)
 	concept("LIFE_STAGE", "Life stage", "lifeStage", vExact, conceptsLifeStage)
+	concept("NUCLEOTIDE_SEQUENCE_TARGET_GENE", "Target gene", ColTargetGene, vMulti, conceptsTargetGene)
 	vocab("MEDIA_TYPE", "Media type", ColMediaType, vMulti, vocabMediaType)
 	vocab("ISSUE", "Issue", ColIssue, vMulti, vocabIssue)
 	vocab("TAXONOMIC_ISSUE", "Taxonomic issue", "taxonomicIssue", vMulti, vocabIssue)

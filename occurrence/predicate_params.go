@@ -137,7 +137,7 @@ var searchParameters = []struct{ name, term string }{
 	{"BIOSTRATIGRAPHY", gbif + "biostratigraphy"},
 	{"DNA_SEQUENCE_ID", gbif + "dnaSequenceID"},
 	{"NUCLEOTIDE_SEQUENCE_NUCLEOTIDE_SEQUENCE_ID", gbint + "nucleotide_nucleotideSequenceID"},
-	{"NUCLEOTIDE_SEQUENCE_TARGET_GENE", "https://w3id.org/mixs/target_gene"},
+	{"NUCLEOTIDE_SEQUENCE_TARGET_GENE", "https://w3id.org/mixs/0000044"},
 	{"NUCLEOTIDE_SEQUENCE_SEQUENCE", gbint + "nucleotide_sequence"},
 	{"NUCLEOTIDE_SEQUENCE_SEQUENCE_LENGTH", gbint + "nucleotide_sequenceLength"},
 	{"NUCLEOTIDE_SEQUENCE_GC_CONTENT", gbint + "nucleotide_gcContent"},

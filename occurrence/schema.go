@@ -100,6 +100,12 @@ const (
 	// ColExtensions holds the record's extension rows verbatim as a JSON
 	// object {rowType: [{verbatim key: value}, ...]} (see VerbatimKey).
 	ColExtensions = "extensions"
+	// ColDNASequenceID holds the identifiers of the record's DNA-derived
+	// sequences (GBIF's dnaSequenceID: the MD5 of each raw sequence's IUPAC
+	// letters), ColTargetGene their target genes (GBIF's TargetGene
+	// concepts); both ";"-joined, as GBIF's pipelines interpret them.
+	ColDNASequenceID = "dnaSequenceID"
+	ColTargetGene    = "targetGene"
 )
 
 // Column describes one column of the interpreted record.

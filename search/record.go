@@ -74,9 +74,9 @@ type recordPlan struct {
 	// fields are the plain columns: name and batch index.
 	fields []planField
 	// indices of the special columns in cols (-1 when absent)
-	id, country, lat, issue, media, ext, verbatim int
-	agents                                        []planField
-	gadm                                          [4][2]int
+	id, country, lat, issue, media, ext, verbatim, dnaID int
+	agents                                               []planField
+	gadm                                                 [4][2]int
 	// columnTerms are the term URIs the columns carry: verbatim fields
 	// of these terms are not repeated.
 	columnTerms map[string]bool
@@ -112,7 +112,8 @@ func newRecordPlan() *recordPlan {
 		}
 		switch {
 		case hiddenColumns[c.Name], gadm[c.Name], c.Name == occurrence.ColGBIFID, c.Name == occurrence.ColIssue,
-			c.Name == occurrence.ColMultimedia, c.Name == occurrence.ColExtensions, c.Name == occurrence.ColVerbatim:
+			c.Name == occurrence.ColMultimedia, c.Name == occurrence.ColExtensions, c.Name == occurrence.ColVerbatim,
+			c.Name == occurrence.ColDNASequenceID, c.Name == occurrence.ColTargetGene:
 		case agentColumns[c.Name] != "":
 			p.agents = append(p.agents, planField{name: agentColumns[c.Name], col: idx(c.Name), kind: c.Kind})
 		default:
@@ -121,7 +122,7 @@ func newRecordPlan() *recordPlan {
 	}
 	p.id, p.country, p.lat = idx(occurrence.ColGBIFID), idx(occurrence.ColCountryCode), idx(occurrence.ColDecimalLatitude)
 	p.issue, p.media, p.ext = idx(occurrence.ColIssue), idx(occurrence.ColMultimedia), idx(occurrence.ColExtensions)
-	p.verbatim = idx(occurrence.ColVerbatim)
+	p.verbatim, p.dnaID = idx(occurrence.ColVerbatim), idx(occurrence.ColDNASequenceID)
 	for i, g := range gadmColumns {
 		p.gadm[i] = [2]int{idx(g[0]), idx(g[1])}
 	}
@@ -204,7 +205,8 @@ func (p *recordPlan) appendRecord(dst []byte, b arrow.RecordBatch, i int) []byte
 	o.raw("identifiers", "[]")
 	o.raw("relations", "[]")
 	o.raw("isInCluster", "false")
-	o.raw("dnaSequenceID", "[]")
+	o.key("dnaSequenceID")
+	o.b = appendList(o.b, cols[p.dnaID], i)
 	o.str("gbifID", strconv.FormatInt(id, 10))
 	if v, ok := stringAt(cols[p.verbatim], i); ok {
 		p.appendVerbatimFields(&o, v)

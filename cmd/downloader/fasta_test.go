@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/biodiversity-downloads/downloader/internal/dnaseq"
 	"github.com/biodiversity-downloads/downloader/internal/readers"
 )
 
@@ -63,6 +64,25 @@ func TestFastaArchiveOfAnEDNADataset(t *testing.T) {
 		if out, _ := runCmd(t, "count", "--table", table, "--query", q); strings.TrimSpace(out) != want {
 			t.Errorf("count %s = %s, want %s", q, out, want)
 		}
+	}
+	// The target genes and sequence identifiers are columns: GBIF's
+	// NUCLEOTIDE_SEQUENCE_TARGET_GENE takes a gene by any of its names and
+	// its broader concepts (SSU_rRNA: the 12S and 18S reads), DNA_SEQUENCE_ID
+	// the MD5 of a raw read's IUPAC letters.
+	asv1 := "CACCGCGGTTATACGAGAGGCCCAAGTTGACAGACACCGGCGTAAAGAGTGGTTATGGAAAATAAAACTAAAGCCGAACACCTTCAAGGCCGTTATACG"
+	for q, want := range map[string]string{"NUCLEOTIDE_SEQUENCE_TARGET_GENE=MT-RNR1": "3", "NUCLEOTIDE_SEQUENCE_TARGET_GENE=COX1": "1",
+		"NUCLEOTIDE_SEQUENCE_TARGET_GENE=SSU_rRNA": "4", "DNA_SEQUENCE_ID=" + dnaseq.RawID(asv1): "1"} {
+		if out, _ := runCmd(t, "count", "--table", table, "--query", q); strings.TrimSpace(out) != want {
+			t.Errorf("count %s = %s, want %s", q, out, want)
+		}
+	}
+	coi := filepath.Join(dir, "coi.zip")
+	runCmd(t, "export", "--table", table, "--format", "FASTA_ARCHIVE", "--query", "NUCLEOTIDE_SEQUENCE_TARGET_GENE=COI", "-o", coi)
+	if n := zipLines(t, coi)["occurrence.txt"]; n != 1 {
+		t.Errorf("FASTA_ARCHIVE of COI: %d records, want 1", n)
+	}
+	if c := string(zipEntry(t, coi, "citations.txt")); !strings.Contains(c, "FASTA Archive Download of COI sequences. ") {
+		t.Errorf("citations.txt:\n%s", c)
 	}
 	path := filepath.Join(dir, "fasta.zip")
 	runCmd(t, "export", "--table", table, "--format", "FASTA_ARCHIVE", "-o", path)

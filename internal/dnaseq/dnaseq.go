@@ -232,3 +232,22 @@ func (r *Result) measure(s string) {
 		r.GCContent, r.HasGC = float64(gc)/float64(acgt), true
 	}
 }
+
+// RawID is GBIF's dnaSequenceID of a raw sequence (gbif-api's
+// DnaUtils.convertDnaSequenceToID): the hex MD5 of its IUPAC letters (U
+// included) once upper-cased, everything else dropped; empty for an empty
+// value.
+func RawID(raw string) string {
+	if raw == "" {
+		return ""
+	}
+	up, _ := upperWithoutSpace(raw)
+	b := make([]byte, 0, len(up))
+	for i := 0; i < len(up); i++ {
+		if c := up[i]; iupac[c] || c == 'U' {
+			b = append(b, c)
+		}
+	}
+	sum := md5.Sum(b)
+	return hex.EncodeToString(sum[:])
+}

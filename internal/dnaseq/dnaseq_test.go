@@ -108,3 +108,17 @@ func FuzzClean(f *testing.F) {
 		}
 	})
 }
+
+// RawID is GBIF's DnaUtils.convertDnaSequenceToID: the MD5 of the
+// upper-cased IUPAC letters (U kept), whatever else the value holds.
+func TestRawID(t *testing.T) {
+	want := hex.EncodeToString(md5Of("ACGUNACGT"))
+	for _, raw := range []string{"ACGUNACGT", "acgu nacgt", "ACGU-N.ACGT\n", "ACGU_NACGT!"} {
+		if got := RawID(raw); got != want {
+			t.Errorf("RawID(%q) = %s, want %s", raw, got, want)
+		}
+	}
+	if RawID("") != "" || RawID("___") != "d41d8cd98f00b204e9800998ecf8427e" {
+		t.Errorf("RawID of nothing: %q, of no letter: %q", RawID(""), RawID("___"))
+	}
+}

@@ -318,3 +318,10 @@ var v3Columns = []layoutColumn{
 	{"multimedia", occurrence.KindString},
 	{"extensions", occurrence.KindString},
 }
+
+// v4Columns is the layout of version 4: version 3's, then the DNA-derived
+// data's sequence identifiers and target genes.
+var v4Columns = append(append([]layoutColumn(nil), v3Columns...),
+	layoutColumn{"dnaSequenceID", occurrence.KindMulti},
+	layoutColumn{"targetGene", occurrence.KindMulti},
+)
