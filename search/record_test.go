@@ -50,6 +50,8 @@ func testRecord() *occurrence.Record {
 	set("level0Name", "Denmark")
 	set(occurrence.ColVerbatimScientificName, "Puffinus puffinus")
 	set("protocol", "DWC_ARCHIVE")
+	set(occurrence.ColDNASequenceID, "b094827177f3d081b99d53b84323ffaf;31e91beccf6059ff57c696827c0c6a4b")
+	set(occurrence.ColTargetGene, "COI")
 	r.SetFloat(occurrence.ColumnIndex(occurrence.ColDecimalLatitude), 55.676098)
 	r.SetFloat(occurrence.ColumnIndex(occurrence.ColDecimalLongitude), 12.568337)
 	r.SetInt(occurrence.ColumnIndex(occurrence.ColYear), 2001)
@@ -99,7 +101,8 @@ func TestRecordJSON(t *testing.T) {
 			occurrence.RowTypeMultimedia: []any{map[string]any{occurrence.NSDC + "identifier": "https://example.org/a.jpg"}},
 		},
 		"facts":       []any{map[string]any{"type": "length", "value": "12", "unit": "cm"}},
-		"identifiers": []any{}, "relations": []any{}, "dnaSequenceID": []any{},
+		"identifiers": []any{}, "relations": []any{},
+		"dnaSequenceID": []any{"b094827177f3d081b99d53b84323ffaf", "31e91beccf6059ff57c696827c0c6a4b"},
 		// verbatim terms: a new Darwin Core term by its simple name, an
 		// unknown one by URI
 		"someNewTerm": "x", "http://example.org/terms/private": "y",
