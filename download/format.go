@@ -47,6 +47,10 @@ type ExportSpec struct {
 	// VerbatimExtensions are the extension row types whose source rows a
 	// DWCA carries (GBIF's request field; verbatim/<name>.txt files).
 	VerbatimExtensions []string
+	// InterpretedExtensions are the extensions whose rows a DWCA or FASTA
+	// archive carries interpreted (GBIF's request field): DNA_DERIVED_DATA,
+	// as dnaderiveddata.txt.
+	InterpretedExtensions []string
 	// SQL is a SQL_TSV_ZIP download's query (GBIF's SqlDownloadRequest);
 	// the scan's predicate is then the part of its WHERE clause a
 	// predicate can say, and Predicate must be nil.
@@ -168,6 +172,9 @@ func NewExport(ctx context.Context, w io.Writer, spec ExportSpec, opts ExportOpt
 	}
 	if len(spec.VerbatimExtensions) > 0 && name != FormatDWCA && name != FormatFastaArchive {
 		return nil, fmt.Errorf("%w: verbatim extensions come in a %s or a %s, not %s", ErrFormat, FormatDWCA, FormatFastaArchive, name)
+	}
+	if _, err := CheckInterpretedExtensions(spec.InterpretedExtensions, name); err != nil {
+		return nil, err
 	}
 	query, err := sqlOf(&spec, name, opts.SQL)
 	if err != nil {

@@ -61,6 +61,7 @@ type dwcaWriter struct {
 	halves  *rowHalves
 	mrow    *verbatimRow         // one multimedia object, by multimediaColumns
 	exts    []*verbatimExtension // the requested verbatim/<name>.txt files
+	dna     *dwca.TextWriter     // dnaderiveddata.txt, when asked for
 	// cites and dois are the datasets' citations and DOIs (citationsOf),
 	// made from their EML as it is copied.
 	cites, dois map[string]string
@@ -180,6 +181,12 @@ func newDWCAWriter(ctx context.Context, x *Export) (formatWriter, error) {
 		d.abort()
 		return nil, err
 	}
+	if dna, _ := CheckInterpretedExtensions(x.spec.InterpretedExtensions, x.spec.Format); dna {
+		if err := d.openDNA(); err != nil {
+			d.abort()
+			return nil, err
+		}
+	}
 	d.verb.WriteRow(append([]string{occurrence.ColGBIFID}, headerNames(d.verbCols)...))
 	d.media.WriteRow(append([]string{occurrence.ColGBIFID}, multimediaColumns...))
 	return d, nil
@@ -213,7 +220,7 @@ func (d *dwcaWriter) fileSpecs() (occ, verb, media dwca.FileSpec) {
 
 func (d *dwcaWriter) columns() []string {
 	cols := append(fieldColumns(d.occ.fields), occurrence.ColVerbatim, occurrence.ColMultimedia)
-	if len(d.exts) > 0 {
+	if len(d.exts) > 0 || d.hasDNA() {
 		cols = append(cols, occurrence.ColExtensions)
 	}
 	return cols
@@ -262,6 +269,11 @@ func (d *dwcaWriter) write(b *batch) error {
 		if err := d.writeExtensions(id, dataset, i, str(exts, i)); err != nil {
 			return err
 		}
+		if d.hasDNA() {
+			if err := d.writeDNA(id, i, str(exts, i)); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
@@ -296,6 +308,9 @@ func (d *dwcaWriter) finish(ctx context.Context, res ExportResult, infos []occur
 	tws := []*dwca.TextWriter{d.occ.rw, d.verb, d.media}
 	for _, ve := range d.exts {
 		tws = append(tws, ve.tw)
+	}
+	if d.hasDNA() {
+		tws = append(tws, d.dna)
 	}
 	for _, tw := range tws {
 		if err := tw.Flush(); err != nil {

@@ -1,7 +1,10 @@
 package download
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -144,5 +147,43 @@ func TestFastaArchiveNoSequences(t *testing.T) {
 	_, content := entries(t, data)
 	if res.Records != 0 || content["sequences.fasta"] != "" || strings.Count(content["sequences.txt"], "\n") != 1 || strings.Count(content["occurrence.txt"], "\n") != 1 {
 		t.Errorf("records %d, sequences.fasta %q, sequences.txt %q", res.Records, content["sequences.fasta"], content["sequences.txt"])
+	}
+}
+
+// TestInterpretedDNADerivedData: a DWCA asked for the interpreted
+// DNA-derived data (interpretedExtensions DNA_DERIVED_DATA) carries
+// dnaderiveddata.txt: one row per interpreted sequence of every record
+// (repeats once), the gene's concept and the cleaned sequence, empty when
+// invalid; meta.xml describes it. Other formats and extensions are refused.
+func TestInterpretedDNADerivedData(t *testing.T) {
+	coi := "AACATTATATTTTATTTTTGG"
+	rows := map[int][]dnaRow{
+		2: {{"aacattatat tttattttt-gg", "COX1"}, {coi, "CO1"}},
+		3: {{"ACGTACGTXACGTACGT", "18S"}},
+		5: {{coi, "not a gene"}},
+	}
+	recs := fastaRecords(t, 6, 4, rows)
+	data, res := exportRecords(t, ExportSpec{Format: FormatDWCA, InterpretedExtensions: []string{"DNA_DERIVED_DATA"}}, ExportOptions{}, recs)
+	for _, r := range recs {
+		r.Release()
+	}
+	_, content := entries(t, data)
+	got := table(t, dnaFile, content[dnaFile])
+	want := [][]string{{"gbifID", "target_gene", "dna_sequence"}, {"2", "COI", coi}, {"3", "SSU_rRNA_18S_eukaryotic", ""}, {"5", "", coi}}
+	if !slices.EqualFunc(got, want, slices.Equal[[]string]) || res.Records != 6 {
+		t.Errorf("%s: %q, want %q (records %d)", dnaFile, got, want, res.Records)
+	}
+	if !strings.Contains(content["meta.xml"], "<location>"+dnaFile+"</location>") {
+		t.Errorf("meta.xml:\n%s", content["meta.xml"])
+	}
+	for _, spec := range []ExportSpec{
+		{Format: FormatSimpleCSV, InterpretedExtensions: []string{"DNA_DERIVED_DATA"}},
+		{Format: FormatDWCA, InterpretedExtensions: []string{"HUMBOLDT"}},
+		{Format: FormatDWCA, InterpretedExtensions: []string{"NO_SUCH_EXTENSION"}},
+	} {
+		var buf bytes.Buffer
+		if _, err := NewExport(context.Background(), &buf, spec, ExportOptions{TempDir: t.TempDir()}); !errors.Is(err, ErrFormat) {
+			t.Errorf("%s with %v: %v, want ErrFormat", spec.Format, spec.InterpretedExtensions, err)
+		}
 	}
 }

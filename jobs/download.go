@@ -119,6 +119,10 @@ type Request struct {
 	// table has one taxonomy, the one its records were ingested with.
 	ChecklistKey       string   `json:"checklistKey,omitempty"`
 	VerbatimExtensions []string `json:"verbatimExtensions"`
+	// InterpretedExtensions are the extensions whose rows come
+	// interpreted (GBIF's field): DNA_DERIVED_DATA's row type, in a DWCA
+	// or FASTA_ARCHIVE (dnaderiveddata.txt).
+	InterpretedExtensions []string `json:"interpretedExtensions,omitempty"`
 	// Fields chooses the columns of a format that lets requests choose
 	// them (SIMPLE_CSV, SIMPLE_PARQUET): interpreted column names or
 	// verbatim terms, in order; none means the format's own. GBIF's

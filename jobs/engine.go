@@ -44,6 +44,9 @@ type ExportRequest struct {
 	// VerbatimExtensions are the extension row types whose source rows a
 	// DWCA carries.
 	VerbatimExtensions []string
+	// InterpretedExtensions are those a DWCA or FASTA archive carries
+	// interpreted (DNA_DERIVED_DATA's row type).
+	InterpretedExtensions []string
 	// Fields are the chosen columns (Request.Fields); nil: the format's.
 	Fields []string
 	// SQL is a SQL_TSV_ZIP download's query (Request.SQL).

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/biodiversity-downloads/downloader/download"
+	"github.com/biodiversity-downloads/downloader/occurrence"
 	"github.com/biodiversity-downloads/downloader/sqlquery"
 )
 
@@ -79,12 +80,8 @@ func DecodeRequest(body []byte) (Request, error) {
 	if err := decodeField(fields, "verbatimExtensions", &r.VerbatimExtensions); err != nil {
 		return Request{}, err
 	}
-	var interpreted []string
-	if err := decodeField(fields, "interpretedExtensions", &interpreted); err != nil {
+	if err := decodeField(fields, "interpretedExtensions", &r.InterpretedExtensions); err != nil {
 		return Request{}, err
-	}
-	if len(interpreted) > 0 {
-		return Request{}, fmt.Errorf("%w: interpretedExtensions: extension downloads are not served", ErrInvalidRequest)
 	}
 	if err := decodeField(fields, "checklistKey", &r.ChecklistKey); err != nil {
 		return Request{}, err
@@ -261,28 +258,47 @@ func (r *Request) validateSQL() error {
 	return nil
 }
 
-// validateExtensions resolves verbatimExtensions (row types or GBIF's
-// names) to row types, once each, for a DWCA: the other formats have no
-// place for extension rows.
+// validateExtensions resolves verbatimExtensions and interpretedExtensions
+// (row types or GBIF's names) to row types, once each, for a DWCA or a
+// FASTA archive: the other formats have no place for extension rows. A
+// FASTA archive's request lists DNA_DERIVED_DATA among its verbatim
+// extensions, as GBIF's DownloadResource adds it.
 func (r *Request) validateExtensions() error {
-	if len(r.VerbatimExtensions) == 0 {
-		return nil
+	dwcaLike := r.Format == string(download.FormatDWCA) || r.Format == string(download.FormatFastaArchive)
+	if r.Format == string(download.FormatFastaArchive) {
+		r.VerbatimExtensions = append(r.VerbatimExtensions, occurrence.RowTypeDNADerivedData)
 	}
-	if r.Format != string(download.FormatDWCA) {
-		return fmt.Errorf("%w: verbatimExtensions: extension rows come in a %s download, not %s", ErrInvalidRequest, download.FormatDWCA, r.Format)
+	if len(r.VerbatimExtensions) > 0 && !dwcaLike {
+		return fmt.Errorf("%w: verbatimExtensions: extension rows come in a %s or %s download, not %s", ErrInvalidRequest,
+			download.FormatDWCA, download.FormatFastaArchive, r.Format)
 	}
+	var err error
+	if r.VerbatimExtensions, err = rowTypes("verbatimExtensions", r.VerbatimExtensions); err != nil {
+		return err
+	}
+	if r.InterpretedExtensions, err = rowTypes("interpretedExtensions", r.InterpretedExtensions); err != nil {
+		return err
+	}
+	if _, err := download.CheckInterpretedExtensions(r.InterpretedExtensions, download.Format(r.Format)); err != nil {
+		return fmt.Errorf("%w: interpretedExtensions: %v", ErrInvalidRequest, err)
+	}
+	return nil
+}
+
+// rowTypes resolves extension names to row types, once each (nil for
+// none).
+func rowTypes(field string, names []string) ([]string, error) {
 	var out []string
-	for _, name := range r.VerbatimExtensions {
+	for _, name := range names {
 		e, err := download.LookupExtension(name)
 		if err != nil {
-			return fmt.Errorf("%w: verbatimExtensions: %v", ErrInvalidRequest, err)
+			return nil, fmt.Errorf("%w: %s: %v", ErrInvalidRequest, field, err)
 		}
 		if !slices.Contains(out, e.RowType) {
 			out = append(out, e.RowType)
 		}
 	}
-	r.VerbatimExtensions = out
-	return nil
+	return out, nil
 }
 
 // decodeJacksonBool reads a boolean field much as GBIF's

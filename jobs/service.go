@@ -333,6 +333,9 @@ func dedupeHash(req Request, snapshot string) string {
 	if req.SQL != "" {
 		fmt.Fprintf(h, "\x00sql:%s", req.SQL)
 	}
+	if len(req.InterpretedExtensions) > 0 {
+		fmt.Fprintf(h, "\x00interpreted:%s", strings.Join(req.InterpretedExtensions, " "))
+	}
 	return hex.EncodeToString(h.Sum(nil))
 }
 

@@ -103,6 +103,33 @@ func TestValidateVerbatimExtensions(t *testing.T) {
 	}
 }
 
+// interpretedExtensions: DNA_DERIVED_DATA by name or row type, for a DWCA
+// or FASTA_ARCHIVE, stored as its row type; a FASTA archive's request
+// lists the DNA-derived data among its verbatim extensions, as GBIF's
+// DownloadResource adds it. Others are refused.
+func TestValidateInterpretedExtensions(t *testing.T) {
+	s := queueTestService(t, testDB(t), false)
+	ctx := context.Background()
+	dna := "http://rs.gbif.org/terms/1.0/DNADerivedData"
+	v, err := s.Validate(ctx, &alice, Request{Format: "DWCA", InterpretedExtensions: []string{"DNA_DERIVED_DATA", dna}})
+	if err != nil || !slices.Equal(v.InterpretedExtensions, []string{dna}) || len(v.VerbatimExtensions) != 0 {
+		t.Fatalf("validated %v %v %v", v.InterpretedExtensions, v.VerbatimExtensions, err)
+	}
+	v, err = s.Validate(ctx, &alice, Request{Format: "FASTA_ARCHIVE", VerbatimExtensions: []string{"MULTIMEDIA"}})
+	if err != nil || !slices.Equal(v.VerbatimExtensions, []string{"http://rs.gbif.org/terms/1.0/Multimedia", dna}) {
+		t.Fatalf("FASTA_ARCHIVE validated %v %v", v.VerbatimExtensions, err)
+	}
+	for _, bad := range []Request{
+		{Format: "SIMPLE_CSV", InterpretedExtensions: []string{"DNA_DERIVED_DATA"}},
+		{Format: "DWCA", InterpretedExtensions: []string{"HUMBOLDT"}},
+		{Format: "DWCA", InterpretedExtensions: []string{"NO_SUCH_EXTENSION"}},
+	} {
+		if _, err := s.Validate(ctx, &alice, bad); !errors.Is(err, ErrInvalidRequest) {
+			t.Errorf("%s %v: %v, want ErrInvalidRequest", bad.Format, bad.InterpretedExtensions, err)
+		}
+	}
+}
+
 // TestConfigValidate: the lease must outlast two heartbeats (a worker renews
 // it only once a heartbeat) and the rescue interval must exceed it; New
 // refuses what Validate refuses, without touching the database.

@@ -46,7 +46,7 @@ const maxSnapshotCandidates = 20
 // it is not erased before the answer that shares its archive is committed.
 func (s *Service) findSnapshotExport(ctx context.Context, tx *sql.Tx, req Request, now time.Time, current string) (string, bool, error) {
 	rule := s.cfg.Scheduler.Unfiltered
-	if rule == AnswerNever || len(req.VerbatimExtensions) > 0 || req.SQL != "" || !unfiltered(req.Predicate) {
+	if rule == AnswerNever || len(req.VerbatimExtensions) > 0 || len(req.InterpretedExtensions) > 0 || req.SQL != "" || !unfiltered(req.Predicate) {
 		return "", false, nil
 	}
 	cands, err := collect(ctx, tx, s.db.q(`SELECT key, table_snapshot, predicate, request, created FROM downloads
@@ -64,7 +64,7 @@ func (s *Service) findSnapshotExport(ctx context.Context, tx *sql.Tx, req Reques
 			continue
 		}
 		var stored Request
-		if json.Unmarshal([]byte(c.extensions), &stored) != nil || len(stored.VerbatimExtensions) > 0 {
+		if json.Unmarshal([]byte(c.extensions), &stored) != nil || len(stored.VerbatimExtensions) > 0 || len(stored.InterpretedExtensions) > 0 {
 			continue
 		}
 		same := current != "" && c.snapshot == current

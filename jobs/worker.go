@@ -98,7 +98,7 @@ func (s *Service) runExport(ctx context.Context, r row, owner string) (ExportRes
 	cw := &countingWriter{w: io.MultiWriter(metered, h), n: &prog.bytes}
 	res, err := s.engine.Export(ctx, ExportRequest{Key: key, Format: r.Request.Format, Predicate: r.Request.Predicate,
 		Description: r.Request.Description, Created: r.Created.Time, ChecklistKey: r.Request.ChecklistKey,
-		VerbatimExtensions: r.Request.VerbatimExtensions, Fields: r.Request.Fields, SQL: r.Request.SQL, DOI: r.DOI, Link: s.downloadLink(key),
+		VerbatimExtensions: r.Request.VerbatimExtensions, InterpretedExtensions: r.Request.InterpretedExtensions, Fields: r.Request.Fields, SQL: r.Request.SQL, DOI: r.DOI, Link: s.downloadLink(key),
 		Portal: s.cfg.Portal}, cw,
 		func(p Progress) { prog.store(p); meter.progress(p) })
 	if cause := context.Cause(ctx); err == nil && cause != nil {

@@ -146,7 +146,31 @@ func TestFastaArchiveDownloadAPI(t *testing.T) {
 			t.Errorf("no %s in %v", want, names)
 		}
 	}
-	if d.TotalRecords != 0 || d.Request.Format != "FASTA_ARCHIVE" {
-		t.Errorf("totalRecords %d, format %s", d.TotalRecords, d.Request.Format)
+	if d.TotalRecords != 0 || d.Request.Format != "FASTA_ARCHIVE" || !slices.Equal(d.Request.VerbatimExtensions, []string{"http://rs.gbif.org/terms/1.0/DNADerivedData"}) {
+		t.Errorf("totalRecords %d, format %s, verbatimExtensions %v (GBIF adds the DNA-derived data)", d.TotalRecords, d.Request.Format, d.Request.VerbatimExtensions)
 	}
+}
+
+// A DWCA request with GBIF's interpretedExtensions DNA_DERIVED_DATA runs
+// and its archive has dnaderiveddata.txt; the download shows the row type.
+func TestInterpretedExtensionsDownloadAPI(t *testing.T) {
+	s := startServer(t, sqliteDSN(t), options{})
+	key := s.submit("alice", `{"sendNotification":false,"format":"DWCA","interpretedExtensions":["DNA_DERIVED_DATA"],"predicate":`+familyPredicate+`}`)
+	d := s.waitStatus(key, 2*time.Minute, jobs.StatusSucceeded, jobs.StatusFailed)
+	if d.Status != jobs.StatusSucceeded || !slices.Equal(d.Request.InterpretedExtensions, []string{"http://rs.gbif.org/terms/1.0/DNADerivedData"}) {
+		t.Fatalf("download %s: %s %s, interpretedExtensions %v", key, d.Status, d.Error, d.Request.InterpretedExtensions)
+	}
+	r := expect(t, s.do("GET", "/v1/occurrence/download/request/"+key+".zip", "", nil), http.StatusOK)
+	zr, err := zip.NewReader(bytes.NewReader(r.body), int64(len(r.body)))
+	if err != nil {
+		t.Fatalf("not a zip: %v", err)
+	}
+	found := false
+	for _, f := range zr.File {
+		found = found || f.Name == "dnaderiveddata.txt"
+	}
+	if !found {
+		t.Errorf("no dnaderiveddata.txt in the archive")
+	}
+	expect(t, s.do("POST", "/v1/occurrence/download/request", "alice", `{"format":"SIMPLE_CSV","interpretedExtensions":["DNA_DERIVED_DATA"]}`), http.StatusBadRequest)
 }

@@ -211,16 +211,8 @@ func (s *Server) requestFromQuery(q url.Values) (jobs.Request, error) {
 	}
 	// GBIF's downloadPredicate reads these too: extensions comma-separated
 	// (or repeated), the machine description as JSON.
-	for _, v := range q["verbatimExtensions"] {
-		for _, e := range strings.Split(v, ",") {
-			if e = strings.TrimSpace(e); e != "" {
-				req.VerbatimExtensions = append(req.VerbatimExtensions, e)
-			}
-		}
-	}
-	if v := strings.TrimSpace(strings.Join(q["interpretedExtensions"], "")); v != "" {
-		return jobs.Request{}, fmt.Errorf("%w: interpretedExtensions: extension downloads are not served", jobs.ErrInvalidRequest)
-	}
+	req.VerbatimExtensions = listParam(q["verbatimExtensions"])
+	req.InterpretedExtensions = listParam(q["interpretedExtensions"])
 	if v := q.Get("machineDescription"); v != "" {
 		if !json.Valid([]byte(v)) {
 			return jobs.Request{}, fmt.Errorf("%w: machineDescription is not JSON", jobs.ErrInvalidRequest)
@@ -539,4 +531,18 @@ func (s *Server) openAPI(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(openAPIDoc)
 	return nil
+}
+
+// listParam reads a list query parameter: comma-separated, repeated, or
+// both.
+func listParam(values []string) []string {
+	var out []string
+	for _, v := range values {
+		for _, e := range strings.Split(v, ",") {
+			if e = strings.TrimSpace(e); e != "" {
+				out = append(out, e)
+			}
+		}
+	}
+	return out
 }

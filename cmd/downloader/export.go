@@ -28,7 +28,7 @@ func init() {
 // exportConfig is the export command's flags.
 type exportConfig struct {
 	table, query, predicate, format, fields, out, key, tmp, progress, cpuprofile string
-	extensions, checklistKey, sql, sqlFile                                       string
+	extensions, interpreted, checklistKey, sql, sqlFile                          string
 	portal                                                                       download.Portal
 	limits                                                                       occurrence.Limits
 	workers, zipWorkers, level, chunkKiB, sqlMemoryMiB                           int
@@ -46,6 +46,7 @@ func parseExportFlags(args []string, env *Env) (exportConfig, error) {
 	fs.IntVar(&c.sqlMemoryMiB, "sql-memory", sqlquery.DefaultMemory>>20, "MiB a SQL query's groups or sorted rows may hold")
 	fs.StringVar(&c.fields, "fields", "", "columns of the formats that take a choice (see --format), comma separated: interpreted columns or verbatim terms")
 	fs.StringVar(&c.extensions, "verbatim-extensions", "", "DWCA: extensions whose source rows to add as verbatim/<name>.txt, comma separated row types or GBIF names (MEASUREMENT_OR_FACT)")
+	fs.StringVar(&c.interpreted, "interpreted-extensions", "", "DWCA, FASTA_ARCHIVE: extensions to add interpreted: DNA_DERIVED_DATA (dnaderiveddata.txt)")
 	fs.StringVar(&c.checklistKey, "checklist-key", "", "taxonomy asked for (GBIF's checklistKey); the table's own answers and the metadata says so")
 	fs.StringVar(&c.portal.Name, "portal-name", download.DefaultPortalName, "publisher named in citations and metadata, where GBIF's say GBIF.org")
 	fs.StringVar(&c.portal.Short, "portal-short", "", "prefix of the download's title, where GBIF's says GBIF (\"GBIF Occurrence Download\")")
@@ -151,7 +152,7 @@ func runExport(ctx context.Context, args []string, env *Env) error {
 func exportTo(ctx context.Context, sink *sink, t occurrence.Backend, snap occurrence.Snapshot, c exportConfig, format download.Format,
 	pred *occurrence.Predicate, env *Env) (download.ExportResult, error) {
 	x, err := download.NewExport(ctx, sink.w, download.ExportSpec{Format: format, Key: c.key, Fields: splitList(c.fields), Predicate: pred,
-		Snapshot: snap.ID, VerbatimExtensions: splitList(c.extensions), ChecklistKey: c.checklistKey, SQL: c.sql},
+		Snapshot: snap.ID, VerbatimExtensions: splitList(c.extensions), InterpretedExtensions: splitList(c.interpreted), ChecklistKey: c.checklistKey, SQL: c.sql},
 		download.ExportOptions{Zip: pzip.Options{Workers: c.zipWorkers, Level: c.level, ChunkSize: c.chunkKiB << 10},
 			Catalog: t, TempDir: c.tmp, Logger: env.Logger, Portal: c.portal,
 			SQL: sqlquery.Options{Limits: c.limits}, SQLMemory: int64(c.sqlMemoryMiB) << 20})

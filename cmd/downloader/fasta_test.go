@@ -84,6 +84,15 @@ func TestFastaArchiveOfAnEDNADataset(t *testing.T) {
 	if c := string(zipEntry(t, coi, "citations.txt")); !strings.Contains(c, "FASTA Archive Download of COI sequences. ") {
 		t.Errorf("citations.txt:\n%s", c)
 	}
+	// A DWCA may carry the interpreted DNA-derived data: one row per
+	// sequence of every record, the repeat once, invalid ones without a
+	// sequence.
+	dw := filepath.Join(dir, "dwca.zip")
+	runCmd(t, "export", "--table", table, "--format", "DWCA", "--interpreted-extensions", "DNA_DERIVED_DATA", "-o", dw)
+	dna := string(zipEntry(t, dw, "dnaderiveddata.txt"))
+	if n := strings.Count(dna, "\n"); n != 7 || !strings.HasPrefix(dna, "gbifID\ttarget_gene\tdna_sequence\n") || strings.Count(dna, "\t\n") != 2 {
+		t.Errorf("dnaderiveddata.txt (%d lines, want a header, 6 rows, 2 without a sequence):\n%s", n, dna)
+	}
 	path := filepath.Join(dir, "fasta.zip")
 	runCmd(t, "export", "--table", table, "--format", "FASTA_ARCHIVE", "-o", path)
 	lines := zipLines(t, path)

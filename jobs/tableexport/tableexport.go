@@ -197,7 +197,7 @@ func (e *Engine) Export(ctx context.Context, req jobs.ExportRequest, w io.Writer
 	defer release()
 	x, err := download.NewExport(ctx, w, download.ExportSpec{Format: format, Key: req.Key, Predicate: p,
 		Snapshot: snap.ID, Created: req.Created, DOI: req.DOI, Link: req.Link, ChecklistKey: req.ChecklistKey,
-		VerbatimExtensions: req.VerbatimExtensions, Fields: req.Fields, SQL: req.SQL},
+		VerbatimExtensions: req.VerbatimExtensions, InterpretedExtensions: req.InterpretedExtensions, Fields: req.Fields, SQL: req.SQL},
 		download.ExportOptions{Catalog: e.exports, TempDir: e.cfg.TempDir, Logger: e.logger, Portal: req.Portal,
 			SQL: sqlquery.Options{Limits: e.cfg.Limits}, SQLMemory: e.cfg.SQLMemory})
 	if err != nil {
