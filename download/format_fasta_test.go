@@ -187,3 +187,52 @@ func TestInterpretedDNADerivedData(t *testing.T) {
 		}
 	}
 }
+
+// TestFastaScanPredicate: a FASTA archive's scan reads only records that
+// may have a sequence: isSequenced false is left out, true and null (a
+// table older than the column) kept, within the request's predicate.
+func TestFastaScanPredicate(t *testing.T) {
+	pred, err := occurrence.ParsePredicateJSON([]byte(`{"type":"equals","key":"GBIF_ID","value":"2"}`), occurrence.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := occurrence.NewBuilder()
+	defer b.Release()
+	r := occurrence.NewRecord()
+	idx := occurrence.ColumnIndex
+	for i, seq := range []string{"false", "true", "null", "true"} {
+		r.Reset()
+		r.SetInt(idx(occurrence.ColGBIFID), int64(min(i+1, 2)))
+		if seq != "null" {
+			r.SetBool(idx("isSequenced"), seq == "true")
+		}
+		b.Append(r)
+	}
+	rec := b.NewBatch()
+	defer rec.Release()
+	for _, c := range []struct {
+		spec ExportSpec
+		want []bool
+	}{
+		{ExportSpec{Format: FormatFastaArchive}, []bool{false, true, true, true}},
+		{ExportSpec{Format: FormatFastaArchive, Predicate: pred}, []bool{false, true, true, true}},
+		{ExportSpec{Format: FormatDWCA, Predicate: pred}, []bool{false, true, true, true}},
+		{ExportSpec{Format: FormatDWCA}, nil},
+	} {
+		x := &Export{spec: c.spec}
+		p := x.scanPredicate()
+		if c.want == nil {
+			if p != nil {
+				t.Errorf("%s without a predicate scans with %v", c.spec.Format, p)
+			}
+			continue
+		}
+		var got []bool
+		for i := range int(rec.NumRows()) {
+			got = append(got, p.MatchRow(rec, i))
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s, predicate %v: matches %v, want %v", c.spec.Format, c.spec.Predicate != nil, got, c.want)
+		}
+	}
+}

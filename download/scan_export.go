@@ -32,7 +32,7 @@ func (x *Export) WriteScan(ctx context.Context, t occurrence.Table, snap occurre
 		p.Scan = s
 		report()
 	}
-	req := occurrence.ScanRequest{Predicate: x.spec.Predicate, Columns: x.Columns(), Dictionaries: x.acceptsDictionaries(),
+	req := occurrence.ScanRequest{Predicate: x.scanPredicate(), Columns: x.Columns(), Dictionaries: x.acceptsDictionaries(),
 		Transient: x.transientColumns()}
 	st, err := occurrence.Scan(ctx, t, snap, req, opts,
 		func(b arrow.RecordBatch) error {
@@ -64,4 +64,20 @@ func (x *Export) transientColumns() []string {
 		return t.transient()
 	}
 	return nil
+}
+
+// scanPredicate is the predicate the scan runs: the spec's, narrowed for a
+// FASTA_ARCHIVE to the records that may have a sequence (isSequenced not
+// false: a table loaded before the column existed reads it as null and
+// keeps its records), so that the others' rows are never read.
+func (x *Export) scanPredicate() *occurrence.Predicate {
+	if x.spec.Format != FormatFastaArchive {
+		return x.spec.Predicate
+	}
+	seq := &occurrence.Predicate{Type: occurrence.TypeNot,
+		Predicate: &occurrence.Predicate{Type: occurrence.TypeEquals, Key: "IS_SEQUENCED", Value: "false"}}
+	if x.spec.Predicate == nil {
+		return seq
+	}
+	return &occurrence.Predicate{Type: occurrence.TypeAnd, Predicates: []*occurrence.Predicate{x.spec.Predicate, seq}}
 }
