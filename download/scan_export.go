@@ -1,6 +1,7 @@
 package download
 
 import (
+	"bytes"
 	"context"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -66,18 +67,46 @@ func (x *Export) transientColumns() []string {
 	return nil
 }
 
-// scanPredicate is the predicate the scan runs: the spec's, narrowed for a
-// FASTA_ARCHIVE to the records that may have a sequence (isSequenced not
-// false: a table loaded before the column existed reads it as null and
-// keeps its records), so that the others' rows are never read.
+// scanPredicate is the predicate the scan runs: the spec's, narrowed by
+// the format (formatNarrowing).
 func (x *Export) scanPredicate() *occurrence.Predicate {
-	if x.spec.Format != FormatFastaArchive {
+	n := formatNarrowing(x.spec.Format)
+	switch {
+	case n == nil:
 		return x.spec.Predicate
+	case x.spec.Predicate == nil:
+		return n
 	}
-	seq := &occurrence.Predicate{Type: occurrence.TypeNot,
+	return &occurrence.Predicate{Type: occurrence.TypeAnd, Predicates: []*occurrence.Predicate{x.spec.Predicate, n}}
+}
+
+// formatNarrowing is the condition a format's records meet whatever the
+// request, for the scan to leave the others unread; nil for most. A
+// FASTA_ARCHIVE's records may have a sequence: isSequenced not false (a
+// table loaded before the column existed reads it as null and keeps its
+// records).
+func formatNarrowing(f Format) *occurrence.Predicate {
+	if f != FormatFastaArchive {
+		return nil
+	}
+	return &occurrence.Predicate{Type: occurrence.TypeNot,
 		Predicate: &occurrence.Predicate{Type: occurrence.TypeEquals, Key: "IS_SEQUENCED", Value: "false"}}
-	if x.spec.Predicate == nil {
-		return seq
+}
+
+// NarrowPredicateJSON returns a request's predicate (JSON; empty or null
+// for all records) as the export of format f scans it, so that a count
+// before the download counts the records the format can hold.
+func NarrowPredicateJSON(f Format, pred []byte) ([]byte, error) {
+	n := formatNarrowing(f)
+	if n == nil {
+		return pred, nil
 	}
-	return &occurrence.Predicate{Type: occurrence.TypeAnd, Predicates: []*occurrence.Predicate{x.spec.Predicate, seq}}
+	nj, err := n.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	if p := bytes.TrimSpace(pred); len(p) == 0 || string(p) == "null" {
+		return nj, nil
+	}
+	return []byte(`{"type":"and","predicates":[` + string(pred) + `,` + string(nj) + `]}`), nil
 }

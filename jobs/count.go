@@ -38,7 +38,9 @@ type Estimate struct {
 	Format                    string `json:"format"`
 }
 
-// Count counts the records of a predicate and estimates the archive size:
+// Count counts the records of a predicate the format's export reads (for
+// FASTA_ARCHIVE, those that may have a sequence) and estimates the
+// archive size:
 // the average bytes per record of the format's succeeded downloads, else
 // the format's own estimate (download.FormatInfo), and its compression
 // ratio. The predicate's cost is checked before anything runs (as a
@@ -60,6 +62,11 @@ func (s *Service) Count(ctx context.Context, caller *User, format string, predic
 	}
 	pred, err := s.engine.CheckPredicate(predicate)
 	if err != nil {
+		return Estimate{}, err
+	}
+	// The records the format's export reads (a FASTA archive's: those that
+	// may have a sequence).
+	if pred, err = download.NarrowPredicateJSON(info.Name, pred); err != nil {
 		return Estimate{}, err
 	}
 	n, err := s.countLimited(ctx, caller, pred)

@@ -36,6 +36,14 @@ func TestCountAndQueryShortcuts(t *testing.T) {
 	if wrapped.Count != fam.Count || wrapped.Format != "SPECIES_LIST" || wrapped.EstimatedCompressedSize >= fam.EstimatedCompressedSize {
 		t.Fatalf("wrapped count %+v vs %+v", wrapped, fam)
 	}
+	// A FASTA archive's estimate counts the records that may have a
+	// sequence: none of the samples has one.
+	if fasta := s.count(`{"predicate":` + familyPredicate + `,"format":"FASTA_ARCHIVE"}`); fasta.Count != 0 || fasta.Format != "FASTA_ARCHIVE" {
+		t.Fatalf("FASTA_ARCHIVE count %+v, want 0", fasta)
+	}
+	if fasta := s.count(`{"predicate":null,"format":"FASTA_ARCHIVE"}`); fasta.Count != 0 {
+		t.Fatalf("FASTA_ARCHIVE count of everything %+v, want 0", fasta)
+	}
 	// A bare not predicate has a "predicate" field too: it is a predicate,
 	// not a {"predicate": ...} wrapper.
 	if not := s.count(`{"type":"not","predicate":` + familyPredicate + `}`); not.Count != all.Count-fam.Count {
