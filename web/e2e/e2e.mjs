@@ -394,7 +394,7 @@ try {
     await shot(page, 'download');
   });
 
-  await check('download as SIMPLE_AVRO: the hint names Avro readers (and SIMPLE_WITH_VERBATIM_AVRO\'s its entry), the link is KEY.avro and the file an Avro container', async () => {
+  await check('download as SIMPLE_AVRO: the hint names Avro readers (and SIMPLE_WITH_VERBATIM_AVRO\'s its entry, FASTA_ARCHIVE\'s its sequence files), the link is KEY.avro and the file an Avro container', async () => {
     await page.goto(`${BASE}/?country=TR`);
     await waitCount(page);
     // SIMPLE_WITH_VERBATIM_AVRO's fields are GBIF's: no columns to choose.
@@ -402,6 +402,11 @@ try {
     const vHint = await page.textContent(`#${await page.getByLabel('Format', { exact: true }).getAttribute('aria-describedby')}`);
     assert(/occurrence\.avro\/000000/.test(vHint) && /v_/.test(vHint), `SIMPLE_WITH_VERBATIM_AVRO's hint: ${vHint}`);
     assert(!(await page.locator('details.field').isVisible()), 'SIMPLE_WITH_VERBATIM_AVRO offers a choice of columns');
+    // FASTA_ARCHIVE: its hint names the sequence files and a reader, no columns to choose.
+    await page.getByLabel('Format', { exact: true }).selectOption('FASTA_ARCHIVE');
+    const fHint = await page.textContent(`#${await page.getByLabel('Format', { exact: true }).getAttribute('aria-describedby')}`);
+    assert(/sequences\.fasta/.test(fHint) && /Biopython/.test(fHint), `FASTA_ARCHIVE's hint: ${fHint}`);
+    assert(!(await page.locator('details.field').isVisible()), 'FASTA_ARCHIVE offers a choice of columns');
     // Exact: the columns offered for SIMPLE_AVRO include informationWithheld.
     await page.getByLabel('Format', { exact: true }).selectOption('SIMPLE_AVRO');
     const hintId = await page.getByLabel('Format', { exact: true }).getAttribute('aria-describedby');
