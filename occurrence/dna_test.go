@@ -85,3 +85,26 @@ func TestNucleotideSequencesFromJSON(t *testing.T) {
 		t.Errorf("NucleotideSequences = %+v\nwant %+v", got, want)
 	}
 }
+
+// FuzzNucleotideSequences: any extensions JSON, well-formed or not, gives
+// sequences whose cleaned text is IUPAC codes only and identified, and
+// never the same sequence and gene twice.
+func FuzzNucleotideSequences(f *testing.F) {
+	f.Add(`{"http://rs.gbif.org/terms/1.0/DNADerivedData":[{"http://rs.gbif.org/terms/dna_sequence":"acgtacgt acgt","https://w3id.org/mixs/0000044":"COX1"}]}`)
+	f.Add(`{"http://rs.gbif.org/terms/1.0/DNADerivedData":[{"http://rs.gbif.org/terms/dna_sequence":3},{}]}`)
+	f.Add(`{"http://rs.gbif.org/terms/1.0/DNADerivedData":{"x":1}}`)
+	f.Add(`[`)
+	f.Fuzz(func(t *testing.T, js string) {
+		seen := map[[2]string]bool{}
+		for _, s := range NucleotideSequences(js) {
+			k := [2]string{s.ID, s.TargetGene}
+			if seen[k] {
+				t.Fatalf("%q: %v twice", js, k)
+			}
+			seen[k] = true
+			if s.Sequence != "" && (s.ID == "" || strings.Trim(s.Sequence, "ACGTRYSWKMBDHVN") != "") {
+				t.Fatalf("%q: sequence %q, id %q", js, s.Sequence, s.ID)
+			}
+		}
+	})
+}
