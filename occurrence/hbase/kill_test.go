@@ -78,16 +78,25 @@ func TestScanFailsWhenHBaseKilled(t *testing.T) {
 	master, pid := startThrowawayHBase(t)
 	ctx := context.Background()
 	const opTimeout = 4 * time.Second
-	cfg := Config{Master: master, Table: "killed", Buckets: 2, Caching: 100,
-		Client: hrpc.Config{OperationTimeout: opTimeout, CallTimeout: 3 * time.Second}}
-	s, err := OpenConfig(ctx, cfg, slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	// The records are written with the client's default timeouts (a loaded
+	// machine made the scan's tight ones fail the ingest once), then read
+	// under the tight ones the kill is measured against.
+	cfg := Config{Master: master, Table: "killed", Buckets: 2, Caching: 100}
+	w, err := OpenConfig(ctx, cfg, logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := occurrencetest.NewGenerator(3, 100)
+	plan := g.Datasets(20000, 1)
+	ingestN(t, w, &plan[0], g, plan[0].Records, true)
+	w.Close()
+	cfg.Client = hrpc.Config{OperationTimeout: opTimeout, CallTimeout: 3 * time.Second}
+	s, err := OpenConfig(ctx, cfg, logger)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	g := occurrencetest.NewGenerator(3, 100)
-	plan := g.Datasets(20000, 1)
-	ingestN(t, s, &plan[0], g, plan[0].Records, true)
 	snap, err := s.Snapshot(ctx)
 	if err != nil {
 		t.Fatal(err)
