@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"strconv"
+	"sync"
 
 	"github.com/biodiversity-downloads/downloader/dwca"
 	"github.com/biodiversity-downloads/downloader/occurrence"
@@ -80,21 +81,28 @@ func newFastaWriter(ctx context.Context, x *Export) (formatWriter, error) {
 	return f, nil
 }
 
-// selectRows keeps the records with a usable sequence.
+// selectRows keeps the records with a usable sequence. The records are
+// interpreted on two goroutines, each half of the batch.
 func (f *fastaWriter) selectRows(b *batch) ([]bool, error) {
 	ext := b.col(occurrence.ColExtensions)
 	f.kept = append(f.kept[:0], make([]bool, b.n)...)
-	f.seqsOf = f.seqsOf[:0]
-	for i := range b.n {
-		var usable []occurrence.NucleotideSequence
-		for _, s := range occurrence.NucleotideSequences(str(ext, i)) {
-			if s.Sequence != "" {
-				usable = append(usable, s)
+	f.seqsOf = append(f.seqsOf[:0], make([][]occurrence.NucleotideSequence, b.n)...)
+	interpret := func(from, to int) {
+		for i := from; i < to; i++ {
+			var usable []occurrence.NucleotideSequence
+			for _, s := range occurrence.NucleotideSequences(str(ext, i)) {
+				if s.Sequence != "" {
+					usable = append(usable, s)
+				}
 			}
+			f.seqsOf[i], f.kept[i] = usable, len(usable) > 0
 		}
-		f.seqsOf = append(f.seqsOf, usable)
-		f.kept[i] = len(usable) > 0
 	}
+	half := b.n / 2
+	var wg sync.WaitGroup
+	wg.Go(func() { interpret(0, half) })
+	interpret(half, b.n)
+	wg.Wait()
 	return f.kept, nil
 }
 
@@ -126,9 +134,9 @@ func (f *fastaWriter) write(b *batch) error {
 		if len(seqs) == 0 {
 			continue
 		}
-		gbifID := string(id(f.cell[:0], i))
+		f.cell = id(f.cell[:0], i)
 		for _, s := range seqs {
-			if err := f.writeSequence(gbifID, s); err != nil {
+			if err := f.writeSequence(f.cell, s); err != nil {
 				return err
 			}
 		}
@@ -136,22 +144,36 @@ func (f *fastaWriter) write(b *batch) error {
 	return nil
 }
 
-// writeSequence writes one sequence's FASTA entry and sequences.txt row.
-func (f *fastaWriter) writeSequence(gbifID string, s occurrence.NucleotideSequence) error {
-	f.fasta.WriteString(">" + s.ID + "|" + gbifID + "|" + s.TargetGene + "\n")
+// writeSequence writes one sequence's FASTA entry and sequences.txt row
+// (every value is ASCII without tabs or line breaks: nothing to clean).
+func (f *fastaWriter) writeSequence(gbifID []byte, s occurrence.NucleotideSequence) error {
+	f.fasta.WriteByte('>')
+	f.fasta.WriteString(s.ID)
+	f.fasta.WriteByte('|')
+	f.fasta.Write(gbifID)
+	f.fasta.WriteByte('|')
+	f.fasta.WriteString(s.TargetGene)
+	f.fasta.WriteByte('\n')
 	f.fasta.WriteString(s.Sequence)
 	if err := f.fasta.WriteByte('\n'); err != nil {
 		return err
 	}
-	gc := ""
+	b := append(f.seqs.Rows(), gbifID...)
+	b = append(append(append(b, '\t'), s.ID...), '\t')
+	b = append(append(b, s.TargetGene...), '\t')
+	b = append(strconv.AppendInt(b, int64(s.Length), 10), '\t')
 	if s.HasGC {
-		gc = string(appendFloat(nil, s.GCContent))
+		b = appendFloat(b, s.GCContent)
 	}
-	return f.seqs.WriteRow([]string{gbifID, s.ID, s.TargetGene, strconv.Itoa(s.Length), gc,
-		string(appendFloat(nil, s.NonIUPACFraction)), string(appendFloat(nil, s.NonACGTNFraction)),
-		string(appendFloat(nil, s.NFraction)), strconv.Itoa(s.NRunsCapped),
-		strconv.FormatBool(s.NaturalLanguage), strconv.FormatBool(s.EndsTrimmed),
-		strconv.FormatBool(s.GapsOrWhitespaceRemoved), strconv.FormatBool(s.Invalid)})
+	for _, v := range []float64{s.NonIUPACFraction, s.NonACGTNFraction, s.NFraction} {
+		b = appendFloat(append(b, '\t'), v)
+	}
+	b = strconv.AppendInt(append(b, '\t'), int64(s.NRunsCapped), 10)
+	for _, v := range []bool{s.NaturalLanguage, s.EndsTrimmed, s.GapsOrWhitespaceRemoved, s.Invalid} {
+		b = strconv.AppendBool(append(b, '\t'), v)
+	}
+	_, err := f.seqs.SetRows(append(b, '\n'))
+	return err
 }
 
 func (f *fastaWriter) finish(ctx context.Context, res ExportResult, infos []occurrence.DatasetInfo) error {

@@ -72,7 +72,12 @@ func interpretDNA(n int, value func(row int, term string) string) (out []Nucleot
 	for i := range n {
 		var s NucleotideSequence
 		if raw := value(i, dnaSequenceTerm); raw != "" {
-			s.Result, s.DNASequenceID = dnaseq.Clean(raw), dnaseq.RawID(raw)
+			s.Result = dnaseq.Clean(raw)
+			if s.Sequence == raw {
+				s.DNASequenceID = s.ID // upper-case IUPAC letters only: the same MD5
+			} else {
+				s.DNASequenceID = dnaseq.RawID(raw)
+			}
 			for _, is := range sequenceIssues(s.Result) {
 				issues = appendUnique(issues, is)
 			}
@@ -120,7 +125,9 @@ func sequenceIssues(r dnaseq.Result) []string {
 
 // NucleotideSequences interprets the DNA-derived data rows of a record's
 // extensions (the extensions column's JSON) as ingest does (interpretDNA).
-// Invalid sequences and rows without one are kept, with no sequence.
+// Invalid sequences and rows without one are kept, with no sequence. A
+// sequence may share memory with extensions (dnaseq.Clean): keep it past
+// extensions' life only as a copy.
 func NucleotideSequences(extensions string) []NucleotideSequence {
 	if extensions == "" {
 		return nil
@@ -130,11 +137,33 @@ func NucleotideSequences(extensions string) []NucleotideSequence {
 		return nil
 	}
 	list := rows.Array()
-	out, _ := interpretDNA(len(list), func(i int, term string) string {
-		return list[i].Get(gjson.Escape(VerbatimKey(term))).String()
-	})
+	// Each row's members are read once (a Get per term would scan the row
+	// each time), by the terms' stored keys.
+	vals := make([]map[string]string, len(list))
+	for i, row := range list {
+		row.ForEach(func(k, v gjson.Result) bool {
+			if t, ok := dnaKeyTerms[k.Str]; ok {
+				if vals[i] == nil {
+					vals[i] = make(map[string]string, 2)
+				}
+				vals[i][t] = v.String()
+			}
+			return true
+		})
+	}
+	out, _ := interpretDNA(len(list), func(i int, term string) string { return vals[i][term] })
 	return out
 }
+
+// dnaKeyTerms are the terms interpretation reads by their keys in the
+// extensions column (VerbatimKey).
+var dnaKeyTerms = func() map[string]string {
+	m := map[string]string{VerbatimKey(dnaSequenceTerm): dnaSequenceTerm}
+	for _, t := range targetGeneTerms {
+		m[VerbatimKey(t)] = t
+	}
+	return m
+}()
 
 // dna sets a record's sequence identifiers and target genes from its
 // DNA-derived data, and flags the issues interpreting them raises.

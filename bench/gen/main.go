@@ -26,18 +26,19 @@ func main() {
 	seed := flag.Uint64("seed", 1, "random seed")
 	workers := flag.Int("workers", 2, "datasets written in parallel")
 	pageBytes := flag.Int("page-bytes", 0, "Parquet data page size (0: the store's default)")
+	dna := flag.Float64("dna", 0, "share of records with DNA-derived data rows (eDNA reads; 0: none, isSequenced left empty)")
 	flag.Parse()
 	if *dir == "" {
 		fmt.Fprintln(os.Stderr, "gen: -table is required")
 		os.Exit(2)
 	}
-	if err := run(*dir, *records, *datasets, *species, *seed, *workers, *pageBytes); err != nil {
+	if err := run(*dir, *records, *datasets, *species, *seed, *workers, *pageBytes, *dna); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}
 }
 
-func run(dir string, records, datasets, species int, seed uint64, workers, pageBytes int) error {
+func run(dir string, records, datasets, species int, seed uint64, workers, pageBytes int, dna float64) error {
 	ctx := context.Background()
 	s, err := parquet.Open(dir, parquet.Config{DataPageBytes: pageBytes}, nil)
 	if err != nil {
@@ -60,7 +61,7 @@ func run(dir string, records, datasets, species int, seed uint64, workers, pageB
 			rec := occurrence.NewRecord()
 			for i := range jobs {
 				g.Reseed(seed + uint64(i) + 1)
-				if err := writeDataset(ctx, s, g, &plan[i], rec); err != nil {
+				if err := writeDataset(ctx, s, g, &plan[i], rec, dna); err != nil {
 					errs <- err
 					return
 				}
@@ -88,13 +89,16 @@ func run(dir string, records, datasets, species int, seed uint64, workers, pageB
 	return nil
 }
 
-func writeDataset(ctx context.Context, s *parquet.Store, g *occurrencetest.Generator, ds *occurrencetest.Dataset, rec *occurrence.Record) error {
+func writeDataset(ctx context.Context, s *parquet.Store, g *occurrencetest.Generator, ds *occurrencetest.Dataset, rec *occurrence.Record, dna float64) error {
 	w, err := s.BeginDataset(ctx, ds.Info)
 	if err != nil {
 		return err
 	}
 	for j := 0; j < ds.Records; j++ {
 		g.Fill(rec, ds, j)
+		if dna > 0 {
+			addDNA(rec, ds.Info.Key, j, dna)
+		}
 		if err := w.Append(ctx, rec); err != nil {
 			w.Abort(ctx)
 			return err

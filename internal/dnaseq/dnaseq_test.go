@@ -86,6 +86,9 @@ func FuzzClean(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, raw string) {
 		r := Clean(raw)
+		if steps := cleanSteps(raw); r != steps {
+			t.Fatalf("Clean(%q) = %+v, the steps give %+v", raw, r, steps)
+		}
 		if r.Sequence == "" {
 			if r.ID != "" {
 				t.Fatalf("Clean(%q): an ID without a sequence", raw)
@@ -120,5 +123,30 @@ func TestRawID(t *testing.T) {
 	}
 	if RawID("") != "" || RawID("___") != "d41d8cd98f00b204e9800998ecf8427e" {
 		t.Errorf("RawID of nothing: %q, of no letter: %q", RawID(""), RawID("___"))
+	}
+}
+
+// The one-pass path and the steps agree on every plain read.
+func TestCleanPlainAgrees(t *testing.T) {
+	for _, raw := range []string{"ACGTACGT", "GGGGCCCCAAAATTTT", "AACATTATATTTTATTTTTGG", "ACGTACG"} {
+		fast, ok := cleanPlain(raw)
+		slow := cleanSteps(raw)
+		if ok != (len(raw) >= anchorMinRun) || (ok && fast != slow) {
+			t.Errorf("%q: one pass %+v (%v), steps %+v", raw, fast, ok, slow)
+		}
+	}
+}
+
+// BenchmarkClean: a plain 313-base COI read, the same read in lower case
+// with a gap (the steps), per read.
+func BenchmarkClean(b *testing.B) {
+	plain := strings.Repeat("ACGTTGCAAGGCTTAACCGGATCA", 13) + "ACGTT"
+	for _, c := range []struct{ name, raw string }{{"plain", plain}, {"steps", strings.ToLower(plain[:150]) + "--" + plain[150:]}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(c.raw)))
+			for b.Loop() {
+				Clean(c.raw)
+			}
+		})
 	}
 }
