@@ -3,6 +3,7 @@ package download
 import (
 	"bufio"
 	"context"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -59,7 +60,8 @@ type fastaWriter struct {
 }
 
 func newFastaWriter(ctx context.Context, x *Export) (formatWriter, error) {
-	x.spec.VerbatimExtensions = append(x.spec.VerbatimExtensions, "DNA_DERIVED_DATA") // resolveExtensions drops a repeat
+	// A copy: the caller's slice is not written. resolveExtensions drops a repeat.
+	x.spec.VerbatimExtensions = append(slices.Clone(x.spec.VerbatimExtensions), "DNA_DERIVED_DATA")
 	fw, err := newDWCAWriter(ctx, x)
 	if err != nil {
 		return nil, err

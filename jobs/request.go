@@ -266,7 +266,7 @@ func (r *Request) validateSQL() error {
 func (r *Request) validateExtensions() error {
 	dwcaLike := r.Format == string(download.FormatDWCA) || r.Format == string(download.FormatFastaArchive)
 	if r.Format == string(download.FormatFastaArchive) {
-		r.VerbatimExtensions = append(r.VerbatimExtensions, occurrence.RowTypeDNADerivedData)
+		r.VerbatimExtensions = append(slices.Clone(r.VerbatimExtensions), occurrence.RowTypeDNADerivedData)
 	}
 	if len(r.VerbatimExtensions) > 0 && !dwcaLike {
 		return fmt.Errorf("%w: verbatimExtensions: extension rows come in a %s or %s download, not %s", ErrInvalidRequest,
