@@ -15,7 +15,7 @@ const RowTypeDNADerivedData = "http://rs.gbif.org/terms/1.0/DNADerivedData"
 // MIxS's target_gene, under the URIs publishers' archives use for it.
 var (
 	dnaSequenceTerm = "http://rs.gbif.org/terms/dna_sequence"
-	targetGeneTerms = []string{"https://w3id.org/mixs/0000044", "https://w3id.org/mixs/target_gene", "http://gensc.org/ns/mixs/target_gene"}
+	targetGeneTerms = [...]string{"https://w3id.org/mixs/0000044", "https://w3id.org/mixs/target_gene", "http://gensc.org/ns/mixs/target_gene"}
 )
 
 // The DNA-derived data's issues (GBIF's OccurrenceIssue).
@@ -47,10 +47,13 @@ type NucleotideSequence struct {
 	// target_gene names ("COI", "SSU_rRNA_18S_eukaryotic"); empty when the
 	// row has none or the vocabulary does not know it.
 	TargetGene string
-	// DNASequenceID is GBIF's dnaSequenceID of the raw sequence
-	// (dnaseq.RawID); empty for a row without one.
-	DNASequenceID string
+	// Raw is the row's dna_sequence as published.
+	Raw string
 }
+
+// dnaRow is what interpretation reads of a DNA-derived data row: its
+// dna_sequence and its target_gene (the first of targetGeneTerms it has).
+type dnaRow struct{ seq, gene string }
 
 // conceptsTargetGene is GBIF's TargetGene vocabulary.
 var conceptsTargetGene = newConceptVocabulary("TargetGene", nil)
@@ -59,36 +62,28 @@ var conceptsTargetGene = newConceptVocabulary("TargetGene", nil)
 // names, as GBIF's vocabulary lookup finds it.
 func TargetGeneConcept(value string) (string, bool) { return conceptsTargetGene.lookup(value) }
 
-// interpretDNA interprets n DNA-derived data rows, value giving a row's
-// value of a term, as GBIF's pipelines' DnaDerivedDataInterpreter does:
-// each dna_sequence cleaned (dnaseq.Clean), each target_gene looked up in
-// GBIF's vocabulary, rows with the same cleaned sequence and target gene
-// once (the first kept), and the issues those steps raise.
-func interpretDNA(n int, value func(row int, term string) string) (out []NucleotideSequence, issues []string) {
-	if n == 0 {
+// interpretDNA interprets DNA-derived data rows as GBIF's pipelines'
+// DnaDerivedDataInterpreter does: each dna_sequence cleaned
+// (dnaseq.Clean), each target_gene looked up in GBIF's vocabulary, rows
+// with the same cleaned sequence and target gene once (the first kept),
+// and the issues those steps raise.
+func interpretDNA(rows []dnaRow) (out []NucleotideSequence, issues []string) {
+	if len(rows) == 0 {
 		return nil, nil
 	}
 	seen := map[[2]string]bool{}
-	for i := range n {
-		var s NucleotideSequence
-		if raw := value(i, dnaSequenceTerm); raw != "" {
-			s.Result = dnaseq.Clean(raw)
-			if s.Sequence == raw {
-				s.DNASequenceID = s.ID // upper-case IUPAC letters only: the same MD5
-			} else {
-				s.DNASequenceID = dnaseq.RawID(raw)
-			}
+	for _, row := range rows {
+		s := NucleotideSequence{Raw: row.seq}
+		if row.seq != "" {
+			s.Result = dnaseq.Clean(row.seq)
 			for _, is := range sequenceIssues(s.Result) {
 				issues = appendUnique(issues, is)
 			}
 		}
-		for _, t := range targetGeneTerms {
-			if v := value(i, t); v != "" {
-				var ok bool
-				if s.TargetGene, ok = TargetGeneConcept(v); !ok {
-					issues = appendUnique(issues, IssueTargetGeneInvalid)
-				}
-				break
+		if row.gene != "" {
+			var ok bool
+			if s.TargetGene, ok = TargetGeneConcept(row.gene); !ok {
+				issues = appendUnique(issues, IssueTargetGeneInvalid)
 			}
 		}
 		k := [2]string{s.ID, s.TargetGene}
@@ -100,6 +95,17 @@ func interpretDNA(n int, value func(row int, term string) string) (out []Nucleot
 		out = append(out, s)
 	}
 	return out, issues
+}
+
+// dnaRowOf reads a row's terms through value.
+func dnaRowOf(value func(term string) string) dnaRow {
+	r := dnaRow{seq: value(dnaSequenceTerm)}
+	for _, t := range targetGeneTerms {
+		if r.gene = value(t); r.gene != "" {
+			break
+		}
+	}
+	return r
 }
 
 // sequenceIssues are the issues GBIF flags on a cleaned sequence.
@@ -139,43 +145,51 @@ func NucleotideSequences(extensions string) []NucleotideSequence {
 	list := rows.Array()
 	// Each row's members are read once (a Get per term would scan the row
 	// each time), by the terms' stored keys.
-	vals := make([]map[string]string, len(list))
+	dna := make([]dnaRow, len(list))
 	for i, row := range list {
+		var vals [1 + len(targetGeneTerms)]string // dna_sequence, then targetGeneTerms
 		row.ForEach(func(k, v gjson.Result) bool {
-			if t, ok := dnaKeyTerms[k.Str]; ok {
-				if vals[i] == nil {
-					vals[i] = make(map[string]string, 2)
-				}
-				vals[i][t] = v.String()
+			if slot, ok := dnaKeySlots[k.Str]; ok {
+				vals[slot] = v.String()
 			}
 			return true
 		})
+		dna[i] = dnaRowOf(func(term string) string { return vals[dnaTermSlots[term]] })
 	}
-	out, _ := interpretDNA(len(list), func(i int, term string) string { return vals[i][term] })
+	out, _ := interpretDNA(dna)
 	return out
 }
 
-// dnaKeyTerms are the terms interpretation reads by their keys in the
-// extensions column (VerbatimKey).
-var dnaKeyTerms = func() map[string]string {
-	m := map[string]string{VerbatimKey(dnaSequenceTerm): dnaSequenceTerm}
-	for _, t := range targetGeneTerms {
-		m[VerbatimKey(t)] = t
+// dnaTermSlots number the terms interpretation reads (dna_sequence 0, then
+// targetGeneTerms), dnaKeySlots the same by their keys in the extensions
+// column (VerbatimKey).
+var dnaTermSlots, dnaKeySlots = func() (terms, keys map[string]int) {
+	terms, keys = map[string]int{}, map[string]int{}
+	for i, t := range append([]string{dnaSequenceTerm}, targetGeneTerms[:]...) {
+		terms[t], keys[VerbatimKey(t)] = i, i
 	}
-	return m
+	return terms, keys
 }()
 
 // dna sets a record's sequence identifiers and target genes from its
 // DNA-derived data, and flags the issues interpreting them raises.
 func (in *interpreter) dna(rows []Terms) {
-	seqs, issues := interpretDNA(len(rows), func(i int, term string) string { return rows[i][term] })
+	dna := make([]dnaRow, len(rows))
+	for i, r := range rows {
+		dna[i] = dnaRowOf(func(term string) string { return r[term] })
+	}
+	seqs, issues := interpretDNA(dna)
 	for _, is := range issues {
 		in.flag(is)
 	}
 	var ids, genes []string
 	for _, s := range seqs {
-		if s.DNASequenceID != "" {
-			ids = appendUnique(ids, s.DNASequenceID)
+		switch {
+		case s.Raw == "":
+		case s.Sequence == s.Raw:
+			ids = appendUnique(ids, s.ID) // upper-case IUPAC letters only: the same MD5
+		default:
+			ids = appendUnique(ids, dnaseq.RawID(s.Raw))
 		}
 		if s.TargetGene != "" {
 			genes = appendUnique(genes, s.TargetGene)

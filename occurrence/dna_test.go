@@ -80,7 +80,11 @@ func TestNucleotideSequencesFromJSON(t *testing.T) {
 	}
 	js, _ := json.Marshal(byKey)
 	got := NucleotideSequences(string(js))
-	want, _ := interpretDNA(len(rows), func(i int, term string) string { return rows[i][term] })
+	dna := make([]dnaRow, len(rows))
+	for i, r := range rows {
+		dna[i] = dnaRowOf(func(term string) string { return r[term] })
+	}
+	want, _ := interpretDNA(dna)
 	if len(got) != 2 || !slices.Equal(got, want) || got[0].TargetGene != "SSU_rRNA_18S_eukaryotic" || got[1].TargetGene != "COI" || got[1].Sequence != "" {
 		t.Errorf("NucleotideSequences = %+v\nwant %+v", got, want)
 	}
