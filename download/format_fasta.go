@@ -5,7 +5,6 @@ import (
 	"context"
 	"slices"
 	"strconv"
-	"sync"
 
 	"github.com/biodiversity-downloads/downloader/dwca"
 	"github.com/biodiversity-downloads/downloader/occurrence"
@@ -84,12 +83,12 @@ func newFastaWriter(ctx context.Context, x *Export) (formatWriter, error) {
 }
 
 // selectRows keeps the records with a usable sequence. The records are
-// interpreted on two goroutines, each half of the batch.
+// interpreted on two goroutines (shareRows).
 func (f *fastaWriter) selectRows(b *batch) ([]bool, error) {
 	ext := b.col(occurrence.ColExtensions)
 	f.kept = append(f.kept[:0], make([]bool, b.n)...)
 	f.seqsOf = append(f.seqsOf[:0], make([][]occurrence.NucleotideSequence, b.n)...)
-	interpret := func(from, to int) {
+	shareRows(b.n, func(from, to int) {
 		for i := from; i < to; i++ {
 			var usable []occurrence.NucleotideSequence
 			for _, s := range occurrence.NucleotideSequences(str(ext, i)) {
@@ -99,12 +98,7 @@ func (f *fastaWriter) selectRows(b *batch) ([]bool, error) {
 			}
 			f.seqsOf[i], f.kept[i] = usable, len(usable) > 0
 		}
-	}
-	half := b.n / 2
-	var wg sync.WaitGroup
-	wg.Go(func() { interpret(0, half) })
-	interpret(half, b.n)
-	wg.Wait()
+	})
 	return f.kept, nil
 }
 

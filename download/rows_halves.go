@@ -126,3 +126,34 @@ func writeRows(rw *dwca.TextWriter, lo, hi int, row rowFn) error {
 	}
 	return nil
 }
+
+// shareRows calls fn(lo, hi) for pieces of rows 0..n-1, the calling
+// goroutine taking pieces from the front and a helper from the back, as
+// rowHalves shares a batch (rowShare); it returns when every piece is
+// done. fn must be safe to run on two pieces at once.
+func shareRows(n int, fn func(lo, hi int)) {
+	if n < minHalvesRows || runtime.GOMAXPROCS(0) < 2 {
+		fn(0, n)
+		return
+	}
+	count := (n + halvesPiece - 1) / halvesPiece
+	s := &rowShare{done: make(chan struct{}, 1)}
+	s.state.Store(uint64(count))
+	piece := func(front bool) bool {
+		p, ok := s.take(front)
+		if ok {
+			fn(p*halvesPiece, min(n, (p+1)*halvesPiece))
+		}
+		return ok
+	}
+	go func() {
+		defer func() { s.done <- struct{}{} }()
+		for piece(false) {
+		}
+	}()
+	for piece(true) {
+	}
+	if int(s.state.Load()>>32) < count {
+		<-s.done // the helper took pieces: wait for its last
+	}
+}

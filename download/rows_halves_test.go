@@ -85,3 +85,21 @@ func TestRowHalvesShares(t *testing.T) {
 		}
 	}
 }
+
+// shareRows calls fn for every row exactly once, across pieces taken by
+// both goroutines, for small and shared batches.
+func TestShareRowsVisitsEachRowOnce(t *testing.T) {
+	for _, n := range []int{0, 1, minHalvesRows - 1, minHalvesRows, 1000, 4097} {
+		seen := make([]atomic.Int32, n)
+		shareRows(n, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				seen[i].Add(1)
+			}
+		})
+		for i := range seen {
+			if c := seen[i].Load(); c != 1 {
+				t.Fatalf("n %d: row %d visited %d times", n, i, c)
+			}
+		}
+	}
+}
