@@ -170,8 +170,8 @@ func NewExport(ctx context.Context, w io.Writer, spec ExportSpec, opts ExportOpt
 	if spec.Fields != nil && !f.Fields {
 		return nil, fmt.Errorf("%w: fields can be chosen for %s, not %s", ErrFormat, strings.Join(fieldFormats(), " and "), name)
 	}
-	if len(spec.VerbatimExtensions) > 0 && name != FormatDWCA && name != FormatFastaArchive {
-		return nil, fmt.Errorf("%w: verbatim extensions come in a %s or a %s, not %s", ErrFormat, FormatDWCA, FormatFastaArchive, name)
+	if len(spec.VerbatimExtensions) > 0 && !f.Extensions {
+		return nil, fmt.Errorf("%w: verbatim extensions come in %s, not %s", ErrFormat, strings.Join(ExtensionFormats(), " or "), name)
 	}
 	if _, err := CheckInterpretedExtensions(spec.InterpretedExtensions, name); err != nil {
 		return nil, err

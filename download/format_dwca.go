@@ -28,7 +28,7 @@ func init() {
 	register(FormatInfo{
 		Name:        FormatDWCA,
 		Description: "Darwin Core Archive: interpreted occurrence.txt, verbatim.txt, multimedia.txt, meta.xml, the download's and each dataset's EML, citations and rights",
-		Extension:   ".zip", ContentType: "application/zip", Dictionaries: true,
+		Extension:   ".zip", ContentType: "application/zip", Dictionaries: true, Extensions: true,
 		BytesPerRecord: 115, CompressionRatio: 10.5, Order: 0,
 		open: newDWCAWriter,
 	})
@@ -181,7 +181,7 @@ func newDWCAWriter(ctx context.Context, x *Export) (formatWriter, error) {
 		d.abort()
 		return nil, err
 	}
-	if dna, _ := CheckInterpretedExtensions(x.spec.InterpretedExtensions, x.spec.Format); dna {
+	if len(x.spec.InterpretedExtensions) > 0 { // NewExport took DNA_DERIVED_DATA only
 		if err := d.openDNA(); err != nil {
 			d.abort()
 			return nil, err

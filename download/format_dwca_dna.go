@@ -2,6 +2,7 @@ package download
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/biodiversity-downloads/downloader/dwca"
 	"github.com/biodiversity-downloads/downloader/occurrence"
@@ -34,8 +35,8 @@ func CheckInterpretedExtensions(names []string, f Format) (bool, error) {
 		}
 		dna = true
 	}
-	if dna && f != FormatDWCA && f != FormatFastaArchive {
-		return false, fmt.Errorf("%w: interpreted extensions come in a %s or a %s, not %s", ErrFormat, FormatDWCA, FormatFastaArchive, f)
+	if info, err := f.Info(); dna && (err != nil || !info.Extensions) {
+		return false, fmt.Errorf("%w: interpreted extensions come in %s, not %s", ErrFormat, strings.Join(ExtensionFormats(), " or "), f)
 	}
 	return dna, nil
 }

@@ -18,9 +18,15 @@ func init() {
 	register(FormatInfo{
 		Name:        FormatFastaArchive,
 		Description: "FASTA archive: a Darwin Core Archive of the records with a usable DNA sequence, with their DNA-derived data, sequences.fasta and each sequence's figures in sequences.txt",
-		Extension:   ".zip", ContentType: "application/zip", Dictionaries: true,
-		BytesPerRecord: 115, CompressionRatio: 10.5, Order: 10,
+		Extension:   ".zip", ContentType: "application/zip", Dictionaries: true, Extensions: true,
+		ImpliedExtensions: []string{"DNA_DERIVED_DATA"},
+		BytesPerRecord:    115, CompressionRatio: 10.5, Order: 10,
 		open: newFastaWriter,
+		// Records that may have a sequence: isSequenced not false (a table
+		// loaded before the column existed reads it as null and keeps
+		// its records).
+		narrowing: &occurrence.Predicate{Type: occurrence.TypeNot,
+			Predicate: &occurrence.Predicate{Type: occurrence.TypeEquals, Key: "IS_SEQUENCED", Value: "false"}},
 	})
 }
 
@@ -60,7 +66,7 @@ type fastaWriter struct {
 
 func newFastaWriter(ctx context.Context, x *Export) (formatWriter, error) {
 	// A copy: the caller's slice is not written. resolveExtensions drops a repeat.
-	x.spec.VerbatimExtensions = append(slices.Clone(x.spec.VerbatimExtensions), "DNA_DERIVED_DATA")
+	x.spec.VerbatimExtensions = append(slices.Clone(x.spec.VerbatimExtensions), x.format.ImpliedExtensions...)
 	fw, err := newDWCAWriter(ctx, x)
 	if err != nil {
 		return nil, err

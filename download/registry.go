@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/biodiversity-downloads/downloader/occurrence"
 )
 
 // Format is a download format's name, as GBIF names them ("SIMPLE_CSV").
@@ -37,6 +39,14 @@ type FormatInfo struct {
 	CompressionRatio float64
 	// Order places the format in lists (GBIF's DownloadFormat order).
 	Order int
+	// Extensions is set for the formats that carry extension files
+	// (ExportSpec.VerbatimExtensions and InterpretedExtensions): the
+	// Darwin Core Archives.
+	Extensions bool
+	// ImpliedExtensions are verbatim extensions the format always carries,
+	// asked for or not (FASTA_ARCHIVE's DNA_DERIVED_DATA, which GBIF's
+	// DownloadResource adds to the request).
+	ImpliedExtensions []string
 	// SQL is set for the format that answers a SQL query (ExportSpec.SQL)
 	// rather than a predicate: a form that builds predicates does not
 	// offer it.
@@ -46,6 +56,10 @@ type FormatInfo struct {
 	// set, checks a choice of fields beyond their names (CheckFields).
 	open        func(ctx context.Context, x *Export) (formatWriter, error)
 	checkFields func(fields []field) error
+	// narrowing is the condition the format's records meet whatever the
+	// request, for the scan to leave the others unread (scanPredicate);
+	// nil for most.
+	narrowing *occurrence.Predicate
 }
 
 // ErrFormat marks an unknown format or a bad field choice.
@@ -122,10 +136,18 @@ func (f FormatInfo) zipped() bool { return f.Extension == ".zip" }
 func (f Format) Info() (FormatInfo, error) { return LookupFormat(string(f)) }
 
 // fieldFormats names the formats whose fields a request may choose.
-func fieldFormats() []string {
+func fieldFormats() []string { return formatsWhere(func(f FormatInfo) bool { return f.Fields }) }
+
+// ExtensionFormats names the formats that carry extension files.
+func ExtensionFormats() []string {
+	return formatsWhere(func(f FormatInfo) bool { return f.Extensions })
+}
+
+// formatsWhere names the registered formats keep keeps, in Order.
+func formatsWhere(keep func(FormatInfo) bool) []string {
 	var out []string
 	for _, f := range registry {
-		if f.Fields {
+		if keep(f) {
 			out = append(out, string(f.Name))
 		}
 	}

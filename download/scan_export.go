@@ -68,40 +68,27 @@ func (x *Export) transientColumns() []string {
 }
 
 // scanPredicate is the predicate the scan runs: the spec's, narrowed by
-// the format (formatNarrowing).
+// the format (FormatInfo.narrowing).
 func (x *Export) scanPredicate() *occurrence.Predicate {
-	n := formatNarrowing(x.spec.Format)
+	n, p := x.format.narrowing, x.spec.Predicate
 	switch {
 	case n == nil:
-		return x.spec.Predicate
-	case x.spec.Predicate == nil:
+		return p
+	case p == nil:
 		return n
 	}
-	return &occurrence.Predicate{Type: occurrence.TypeAnd, Predicates: []*occurrence.Predicate{x.spec.Predicate, n}}
-}
-
-// formatNarrowing is the condition a format's records meet whatever the
-// request, for the scan to leave the others unread; nil for most. A
-// FASTA_ARCHIVE's records may have a sequence: isSequenced not false (a
-// table loaded before the column existed reads it as null and keeps its
-// records).
-func formatNarrowing(f Format) *occurrence.Predicate {
-	if f != FormatFastaArchive {
-		return nil
-	}
-	return &occurrence.Predicate{Type: occurrence.TypeNot,
-		Predicate: &occurrence.Predicate{Type: occurrence.TypeEquals, Key: "IS_SEQUENCED", Value: "false"}}
+	return &occurrence.Predicate{Type: occurrence.TypeAnd, Predicates: []*occurrence.Predicate{p, n}}
 }
 
 // NarrowPredicateJSON returns a request's predicate (JSON; empty or null
 // for all records) as the export of format f scans it, so that a count
 // before the download counts the records the format can hold.
 func NarrowPredicateJSON(f Format, pred []byte) ([]byte, error) {
-	n := formatNarrowing(f)
-	if n == nil {
-		return pred, nil
+	info, err := f.Info()
+	if err != nil || info.narrowing == nil {
+		return pred, err
 	}
-	nj, err := n.MarshalJSON()
+	nj, err := info.narrowing.MarshalJSON()
 	if err != nil {
 		return nil, err
 	}

@@ -11,7 +11,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/biodiversity-downloads/downloader/download"
-	"github.com/biodiversity-downloads/downloader/occurrence"
 	"github.com/biodiversity-downloads/downloader/sqlquery"
 )
 
@@ -259,20 +258,23 @@ func (r *Request) validateSQL() error {
 }
 
 // validateExtensions resolves verbatimExtensions and interpretedExtensions
-// (row types or GBIF's names) to row types, once each, for a DWCA or a
-// FASTA archive: the other formats have no place for extension rows. A
-// FASTA archive's request lists DNA_DERIVED_DATA among its verbatim
-// extensions, as GBIF's DownloadResource adds it.
+// (row types or GBIF's names) to row types, once each, for the formats
+// that carry extension files (download.ExtensionFormats): the others have
+// no place for extension rows. A format's implied extensions (a FASTA
+// archive's DNA_DERIVED_DATA) are added, as GBIF's DownloadResource adds
+// them.
 func (r *Request) validateExtensions() error {
-	dwcaLike := r.Format == string(download.FormatDWCA) || r.Format == string(download.FormatFastaArchive)
-	if r.Format == string(download.FormatFastaArchive) {
-		r.VerbatimExtensions = append(slices.Clone(r.VerbatimExtensions), occurrence.RowTypeDNADerivedData)
+	info, err := download.LookupFormat(r.Format)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrUnknownFormat, err)
 	}
-	if len(r.VerbatimExtensions) > 0 && !dwcaLike {
-		return fmt.Errorf("%w: verbatimExtensions: extension rows come in a %s or %s download, not %s", ErrInvalidRequest,
-			download.FormatDWCA, download.FormatFastaArchive, r.Format)
+	if len(info.ImpliedExtensions) > 0 {
+		r.VerbatimExtensions = append(slices.Clone(r.VerbatimExtensions), info.ImpliedExtensions...)
 	}
-	var err error
+	if len(r.VerbatimExtensions) > 0 && !info.Extensions {
+		return fmt.Errorf("%w: verbatimExtensions: extension rows come in %s, not %s", ErrInvalidRequest,
+			strings.Join(download.ExtensionFormats(), " or "), r.Format)
+	}
 	if r.VerbatimExtensions, err = rowTypes("verbatimExtensions", r.VerbatimExtensions); err != nil {
 		return err
 	}
