@@ -91,8 +91,7 @@ func cleanSteps(raw string) Result {
 	r.measure(s)
 	r.Invalid = r.NonIUPACFraction > 0 || r.NaturalLanguage
 	if !r.Invalid && s != "" {
-		sum := md5.Sum([]byte(s))
-		r.Sequence, r.ID = s, hex.EncodeToString(sum[:])
+		r.Sequence, r.ID = s, md5Hex([]byte(s))
 	}
 	return r
 }
@@ -115,8 +114,7 @@ func cleanPlain(raw string) (Result, bool) {
 	if valid == 0 {
 		return Result{}, false
 	}
-	sum := md5.Sum([]byte(raw))
-	return Result{Sequence: raw, ID: hex.EncodeToString(sum[:]), Length: len(raw),
+	return Result{Sequence: raw, ID: md5Hex([]byte(raw)), Length: len(raw),
 		GCContent: float64(gc) / float64(len(raw)), HasGC: true}, true
 }
 
@@ -169,8 +167,9 @@ func mapBases(s string) (string, bool) {
 	return string(b), gaps
 }
 
-// isAnchor reports whether c may start or end a cleaned sequence.
-func isAnchor(c byte) bool { return c == 'A' || c == 'C' || c == 'G' || c == 'T' || c == 'U' }
+// isAnchor reports whether c may start or end a cleaned sequence: A, C,
+// G or T (GBIF's anchors also name U, which mapBases has turned into T).
+func isAnchor(c byte) bool { return plainClass[c]&1 != 0 }
 
 // trimToAnchors keeps s from the start of its first run of anchorMinRun or
 // more anchor characters to the end of its last; with no such run it
@@ -284,6 +283,11 @@ func RawID(raw string) string {
 			b = append(b, c)
 		}
 	}
+	return md5Hex(b)
+}
+
+// md5Hex is the hex MD5 of b, GBIF's sequence identifiers.
+func md5Hex(b []byte) string {
 	sum := md5.Sum(b)
 	return hex.EncodeToString(sum[:])
 }
