@@ -231,12 +231,22 @@ func TestCountryCodesAreGBIFs(t *testing.T) {
 			t.Errorf("CountryCode gives %s, which GBIF's Country has not", code)
 		}
 	}
-	if len(gbifCountryNames) != 253 {
-		t.Errorf("%d GBIF country names; gbif-api's Country has 253 constants", len(gbifCountryNames))
+	if len(gbifCountries) != 253 {
+		t.Errorf("%d GBIF country names; gbif-api's Country has 253 constants", len(gbifCountries))
 	}
-	for code := range gbifCountryNames {
+	for code, c := range gbifCountries {
 		if !seen[code] && code != "AA" && code != "XZ" && code != "ZZ" && code != "XK" {
 			t.Errorf("GBIF's %s is given for no code or name", code)
+		}
+		if c.name == "" || c.title == "" {
+			t.Errorf("GBIF's %s: name %q, title %q", code, c.name, c.title)
+		}
+	}
+	// Titles, the non-ASCII constants' too (the first list of titles missed
+	// them, as the first list of names had).
+	for code, want := range map[string]string{"DK": "Denmark", "CI": "Côte d’Ivoire", "BL": "Saint Barthélemy"} {
+		if got, ok := GBIFCountryTitle(code); !ok || got != want {
+			t.Errorf("GBIFCountryTitle(%s) = %q, %v; want %q", code, got, ok, want)
 		}
 	}
 }
