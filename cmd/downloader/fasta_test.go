@@ -1,9 +1,6 @@
 package main
 
 import (
-	"archive/zip"
-	"bytes"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -13,33 +10,6 @@ import (
 	"github.com/biodiversity-downloads/downloader/internal/dnaseq"
 	"github.com/biodiversity-downloads/downloader/internal/readers"
 )
-
-// zipDir zips the files of dir into a new archive and returns its path.
-func zipDir(t *testing.T, dir string) string {
-	t.Helper()
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	files, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range files {
-		b, err := os.ReadFile(filepath.Join(dir, f.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		w, _ := zw.Create(f.Name())
-		w.Write(b)
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), filepath.Base(dir)+".zip")
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
 
 // TestFastaArchiveOfAnEDNADataset ingests an eDNA archive (testdata/edna:
 // six ASV records of two lake sites, their DNA-derived data with a clean
@@ -54,7 +24,7 @@ func zipDir(t *testing.T, dir string) string {
 func TestFastaArchiveOfAnEDNADataset(t *testing.T) {
 	dir := t.TempDir()
 	table := filepath.Join(dir, "table")
-	runCmd(t, "ingest", "--table", table, zipDir(t, "testdata/edna"))
+	runCmd(t, "ingest", "--table", table, "testdata/edna") // an unzipped archive, as ingest takes it
 	// Ingest flags the DNA-derived data's issues as GBIF's pipelines do:
 	// the UNMERGED note and the read with a J are invalid, the repeated
 	// read was collapsed and has 5 N in 82; three had whitespace or gaps.
