@@ -65,36 +65,39 @@ func TargetGeneConcept(value string) (string, bool) { return conceptsTargetGene.
 // interpretDNA interprets DNA-derived data rows as GBIF's pipelines'
 // DnaDerivedDataInterpreter does: each dna_sequence cleaned
 // (dnaseq.Clean), each target_gene looked up in GBIF's vocabulary, rows
-// with the same cleaned sequence and target gene once (the first kept),
-// and the issues those steps raise.
-func interpretDNA(rows []dnaRow) (out []NucleotideSequence, issues []string) {
+// with the same cleaned sequence and target gene once (the first kept).
+// With flag not nil, it flags the issues those steps raise (ingest; a
+// download has no use for them).
+func interpretDNA(rows []dnaRow, flag func(issue string)) []NucleotideSequence {
 	if len(rows) == 0 {
-		return nil, nil
+		return nil
 	}
+	if flag == nil {
+		flag = func(string) {}
+	}
+	var out []NucleotideSequence
 	seen := map[[2]string]bool{}
 	for _, row := range rows {
 		s := NucleotideSequence{Raw: row.seq}
 		if row.seq != "" {
 			s.Result = dnaseq.Clean(row.seq)
-			for _, is := range sequenceIssues(s.Result) {
-				issues = appendUnique(issues, is)
-			}
+			sequenceIssues(s.Result, flag)
 		}
 		if row.gene != "" {
 			var ok bool
 			if s.TargetGene, ok = TargetGeneConcept(row.gene); !ok {
-				issues = appendUnique(issues, IssueTargetGeneInvalid)
+				flag(IssueTargetGeneInvalid)
 			}
 		}
 		k := [2]string{s.ID, s.TargetGene}
 		if seen[k] {
-			issues = appendUnique(issues, IssueDuplicateNucleotideSequences)
+			flag(IssueDuplicateNucleotideSequences)
 			continue
 		}
 		seen[k] = true
 		out = append(out, s)
 	}
-	return out, issues
+	return out
 }
 
 // dnaRowOf reads a row's terms through value.
@@ -108,9 +111,8 @@ func dnaRowOf(value func(term string) string) dnaRow {
 	return r
 }
 
-// sequenceIssues are the issues GBIF flags on a cleaned sequence.
-func sequenceIssues(r dnaseq.Result) []string {
-	var out []string
+// sequenceIssues flags the issues GBIF raises on a cleaned sequence.
+func sequenceIssues(r dnaseq.Result, flag func(issue string)) {
 	for _, c := range []struct {
 		on    bool
 		issue string
@@ -123,10 +125,9 @@ func sequenceIssues(r dnaseq.Result) []string {
 		{r.Length > 0 && r.NonACGTNFraction > highAmbiguity, IssueNucleotideSequenceHighAmbiguity},
 	} {
 		if c.on {
-			out = append(out, c.issue)
+			flag(c.issue)
 		}
 	}
-	return out
 }
 
 // NucleotideSequences interprets the DNA-derived data rows of a record's
@@ -156,8 +157,7 @@ func NucleotideSequences(extensions string) []NucleotideSequence {
 		})
 		dna[i] = dnaRowOf(func(term string) string { return vals[dnaTermSlots[term]] })
 	}
-	out, _ := interpretDNA(dna)
-	return out
+	return interpretDNA(dna, nil)
 }
 
 // dnaTermSlots number the terms interpretation reads (dna_sequence 0, then
@@ -178,10 +178,7 @@ func (in *interpreter) dna(rows []Terms) {
 	for i, r := range rows {
 		dna[i] = dnaRowOf(func(term string) string { return r[term] })
 	}
-	seqs, issues := interpretDNA(dna)
-	for _, is := range issues {
-		in.flag(is)
-	}
+	seqs := interpretDNA(dna, in.flag)
 	var ids, genes []string
 	for _, s := range seqs {
 		switch {

@@ -84,7 +84,7 @@ func TestNucleotideSequencesFromJSON(t *testing.T) {
 	for i, r := range rows {
 		dna[i] = dnaRowOf(func(term string) string { return r[term] })
 	}
-	want, _ := interpretDNA(dna)
+	want := interpretDNA(dna, nil)
 	if len(got) != 2 || !slices.Equal(got, want) || got[0].TargetGene != "SSU_rRNA_18S_eukaryotic" || got[1].TargetGene != "COI" || got[1].Sequence != "" {
 		t.Errorf("NucleotideSequences = %+v\nwant %+v", got, want)
 	}
