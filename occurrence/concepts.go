@@ -27,6 +27,9 @@ type conceptDef struct {
 	name, parent string
 	labels       []langLabel
 	hidden       []string
+	// tags are the concept's "name: value" tags a vocabulary's
+	// interpretation reads (GeoTime's rank, startAge and endAge).
+	tags []string
 }
 
 // langLabel is a label or alternative label in a language ("en", "es-ES").

@@ -181,6 +181,7 @@ func Interpret(raw RawRecord, ds DatasetContext, rec *Record) {
 	in.measurements()
 	in.typeStatus()
 	in.concepts()
+	in.geology()
 	in.license()
 	in.derived(raw.Extensions)
 	in.dna(raw.Extensions[RowTypeDNADerivedData])

@@ -220,6 +220,7 @@ func (c *compiled) compileValues(p *Predicate, path string) error {
 			p.Value = nv
 		}
 	}
+	c.geoTimeBound()
 	return nil
 }
 
@@ -325,6 +326,9 @@ func (c *compiled) compileRange(p *Predicate, path string) error {
 // parseExtent parses a number or date value, or a range "a,b" unless single.
 func parseExtent(spec *keySpec, v string, single bool) (extent, error) {
 	v = strings.TrimSpace(v)
+	if spec.geoTime {
+		return parseGeoTime(v, single)
+	}
 	if strings.Count(v, ",") > 1 {
 		return extent{}, fmt.Errorf("several values in one: a,b is a range; for several values use in (\"values\": [...])")
 	}

@@ -79,7 +79,7 @@ func (ec *EvalCache) Trim(p *Predicate, s Stats) []string {
 	}
 	member, _ := s.(IntMembership)
 	kept := p.columns(func(c *compiled, col string) bool {
-		if len(c.cols()) < 2 || c.isDate() {
+		if len(c.cols()) < 2 || c.isDate() || c.isSpan() {
 			return false
 		}
 		cs, ok := s.ColumnStats(col)
@@ -270,6 +270,10 @@ func (c *compiled) eval(ev *evaluator, out, mask []bool) {
 	}
 	if c.spec.kind == vDate {
 		evalDate(ev.column(ColEventDateStart), ev.column(ColEventDateEnd), c, out, mask)
+		return
+	}
+	if c.isSpan() {
+		evalGeoTime(ev.column(c.spec.cols[0]), ev.column(c.spec.cols[1]), c, out, mask)
 		return
 	}
 	if len(c.spec.cols) > 1 && mask != nil {

@@ -49,6 +49,10 @@ type keySpec struct {
 	// concepts is a concept key's vocabulary: a value also matches the
 	// concepts under it.
 	concepts *conceptVocabulary
+	// geoTime marks GEOLOGICAL_TIME (predicate_geotime.go): a vFloat key
+	// over a span, cols[0] its young end and cols[1] its old start, whose
+	// values are GeoTime concepts or millions of years.
+	geoTime bool
 }
 
 var keySpecs = map[string]*keySpec{}
@@ -155,6 +159,12 @@ func init() {
 	// GBIF's GADM_GID matches a GADM area at any of its levels
 	// (OccurrenceEsField GADM_GID: gadm.gids).
 	addKey(&keySpec{name: "GADM_GID", label: "GADM area", cols: []string{"level0Gid", "level1Gid", "level2Gid", "level3Gid"}, kind: vText})
+	// GBIF's three geological context parameters (OccurrenceEsField):
+	// GEOLOGICAL_TIME the span of the chronostratigraphy, LITHOSTRATIGRAPHY
+	// any of bed, formation, group and member, BIOSTRATIGRAPHY either zone.
+	addKey(&keySpec{name: "GEOLOGICAL_TIME", label: "Geological time", cols: []string{ColGeologicalEndAge, ColGeologicalStartAge}, kind: vFloat, geoTime: true})
+	addKey(&keySpec{name: "LITHOSTRATIGRAPHY", label: "Lithostratigraphy", cols: []string{"bed", "formation", "group", "member"}, kind: vText})
+	addKey(&keySpec{name: "BIOSTRATIGRAPHY", label: "Biostratigraphy", cols: []string{"lowestBiostratigraphicZone", "highestBiostratigraphicZone"}, kind: vText})
 	addKey(&keySpec{name: "RECORDED_BY", label: "Recorded by", cols: []string{ColRecordedBy}, kind: vPiped})
 	addKey(&keySpec{name: "IDENTIFIED_BY", label: "Identified by", cols: []string{ColIdentifiedBy}, kind: vPiped})
 	addParameterKeys()

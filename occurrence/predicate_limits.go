@@ -335,7 +335,7 @@ func (c *compiled) work() int {
 	case TypeIsNull, TypeIsNotNull:
 		return 1
 	}
-	if c.spec.kind == vDate {
+	if c.spec.kind == vDate || c.isSpan() {
 		return 2 + searchWork(len(c.ivs))
 	}
 	per := 2

@@ -123,6 +123,8 @@ func queryParam(name string, values []string) (*Predicate, error) {
 			alts = append(alts, rangeParam(spec, v+",*"))
 		case v == "*":
 			alts = append(alts, &Predicate{Type: TypeIsNotNull, Parameter: spec.name})
+		case spec.geoTime:
+			plain = append(plain, v) // "A,B" is a span of concepts in either order
 		case spec.kind.numeric() && strings.Count(v, ",") > 1:
 			return nil, ptErr(path, name, v, "several values in one: a,b is a range; for several values repeat the parameter (%s)",
 				repeatedParam(name, v))

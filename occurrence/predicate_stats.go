@@ -85,6 +85,9 @@ func (c *compiled) may(s Stats) bool {
 	if c.isDate() {
 		return c.mayDate(s)
 	}
+	if c.isSpan() {
+		return c.mayGeoTime(s)
+	}
 	for _, col := range c.spec.cols {
 		cs, ok := s.ColumnStats(col)
 		if !ok || c.mayColumn(cs) {

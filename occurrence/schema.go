@@ -106,6 +106,12 @@ const (
 	// concepts); both ";"-joined, as GBIF's pipelines interpret them.
 	ColDNASequenceID = "dnaSequenceID"
 	ColTargetGene    = "targetGene"
+	// ColGeologicalStartAge and ColGeologicalEndAge are the record's
+	// geological time in millions of years before present, from the
+	// chronostratigraphy's GeoTime concepts (GBIF's geologicalTime: lte is
+	// the start, the older bound; gt the end).
+	ColGeologicalStartAge = "geologicalStartAge"
+	ColGeologicalEndAge   = "geologicalEndAge"
 )
 
 // Column describes one column of the interpreted record.

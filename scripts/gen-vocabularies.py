@@ -2,12 +2,14 @@
 """Writes occurrence/concepts_data.go: the concepts of the GBIF
 vocabularies its interpretation aligns values to (TypeStatus,
 EstablishmentMeans, DegreeOfEstablishment, Pathway, Sex, LifeStage, and
-the target genes of DNA-derived data, exported as target_gene), from
+the target genes of DNA-derived data, exported as target_gene, and
+GeoTime, the geological time scale of the chronostratigraphy terms), from
 the vocabulary exports gbif/pipelines tests interpretation with
 (gbif/ingestion/spark-jobs/src/test/resources/vocab/<Name>.json, exports of
 GBIF's vocabulary server). Only what a lookup reads is kept: each concept's
 name, its parent's name, its labels and alternative labels by language, and
-its hidden labels, in the export's order.
+its hidden labels, in the export's order, and for GeoTime the tags GBIF's
+GeologicalContextInterpreter reads (rank, startAge, endAge).
 
 Usage: scripts/gen-vocabularies.py GIT_DIR COMMIT > occurrence/concepts_data.go
 where GIT_DIR is a clone of github.com/gbif/pipelines.
@@ -17,7 +19,11 @@ import subprocess
 import sys
 import unicodedata
 
-NAMES = ["TypeStatus", "EstablishmentMeans", "DegreeOfEstablishment", "Pathway", "Sex", "LifeStage", "TargetGene"]
+NAMES = ["TypeStatus", "EstablishmentMeans", "DegreeOfEstablishment", "Pathway", "Sex", "LifeStage", "TargetGene", "GeoTime"]
+# TAGGED names the vocabularies whose concepts' tags are kept, and TAGS
+# the tags kept (GeologicalContextInterpreter.getTagsMap's, lower-cased).
+TAGGED = {"GeoTime"}
+TAGS = ("rank", "startage", "endage")
 # FILES names the exports whose file is not named after the vocabulary.
 FILES = {"TargetGene": "target_gene"}
 git_dir, commit = sys.argv[1], sys.argv[2]
@@ -36,7 +42,8 @@ out = [
     "package occurrence",
     "",
     "// conceptData are GBIF vocabularies' concepts (name, parent, labels by",
-    "// language, hidden labels), from the exports in github.com/gbif/pipelines",
+    "// language, hidden labels; GeoTime's rank and ages), from the exports in",
+    "// github.com/gbif/pipelines",
     f"// at {commit[:12]}, gbif/ingestion/spark-jobs/src/test/resources/vocab/:",
 ]
 exports = {}
@@ -63,7 +70,11 @@ for name in NAMES:
         parent = by_key.get(c.get("parentKey"), "")
         ls = ", ".join(f"{{{q(l)}, {q(t)}}}" for l, t in labels)
         hs = ", ".join(q(h) for h in (c.get("hiddenLabels") or []))
-        out.append(f"\t\t{{name: {q(c['name'])}, parent: {q(parent)}, labels: []langLabel{{{ls}}}, hidden: []string{{{hs}}}}},")
+        tags = ""
+        if name in TAGGED:
+            kept = [t for t in c.get("tags") or [] if t.split(":")[0].strip().lower() in TAGS]
+            tags = ", tags: []string{" + ", ".join(q(t) for t in kept) + "}"
+        out.append(f"\t\t{{name: {q(c['name'])}, parent: {q(parent)}, labels: []langLabel{{{ls}}}, hidden: []string{{{hs}}}{tags}}},")
     out.append("\t},")
 out.append("}")
 print("\n".join(out))

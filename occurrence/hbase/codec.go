@@ -28,7 +28,7 @@ import (
 // skipped. Decoding walks the values once and materializes only the
 // columns asked for.
 
-const codecVersion = 4
+const codecVersion = 5
 
 // ErrCorruptRecord marks a stored record that cannot be decoded.
 var ErrCorruptRecord = errors.New("corrupt stored record")
@@ -49,6 +49,7 @@ var layouts = map[byte]*layout{
 	2: {cols: v2Columns, bitmapLen: (len(v2Columns) + 7) / 8},
 	3: {cols: v3Columns, bitmapLen: (len(v3Columns) + 7) / 8},
 	4: {cols: v4Columns, bitmapLen: (len(v4Columns) + 7) / 8},
+	5: {cols: v5Columns, bitmapLen: (len(v5Columns) + 7) / 8},
 }
 
 // current is the layout records are written with: the schema's own

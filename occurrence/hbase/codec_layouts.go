@@ -325,3 +325,10 @@ var v4Columns = append(append([]layoutColumn(nil), v3Columns...),
 	layoutColumn{"dnaSequenceID", occurrence.KindMulti},
 	layoutColumn{"targetGene", occurrence.KindMulti},
 )
+
+// v5Columns is the layout of version 5: version 4's, then the geological
+// time's start and end ages.
+var v5Columns = append(append([]layoutColumn(nil), v4Columns...),
+	layoutColumn{"geologicalStartAge", occurrence.KindFloat64},
+	layoutColumn{"geologicalEndAge", occurrence.KindFloat64},
+)
