@@ -254,4 +254,7 @@ var columns = []Column{
 	{Name: ColTargetGene, Kind: KindMulti, Term: "https://w3id.org/mixs/0000044", Fill: Derived, Extra: true},
 	{Name: ColGeologicalStartAge, Kind: KindFloat64, Fill: Derived, Extra: true},
 	{Name: ColGeologicalEndAge, Kind: KindFloat64, Fill: Derived, Extra: true},
+	{Name: ColDwcaExtension, Kind: KindMulti, Term: gbint + "dwcaExtension", Fill: Derived, Extra: true},
+	{Name: ColMeasurementType, Kind: KindMulti, Term: dwc + "measurementType", Fill: Derived, Extra: true},
+	{Name: ColMeasurementTypeID, Kind: KindMulti, Term: obis + "measurementTypeID", Fill: Derived, Extra: true},
 }

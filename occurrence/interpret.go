@@ -184,6 +184,7 @@ func Interpret(raw RawRecord, ds DatasetContext, rec *Record) {
 	in.geology()
 	in.license()
 	in.derived(raw.Extensions)
+	in.extensionFacts(raw.Extensions)
 	in.dna(raw.Extensions[RowTypeDNADerivedData])
 	in.media(raw.Extensions)
 	in.verbatim(vs, tab, raw)

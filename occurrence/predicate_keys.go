@@ -165,6 +165,11 @@ func init() {
 	addKey(&keySpec{name: "GEOLOGICAL_TIME", label: "Geological time", cols: []string{ColGeologicalEndAge, ColGeologicalStartAge}, kind: vFloat, geoTime: true})
 	addKey(&keySpec{name: "LITHOSTRATIGRAPHY", label: "Lithostratigraphy", cols: []string{"bed", "formation", "group", "member"}, kind: vText})
 	addKey(&keySpec{name: "BIOSTRATIGRAPHY", label: "Biostratigraphy", cols: []string{"lowestBiostratigraphicZone", "highestBiostratigraphicZone"}, kind: vText})
+	// The record's extension row types and measurement types, lists GBIF
+	// compares element by element, ignoring case unless matchCase.
+	addKey(&keySpec{name: "DWCA_EXTENSION", label: "Darwin Core Archive extension", cols: []string{ColDwcaExtension}, kind: vMulti, fold: true})
+	addKey(&keySpec{name: "MEASUREMENT_TYPE", label: "Measurement type", cols: []string{ColMeasurementType}, kind: vMulti, fold: true})
+	addKey(&keySpec{name: "MEASUREMENT_TYPE_ID", label: "Measurement type ID", cols: []string{ColMeasurementTypeID}, kind: vMulti, fold: true})
 	addKey(&keySpec{name: "RECORDED_BY", label: "Recorded by", cols: []string{ColRecordedBy}, kind: vPiped})
 	addKey(&keySpec{name: "IDENTIFIED_BY", label: "Identified by", cols: []string{ColIdentifiedBy}, kind: vPiped})
 	addParameterKeys()

@@ -150,5 +150,5 @@ var searchParameters = []struct{ name, term string }{
 	{"NUCLEOTIDE_SEQUENCE_GAPS_OR_WHITESPACE_REMOVED", gbint + "nucleotide_gapsOrWhitespaceRemoved"},
 	{"NUCLEOTIDE_SEQUENCE_INVALID", gbint + "nucleotide_invalid"},
 	{"MEASUREMENT_TYPE", dwc + "measurementType"},
-	{"MEASUREMENT_TYPE_ID", "http://rs.iobis.org/obis/terms/measurementTypeID"},
+	{"MEASUREMENT_TYPE_ID", obis + "measurementTypeID"},
 }

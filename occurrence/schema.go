@@ -112,6 +112,14 @@ const (
 	// the start, the older bound; gt the end).
 	ColGeologicalStartAge = "geologicalStartAge"
 	ColGeologicalEndAge   = "geologicalEndAge"
+	// ColDwcaExtension holds the row types the record has extension rows
+	// of (GBIF's dwcaExtension); ColMeasurementType and
+	// ColMeasurementTypeID the measurement types of its MeasurementOrFact
+	// and ExtendedMeasurementOrFact rows and the latter's type IDs (GBIF's
+	// measurementType and measurementTypeID). All three ";"-joined.
+	ColDwcaExtension     = "dwcaExtension"
+	ColMeasurementType   = "measurementType"
+	ColMeasurementTypeID = "measurementTypeID"
 )
 
 // Column describes one column of the interpreted record.
@@ -163,6 +171,7 @@ const (
 	iucn = "http://iucn.org/terms/"
 	// gbint is GBIF's internal namespace (terms not published in a standard).
 	gbint = "http://rs.gbif.org/terms/internal/"
+	obis  = "http://rs.iobis.org/obis/terms/"
 )
 
 // Timestamp layouts of Column.Layout.

@@ -19,7 +19,7 @@ func TestGeologicalContext(t *testing.T) {
 	dir := t.TempDir()
 	table := filepath.Join(dir, "table")
 	runCmd(t, "ingest", "--table", table, "testdata/paleo", "../../abcd/testdata/dissco-biocase-206-response.xml")
-	for q, want := range map[string]string{
+	checkCounts(t, table, map[string]string{
 		"geologicalTime=Mesozoic":                                      "1", // the Jurassic dinosaur
 		"geologicalTime=Cenozoic":                                      "1", // Miocene to Pliocene
 		"geologicalTime=Paleozoic":                                     "2", // the Katian graptolite and the Ordovician rock
@@ -31,11 +31,7 @@ func TestGeologicalContext(t *testing.T) {
 		"issue=ERA_OR_ERATHEM_INFERRED_FROM_PARENT_RANK":               "1",
 		"issue=PERIOD_OR_SYSTEM_INVALID_RANGE":                         "1",
 		"issue=EPOCH_OR_SERIES_RANK_MISMATCH":                          "1",
-	} {
-		if out, _ := runCmd(t, "count", "--table", table, "--query", q); strings.TrimSpace(out) != want {
-			t.Errorf("count %s = %s, want %s", q, strings.TrimSpace(out), want)
-		}
-	}
+	})
 	path := filepath.Join(dir, "dwca.zip")
 	runCmd(t, "export", "--table", table, "--format", "DWCA", "-o", path)
 	occ := tsvByID(t, zipEntry(t, path, "occurrence.txt"), "occurrenceID")
@@ -56,6 +52,36 @@ func TestGeologicalContext(t *testing.T) {
 		}
 		if got := verb[c.id][c.col]; got != c.verbatim {
 			t.Errorf("verbatim.txt %s %s = %q, want %q", c.id, c.col, got, c.verbatim)
+		}
+	}
+}
+
+// TestMeasurementTypesAndExtensions: the same archive's
+// ExtendedMeasurementOrFact rows make GBIF's measurementType and
+// measurementTypeID, its row types dwcaExtension, which GBIF's
+// MEASUREMENT_TYPE, MEASUREMENT_TYPE_ID and DWCA_EXTENSION search (each
+// element, ignoring case); a "null" type is none.
+func TestMeasurementTypesAndExtensions(t *testing.T) {
+	dir := t.TempDir()
+	table := filepath.Join(dir, "table")
+	runCmd(t, "ingest", "--table", table, "testdata/paleo")
+	checkCounts(t, table, map[string]string{
+		"measurementType=femur length": "1",
+		"measurementType=SKULL LENGTH": "1",
+		"measurementType=*":            "3",
+		"measurementType=null":         "0",
+		"measurementTypeId=http://vocab.nerc.ac.uk/collection/P01/current/OBSINDLX/": "2",
+		"dwcaExtension=http://rs.iobis.org/obis/terms/ExtendedMeasurementOrFact":     "3",
+		"dwcaExtension=http://rs.tdwg.org/dwc/terms/MeasurementOrFact":               "0",
+	})
+}
+
+// checkCounts counts the records of each query string in a table.
+func checkCounts(t *testing.T, table string, counts map[string]string) {
+	t.Helper()
+	for q, want := range counts {
+		if out, _ := runCmd(t, "count", "--table", table, "--query", q); strings.TrimSpace(out) != want {
+			t.Errorf("count %s = %s, want %s", q, strings.TrimSpace(out), want)
 		}
 	}
 }
