@@ -31,6 +31,15 @@ var hiddenColumns = map[string]bool{
 	"nonTaxonomicIssue": true, occurrence.ColMediaType: true, "repatriated": true, "isInvasive": true,
 	occurrence.ColVerbatimScientificName: true, occurrence.ColVerbatimScientificNameAuthorship: true,
 	occurrence.ColEventDateStart: true, occurrence.ColEventDateEnd: true,
+	occurrence.ColGeologicalStartAge: true, occurrence.ColGeologicalEndAge: true,
+	occurrence.ColDwcaExtension: true, occurrence.ColMeasurementType: true, occurrence.ColMeasurementTypeID: true,
+}
+
+// fromExtensions are columns derived from a record's extension rows: a
+// core row's own value of their term (a publisher's measurementType in
+// the core) is still a verbatim field of the record.
+var fromExtensions = map[string]bool{
+	occurrence.ColDwcaExtension: true, occurrence.ColMeasurementType: true, occurrence.ColMeasurementTypeID: true,
 }
 
 // gadmColumns fill GBIF's "gadm" object: level -> gid, name.
@@ -104,7 +113,7 @@ func newRecordPlan() *recordPlan {
 		gadm[g[0]], gadm[g[1]] = true, true
 	}
 	for _, c := range occurrence.Columns() {
-		if c.Term != "" {
+		if c.Term != "" && !fromExtensions[c.Name] {
 			p.columnTerms[c.Term] = true
 		}
 		if c.Source != "" {

@@ -52,6 +52,10 @@ func testRecord() *occurrence.Record {
 	set("protocol", "DWC_ARCHIVE")
 	set(occurrence.ColDNASequenceID, "b094827177f3d081b99d53b84323ffaf;31e91beccf6059ff57c696827c0c6a4b")
 	set(occurrence.ColTargetGene, "COI")
+	set(occurrence.ColDwcaExtension, occurrence.RowTypeMeasurement+";"+occurrence.RowTypeMultimedia)
+	set(occurrence.ColMeasurementType, "length")
+	r.SetFloat(occurrence.ColumnIndex(occurrence.ColGeologicalStartAge), 23.03)
+	r.SetFloat(occurrence.ColumnIndex(occurrence.ColGeologicalEndAge), 2.58)
 	r.SetFloat(occurrence.ColumnIndex(occurrence.ColDecimalLatitude), 55.676098)
 	r.SetFloat(occurrence.ColumnIndex(occurrence.ColDecimalLongitude), 12.568337)
 	r.SetInt(occurrence.ColumnIndex(occurrence.ColYear), 2001)
@@ -122,6 +126,28 @@ func TestRecordJSON(t *testing.T) {
 	}
 	if strings.Count(string(js), `"key"`) != 1 {
 		t.Fatalf("a member written twice: %s", js)
+	}
+}
+
+// TestRecordJSONCoreTermOfExtensionColumn: a core row's measurementType
+// is a verbatim field of the record's JSON, though a column derived from
+// the extension rows (hidden, as GBIF's JSON has no such field) carries
+// the term.
+func TestRecordJSONCoreTermOfExtensionColumn(t *testing.T) {
+	r := testRecord()
+	r.SetString(occurrence.ColumnIndex(occurrence.ColVerbatim), `{"catalogNumber":"C-1","measurementType":"in the core"}`)
+	b := batchOf(t, r, recordJSON.cols)
+	var got map[string]any
+	if err := json.Unmarshal(recordJSON.appendRecord(nil, b, 0), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got["measurementType"] != "in the core" {
+		t.Errorf("measurementType %#v, want the core's verbatim value", got["measurementType"])
+	}
+	for _, hidden := range []string{occurrence.ColDwcaExtension, occurrence.ColMeasurementTypeID, occurrence.ColGeologicalStartAge} {
+		if v, ok := got[hidden]; ok {
+			t.Errorf("%s shown: %#v", hidden, v)
+		}
 	}
 }
 
