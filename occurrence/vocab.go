@@ -132,6 +132,7 @@ var issueValues = []string{
 	IssueNucleotideSequenceGapsRemoved, IssueNucleotideSequenceInvalid,
 	IssueNucleotideSequenceHighNFraction, IssueNucleotideSequenceHighAmbiguity,
 	IssueTargetGeneInvalid, IssueDuplicateNucleotideSequences,
+	"PARENT_EVENT_INFINITE_LINEAGE", // an event's; no occurrence has it
 	IssueCountryDerivedFromName,
 }
 
