@@ -552,6 +552,26 @@ try {
     assert(/session has expired/.test(text), `message: ${text}`);
   });
 
+  await check('address criteria the form has no field for stay in the search, shown and removable', async () => {
+    const both = 'basisOfRecord=PRESERVED_SPECIMEN&basisOfRecord=HUMAN_OBSERVATION';
+    const want = await countOf(`${both}&month=6`);
+    const wantBoth = await countOf(both);
+    assert(want > 0 && wantBoth > want, `counts ${want} and ${wantBoth}: the demo table does not tell them apart`);
+    await page.goto(`${BASE}/?${both}&month=6`);
+    const n = await waitCount(page);
+    assert(n === want, `count ${n}, want ${want}`);
+    const chips = await page.$$eval('#search-extras li code', (els) => els.map((e) => e.textContent));
+    assert(chips.join(' ') === 'basisOfRecord=PRESERVED_SPECIMEN basisOfRecord=HUMAN_OBSERVATION month=6', `criteria ${chips}`);
+    const words = await page.textContent('#match-words');
+    assert(words.includes('month is 6') && words.includes('basisOfRecord is any of PRESERVED_SPECIMEN, HUMAN_OBSERVATION'), `words: ${words}`);
+    const addr = new URL(page.url()).searchParams;
+    assert(addr.getAll('basisOfRecord').length === 2 && addr.get('month') === '6', `address ${page.url()}`);
+    await page.getByRole('button', { name: 'Remove the criterion month=6' }).click();
+    await page.waitForFunction((w) => document.querySelector('#match-count').textContent.replace(/\D/g, '') === String(w), wantBoth);
+    assert(new URL(page.url()).searchParams.get('month') === null, `address after removing month: ${page.url()}`);
+    await axeCheck(page, 'extras');
+  });
+
   await check('phone width: no sideways scrolling, the search works', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(`${BASE}/?country=TR`);

@@ -22,6 +22,28 @@ const FIELDS = ['q', 'scientificName', 'taxonKey', 'country', 'yearFrom', 'yearT
   'hasCoordinate', 'geometry'];
 /** The fields whose values the service suggests (GBIF's suggest routes). */
 const VALUE_FIELDS = ['recordedBy', 'catalogNumber'];
+/** The address parameters the form holds (one value each; taxonKey a list). */
+const FORM_PARAMS = ['q', 'scientificName', 'taxonKey', 'country', 'year', 'basisOfRecord', 'datasetKey', 'recordedBy', 'catalogNumber',
+  'hasCoordinate', 'geometry'];
+
+/**
+ * extrasOf splits an address's search parameters the form cannot hold:
+ * any other of GBIF's (geologicalTime=Jurassic, continent=EUROPE, a
+ * GBIF.org link's taxon_key) and every value of a form parameter given
+ * more than once (country=DK&country=SE). They stay in the search, shown
+ * as criteria of their own: dropping them would silently widen it.
+ */
+export function extrasOf(params) {
+  const extras = [];
+  const taken = new Set();
+  for (const [name, value] of params) {
+    const own = FORM_PARAMS.includes(name);
+    if (own && (name === 'taxonKey' || params.getAll(name).length === 1)) continue;
+    if (own) taken.add(name);
+    if (value.trim() !== '') extras.push([name, value]);
+  }
+  return { extras, taken };
+}
 
 export function render(root, app) {
   const ids = Object.fromEntries(FIELDS.map((f) => [f, uid(f)]));
@@ -65,6 +87,7 @@ export function render(root, app) {
   const geometry = h('textarea', { id: ids.geometry, name: 'geometry', rows: 3, spellcheck: 'false', class: 'mono',
     placeholder: 'POLYGON((30 36, 36 36, 36 40, 30 40, 30 36))', 'aria-describedby': `${ids.geometry}-hint` });
   const countryList = h('datalist', { id: `${ids.country}-list` });
+  const extrasEl = h('div', { class: 'extras', id: 'search-extras' });
   const field = (id, label, control, hint) => h('div', { class: 'field' },
     h('label', { for: id }, label), control, hint ? h('p', { class: 'hint', id: `${id}-hint` }, hint) : null);
   const form = h('form', { class: 'search-form', role: 'search', 'aria-label': t('search.label'), onsubmit: (e) => { e.preventDefault(); schedule(0); } },
@@ -83,7 +106,10 @@ export function render(root, app) {
     VALUE_FIELDS.map((f, i) => field(ids[f], t(`search.${f}`), h('div', {}, valueInputs[f], valueSuggesters[i].list), t(`search.${f}.hint`))),
     field(ids.hasCoordinate, t('search.hasCoordinate'), hasCoord),
     field(ids.geometry, t('search.geometry'), geometry, t('search.geometry.hint')),
-    h('div', { class: 'actions' }, h('button', { type: 'button', class: 'secondary', onclick: () => { form.reset(); map.setPolygons([]); schedule(0); } }, t('search.reset'))));
+    extrasEl,
+    h('div', { class: 'actions' }, h('button', { type: 'button', class: 'secondary', onclick: () => {
+      form.reset(); map.setPolygons([]); extras.length = 0; showExtras(); schedule(0);
+    } }, t('search.reset'))));
 
   // The results.
   const countEl = h('span', { class: 'count', id: 'match-count' }, '…');
@@ -118,6 +144,8 @@ export function render(root, app) {
 
   // Fill the form from the address.
   const params = new URLSearchParams(location.search);
+  const { extras, taken } = extrasOf(params);
+  for (const name of taken) params.delete(name);
   const year = (params.get('year') || '').split(',');
   const initial = {
     scientificName: params.get('scientificName') || '', taxonKey: params.getAll('taxonKey').join(', '),
@@ -130,11 +158,24 @@ export function render(root, app) {
   for (const [k, v] of Object.entries(initial)) if (v && form.elements[k]) form.elements[k].value = v;
   if (initial.datasetKey) datasetSel.append(h('option', { value: initial.datasetKey, selected: true }, initial.datasetKey));
   map.setPolygons(parseWKT(initial.geometry));
+  showExtras();
 
   function readForm() {
     const f = {};
     for (const k of FIELDS) f[k] = (form.elements[k]?.value || '').trim();
+    f.extras = extras.slice();
     return f;
+  }
+
+  /** showExtras lists the address's other criteria, each removable. */
+  function showExtras() {
+    replace(extrasEl, extras.length === 0 ? null : [
+      h('h3', { id: `${ids.q}-extras` }, t('search.extras')),
+      h('ul', { 'aria-labelledby': `${ids.q}-extras` }, extras.map(([k, v], i) => h('li', {},
+        h('code', {}, `${k}=${v}`), ' ',
+        h('button', { type: 'button', class: 'link', 'aria-label': t('search.extras.remove', { criterion: `${k}=${v}` }),
+          onclick: () => { extras.splice(i, 1); showExtras(); schedule(0); } }, t('search.extras.remove_short'))))),
+      h('p', { class: 'hint' }, t('search.extras.hint'))]);
   }
 
   // Totals, dataset titles and country choices, once.
@@ -291,6 +332,7 @@ export function queryOf(f) {
   for (const k of VALUE_FIELDS) if (f[k]) q.append(k, f[k]);
   if (f.hasCoordinate) q.append('hasCoordinate', f.hasCoordinate);
   if (f.geometry) q.append('geometry', f.geometry.replace(/\s+/g, ' '));
+  for (const [k, v] of f.extras || []) q.append(k, v);
   return q;
 }
 
@@ -309,6 +351,11 @@ function describe(f, titles) {
   for (const k of VALUE_FIELDS) if (f[k]) parts.push(t(`words.${k}`, { value: f[k] }));
   if (f.hasCoordinate) parts.push(t(`words.hasCoordinate.${f.hasCoordinate}`));
   if (f.geometry) parts.push(t('words.geometry'));
+  const byName = new Map();
+  for (const [k, v] of f.extras || []) byName.set(k, [...(byName.get(k) || []), v]);
+  for (const [k, vs] of byName) {
+    parts.push(vs.length === 1 ? t('words.param', { name: k, value: vs[0] }) : t('words.param_any', { name: k, values: vs.join(t('words.list_sep')) }));
+  }
   if (parts.length === 0) return t('words.all');
   // A condition may end with its own full stop ("Willd."): not two.
   return t('words.records_where', { conditions: parts.join(t('words.and')) }).replace(/\.\.$/, '.');
