@@ -26,6 +26,11 @@ const VALUE_FIELDS = ['recordedBy', 'catalogNumber'];
 const FORM_PARAMS = ['q', 'scientificName', 'taxonKey', 'country', 'year', 'basisOfRecord', 'datasetKey', 'recordedBy', 'catalogNumber',
   'hasCoordinate', 'geometry'];
 
+/** Address parameters that are no search criteria: paging, facets and a
+ * download's format and notice, which the page sets itself. */
+const NOT_CRITERIA = ['limit', 'offset', 'facet', 'facetLimit', 'facetMincount', 'facetMultiselect', 'format', 'locale',
+  'notification_address', 'notificationAddress'];
+
 /**
  * extrasOf splits an address's search parameters the form cannot hold:
  * any other of GBIF's (geologicalTime=Jurassic, continent=EUROPE, a
@@ -37,6 +42,7 @@ export function extrasOf(params) {
   const extras = [];
   const taken = new Set();
   for (const [name, value] of params) {
+    if (NOT_CRITERIA.includes(name)) continue;
     const own = FORM_PARAMS.includes(name);
     if (own && (name === 'taxonKey' || params.getAll(name).length === 1)) continue;
     if (own) taken.add(name);
