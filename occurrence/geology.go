@@ -84,10 +84,10 @@ func parseAge(s string) (float64, bool) {
 	return f, err == nil
 }
 
-// GeoTimeSpan returns the span of the GeoTime concept a value names (any
+// geoTimeSpan returns the span of the GeoTime concept a value names (any
 // of its names and labels), in millions of years: start is the older
 // bound. ok is false when it names none or the concept has no ages.
-func GeoTimeSpan(value string) (name string, start, end float64, ok bool) {
+func geoTimeSpan(value string) (name string, start, end float64, ok bool) {
 	n, found := conceptsGeoTime.lookup(value)
 	if !found {
 		return "", 0, 0, false

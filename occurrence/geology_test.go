@@ -149,8 +149,8 @@ func TestGeoTimeVocabulary(t *testing.T) {
 			t.Errorf("%d concepts of rank %q, want %d (all: %v)", ranks[r], r, n, ranks)
 		}
 	}
-	if n, s, e, ok := GeoTimeSpan("jurassique"); !ok || n != "Jurassic" || s != 201.4 || e != 145 {
-		t.Errorf("GeoTimeSpan(jurassique) = %q %v %v %v", n, s, e, ok)
+	if n, s, e, ok := geoTimeSpan("jurassique"); !ok || n != "Jurassic" || s != 201.4 || e != 145 {
+		t.Errorf("geoTimeSpan(jurassique) = %q %v %v %v", n, s, e, ok)
 	}
 }
 

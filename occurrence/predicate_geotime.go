@@ -88,7 +88,7 @@ func geoTimeValue(s string) (extent, error) {
 		}
 		return extent{num{f: f}, num{f: f}}, nil
 	}
-	_, start, end, ok := GeoTimeSpan(s)
+	_, start, end, ok := geoTimeSpan(s)
 	if !ok {
 		return extent{}, fmt.Errorf("not a concept of GBIF's GeoTime vocabulary (an eon, era, period, epoch or age such as %s) nor a number of millions of years",
 			listSome([]string{"Phanerozoic", "Mesozoic", "Jurassic", "Miocene", "Zanclean"}, 5))
