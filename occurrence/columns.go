@@ -257,4 +257,5 @@ var columns = []Column{
 	{Name: ColDwcaExtension, Kind: KindMulti, Term: gbint + "dwcaExtension", Fill: Derived, Extra: true},
 	{Name: ColMeasurementType, Kind: KindMulti, Term: dwc + "measurementType", Fill: Derived, Extra: true},
 	{Name: ColMeasurementTypeID, Kind: KindMulti, Term: obis + "measurementTypeID", Fill: Derived, Extra: true},
+	{Name: ColNucleotideSequenceID, Kind: KindMulti, Fill: Derived, Extra: true},
 }

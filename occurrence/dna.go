@@ -1,6 +1,7 @@
 package occurrence
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -171,7 +172,8 @@ var dnaTermSlots, dnaKeySlots = func() (terms, keys map[string]int) {
 	return terms, keys
 }()
 
-// dna sets a record's sequence identifiers and target genes from its
+// dna sets a record's sequence identifiers (of the raw and of the cleaned
+// sequences) and target genes from its
 // DNA-derived data, and flags the issues interpreting them raises.
 func (in *interpreter) dna(rows []Terms) {
 	dna := make([]dnaRow, len(rows))
@@ -179,8 +181,11 @@ func (in *interpreter) dna(rows []Terms) {
 		dna[i] = dnaRowOf(func(term string) string { return r[term] })
 	}
 	seqs := interpretDNA(dna, in.flag)
-	var ids, genes []string
+	var ids, genes, cleaned []string
 	for _, s := range seqs {
+		if s.ID != "" {
+			cleaned = appendUnique(cleaned, s.ID)
+		}
 		switch {
 		case s.Raw == "":
 		case s.Sequence == s.Raw:
@@ -198,9 +203,31 @@ func (in *interpreter) dna(rows []Terms) {
 	if len(genes) > 0 {
 		in.r.SetString(iTargetGene, strings.Join(genes, ";"))
 	}
+	if len(cleaned) > 0 {
+		in.r.SetString(iNucleotideSequenceID, strings.Join(cleaned, ";"))
+	}
 }
 
 var (
 	iDNASequenceID = mustIndex(ColDNASequenceID)
 	iTargetGene    = mustIndex(ColTargetGene)
+
+	iNucleotideSequenceID = mustIndex(ColNucleotideSequenceID)
 )
+
+// normSequence normalizes a NUCLEOTIDE_SEQUENCE_SEQUENCE value: upper
+// case, as GBIF compares sequences ignoring case. A value no cleaned
+// sequence can equal (a gap, whitespace, U, a letter that is no IUPAC
+// code) is refused, where GBIF's search answers it with no records.
+func normSequence(v string) (string, error) {
+	u := strings.ToUpper(strings.TrimSpace(v))
+	for pos, r := range []rune(u) {
+		if !strings.ContainsRune(cleanedCodes, r) {
+			return "", fmt.Errorf("%q at position %d: a cleaned sequence holds only the IUPAC codes %s (no gaps, whitespace or U)", string(r), pos+1, cleanedCodes)
+		}
+	}
+	return u, nil
+}
+
+// cleanedCodes are the letters a cleaned sequence may hold.
+const cleanedCodes = "ACGTRYSWKMBDHVN"

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/biodiversity-downloads/downloader/internal/dnaseq"
 )
 
 // dnaRecord is a record whose DNA-derived data rows are rows (term URI ->
@@ -111,4 +113,42 @@ func FuzzNucleotideSequences(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestNucleotideSequencePredicates: GBIF's NUCLEOTIDE_SEQUENCE_SEQUENCE
+// finds a record by a cleaned sequence in any case, through the
+// identifiers the record keeps, and shows the sequence, not its
+// identifier; _NUCLEOTIDE_SEQUENCE_ID by the identifier; a value no
+// cleaned sequence can be, and like, are refused saying why.
+func TestNucleotideSequencePredicates(t *testing.T) {
+	seq := "ACGTACGTTTGACCANNNNNGT"
+	rows := []row{{ColNucleotideSequenceID: "0123abcd;" + dnaseq.SequenceID(seq)}, {ColNucleotideSequenceID: "0123abcd"}, {}}
+	cols := []string{ColNucleotideSequenceID}
+	batch := buildBatch(t, cols, rows)
+	defer batch.Release()
+	for js, want := range map[string][]int{
+		`{"type":"equals","key":"NUCLEOTIDE_SEQUENCE_SEQUENCE","value":"acgtacgtttgaccannnnngt"}`:                       {0},
+		`{"type":"in","key":"NUCLEOTIDE_SEQUENCE_SEQUENCE","values":["ACGT","` + seq + `"]}`:                            {0},
+		`{"type":"equals","key":"NUCLEOTIDE_SEQUENCE_NUCLEOTIDE_SEQUENCE_ID","value":"0123ABCD"}`:                       {0, 1},
+		`{"type":"equals","key":"NUCLEOTIDE_SEQUENCE_NUCLEOTIDE_SEQUENCE_ID","value":"` + dnaseq.SequenceID(seq) + `"}`: {0},
+	} {
+		p := mustParse(t, js)
+		if got := matchingRows(t, p, batch); !slices.Equal(got, want) {
+			t.Errorf("%s: rows %v, want %v", js, got, want)
+		}
+	}
+	if p := mustParse(t, `{"type":"equals","key":"NUCLEOTIDE_SEQUENCE_SEQUENCE","value":" acgtacgtttgaccannnnngt "}`); p.Value != seq {
+		t.Errorf("the predicate shows %q, want the sequence %q", p.Value, seq)
+	}
+	for js, want := range map[string]string{
+		`{"type":"equals","key":"NUCLEOTIDE_SEQUENCE_SEQUENCE","value":"ACGU"}`:      `"U" at position 4`,
+		`{"type":"equals","key":"NUCLEOTIDE_SEQUENCE_SEQUENCE","value":"ACG-TT"}`:    `"-" at position 4`,
+		`{"type":"like","key":"NUCLEOTIDE_SEQUENCE_SEQUENCE","value":"ACGT*"}`:       "like is not available",
+		`{"type":"equals","key":"NUCLEOTIDE_SEQUENCE_SEQUENCE","value":"ACGT TTGA"}`: `" " at position 5`,
+	} {
+		_, err := ParsePredicateJSON([]byte(js), DefaultLimits())
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "NUCLEOTIDE_SEQUENCE_SEQUENCE") {
+			t.Errorf("%s: %v, want an error saying %s", js, err, want)
+		}
+	}
 }

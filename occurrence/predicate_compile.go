@@ -185,6 +185,9 @@ func (c *compiled) compileValues(p *Predicate, path string) error {
 		if !spec.kind.text() {
 			return ptErr(joinPath(path, "type"), spec.name, "", "like only applies to text parameters")
 		}
+		if spec.matchValue != nil {
+			return ptErr(joinPath(path, "type"), spec.name, "", "like is not available for %s: the table keeps identifiers of the values, not the values; use equals or in", spec.name)
+		}
 	}
 	// matchCase is accepted on every key (GBIF writes "matchCase":false into
 	// stored predicates) and only changes text comparisons.
@@ -258,6 +261,9 @@ func (c *compiled) addValue(v string, single, like bool) (string, *PredicateErro
 		nv = n
 	}
 	for _, s := range append([]string{nv}, c.narrower(nv, like)...) {
+		if spec.matchValue != nil {
+			s = spec.matchValue(s)
+		}
 		if c.fold {
 			s = foldString(s)
 		}

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/biodiversity-downloads/downloader/internal/dnaseq"
 )
 
 // valueKind says how a search key's values are parsed and compared.
@@ -53,6 +55,10 @@ type keySpec struct {
 	// over a span, cols[0] its young end and cols[1] its old start, whose
 	// values are GeoTime concepts or millions of years.
 	geoTime bool
+	// matchValue, when set, turns a normalized value into what the column
+	// holds (a sequence into its identifier); the predicate keeps showing
+	// the value, and like, which cannot be turned, is refused.
+	matchValue func(string) string
 }
 
 var keySpecs = map[string]*keySpec{}
@@ -170,6 +176,13 @@ func init() {
 	addKey(&keySpec{name: "DWCA_EXTENSION", label: "Darwin Core Archive extension", cols: []string{ColDwcaExtension}, kind: vMulti, fold: true})
 	addKey(&keySpec{name: "MEASUREMENT_TYPE", label: "Measurement type", cols: []string{ColMeasurementType}, kind: vMulti, fold: true})
 	addKey(&keySpec{name: "MEASUREMENT_TYPE_ID", label: "Measurement type ID", cols: []string{ColMeasurementTypeID}, kind: vMulti, fold: true})
+	// GBIF's NUCLEOTIDE_SEQUENCE_NUCLEOTIDE_SEQUENCE_ID and _SEQUENCE: a
+	// record with a usable sequence of that identifier, or equal to that
+	// sequence ignoring case (matched by its identifier).
+	addKey(&keySpec{name: "NUCLEOTIDE_SEQUENCE_NUCLEOTIDE_SEQUENCE_ID", label: "Nucleotide sequence ID",
+		cols: []string{ColNucleotideSequenceID}, kind: vMulti, fold: true})
+	addKey(&keySpec{name: "NUCLEOTIDE_SEQUENCE_SEQUENCE", label: "Nucleotide sequence", cols: []string{ColNucleotideSequenceID},
+		kind: vMulti, fold: true, norm: normSequence, matchValue: dnaseq.SequenceID})
 	addKey(&keySpec{name: "RECORDED_BY", label: "Recorded by", cols: []string{ColRecordedBy}, kind: vPiped})
 	addKey(&keySpec{name: "IDENTIFIED_BY", label: "Identified by", cols: []string{ColIdentifiedBy}, kind: vPiped})
 	addParameterKeys()

@@ -106,6 +106,10 @@ const (
 	// concepts); both ";"-joined, as GBIF's pipelines interpret them.
 	ColDNASequenceID = "dnaSequenceID"
 	ColTargetGene    = "targetGene"
+	// ColNucleotideSequenceID holds the nucleotideSequenceIDs of the
+	// record's usable sequences (the MD5 of each cleaned sequence, the id
+	// FASTA_ARCHIVE names them by), ";"-joined.
+	ColNucleotideSequenceID = "nucleotideSequenceID"
 	// ColGeologicalStartAge and ColGeologicalEndAge are the record's
 	// geological time in millions of years before present, from the
 	// chronostratigraphy's GeoTime concepts (GBIF's geologicalTime: lte is

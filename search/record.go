@@ -33,6 +33,7 @@ var hiddenColumns = map[string]bool{
 	occurrence.ColEventDateStart: true, occurrence.ColEventDateEnd: true,
 	occurrence.ColGeologicalStartAge: true, occurrence.ColGeologicalEndAge: true,
 	occurrence.ColDwcaExtension: true, occurrence.ColMeasurementType: true, occurrence.ColMeasurementTypeID: true,
+	occurrence.ColNucleotideSequenceID: true,
 }
 
 // fromExtensions are columns derived from a record's extension rows: a

@@ -36,8 +36,16 @@ func TestFastaArchiveOfAnEDNADataset(t *testing.T) {
 	// its broader concepts (SSU_rRNA: the 12S and 18S reads), DNA_SEQUENCE_ID
 	// the MD5 of a raw read's IUPAC letters.
 	asv1 := "CACCGCGGTTATACGAGAGGCCCAAGTTGACAGACACCGGCGTAAAGAGTGGTTATGGAAAATAAAACTAAAGCCGAACACCTTCAAGGCCGTTATACG"
+	cleanedRead := "caccgcggttatacgagaggcccaagttgacagacaccggcgtaaagnnnnntggttatggaaaataaaactaaagccgaac"
 	checkCounts(t, table, map[string]string{"NUCLEOTIDE_SEQUENCE_TARGET_GENE=MT-RNR1": "3", "NUCLEOTIDE_SEQUENCE_TARGET_GENE=COX1": "1",
-		"NUCLEOTIDE_SEQUENCE_TARGET_GENE=SSU_rRNA": "4", "DNA_SEQUENCE_ID=" + dnaseq.RawID(asv1): "1"})
+		"NUCLEOTIDE_SEQUENCE_TARGET_GENE=SSU_rRNA": "4", "DNA_SEQUENCE_ID=" + dnaseq.RawID(asv1): "1",
+		// A cleaned sequence by its identifier, or by itself in any case;
+		// the lower-case read with gaps and an N run is found by what
+		// cleaning made of it, as is its repeat.
+		"NUCLEOTIDE_SEQUENCE_NUCLEOTIDE_SEQUENCE_ID=" + dnaseq.SequenceID(asv1): "1",
+		"NUCLEOTIDE_SEQUENCE_SEQUENCE=" + strings.ToLower(asv1):                 "1",
+		"NUCLEOTIDE_SEQUENCE_SEQUENCE=" + asv1[:40]:                             "0",
+		"NUCLEOTIDE_SEQUENCE_SEQUENCE=" + cleanedRead:                           "1"})
 	coi := filepath.Join(dir, "coi.zip")
 	runCmd(t, "export", "--table", table, "--format", "FASTA_ARCHIVE", "--query", "NUCLEOTIDE_SEQUENCE_TARGET_GENE=COI", "-o", coi)
 	if n := zipLines(t, coi)["occurrence.txt"]; n != 1 {

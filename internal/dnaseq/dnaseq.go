@@ -286,6 +286,10 @@ func RawID(raw string) string {
 	return md5Hex(b)
 }
 
+// SequenceID is the nucleotideSequenceID of a cleaned sequence: its hex
+// MD5, as Clean gives it.
+func SequenceID(seq string) string { return md5Hex([]byte(seq)) }
+
 // md5Hex is the hex MD5 of b, GBIF's sequence identifiers.
 func md5Hex(b []byte) string {
 	sum := md5.Sum(b)

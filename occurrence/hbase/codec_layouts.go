@@ -327,12 +327,13 @@ var v4Columns = append(append([]layoutColumn(nil), v3Columns...),
 )
 
 // v5Columns is the layout of version 5: version 4's, then the geological
-// time's start and end ages, the extension row types and the measurement
-// types and type IDs.
+// time's start and end ages, the extension row types, the measurement
+// types and type IDs, and the cleaned sequences' identifiers.
 var v5Columns = append(append([]layoutColumn(nil), v4Columns...),
 	layoutColumn{"geologicalStartAge", occurrence.KindFloat64},
 	layoutColumn{"geologicalEndAge", occurrence.KindFloat64},
 	layoutColumn{"dwcaExtension", occurrence.KindMulti},
 	layoutColumn{"measurementType", occurrence.KindMulti},
 	layoutColumn{"measurementTypeID", occurrence.KindMulti},
+	layoutColumn{"nucleotideSequenceID", occurrence.KindMulti},
 )
