@@ -13,6 +13,8 @@ import (
 // fuzzSeedsJSON are predicates in the shapes GBIF download requests use
 // (rgbif occ_download, pygbif, the GBIF portal) plus every leaf type here.
 var fuzzSeedsJSON = []string{
+	`{"type":"and","predicates":[{"type":"equals","key":"GEOLOGICAL_TIME","value":"mesozoic,cenozoic"},{"type":"greaterThan","key":"GEOLOGICAL_TIME","value":"Miocene"},{"type":"range","key":"GEOLOGICAL_TIME","value":{"gte":"Neogene","lte":"12.5"}},{"type":"like","key":"LITHOSTRATIGRAPHY","value":"Morrison*"}]}`,
+	`{"type":"or","predicates":[{"type":"equals","key":"NUCLEOTIDE_SEQUENCE_SEQUENCE","value":"acgtn"},{"type":"in","key":"MEASUREMENT_TYPE","values":["Length","mass"]},{"type":"equals","key":"DWCA_EXTENSION","value":"http://rs.tdwg.org/dwc/terms/MeasurementOrFact"}]}`,
 	`{"type":"and","predicates":[{"type":"equals","key":"TAXON_KEY","value":"2435099"},{"type":"equals","key":"HAS_COORDINATE","value":"true"},{"type":"equals","key":"HAS_GEOSPATIAL_ISSUE","value":"false"},{"type":"in","key":"COUNTRY","values":["DK","SE","NO"]}]}`,
 	`{"type":"and","predicates":[{"type":"in","key":"BASIS_OF_RECORD","values":["PRESERVED_SPECIMEN","FOSSIL_SPECIMEN"]},{"type":"greaterThanOrEquals","key":"YEAR","value":"1900"},{"type":"not","predicate":{"type":"in","key":"ISSUE","values":["ZERO_COORDINATE","COORDINATE_INVALID"]}}]}`,
 	`{"type":"within","geometry":"POLYGON((-14.3 44.6, 35.1 44.6, 35.1 71.2, -14.3 71.2, -14.3 44.6))"}`,
@@ -28,6 +30,8 @@ var fuzzSeedsJSON = []string{
 
 // fuzzSeedsQuery are portal search query strings.
 var fuzzSeedsQuery = []string{
+	"geologicalTime=*,neogene&geologicalTime=Jurassic&biostratigraphy=Dicellograptus%20zone",
+	"nucleotideSequenceSequence=ACGT&measurementTypeId=http://vocab/P01&lithostratigraphy=*",
 	"country=DK&country=SE&year=2000,2010",
 	"taxonKey=212&hasCoordinate=true&hasGeospatialIssue=false",
 	"year=*,1810&basisOfRecord=PRESERVED_SPECIMEN&format=SIMPLE_CSV",
