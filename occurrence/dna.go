@@ -206,6 +206,7 @@ func (in *interpreter) dna(rows []Terms) {
 	if len(cleaned) > 0 {
 		in.r.SetString(iNucleotideSequenceID, strings.Join(cleaned, ";"))
 	}
+	in.sequenceFigureColumns(seqs)
 }
 
 var (

@@ -152,3 +152,60 @@ func TestNucleotideSequencePredicates(t *testing.T) {
 		}
 	}
 }
+
+// TestSequenceFigures: ingest keeps each sequence's figures and flags as
+// GBIF's pipelines compute them (one value per sequence that has it,
+// repeats once), and GBIF's NUCLEOTIDE_SEQUENCE_* parameters match a
+// record when one of its sequences does.
+func TestSequenceFigures(t *testing.T) {
+	clean := "ACGTACGTGGCCNNNNNNNNAACCGGTTAC"
+	r := NewRecord()
+	Interpret(dnaRecord(
+		Terms{dnaSequenceTerm: clean},
+		Terms{dnaSequenceTerm: "acgt-acgtgg ccaattaacc"},
+		Terms{dnaSequenceTerm: "UNMERGED reads"},
+		Terms{targetGeneTerms[0]: "COI"}), DatasetContext{Key: "d"}, r)
+	a, b := dnaseq.Clean(clean), dnaseq.Clean("acgt-acgtgg ccaattaacc")
+	for col, want := range map[string]string{
+		"nucleotideSequenceLength":          figureText(float64(a.Length), false) + ";" + figureText(float64(b.Length), false) + ";0",
+		"nucleotideGCContent":               figureText(a.GCContent, false) + ";" + figureText(b.GCContent, false),
+		"nucleotideNFraction":               figureText(a.NFraction, false) + ";0",
+		"nucleotideNRunsCapped":             "1;0",
+		"nucleotideInvalid":                 "false;true",
+		"nucleotideGapsOrWhitespaceRemoved": "false;true",
+		"nucleotideNaturalLanguageDetected": "false;true",
+	} {
+		if got := get(r, col).S; got != want {
+			t.Errorf("%s = %q, want %q", col, got, want)
+		}
+	}
+	rows := []row{{}, {}}
+	for _, f := range sequenceFigures {
+		rows[0][f.col] = get(r, f.col).S
+	}
+	rows[1]["nucleotideSequenceLength"], rows[1]["nucleotideInvalid"] = "500", "false"
+	batch := buildBatch(t, SequenceFigureColumns(), rows)
+	defer batch.Release()
+	for js, want := range map[string][]int{
+		`{"type":"greaterThan","key":"NUCLEOTIDE_SEQUENCE_SEQUENCE_LENGTH","value":"25"}`:             {0, 1},
+		`{"type":"range","key":"NUCLEOTIDE_SEQUENCE_SEQUENCE_LENGTH","value":{"gte":"1","lte":"25"}}`: {0},
+		`{"type":"equals","key":"NUCLEOTIDE_SEQUENCE_SEQUENCE_LENGTH","value":"0"}`:                   {0},
+		`{"type":"equals","key":"NUCLEOTIDE_SEQUENCE_N_RUNS_CAPPED","value":"1,3"}`:                   {0},
+		`{"type":"lessThan","key":"NUCLEOTIDE_SEQUENCE_N_FRACTION","value":"0.01"}`:                   {0},
+		`{"type":"equals","key":"NUCLEOTIDE_SEQUENCE_INVALID","value":"TRUE"}`:                        {0},
+		`{"type":"equals","key":"NUCLEOTIDE_SEQUENCE_INVALID","value":"false"}`:                       {0, 1},
+		`{"type":"isNotNull","parameter":"NUCLEOTIDE_SEQUENCE_GC_CONTENT"}`:                           {0},
+	} {
+		p := mustParse(t, js)
+		if got := matchingRows(t, p, batch); !slices.Equal(got, want) {
+			t.Errorf("%s: rows %v, want %v", js, got, want)
+		}
+		if len(want) > 0 && !p.MayMatch(statsOf(SequenceFigureColumns(), rows, true)) {
+			t.Errorf("%s: the statistics ruled out the matching rows", js)
+		}
+	}
+	if _, err := ParsePredicateJSON([]byte(`{"type":"equals","key":"NUCLEOTIDE_SEQUENCE_ENDS_TRIMMED","value":"yes"}`), DefaultLimits()); err == nil ||
+		!strings.Contains(err.Error(), "not true or false") {
+		t.Errorf("a flag valued yes: %v", err)
+	}
+}

@@ -276,6 +276,10 @@ func (c *compiled) eval(ev *evaluator, out, mask []bool) {
 		evalGeoTime(ev.column(c.spec.cols[0]), ev.column(c.spec.cols[1]), c, out, mask)
 		return
 	}
+	if c.isFigures() {
+		evalFigures(ev.column(c.spec.cols[0]), c, out, mask)
+		return
+	}
 	if len(c.spec.cols) > 1 && mask != nil {
 		mask = ev.copyMask(mask)
 		defer ev.put(mask)

@@ -59,6 +59,9 @@ type keySpec struct {
 	// holds (a sequence into its identifier); the predicate keeps showing
 	// the value, and like, which cannot be turned, is refused.
 	matchValue func(string) string
+	// figures marks a vFloat key over a column of ";"-joined numbers (a
+	// DNA sequence figure, dna_figures.go): a row matches when one does.
+	figures bool
 }
 
 var keySpecs = map[string]*keySpec{}
@@ -183,6 +186,13 @@ func init() {
 		cols: []string{ColNucleotideSequenceID}, kind: vMulti, fold: true})
 	addKey(&keySpec{name: "NUCLEOTIDE_SEQUENCE_SEQUENCE", label: "Nucleotide sequence", cols: []string{ColNucleotideSequenceID},
 		kind: vMulti, fold: true, norm: normSequence, matchValue: dnaseq.SequenceID})
+	for _, f := range sequenceFigures {
+		s := &keySpec{name: f.param, label: parameterLabel(f.param), cols: []string{f.col}, kind: vFloat, figures: true}
+		if f.flag {
+			s.kind, s.norm, s.figures = vMulti, normBool, false
+		}
+		addKey(s)
+	}
 	addKey(&keySpec{name: "RECORDED_BY", label: "Recorded by", cols: []string{ColRecordedBy}, kind: vPiped})
 	addKey(&keySpec{name: "IDENTIFIED_BY", label: "Identified by", cols: []string{ColIdentifiedBy}, kind: vPiped})
 	addParameterKeys()

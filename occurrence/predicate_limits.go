@@ -338,6 +338,9 @@ func (c *compiled) work() int {
 	if c.spec.kind == vDate || c.isSpan() {
 		return 2 + searchWork(len(c.ivs))
 	}
+	if c.isFigures() { // each listed number parsed
+		return 12 + searchWork(len(c.ivs))
+	}
 	per := 2
 	switch {
 	case c.spec.kind == vBool:

@@ -96,6 +96,10 @@ func (c *compiled) matchRow(batch arrow.RecordBatch, row int) bool {
 		}
 		return c.matchSpan(num{i: s}, num{i: e})
 	}
+	if c.isFigures() {
+		s, ok := cell(batch, c.spec.cols[0], row).(string)
+		return ok && c.matchFigures(s)
+	}
 	if c.isSpan() {
 		e, ok1 := cell(batch, c.spec.cols[0], row).(float64)
 		s, ok2 := cell(batch, c.spec.cols[1], row).(float64)

@@ -88,6 +88,10 @@ func (c *compiled) may(s Stats) bool {
 	if c.isSpan() {
 		return c.mayGeoTime(s)
 	}
+	if c.isFigures() { // text statistics say nothing of the numbers
+		cs, ok := s.ColumnStats(c.single())
+		return !ok || !allNull(cs)
+	}
 	for _, col := range c.spec.cols {
 		cs, ok := s.ColumnStats(col)
 		if !ok || c.mayColumn(cs) {
@@ -295,7 +299,7 @@ func (c *compiled) all(s Stats) bool {
 	case TypeIsNotNull:
 		return cs.Rows > 0 && noNulls(cs)
 	}
-	if len(c.spec.cols) != 1 || !noNulls(cs) || cs.Rows == 0 {
+	if len(c.spec.cols) != 1 || !noNulls(cs) || cs.Rows == 0 || c.isFigures() {
 		return false
 	}
 	k := c.spec.kind

@@ -36,6 +36,13 @@ var hiddenColumns = map[string]bool{
 	occurrence.ColNucleotideSequenceID: true,
 }
 
+func init() {
+	// The DNA sequences' figures, which GBIF's JSON leaves out too.
+	for _, c := range occurrence.SequenceFigureColumns() {
+		hiddenColumns[c] = true
+	}
+}
+
 // fromExtensions are columns derived from a record's extension rows: a
 // core row's own value of their term (a publisher's measurementType in
 // the core) is still a verbatim field of the record.

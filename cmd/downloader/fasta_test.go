@@ -45,7 +45,12 @@ func TestFastaArchiveOfAnEDNADataset(t *testing.T) {
 		"NUCLEOTIDE_SEQUENCE_NUCLEOTIDE_SEQUENCE_ID=" + dnaseq.SequenceID(asv1): "1",
 		"NUCLEOTIDE_SEQUENCE_SEQUENCE=" + strings.ToLower(asv1):                 "1",
 		"NUCLEOTIDE_SEQUENCE_SEQUENCE=" + asv1[:40]:                             "0",
-		"NUCLEOTIDE_SEQUENCE_SEQUENCE=" + cleanedRead:                           "1"})
+		"NUCLEOTIDE_SEQUENCE_SEQUENCE=" + cleanedRead:                           "1",
+		// A record matches a figure when one of its sequences does: the
+		// 18S record has a valid and an invalid read.
+		"NUCLEOTIDE_SEQUENCE_INVALID=true": "2", "NUCLEOTIDE_SEQUENCE_INVALID=false": "4",
+		"nucleotideSequenceNaturalLanguageDetected=true": "1", "nucleotideSequenceSequenceLength=100,*": "1",
+		"nucleotideSequenceGcContent=0.45,0.49": "3", "nucleotideSequenceNRunsCapped=1": "1"})
 	coi := filepath.Join(dir, "coi.zip")
 	runCmd(t, "export", "--table", table, "--format", "FASTA_ARCHIVE", "--query", "NUCLEOTIDE_SEQUENCE_TARGET_GENE=COI", "-o", coi)
 	if n := zipLines(t, coi)["occurrence.txt"]; n != 1 {

@@ -328,7 +328,7 @@ var v4Columns = append(append([]layoutColumn(nil), v3Columns...),
 
 // v5Columns is the layout of version 5: version 4's, then the geological
 // time's start and end ages, the extension row types, the measurement
-// types and type IDs, and the cleaned sequences' identifiers.
+// types and type IDs, and the sequences' identifiers, figures and flags.
 var v5Columns = append(append([]layoutColumn(nil), v4Columns...),
 	layoutColumn{"geologicalStartAge", occurrence.KindFloat64},
 	layoutColumn{"geologicalEndAge", occurrence.KindFloat64},
@@ -336,4 +336,14 @@ var v5Columns = append(append([]layoutColumn(nil), v4Columns...),
 	layoutColumn{"measurementType", occurrence.KindMulti},
 	layoutColumn{"measurementTypeID", occurrence.KindMulti},
 	layoutColumn{"nucleotideSequenceID", occurrence.KindMulti},
+	layoutColumn{"nucleotideSequenceLength", occurrence.KindMulti},
+	layoutColumn{"nucleotideGCContent", occurrence.KindMulti},
+	layoutColumn{"nucleotideNonIupacFraction", occurrence.KindMulti},
+	layoutColumn{"nucleotideNonACGTNFraction", occurrence.KindMulti},
+	layoutColumn{"nucleotideNFraction", occurrence.KindMulti},
+	layoutColumn{"nucleotideNRunsCapped", occurrence.KindMulti},
+	layoutColumn{"nucleotideNaturalLanguageDetected", occurrence.KindMulti},
+	layoutColumn{"nucleotideEndsTrimmed", occurrence.KindMulti},
+	layoutColumn{"nucleotideGapsOrWhitespaceRemoved", occurrence.KindMulti},
+	layoutColumn{"nucleotideInvalid", occurrence.KindMulti},
 )

@@ -1,0 +1,155 @@
+package occurrence
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/biodiversity-downloads/downloader/internal/dnaseq"
+)
+
+// The figures and flags GBIF's pipelines compute for each DNA-derived
+// sequence (its dna table: length, GC content, the N, non-ACGTN and
+// non-IUPAC fractions, N runs capped, and four flags), which GBIF's
+// NUCLEOTIDE_SEQUENCE_* search parameters read. Each is a column of the
+// record's values, one per sequence that has it, ";"-joined; a record
+// matches a parameter when one of its sequences does. GBIF's download
+// query joins the records to their sequences, so two such parameters
+// ANDed must hold for one sequence there; here each may hold for another
+// of the record's sequences.
+
+// sequenceFigure is one figure: its GBIF parameter, its column, and its
+// value for a sequence (ok false: the sequence has none).
+type sequenceFigure struct {
+	param, col string
+	flag       bool // a boolean flag; else a number
+	value      func(r dnaseq.Result) (v float64, ok bool)
+}
+
+func fraction(f func(r dnaseq.Result) float64) func(r dnaseq.Result) (float64, bool) {
+	return func(r dnaseq.Result) (float64, bool) { return f(r), r.Length > 0 }
+}
+
+func flagOf(f func(r dnaseq.Result) bool) func(r dnaseq.Result) (float64, bool) {
+	return func(r dnaseq.Result) (float64, bool) {
+		if f(r) {
+			return 1, true
+		}
+		return 0, true
+	}
+}
+
+// sequenceFigures are GBIF's per-sequence parameters, in
+// OccurrenceSearchParameter's order.
+var sequenceFigures = []sequenceFigure{
+	{"NUCLEOTIDE_SEQUENCE_SEQUENCE_LENGTH", "nucleotideSequenceLength", false,
+		func(r dnaseq.Result) (float64, bool) { return float64(r.Length), true }},
+	{"NUCLEOTIDE_SEQUENCE_GC_CONTENT", "nucleotideGCContent", false,
+		func(r dnaseq.Result) (float64, bool) { return r.GCContent, r.HasGC }},
+	{"NUCLEOTIDE_SEQUENCE_NON_IUPAC_FRACTION", "nucleotideNonIupacFraction", false,
+		fraction(func(r dnaseq.Result) float64 { return r.NonIUPACFraction })},
+	{"NUCLEOTIDE_SEQUENCE_NON_ACGTN_FRACTION", "nucleotideNonACGTNFraction", false,
+		fraction(func(r dnaseq.Result) float64 { return r.NonACGTNFraction })},
+	{"NUCLEOTIDE_SEQUENCE_N_FRACTION", "nucleotideNFraction", false,
+		fraction(func(r dnaseq.Result) float64 { return r.NFraction })},
+	{"NUCLEOTIDE_SEQUENCE_N_RUNS_CAPPED", "nucleotideNRunsCapped", false,
+		func(r dnaseq.Result) (float64, bool) { return float64(r.NRunsCapped), true }},
+	{"NUCLEOTIDE_SEQUENCE_NATURAL_LANGUAGE_DETECTED", "nucleotideNaturalLanguageDetected", true,
+		flagOf(func(r dnaseq.Result) bool { return r.NaturalLanguage })},
+	{"NUCLEOTIDE_SEQUENCE_ENDS_TRIMMED", "nucleotideEndsTrimmed", true,
+		flagOf(func(r dnaseq.Result) bool { return r.EndsTrimmed })},
+	{"NUCLEOTIDE_SEQUENCE_GAPS_OR_WHITESPACE_REMOVED", "nucleotideGapsOrWhitespaceRemoved", true,
+		flagOf(func(r dnaseq.Result) bool { return r.GapsOrWhitespaceRemoved })},
+	{"NUCLEOTIDE_SEQUENCE_INVALID", "nucleotideInvalid", true,
+		flagOf(func(r dnaseq.Result) bool { return r.Invalid })},
+}
+
+// SequenceFigureColumns are the columns of the sequences' figures and
+// flags.
+func SequenceFigureColumns() []string {
+	out := make([]string, len(sequenceFigures))
+	for i, f := range sequenceFigures {
+		out[i] = f.col
+	}
+	return out
+}
+
+var iSequenceFigures = func() []int {
+	out := make([]int, len(sequenceFigures))
+	for i, f := range sequenceFigures {
+		out[i] = mustIndex(f.col)
+	}
+	return out
+}()
+
+// sequenceFigureColumns sets the figure columns from a record's
+// interpreted sequences (those with a raw sequence): each distinct value
+// once, in the order met.
+func (in *interpreter) sequenceFigureColumns(seqs []NucleotideSequence) {
+	for i, f := range sequenceFigures {
+		var vals []string
+		for _, s := range seqs {
+			if s.Raw == "" {
+				continue
+			}
+			if v, ok := f.value(s.Result); ok {
+				vals = appendUnique(vals, figureText(v, f.flag))
+			}
+		}
+		if len(vals) > 0 {
+			in.r.SetString(iSequenceFigures[i], strings.Join(vals, ";"))
+		}
+	}
+}
+
+// figureText writes a figure as its column holds it: true or false, or
+// the shortest decimal that reads back as the number.
+func figureText(v float64, flag bool) string {
+	if flag {
+		return strconv.FormatBool(v != 0)
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
+}
+
+// normBool is a flag parameter's value: true or false, in any case.
+func normBool(s string) (string, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "true":
+		return "true", nil
+	case "false":
+		return "false", nil
+	}
+	return "", fmt.Errorf("not true or false")
+}
+
+// evalFigures evaluates a numeric figure leaf: a row matches when one of
+// the numbers its column lists does.
+func evalFigures(arr arrow.Array, c *compiled, out, mask []bool) {
+	for i := range out {
+		out[i] = false
+		if (mask != nil && !mask[i]) || arr.IsNull(i) {
+			continue
+		}
+		if s, ok := stringAt(arr, i); ok {
+			out[i] = c.matchFigures(s)
+		}
+	}
+}
+
+// matchFigures applies a numeric figure leaf to a column's list.
+func (c *compiled) matchFigures(list string) bool {
+	for len(list) > 0 {
+		var v string
+		v, list, _ = strings.Cut(list, ";")
+		if f, err := strconv.ParseFloat(v, 64); err == nil && c.matchSpan(num{f: f}, num{f: f}) {
+			return true
+		}
+	}
+	return false
+}
+
+// isFigures reports a numeric figure leaf (its column holds lists of
+// numbers as text).
+func (c *compiled) isFigures() bool { return c.spec != nil && c.spec.figures }
