@@ -71,13 +71,19 @@ func parseGeoTime(v string, single bool) (extent, error) {
 	if err != nil {
 		return extent{}, err
 	}
-	if spanWithin(x, y) || spanWithin(y, x) {
+	if isConcept(a) && isConcept(b) && (spanWithin(x, y) || spanWithin(y, x)) {
 		return extent{}, fmt.Errorf("%s and %s: one of the spans lies within the other", a, b)
 	}
 	return extent{num{f: math.Min(x.lo.f, y.lo.f)}, num{f: math.Max(x.hi.f, y.hi.f)}}, nil
 }
 
 func spanWithin(in, out extent) bool { return in.lo.f >= out.lo.f && in.hi.f <= out.hi.f }
+
+// isConcept reports a value that is no number (a concept's name).
+func isConcept(s string) bool {
+	_, err := strconv.ParseFloat(s, 64)
+	return err != nil
+}
 
 // geoTimeValue is one value's span: a concept's, or a number's point.
 func geoTimeValue(s string) (extent, error) {
