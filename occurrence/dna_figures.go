@@ -143,7 +143,7 @@ func (c *compiled) matchFigures(list string) bool {
 	for len(list) > 0 {
 		var v string
 		v, list, _ = strings.Cut(list, ";")
-		if f, err := strconv.ParseFloat(v, 64); err == nil && c.matchSpan(num{f: f}, num{f: f}) {
+		if f, err := strconv.ParseFloat(v, 64); err == nil && c.spanIn(f, f) {
 			return true
 		}
 	}

@@ -143,8 +143,23 @@ func evalGeoTime(endArr, startArr arrow.Array, c *compiled, out, mask []bool) {
 			out[i] = false
 			continue
 		}
-		out[i] = c.matchSpan(num{f: ev[i]}, num{f: sv[i]})
+		out[i] = c.spanIn(ev[i], sv[i])
 	}
+}
+
+// spanIn reports whether [s, e] lies within one of a float leaf's
+// intervals: through the interval index when the leaf has many, as the
+// work estimate assumes.
+func (c *compiled) spanIn(s, e float64) bool {
+	if c.ivx != nil {
+		return c.ivx.f.within(s, e)
+	}
+	for _, iv := range c.ivs {
+		if iv.lo.f <= s && e <= iv.hi.f {
+			return true
+		}
+	}
+	return false
 }
 
 // mayGeoTime reports whether a split's statistics allow a record within

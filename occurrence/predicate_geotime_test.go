@@ -52,6 +52,9 @@ func TestGeologicalTimePredicates(t *testing.T) {
 		{eq("GEOLOGICAL_TIME", "2.58,0"), []int{3}}, // numbers in either order, one span inside none
 		{eq("GEOLOGICAL_TIME", "23.03,23.03"), nil},
 		{`{"type":"in","key":"GEOLOGICAL_TIME","values":["Jurassic","Ordovician"]}`, []int{0, 4}},
+		// enough values for the interval index
+		{`{"type":"in","key":"GEOLOGICAL_TIME","values":["Jurassic","Ordovician","Cambrian","Silurian","Devonian","Permian","Triassic","Cretaceous","Paleogene","Quaternary","Hadean"]}`,
+			[]int{0, 3, 4}},
 		{`{"type":"or","predicates":[` + eq("GEOLOGICAL_TIME", "Jurassic") + `,` + eq("GEOLOGICAL_TIME", "Quaternary") + `]}`, []int{0, 3}},
 		{cmp("greaterThanOrEquals", "Miocene"), []int{0, 1, 2, 4}},
 		{cmp("greaterThan", "Miocene"), []int{0, 4, 6}},

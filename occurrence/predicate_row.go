@@ -103,7 +103,7 @@ func (c *compiled) matchRow(batch arrow.RecordBatch, row int) bool {
 	if c.isSpan() {
 		e, ok1 := cell(batch, c.spec.cols[0], row).(float64)
 		s, ok2 := cell(batch, c.spec.cols[1], row).(float64)
-		return ok1 && ok2 && c.matchSpan(num{f: e}, num{f: s})
+		return ok1 && ok2 && c.spanIn(e, s)
 	}
 	for _, col := range c.spec.cols {
 		if c.matchValue(cell(batch, col, row)) {
