@@ -51,14 +51,16 @@ var conceptsGeoTime = newConceptVocabulary("GeoTime", nil)
 type geoTime struct {
 	name, rank, parent string
 	start, end         float64
-	hasStart, hasEnd   bool
 }
 
-// geoTimes are the GeoTime concepts by name.
+// geoTimes are the GeoTime concepts by name. Every concept of GBIF's
+// export has both ages; one without would be a broken export, refused
+// when the program starts (GBIF's interpreter would leave a bound open).
 var geoTimes = func() map[string]geoTime {
 	m := map[string]geoTime{}
 	for _, c := range conceptData["GeoTime"] {
 		g := geoTime{name: c.name, parent: c.parent}
+		var hasStart, hasEnd bool
 		for _, t := range c.tags {
 			k, v, ok := strings.Cut(t, ":")
 			if !ok {
@@ -69,10 +71,13 @@ var geoTimes = func() map[string]geoTime {
 			case "rank":
 				g.rank = v
 			case "startage":
-				g.start, g.hasStart = parseAge(v)
+				g.start, hasStart = parseAge(v)
 			case "endage":
-				g.end, g.hasEnd = parseAge(v)
+				g.end, hasEnd = parseAge(v)
 			}
+		}
+		if !hasStart || !hasEnd {
+			panic("occurrence: GeoTime concept " + c.name + " lacks its start or end age")
 		}
 		m[c.name] = g
 	}
@@ -86,14 +91,14 @@ func parseAge(s string) (float64, bool) {
 
 // geoTimeSpan returns the span of the GeoTime concept a value names (any
 // of its names and labels), in millions of years: start is the older
-// bound. ok is false when it names none or the concept has no ages.
+// bound. ok is false when it names none.
 func geoTimeSpan(value string) (name string, start, end float64, ok bool) {
 	n, found := conceptsGeoTime.lookup(value)
 	if !found {
 		return "", 0, 0, false
 	}
 	g := geoTimes[n]
-	return n, g.start, g.end, g.hasStart && g.hasEnd
+	return n, g.start, g.end, true
 }
 
 // geoRanks are the ranks of the chronostratigraphy pairs, highest first.
@@ -117,22 +122,25 @@ type geoPair struct {
 	inferred, mismatch, invalid, parentIssue string
 }
 
+// newGeoPair is the pair of the two columns named, which carry the
+// Darwin Core terms of their names.
+func newGeoPair(rank, earliest, latest, inferred, mismatch, invalid, parentIssue string) geoPair {
+	return geoPair{rank: rank, earliest: KnownTerm(NSDwC + earliest), latest: KnownTerm(NSDwC + latest),
+		iEarliest: mustIndex(earliest), iLatest: mustIndex(latest),
+		inferred: inferred, mismatch: mismatch, invalid: invalid, parentIssue: parentIssue}
+}
+
 var geoPairs = [...]geoPair{
-	{"eon", KnownTerm(NSDwC + "earliestEonOrLowestEonothem"), KnownTerm(NSDwC + "latestEonOrHighestEonothem"),
-		mustIndex("earliestEonOrLowestEonothem"), mustIndex("latestEonOrHighestEonothem"),
-		"", IssueEonRankMismatch, IssueEonInvalidRange, ""},
-	{"era", KnownTerm(NSDwC + "earliestEraOrLowestErathem"), KnownTerm(NSDwC + "latestEraOrHighestErathem"),
-		mustIndex("earliestEraOrLowestErathem"), mustIndex("latestEraOrHighestErathem"),
-		IssueEraInferredFromParentRank, IssueEraRankMismatch, IssueEraInvalidRange, IssueEonEraMismatch},
-	{"period", KnownTerm(NSDwC + "earliestPeriodOrLowestSystem"), KnownTerm(NSDwC + "latestPeriodOrHighestSystem"),
-		mustIndex("earliestPeriodOrLowestSystem"), mustIndex("latestPeriodOrHighestSystem"),
-		IssuePeriodInferredFromParentRank, IssuePeriodRankMismatch, IssuePeriodInvalidRange, IssueEraPeriodMismatch},
-	{"epoch", KnownTerm(NSDwC + "earliestEpochOrLowestSeries"), KnownTerm(NSDwC + "latestEpochOrHighestSeries"),
-		mustIndex("earliestEpochOrLowestSeries"), mustIndex("latestEpochOrHighestSeries"),
-		IssueEpochInferredFromParentRank, IssueEpochRankMismatch, IssueEpochInvalidRange, IssuePeriodEpochMismatch},
-	{"age", KnownTerm(NSDwC + "earliestAgeOrLowestStage"), KnownTerm(NSDwC + "latestAgeOrHighestStage"),
-		mustIndex("earliestAgeOrLowestStage"), mustIndex("latestAgeOrHighestStage"),
-		IssueAgeInferredFromParentRank, IssueAgeRankMismatch, IssueAgeInvalidRange, IssueEpochAgeMismatch},
+	newGeoPair("eon", "earliestEonOrLowestEonothem", "latestEonOrHighestEonothem",
+		"", IssueEonRankMismatch, IssueEonInvalidRange, ""),
+	newGeoPair("era", "earliestEraOrLowestErathem", "latestEraOrHighestErathem",
+		IssueEraInferredFromParentRank, IssueEraRankMismatch, IssueEraInvalidRange, IssueEonEraMismatch),
+	newGeoPair("period", "earliestPeriodOrLowestSystem", "latestPeriodOrHighestSystem",
+		IssuePeriodInferredFromParentRank, IssuePeriodRankMismatch, IssuePeriodInvalidRange, IssueEraPeriodMismatch),
+	newGeoPair("epoch", "earliestEpochOrLowestSeries", "latestEpochOrHighestSeries",
+		IssueEpochInferredFromParentRank, IssueEpochRankMismatch, IssueEpochInvalidRange, IssuePeriodEpochMismatch),
+	newGeoPair("age", "earliestAgeOrLowestStage", "latestAgeOrHighestStage",
+		IssueAgeInferredFromParentRank, IssueAgeRankMismatch, IssueAgeInvalidRange, IssueEpochAgeMismatch),
 }
 
 var (
@@ -140,13 +148,11 @@ var (
 	iGeologicalEndAge   = mustIndex(ColGeologicalEndAge)
 )
 
-// geoSpan is a pair's span; a bound is absent when no concept gave it.
+// geoSpan is a pair's span (ok false: the pair gave none).
 type geoSpan struct {
-	start, end       float64
-	hasStart, hasEnd bool
+	start, end float64
+	ok         bool
 }
-
-func (s geoSpan) empty() bool { return !s.hasStart && !s.hasEnd }
 
 // geology interprets the chronostratigraphy pairs and sets the record's
 // geological time, as GeologicalContextInterpreter.interpretChronostratigraphy.
@@ -154,54 +160,46 @@ func (in *interpreter) geology() {
 	var spans [len(geoPairs)]geoSpan
 	for i, p := range geoPairs {
 		var parent geoSpan
-		for j := i - 1; j >= 0; j-- { // the nearest higher pair given
-			if !spans[j].empty() {
-				parent = spans[j]
-				break
-			}
+		for j := i - 1; j >= 0 && !parent.ok; j-- { // the nearest higher pair given
+			parent = spans[j]
 		}
 		spans[i] = in.geoPair(p, parent)
 	}
 	for i := len(spans) - 1; i >= 0; i-- { // the lowest rank given
-		if s := spans[i]; !s.empty() {
-			// GBIF keeps a geological time only with both bounds.
-			if s.hasStart && s.hasEnd {
-				in.r.SetFloat(iGeologicalStartAge, s.start)
-				in.r.SetFloat(iGeologicalEndAge, s.end)
-			}
+		if s := spans[i]; s.ok {
+			in.r.SetFloat(iGeologicalStartAge, s.start)
+			in.r.SetFloat(iGeologicalEndAge, s.end)
 			return
 		}
 	}
 }
 
-// geoPair interprets one pair against the span of the nearest higher one.
+// geoPair interprets one pair against the span of the nearest higher one:
+// from the earliest concept's start (else the latest's) to the latest
+// concept's end (else the earliest's).
 func (in *interpreter) geoPair(p geoPair, parent geoSpan) geoSpan {
 	e, eok := in.geoConcept(p.earliest, p)
 	l, lok := in.geoConcept(p.latest, p)
-	if !eok && !lok {
+	switch {
+	case !eok && !lok:
 		return geoSpan{}
-	}
-	if eok && lok && ((l.hasStart && e.hasStart && l.start > e.start) || (l.hasEnd && e.hasEnd && l.end > e.end)) {
+	case eok && lok && (l.start > e.start || l.end > e.end):
 		in.flag(p.invalid)
 		return geoSpan{}
 	}
-	var s geoSpan
+	s := geoSpan{ok: true}
 	if eok {
 		in.r.SetString(p.iEarliest, e.name)
-		s.start, s.hasStart = e.start, e.hasStart
-		s.end, s.hasEnd = e.end, e.hasEnd
+		s.start, s.end = e.start, e.end
 	}
 	if lok {
 		in.r.SetString(p.iLatest, l.name)
-		if !s.hasStart {
-			s.start, s.hasStart = l.start, l.hasStart
+		if !eok {
+			s.start = l.start
 		}
-		if l.hasEnd {
-			s.end, s.hasEnd = l.end, true
-		}
+		s.end = l.end
 	}
-	if p.parentIssue != "" && !parent.empty() &&
-		((parent.hasStart && s.hasStart && s.start > parent.start) || (parent.hasEnd && s.hasEnd && s.end < parent.end)) {
+	if p.parentIssue != "" && parent.ok && (s.start > parent.start || s.end < parent.end) {
 		in.flag(p.parentIssue)
 	}
 	return s
