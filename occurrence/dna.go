@@ -197,15 +197,9 @@ func (in *interpreter) dna(rows []Terms) {
 			genes = appendUnique(genes, s.TargetGene)
 		}
 	}
-	if len(ids) > 0 {
-		in.r.SetString(iDNASequenceID, strings.Join(ids, ";"))
-	}
-	if len(genes) > 0 {
-		in.r.SetString(iTargetGene, strings.Join(genes, ";"))
-	}
-	if len(cleaned) > 0 {
-		in.r.SetString(iNucleotideSequenceID, strings.Join(cleaned, ";"))
-	}
+	in.setList(iDNASequenceID, ids)
+	in.setList(iTargetGene, genes)
+	in.setList(iNucleotideSequenceID, cleaned)
 	in.sequenceFigureColumns(seqs)
 }
 

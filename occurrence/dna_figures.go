@@ -98,9 +98,7 @@ func (in *interpreter) sequenceFigureColumns(seqs []NucleotideSequence) {
 				vals = appendUnique(vals, figureText(v, f.flag))
 			}
 		}
-		if len(vals) > 0 {
-			in.r.SetString(iSequenceFigures[i], strings.Join(vals, ";"))
-		}
+		in.setList(iSequenceFigures[i], vals)
 	}
 }
 

@@ -33,7 +33,7 @@ func (in *interpreter) extensionFacts(ext map[string][]Terms) {
 		return
 	}
 	slices.Sort(rowTypes)
-	in.r.SetString(iDwcaExtension, strings.Join(rowTypes, ";"))
+	in.setList(iDwcaExtension, rowTypes)
 	var types, ids []string
 	add := func(list []string, v string) []string {
 		v = strings.TrimSpace(v)
@@ -49,10 +49,6 @@ func (in *interpreter) extensionFacts(ext map[string][]Terms) {
 		types = add(types, row[dwc+"measurementType"])
 		ids = add(ids, row[obis+"measurementTypeID"])
 	}
-	if len(types) > 0 {
-		in.r.SetString(iMeasurementType, strings.Join(types, ";"))
-	}
-	if len(ids) > 0 {
-		in.r.SetString(iMeasurementTypeID, strings.Join(ids, ";"))
-	}
+	in.setList(iMeasurementType, types)
+	in.setList(iMeasurementTypeID, ids)
 }

@@ -132,6 +132,14 @@ type interpreter struct {
 func (in *interpreter) get(term TermID) string { return strings.TrimSpace(in.raw.Value(term)) }
 func (in *interpreter) flag(issue string)      { in.issues = appendUnique(in.issues, issue) }
 
+// setList sets a list column to its values joined with ";", the download
+// delimiter; no values leave it empty.
+func (in *interpreter) setList(col int, vals []string) {
+	if len(vals) > 0 {
+		in.r.SetString(col, strings.Join(vals, ";"))
+	}
+}
+
 // Interpret turns one raw record into an interpreted one the way GBIF does for
 // the fields this table keeps, flagging what it could not interpret as issues
 // instead of failing. rec is reset first.
