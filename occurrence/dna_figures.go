@@ -21,49 +21,56 @@ import (
 // of the record's sequences.
 
 // sequenceFigure is one figure: its GBIF parameter, its column, and its
-// value for a sequence (ok false: the sequence has none).
+// value for a sequence as the column holds it (ok false: the sequence has
+// none).
 type sequenceFigure struct {
 	param, col string
-	flag       bool // a boolean flag; else a number
-	value      func(r dnaseq.Result) (v float64, ok bool)
+	flag       bool // a boolean flag (true or false); else a number
+	value      func(r dnaseq.Result) (v string, ok bool)
 }
 
-func fraction(f func(r dnaseq.Result) float64) func(r dnaseq.Result) (float64, bool) {
-	return func(r dnaseq.Result) (float64, bool) { return f(r), r.Length > 0 }
-}
-
-func flagOf(f func(r dnaseq.Result) bool) func(r dnaseq.Result) (float64, bool) {
-	return func(r dnaseq.Result) (float64, bool) {
-		if f(r) {
-			return 1, true
+// numberFigure is a figure of every sequence whose has says it has one (nil:
+// every sequence), written as the shortest decimal that reads back as it.
+func numberFigure(f func(r dnaseq.Result) float64, has func(r dnaseq.Result) bool) func(r dnaseq.Result) (string, bool) {
+	return func(r dnaseq.Result) (string, bool) {
+		if has != nil && !has(r) {
+			return "", false
 		}
-		return 0, true
+		return strconv.FormatFloat(f(r), 'g', -1, 64), true
 	}
 }
+
+// flagFigure is a flag of every sequence.
+func flagFigure(f func(r dnaseq.Result) bool) func(r dnaseq.Result) (string, bool) {
+	return func(r dnaseq.Result) (string, bool) { return strconv.FormatBool(f(r)), true }
+}
+
+// hasLength: the fractions are defined for a sequence with a length.
+func hasLength(r dnaseq.Result) bool { return r.Length > 0 }
 
 // sequenceFigures are GBIF's per-sequence parameters, in
 // OccurrenceSearchParameter's order.
 var sequenceFigures = []sequenceFigure{
 	{"NUCLEOTIDE_SEQUENCE_SEQUENCE_LENGTH", "nucleotideSequenceLength", false,
-		func(r dnaseq.Result) (float64, bool) { return float64(r.Length), true }},
+		numberFigure(func(r dnaseq.Result) float64 { return float64(r.Length) }, nil)},
 	{"NUCLEOTIDE_SEQUENCE_GC_CONTENT", "nucleotideGCContent", false,
-		func(r dnaseq.Result) (float64, bool) { return r.GCContent, r.HasGC }},
+		numberFigure(func(r dnaseq.Result) float64 { return r.GCContent }, func(r dnaseq.Result) bool { return r.HasGC })},
 	{"NUCLEOTIDE_SEQUENCE_NON_IUPAC_FRACTION", "nucleotideNonIupacFraction", false,
-		fraction(func(r dnaseq.Result) float64 { return r.NonIUPACFraction })},
+		numberFigure(func(r dnaseq.Result) float64 { return r.NonIUPACFraction }, hasLength)},
 	{"NUCLEOTIDE_SEQUENCE_NON_ACGTN_FRACTION", "nucleotideNonACGTNFraction", false,
-		fraction(func(r dnaseq.Result) float64 { return r.NonACGTNFraction })},
+		numberFigure(func(r dnaseq.Result) float64 { return r.NonACGTNFraction }, hasLength)},
 	{"NUCLEOTIDE_SEQUENCE_N_FRACTION", "nucleotideNFraction", false,
-		fraction(func(r dnaseq.Result) float64 { return r.NFraction })},
+		numberFigure(func(r dnaseq.Result) float64 { return r.NFraction }, hasLength)},
 	{"NUCLEOTIDE_SEQUENCE_N_RUNS_CAPPED", "nucleotideNRunsCapped", false,
-		func(r dnaseq.Result) (float64, bool) { return float64(r.NRunsCapped), true }},
+		numberFigure(func(r dnaseq.Result) float64 { return float64(r.NRunsCapped) }, nil)},
 	{"NUCLEOTIDE_SEQUENCE_NATURAL_LANGUAGE_DETECTED", "nucleotideNaturalLanguageDetected", true,
-		flagOf(func(r dnaseq.Result) bool { return r.NaturalLanguage })},
+		flagFigure(func(r dnaseq.Result) bool { return r.NaturalLanguage })},
 	{"NUCLEOTIDE_SEQUENCE_ENDS_TRIMMED", "nucleotideEndsTrimmed", true,
-		flagOf(func(r dnaseq.Result) bool { return r.EndsTrimmed })},
+		flagFigure(func(r dnaseq.Result) bool { return r.EndsTrimmed })},
 	{"NUCLEOTIDE_SEQUENCE_GAPS_OR_WHITESPACE_REMOVED", "nucleotideGapsOrWhitespaceRemoved", true,
-		flagOf(func(r dnaseq.Result) bool { return r.GapsOrWhitespaceRemoved })},
+		flagFigure(func(r dnaseq.Result) bool { return r.GapsOrWhitespaceRemoved })},
 	{"NUCLEOTIDE_SEQUENCE_INVALID", "nucleotideInvalid", true,
-		flagOf(func(r dnaseq.Result) bool { return r.Invalid })},
+		flagFigure(func(r dnaseq.Result) bool { return r.Invalid })},
 }
 
 // SequenceFigureColumns are the columns of the sequences' figures and
@@ -95,20 +102,11 @@ func (in *interpreter) sequenceFigureColumns(seqs []NucleotideSequence) {
 				continue
 			}
 			if v, ok := f.value(s.Result); ok {
-				vals = appendUnique(vals, figureText(v, f.flag))
+				vals = appendUnique(vals, v)
 			}
 		}
 		in.setList(iSequenceFigures[i], vals)
 	}
-}
-
-// figureText writes a figure as its column holds it: true or false, or
-// the shortest decimal that reads back as the number.
-func figureText(v float64, flag bool) string {
-	if flag {
-		return strconv.FormatBool(v != 0)
-	}
-	return strconv.FormatFloat(v, 'g', -1, 64)
 }
 
 // normBool is a flag parameter's value: true or false, in any case.

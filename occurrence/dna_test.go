@@ -3,6 +3,7 @@ package occurrence
 import (
 	"encoding/json"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -167,9 +168,9 @@ func TestSequenceFigures(t *testing.T) {
 		Terms{targetGeneTerms[0]: "COI"}), DatasetContext{Key: "d"}, r)
 	a, b := dnaseq.Clean(clean), dnaseq.Clean("acgt-acgtgg ccaattaacc")
 	for col, want := range map[string]string{
-		"nucleotideSequenceLength":          figureText(float64(a.Length), false) + ";" + figureText(float64(b.Length), false) + ";0",
-		"nucleotideGCContent":               figureText(a.GCContent, false) + ";" + figureText(b.GCContent, false),
-		"nucleotideNFraction":               figureText(a.NFraction, false) + ";0",
+		"nucleotideSequenceLength":          strconv.FormatFloat(float64(a.Length), 'g', -1, 64) + ";" + strconv.FormatFloat(float64(b.Length), 'g', -1, 64) + ";0",
+		"nucleotideGCContent":               strconv.FormatFloat(a.GCContent, 'g', -1, 64) + ";" + strconv.FormatFloat(b.GCContent, 'g', -1, 64),
+		"nucleotideNFraction":               strconv.FormatFloat(a.NFraction, 'g', -1, 64) + ";0",
 		"nucleotideNRunsCapped":             "1;0",
 		"nucleotideInvalid":                 "false;true",
 		"nucleotideGapsOrWhitespaceRemoved": "false;true",
