@@ -73,9 +73,8 @@ var sequenceFigures = []sequenceFigure{
 		flagFigure(func(r dnaseq.Result) bool { return r.Invalid })},
 }
 
-// SequenceFigureColumns are the columns of the sequences' figures and
-// flags.
-func SequenceFigureColumns() []string {
+// figureColumns are the columns of the sequences' figures and flags.
+func figureColumns() []string {
 	out := make([]string, len(sequenceFigures))
 	for i, f := range sequenceFigures {
 		out[i] = f.col

@@ -185,7 +185,7 @@ func TestSequenceFigures(t *testing.T) {
 		rows[0][f.col] = get(r, f.col).S
 	}
 	rows[1]["nucleotideSequenceLength"], rows[1]["nucleotideInvalid"] = "500", "false"
-	batch := buildBatch(t, SequenceFigureColumns(), rows)
+	batch := buildBatch(t, figureColumns(), rows)
 	defer batch.Release()
 	for js, want := range map[string][]int{
 		`{"type":"greaterThan","key":"NUCLEOTIDE_SEQUENCE_SEQUENCE_LENGTH","value":"25"}`:             {0, 1},
@@ -201,7 +201,7 @@ func TestSequenceFigures(t *testing.T) {
 		if got := matchingRows(t, p, batch); !slices.Equal(got, want) {
 			t.Errorf("%s: rows %v, want %v", js, got, want)
 		}
-		if len(want) > 0 && !p.MayMatch(statsOf(SequenceFigureColumns(), rows, true)) {
+		if len(want) > 0 && !p.MayMatch(statsOf(figureColumns(), rows, true)) {
 			t.Errorf("%s: the statistics ruled out the matching rows", js)
 		}
 	}

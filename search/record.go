@@ -24,24 +24,21 @@ import (
 // terms that are no column follow, as GBIF adds a record's verbatim
 // fields that interpretation did not consume.
 
-// hiddenColumns are not in GBIF's occurrence JSON: flags GBIF indexes but
-// does not return, names it keeps write-only, this table's own helpers.
+// hiddenColumns are columns of GBIF's occurrence.txt that are not in its
+// occurrence JSON: flags GBIF indexes but does not return, names it keeps
+// write-only. The columns after GBIF's (Extra: this table's helpers, the
+// verbatim and extension documents, the DNA and geological facts GBIF's
+// search index keeps apart) are left out too, but for shownExtras; some
+// come back in shapes of their own below (media, extensions,
+// dnaSequenceID).
 var hiddenColumns = map[string]bool{
 	occurrence.ColHasCoordinate: true, occurrence.ColHasGeospatialIssue: true, "taxonomicIssue": true,
 	"nonTaxonomicIssue": true, occurrence.ColMediaType: true, "repatriated": true, "isInvasive": true,
-	occurrence.ColVerbatimScientificName: true, occurrence.ColVerbatimScientificNameAuthorship: true,
-	occurrence.ColEventDateStart: true, occurrence.ColEventDateEnd: true,
-	occurrence.ColGeologicalStartAge: true, occurrence.ColGeologicalEndAge: true,
-	occurrence.ColDwcaExtension: true, occurrence.ColMeasurementType: true, occurrence.ColMeasurementTypeID: true,
-	occurrence.ColNucleotideSequenceID: true,
+	occurrence.ColVerbatimScientificName: true,
 }
 
-func init() {
-	// The DNA sequences' figures, which GBIF's JSON leaves out too.
-	for _, c := range occurrence.SequenceFigureColumns() {
-		hiddenColumns[c] = true
-	}
-}
+// shownExtras are the Extra columns GBIF's occurrence JSON has as they are.
+var shownExtras = map[string]bool{occurrence.ColPublishingOrgKey: true}
 
 // fromExtensions are columns derived from a record's extension rows: a
 // core row's own value of their term (a publisher's measurementType in
@@ -128,9 +125,8 @@ func newRecordPlan() *recordPlan {
 			p.columnTerms[c.Source] = true
 		}
 		switch {
-		case hiddenColumns[c.Name], gadm[c.Name], c.Name == occurrence.ColGBIFID, c.Name == occurrence.ColIssue,
-			c.Name == occurrence.ColMultimedia, c.Name == occurrence.ColExtensions, c.Name == occurrence.ColVerbatim,
-			c.Name == occurrence.ColDNASequenceID, c.Name == occurrence.ColTargetGene:
+		case hiddenColumns[c.Name], c.Extra && !shownExtras[c.Name], gadm[c.Name],
+			c.Name == occurrence.ColGBIFID, c.Name == occurrence.ColIssue:
 		case agentColumns[c.Name] != "":
 			p.agents = append(p.agents, planField{name: agentColumns[c.Name], col: idx(c.Name), kind: c.Kind})
 		default:
