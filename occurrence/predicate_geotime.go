@@ -161,27 +161,3 @@ func (c *compiled) spanIn(s, e float64) bool {
 	}
 	return false
 }
-
-// mayGeoTime reports whether a split's statistics allow a record within
-// one of the leaf's spans: none can be when every record's end is younger
-// than the span's end, or every record's start older than its start.
-func (c *compiled) mayGeoTime(s Stats) bool {
-	es, okE := s.ColumnStats(c.spec.cols[0])
-	ss, okS := s.ColumnStats(c.spec.cols[1])
-	if (okE && allNull(es)) || (okS && allNull(ss)) {
-		return false
-	}
-	_, endMax, haveEnd := c.statRange(es)
-	startMin, _, haveStart := c.statRange(ss)
-	haveEnd, haveStart = haveEnd && okE, haveStart && okS
-	for _, iv := range c.ivs {
-		if haveEnd && endMax.f < iv.lo.f {
-			continue
-		}
-		if haveStart && startMin.f > iv.hi.f {
-			continue
-		}
-		return true
-	}
-	return false
-}

@@ -82,11 +82,8 @@ func (c *compiled) may(s Stats) bool {
 		cs, ok := s.ColumnStats(c.single())
 		return !ok || !allNull(cs)
 	}
-	if c.isDate() {
-		return c.mayDate(s)
-	}
-	if c.isSpan() {
-		return c.mayGeoTime(s)
+	if c.isDate() || c.isSpan() {
+		return c.maySpan(s)
 	}
 	if c.isFigures() { // text statistics say nothing of the numbers
 		cs, ok := s.ColumnStats(c.single())
@@ -203,41 +200,42 @@ func toFloat(v any) (float64, bool) {
 	return 0, false
 }
 
-// mayDate: some row needs start >= lo and effective end <= hi, where the
-// effective end is the start when the end is null.
-func (c *compiled) mayDate(s Stats) bool {
-	ss, ok := s.ColumnStats(ColEventDateStart)
+// maySpan: some row of a span leaf (eventDate; GEOLOGICAL_TIME's equals,
+// in and range) needs its lower bound (cols[0]) >= lo and its upper bound
+// (cols[1], the lower one when null) <= hi.
+func (c *compiled) maySpan(s Stats) bool {
+	ls, ok := s.ColumnStats(c.spec.cols[0])
 	if !ok {
 		return true
 	}
-	if allNull(ss) {
+	if allNull(ls) {
 		return false
 	}
-	_, sMax, okS := c.statRange(ss)
-	es, okE := s.ColumnStats(ColEventDateEnd)
-	endMin, haveEnd := num{}, false
-	if okE {
-		if eMin, _, ok := c.statRange(es); ok {
-			endMin, haveEnd = eMin, true
-			if es.NullCount > 0 { // null ends take the start's value
-				sMin, _, ok := c.statRange(ss)
+	_, lMax, okL := c.statRange(ls)
+	us, okU := s.ColumnStats(c.spec.cols[1])
+	uMin, haveU := num{}, false
+	if okU {
+		if m, _, ok := c.statRange(us); ok {
+			uMin, haveU = m, true
+			if us.NullCount > 0 { // null upper bounds take the lower's value
+				lMin, _, ok := c.statRange(ls)
 				if !ok {
-					haveEnd = false
-				} else if sMin.i < endMin.i {
-					endMin = sMin
+					haveU = false
+				} else if less(c.spec, lMin, uMin) {
+					uMin = lMin
 				}
 			}
-		} else if allNull(es) {
-			if sMin, _, ok := c.statRange(ss); ok {
-				endMin, haveEnd = sMin, true
+		} else if allNull(us) {
+			if lMin, _, ok := c.statRange(ls); ok {
+				uMin, haveU = lMin, true
 			}
 		}
 	}
 	for _, iv := range c.ivs {
-		if okS && sMax.i < iv.lo.i {
+		if okL && less(c.spec, lMax, iv.lo) {
 			continue
 		}
-		if haveEnd && endMin.i > iv.hi.i {
+		if haveU && less(c.spec, iv.hi, uMin) {
 			continue
 		}
 		return true
