@@ -120,16 +120,17 @@ func normBool(s string) (string, error) {
 }
 
 // evalFigures evaluates a numeric figure leaf: a row matches when one of
-// the numbers its column lists does.
+// the numbers its column lists does. An and passes its result so far as
+// the mask (out and mask are one slice), so mask[i] is read before out[i]
+// is written.
 func evalFigures(arr arrow.Array, c *compiled, out, mask []bool) {
 	for i := range out {
-		out[i] = false
 		if (mask != nil && !mask[i]) || arr.IsNull(i) {
+			out[i] = false
 			continue
 		}
-		if s, ok := stringAt(arr, i); ok {
-			out[i] = c.matchFigures(s)
-		}
+		s, ok := stringAt(arr, i)
+		out[i] = ok && c.matchFigures(s)
 	}
 }
 

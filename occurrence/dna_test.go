@@ -180,7 +180,7 @@ func TestSequenceFigures(t *testing.T) {
 			t.Errorf("%s = %q, want %q", col, got, want)
 		}
 	}
-	rows := []row{{}, {}}
+	rows := []row{{}, {}, {}} // the third has no sequences
 	for _, f := range sequenceFigures {
 		rows[0][f.col] = get(r, f.col).S
 	}
@@ -196,6 +196,14 @@ func TestSequenceFigures(t *testing.T) {
 		`{"type":"equals","key":"NUCLEOTIDE_SEQUENCE_INVALID","value":"TRUE"}`:                        {0},
 		`{"type":"equals","key":"NUCLEOTIDE_SEQUENCE_INVALID","value":"false"}`:                       {0, 1},
 		`{"type":"isNotNull","parameter":"NUCLEOTIDE_SEQUENCE_GC_CONTENT"}`:                           {0},
+		// Each condition holds for any of a record's sequences, as GBIF's
+		// search answers: no single sequence of row 0 is both invalid and
+		// 30 long, yet row 0 has both.
+		`{"type":"and","predicates":[{"type":"equals","key":"NUCLEOTIDE_SEQUENCE_INVALID","value":"true"},{"type":"equals","key":"NUCLEOTIDE_SEQUENCE_SEQUENCE_LENGTH","value":"` + strconv.Itoa(a.Length) + `"}]}`: {0},
+		// A record without sequences is no more excluded than by any
+		// other empty column (GBIF's download joins and drops it).
+		`{"type":"or","predicates":[{"type":"isNull","parameter":"NUCLEOTIDE_SEQUENCE_GC_CONTENT"},{"type":"greaterThan","key":"NUCLEOTIDE_SEQUENCE_SEQUENCE_LENGTH","value":"400"}]}`: {1, 2},
+		`{"type":"not","predicate":{"type":"equals","key":"NUCLEOTIDE_SEQUENCE_INVALID","value":"true"}}`:                                                                              {1, 2},
 	} {
 		p := mustParse(t, js)
 		if got := matchingRows(t, p, batch); !slices.Equal(got, want) {

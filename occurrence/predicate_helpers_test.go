@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -164,6 +165,17 @@ func randomRows(rng *rand.Rand, n int) []row {
 			}
 		}
 		maybe(ColLastInterpreted, day("2020-01-01").Add(time.Duration(rng.IntN(1000))*time.Hour))
+		if rng.IntN(4) != 0 { // a geological time: a span of millions of years
+			end := float64(rng.IntN(300))
+			r[ColGeologicalEndAge], r[ColGeologicalStartAge] = end, end+float64(rng.IntN(60))
+		}
+		if n := rng.IntN(4); n > 0 { // sequences' figures, lists in text
+			lengths, invalid := make([]string, n), make([]string, n)
+			for j := range lengths {
+				lengths[j], invalid[j] = strconv.Itoa(rng.IntN(600)), strconv.FormatBool(rng.IntN(3) == 0)
+			}
+			r["nucleotideSequenceLength"], r["nucleotideInvalid"] = strings.Join(lengths, ";"), strings.Join(invalid, ";")
+		}
 		rows[i] = r
 	}
 	return rows
@@ -219,6 +231,15 @@ var leafPredicates = []string{
 	`{"type":"isNull","parameter":"YEAR"}`,
 	`{"type":"isNotNull","parameter":"COUNTRY"}`,
 	`{"type":"isNull","parameter":"EVENT_DATE"}`,
+	`{"type":"equals","key":"GEOLOGICAL_TIME","value":"Mesozoic"}`,
+	`{"type":"equals","key":"GEOLOGICAL_TIME","value":"0,100"}`,
+	`{"type":"greaterThan","key":"GEOLOGICAL_TIME","value":"150"}`,
+	`{"type":"in","key":"GEOLOGICAL_TIME","values":["Jurassic","Cretaceous","Paleogene","Neogene","Quaternary","Triassic","Permian","Carboniferous","Devonian","Silurian"]}`,
+	`{"type":"greaterThan","key":"NUCLEOTIDE_SEQUENCE_SEQUENCE_LENGTH","value":"300"}`,
+	`{"type":"range","key":"NUCLEOTIDE_SEQUENCE_SEQUENCE_LENGTH","value":{"gte":"100","lte":"200"}}`,
+	`{"type":"in","key":"NUCLEOTIDE_SEQUENCE_SEQUENCE_LENGTH","values":["1,50","60","70,80","90","100,110","120","130,140","150","160,170","180"]}`,
+	`{"type":"equals","key":"NUCLEOTIDE_SEQUENCE_INVALID","value":"true"}`,
+	`{"type":"isNotNull","parameter":"NUCLEOTIDE_SEQUENCE_SEQUENCE_LENGTH"}`,
 	`{"type":"within","geometry":"POLYGON((-10 30, 40 30, 40 70, -10 70, -10 30))"}`,
 	`{"type":"within","geometry":"POLYGON((-10 30, 40 30, 40 70, -10 70, -10 30), (0 40, 0 60, 20 60, 20 40, 0 40))"}`,
 	`{"type":"within","geometry":"MULTIPOLYGON(((170 -30, 190 -30, 190 0, 170 0, 170 -30)), ((-100 20, -80 20, -80 50, -100 50, -100 20)))"}`,
