@@ -48,8 +48,8 @@ const (
 // (gbifID, verbatimScientificName), every field a union of its type and
 // null but gbifID, a plain string; identifiers (gbifID, the taxon keys)
 // as strings; list columns (issue, mediaType, recordedBy, identifiedBy,
-// typeStatus, ...) as arrays of strings; dates, times and vocabularies
-// as the text SIMPLE_CSV writes; integers as int, coordinates and other
+// ...) as arrays of strings; dates, times and vocabularies (typeStatus,
+// a list joined with ";", too) as the text SIMPLE_CSV writes; integers as int, coordinates and other
 // decimals as double, booleans as boolean; the licence as its enum name.
 type avroWriter struct {
 	x      *Export
@@ -148,6 +148,8 @@ func avroTypeOf(f field) avroType {
 		return avroRequiredString
 	case c.Name == occurrence.ColLicense:
 		return avroLicence
+	case gbifVocabularyTerms[c.Term]:
+		return avroString // a list (typeStatus) as its ";"-joined text
 	}
 	switch c.Kind {
 	case occurrence.KindInt64:
@@ -165,6 +167,24 @@ func avroTypeOf(f field) avroType {
 	}
 	return avroString
 }
+
+// gbifVocabularyTerms are dwc-api's @Vocabulary terms, which GBIF keeps
+// as concepts: its Avro schemas type them as text
+// (AvroSchemaQueries.toHiveDataType), a list's concepts joined with ";"
+// (Queries.toVocabularyConceptArrayHiveInitializer), so typeStatus is a
+// string there where issue and recordedBy are arrays.
+var gbifVocabularyTerms = func() map[string]bool {
+	m := map[string]bool{}
+	for _, name := range []string{
+		"sex", "lifeStage", "establishmentMeans", "degreeOfEstablishment", "pathway", "eventType", "typeStatus",
+		"earliestEonOrLowestEonothem", "latestEonOrHighestEonothem", "earliestEraOrLowestErathem", "latestEraOrHighestErathem",
+		"earliestPeriodOrLowestSystem", "latestPeriodOrHighestSystem", "earliestEpochOrLowestSeries", "latestEpochOrHighestSeries",
+		"earliestAgeOrLowestStage", "latestAgeOrHighestStage",
+	} {
+		m[occurrence.NSDwC+name] = true
+	}
+	return m
+}()
 
 // avroNamePattern is what the Avro specification allows a field's name.
 var avroNamePattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)

@@ -99,6 +99,7 @@ func eachTestRecord(fn func(ds testDataset, r *occurrence.Record)) {
 			r.SetBool(idx(occurrence.ColHasCoordinate), true)
 			r.SetInt(idx(occurrence.ColYear), 2020)
 			r.SetString(idx(occurrence.ColTypeStatus), "HOLOTYPE;PARATYPE")
+			r.SetString(idx(occurrence.ColRecordedBy), "Smith, J.;Doe, A.")
 			r.SetTime(idx(occurrence.ColLastInterpreted), time.Date(2024, 1, 2, 3, 4, 5, 6e6, time.UTC))
 			// What interpretation makes of the verbatim values below.
 			r.SetString(idx("habitat"), "forest\tedge")
