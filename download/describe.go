@@ -134,6 +134,12 @@ func Describe(f Format) (any, error) {
 			return nil, err
 		}
 		return describeAvro(fields), nil
+	case FormatMapOfLife:
+		fields, err := mapOfLifeFields()
+		if err != nil {
+			return nil, err
+		}
+		return describeAvro(fields), nil
 	case FormatSQLTSVZip:
 		return describeSQL()
 	case FormatFastaArchive:

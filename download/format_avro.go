@@ -83,16 +83,22 @@ const (
 // avroCell appends row i of one field in Avro's binary form.
 type avroCell func(dst []byte, i int) []byte
 
-func newSimpleAvro(_ context.Context, x *Export) (formatWriter, error) {
-	fields, err := simpleAvroFields(x.spec.Fields)
-	if err != nil {
-		return nil, err
+var newSimpleAvro = avroFile(avroRecordName, func(x *Export) ([]field, error) { return simpleAvroFields(x.spec.Fields) })
+
+// avroFile opens the writer of a format that is one Avro container of
+// record name, of the fields given for the export.
+func avroFile(name string, fields func(x *Export) ([]field, error)) func(context.Context, *Export) (formatWriter, error) {
+	return func(_ context.Context, x *Export) (formatWriter, error) {
+		fs, err := fields(x)
+		if err != nil {
+			return nil, err
+		}
+		a, err := newAvroWriter(x, x.file(), name, fs)
+		if err != nil {
+			return nil, err
+		}
+		return a, nil
 	}
-	a, err := newAvroWriter(x, x.file(), avroRecordName, fields)
-	if err != nil {
-		return nil, err
-	}
-	return a, nil
 }
 
 // newAvroWriter writes records of fields as one Avro container of record

@@ -51,6 +51,10 @@ type FormatInfo struct {
 	// rather than a predicate: a form that builds predicates does not
 	// offer it.
 	SQL bool
+	// Project is set for a project's export (GBIF's MAP_OF_LIFE): the
+	// API takes it, the portal page does not offer it, as GBIF.org does
+	// not.
+	Project bool
 
 	// open starts the format's writer on an export; checkFields, when
 	// set, checks a choice of fields beyond their names (CheckFields).

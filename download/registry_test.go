@@ -9,15 +9,16 @@ import (
 // The registry lists each format once, in GBIF's order, with everything
 // the API, the CLI and the estimates read.
 func TestRegistry(t *testing.T) {
-	if got, want := FormatNames(), []string{"DWCA", "SIMPLE_CSV", "SIMPLE_AVRO", "SIMPLE_WITH_VERBATIM_AVRO", "SPECIES_LIST", "SIMPLE_PARQUET", "SQL_TSV_ZIP", "FASTA_ARCHIVE"}; !slices.Equal(got, want) {
+	if got, want := FormatNames(), []string{"DWCA", "SIMPLE_CSV", "SIMPLE_AVRO", "SIMPLE_WITH_VERBATIM_AVRO", "SPECIES_LIST", "MAP_OF_LIFE", "SIMPLE_PARQUET", "SQL_TSV_ZIP", "FASTA_ARCHIVE"}; !slices.Equal(got, want) {
 		t.Fatalf("FormatNames() = %v, want %v", got, want)
 	}
 	for _, f := range Formats() {
 		if f.Description == "" || f.Extension == "" || f.ContentType == "" || f.BytesPerRecord <= 0 || f.CompressionRatio <= 0 {
 			t.Errorf("format %s is incomplete: %+v", f.Name, f)
 		}
-		// A zip is served as one; SIMPLE_AVRO is GBIF's one .avro file.
-		if zip := f.Name != FormatSimpleAvro; zip != (f.Extension == ".zip" && f.ContentType == "application/zip") || zip != f.zipped() {
+		// A zip is served as one; SIMPLE_AVRO and MAP_OF_LIFE are GBIF's
+		// one .avro file.
+		if zip := f.Name != FormatSimpleAvro && f.Name != FormatMapOfLife; zip != (f.Extension == ".zip" && f.ContentType == "application/zip") || zip != f.zipped() {
 			t.Errorf("format %s: extension %s, content type %s", f.Name, f.Extension, f.ContentType)
 		}
 		got, err := LookupFormat(string(f.Name))
@@ -35,8 +36,8 @@ func TestRegistry(t *testing.T) {
 	if f, err := ParseFormat("simple_csv"); err != nil || f != FormatSimpleCSV {
 		t.Errorf("ParseFormat(simple_csv) = %q, %v", f, err)
 	}
-	if _, err := ParseFormat("MAP_OF_LIFE"); !errors.Is(err, ErrFormat) || err.Error() != `download: bad download format: "MAP_OF_LIFE" (want one of DWCA, SIMPLE_CSV, SIMPLE_AVRO, SIMPLE_WITH_VERBATIM_AVRO, SPECIES_LIST, SIMPLE_PARQUET, SQL_TSV_ZIP, FASTA_ARCHIVE)` {
-		t.Errorf("ParseFormat(MAP_OF_LIFE) = %v", err)
+	if _, err := ParseFormat("BIONOMIA"); !errors.Is(err, ErrFormat) || err.Error() != `download: bad download format: "BIONOMIA" (want one of DWCA, SIMPLE_CSV, SIMPLE_AVRO, SIMPLE_WITH_VERBATIM_AVRO, SPECIES_LIST, MAP_OF_LIFE, SIMPLE_PARQUET, SQL_TSV_ZIP, FASTA_ARCHIVE)` {
+		t.Errorf("ParseFormat(BIONOMIA) = %v", err)
 	}
 	// Formats returns a copy: a caller cannot change the registry.
 	fs := Formats()

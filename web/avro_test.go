@@ -106,6 +106,34 @@ func TestSimpleWithVerbatimAvroDownloadAPI(t *testing.T) {
 	}
 }
 
+// A MAP_OF_LIFE download is GBIF's one .avro file of the MapOfLife
+// record, with the sample's ingested values: the predicate's records, the
+// verbatim scientific name as published, the event date's start.
+func TestMapOfLifeDownloadAPI(t *testing.T) {
+	s, key, d := avroDownload(t, "MAP_OF_LIFE")
+	if !strings.HasSuffix(d.DownloadLink, "/v1/occurrence/download/request/"+key+".avro") || d.Request.Format != "MAP_OF_LIFE" {
+		t.Errorf("downloadLink %q, format %s", d.DownloadLink, d.Request.Format)
+	}
+	r := expect(t, s.do("GET", "/v1/occurrence/download/request/"+key+".avro", "", nil), http.StatusOK)
+	recs := avroRecords(t, bytes.NewReader(r.body))
+	dated := 0
+	for i, rec := range recs {
+		if rec["stateProvince"] != "Nigde" || rec["verbatimScientificName"] == nil || rec["gbifID"] == nil {
+			t.Fatalf("record %d: stateProvince %v, verbatimScientificName %v", i, rec["stateProvince"], rec["verbatimScientificName"])
+		}
+		if v, ok := rec["eventDateGte"].(string); ok && len(v) == len("2006-01-02T15:04:05") {
+			dated++
+		}
+	}
+	n := int64(len(recs))
+	if want := s.count(familyPredicate).Count; n != want || n == 0 || d.TotalRecords != n {
+		t.Errorf("%d records in the file, totalRecords %d, the API counts %d", n, d.TotalRecords, want)
+	}
+	if dated == 0 {
+		t.Error("no record has an eventDateGte")
+	}
+}
+
 // avroRecords reads every record of an Avro container (twmb/avro).
 func avroRecords(t *testing.T, r io.Reader) []map[string]any {
 	t.Helper()

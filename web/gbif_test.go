@@ -183,7 +183,7 @@ func TestDescribe(t *testing.T) {
 	s := startServer(t, sqliteDSN(t), options{role: jobs.RoleAPI})
 	for path, f := range map[string]download.Format{"simpleCsv": download.FormatSimpleCSV, "speciesList": download.FormatSpeciesList,
 		"simpleParquet": download.FormatSimpleParquet, "simpleAvro": download.FormatSimpleAvro, "simpleWithVerbatimAvro": download.FormatSimpleWithVerbatimAvro,
-		"dwca": download.FormatDWCA} {
+		"dwca": download.FormatDWCA, "mapOfLife": download.FormatMapOfLife} {
 		r := expect(t, s.do("GET", "/v1/occurrence/download/describe/"+path, "", nil), http.StatusOK)
 		if ct := r.header.Get("Content-Type"); ct != "application/json" {
 			t.Fatalf("%s: Content-Type %q", path, ct)
@@ -209,7 +209,9 @@ func TestDescribe(t *testing.T) {
 			t.Fatalf("%s: %s", path, r.body)
 		}
 	}
-	expect(t, s.do("GET", "/v1/occurrence/download/describe/mapOfLife", "", nil), http.StatusNotFound)
+	// GBIF describes no project's export; this one describes Map of Life's
+	// and has no BIONOMIA.
+	expect(t, s.do("GET", "/v1/occurrence/download/describe/bionomia", "", nil), http.StatusNotFound)
 }
 
 // publishers stands in for a catalog that records each dataset's DOI,

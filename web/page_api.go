@@ -71,8 +71,8 @@ func (s *Server) pageConfig(w http.ResponseWriter, r *http.Request) error {
 		MaxRunning: cfg.MaxRunningPerUser, Contact: s.svc.CanMail() && p.cfg.ContactPerDay > 0,
 		EraseAfter: cfg.EraseAfter.Hours() / 24}
 	for _, f := range download.Formats() {
-		if f.SQL {
-			continue // the page builds predicates; SQL downloads come through the API
+		if f.SQL || f.Project {
+			continue // the page builds predicates for people; SQL downloads and projects' exports come through the API
 		}
 		out.Formats = append(out.Formats, formatJSON{Name: string(f.Name), Description: f.Description, Fields: f.Fields,
 			Default: download.DefaultFields(f.Name), Extension: f.Extension})
