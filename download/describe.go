@@ -134,6 +134,8 @@ func Describe(f Format) (any, error) {
 			return nil, err
 		}
 		return describeAvro(fields), nil
+	case FormatBionomia:
+		return describeBionomia()
 	case FormatMapOfLife:
 		fields, err := mapOfLifeFields()
 		if err != nil {

@@ -228,12 +228,12 @@ func TestDescribeEveryFormatAndItsPathName(t *testing.T) {
 	}
 	for path, want := range map[string]Format{"dwca": FormatDWCA, "simpleCsv": FormatSimpleCSV,
 		"speciesList": FormatSpeciesList, "simpleParquet": FormatSimpleParquet, "simpleAvro": FormatSimpleAvro, "simpleWithVerbatimAvro": FormatSimpleWithVerbatimAvro,
-		"SIMPLE_CSV": FormatSimpleCSV, "sql": FormatSQLTSVZip, "mapOfLife": FormatMapOfLife} {
+		"SIMPLE_CSV": FormatSimpleCSV, "sql": FormatSQLTSVZip, "mapOfLife": FormatMapOfLife, "bionomia": FormatBionomia} {
 		if got, err := LookupDescribed(path); err != nil || got != want {
 			t.Errorf("%s: %s %v, want %s", path, got, err, want)
 		}
 	}
-	for _, bad := range []string{"bionomia", "SQL", ""} {
+	for _, bad := range []string{"xlsx", "SQL", ""} {
 		if _, err := LookupDescribed(bad); !errors.Is(err, ErrFormat) {
 			t.Errorf("%q: %v", bad, err)
 		}

@@ -134,6 +134,60 @@ func TestMapOfLifeDownloadAPI(t *testing.T) {
 	}
 }
 
+// A BIONOMIA download is GBIF's zip of four Avro files: the predicate's
+// records with a collector or an identifier (as many as the API counts
+// for the predicate and that condition), and their gbifIDs grouped by
+// agent, family and agent ID, every gbifID among the records.
+func TestBionomiaDownloadAPI(t *testing.T) {
+	s, key, d := avroDownload(t, "BIONOMIA")
+	r := expect(t, s.do("GET", "/v1/occurrence/download/request/"+key+".zip", "", nil), http.StatusOK)
+	zr, err := zip.NewReader(bytes.NewReader(r.body), int64(len(r.body)))
+	if err != nil {
+		t.Fatalf("not a zip: %v", err)
+	}
+	files := map[string][]map[string]any{}
+	var names []string
+	for _, f := range zr.File {
+		rc, err := f.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[f.Name] = avroRecords(t, rc)
+		rc.Close()
+		names = append(names, f.Name)
+	}
+	if !slices.Equal(names, []string{"occurrence.avro/000000", "agents.avro/000000", "families.avro/000000", "identifiers.avro/000000"}) {
+		t.Fatalf("entries %v", names)
+	}
+	ids := map[string]bool{}
+	for _, rec := range files["occurrence.avro/000000"] {
+		if rec["v_recordedBy"] == nil && rec["v_identifiedBy"] == nil {
+			t.Fatalf("record %v has neither a collector nor an identifier", rec["gbifID"])
+		}
+		ids[rec["gbifID"].(string)] = true
+	}
+	agents := `{"type":"or","predicates":[{"type":"isNotNull","parameter":"RECORDED_BY"},{"type":"isNotNull","parameter":"IDENTIFIED_BY"}]}`
+	n := int64(len(files["occurrence.avro/000000"]))
+	if want := s.count(`{"type":"and","predicates":[` + familyPredicate + `,` + agents + `]}`).Count; n != want || n == 0 || d.TotalRecords != n {
+		t.Errorf("%d records in the file, totalRecords %d, the API counts %d", n, d.TotalRecords, want)
+	}
+	grouped := 0
+	for _, rec := range files["agents.avro/000000"] {
+		for _, col := range []string{"gbifIDsRecordedBy", "gbifIDsIdentifiedBy"} {
+			l, _ := rec[col].([]any)
+			for _, id := range l {
+				if !ids[id.(string)] {
+					t.Errorf("agent %v: gbifID %v is not a record of the download", rec["agent"], id)
+				}
+				grouped++
+			}
+		}
+	}
+	if grouped < int(n) || len(files["families.avro/000000"]) == 0 {
+		t.Errorf("%d gbifIDs grouped by agent for %d records, %d families", grouped, n, len(files["families.avro/000000"]))
+	}
+}
+
 // avroRecords reads every record of an Avro container (twmb/avro).
 func avroRecords(t *testing.T, r io.Reader) []map[string]any {
 	t.Helper()

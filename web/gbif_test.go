@@ -209,9 +209,12 @@ func TestDescribe(t *testing.T) {
 			t.Fatalf("%s: %s", path, r.body)
 		}
 	}
-	// GBIF describes no project's export; this one describes Map of Life's
-	// and has no BIONOMIA.
-	expect(t, s.do("GET", "/v1/occurrence/download/describe/bionomia", "", nil), http.StatusNotFound)
+	// GBIF describes no project's export; this one describes them.
+	r := expect(t, s.do("GET", "/v1/occurrence/download/describe/bionomia", "", nil), http.StatusOK)
+	if k := topKeys(t, r.body); !slices.Equal(k, []string{"occurrence", "agents", "families", "identifiers"}) {
+		t.Errorf("bionomia keys %v", k)
+	}
+	expect(t, s.do("GET", "/v1/occurrence/download/describe/xlsx", "", nil), http.StatusNotFound)
 }
 
 // publishers stands in for a catalog that records each dataset's DOI,

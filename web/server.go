@@ -144,7 +144,7 @@ func (s *Server) routes() []route {
 			dl + "/request/{key}.zip.sha256", dl + "/request/{key}.avro", dl + "/request/{key}.avro.sha256"}, s.getFile},
 		{"DELETE", dl + "/request/{key}", nil, s.cancel},
 		{"GET", dl + "/describe/{format}", []string{dl + "/describe/dwca", dl + "/describe/simpleCsv",
-			dl + "/describe/speciesList", dl + "/describe/simpleAvro", dl + "/describe/simpleWithVerbatimAvro", dl + "/describe/simpleParquet", dl + "/describe/fastaArchive", dl + "/describe/mapOfLife",
+			dl + "/describe/speciesList", dl + "/describe/simpleAvro", dl + "/describe/simpleWithVerbatimAvro", dl + "/describe/simpleParquet", dl + "/describe/fastaArchive", dl + "/describe/mapOfLife", dl + "/describe/bionomia",
 			dl + "/describe/sql"}, s.describe},
 		{"GET", stats, nil, s.statistics},
 		{"GET", stats + "/export", nil, s.statisticsExport},
