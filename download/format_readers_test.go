@@ -314,6 +314,25 @@ func TestReadersSimpleAvroJava(t *testing.T) {
 		t.Errorf("Java reads SIMPLE_WITH_VERBATIM_AVRO as %q and %d records: %.300s", vlines[0], len(vlines)-1, vlines[min(1, len(vlines)-1)])
 	}
 
+	// The project formats' files: MAP_OF_LIFE's, and BIONOMIA's four.
+	molRecs := molRecords(t)
+	defer func() {
+		for _, r := range molRecs {
+			r.Release()
+		}
+	}()
+	mol, _ := exportRecords(t, ExportSpec{Format: FormatMapOfLife}, ExportOptions{Catalog: testSource(), ParquetPartBytes: 1}, molRecs)
+	bio, _ := bionomiaExport(t)
+	for record, data := range map[string][]byte{"org.gbif.occurrence.download.avro.MapOfLife": mol,
+		bionomiaNamespace + ".Bionomia": bio["occurrence.avro/000000"], bionomiaNamespace + ".BionomiaAgents": bio["agents.avro/000000"],
+		bionomiaNamespace + ".BionomiaFamilies": bio["families.avro/000000"], bionomiaNamespace + ".BionomiaIdentifiers": bio["identifiers.avro/000000"]} {
+		out := readers.Run(t, 2*time.Minute, "java", "-cp", cp, src, writeTemp(t, data))
+		lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+		if lines[0] != record+"\tdeflate" || len(lines) < 2 {
+			t.Errorf("Java reads %s as %q and %d records", record, lines[0], len(lines)-1)
+		}
+	}
+
 	out := readers.Run(t, 2*time.Minute, "java", "-cp", cp, src, path)
 	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 	if lines[0] != "org.gbif.occurrence.download.avro.SimpleOccurrence\tdeflate" {
@@ -332,8 +351,8 @@ func TestReadersSimpleAvroJava(t *testing.T) {
 		if loc, _ := r["locality"].(string); loc != want {
 			t.Errorf("record %d: locality %q, want %q as the text formats write it", i, loc, want)
 		}
-		if i == 0 && (r["gbifID"] != "1000" || r["lastInterpreted"] != "2024-01-02T03:04:05.006Z" || fmt.Sprint(r["typeStatus"]) != "[HOLOTYPE PARATYPE]") {
-			t.Errorf("record 0: gbifID %v lastInterpreted %v typeStatus %v", r["gbifID"], r["lastInterpreted"], r["typeStatus"])
+		if i == 0 && (r["gbifID"] != "1000" || r["lastInterpreted"] != "2024-01-02T03:04:05.006Z" || r["typeStatus"] != "HOLOTYPE;PARATYPE" || fmt.Sprint(r["recordedBy"]) != "[Smith, J. Doe, A.]") {
+			t.Errorf("record 0: gbifID %v lastInterpreted %v typeStatus %v recordedBy %v", r["gbifID"], r["lastInterpreted"], r["typeStatus"], r["recordedBy"])
 		}
 	}
 }
