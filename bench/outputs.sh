@@ -56,7 +56,7 @@ queries=(
 )
 formats=(DWCA SIMPLE_CSV SPECIES_LIST SIMPLE_PARQUET)
 # The Avro formats when both builds write them.
-for f in SIMPLE_AVRO SIMPLE_WITH_VERBATIM_AVRO; do
+for f in SIMPLE_AVRO SIMPLE_WITH_VERBATIM_AVRO MAP_OF_LIFE BIONOMIA; do
 	if "$work/bin/old/downloader" export -h 2>&1 | grep -q "$f:"; then
 		formats+=("$f")
 	fi
@@ -88,7 +88,7 @@ export_one() {
 		(cd "$dir" && unzip -q "$dir.zip")
 	fi
 	find "$dir" -path '*occurrence.parquet/*' -type f | while read -r f; do canonical_parquet "$f"; done
-	find "$dir" -path '*occurrence.avro/*' -type f ! -name '*.txt' | while read -r f; do canonical_avro "$f" "$f.txt" && rm "$f"; done
+	find "$dir" -path '*.avro/*' -type f ! -name '*.txt' | while read -r f; do canonical_avro "$f" "$f.txt" && rm "$f"; done
 	find "$dir" -type f \( -name '*.xml' -o -name '*.txt' -o -name '*.csv' \) | while read -r f; do blank "$f"; done
 }
 
