@@ -267,6 +267,9 @@ func (b *bionomiaWriter) write(bt *batch) error {
 			if it.key == "" {
 				continue
 			}
+			// The key is a view of the batch's memory, which the scan
+			// reuses once write returns: the sort keeps a copy.
+			it.key = strings.Clone(it.key)
 			if err := b.send(it); err != nil {
 				return err
 			}
