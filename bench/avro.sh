@@ -16,7 +16,9 @@
 # A second table does the same for SIMPLE_WITH_VERBATIM_AVRO (its entry
 # occurrence.avro/000000: the simple fields and 191 verbatim ones), with
 # the DWCA of the same records (which carries the same verbatim values in
-# verbatim.txt) in SIMPLE_CSV's place.
+# verbatim.txt) in SIMPLE_CSV's place; a third for MAP_OF_LIFE (76
+# fields, ten of them verbatim), with SIMPLE_AVRO of the same records in
+# SIMPLE_CSV's place.
 # Runs alternate RUNS times (default 3); the fastest of each is reported,
 # with the highest peak RSS.
 #
@@ -95,4 +97,19 @@ for n in "${sizes[@]}"; do
 		printf "| %d | %d | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2fx | %.1fx | %d | %s | %s |\n",
 			n, m, vw, dw, fw, pw, vc, dc, fc, pc, vc / fc, pw / vw, r, vm, dm }'
 	rm -f "$raw" "$fast" "$entry"
+done
+
+echo
+echo "| records | matched | MAP_OF_LIFE wall s | SIMPLE_AVRO wall s | floor wall s | fastavro wall s | MAP_OF_LIFE CPU s | SIMPLE_AVRO CPU s | floor CPU s | fastavro CPU s | MAP_OF_LIFE/floor CPU | fastavro/MAP_OF_LIFE wall | MAP_OF_LIFE RSS MB | MAP_OF_LIFE MB | SIMPLE_AVRO MB |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+for n in "${sizes[@]}"; do
+	table="$work/wide$n"
+	matched=$("$dl" count --table "$table" --query "$query")
+	mol="$work/mol.avro" simple="$work/out.avro"
+	measure MAP_OF_LIFE "$mol" SIMPLE_AVRO "$simple" "$mol"
+	awk -v n="$n" -v m="$matched" -v mw="$ow" -v sw="$qw" -v fw="$fw" -v pw="$pw" -v mc="$oc" -v sc="$qc" -v fc="$fc" -v pc="$pc" \
+		-v r="$orss" -v mm="$(mb "$mol")" -v sm="$(mb "$simple")" 'BEGIN {
+		printf "| %d | %d | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2fx | %.1fx | %d | %s | %s |\n",
+			n, m, mw, sw, fw, pw, mc, sc, fc, pc, mc / fc, pw / mw, r, mm, sm }'
+	rm -f "$raw" "$fast"
 done

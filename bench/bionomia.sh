@@ -10,7 +10,8 @@
 #     and the three groupings with list() and a full outer join, each
 #     written as zstd Parquet (DuckDB writes no Avro); the verbatim values
 #     are read from the table's verbatim JSON column, as ours reads them.
-# Both must make as many agents and families. Runs alternate RUNS times
+# Both must make as many agents and families, with the same totals and
+# as many gbifIDs listed. Runs alternate RUNS times
 # (default 3); the fastest of each is reported, with the highest peak RSS.
 #
 # Usage: bench/bionomia.sh [RECORDS...]   (default: 1000000)
@@ -74,12 +75,26 @@ for n in "${sizes[@]}"; do
 	read -r agents families rows < <(python3 - "$zip" "$duck" <<'PY'
 import sys, io, zipfile, fastavro, duckdb
 z = zipfile.ZipFile(sys.argv[1])
-count = lambda name: sum(1 for _ in fastavro.reader(io.BytesIO(z.read(name))))
-ours = [count("agents.avro/000000"), count("families.avro/000000"), count("occurrence.avro/000000")]
-duck = [duckdb.sql(f"SELECT count(*) FROM '{sys.argv[2]}/{f}.parquet'").fetchone()[0] for f in ("agents", "families", "occurrence")]
+# Each file's records and, for the groupings, the sum of their totals
+# and of their lists' lengths: both sides must agree on all of them.
+def ours_of(name, totals, lists):
+    n, t, l = 0, 0, 0
+    for r in fastavro.reader(io.BytesIO(z.read(name + ".avro/000000"))):
+        n += 1
+        t += sum(r[c] for c in totals)
+        l += sum(len(r[c] or []) for c in lists)
+    return [n, t, l]
+def duck_of(name, totals, lists):
+    q = f"SELECT count(*), {' + '.join(f'sum({c})' for c in totals) or '0'}, " \
+        f"{' + '.join(f'coalesce(sum(len({c})), 0)' for c in lists) or '0'} FROM '{sys.argv[2]}/{name}.parquet'"
+    return [int(v) for v in duckdb.sql(q).fetchone()]
+files = [("agents", ["totalRecordedBy", "totalIdentifiedBy"], ["gbifIDsRecordedBy", "gbifIDsIdentifiedBy"]),
+         ("families", ["total"], ["gbifIDsFamily"]), ("occurrence", [], [])]
+ours = [ours_of(*f) for f in files]
+duck = [duck_of(*f) for f in files]
 if ours != duck:
-    sys.exit(f"ours {ours} agents, families, records; DuckDB {duck}")
-print(*ours)
+    sys.exit(f"ours {ours} (records, totals, listed gbifIDs of agents, families, occurrence); DuckDB {duck}")
+print(ours[0][0], ours[1][0], ours[2][0])
 PY
 )
 	[[ "$rows" == "$matched" ]] || { echo "BIONOMIA wrote $rows records, count says $matched" >&2; exit 1; }

@@ -132,6 +132,46 @@ func TestMapOfLifeDownloadAPI(t *testing.T) {
 	if dated == 0 {
 		t.Error("no record has an eventDateGte")
 	}
+	// The published values, which MAP_OF_LIFE reads from the columns that
+	// keep them, are those SIMPLE_WITH_VERBATIM_AVRO reads from each
+	// record's verbatim object.
+	vkey := s.submit("alice", `{"sendNotification":false,"format":"SIMPLE_WITH_VERBATIM_AVRO","predicate":`+familyPredicate+`}`)
+	if v := s.waitStatus(vkey, 2*time.Minute, jobs.StatusSucceeded, jobs.StatusFailed); v.Status != jobs.StatusSucceeded {
+		t.Fatalf("download %s: %s %s", vkey, v.Status, v.Error)
+	}
+	vr := expect(t, s.do("GET", "/v1/occurrence/download/request/"+vkey+".zip", "", nil), http.StatusOK)
+	zr, err := zip.NewReader(bytes.NewReader(vr.body), int64(len(vr.body)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := zr.File[0].Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	verbatim := map[any]map[string]any{}
+	for _, rec := range avroRecords(t, f) {
+		verbatim[rec["gbifID"]] = rec
+	}
+	compared := 0
+	for _, rec := range recs {
+		v := verbatim[rec["gbifID"]]
+		for mol, published := range map[string]string{"verbatimScientificName": "v_scientificName",
+			"verbatimScientificNameAuthorship": "v_scientificNameAuthorship", "verbatimVernacularName": "v_vernacularName",
+			"verbatimLocality": "v_verbatimLocality", "verbatimEventDate": "v_verbatimEventDate", "verbatimElevation": "v_verbatimElevation",
+			"verbatimDepth": "v_verbatimDepth", "verbatimTaxonRank": "v_verbatimTaxonRank", "verbatimCoordinateSystem": "v_verbatimCoordinateSystem",
+			"verbatimSRS": "v_verbatimSRS"} {
+			if rec[mol] != v[published] {
+				t.Errorf("record %v: %s %#v, SIMPLE_WITH_VERBATIM_AVRO's %s %#v", rec["gbifID"], mol, rec[mol], published, v[published])
+			}
+			if rec[mol] != nil {
+				compared++
+			}
+		}
+	}
+	if compared < len(recs) {
+		t.Errorf("%d published values compared in %d records", compared, len(recs))
+	}
 }
 
 // A BIONOMIA download is GBIF's zip of four Avro files: the predicate's
