@@ -215,10 +215,26 @@ func newBionomia(ctx context.Context, x *Export) (formatWriter, error) {
 	return b, nil
 }
 
-// bionomiaColumns are the interpreted columns the writer reads.
+// bionomiaColumns are the interpreted columns the writer reads, in the
+// order of the bc indexes below.
 var bionomiaColumns = []string{occurrence.ColGBIFID, occurrence.ColDatasetKey, occurrence.ColLicense,
 	occurrence.ColBasisOfRecord, occurrence.ColCountryCode, "dateIdentified", occurrence.ColEventDateStart,
 	occurrence.ColMediaType, occurrence.ColKingdom, occurrence.ColFamily, occurrence.ColScientificName, occurrence.ColVerbatim}
+
+const (
+	bcGBIFID = iota
+	bcDatasetKey
+	bcLicense
+	bcBasisOfRecord
+	bcCountryCode
+	bcDateIdentified
+	bcEventDateStart
+	bcMediaType
+	bcKingdom
+	bcFamily
+	bcScientificName
+	bcVerbatim
+)
 
 func (b *bionomiaWriter) columns() []string { return bionomiaColumns }
 
@@ -232,26 +248,26 @@ func (b *bionomiaWriter) write(bt *batch) error {
 			return fmt.Errorf("download: bionomia: batch lacks column %s", name)
 		}
 	}
-	ids, ok := cols[0].(interface{ Value(int) int64 })
+	ids, ok := cols[bcGBIFID].(interface{ Value(int) int64 })
 	if !ok {
-		return fmt.Errorf("download: bionomia: gbifID is a %s column", cols[0].DataType())
+		return fmt.Errorf("download: bionomia: gbifID is a %s column", cols[bcGBIFID].DataType())
 	}
 	for i := 0; i < bt.n; i++ {
-		b.verb.parse(str(cols[11], i))
+		b.verb.parse(str(cols[bcVerbatim], i))
 		id := ids.Value(i)
 		buf := b.aw.Buffer()
 		buf = avro.AppendString(buf, strconv.FormatInt(id, 10))
-		buf = avro.AppendString(buf, str(cols[1], i))
-		buf = avro.AppendString(buf, licenceText(str(cols[2], i)))
-		buf = avro.AppendString(buf, str(cols[3], i))
-		buf = appendNullFirst(buf, str(cols[4], i))
-		buf = appendNullFirst(buf, str(cols[5], i))
-		buf = appendNullFirst(buf, localDateTime(cols[6], i))
-		buf = avro.AppendBool(buf, hasListValue(str(cols[7], i), "StillImage"))
-		buf = appendNullFirst(buf, dwca.CleanValue(str(cols[8], i)))
-		family := dwca.CleanValue(str(cols[9], i))
+		buf = avro.AppendString(buf, str(cols[bcDatasetKey], i))
+		buf = avro.AppendString(buf, licenceText(str(cols[bcLicense], i)))
+		buf = avro.AppendString(buf, str(cols[bcBasisOfRecord], i))
+		buf = appendNullFirst(buf, str(cols[bcCountryCode], i))
+		buf = appendNullFirst(buf, str(cols[bcDateIdentified], i))
+		buf = appendNullFirst(buf, localDateTime(cols[bcEventDateStart], i))
+		buf = avro.AppendBool(buf, hasListValue(str(cols[bcMediaType], i), "StillImage"))
+		buf = appendNullFirst(buf, dwca.CleanValue(str(cols[bcKingdom], i)))
+		family := dwca.CleanValue(str(cols[bcFamily], i))
 		buf = appendNullFirst(buf, family)
-		buf = appendNullFirst(buf, dwca.CleanValue(str(cols[10], i)))
+		buf = appendNullFirst(buf, dwca.CleanValue(str(cols[bcScientificName], i)))
 		for k := range bionomiaVerbatim {
 			b.verb.values[k] = dwca.CleanValue(b.verb.values[k])
 			buf = appendNullFirst(buf, b.verb.values[k])
