@@ -3,6 +3,7 @@ package occurrence
 import (
 	"fmt"
 	"math/rand/v2"
+	"net/url"
 	"slices"
 	"sort"
 	"strconv"
@@ -342,7 +343,17 @@ func TestEveryKeyAgreesAcrossEvaluators(t *testing.T) {
 						t.Errorf("%s: the statistics of rows %d-%d rule out %d matching rows", js, sp.from, sp.from+7, n)
 					}
 				}
-				if js != l || li >= len(p.values) || p.holds == nil {
+				if js != l || li >= len(p.values) {
+					continue
+				}
+				// The query string's key=value is the same equals.
+				qp, err := ParseQuery(url.Values{p.spec.name: {p.values[li]}}, DefaultLimits())
+				if err != nil {
+					t.Errorf("%s=%s: %v", p.spec.name, p.values[li], err)
+				} else if q := matchingRows(t, qp, batch); !slices.Equal(q, got) {
+					t.Errorf("%s=%s: rows %v, the predicate %v", p.spec.name, p.values[li], q, got)
+				}
+				if p.holds == nil {
 					continue
 				}
 				v, n := p.values[li], 0
