@@ -11,7 +11,7 @@ package occurrence
 // after them are this table's own. Downloads, predicates and search
 // parameters read these columns; the raw record is kept only for
 // verbatim.txt.
-var columns = []Column{
+var columns = append([]Column{
 	{Name: "gbifID", Kind: KindInt64, Term: gbif + "gbifID", Fill: Derived},
 	{Name: "accessRights", Kind: KindString, Term: dcT + "accessRights", Fill: Passed},
 	{Name: "bibliographicCitation", Kind: KindString, Term: dcT + "bibliographicCitation", Fill: Passed},
@@ -258,14 +258,4 @@ var columns = []Column{
 	{Name: ColMeasurementType, Kind: KindMulti, Term: dwc + "measurementType", Fill: Derived, Extra: true},
 	{Name: ColMeasurementTypeID, Kind: KindMulti, Term: obis + "measurementTypeID", Fill: Derived, Extra: true},
 	{Name: ColNucleotideSequenceID, Kind: KindMulti, Fill: Derived, Extra: true},
-	{Name: "nucleotideSequenceLength", Kind: KindMulti, Fill: Derived, Extra: true},
-	{Name: "nucleotideGCContent", Kind: KindMulti, Fill: Derived, Extra: true},
-	{Name: "nucleotideNonIupacFraction", Kind: KindMulti, Fill: Derived, Extra: true},
-	{Name: "nucleotideNonACGTNFraction", Kind: KindMulti, Fill: Derived, Extra: true},
-	{Name: "nucleotideNFraction", Kind: KindMulti, Fill: Derived, Extra: true},
-	{Name: "nucleotideNRunsCapped", Kind: KindMulti, Fill: Derived, Extra: true},
-	{Name: "nucleotideNaturalLanguageDetected", Kind: KindMulti, Fill: Derived, Extra: true},
-	{Name: "nucleotideEndsTrimmed", Kind: KindMulti, Fill: Derived, Extra: true},
-	{Name: "nucleotideGapsOrWhitespaceRemoved", Kind: KindMulti, Fill: Derived, Extra: true},
-	{Name: "nucleotideInvalid", Kind: KindMulti, Fill: Derived, Extra: true},
-}
+}, sequenceFigureColumns()...)

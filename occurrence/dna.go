@@ -200,7 +200,7 @@ func (in *interpreter) dna(rows []Terms) {
 	in.setList(iDNASequenceID, ids)
 	in.setList(iTargetGene, genes)
 	in.setList(iNucleotideSequenceID, cleaned)
-	in.sequenceFigureColumns(seqs)
+	in.setSequenceFigures(seqs)
 }
 
 var (

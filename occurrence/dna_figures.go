@@ -73,11 +73,13 @@ var sequenceFigures = []sequenceFigure{
 		flagFigure(func(r dnaseq.Result) bool { return r.Invalid })},
 }
 
-// figureColumns are the columns of the sequences' figures and flags.
-func figureColumns() []string {
-	out := make([]string, len(sequenceFigures))
+// sequenceFigureColumns are the columns of the sequences' figures and
+// flags, the last of the table's, in sequenceFigures' order: lists of
+// text, one value per sequence that has it.
+func sequenceFigureColumns() []Column {
+	out := make([]Column, len(sequenceFigures))
 	for i, f := range sequenceFigures {
-		out[i] = f.col
+		out[i] = Column{Name: f.col, Kind: KindMulti, Fill: Derived, Extra: true}
 	}
 	return out
 }
@@ -90,10 +92,10 @@ var iSequenceFigures = func() []int {
 	return out
 }()
 
-// sequenceFigureColumns sets the figure columns from a record's
+// setSequenceFigures sets the figure columns from a record's
 // interpreted sequences (those with a raw sequence): each distinct value
 // once, in the order met.
-func (in *interpreter) sequenceFigureColumns(seqs []NucleotideSequence) {
+func (in *interpreter) setSequenceFigures(seqs []NucleotideSequence) {
 	for i, f := range sequenceFigures {
 		var vals []string
 		for _, s := range seqs {

@@ -218,3 +218,12 @@ func TestSequenceFigures(t *testing.T) {
 		t.Errorf("a flag valued yes: %v", err)
 	}
 }
+
+// figureColumns are the names of the sequences' figure columns.
+func figureColumns() []string {
+	out := make([]string, len(sequenceFigures))
+	for i, f := range sequenceFigures {
+		out[i] = f.col
+	}
+	return out
+}
