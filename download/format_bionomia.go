@@ -7,11 +7,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/lanrat/extsort"
 
 	"github.com/biodiversity-downloads/downloader/dwca"
@@ -86,11 +87,11 @@ var bionomiaSchema = func() string {
 }()
 
 // The indexes in bionomiaVerbatim of the four grouping keys.
-const (
-	bvIdentifiedBy   = 7
-	bvIdentifiedByID = 8
-	bvRecordedBy     = 12
-	bvRecordedByID   = 13
+var (
+	bvIdentifiedBy   = slices.Index(bionomiaVerbatim, "identifiedBy")
+	bvIdentifiedByID = slices.Index(bionomiaVerbatim, "identifiedByID")
+	bvRecordedBy     = slices.Index(bionomiaVerbatim, "recordedBy")
+	bvRecordedByID   = slices.Index(bionomiaVerbatim, "recordedByID")
 )
 
 // bionomiaGroup is one grouping of gbifIDs; the sort orders the three
@@ -182,6 +183,7 @@ type bionomiaWriter struct {
 	x       *Export
 	aw      *avro.Writer
 	verb    *verbatimRow
+	cell    []byte // one value's text, reused
 	items   chan bionomiaItem
 	sorted  <-chan bionomiaItem
 	errs    <-chan error
@@ -248,22 +250,38 @@ func (b *bionomiaWriter) write(bt *batch) error {
 			return fmt.Errorf("download: bionomia: batch lacks column %s", name)
 		}
 	}
-	ids, ok := cols[bcGBIFID].(interface{ Value(int) int64 })
+	ids, ok := cols[bcGBIFID].(*array.Int64)
 	if !ok {
 		return fmt.Errorf("download: bionomia: gbifID is a %s column", cols[bcGBIFID].DataType())
 	}
+	starts, ok := cols[bcEventDateStart].(*array.Timestamp)
+	if !ok {
+		return fmt.Errorf("download: bionomia: %s is a %s column", occurrence.ColEventDateStart, cols[bcEventDateStart].DataType())
+	}
+	unit := starts.DataType().(*arrow.TimestampType).Unit
 	for i := 0; i < bt.n; i++ {
 		b.verb.parse(str(cols[bcVerbatim], i))
 		id := ids.Value(i)
 		buf := b.aw.Buffer()
-		buf = avro.AppendString(buf, strconv.FormatInt(id, 10))
+		buf = avro.AppendBytes(buf, strconv.AppendInt(b.cell[:0], id, 10))
 		buf = avro.AppendString(buf, str(cols[bcDatasetKey], i))
-		buf = avro.AppendString(buf, licenceText(str(cols[bcLicense], i)))
+		b.cell = appendLicence(b.cell[:0], str(cols[bcLicense], i))
+		buf = avro.AppendBytes(buf, b.cell)
 		buf = avro.AppendString(buf, str(cols[bcBasisOfRecord], i))
 		buf = appendNullFirst(buf, str(cols[bcCountryCode], i))
 		buf = appendNullFirst(buf, str(cols[bcDateIdentified], i))
-		buf = appendNullFirst(buf, localDateTime(cols[bcEventDateStart], i))
-		buf = avro.AppendBool(buf, hasListValue(str(cols[bcMediaType], i), "StillImage"))
+		b.cell = b.cell[:0]
+		if starts.IsValid(i) { // GBIF's secondsToLocalISO8601
+			b.cell = appendTimestamp(b.cell, starts.Value(i), unit, occurrence.LayoutLocalDateTime)
+		}
+		buf = appendNullFirst(buf, b.cell)
+		hasImage := false // GBIF's array_contains(mediaType, 'StillImage')
+		for t := range listItems(str(cols[bcMediaType], i)) {
+			if hasImage = t == "StillImage"; hasImage {
+				break
+			}
+		}
+		buf = avro.AppendBool(buf, hasImage)
 		buf = appendNullFirst(buf, dwca.CleanValue(str(cols[bcKingdom], i)))
 		family := dwca.CleanValue(str(cols[bcFamily], i))
 		buf = appendNullFirst(buf, family)
@@ -438,45 +456,13 @@ func appendIDs(dst []byte, ids []int64) []byte {
 	return avro.AppendLong(dst, 0)
 }
 
-// appendNullFirst encodes s in a ["null","string"] union, "" as null.
-func appendNullFirst(dst []byte, s string) []byte {
-	if s == "" {
+// appendNullFirst encodes v in a ["null","string"] union, empty as null.
+func appendNullFirst[T string | []byte](dst []byte, v T) []byte {
+	if len(v) == 0 {
 		return avro.AppendLong(dst, 0)
 	}
-	return avro.AppendString(avro.AppendLong(dst, 1), s)
-}
-
-// licenceText is a licence as GBIF's table holds it (CC_BY_4_0).
-func licenceText(s string) string {
-	if name, ok := occurrence.LicenseName(s); ok {
-		return name
-	}
-	return dwca.CleanValue(s)
-}
-
-// localDateTime is row i of a timestamp column as GBIF's
-// secondsToLocalISO8601 writes it, "" for null.
-func localDateTime(a arrow.Array, i int) string {
-	ts, ok := a.(interface {
-		Value(int) arrow.Timestamp
-		IsNull(int) bool
-	})
-	if !ok || ts.IsNull(i) {
-		return ""
-	}
-	return time.UnixMilli(int64(ts.Value(i))).UTC().Format(occurrence.LayoutLocalDateTime)
-}
-
-// hasListValue reports whether a ";"-joined list holds v.
-func hasListValue(list, v string) bool {
-	for list != "" {
-		var item string
-		item, list, _ = strings.Cut(list, ";")
-		if strings.TrimSpace(item) == v {
-			return true
-		}
-	}
-	return false
+	dst = avro.AppendLong(avro.AppendLong(dst, 1), int64(len(v)))
+	return append(dst, v...)
 }
 
 func (b *bionomiaWriter) abort() {
