@@ -68,6 +68,19 @@ measure() {
 	[[ "$rows" == "$matched" ]] || { echo "$format wrote $rows records, count says $matched" >&2; exit 1; }
 }
 
+# row N MATCHED FILE...: one table row of the last measure (ours, the peer,
+# the floor, fastavro; wall then CPU; ours/floor CPU, fastavro/ours wall,
+# ours' RSS), then the size of each FILE in MB.
+row() {
+	local n=$1 m=$2 f mbs=""
+	shift 2
+	for f in "$@"; do mbs+=" $(mb "$f") |"; done
+	awk -v n="$n" -v m="$m" -v ow="$ow" -v qw="$qw" -v fw="$fw" -v pw="$pw" -v oc="$oc" -v qc="$qc" -v fc="$fc" -v pc="$pc" \
+		-v r="$orss" -v s="$mbs" 'BEGIN {
+		printf "| %d | %d | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2fx | %.1fx | %d |%s\n",
+			n, m, ow, qw, fw, pw, oc, qc, fc, pc, oc / fc, pw / ow, r, s }'
+}
+
 raw="$work/raw.avro" fast="$work/fastavro.avro"
 echo "| records | matched | Avro wall s | SIMPLE_CSV wall s | floor wall s | fastavro wall s | Avro CPU s | SIMPLE_CSV CPU s | floor CPU s | fastavro CPU s | Avro/floor CPU | fastavro/Avro wall | Avro RSS MB | Avro MB | zip MB | fastavro MB |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
@@ -77,10 +90,7 @@ for n in "${sizes[@]}"; do
 	matched=$("$dl" count --table "$table" --query "$query")
 	avro="$work/out.avro" zip="$work/out.zip"
 	measure SIMPLE_AVRO "$avro" SIMPLE_CSV "$zip" "$avro"
-	awk -v n="$n" -v m="$matched" -v aw="$ow" -v cw="$qw" -v fw="$fw" -v pw="$pw" -v ac="$oc" -v cc="$qc" -v fc="$fc" -v pc="$pc" \
-		-v r="$orss" -v am="$(mb "$avro")" -v zm="$(mb "$zip")" -v fm="$(mb "$fast")" 'BEGIN {
-		printf "| %d | %d | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2fx | %.1fx | %d | %s | %s | %s |\n",
-			n, m, aw, cw, fw, pw, ac, cc, fc, pc, ac / fc, pw / aw, r, am, zm, fm }'
+	row "$n" "$matched" "$avro" "$zip" "$fast"
 	rm -f "$raw" "$fast"
 done
 
@@ -92,10 +102,7 @@ for n in "${sizes[@]}"; do
 	matched=$("$dl" count --table "$table" --query "$query")
 	vzip="$work/verbatim.zip" entry="$work/verbatim.avro" dwca="$work/out.zip"
 	measure SIMPLE_WITH_VERBATIM_AVRO "$vzip" DWCA "$dwca" "$entry"
-	awk -v n="$n" -v m="$matched" -v vw="$ow" -v dw="$qw" -v fw="$fw" -v pw="$pw" -v vc="$oc" -v dc="$qc" -v fc="$fc" -v pc="$pc" \
-		-v r="$orss" -v vm="$(mb "$vzip")" -v dm="$(mb "$dwca")" 'BEGIN {
-		printf "| %d | %d | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2fx | %.1fx | %d | %s | %s |\n",
-			n, m, vw, dw, fw, pw, vc, dc, fc, pc, vc / fc, pw / vw, r, vm, dm }'
+	row "$n" "$matched" "$vzip" "$dwca"
 	rm -f "$raw" "$fast" "$entry"
 done
 
@@ -107,9 +114,6 @@ for n in "${sizes[@]}"; do
 	matched=$("$dl" count --table "$table" --query "$query")
 	mol="$work/mol.avro" simple="$work/out.avro"
 	measure MAP_OF_LIFE "$mol" SIMPLE_AVRO "$simple" "$mol"
-	awk -v n="$n" -v m="$matched" -v mw="$ow" -v sw="$qw" -v fw="$fw" -v pw="$pw" -v mc="$oc" -v sc="$qc" -v fc="$fc" -v pc="$pc" \
-		-v r="$orss" -v mm="$(mb "$mol")" -v sm="$(mb "$simple")" 'BEGIN {
-		printf "| %d | %d | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2fx | %.1fx | %d | %s | %s |\n",
-			n, m, mw, sw, fw, pw, mc, sc, fc, pc, mc / fc, pw / mw, r, mm, sm }'
+	row "$n" "$matched" "$mol" "$simple"
 	rm -f "$raw" "$fast"
 done
