@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -216,8 +217,10 @@ func writeTemp(t *testing.T, data []byte) string {
 	return path
 }
 
-// An export aborted mid-way, or whose context is cancelled while its
-// groupings sort, stops the sort and leaves no file in its folder.
+// An export aborted mid-way, its context cancelled first or not, stops
+// the sort: the file of its runs, which the sort unlinks as soon as it
+// makes it, is closed when Abort returns (its disk space given back), and
+// the folder is empty.
 func TestBionomiaAbort(t *testing.T) {
 	defer func(n int) { bionomiaSortChunk = n }(bionomiaSortChunk)
 	bionomiaSortChunk = 3
@@ -239,6 +242,14 @@ func TestBionomiaAbort(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+		// The sort has its runs' file open before the abort (unlinked
+		// as soon as made: an open descriptor is what holds its disk
+		// space), else the check below would say nothing.
+		for deadline := time.Now().Add(10 * time.Second); openFilesIn(t, dir) == 0; time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatal("the sort has no file open in its temporary folder")
+			}
+		}
 		if cancelFirst {
 			cancel()
 		}
@@ -249,9 +260,31 @@ func TestBionomiaAbort(t *testing.T) {
 		case <-time.After(30 * time.Second):
 			t.Fatalf("Abort (context cancelled first: %v) did not return", cancelFirst)
 		}
-		cancel()
+		// Checked before the export's own context is cancelled: Abort
+		// alone must stop the sort.
+		if n := openFilesIn(t, dir); n != 0 {
+			t.Errorf("%d files of the temporary folder still open after Abort", n)
+		}
 		if left, _ := os.ReadDir(dir); len(left) != 0 {
 			t.Errorf("left in the temporary folder: %v", left)
 		}
+		cancel()
 	}
+}
+
+// openFilesIn counts this process's open files under dir, deleted ones
+// too (Linux's /proc/self/fd; the test is skipped elsewhere).
+func openFilesIn(t *testing.T, dir string) int {
+	t.Helper()
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skipf("no /proc/self/fd to see open files: %v", err)
+	}
+	n := 0
+	for _, fd := range fds {
+		if target, err := os.Readlink(filepath.Join("/proc/self/fd", fd.Name())); err == nil && strings.HasPrefix(target, dir+string(filepath.Separator)) {
+			n++
+		}
+	}
+	return n
 }
