@@ -73,19 +73,11 @@ func TestSimpleWithVerbatimAvroDownloadAPI(t *testing.T) {
 		t.Errorf("downloadLink %q, want GBIF's KEY.zip", d.DownloadLink)
 	}
 	r := expect(t, s.do("GET", "/v1/occurrence/download/request/"+key+".zip", "", nil), http.StatusOK)
-	zr, err := zip.NewReader(bytes.NewReader(r.body), int64(len(r.body)))
-	if err != nil {
-		t.Fatalf("not a zip: %v", err)
+	names, files := zipAvro(t, r.body)
+	if !slices.Equal(names, []string{"occurrence.avro/000000"}) {
+		t.Fatalf("entries %v, want occurrence.avro/000000", names)
 	}
-	if len(zr.File) != 1 || zr.File[0].Name != "occurrence.avro/000000" {
-		t.Fatalf("entries %v, want occurrence.avro/000000", zr.File)
-	}
-	f, err := zr.File[0].Open()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs := avroRecords(t, f)
+	recs := files["occurrence.avro/000000"]
 	verbatim := 0
 	for i, rec := range recs {
 		if rec["stateProvince"] != "Nigde" || rec["v_catalogNumber"] != rec["catalogNumber"] {
@@ -140,17 +132,9 @@ func TestMapOfLifeDownloadAPI(t *testing.T) {
 		t.Fatalf("download %s: %s %s", vkey, v.Status, v.Error)
 	}
 	vr := expect(t, s.do("GET", "/v1/occurrence/download/request/"+vkey+".zip", "", nil), http.StatusOK)
-	zr, err := zip.NewReader(bytes.NewReader(vr.body), int64(len(vr.body)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := zr.File[0].Open()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	_, vfiles := zipAvro(t, vr.body)
 	verbatim := map[any]map[string]any{}
-	for _, rec := range avroRecords(t, f) {
+	for _, rec := range vfiles["occurrence.avro/000000"] {
 		verbatim[rec["gbifID"]] = rec
 	}
 	compared := 0
@@ -181,21 +165,7 @@ func TestMapOfLifeDownloadAPI(t *testing.T) {
 func TestBionomiaDownloadAPI(t *testing.T) {
 	s, key, d := avroDownload(t, "BIONOMIA")
 	r := expect(t, s.do("GET", "/v1/occurrence/download/request/"+key+".zip", "", nil), http.StatusOK)
-	zr, err := zip.NewReader(bytes.NewReader(r.body), int64(len(r.body)))
-	if err != nil {
-		t.Fatalf("not a zip: %v", err)
-	}
-	files := map[string][]map[string]any{}
-	var names []string
-	for _, f := range zr.File {
-		rc, err := f.Open()
-		if err != nil {
-			t.Fatal(err)
-		}
-		files[f.Name] = avroRecords(t, rc)
-		rc.Close()
-		names = append(names, f.Name)
-	}
+	names, files := zipAvro(t, r.body)
 	if !slices.Equal(names, []string{"occurrence.avro/000000", "agents.avro/000000", "families.avro/000000", "identifiers.avro/000000"}) {
 		t.Fatalf("entries %v", names)
 	}
@@ -226,6 +196,28 @@ func TestBionomiaDownloadAPI(t *testing.T) {
 	if grouped < int(n) || len(files["families.avro/000000"]) == 0 {
 		t.Errorf("%d gbifIDs grouped by agent for %d records, %d families", grouped, n, len(files["families.avro/000000"]))
 	}
+}
+
+// zipAvro reads a zip of Avro files: its entry names in order and each
+// entry's records.
+func zipAvro(t *testing.T, body []byte) ([]string, map[string][]map[string]any) {
+	t.Helper()
+	zr, err := zip.NewReader(bytes.NewReader(body), int64(len(body)))
+	if err != nil {
+		t.Fatalf("not a zip: %v", err)
+	}
+	var names []string
+	files := map[string][]map[string]any{}
+	for _, f := range zr.File {
+		rc, err := f.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[f.Name] = avroRecords(t, rc)
+		rc.Close()
+		names = append(names, f.Name)
+	}
+	return names, files
 }
 
 // avroRecords reads every record of an Avro container (twmb/avro).
