@@ -49,20 +49,15 @@ mb() { awk -v b="$(stat -c %s "$1")" 'BEGIN { printf "%.1f", b / 1048576 }'; }
 # (ow oc, qw qc, fw fc, pw pc) and the export's highest peak RSS (orss),
 # and checks that AVRO holds the records the table counts.
 measure() {
-	local format=$1 out=$2 peer=$3 peer_out=$4 avro=$5 i w c r rows
+	local format=$1 out=$2 peer=$3 peer_out=$4 avro=$5 i rows
 	ow="" qw="" fw="" pw="" orss=0
 	for i in $(seq "$runs"); do
-		read -r _ w c r < <(timed ours "$dl" export --table "$table" --query "$query" --format "$format" --progress never -o "$out")
-		if faster "$w" "$ow"; then ow=$w oc=$c; fi
-		((r > orss)) && orss=$r
-		read -r _ w c _ < <(timed peer "$dl" export --table "$table" --query "$query" --format "$peer" --progress never -o "$peer_out")
-		if faster "$w" "$qw"; then qw=$w qc=$c; fi
+		keep o ours "$dl" export --table "$table" --query "$query" --format "$format" --progress never -o "$out"
+		keep q peer "$dl" export --table "$table" --query "$query" --format "$peer" --progress never -o "$peer_out"
 		[[ "$avro" == "$out" ]] || unzip -p "$out" occurrence.avro/000000 >"$avro"
 		[[ -f "$raw" ]] || python3 -c "$rewrite" "$avro" "$raw" null 0
-		read -r _ w c _ < <(timed floor "$work/bin/floor" -level 5 -workers 2 "$raw")
-		if faster "$w" "$fw"; then fw=$w fc=$c; fi
-		read -r _ w c _ < <(timed fastavro python3 -c "$rewrite" "$avro" "$fast" deflate 5)
-		if faster "$w" "$pw"; then pw=$w pc=$c; fi
+		keep f floor "$work/bin/floor" -level 5 -workers 2 "$raw"
+		keep p fastavro python3 -c "$rewrite" "$avro" "$fast" deflate 5
 	done
 	rows=$(python3 -c 'import sys, fastavro; print(sum(1 for _ in fastavro.reader(open(sys.argv[1], "rb"))))' "$avro")
 	[[ "$rows" == "$matched" ]] || { echo "$format wrote $rows records, count says $matched" >&2; exit 1; }

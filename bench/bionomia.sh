@@ -65,12 +65,8 @@ for n in "${sizes[@]}"; do
 	ow="" dw="" orss=0 drss=0
 	for i in $(seq "$runs"); do
 		rm -f "$zip" "$duck"/*
-		read -r _ w c r < <(timed ours "$dl" export --table "$table" --query "$query" --format BIONOMIA --progress never -o "$zip" --tmp "$work")
-		if faster "$w" "$ow"; then ow=$w oc=$c; fi
-		((r > orss)) && orss=$r
-		read -r _ w c r < <(timed duckdb python3 -c 'import duckdb,sys; duckdb.sql(open(sys.argv[1]).read())' "$work/bionomia.sql")
-		if faster "$w" "$dw"; then dw=$w dc=$c; fi
-		((r > drss)) && drss=$r
+		keep o ours "$dl" export --table "$table" --query "$query" --format BIONOMIA --progress never -o "$zip" --tmp "$work"
+		keep d duckdb python3 -c 'import duckdb,sys; duckdb.sql(open(sys.argv[1]).read())' "$work/bionomia.sql"
 	done
 	read -r agents families rows < <(python3 - "$zip" "$duck" <<'PY'
 import sys, io, zipfile, fastavro, duckdb

@@ -70,12 +70,8 @@ for n in "${sizes[@]}"; do
 		ow="" dw="" fw="" orss=0 drss=0
 		for i in $(seq "$runs"); do
 			rm -f "$zip" "$gz"
-			read -r _ w c r < <(timed ours "${ours[@]}")
-			if faster "$w" "$ow"; then ow=$w oc=$c; fi
-			((r > orss)) && orss=$r
-			read -r _ w c r < <(timed duckdb python3 -c 'import duckdb,sys; duckdb.sql(open(sys.argv[1]).read())' "$work/duck.sql")
-			if faster "$w" "$dw"; then dw=$w dc=$c; fi
-			((r > drss)) && drss=$r
+			keep o ours "${ours[@]}"
+			keep d duckdb python3 -c 'import duckdb,sys; duckdb.sql(open(sys.argv[1]).read())' "$work/duck.sql"
 			if [[ $format == SIMPLE_CSV ]]; then
 				unzip -p "$zip" occurrence.csv >"$raw"
 				rows=$(($(wc -l <"$raw") - 1))
@@ -84,8 +80,7 @@ for n in "${sizes[@]}"; do
 				rows=$(($(unzip -p "$zip" occurrence.txt | wc -l) - 1))
 			fi
 			[[ "$rows" == "$matched" ]] || { echo "export wrote $rows rows, count says $matched" >&2; exit 1; }
-			read -r _ w c _ < <(timed floor "$work/bin/floor" -level 5 -workers 2 "$raw")
-			if faster "$w" "$fw"; then fw=$w fc=$c; fi
+			keep f floor "$work/bin/floor" -level 5 -workers 2 "$raw"
 		done
 		duckrows=$(python3 -c 'import gzip,sys; print(sum(1 for _ in gzip.open(sys.argv[1], "rb")) - 1)' "$gz")
 		[[ "$duckrows" == "$matched" ]] || echo "warning: DuckDB wrote $duckrows rows, count says $matched" >&2

@@ -58,6 +58,22 @@ timed() {
 # empty, the first run).
 faster() { [[ -z "$2" ]] || awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
 
+# keep P LABEL CMD...: one timed run of CMD; ${P}w and ${P}c keep the
+# fastest run's wall and CPU seconds so far, ${P}rss the highest peak
+# RSS. A script alternating its contenders calls it once for each in
+# every round (reset ${P}w="" and ${P}rss=0 first).
+keep() {
+	local p=$1 w c r bw rss
+	shift
+	read -r _ w c r < <(timed "$@")
+	bw="${p}w" rss="${p}rss"
+	if faster "$w" "${!bw:-}"; then
+		printf -v "${p}w" %s "$w"
+		printf -v "${p}c" %s "$c"
+	fi
+	if ((r > ${!rss:-0})); then printf -v "${p}rss" %s "$r"; fi
+}
+
 # best LABEL CMD...: timed, RUNS times; the fastest run's wall and CPU
 # seconds with the highest peak RSS.
 best() {

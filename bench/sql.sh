@@ -42,12 +42,8 @@ for n in "${sizes[@]}"; do
 		ow="" dw="" orss=0 drss=0
 		for _ in $(seq "$runs"); do
 			rm -f "$zip" "$gz"
-			read -r _ w c r < <(timed ours "$dl" export --table "$table" --sql "$q" --progress never -o "$zip")
-			if faster "$w" "$ow"; then ow=$w oc=$c; fi
-			((r > orss)) && orss=$r
-			read -r _ w c r < <(timed duckdb python3 -c 'import duckdb,sys; duckdb.sql(open(sys.argv[1]).read())' "$work/duck.sql")
-			if faster "$w" "$dw"; then dw=$w dc=$c; fi
-			((r > drss)) && drss=$r
+			keep o ours "$dl" export --table "$table" --sql "$q" --progress never -o "$zip"
+			keep d duckdb python3 -c 'import duckdb,sys; duckdb.sql(open(sys.argv[1]).read())' "$work/duck.sql"
 		done
 		rows=$(($(unzip -p "$zip" | wc -l) - 1))
 		duckrows=$(python3 -c 'import gzip,sys; print(sum(1 for _ in gzip.open(sys.argv[1], "rb")) - 1)' "$gz")
