@@ -11,7 +11,11 @@
 #     one Parquet file (the table's files copied into one, untimed) to a
 #     gzipped TSV, and
 #   the compression floor: klauspost flate level 5 on 2 goroutines over the
-#     uncompressed text our export wrote (bench/floor).
+#     uncompressed text our export wrote (bench/floor), and
+#   the copy floor: what a table storing every archive line pre-formatted
+#     could at best cost (bench/copyfloor: the same lines decoded from
+#     Snappy pages and written into the archive writer with SHA-256; no
+#     column decoded, no value formatted).
 # Runs alternate ours, DuckDB and the floor RUNS times (default 3) and the
 # fastest of each is reported, with the highest peak RSS; ours/floor is the
 # wall ratio, the last column the CPU ratio of those same runs.
@@ -25,7 +29,7 @@ bench_setup 1000000 "$@"
 fields=gbifID,datasetKey,occurrenceID,catalogNumber,institutionCode,collectionCode,basisOfRecord,occurrenceStatus,kingdom,phylum,class,order,family,genus,species,scientificName,taxonRank,taxonKey,countryCode,stateProvince,county,municipality,locality,continent,decimalLatitude,decimalLongitude,coordinateUncertaintyInMeters,eventDate,year,month,day,recordedBy,identifiedBy,habitat,samplingProtocol,occurrenceRemarks,sex,lifeStage,eventID,recordNumber,license,issue,lastInterpreted
 query="hasCoordinate=true"
 sql_where="hasCoordinate"
-build_tools floor gen
+build_tools floor copyfloor gen
 need_python duckdb
 
 # quoted a,b,c: "a","b","c" (column names such as order and class are SQL words).
@@ -51,7 +55,7 @@ SQL
 
 echo "| records | format | columns | matched | ours wall s | DuckDB wall s | floor wall s | DuckDB/ours | ours/floor | ours CPU s | DuckDB CPU s | floor CPU s | ours RSS MB | DuckDB RSS MB | text MB | zip MB | gz MB | ours/floor CPU |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
-split=()
+split=() copy=()
 for n in "${sizes[@]}"; do
 	table="$work/wide$n"
 	wide_table "$n"
@@ -67,7 +71,8 @@ for n in "${sizes[@]}"; do
 			ours=("$dl" export --table "$table" --query "$query" --format DWCA --progress never -o "$zip" --tmp "$work")
 		fi
 		duck_sql "$cols" "$one" "$gz" >"$work/duck.sql"
-		ow="" dw="" fw="" orss=0 drss=0
+		ow="" dw="" fw="" orss=0 drss=0 kw="" kc="" stored=0
+		unmatched=$(awk -v n="$n" -v m="$matched" 'BEGIN { printf "%.4f", 1 - m / n }')
 		for i in $(seq "$runs"); do
 			rm -f "$zip" "$gz"
 			keep o ours "${ours[@]}"
@@ -81,12 +86,16 @@ for n in "${sizes[@]}"; do
 			fi
 			[[ "$rows" == "$matched" ]] || { echo "export wrote $rows rows, count says $matched" >&2; exit 1; }
 			keep f floor "$work/bin/floor" -level 5 -workers 2 "$raw"
+			read -r w c stored < <("$work/bin/copyfloor" -unmatched "$unmatched" "$raw" | awk '{ print $2, $5, $13 }')
+			if faster "$w" "$kw"; then kw=$w kc=$c; fi
 		done
 		duckrows=$(python3 -c 'import gzip,sys; print(sum(1 for _ in gzip.open(sys.argv[1], "rb")) - 1)' "$gz")
 		[[ "$duckrows" == "$matched" ]] || echo "warning: DuckDB wrote $duckrows rows, count says $matched" >&2
 		mb() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1048576 }'; }
 		tmb=$(mb "$(stat -c %s "$raw")") zmb=$(mb "$(stat -c %s "$zip")") gmb=$(mb "$(stat -c %s "$gz")")
 		rm -f "$raw"
+		copy+=("$(awk -v n="$n" -v f="$format" -v kw="$kw" -v kc="$kc" -v fc="$fc" -v oc="$oc" -v s="$stored" -v t="$(du -sm "$table" | cut -f1)" 'BEGIN {
+			printf "| %d | %s | %.2f | %.2f | %.2f | %.2fx | %.2fx | %.0f | %d |", n, f, kw, kc, fc, kc / fc, oc / fc, s / 1048576, t }')")
 		ncols=$(awk -F, '{print NF}' <<<"$cols")
 		awk -v n="$n" -v f="$format" -v k="$ncols" -v m="$matched" -v ow="$ow" -v dw="$dw" -v fw="$fw" -v oc="$oc" -v dc="$dc" -v fc="$fc" \
 			-v orss="$orss" -v drss="$drss" -v t="$tmb" -v z="$zmb" -v g="$gmb" 'BEGIN {
@@ -110,3 +119,9 @@ echo
 echo "| records | format | profiled CPU s | zip workers CPU s | rest CPU s | floor CPU s | zip/floor | rest/floor |"
 echo "|---|---|---|---|---|---|---|---|"
 printf '%s\n' "${split[@]}"
+echo
+echo "What a table of pre-formatted lines could at best cost (bench/copyfloor, fastest of the runs): its Snappy pages of the text's lines, and the table as it is."
+echo
+echo "| records | format | copy wall s | copy CPU s | floor CPU s | copy/floor CPU | ours/floor CPU | lines' pages MB | table MB |"
+echo "|---|---|---|---|---|---|---|---|---|"
+printf '%s\n' "${copy[@]}"
