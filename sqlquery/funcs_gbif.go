@@ -47,6 +47,7 @@ func init() {
 	grid("GBIF_DMSGCode", "GBIF_DMSGCode(resolution in seconds, latitude, longitude, uncertainty): degree-minute-second grid cell code", gridcode.DMSG)
 	grid("GBIF_EEARGCode", "GBIF_EEARGCode(size in metres, latitude, longitude, uncertainty): EEA reference grid cell code (EPSG:3035)", gridcode.EEA)
 	grid("GBIF_EuroStatCode", "GBIF_EuroStatCode(size in metres, latitude, longitude, uncertainty): EuroStat / INSPIRE grid cell code", gridcode.EuroStat)
+	grid("GBIF_ISEA3HCode", "GBIF_ISEA3HCode(resolution 1-22, latitude, longitude, uncertainty): ISEA3H hexagonal grid cell identifier", gridcode.ISEA3H)
 	grid("GBIF_MGRSCode", "GBIF_MGRSCode(size in metres, latitude, longitude, uncertainty): Military Grid Reference System cell code", gridcode.MGRS)
 	addFunc(&function{name: "GBIF_TemporalUncertainty", min: 1, max: 2,
 		doc: "GBIF_TemporalUncertainty(eventDate[, eventTime]): the length of the date (or interval) in seconds",

@@ -184,18 +184,21 @@ func TestMemoryBudget(t *testing.T) {
 // GBIF's grid functions, with values from gbif/occurrence-cube's tests
 // (internal/gridcode reproduces them), no randomization (uncertainty 0):
 // 52N 10E is the EEA grid's false origin and the south-west (C) quarter of
-// its degree cell; March 2021 lasts 31 days.
+// its degree cell, and in the ISEA3H cell 452583359004665569 at resolution
+// 4; March 2021 lasts 31 days.
 func TestGridFunctions(t *testing.T) {
 	rows := testRows{{"gbifID": 1, "decimalLatitude": 52.0, "decimalLongitude": 10.0, "eventDate": "2021-03"}}
 	_, got := run(t, `SELECT GBIF_EEARGCode(10000, decimalLatitude, decimalLongitude, 0), GBIF_EQDGCode(1, decimalLatitude, decimalLongitude, 0),
-		GBIF_TemporalUncertainty(eventDate), GBIF_EEARGCode(10000, decimalLatitude, decimalLongitude, NULL) FROM occurrence`, rows)
-	if len(got) != 1 || got[0] != `10kmE432N321|E010N52C|2678400|\N` {
+		GBIF_TemporalUncertainty(eventDate), GBIF_EEARGCode(10000, decimalLatitude, decimalLongitude, NULL),
+		GBIF_ISEA3HCode(4, decimalLatitude, decimalLongitude, 0) FROM occurrence`, rows)
+	if len(got) != 1 || got[0] != `10kmE432N321|E010N52C|2678400|\N|452583359004665569` {
 		t.Errorf("grid codes %q", got)
 	}
 	for sql, want := range map[string]string{
-		`SELECT GBIF_DMSGCode(7, decimalLatitude, decimalLongitude, 0) FROM occurrence`:   "GBIF_DMSGCode",
-		`SELECT GBIF_EEARGCode(0, decimalLatitude, decimalLongitude, 0) FROM occurrence`:  "GBIF_EEARGCode: grid size 0",
-		`SELECT GBIF_EQDGCode('x', decimalLatitude, decimalLongitude, 0) FROM occurrence`: "whole number",
+		`SELECT GBIF_DMSGCode(7, decimalLatitude, decimalLongitude, 0) FROM occurrence`:    "GBIF_DMSGCode",
+		`SELECT GBIF_EEARGCode(0, decimalLatitude, decimalLongitude, 0) FROM occurrence`:   "GBIF_EEARGCode: grid size 0",
+		`SELECT GBIF_EQDGCode('x', decimalLatitude, decimalLongitude, 0) FROM occurrence`:  "whole number",
+		`SELECT GBIF_ISEA3HCode(23, decimalLatitude, decimalLongitude, 0) FROM occurrence`: "GBIF_ISEA3HCode: resolution 23 is not between 1 and 22",
 	} {
 		if _, err := Parse(sql, Options{}); !errors.Is(err, ErrInvalidSQL) || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want an error saying %q", sql, err, want)

@@ -1,6 +1,7 @@
 // Package gridcode owns the grid-cell and temporal-uncertainty functions of
 // GBIF's SQL downloads (GBIF_EQDGCode, GBIF_DMSGCode, GBIF_EEARGCode,
-// GBIF_EuroStatCode, GBIF_MGRSCode and GBIF_TemporalUncertainty), so that our
+// GBIF_EuroStatCode, GBIF_MGRSCode, GBIF_ISEA3HCode and
+// GBIF_TemporalUncertainty), so that our
 // SQL download engine answers them as api.gbif.org does.
 //
 // The functions follow GBIF's implementation in gbif/occurrence-cube
@@ -8,8 +9,9 @@
 // is their only specification: formulas, code formats, rounding quirks and
 // test vectors are taken from it. They are written here because no Go
 // library computes these codes, and GBIF's Java depends on GeoTools, NGA's
-// mgrs-java and GBIF's date parser, which have no Go counterparts either; the
-// geodesic, ETRS89-LAEA and UTM mathematics is therefore implemented here too.
+// mgrs-java, Mocnik's geogrid (ISEA3H) and GBIF's date parser, which have no
+// Go counterparts either; the geodesic, ETRS89-LAEA, UTM and Snyder
+// equal-area icosahedral mathematics is therefore implemented here too.
 //
 // # Conventions
 //

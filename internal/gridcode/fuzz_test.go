@@ -14,6 +14,7 @@ var (
 	dmsgRE     = regexp.MustCompile(`^CRS4326RES[01]-\d{1,2}-\d{1,2}LON-?\d{1,3}-\d{1,2}-\d{1,2}LAT-?\d{1,2}-\d{1,2}-\d{1,2}$`)
 	eeaRE      = regexp.MustCompile(`^\d+k?m[EW]\d+[NS]\d+$`)
 	euroStatRE = regexp.MustCompile(`^CRS3035RES\d+mN-?\d+E-?\d+$`)
+	isea3hRE   = regexp.MustCompile(`^-?\d{17,19}$`)
 	mgrsRE     = regexp.MustCompile(`^(0[1-9]|[1-5]\d|60)[C-HJ-NP-X]([A-HJ-NP-Z][A-HJ-NP-V](\d\d){0,5})?$`)
 )
 
@@ -64,6 +65,58 @@ func FuzzDMSG(f *testing.F)     { fuzzGrid(f, DMSG, dmsgRE, fuzzSeeds) }
 func FuzzEEA(f *testing.F)      { fuzzGrid(f, EEA, eeaRE, fuzzSeeds) }
 func FuzzEuroStat(f *testing.F) { fuzzGrid(f, EuroStat, euroStatRE, fuzzSeeds) }
 func FuzzMGRS(f *testing.F)     { fuzzGrid(f, MGRS, mgrsRE, fuzzSeeds) }
+func FuzzISEA3H(f *testing.F)   { fuzzGrid(f, ISEA3H, isea3hRE, fuzzSeeds) }
+
+// FuzzISEA3HCell: the cell's identifier decodes to its resolution and to a
+// centre near the point (no farther than the radius of a cell of the
+// resolution's area), and the centre's own cell is as near. (It need not
+// be the same identifier: as in GBIF's geogrid, a point snapped to a cell
+// whose centre lies on the next face of the icosahedron gets that centre
+// projected from its own face, a second identifier for the cell; see
+// TestISEA3HSecondIdentifier.)
+func FuzzISEA3HCell(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add(int(s[0]), s[1], s[2])
+	}
+	f.Fuzz(func(t *testing.T, res int, lat, lon float64) {
+		if res < 1 || res > MaxISEA3HResolution || !validPoint(lat, lon, 0) {
+			return
+		}
+		id := isea3hCell(res, lat, lon)
+		r, clat, clon := decodeISEA3H(id)
+		if r != res {
+			t.Fatalf("cell of (%v, %v) at %d: id %d says resolution %d", lat, lon, res, id, r)
+		}
+		cells := 10*math.Pow(3, float64(res-1)) + 2
+		radius := math.Sqrt(510065621.72/cells) * 1000 // metres: the side of a square of the cell's area
+		if d := sphericalDistance(lat, lon, clat, clon); d > radius {
+			t.Fatalf("cell of (%v, %v) at %d: centre (%v, %v) is %.0f m away, more than %.0f", lat, lon, res, clat, clon, d, radius)
+		}
+		_, alat, alon := decodeISEA3H(isea3hCell(res, clat, clon))
+		if d := sphericalDistance(lat, lon, alat, alon); d > radius {
+			t.Fatalf("cell of (%v, %v) at %d: centre (%v, %v), whose cell's centre (%v, %v) is %.0f m away, more than %.0f", lat, lon, res, clat, clon, alat, alon, d, radius)
+		}
+	})
+}
+
+// decodeISEA3H reads an identifier back into its resolution and centre.
+func decodeISEA3H(id int64) (res int, lat, lon float64) {
+	if id < 0 {
+		id = -id
+	}
+	code := int(id / 100_000_000_000_000_000)
+	lat = float64(id/1_000_000_000%100_000_000) / 1e6
+	lon = float64(id%1_000_000_000) / 1e6
+	switch {
+	case code > 66:
+		code, lat, lon = code-66, -lat, -lon
+	case code > 44:
+		code, lon = code-44, -lon
+	case code > 22:
+		code, lat = code-22, -lat
+	}
+	return code, lat, lon
+}
 
 // FuzzRandomize: the moved point stays on the globe and, for uncertainties
 // under 1000 km, within the radius (checked loosely on the sphere).
