@@ -171,6 +171,10 @@ func describeSQL() (DescribedTable, error) {
 		}
 		t.Fields = append(t.Fields, DescribedField{Name: info.Name, Type: typ, Delimiter: delim, Term: c.Term, Nullable: !required(c.Term)})
 	}
+	// GBIF's columns computed from the table's (eventDateGte...).
+	for _, d := range sqlquery.DerivedColumns() {
+		t.Fields = append(t.Fields, DescribedField{Name: d.Name, Type: d.Type, Term: d.Term, Nullable: true})
+	}
 	// Then the verbatim columns, in GBIF's verbatim order, as its table.
 	for _, term := range gbifVerbatimTerms {
 		if name := sqlVerbatimColumn(term); sqlVerbatim[name] == term {

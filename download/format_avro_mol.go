@@ -77,7 +77,7 @@ func mapOfLifeFields() ([]field, error) {
 	for i := range fields {
 		fields[i].header = molFields[i]
 		if fields[i].column == occurrence.ColEventDateStart {
-			fields[i].term, fields[i].layout = "http://rs.gbif.org/terms/internal/eventDateGte", occurrence.LayoutLocalDateTime
+			fields[i].term, fields[i].layout = occurrence.NSGBIFInternal+"eventDateGte", occurrence.LayoutLocalDateTime
 		}
 	}
 	return fields, nil

@@ -131,8 +131,12 @@ func TestSQLVerbatimColumns(t *testing.T) {
 	names := map[string]bool{}
 	for _, f := range d.(DescribedTable).Fields {
 		names[f.Name] = true
+		// Every column described is one a query may read (quoted: order).
+		if _, err := ParseSQL(`SELECT "`+f.Name+`" FROM occurrence`, sqlquery.Options{}); err != nil {
+			t.Errorf("describe/sql lists %s (%s), which a query cannot read: %v", f.Name, f.Type, err)
+		}
 	}
-	if !names["v_scientificname"] || !names["v_modified"] || !names["scientificname"] || !names["gbifid"] {
+	if !names["v_scientificname"] || !names["v_modified"] || !names["scientificname"] || !names["gbifid"] || !names["eventdatelte"] || !names["isincluster"] {
 		t.Errorf("describe/sql lacks columns: %d fields", len(names))
 	}
 }

@@ -45,6 +45,7 @@ type conceptVocabulary struct {
 	hidden    map[string]string   // normalized hidden label -> name
 	concepts  []string            // names, in the export's order
 	children  map[string][]string // name -> the names of its children
+	parents   map[string]string   // name -> its parent's name
 }
 
 func newConceptVocabulary(name string, prefilter func(string) string) *conceptVocabulary {
@@ -53,11 +54,13 @@ func newConceptVocabulary(name string, prefilter func(string) string) *conceptVo
 		panic("occurrence: no concepts for vocabulary " + name)
 	}
 	v := &conceptVocabulary{name: name, prefilter: prefilter, names: map[string]string{},
-		labels: map[string][]string{}, english: map[string][]string{}, hidden: map[string]string{}, children: map[string][]string{}}
+		labels: map[string][]string{}, english: map[string][]string{}, hidden: map[string]string{}, children: map[string][]string{},
+		parents: map[string]string{}}
 	for _, c := range defs {
 		v.concepts = append(v.concepts, c.name)
 		if c.parent != "" {
 			v.children[c.parent] = append(v.children[c.parent], c.name)
+			v.parents[c.name] = c.parent
 		}
 		v.names[asciiFold(normalizeConceptName(c.name))] = c.name
 		for _, l := range c.labels {
@@ -128,6 +131,57 @@ func (v *conceptVocabulary) narrower(name string) []string {
 	}
 	walk(name)
 	return out
+}
+
+// lineage is the concept's ancestors from the vocabulary's root down, then
+// the concept, as GBIF's pipelines store a concept's lineage
+// (VocabularyConceptFactory); a name the vocabulary lacks is alone.
+func (v *conceptVocabulary) lineage(name string) []string {
+	out := []string{name}
+	for p := v.parents[name]; p != "" && len(out) <= len(v.concepts); p = v.parents[p] {
+		out = append(out, p)
+	}
+	slices.Reverse(out)
+	return out
+}
+
+// ConceptColumn describes a column holding concepts of one of GBIF's
+// vocabularies, as GBIF's table has it: a struct of the concept (concepts
+// for a list) and its lineage.
+type ConceptColumn struct {
+	List bool // several concepts, ";"-joined (typeStatus)
+	v    *conceptVocabulary
+}
+
+// Lineage is the lineages of the concepts in value (a column's ";"-joined
+// list for a List column), one after the other, as GBIF's table's
+// lineage field has them.
+func (c ConceptColumn) Lineage(value string) []string {
+	if value == "" {
+		return nil
+	}
+	var out []string
+	for name := range strings.SplitSeq(value, ";") {
+		if name = strings.TrimSpace(name); name != "" {
+			out = append(out, c.v.lineage(name)...)
+		}
+	}
+	return out
+}
+
+// ConceptColumns are the columns GBIF's table types as vocabulary structs
+// (download-tables' HiveDataTypes: STRUCT<concept, lineage>, and
+// STRUCT<concepts, lineage> for typeStatus), by column name.
+func ConceptColumns() map[string]ConceptColumn {
+	m := map[string]ConceptColumn{ColTypeStatus: {List: true, v: conceptsTypeStatus}}
+	for _, f := range conceptFields {
+		m[columns[f.col].Name] = ConceptColumn{v: f.vocab}
+	}
+	for _, g := range geoPairs {
+		m[columns[g.iEarliest].Name] = ConceptColumn{v: conceptsGeoTime}
+		m[columns[g.iLatest].Name] = ConceptColumn{v: conceptsGeoTime}
+	}
+	return m
 }
 
 // norm is lookup as a predicate value's normalization: the concept's name,

@@ -5,6 +5,7 @@ const (
 	NSDwC                 = "http://rs.tdwg.org/dwc/terms/"
 	NSDC                  = "http://purl.org/dc/terms/"
 	NSGBIF                = "http://rs.gbif.org/terms/1.0/"
+	NSGBIFInternal        = "http://rs.gbif.org/terms/internal/" // GbifInternalTerm
 	RowTypeOccurrence     = "http://rs.tdwg.org/dwc/terms/Occurrence"
 	RowTypeEvent          = "http://rs.tdwg.org/dwc/terms/Event"
 	RowTypeMultimedia     = "http://rs.gbif.org/terms/1.0/Multimedia"

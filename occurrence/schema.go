@@ -174,7 +174,7 @@ const (
 	gadm = "http://rs.gbif.org/terms/gadm/3.0/"
 	iucn = "http://iucn.org/terms/"
 	// gbint is GBIF's internal namespace (terms not published in a standard).
-	gbint = "http://rs.gbif.org/terms/internal/"
+	gbint = NSGBIFInternal
 	obis  = "http://rs.iobis.org/obis/terms/"
 )
 

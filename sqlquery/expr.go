@@ -44,6 +44,33 @@ type columnRef struct{ slot int }
 
 func (e columnRef) eval(c *rowCtx) Value { return c.read[e.slot](c.row) }
 
+// derivedRef is a derived column: fn of the base column's value.
+type derivedRef struct {
+	ref expr
+	fn  func(Value) Value
+}
+
+func (e derivedRef) eval(c *rowCtx) Value { return e.fn(e.ref.eval(c)) }
+
+// lineageRef is a vocabulary column's lineage field: the lineages of the
+// row's concepts, root first, ";"-joined as the dialect's lists are.
+type lineageRef struct {
+	ref expr
+	cc  occurrence.ConceptColumn
+}
+
+func (e lineageRef) eval(c *rowCtx) Value {
+	v := e.ref.eval(c)
+	if v.Kind == Null {
+		return nullValue
+	}
+	l := e.cc.Lineage(v.text())
+	if l == nil {
+		return nullValue
+	}
+	return strValue(strings.Join(l, ";"))
+}
+
 // verbatimRef reads verbatim term k of the current row from its record's
 // verbatim object (a JSON object keyed by occurrence.VerbatimKey); NULL
 // where the record has no such term. The object is read once a row for

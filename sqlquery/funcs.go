@@ -91,18 +91,8 @@ func init() {
 		}
 		return strValue(b.String())
 	}})
-	addFunc(&function{name: "CONCAT_WS", min: 2, max: -1, doc: "CONCAT_WS(separator, text...): the non-NULL texts joined by separator", fn: func(a []Value) Value {
-		if a[0].Kind == Null {
-			return nullValue
-		}
-		var parts []string
-		for _, v := range a[1:] {
-			if v.Kind != Null {
-				parts = append(parts, v.text())
-			}
-		}
-		return strValue(strings.Join(parts, a[0].text()))
-	}})
+	addFunc(&function{name: "CONCAT_WS", min: 2, max: -1, doc: "CONCAT_WS(separator, text or list...): the non-NULL texts and list elements joined by separator",
+		fn: func(a []Value) Value { return concatWS(a, nil) }})
 	addFunc(&function{name: "COALESCE", min: 1, max: -1, doc: "the first argument that is not NULL", fn: func(a []Value) Value {
 		for _, v := range a {
 			if v.Kind != Null {
@@ -111,6 +101,12 @@ func init() {
 		}
 		return nullValue
 	}}, "ifnull", "nvl")
+	addFunc(&function{name: "ISNULL", min: 1, max: 1, doc: "ISNULL(x): whether x is NULL (Spark's isnull)", fn: func(a []Value) Value {
+		return boolValue(a[0].Kind == Null)
+	}})
+	addFunc(&function{name: "ISNOTNULL", min: 1, max: 1, doc: "ISNOTNULL(x): whether x is not NULL (Spark's isnotnull)", fn: func(a []Value) Value {
+		return boolValue(a[0].Kind != Null)
+	}})
 	addFunc(&function{name: "NULLIF", min: 2, max: 2, doc: "NULL when both are equal, else the first", fn: func(a []Value) Value {
 		if a[0].Kind != Null && a[1].Kind != Null {
 			if r, ok := compare(a[0], a[1]); ok && r == 0 {
@@ -225,6 +221,29 @@ func init() {
 		doc: "GBIF_Within(WKT, decimalLatitude, decimalLongitude): the record's point lies in the geometry"})
 	addFunc(&function{name: "GBIF_GeoDistance", min: 5, max: 5, row: true,
 		doc: "GBIF_GeoDistance(latitude, longitude, distance, decimalLatitude, decimalLongitude): the record's point lies within distance (\"10km\") of the centre"})
+}
+
+// concatWS joins a[1:] by a[0], skipping NULLs; the arguments lists marks
+// are lists, whose elements are joined one by one.
+func concatWS(a []Value, lists []bool) Value {
+	if a[0].Kind == Null {
+		return nullValue
+	}
+	var parts []string
+	for i, v := range a[1:] {
+		switch {
+		case v.Kind == Null:
+		case lists != nil && lists[i+1]:
+			for item := range strings.SplitSeq(v.text(), ";") {
+				if item != "" {
+					parts = append(parts, item)
+				}
+			}
+		default:
+			parts = append(parts, v.text())
+		}
+	}
+	return strValue(strings.Join(parts, a[0].text()))
 }
 
 func substring(a []Value) Value {

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/biodiversity-downloads/downloader/internal/gridcode"
+	"github.com/biodiversity-downloads/downloader/internal/javafmt"
 )
 
 // gridFunc is one of GBIF's grid functions: (size, latitude, longitude,
@@ -74,4 +75,48 @@ func numberOrNaN(v Value) float64 {
 		return f
 	}
 	return math.NaN()
+}
+
+func init() {
+	addFunc(&function{name: "PRINTF", min: 1, max: -1,
+		doc: "PRINTF(format, value...): the values formatted as Java's String.format (Spark's printf): PRINTF('%04d-%02d', \"year\", \"month\")",
+		fn: func(a []Value) Value {
+			if a[0].Kind == Null {
+				return nullValue
+			}
+			args := make([]any, len(a)-1)
+			for i, v := range a[1:] {
+				args[i] = javaArg(v)
+			}
+			s, err := javafmt.Format(a[0].text(), args)
+			if err != nil {
+				return nullValue
+			}
+			return strValue(s)
+		},
+		// A constant format Java would reject is a 400, not a column of NULLs.
+		check: func(args []expr) error {
+			if v, ok := constant(args[0]); ok && v.Kind != Null {
+				if err := javafmt.Check(v.text()); err != nil {
+					return errors.New("PRINTF: " + err.Error())
+				}
+			}
+			return nil
+		}}, "format_string")
+}
+
+// javaArg is a value as Spark hands it to Java's Formatter: null, a
+// whole number, a double, text or a boolean (a timestamp as its text).
+func javaArg(v Value) any {
+	switch v.Kind {
+	case Null:
+		return nil
+	case Int:
+		return v.Int
+	case Float:
+		return v.Float
+	case Bool:
+		return v.Int != 0
+	}
+	return v.text()
 }

@@ -19,6 +19,8 @@ func FuzzParse(f *testing.F) {
 		`SELECT 1/0, -gbifid, CAST(gbifid AS CHAR), ROUND(1.5), gbifid DIV 0 FROM occurrence`,
 		`SELECT countrycode, COUNT(*) * 100.0 / SUM(COUNT(*)) OVER () AS pct, RANK() OVER (ORDER BY COUNT(*) DESC) FROM occurrence GROUP BY countrycode`,
 		`SELECT gbifid, LAG(gbifid, 2, -1) OVER (PARTITION BY countrycode ORDER BY "year" DESC) FROM occurrence ORDER BY 2 LIMIT 4`,
+		`SELECT PRINTF('%04d-%02d|%2$s|%<x', "year", "month"), COALESCE(occurrence.sex.concept, 'x') AS s, CONCAT_WS(' | ', typestatus.lineage, issue) FROM occurrence GROUP BY 1, s, 3`,
+		`SELECT GBIF_ISEA3HCode(6, decimallatitude, decimallongitude, 0), GBIF_SecondsToLocalISO8601(MAX(eventDateLte)), ISNULL(lifestage.lineage) FROM occurrence GROUP BY 1, 3`,
 		`SELECT * FROM occurrence`, `SELECT`, `'`, `SELECT "`,
 	} {
 		f.Add(s)

@@ -56,6 +56,12 @@ var sqlAgreement = []struct {
 	{`SELECT v_scientificname, v_country, COUNT(*) FROM occurrence WHERE v_locality IS NOT NULL GROUP BY v_scientificname, v_country`, false,
 		`SELECT json_extract_string(verbatim, '$.scientificName'), json_extract_string(verbatim, '$.country'), COUNT(*) FROM occurrence
 		WHERE json_extract_string(verbatim, '$.locality') IS NOT NULL GROUP BY 1, 2`},
+	// GBIF's cube spellings: PRINTF (Java's, here C's in DuckDB: the same
+	// for %04d), a vocabulary struct's concept, CONCAT_WS over a list.
+	{`SELECT PRINTF('%04d-%02d', "year", "month") AS ym, COALESCE(occurrence.sex.concept, 'NOT_SUPPLIED') AS sex, CONCAT_WS(' | ', issue) AS issues, COUNT(*)
+		FROM occurrence WHERE "year" IS NOT NULL AND "month" IS NOT NULL GROUP BY ym, sex, issues`, false,
+		`SELECT printf('%04d-%02d', "year", "month") AS ym, COALESCE(sex, 'NOT_SUPPLIED') AS sex, COALESCE(replace(issue, ';', ' | '), '') AS issues, COUNT(*)
+		FROM occurrence WHERE "year" IS NOT NULL AND "month" IS NOT NULL GROUP BY 1, 2, 3`},
 }
 
 // duckSQL runs queries with DuckDB over the table's Parquet files (a view
