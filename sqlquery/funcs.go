@@ -3,6 +3,7 @@ package sqlquery
 import (
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -188,6 +189,18 @@ func init() {
 	}
 	addFunc(&function{name: "ARRAY_CONTAINS", min: 2, max: 2, doc: "ARRAY_CONTAINS(list column, value): the list holds the value",
 		fn: func(a []Value) Value { return arrayContains(a[0], a[1], true) }})
+	addFunc(&function{name: "ARRAYS_OVERLAP", min: 2, max: 2, doc: "ARRAYS_OVERLAP(list, list): the two lists share an element",
+		fn: func(a []Value) Value {
+			if a[0].Kind == Null || a[1].Kind == Null {
+				return nullValue
+			}
+			for _, x := range elements(a[0]) {
+				if slices.Contains(elements(a[1]), x) {
+					return boolValue(true)
+				}
+			}
+			return boolValue(false)
+		}})
 	addFunc(&function{name: "GBIF_StringArrayContains", min: 3, max: 3,
 		doc: "GBIF_StringArrayContains(list column, value, caseSensitive): the list holds the value",
 		fn: func(a []Value) Value {

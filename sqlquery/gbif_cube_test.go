@@ -83,3 +83,21 @@ func TestGBIFColumnErrors(t *testing.T) {
 		t.Errorf("PRINTF: %q", got)
 	}
 }
+
+// ARRAYS_OVERLAP, the one function of GBIF's SqlDownloadFunction list
+// that was missing, over two list columns (an ARRAY[...] literal, which
+// Calcite reads, is a syntax error for TiDB's parser).
+func TestArraysOverlap(t *testing.T) {
+	rows := testRows{
+		{"gbifID": 1, "issue": "ZERO_COORDINATE;COUNTRY_INVALID", "mediaType": "StillImage"},
+		{"gbifID": 2, "issue": "RECORDED_DATE_INVALID", "mediaType": nil},
+		{"gbifID": 3, "issue": nil, "mediaType": "Sound"},
+		{"gbifID": 4, "issue": "COUNTRY_INVALID", "typeStatus": "Holotype"},
+	}
+	_, got := run(t, `SELECT gbifID, ARRAYS_OVERLAP(issue, mediaType), ARRAYS_OVERLAP(issue, issue), ARRAYS_OVERLAP(typestatus.concepts, typeStatus)
+		FROM occurrence ORDER BY gbifID`, rows)
+	want := `1|false|true|\N 2|\N|true|\N 3|\N|\N|\N 4|\N|true|true`
+	if strings.Join(got, " ") != want {
+		t.Errorf("ARRAYS_OVERLAP: %q, want %q", strings.Join(got, " "), want)
+	}
+}
