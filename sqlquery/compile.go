@@ -13,6 +13,7 @@ import (
 	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
 	"github.com/tidwall/gjson"
 
+	"github.com/biodiversity-downloads/downloader/internal/javafmt"
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
 
@@ -402,6 +403,14 @@ func (c *compiler) call(n *ast.FuncCallExpr, m mode) (expr, error) {
 		}
 		if slices.Contains(lists, true) {
 			e.fn = func(a []Value) Value { return concatWS(a, lists) }
+		}
+	}
+	if name == "printf" || name == "format_string" {
+		// A constant format is parsed once, not for every row.
+		if v, ok := constant(es[0]); ok && v.Kind != Null {
+			if f, err := javafmt.Compile(v.text()); err == nil {
+				e.fn = func(a []Value) Value { return printf(f, a[1:]) }
+			}
 		}
 	}
 	if name == "gbif_stringarraylike" {

@@ -84,15 +84,11 @@ func init() {
 			if a[0].Kind == Null {
 				return nullValue
 			}
-			args := make([]any, len(a)-1)
-			for i, v := range a[1:] {
-				args[i] = javaArg(v)
-			}
-			s, err := javafmt.Format(a[0].text(), args)
+			f, err := javafmt.Compile(a[0].text())
 			if err != nil {
 				return nullValue
 			}
-			return strValue(s)
+			return printf(f, a[1:])
 		},
 		// A constant format Java would reject is a 400, not a column of NULLs.
 		check: func(args []expr) error {
@@ -103,6 +99,19 @@ func init() {
 			}
 			return nil
 		}}, "format_string")
+}
+
+// printf formats the values with f; NULL when Java would throw.
+func printf(f *javafmt.Formatter, vals []Value) Value {
+	args := make([]any, len(vals))
+	for i, v := range vals {
+		args[i] = javaArg(v)
+	}
+	s, err := f.Format(args)
+	if err != nil {
+		return nullValue
+	}
+	return strValue(s)
 }
 
 // javaArg is a value as Spark hands it to Java's Formatter: null, a

@@ -228,10 +228,31 @@ func (s *spec) validate() error {
 // Long), float64 (a Double), string or bool; an argument its conversion
 // does not take is an error, as in Java (%f of a whole number too).
 func Format(format string, args []any) (string, error) {
-	specs, tail, err := parse(format)
+	f, err := Compile(format)
 	if err != nil {
 		return "", err
 	}
+	return f.Format(args)
+}
+
+// Formatter is a parsed format string, for formatting many rows alike.
+type Formatter struct {
+	specs []spec
+	tail  string
+}
+
+// Compile parses format once; its error is Check's.
+func Compile(format string) (*Formatter, error) {
+	specs, tail, err := parse(format)
+	if err != nil {
+		return nil, err
+	}
+	return &Formatter{specs, tail}, nil
+}
+
+// Format is the package's Format with f's format string.
+func (f *Formatter) Format(args []any) (string, error) {
+	specs, tail := f.specs, f.tail
 	var b strings.Builder
 	next, last := 0, -1
 	for i := range specs {
