@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,12 +15,15 @@ import (
 // TestPygbifSQL makes a SQL download with pygbif 0.7.0's download_sql, as
 // sent (format SQL_TSV_ZIP, notificationAddresses [null]), and reads it with
 // download_meta, download_get and download_describe("sql"): the result is
-// the query's, checked against counts the API makes with predicates.
+// the query's, checked against counts the API makes with predicates. The
+// query is a cube as GBIF's documentation writes them: PRINTF for the
+// year and month, a vocabulary struct's concept.
 func TestPygbifSQL(t *testing.T) {
 	requirePygbif(t)
 	s := startServer(t, sqliteDSN(t), options{})
-	sql := `SELECT basisOfRecord, "year", COUNT(*) AS n FROM occurrence WHERE countryCode = 'TR' AND "year" IS NOT NULL
-		GROUP BY basisOfRecord, "year" ORDER BY n DESC, "year", basisOfRecord`
+	sql := `SELECT basisOfRecord, PRINTF('%04d-%02d', "year", "month") AS yearMonth, COALESCE(occurrence.sex.concept, 'NOT_SUPPLIED') AS sex, COUNT(*) AS n
+		FROM occurrence WHERE countryCode = 'TR' AND "year" IS NOT NULL AND "month" IS NOT NULL
+		GROUP BY basisOfRecord, yearMonth, sex ORDER BY n DESC, yearMonth, basisOfRecord, sex`
 	out := runPygbif(t, 3*time.Minute, []string{"GBIF_USER=alice", "GBIF_PWD=" + password("alice")},
 		"testdata/pygbif_sql.py", s.URL, t.TempDir(), sql)
 	var got struct {
@@ -40,20 +44,27 @@ func TestPygbifSQL(t *testing.T) {
 		t.Fatalf("download_meta %+v", got.Meta)
 	}
 	if !slices.Equal(got.Entries, []string{got.Key + ".csv"}) || len(got.Rows) < 2 ||
-		!slices.Equal(got.Rows[0], []string{"basisofrecord", "year", "n"}) {
+		!slices.Equal(got.Rows[0], []string{"basisofrecord", "yearmonth", "sex", "n"}) {
 		t.Fatalf("archive %v, rows %q", got.Entries, got.Rows)
 	}
 	if got.Meta.TotalRecords != int64(len(got.Rows)-1) {
 		t.Errorf("totalRecords %d for %d result rows", got.Meta.TotalRecords, len(got.Rows)-1)
 	}
+	t.Logf("%d groups, the first %q", len(got.Rows)-1, got.Rows[1])
 	// Each group's count is what a predicate of the same conditions counts.
 	for _, row := range got.Rows[1:] {
-		n, err := strconv.ParseInt(row[2], 10, 64)
-		if err != nil {
+		n, err := strconv.ParseInt(row[3], 10, 64)
+		y, m, ok := strings.Cut(row[1], "-")
+		if err != nil || !ok || len(y) != 4 || len(m) != 2 {
 			t.Fatalf("row %q", row)
 		}
+		sex := `{"type":"isNull","parameter":"SEX"}`
+		if row[2] != "NOT_SUPPLIED" {
+			sex = `{"type":"equals","key":"SEX","value":"` + row[2] + `"}`
+		}
 		pred := `{"type":"and","predicates":[{"type":"equals","key":"COUNTRY","value":"TR"},` +
-			`{"type":"equals","key":"BASIS_OF_RECORD","value":"` + row[0] + `"},{"type":"equals","key":"YEAR","value":"` + row[1] + `"}]}`
+			`{"type":"equals","key":"BASIS_OF_RECORD","value":"` + row[0] + `"},{"type":"equals","key":"YEAR","value":"` + y + `"},` +
+			`{"type":"equals","key":"MONTH","value":"` + strings.TrimPrefix(m, "0") + `"},` + sex + `]}`
 		if want := s.count(pred).Count; n != want {
 			t.Errorf("group %q: %d records, the API counts %d", row, n, want)
 		}
