@@ -20,6 +20,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf16"
 
 	"golang.org/x/text/cases"
 	"golang.org/x/text/language"
@@ -295,7 +296,7 @@ func (f *Formatter) Format(args []any) (string, error) {
 // pad writes text within the specifier's width: on the right with '-',
 // else on the left (numbers with '0' are padded when formatted).
 func pad(b *strings.Builder, text string, s *spec) {
-	n := s.width - len([]rune(text))
+	n := s.width - utf16Len(text)
 	if n <= 0 {
 		b.WriteString(text)
 		return
@@ -356,13 +357,34 @@ func (s *spec) format(arg any) (string, error) {
 	return out, nil
 }
 
+// truncate cuts text to the precision, counted as Java counts a String's
+// length, in UTF-16 units: a cut through a surrogate pair leaves half of
+// it, which Java writes as UTF-8 as '?'.
 func (s *spec) truncate(t string) string {
-	if s.precision >= 0 {
-		if r := []rune(t); len(r) > s.precision {
-			return string(r[:s.precision])
+	if s.precision < 0 || utf16Len(t) <= s.precision {
+		return t
+	}
+	units := 0
+	for i, r := range t {
+		n := utf16.RuneLen(r)
+		if units+n > s.precision {
+			if units < s.precision { // half a pair
+				return t[:i] + "?"
+			}
+			return t[:i]
 		}
+		units += n
 	}
 	return t
+}
+
+// utf16Len is a text's length as Java's String.length() counts it.
+func utf16Len(t string) int {
+	n := 0
+	for _, r := range t {
+		n += utf16.RuneLen(r)
+	}
+	return n
 }
 
 func kind(arg any) string {

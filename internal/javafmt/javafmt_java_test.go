@@ -125,7 +125,7 @@ func javaCases() []javaCase {
 		{"%+ d", []any{int64(1)}}, {"%.2d", []any{int64(1)}}, {"%#s", []any{"a"}}, {"%,x", []any{int64(1)}}, {"%tY", []any{int64(1)}},
 		{"%f %e %g", []any{math.NaN(), math.Inf(1), math.Inf(-1)}}, {"%+f %(f %08.2f", []any{math.Inf(1), math.Inf(-1), math.NaN()}},
 		{"%010.3f|%-10.1e|%+,15.2f", []any{-3.14159, 12345.6789, 9876543.21}}, {"%d%%", []any{int64(50)}}, {"no specifiers", nil},
-		{"%s", []any{math.Copysign(0, -1)}}, {"%.1f", []any{-0.04}}, {"%.0f", []any{-0.4}}, {"% d", []any{int64(42)}}, {"%(d", []any{int64(-42)}},
+		{"%s", []any{math.Copysign(0, -1)}}, {"%3s|%-4c|", []any{"😀", int64(0x1F600)}}, {"%.1s|%.2s|%.3S", []any{"😀a", "😀a", "😀ß"}}, {"%.1f", []any{-0.04}}, {"%.0f", []any{-0.4}}, {"% d", []any{int64(42)}}, {"%(d", []any{int64(-42)}},
 	}
 	r := rand.New(rand.NewPCG(20261207, 1))
 	for range 20000 {
