@@ -2,7 +2,6 @@ package gridcode
 
 import (
 	"math"
-	"math/big"
 	"math/rand/v2"
 	"strconv"
 )
@@ -339,8 +338,8 @@ var isea3hGrids = func() (g [MaxISEA3HResolution + 1]isea3hGrid) {
 	base := 2 * isea.halfBase
 	inv := 1 / math.Sqrt(3)
 	for res := 1; res <= MaxISEA3HResolution; res++ {
-		l := powRounded(inv, res-1) * base
-		row := powRounded(inv, res) * base
+		l := math.Pow(inv, float64(res-1)) * base
+		row := math.Pow(inv, float64(res)) * base
 		g[res] = isea3hGrid{
 			swapped: res%2 == 0,
 			half:    l / 2, sixth: l / 6,
@@ -350,19 +349,6 @@ var isea3hGrids = func() (g [MaxISEA3HResolution + 1]isea3hGrid) {
 	}
 	return g
 }()
-
-// powRounded is x to the n, rounded once (Java's Math.pow is; Go's
-// math.Pow multiplies in steps and can be an ulp away, which moves a
-// pentagon's centre enough to change its identifier's last digit).
-func powRounded(x float64, n int) float64 {
-	p := new(big.Float).SetPrec(256).SetFloat64(1)
-	bx := new(big.Float).SetPrec(256).SetFloat64(x)
-	for range n {
-		p.Mul(p, bx)
-	}
-	f, _ := p.Float64()
-	return f
-}
 
 func (g *isea3hGrid) point(face int, x, y float64) faceCoord {
 	if g.swapped {
