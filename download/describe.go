@@ -152,10 +152,12 @@ func Describe(f Format) (any, error) {
 
 // describeSQL describes the table a SQL download's query reads, as GBIF's
 // /describe/sql does: each interpreted column by its lower-case name, its
-// type in Hive's names (a timestamp is a TIMESTAMP here, not text), its
-// term; then the verbatim v_ columns.
+// type in Hive's names (a timestamp is a TIMESTAMP here, not text; a
+// vocabulary column GBIF's struct), its term; the columns computed from
+// others; then the verbatim v_ columns.
 func describeSQL() (DescribedTable, error) {
 	cols := sqlquery.TableColumns()
+	concepts := occurrence.ConceptColumns()
 	t := DescribedTable{Fields: make([]DescribedField, 0, len(cols))}
 	for _, info := range cols {
 		c, _, ok := occurrence.ColumnByName(info.Column)
@@ -168,6 +170,15 @@ func describeSQL() (DescribedTable, error) {
 		}
 		if c.Kind == occurrence.KindTimestamp {
 			typ = "TIMESTAMP"
+		}
+		// GBIF's table has its vocabulary columns as structs
+		// (download-tables' HiveDataTypes), which queries read as
+		// sex.concept, typestatus.concepts, .lineage.
+		if cc, ok := concepts[c.Name]; ok {
+			typ, delim = "STRUCT<concept: STRING,lineage: ARRAY<STRING>>", ""
+			if cc.List {
+				typ = "STRUCT<concepts: ARRAY<STRING>,lineage: ARRAY<STRING>>"
+			}
 		}
 		t.Fields = append(t.Fields, DescribedField{Name: info.Name, Type: typ, Delimiter: delim, Term: c.Term, Nullable: !required(c.Term)})
 	}

@@ -131,6 +131,16 @@ func TestSQLVerbatimColumns(t *testing.T) {
 	names := map[string]bool{}
 	for _, f := range d.(DescribedTable).Fields {
 		names[f.Name] = true
+		switch f.Name {
+		case "sex":
+			if f.Type != "STRUCT<concept: STRING,lineage: ARRAY<STRING>>" {
+				t.Errorf("sex is described as %s, GBIF's a struct", f.Type)
+			}
+		case "typestatus":
+			if f.Type != "STRUCT<concepts: ARRAY<STRING>,lineage: ARRAY<STRING>>" || f.Delimiter != "" {
+				t.Errorf("typestatus is described as %s (delimiter %q), GBIF's a struct of lists", f.Type, f.Delimiter)
+			}
+		}
 		// Every column described is one a query may read (quoted: order).
 		if _, err := ParseSQL(`SELECT "`+f.Name+`" FROM occurrence`, sqlquery.Options{}); err != nil {
 			t.Errorf("describe/sql lists %s (%s), which a query cannot read: %v", f.Name, f.Type, err)
