@@ -93,7 +93,8 @@ type iseaProjection struct {
 	areaScale            float64 // π R² / 180
 	faceLat              [20]float64
 	faceLon              [20]float64
-	rotLat, rotLon       float64 // the orientation: symmetric equator
+	faceSin, faceCos     [20]float64 // of faceLat
+	rotLat, rotLon       float64     // the orientation: symmetric equator
 	sinRot, cosRot       float64
 	sinNegRot, cosNegRot float64
 }
@@ -134,6 +135,9 @@ func newISEAProjection() *iseaProjection {
 		p.faceLat[10+i], p.faceLon[10+i] = -p.f, south
 		p.faceLat[15+i], p.faceLon[15+i] = -p.e, south
 	}
+	for i := range 20 {
+		p.faceSin[i], p.faceCos[i] = sind(p.faceLat[i]), cosd(p.faceLat[i])
+	}
 	p.rotLat, p.rotLon = (p.e+p.f)/2, -11.25
 	p.sinRot, p.cosRot = sind(p.rotLat), cosd(p.rotLat)
 	p.sinNegRot, p.cosNegRot = sind(-p.rotLat), cosd(p.rotLat)
@@ -172,13 +176,12 @@ func iseaToFace(lat, lon float64) faceCoord {
 	rlon := normLon(atan2d(sinL1*cosLat, cosL1*cosLat*p.cosRot-sinLat*p.sinRot))
 
 	sinLat, cosLat = sind(rlat), cosd(rlat)
-	var candidates [2]int
-	n := p.likelyFaces(rlat, rlon, &candidates)
-	for i := range n + 20 {
-		face := i - n
-		if i < n {
-			face = candidates[i]
+	for _, face := range p.likelyFaces(rlat, rlon) {
+		if fc, ok := p.onFace(face, rlat, rlon, sinLat, cosLat); ok {
+			return fc
 		}
+	}
+	for face := range 20 {
 		if fc, ok := p.onFace(face, rlat, rlon, sinLat, cosLat); ok {
 			return fc
 		}
@@ -188,30 +191,27 @@ func iseaToFace(lat, lon float64) faceCoord {
 	return faceCoord{}
 }
 
-// likelyFaces puts the two faces a rotated point most probably lies on into
-// out, as geogrid tries them first (its order decides which face an edge
-// point is given to).
-func (p *iseaProjection) likelyFaces(lat, lon float64, out *[2]int) int {
+// likelyFaces are the two faces a rotated point most probably lies on, as
+// geogrid tries them first (its order decides which face an edge point is
+// given to).
+func (p *iseaProjection) likelyFaces(lat, lon float64) [2]int {
 	band := p.e - p.f
 	switch {
 	case lat > band:
 		i := sector(lon, -108, 72, 4)
-		out[0], out[1] = i, 5+i
+		return [2]int{i, 5 + i}
 	case lat < -band:
 		i := sector(lon, -144, 72, 5)
 		if i == 0 || i == 5 {
-			out[0], out[1] = 19, 14
-		} else {
-			out[0], out[1] = 14+i, 9+i
+			return [2]int{19, 14}
 		}
-	default:
-		j := sector(lon, -144, 36, 9)
-		// j: 0 below -144, 1 below -108, ..., 9 from 144 on.
-		up := [10]int{5, 5, 6, 6, 7, 7, 8, 8, 9, 9}
-		down := [10]int{14, 10, 10, 11, 11, 12, 12, 13, 13, 14}
-		out[0], out[1] = up[j], down[j]
+		return [2]int{14 + i, 9 + i}
 	}
-	return 2
+	// i: 0 below -144, 1 below -108, ..., 9 from 144 on.
+	i := sector(lon, -144, 36, 9)
+	up := [10]int{5, 5, 6, 6, 7, 7, 8, 8, 9, 9}
+	down := [10]int{14, 10, 10, 11, 11, 12, 12, 13, 13, 14}
+	return [2]int{up[i], down[i]}
 }
 
 // sector is how many of the bounds first, first+step, ... (n of them) lie
@@ -227,8 +227,7 @@ func sector(lon, first, step float64, n int) int {
 // onFace is Snyder's forward projection of a rotated point onto face, ok
 // false when the point lies beyond the face's edge.
 func (p *iseaProjection) onFace(face int, lat, lon, sinLat, cosLat float64) (faceCoord, bool) {
-	lat0, lon0 := p.faceLat[face], p.faceLon[face]
-	sinLat0, cosLat0 := sind(lat0), cosd(lat0)
+	lon0, sinLat0, cosLat0 := p.faceLon[face], p.faceSin[face], p.faceCos[face]
 	sinDL, cosDL := sind(lon-lon0), cosd(lon-lon0)
 	az := atan2d(cosLat*sinDL, cosLat0*sinLat-sinLat0*cosLat*cosDL)
 	az, adjust := subTriangle(face, az)
@@ -242,7 +241,7 @@ func (p *iseaProjection) onFace(face int, lat, lon, sinLat, cosLat float64) (fac
 	area := (az + (iseaBigG - 180) + h) * p.areaScale
 	azPlane := atan2d(2*area, p.rTanG2-area*2*p.cotTheta)
 	sinAzP, cosAzP := sind(azPlane), cosd(azPlane)
-	rho := 2 * p.r * p.scale(sinAzP, cosAzP, sinAz, cosAz) * sind(z/2)
+	rho := 2 * p.r * p.scale(sinAzP, cosAzP, q) * sind(z/2)
 	azPlane -= adjust
 	return faceCoord{face, rho * sind(azPlane), rho * cosd(azPlane)}, true
 }
@@ -273,10 +272,10 @@ func (p *iseaProjection) hAngle(sinAz, cosAz float64) float64 {
 	return acosd(sinAz*p.sinGcosg - cosAz*p.cosBigG)
 }
 
-// scale is Snyder's f: the plane's distance to the edge over the sphere's.
-func (p *iseaProjection) scale(sinAzP, cosAzP, sinAz, cosAz float64) float64 {
+// scale is Snyder's f: the plane's distance to the edge over the sphere's;
+// q is the sphere's angular distance to the edge along the azimuth.
+func (p *iseaProjection) scale(sinAzP, cosAzP, q float64) float64 {
 	d := p.rTanG / (cosAzP + sinAzP*p.cotTheta)
-	q := atan2d(p.tanG, cosAz+sinAz*p.cotTheta)
 	return d / (2 * p.r * sind(q/2))
 }
 
@@ -300,10 +299,10 @@ func iseaFromFace(c faceCoord) (lat, lon float64) {
 		az += step
 	}
 	sinAz, cosAz := sind(az), cosd(az)
-	z := 2 * asind(rho/(2*p.r*p.scale(sinAzP, cosAzP, sinAz, cosAz)))
+	q := atan2d(p.tanG, cosAz+sinAz*p.cotTheta)
+	z := 2 * asind(rho/(2*p.r*p.scale(sinAzP, cosAzP, q)))
 	az -= adjust
-	lat0, lon0 := p.faceLat[c.face], p.faceLon[c.face]
-	sinLat0, cosLat0 := sind(lat0), cosd(lat0)
+	lon0, sinLat0, cosLat0 := p.faceLon[c.face], p.faceSin[c.face], p.faceCos[c.face]
 	sinZ, cosZ := sind(z), cosd(z)
 	rlat := asind(sinLat0*cosZ + cosLat0*sinZ*cosd(az))
 	rlon := normLon(lon0 + atan2d(sind(az)*sinZ*cosLat0, cosZ-sinLat0*sind(rlat)))
