@@ -13,7 +13,6 @@ import (
 	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
 	"github.com/tidwall/gjson"
 
-	"github.com/biodiversity-downloads/downloader/internal/javafmt"
 	"github.com/biodiversity-downloads/downloader/occurrence"
 )
 
@@ -395,32 +394,13 @@ func (c *compiler) call(n *ast.FuncCallExpr, m mode) (expr, error) {
 		}
 	}
 	e := &call{fn: f.fn, args: es}
-	if name == "concat_ws" {
-		// Spark's concat_ws joins a list argument's elements.
-		lists := make([]bool, len(es))
-		for i := 1; i < len(es); i++ {
-			lists[i] = c.listValued(es[i])
+	if f.bind != nil {
+		fn, err := f.bind(c, es)
+		if err != nil {
+			return nil, invalid(restore(n), "%v", err)
 		}
-		if slices.Contains(lists, true) {
-			e.fn = func(a []Value) Value { return concatWS(a, lists) }
-		}
-	}
-	if name == "printf" || name == "format_string" {
-		// A constant format is parsed once, not for every row.
-		if v, ok := constant(es[0]); ok && v.Kind != Null {
-			if f, err := javafmt.Compile(v.text()); err == nil {
-				e.fn = func(a []Value) Value { return printf(f, a[1:]) }
-			}
-		}
-	}
-	if name == "gbif_stringarraylike" {
-		// A constant pattern is compiled once, not for every row.
-		p, ok1 := constant(es[1])
-		cs, ok2 := constant(es[2])
-		if ok1 && ok2 && p.Kind != Null {
-			b, _ := cs.truth()
-			re := likeRegexp(p.text(), '\\', !b)
-			e.fn = func(a []Value) Value { return arrayLike(a, re) }
+		if fn != nil {
+			e.fn = fn
 		}
 	}
 	for _, a := range es {

@@ -21,6 +21,10 @@ type function struct {
 	// row marks functions compiled specially (GBIF_Within and
 	// GBIF_GeoDistance become predicates on the record's coordinates).
 	row bool
+	// bind, when set, may give fn's place to one made for these arguments
+	// (a constant pattern or format compiled once, list arguments known);
+	// nil keeps fn. Its error refuses the query.
+	bind func(c *compiler, args []expr) (func([]Value) Value, error)
 }
 
 // functions lists the scalar functions by lower-case name; Functions and
@@ -93,7 +97,18 @@ func init() {
 		return strValue(b.String())
 	}})
 	addFunc(&function{name: "CONCAT_WS", min: 2, max: -1, doc: "CONCAT_WS(separator, text or list...): the non-NULL texts and list elements joined by separator",
-		fn: func(a []Value) Value { return concatWS(a, nil) }})
+		fn: func(a []Value) Value { return concatWS(a, nil) },
+		// Spark's concat_ws joins a list argument's elements.
+		bind: func(c *compiler, es []expr) (func([]Value) Value, error) {
+			lists := make([]bool, len(es))
+			for i := 1; i < len(es); i++ {
+				lists[i] = c.listValued(es[i])
+			}
+			if !slices.Contains(lists, true) {
+				return nil, nil
+			}
+			return func(a []Value) Value { return concatWS(a, lists) }, nil
+		}})
 	addFunc(&function{name: "COALESCE", min: 1, max: -1, doc: "the first argument that is not NULL", fn: func(a []Value) Value {
 		for _, v := range a {
 			if v.Kind != Null {
@@ -209,7 +224,18 @@ func init() {
 		}})
 	addFunc(&function{name: "GBIF_StringArrayLike", min: 3, max: 3,
 		doc: "GBIF_StringArrayLike(list column, pattern, caseSensitive): an element of the list is LIKE the pattern",
-		fn:  func(a []Value) Value { return arrayLike(a, nil) }})
+		fn:  func(a []Value) Value { return arrayLike(a, nil) },
+		// A constant pattern is compiled once, not for every row.
+		bind: func(_ *compiler, es []expr) (func([]Value) Value, error) {
+			p, ok1 := constant(es[1])
+			cs, ok2 := constant(es[2])
+			if !ok1 || !ok2 || p.Kind == Null {
+				return nil, nil
+			}
+			b, _ := cs.truth()
+			re := likeRegexp(p.text(), '\\', !b)
+			return func(a []Value) Value { return arrayLike(a, re) }, nil
+		}})
 	iso := func(name, doc string, unit int64) {
 		addFunc(&function{name: name, min: 1, max: 1, doc: doc, fn: func(a []Value) Value {
 			n, ok := a[0].integer()

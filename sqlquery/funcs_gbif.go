@@ -90,14 +90,18 @@ func init() {
 			}
 			return printf(f, a[1:])
 		},
-		// A constant format Java would reject is a 400, not a column of NULLs.
-		check: func(args []expr) error {
-			if v, ok := constant(args[0]); ok && v.Kind != Null {
-				if err := javafmt.Check(v.text()); err != nil {
-					return errors.New("PRINTF: " + err.Error())
-				}
+		// A constant format is parsed once, not for every row; one Java
+		// would reject is a 400, not a column of NULLs.
+		bind: func(_ *compiler, es []expr) (func([]Value) Value, error) {
+			v, ok := constant(es[0])
+			if !ok || v.Kind == Null {
+				return nil, nil
 			}
-			return nil
+			f, err := javafmt.Compile(v.text())
+			if err != nil {
+				return nil, errors.New("PRINTF: " + err.Error())
+			}
+			return func(a []Value) Value { return printf(f, a[1:]) }, nil
 		}}, "format_string")
 }
 

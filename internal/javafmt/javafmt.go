@@ -29,7 +29,7 @@ import (
 // upperUS upper-cases as Java's toUpperCase(Locale.US) does (ß is SS).
 var upperUS = cases.Upper(language.AmericanEnglish)
 
-// ErrFormat is matched by every error Format and Check return.
+// ErrFormat is matched by every error Compile and Format return.
 var ErrFormat = errors.New("invalid format")
 
 // Error is a format string Java would reject, or an argument its
@@ -69,13 +69,6 @@ type spec struct {
 }
 
 func (s *spec) has(f byte) bool { return strings.IndexByte(s.flags, f) >= 0 }
-
-// Check reports whether Java's Formatter accepts format's specifiers (the
-// arguments are not checked).
-func Check(format string) error {
-	_, _, err := parse(format)
-	return err
-}
 
 // parse splits format into specifiers and the literal text after the last.
 func parse(format string) ([]spec, string, error) {
@@ -242,7 +235,8 @@ type Formatter struct {
 	tail  string
 }
 
-// Compile parses format once; its error is Check's.
+// Compile parses format once: its error is a specifier Java's Formatter
+// rejects before looking at an argument.
 func Compile(format string) (*Formatter, error) {
 	specs, tail, err := parse(format)
 	if err != nil {
