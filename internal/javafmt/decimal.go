@@ -90,44 +90,45 @@ func (d decimal) round(n int) decimal {
 	return decimal{string(kept), d.exp}
 }
 
-// isZero reports whether every digit is 0.
-func (d decimal) isZero() bool { return strings.Trim(d.digits, "0") == "" }
+// rounded is d kept to n significant digits, a zero with exponent 0.
+func (d decimal) rounded(n int) decimal {
+	r := d.round(n)
+	if strings.Trim(r.digits, "0") == "" {
+		return decimal{"0", 0}
+	}
+	return r
+}
 
 // fixed writes d with prec digits after the point (Java's %f), grouping
 // the integer part's thousands with ','.
 func (d decimal) fixed(prec int, grouping bool) string {
-	r := d.round(d.exp + 1 + prec)
-	exp := r.exp
-	if r.isZero() {
-		exp = 0
+	r := d.rounded(d.exp + 1 + prec)
+	var b strings.Builder
+	if r.exp < 0 {
+		b.WriteByte('0')
 	}
-	var intPart, frac strings.Builder
-	for k := exp; k >= 0; k-- { // the digit of 10^k
-		intPart.WriteByte(r.digitAt(exp, k))
+	for k := r.exp; k >= 0; k-- { // the digit of 10^k
+		b.WriteByte(r.digitAt(k))
 	}
-	if exp < 0 || intPart.Len() == 0 {
-		intPart.Reset()
-		intPart.WriteByte('0')
-	}
-	for k := -1; k >= -prec; k-- {
-		frac.WriteByte(r.digitAt(exp, k))
-	}
-	ip := intPart.String()
-	if r.isZero() {
-		ip = "0"
-	}
+	ip := b.String()
 	if grouping {
 		ip = group(ip)
 	}
 	if prec == 0 {
 		return ip
 	}
-	return ip + "." + frac.String()
+	b.Reset()
+	b.WriteString(ip)
+	b.WriteByte('.')
+	for k := -1; k >= -prec; k-- {
+		b.WriteByte(r.digitAt(k))
+	}
+	return b.String()
 }
 
-// digitAt is the digit of 10^k of a decimal whose first digit is 10^exp.
-func (d decimal) digitAt(exp, k int) byte {
-	i := exp - k
+// digitAt is d's digit of 10^k.
+func (d decimal) digitAt(k int) byte {
+	i := d.exp - k
 	if i < 0 || i >= len(d.digits) {
 		return '0'
 	}
@@ -137,17 +138,14 @@ func (d decimal) digitAt(exp, k int) byte {
 // scientific writes d as d.ddd with prec decimals and Java's exponent
 // ("e+07", "e-10", "e+100").
 func (d decimal) scientific(prec int) string {
-	r := d.round(prec + 1)
+	r := d.rounded(prec + 1)
 	exp := r.exp
-	if r.isZero() {
-		exp = 0
-	}
 	var b strings.Builder
-	b.WriteByte(r.digitAt(exp, exp))
+	b.WriteByte(r.digitAt(exp))
 	if prec > 0 {
 		b.WriteByte('.')
 		for k := exp - 1; k >= exp-prec; k-- {
-			b.WriteByte(r.digitAt(exp, k))
+			b.WriteByte(r.digitAt(k))
 		}
 	}
 	b.WriteByte('e')

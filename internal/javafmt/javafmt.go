@@ -185,10 +185,7 @@ func (s *spec) validate() error {
 	case c == 'n':
 		allowed = ""
 	case !numeric:
-		allowed = "-"
-		if lower == 's' {
-			allowed = "-#"
-		}
+		allowed = "-" // '#' only for a Formattable argument, which no value is
 	case c == 'd':
 		allowed = "-+ 0,("
 	case lower == 'o' || lower == 'x':
@@ -210,9 +207,6 @@ func (s *spec) validate() error {
 	}
 	if c == 'n' && s.width >= 0 {
 		return errorf(s.text, "%%n takes no width")
-	}
-	if lower == 's' && s.has('#') {
-		return errorf(s.text, "flag '#' needs a Formattable argument")
 	}
 	return nil
 }
@@ -247,11 +241,10 @@ func Compile(format string) (*Formatter, error) {
 
 // Format is the package's Format with f's format string.
 func (f *Formatter) Format(args []any) (string, error) {
-	specs, tail := f.specs, f.tail
 	var b strings.Builder
 	next, last := 0, -1
-	for i := range specs {
-		s := &specs[i]
+	for i := range f.specs {
+		s := &f.specs[i]
 		b.WriteString(s.literal)
 		if s.conv == '%' {
 			pad(&b, "%", s)
@@ -283,7 +276,7 @@ func (f *Formatter) Format(args []any) (string, error) {
 		}
 		pad(&b, text, s)
 	}
-	b.WriteString(tail)
+	b.WriteString(f.tail)
 	return b.String(), nil
 }
 
