@@ -1,6 +1,7 @@
 package javafmt
 
 import (
+	"bytes"
 	"math"
 	"strconv"
 	"strings"
@@ -162,46 +163,39 @@ func (d decimal) scientific(prec int) string {
 	return b.String()
 }
 
-// AppendDouble appends v as Java's Double.toString writes it: the shortest
-// digits that read back as v, plain with at least one decimal from 1e-3 to
-// below 1e7 ("100.0", "0.001"), else d.ddd and "E" and the exponent
-// ("1.0E-4", "1.23456789E7"); "NaN", "Infinity", "-Infinity".
+// AppendDouble appends v as Java's Double.toString writes it: the digits
+// shortest gives, plain with at least one decimal from 1e-3 to below 1e7
+// ("100.0", "0.001"), else d.ddd and "E" and the exponent ("1.0E-4",
+// "1.23456789E7"); "NaN", "Infinity", "-Infinity". Downloads print every
+// double through it, so the plain range, where the digits are always the
+// shortest (no whole number below 1e7 reaches 2^53), is strconv's own.
 func AppendDouble(dst []byte, v float64) []byte {
 	switch {
-	case v != v:
+	case math.IsNaN(v):
 		return append(dst, "NaN"...)
-	case v > 1.7976931348623157e308:
+	case math.IsInf(v, 1):
 		return append(dst, "Infinity"...)
-	case v < -1.7976931348623157e308:
+	case math.IsInf(v, -1):
 		return append(dst, "-Infinity"...)
 	}
-	a := v
-	if a < 0 {
-		a = -a
-	}
-	if a != 0 && (a < 1e-3 || a >= 1e7) {
-		d := shortest(a)
-		if v < 0 {
-			dst = append(dst, '-')
+	if a := math.Abs(v); a == 0 || (a >= 1e-3 && a < 1e7) {
+		start := len(dst)
+		dst = strconv.AppendFloat(dst, v, 'f', -1, 64)
+		if bytes.IndexByte(dst[start:], '.') < 0 {
+			dst = append(dst, '.', '0')
 		}
-		dst = append(dst, d.digits[0], '.')
-		if len(d.digits) > 1 {
-			dst = append(dst, d.digits[1:]...)
-		} else {
-			dst = append(dst, '0')
-		}
-		dst = append(dst, 'E')
-		return strconv.AppendInt(dst, int64(d.exp), 10)
+		return dst
 	}
-	if math.Signbit(v) {
+	d := shortest(math.Abs(v))
+	if v < 0 {
 		dst = append(dst, '-')
 	}
-	return append(dst, shortest(a).fixedShort()...)
-}
-
-// fixedShort writes every digit of d in plain notation with at least one
-// decimal ("100.0", "0.001", "52.1234").
-func (d decimal) fixedShort() string {
-	prec := max(len(d.digits)-1-d.exp, 1)
-	return d.fixed(prec, false)
+	dst = append(dst, d.digits[0], '.')
+	if len(d.digits) > 1 {
+		dst = append(dst, d.digits[1:]...)
+	} else {
+		dst = append(dst, '0')
+	}
+	dst = append(dst, 'E')
+	return strconv.AppendInt(dst, int64(d.exp), 10)
 }

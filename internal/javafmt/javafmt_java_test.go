@@ -128,6 +128,14 @@ func javaCases() []javaCase {
 		{"%s", []any{math.Copysign(0, -1)}}, {"%3s|%-4c|", []any{"😀", int64(0x1F600)}}, {"%.1s|%.2s|%.3S", []any{"😀a", "😀a", "😀ß"}}, {"%.1f", []any{-0.04}}, {"%.0f", []any{-0.4}}, {"% d", []any{int64(42)}}, {"%(d", []any{int64(-42)}},
 	}
 	r := rand.New(rand.NewPCG(20261207, 1))
+	// Double.toString through %s: whole doubles from 2^53 to 2^63 (Java
+	// 17's exact digits), any finite double, coordinates.
+	for range 1000 {
+		cases = append(cases,
+			javaCase{"%s", []any{math.Ldexp(1+r.Float64(), 53+r.IntN(10))}},
+			javaCase{"%s", []any{math.Float64frombits(r.Uint64() & 0x7FEFFFFFFFFFFFFF)}},
+			javaCase{"%s", []any{math.Round((r.Float64()*360-180)*1e5) / 1e5}})
+	}
 	for range 20000 {
 		var b strings.Builder
 		var args []any
