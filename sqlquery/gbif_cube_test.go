@@ -101,3 +101,13 @@ func TestArraysOverlap(t *testing.T) {
 		t.Errorf("ARRAYS_OVERLAP: %q, want %q", strings.Join(got, " "), want)
 	}
 }
+
+// A double cast to text is Java's Double.toString, as Spark casts it and
+// as the result cells print it: 52.0 stays 52.0, 1e7 is 1.0E7.
+func TestDoubleAsText(t *testing.T) {
+	_, got := run(t, `SELECT CONCAT(decimalLatitude, '|', decimalLongitude), LENGTH(decimalLatitude) FROM occurrence`,
+		testRows{{"gbifID": 1, "decimalLatitude": 52.0, "decimalLongitude": 1e7}})
+	if len(got) != 1 || got[0] != `52.0|1.0E7|4` {
+		t.Errorf("doubles as text: %q", got)
+	}
+}

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/biodiversity-downloads/downloader/internal/javafmt"
 )
 
 // Kind is a value's type.
@@ -97,14 +99,15 @@ func (v Value) integer() (int64, bool) {
 	return 0, false
 }
 
-// text returns v as Spark casts it to a string (numbers as Java prints
-// them are the download's business; here only for functions on text).
+// text returns v as Spark casts it to a string, for functions on text:
+// a double as Java's Double.toString writes it (100.0, 1.0E7), as the
+// download writes result cells.
 func (v Value) text() string {
 	switch v.Kind {
 	case Int:
 		return strconv.FormatInt(v.Int, 10)
 	case Float:
-		return strconv.FormatFloat(v.Float, 'g', -1, 64)
+		return string(javafmt.AppendDouble(nil, v.Float))
 	case Bool:
 		if v.Int != 0 {
 			return "true"
